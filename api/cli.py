@@ -1,0 +1,292 @@
+"""The ``agent-memory`` command line. A thin surface over ``core``: parsing, printing, exit codes.
+
+Every command takes ``--store PATH`` (default: $AGENT_MEMORY_STORE, else
+./agent-memory/memory.db) and ``--config FILE`` (default: $AGENT_MEMORY_CONFIG); settings may
+also come from AGENT_MEMORY_<SECTION>__<NAME> variables. Commands that print results take
+``--json``. Errors print one line (or a JSON object with --json) and exit 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from core import Memory
+from core.config import Config, settings
+from core.errors import AgentMemoryError, InvalidArgument
+from core.logging import configure_logging
+
+DEFAULT_STORE = Path("agent-memory") / "memory.db"
+EXIT_OK, EXIT_ERROR = 0, 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared plumbing
+
+
+def default_store() -> str:
+    return os.environ.get("AGENT_MEMORY_STORE") or str(DEFAULT_STORE)
+
+
+def load_config(args: argparse.Namespace) -> Config:
+    path = args.config or os.environ.get("AGENT_MEMORY_CONFIG") or None
+    return Config.load(path, environ=os.environ)
+
+
+def open_memory(args: argparse.Namespace) -> Memory:
+    return Memory.open(args.store, load_config(args))
+
+
+def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
+    """Print ``data`` as JSON with --json, else the human-readable ``text``."""
+    if getattr(args, "json", False):
+        print(json.dumps(data, indent=2, sort_keys=True, default=str))
+    else:
+        print(text() if callable(text) else text)
+
+
+def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    cells = [list(map(str, headers))] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+             for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    existed = Path(args.store).exists()
+    with open_memory(args) as mem:
+        stats = mem.stats()
+    data = {"store": str(mem.path), "created": not existed, "schema_version":
+            stats["schema_version"], "embedder": stats["embedder"]}
+    verb = "created" if not existed else "opened"
+    emit(args, data, f"{verb} {mem.path} (schema version {stats['schema_version']}, "
+                     f"embedder {stats['embedder']['name']}, {stats['embedder']['dims']} dims)")
+    return EXIT_OK
+
+
+def cmd_grant(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        grant = mem.grant(args.agent, args.scope, access=args.access)
+    data = {"agent_id": grant.agent_id, "scope": grant.scope, "access": grant.access.value}
+    emit(args, data, f"{grant.agent_id} may now {grant.access.value} {grant.scope}")
+    return EXIT_OK
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        existed = mem.revoke(args.agent, args.scope)
+    data = {"agent_id": args.agent, "scope": args.scope, "revoked": existed}
+    emit(args, data, f"revoked {args.agent} on {args.scope}" if existed
+         else f"{args.agent} had no grant on {args.scope}; nothing to revoke")
+    return EXIT_OK
+
+
+def cmd_grants(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        grants = mem.grants(args.agent)
+    data = [{"agent_id": g.agent_id, "scope": g.scope, "access": g.access.value,
+             "created_at": g.created_at} for g in grants]
+    emit(args, data, lambda: _table(
+        [(g.agent_id, g.scope, g.access.value, g.created_at) for g in grants],
+        ("agent", "scope", "access", "granted at")) if grants else "no grants")
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        stats = mem.stats()
+
+    def text() -> str:
+        e = stats["embedder"]
+        lines = [
+            f"store            {stats['path']} ({stats['file_bytes']:,} bytes)",
+            f"schema version   {stats['schema_version']}",
+            f"records version  {stats['records_version']}",
+            f"embedder         {e['name']} {e['version']} ({e['dims']} dims)" if e else
+            "embedder         none yet",
+            f"records          {stats['records']}: " + ", ".join(
+                f"{n} {s}" for s, n in stats["records_by_status"].items() if n),
+            f"by type          " + ", ".join(
+                f"{n} {t}" for t, n in stats["records_by_type"].items()),
+            f"scopes           {stats['scopes_with_records']} with records",
+            f"entities         {stats['entities']}",
+            f"grants           {stats['grants']}",
+            f"events           {stats['events']}",
+            f"searches logged  {stats['search_log']}",
+            f"writes logged    {stats['write_log']}",
+        ]
+        return "\n".join(lines)
+
+    emit(args, stats, text)
+    return EXIT_OK
+
+
+def cmd_reembed(args: argparse.Namespace) -> int:
+    from core.reembed import reembed
+
+    count = reembed(args.store, load_config(args), batch_size=args.batch_size,
+                    progress=not args.json)
+    emit(args, {"store": args.store, "reembedded": count},
+         f"re-embedded {count} records; re-calibrate the gate floors for the new model")
+    return EXIT_OK
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        path = mem.snapshot(args.destination)
+    emit(args, {"snapshot": str(path), "bytes": path.stat().st_size},
+         f"snapshot written to {path} ({path.stat().st_size:,} bytes)")
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        mem.restore(args.source)
+        stats = mem.stats()
+    emit(args, {"store": str(mem.path), "restored_from": args.source, "records": stats["records"]},
+         f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records)")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    records = []
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise InvalidArgument(f"{args.file} line {number}: not JSON: {exc.msg}",
+                                          field="file") from None
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {args.file}: {exc.strerror}", field="file") from None
+    with open_memory(args) as mem:
+        ids = mem.import_records(records, scope=args.scope, batch_size=args.batch_size)
+    emit(args, {"scope": args.scope, "ids": ids}, f"imported {len(ids)} records into {args.scope}")
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    config = load_config(args)
+    values = config.to_toml_dict()
+    rows = []
+    for setting in settings():
+        section, name = setting.name.split(".", 1)
+        rows.append({"name": setting.name, "value": values[section][name],
+                     "default": setting.default, "env": setting.env, "help": setting.help})
+    emit(args, rows, lambda: "\n".join(
+        f"{r['name']} = {json.dumps(r['value'])}\n    {r['help']}\n    env {r['env']}"
+        for r in rows))
+    return EXIT_OK
+
+
+def cmd_quickstart(args: argparse.Namespace) -> int:
+    from api.quickstart import run
+
+    return run(args.store if args.store_given else None, load_config(args), as_json=args.json)
+
+
+# ---------------------------------------------------------------------------------------------
+# The parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-memory",
+        description="Durable, attributable, scoped memory for LLM agents.",
+        epilog="Start with: agent-memory quickstart",
+    )
+    parser.add_argument("--version", action="version", version="agent-memory 0.1.0")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler: Handler, help: str, example: str, *, json_flag: bool = True
+            ) -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name, help=help, description=help,
+            epilog="example:\n" + textwrap.indent(example, "  "),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.add_argument("--store", default=None, metavar="PATH",
+                       help=f"store file (default: $AGENT_MEMORY_STORE, else {DEFAULT_STORE})")
+        p.add_argument("--config", default=None, metavar="FILE",
+                       help="TOML settings file (default: $AGENT_MEMORY_CONFIG)")
+        p.add_argument("--log-level", default="WARNING",
+                       choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log verbosity")
+        if json_flag:
+            p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(handler=handler)
+        return p
+
+    add("quickstart", cmd_quickstart,
+        "Run a guided tour on a fresh demo store: provisioning, import, search, forget.",
+        "agent-memory quickstart    # uses ./agent-memory/quickstart.db, recreated each run")
+    add("init", cmd_init, "Create (or migrate) a store file.",
+        "agent-memory init --store data/memory.db")
+    p = add("grant", cmd_grant, "Let an agent read and/or write a scope.",
+            "agent-memory grant planner user:u1 --access readwrite")
+    p.add_argument("agent", help="agent id")
+    p.add_argument("scope", help="user:<id>, project:<id>, org:<id> or agent:<id>")
+    p.add_argument("--access", default="readwrite", choices=["read", "write", "readwrite"])
+    p = add("revoke", cmd_revoke, "Remove an agent's access to a scope.",
+            "agent-memory revoke planner project:apollo")
+    p.add_argument("agent", help="agent id")
+    p.add_argument("scope", help="the scope to revoke")
+    p = add("grants", cmd_grants, "List grants.", "agent-memory grants --agent planner --json")
+    p.add_argument("--agent", default=None, help="only this agent's grants")
+    add("stats", cmd_stats, "Show counts, versions and the embedder of a store.",
+        "agent-memory stats --store data/memory.db")
+    p = add("import", cmd_import, "Import records from a JSON-lines file into one scope.",
+            "agent-memory import notes.jsonl --scope user:u1\n"
+            '# each line: {"content": "...", "type": "semantic", "source_kind": "system",\n'
+            '#              "source_ref": "crm:42", "event_at": "2026-07-01", "tags": ["crm"]}')
+    p.add_argument("file", help="JSON lines, one record per line")
+    p.add_argument("--scope", required=True, help="the scope every record goes into")
+    p.add_argument("--batch-size", type=int, default=256, help="records per embedding batch")
+    p = add("reembed", cmd_reembed,
+            "Re-embed the whole store with the configured embedder (after a model change).",
+            "AGENT_MEMORY_EMBEDDER__MODEL=BAAI/bge-m3 agent-memory reembed --store data/memory.db")
+    p.add_argument("--batch-size", type=int, default=256, help="records per embedding batch")
+    p = add("snapshot", cmd_snapshot, "Copy the whole store to a new file, consistently.",
+            "agent-memory snapshot backups/memory-2026-11-29.db")
+    p.add_argument("destination", help="a new file")
+    p = add("restore", cmd_restore, "Replace the whole store with a snapshot.",
+            "agent-memory restore backups/memory-2026-11-29.db")
+    p.add_argument("source", help="a snapshot file")
+    add("config", cmd_config, "Show every setting: value, default, help and variable.",
+        "agent-memory config --json")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.store_given = args.store is not None or "AGENT_MEMORY_STORE" in os.environ
+    args.store = args.store or default_store()
+    configure_logging(level=args.log_level)
+    try:
+        return int(args.handler(args))
+    except AgentMemoryError as exc:
+        if getattr(args, "json", False):
+            error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+            if isinstance(exc, InvalidArgument):
+                error = {**exc.as_tool_error()["error"], "type": type(exc).__name__}
+            print(json.dumps({"error": error}, indent=2), file=sys.stderr)
+        else:
+            print(f"agent-memory: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,170 @@
+"""`agent-memory quickstart`: a guided tour of what has landed, on a fresh demo store.
+
+It uses the embedded default (a store file in ./agent-memory/ and the packaged offline model)
+and only public API, so it doubles as an example of embedding the core in a host.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core import Config, Memory
+
+DEMO_STORE = Path("agent-memory") / "quickstart.db"
+
+ALICE = [
+    {"content": "Alice prefers concise, technical answers without small talk.",
+     "source_kind": "user_statement", "source_ref": "onboarding:alice", "tags": ["style"]},
+    {"content": "Alice's team deploys the billing service every Tuesday at 14:00 UTC.",
+     "source_kind": "system", "source_ref": "calendar:deploys"},
+    {"content": "Alice is allergic to peanuts.", "source_kind": "user_statement",
+     "source_ref": "profile:alice"},
+    {"content": "On 3 September Alice's team chose SQLite because the system is single-process.",
+     "type": "episodic", "source_kind": "session_summary", "event_at": "2026-09-03",
+     "source_ref": "session:s-0903"},
+]
+BOB = [
+    {"content": "Bob prefers long, detailed explanations with examples.",
+     "source_kind": "user_statement", "source_ref": "onboarding:bob"},
+    {"content": "Bob's home address is 12 Elm Street.", "source_kind": "user_statement",
+     "source_ref": "profile:bob"},
+]
+PROJECT = [
+    {"content": "Project Apollo's staging database is apollo-stg-1 in eu-west-1.",
+     "source_kind": "tool_result", "source_ref": "infra:inventory"},
+]
+
+
+def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> int:
+    path = Path(store) if store else DEMO_STORE
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    out = _Printer(as_json)
+
+    out.section("1. Open a store", "One SQLite file is the source of truth (WAL, migrations).")
+    mem = Memory.open(path, config)
+    try:
+        stats = mem.stats()
+        out.line(f"store     {path} (schema version {stats['schema_version']})", store=str(path),
+                 schema_version=stats["schema_version"])
+
+        out.section("2. Provision access", "Grants say which agent may read or write which "
+                    "scope; nothing is inherited. Each agent-user pair also has an implicit "
+                    "private scope.")
+        mem.grant("assistant", "user:alice", access="readwrite")
+        mem.grant("assistant", "user:bob", access="readwrite")
+        mem.grant("assistant", "project:apollo", access="read")
+        for g in mem.grants():
+            out.line(f"grant     {g.agent_id} -> {g.scope} ({g.access.value})", grant={
+                "agent_id": g.agent_id, "scope": g.scope, "access": g.access.value})
+        readable = mem.readable_scopes("assistant", "alice")
+        out.line(f"readable  assistant for alice: {', '.join(readable)}", readable=list(readable))
+
+        out.section("3. Load the embedder", "FlagEmbedding's BGEM3FlagModel on the packaged "
+                    "all-MiniLM-L6-v2 (offline; configure BAAI/bge-m3 where its weights exist).")
+        started = time.perf_counter()
+        mem.warm()
+        identity = mem.embedder.identity
+        out.line(f"embedder  {identity.name} ({identity.dims} dims, {identity.version}) loaded "
+                 f"in {time.perf_counter() - started:.1f} s", embedder=str(identity))
+
+        out.section("4. Import records", "Bulk import validates every item first, embeds in "
+                    "batches and writes one transaction per batch; source_ref is kept verbatim.")
+        started = time.perf_counter()
+        ids = mem.import_records(ALICE, scope="user:alice", agent_id="assistant")
+        ids += mem.import_records(BOB, scope="user:bob", agent_id="assistant")
+        ids += mem.import_records(PROJECT, scope="project:apollo")
+        out.line(f"import    {len(ids)} records in {(time.perf_counter() - started) * 1000:.0f} "
+                 "ms (user:alice 4, user:bob 2, project:apollo 1)", imported=len(ids))
+
+        out.section("5. Dense candidates, scoped", "The vector index finds similar meaning, "
+                    "restricted before ranking to the scopes the agent may read for this "
+                    "user. (The full memory_search pipeline lands with its issue.)")
+        query = "How should I phrase my answers?"
+        for user in ("alice", "bob"):
+            hits = _dense(mem, "assistant", user, query, k=2)
+            out.line(f"search    as assistant for {user}: {query!r}", user=user, query=query,
+                     hits=hits)
+            for hit in hits:
+                out.line(f"            {hit['score']:.2f}  {hit['scope']:<14} {hit['content']}")
+
+        out.section("6. Forget", "A forgotten record becomes a tombstone: its content, FTS "
+                    "entry and vector are erased, in every process's index too.")
+        address = next(i for i in ids if _content(mem, i).startswith("Bob's home address"))
+        mem.forget(address, reason="user asked", agent_id="assistant")
+        hits = _dense(mem, "assistant", "bob", "Where does Bob live?", k=3)
+        still = any("Elm Street" in h["content"] for h in hits)
+        out.line(f"forget    {address}: address found afterwards: {still}", forgotten=address,
+                 found_afterwards=still)
+
+        out.section("7. Snapshot and stats", "Snapshots copy the whole store consistently, "
+                    "for backups and for tests that start from a known state.")
+        snapshot = path.with_name("quickstart-snapshot.db")
+        snapshot.unlink(missing_ok=True)
+        mem.snapshot(snapshot)
+        stats = mem.stats()
+        out.line(f"snapshot  {snapshot} ({snapshot.stat().st_size:,} bytes)",
+                 snapshot=str(snapshot))
+        by_status = ", ".join(f"{n} {s}" for s, n in stats["records_by_status"].items() if n)
+        out.line(f"stats     {stats['records']} records ({by_status}), {stats['events']} audit "
+                 f"events, records_version {stats['records_version']}", stats=stats)
+    finally:
+        mem.close()
+
+    out.section("Next", "")
+    out.line(f"agent-memory stats --store {path}")
+    out.line(f"agent-memory grants --store {path} --json")
+    out.line("agent-memory --help")
+    out.finish()
+    return 0
+
+
+def _dense(mem: Memory, agent_id: str, user_id: str, query: str, *, k: int) -> list[dict[str, Any]]:
+    scopes = mem.readable_scopes(agent_id, user_id)
+    marks = ",".join("?" * len(scopes))
+    allowed = np.array(
+        [row["rowid"] for row in mem.store.query(
+            f"SELECT rowid FROM records WHERE scope IN ({marks}) "
+            "AND status IN ('provisional', 'confirmed')", scopes)],
+        dtype=np.int64,
+    )
+    hits = mem.index().search(mem.embedder.embed_one(query), k, allowed=allowed)
+    records = mem.store.records_by_rowid([h.rowid for h in hits])
+    return [{"id": records[h.rowid].id, "score": round(h.score, 3), "scope": records[h.rowid].scope,
+             "content": records[h.rowid].content} for h in hits]
+
+
+def _content(mem: Memory, record_id: str) -> str:
+    return mem.store.get_records([record_id])[record_id].content
+
+
+class _Printer:
+    """Prints the tour for a person, or collects it as one JSON document."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.steps: list[dict[str, Any]] = []
+
+    def section(self, title: str, explanation: str) -> None:
+        if self.as_json:
+            self.steps.append({"step": title, "lines": []})
+            return
+        print(f"\n{title}")
+        if explanation:
+            print(f"   {explanation}")
+
+    def line(self, text: str, **data: Any) -> None:
+        if self.as_json:
+            if data:
+                self.steps[-1]["lines"].append(data)
+            return
+        print(f"   {text}")
+
+    def finish(self) -> None:
+        if self.as_json:
+            print(json.dumps({"quickstart": self.steps}, indent=2, default=str))

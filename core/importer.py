@@ -1,0 +1,150 @@
+"""Bulk import of records from hosts, migrations and the evaluation harness.
+
+``Memory.import_records`` and ``agent-memory import FILE.jsonl --scope SCOPE``. Every item is
+validated before anything is written: one bad item rejects the whole call with an error that
+names the item, and the store is unchanged. Valid items are embedded in batches and written one
+transaction per batch. ``source_ref`` is stored and returned exactly as given, so a caller can
+map results back to its own ids.
+
+An import is host provisioning, not a model's claim: the host vouches for ``source_kind``, so no
+transcript is needed and no evidence check downgrades it. Status and expiry still follow the
+source kind (an imported agent_inference is provisional and expires).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core import policy
+from core.errors import InvalidArgument
+from core.models import (
+    MemoryType,
+    Record,
+    Scope,
+    SourceKind,
+    canonical_time,
+    format_time,
+    new_id,
+    utcnow,
+)
+from core.store import NewRecord, embedding_text
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+
+MAX_CONTENT_CHARS = 8000
+MAX_TAGS = 32
+
+
+class ImportItem(BaseModel):
+    """One record to import. Unknown fields are an error, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: MemoryType = MemoryType.SEMANTIC
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    source_kind: SourceKind = SourceKind.SYSTEM
+    source_ref: str | None = Field(None, max_length=1000)
+    event_at: str | None = None
+    attribute: str | None = Field(None, min_length=1, max_length=200)
+    tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
+    evidence: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is blank")
+        return value
+
+    @field_validator("event_at")
+    @classmethod
+    def _time(cls, value: str | None) -> str | None:
+        return None if value is None else canonical_time(value, field="event_at")
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: list[str]) -> list[str]:
+        cleaned = []
+        for tag in value:
+            tag = tag.strip()
+            if not tag or len(tag) > 64:
+                raise ValueError("each tag must be 1-64 characters")
+            cleaned.append(tag)
+        return list(dict.fromkeys(cleaned))
+
+
+def validate_items(records: Iterable[Mapping[str, Any]]) -> list[ImportItem]:
+    """Validate every item or raise InvalidArgument naming the first bad one (0-based)."""
+    items = []
+    for position, raw in enumerate(records):
+        if not isinstance(raw, Mapping):
+            raise InvalidArgument(f"record {position}: must be a JSON object", field="records")
+        try:
+            items.append(ImportItem.model_validate(dict(raw)))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"]) or "record"
+            raise InvalidArgument(
+                f"record {position}: {where}: {error['msg']}", field=where
+            ) from None
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"record {position}: {exc.message}", field=exc.field) from None
+    return items
+
+
+def import_records(
+    memory: Memory,
+    records: Iterable[Mapping[str, Any]],
+    *,
+    scope: str,
+    agent_id: str | None = None,
+    batch_size: int = 256,
+    now: datetime | None = None,
+) -> list[str]:
+    """Validate, embed and write ``records`` into ``scope``. Returns ids in input order."""
+    parsed_scope = Scope.parse(scope)
+    items = validate_items(records)
+    now = now or utcnow()
+    created = format_time(now)
+    ids: list[str] = []
+    for start in range(0, len(items), batch_size):
+        batch = items[start : start + batch_size]
+        prepared = [_record(item, scope=str(parsed_scope), agent_id=agent_id, now=now,
+                            created=created, memory=memory) for item in batch]
+        vectors = memory.embedder.embed([embedding_text(r) for r in prepared])
+        memory.store.insert_records(
+            [NewRecord(r, v) for r, v in zip(prepared, vectors, strict=True)],
+            embedder=memory.embedder.identity,
+            now=now,
+            event_kind="record.imported",
+        )
+        ids.extend(r.id for r in prepared)
+    return ids
+
+
+def _record(item: ImportItem, *, scope: str, agent_id: str | None, now: datetime,
+            created: str, memory: Memory) -> Record:
+    status = policy.initial_status(item.source_kind)
+    expires = policy.expires_at(status, now=now, config=memory.config)
+    return Record(
+        id=new_id("mem", now),
+        type=item.type,
+        content=item.content,
+        scope=scope,
+        source_kind=item.source_kind,
+        status=status,
+        confidence=policy.initial_confidence(item.source_kind),
+        created_at=created,
+        attribute=item.attribute,
+        source_ref=item.source_ref,
+        creator_agent_id=agent_id,
+        evidence=item.evidence,
+        event_at=item.event_at,
+        expires_at=format_time(expires) if expires else None,
+        tags=tuple(item.tags),
+    )

@@ -1,0 +1,205 @@
+"""The vector index: an in-memory float32 matrix of unit vectors and a record-id map.
+
+A rebuildable projection of the store's embedding blobs (design §2). Search is exact cosine
+(a matrix-vector product) restricted to an allowed set of record rowids, which the retriever
+computes from the hard filter. Before each search, ``sync`` replays the durable delta of record
+changes made since the last one, by this process or any other (``records_version``), so every
+process sees every other's writes and forgets without restarting.
+
+Every record that still has a vector is in the matrix, including superseded and expired ones
+(history search can reach them); the allowed set decides what a search may see. Forgotten
+records lose their vector in the store, so ``sync`` removes their row here.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.store import IndexDelta, Store
+
+_INITIAL_CAPACITY = 1024
+# Below this share of live rows allowed, gather those rows and score only them; above it,
+# score the whole matrix and mask (one contiguous matvec beats a gather of most rows).
+_GATHER_BELOW = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rowid: int
+    score: float
+
+
+class VectorIndex:
+    """Exact cosine top-k over unit vectors, keyed by record rowid. Thread-safe."""
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self._matrix = np.zeros((_INITIAL_CAPACITY, dims), dtype=np.float32)
+        self._rowids = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)  # matrix row -> rowid
+        # rowid -> matrix row, -1 where absent. SQLite rowids are small dense integers, so an
+        # array indexed by rowid turns an allowed set into rows with one vectorised lookup.
+        self._position = np.full(_INITIAL_CAPACITY, -1, dtype=np.int64)
+        self._size = 0
+        self._lock = threading.RLock()
+        self.epoch: str | None = None
+        self.version = -1
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __contains__(self, rowid: object) -> bool:
+        return isinstance(rowid, int) and self._row(rowid) >= 0
+
+    def _row(self, rowid: int) -> int:
+        return int(self._position[rowid]) if 0 <= rowid < len(self._position) else -1
+
+    # -- building and syncing ------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, store: Store, dims: int) -> VectorIndex:
+        """A new index holding every vector in ``store``."""
+        index = cls(dims)
+        index.rebuild(store)
+        return index
+
+    def rebuild(self, store: Store) -> None:
+        """Replace the whole content with the store's current vectors."""
+        state, rowids, matrix = store.index_snapshot()
+        if len(rowids) and matrix.shape[1] != self.dims:
+            raise ValueError(f"store vectors have {matrix.shape[1]} dims, index has {self.dims}")
+        with self._lock:
+            capacity = max(_INITIAL_CAPACITY, 1 << int(len(rowids)).bit_length())
+            self._matrix = np.zeros((capacity, self.dims), dtype=np.float32)
+            self._matrix[: len(rowids)] = matrix
+            self._rowids = np.zeros(capacity, dtype=np.int64)
+            self._rowids[: len(rowids)] = rowids
+            top = int(rowids.max()) + 1 if len(rowids) else 0
+            self._position = np.full(max(_INITIAL_CAPACITY, 2 * top), -1, dtype=np.int64)
+            self._position[rowids] = np.arange(len(rowids), dtype=np.int64)
+            self._size = len(rowids)
+            self.epoch, self.version = state.epoch, state.records_version
+
+    def sync(self, store: Store) -> int:
+        """Catch up with the store. Cheap when nothing changed (one small read). Returns the
+        number of changes applied; a new store epoch (restore, reembed) triggers a rebuild."""
+        epoch, version = store.index_version()
+        if epoch == self.epoch and version == self.version:
+            return 0
+        if epoch != self.epoch:
+            self.rebuild(store)
+            return len(self)
+        delta = store.index_delta(self.version)
+        return self.apply(delta)
+
+    def apply(self, delta: IndexDelta) -> int:
+        """Apply one delta: upsert each changed vector, remove each record that lost its own."""
+        with self._lock:
+            for rowid, vector in delta.changes.items():
+                if vector is None:
+                    self.remove(rowid)
+                else:
+                    self.upsert(rowid, vector)
+            self.version = max(self.version, delta.records_version)
+            return len(delta.changes)
+
+    # -- mutation --------------------------------------------------------------------------
+
+    def upsert(self, rowid: int, vector: np.ndarray) -> None:
+        vector = np.asarray(vector, dtype=np.float32)
+        if vector.shape != (self.dims,):
+            raise ValueError(f"vector shape {vector.shape}, index dims {self.dims}")
+        with self._lock:
+            if rowid < 0:
+                raise ValueError(f"rowids are positive, got {rowid}")
+            row = self._row(rowid)
+            if row < 0:
+                if self._size == len(self._matrix):
+                    self._grow()
+                if rowid >= len(self._position):
+                    grown = np.full(2 * rowid + 1, -1, dtype=np.int64)
+                    grown[: len(self._position)] = self._position
+                    self._position = grown
+                row = self._size
+                self._size += 1
+                self._position[rowid] = row
+                self._rowids[row] = rowid
+            self._matrix[row] = vector
+
+    def remove(self, rowid: int) -> bool:
+        """Drop a record's vector: the last row moves into its slot, so the live rows stay one
+        contiguous block and search never has to mask dead rows."""
+        with self._lock:
+            row = self._row(rowid)
+            if row < 0:
+                return False
+            self._position[rowid] = -1
+            last = self._size - 1
+            if row != last:
+                moved = int(self._rowids[last])
+                self._matrix[row] = self._matrix[last]
+                self._rowids[row] = moved
+                self._position[moved] = row
+            self._matrix[last] = 0.0
+            self._size = last
+            return True
+
+    def _grow(self) -> None:
+        capacity = len(self._matrix) * 2
+        matrix = np.zeros((capacity, self.dims), dtype=np.float32)
+        matrix[: self._size] = self._matrix[: self._size]
+        rowids = np.zeros(capacity, dtype=np.int64)
+        rowids[: self._size] = self._rowids[: self._size]
+        self._matrix, self._rowids = matrix, rowids
+
+    # -- search ----------------------------------------------------------------------------
+
+    def search(
+        self, query: np.ndarray, k: int, *, allowed: np.ndarray | None = None
+    ) -> list[Hit]:
+        """The ``k`` records most similar to ``query`` (a unit vector), best first.
+
+        ``allowed`` restricts the search to those record rowids (an int64 array); None means
+        every record in the index. Rowids not in the index are ignored.
+        """
+        query = np.asarray(query, dtype=np.float32).reshape(self.dims)
+        with self._lock:
+            live = self._matrix[: self._size]
+            if allowed is None:
+                rows = None
+                scores = live @ query
+            else:
+                rows = self._rows_of(allowed)
+                if len(rows) == 0:
+                    return []
+                if len(rows) < _GATHER_BELOW * self._size:
+                    scores = live[rows] @ query
+                else:
+                    full = live @ query
+                    scores = full[rows]
+            candidate_rowids = self._rowids[: self._size] if rows is None else self._rowids[rows]
+        return _top_k(scores, candidate_rowids, k)
+
+    def _rows_of(self, rowids: np.ndarray) -> np.ndarray:
+        rowids = np.asarray(rowids, dtype=np.int64)
+        rowids = rowids[(rowids >= 0) & (rowids < len(self._position))]
+        rows = self._position[rowids]
+        # A boolean mask dedupes and sorts in O(size), and sorted rows gather faster.
+        mask = np.zeros(self._size, dtype=bool)
+        mask[rows[rows >= 0]] = True
+        return np.flatnonzero(mask)
+
+
+def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
+    if k <= 0 or len(scores) == 0:
+        return []
+    if k < len(scores):
+        top = np.argpartition(-scores, k - 1)[:k]
+    else:
+        top = np.arange(len(scores))
+    # Best first; ties broken by rowid so results are deterministic.
+    order = np.lexsort((rowids[top], -scores[top]))
+    top = top[order]
+    return [Hit(int(rowids[i]), float(scores[i])) for i in top]

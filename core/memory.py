@@ -1,0 +1,186 @@
+"""``Memory``: the object a host embeds. It owns one store, one embedder and one vector index.
+
+    mem = Memory.open("data/memory.db")
+    mem.grant("planner", "user:u1", access="readwrite")
+    ...
+    mem.close()
+
+Host provisioning (grants) and whole-store operations live here; what a model can do goes
+through sessions and the tool surface.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+
+from core import importer, policy
+from core.config import Config
+from core.embedder import Embedder, shared_embedder
+from core.errors import InvalidArgument, StoreClosedError
+from core.index import VectorIndex
+from core.models import Access, Grant, utcnow
+from core.store import Store
+
+class Memory:
+    """A memory store opened by a host. Safe to share between threads; several processes may
+    open the same file and each sees the others' writes on its next search."""
+
+    def __init__(self, store: Store, config: Config, embedder: Embedder) -> None:
+        self.store = store
+        self.config = config
+        self.embedder = embedder
+        self._index: VectorIndex | None = None
+        self._index_lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        config: Config | None = None,
+        *,
+        embedder: Embedder | None = None,
+        now: datetime | None = None,
+    ) -> Memory:
+        """Open or create the store at ``path``, migrating it to the current schema.
+
+        ``embedder`` replaces the configured model (tests pass ``HashingEmbedder``). Opening a
+        store whose vectors came from another model raises EmbedderMismatchError, which names
+        ``agent-memory reembed``. The model itself loads on first use, not here.
+        """
+        config = config or Config()
+        embedder = embedder or shared_embedder(config.embedder)
+        store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
+        try:
+            store.bind_embedder(embedder.identity, now=now or utcnow())
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, config, embedder)
+
+    def close(self) -> None:
+        """Close the store. Further calls raise StoreClosedError."""
+        self.store.close()
+        self._index = None
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    def warm(self) -> None:
+        """Load the embedding model and build the vector index now, instead of on first use.
+        Hosts call this at startup so the first search is as fast as the rest."""
+        if hasattr(self.embedder, "load"):
+            self.embedder.load()
+        self.index()
+
+    def index(self) -> VectorIndex:
+        """This process's vector index, built on first use and synced with the store (and so
+        with every other process) on each call."""
+        if self.store.closed:
+            raise StoreClosedError(f"the store {self.store.path} is closed")
+        with self._index_lock:
+            if self._index is None:
+                self._index = VectorIndex.build(self.store, self.embedder.dims)
+            else:
+                self._index.sync(self.store)
+            return self._index
+
+    # -- grants (host provisioning) ----------------------------------------------------------
+
+    def grant(self, agent_id: str, scope: str, *, access: str = "readwrite",
+              now: datetime | None = None) -> Grant:
+        """Allow ``agent_id`` to read, write or readwrite ``scope``. Granting more access to an
+        agent that already has some widens it (read + write = readwrite). Private agent-user
+        scopes are implicit and refused here."""
+        parsed = policy.check_grantable(agent_id, scope)
+        wanted = _parse_access(access)
+        current = {g.scope: g.access for g in self.store.grants(agent_id)}.get(str(parsed))
+        merged = policy.merge_access(current, wanted)
+        return self.store.put_grant(agent_id, parsed, merged, now=now or utcnow())
+
+    def revoke(self, agent_id: str, scope: str, *, now: datetime | None = None) -> bool:
+        """Remove every access ``agent_id`` has to ``scope``. Returns whether it had any."""
+        parsed = policy.check_grantable(agent_id, scope)
+        return self.store.delete_grant(agent_id, parsed, now=now or utcnow())
+
+    def grants(self, agent_id: str | None = None) -> list[Grant]:
+        """The grant table, optionally for one agent."""
+        return self.store.grants(agent_id)
+
+    def readable_scopes(self, agent_id: str, user_id: str) -> tuple[str, ...]:
+        """Scopes ``agent_id`` may read while acting for ``user_id``."""
+        principal = policy.Principal(agent_id, user_id)
+        return policy.readable_scopes(principal, self.store.grants(agent_id))
+
+    def writable_scopes(self, agent_id: str, user_id: str) -> tuple[str, ...]:
+        """Scopes ``agent_id`` may write while acting for ``user_id``."""
+        principal = policy.Principal(agent_id, user_id)
+        return policy.writable_scopes(principal, self.store.grants(agent_id))
+
+    # -- bulk import -------------------------------------------------------------------------
+
+    def import_records(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        *,
+        scope: str,
+        agent_id: str | None = None,
+        batch_size: int = 256,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Validate, embed (in batches) and write records into ``scope``; ids in input order.
+        One invalid record rejects the whole call and writes nothing. See core.importer."""
+        return importer.import_records(
+            self, records, scope=scope, agent_id=agent_id, batch_size=batch_size, now=now
+        )
+
+    def forget(self, record_id: str, *, reason: str | None = None, agent_id: str | None = None,
+               now: datetime | None = None) -> bool:
+        """Host-level erasure (the model's memory_forget checks scope permissions first).
+
+        The record becomes a tombstone: content, evidence, FTS entry and vector are erased and
+        the file's freed pages zeroed; every process drops the vector on its next search. The
+        audit event keeps the id and the reason only. Returns False if there was no such record
+        (or it was already forgotten)."""
+        return self.store.tombstone(record_id, reason=reason, agent_id=agent_id,
+                                    now=now or utcnow())
+
+    # -- whole store -----------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """Counts, versions and the embedder, as a JSON-ready dict."""
+        stats = self.store.stats()
+        stats["index_vectors"] = len(self._index) if self._index is not None else None
+        return stats
+
+    def snapshot(self, destination: str | Path) -> Path:
+        """Copy the whole store to ``destination`` (a new file), consistently, while in use."""
+        return self.store.snapshot(destination)
+
+    def restore(self, source: str | Path, *, now: datetime | None = None) -> None:
+        """Replace the whole store with a snapshot. Every process rebuilds its index."""
+        self.store.restore(source, now=now or utcnow())
+        self.store.bind_embedder(self.embedder.identity, now=now or utcnow())
+
+
+def _parse_access(access: str | Access) -> Access:
+    try:
+        return Access(access)
+    except ValueError:
+        raise InvalidArgument(
+            f"access must be one of read, write, readwrite; got {access!r}", field="access"
+        ) from None
+

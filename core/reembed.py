@@ -1,0 +1,73 @@
+"""Re-embedding a whole store with another model (`agent-memory reembed`).
+
+Changing the embedder is a migration, never silent (design §10). New vectors are computed in
+batches (no transaction is held while the model runs) and kept in a staging table; one final
+transaction swaps them all in, records the new embedder and starts a new store epoch, so every
+process rebuilds its index and no search ever compares vectors of two models. A crash before
+the swap leaves the store on its old model; running again starts over.
+
+Other processes writing during a re-embed: records they add are staged by a catch-up pass
+before the swap. Processes still configured with the old model refuse to reopen the store
+afterwards (EmbedderMismatchError), which is the point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+from tqdm import tqdm
+
+from core.config import Config
+from core.embedder import Embedder, shared_embedder
+from core.models import utcnow
+from core.store import Store
+
+log = structlog.get_logger("agent_memory")
+
+Progress = Callable[[int], None]
+
+
+def reembed(
+    path: str | Path,
+    config: Config | None = None,
+    *,
+    embedder: Embedder | None = None,
+    batch_size: int = 256,
+    now: datetime | None = None,
+    progress: bool = True,
+) -> int:
+    """Re-embed every record of the store at ``path`` with the configured embedder.
+    Returns the number of records re-embedded. Shows a progress bar unless ``progress`` is
+    False (or TQDM_DISABLE is set)."""
+    config = config or Config()
+    embedder = embedder or shared_embedder(config.embedder)
+    store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
+    try:
+        previous = store.stored_embedder()
+        total = int(store.query("SELECT count(*) AS n FROM records WHERE status != 'deleted'")[0]["n"])
+        store.clear_staged_vectors()
+        with tqdm(total=total, unit="record", desc="re-embedding", disable=not progress) as bar:
+            while True:
+                batch = store.unstaged_texts(limit=batch_size)
+                if batch:
+                    rowids = [rowid for rowid, _ in batch]
+                    vectors = embedder.embed([text for _, text in batch])
+                    store.stage_vectors(rowids, vectors)
+                    bar.update(len(batch))
+                    continue
+                swapped = store.swap_staged_vectors(embedder.identity, now=now or utcnow())
+                if swapped is not None:
+                    break
+        log.info(
+            "store.reembedded",
+            path=str(store.path),
+            records=swapped,
+            embedder=str(embedder.identity),
+            previous=str(previous) if previous else None,
+        )
+        return swapped
+    finally:
+        store.close()

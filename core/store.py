@@ -1,0 +1,766 @@
+"""The store: one SQLite file, the source of truth.
+
+All connection setup happens in ``connect``; every write happens inside ``Store.transaction``,
+which issues ``BEGIN IMMEDIATE`` so that a read-then-write never fails with "database is
+locked" under concurrency (ENVIRONMENT.md: 663 of 800 plain-BEGIN writes failed in a
+four-process test, none with BEGIN IMMEDIATE). Never hold a transaction across an embedding or
+model call: compute first, then write.
+
+Any change to a record bumps ``meta.records_version`` and appends to ``record_changes`` in the
+same transaction; that is the durable delta other processes' vector indexes replay.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import (
+    EmbedderMismatchError,
+    InvalidArgument,
+    SchemaVersionError,
+    StoreClosedError,
+    StoreError,
+)
+from core.migrations import LATEST_VERSION, MIGRATIONS
+from core.models import (
+    Access,
+    EmbedderIdentity,
+    Grant,
+    MemoryType,
+    Procedure,
+    Record,
+    Scope,
+    SourceKind,
+    Status,
+    format_time,
+)
+
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+def connect(path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """Open a connection with the store's settings. The only place a connection is made.
+
+    - ``isolation_level=None``: the sqlite3 module never opens transactions implicitly; the
+      store issues ``BEGIN IMMEDIATE`` itself.
+    - WAL with ``synchronous=NORMAL``: readers never block the writer; a crash loses at most
+      the last transactions, never consistency.
+    - ``secure_delete``: freed pages are zeroed, so forgotten content leaves the file.
+    """
+    conn = sqlite3.connect(
+        str(path),
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA secure_delete = ON")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        conn.close()
+        raise StoreError(f"{path}: could not switch to WAL journal mode (got {mode!r})")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+@dataclass(frozen=True, slots=True)
+class NewRecord:
+    """A record ready to insert, with its vector and the texts the FTS index gets."""
+
+    record: Record
+    vector: np.ndarray | None
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDelta:
+    """What a vector index must apply to catch up with the store."""
+
+    epoch: str
+    records_version: int
+    # rowid -> unit vector, or None when the record no longer has a searchable vector.
+    changes: dict[int, np.ndarray | None]
+
+
+class Store:
+    """A SQLite store file. Thread-safe within a process; many processes may open one file."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.path = path
+        self._lock = threading.RLock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Store:
+        """Open (creating and migrating as needed) the store at ``path``."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = connect(path, busy_timeout_ms=busy_timeout_ms)
+        try:
+            migrate(conn, path=str(path))
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreClosedError(f"the store {self.path} is closed")
+        return self._conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``). Commits on success, rolls back on any
+        exception. Transactions do not nest."""
+        with self._lock:
+            conn = self._connection()
+            if conn.in_transaction:
+                raise StoreError("transactions do not nest; finish the open one first")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several reads (a deferred read transaction)."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        """Run one read statement and return all rows."""
+        with self._lock:
+            cursor = self._connection().execute(sql, params)
+            cursor.row_factory = sqlite3.Row
+            return cursor.fetchall()
+
+    # -- meta ------------------------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0]["value"] if rows else None
+
+    @property
+    def schema_version(self) -> int:
+        return _schema_version(self._connection())
+
+    @property
+    def records_version(self) -> int:
+        return int(self.meta("records_version") or 0)
+
+    # -- embedder identity -----------------------------------------------------------------
+
+    def stored_embedder(self) -> EmbedderIdentity | None:
+        """The model the store's vectors were made with, or None for a store with none yet."""
+        rows = self.query(
+            "SELECT key, value FROM meta WHERE key IN "
+            "('embedder.name', 'embedder.version', 'embedder.dims')"
+        )
+        values = {row["key"]: row["value"] for row in rows}
+        if len(values) < 3:
+            return None
+        return EmbedderIdentity(
+            values["embedder.name"], values["embedder.version"], int(values["embedder.dims"])
+        )
+
+    def bind_embedder(self, identity: EmbedderIdentity, *, now: datetime) -> None:
+        """Check that ``identity`` made this store's vectors, or adopt it for a store that has
+        none. Raises EmbedderMismatchError naming ``agent-memory reembed`` otherwise."""
+        with self.transaction() as conn:
+            stored = self.stored_embedder()
+            if stored == identity:
+                return
+            has_vectors = conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is not None
+            if stored is not None and has_vectors:
+                raise EmbedderMismatchError(
+                    path=str(self.path), stored=str(stored), configured=str(identity)
+                )
+            _set_embedder(conn, identity)
+            append_event(
+                conn,
+                kind="store.embedder_bound",
+                at=now,
+                payload={"embedder": _identity_json(identity), "previous": _identity_json(stored)},
+            )
+
+    # -- grants ----------------------------------------------------------------------------
+
+    def put_grant(self, agent_id: str, scope: Scope, access: Access, *, now: datetime) -> Grant:
+        """Insert or replace one grant, with an audit event, in one transaction."""
+        at = format_time(now)
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO grants (agent_id, scope, scope_kind, access, created_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, scope) "
+                "DO UPDATE SET access = excluded.access",
+                (agent_id, str(scope), scope.kind.value, access.value, at),
+            )
+            append_event(
+                conn,
+                kind="grant.put",
+                at=now,
+                agent_id=agent_id,
+                payload={"scope": str(scope), "access": access.value},
+            )
+            row = conn.execute(
+                "SELECT created_at FROM grants WHERE agent_id = ? AND scope = ?",
+                (agent_id, str(scope)),
+            ).fetchone()
+        return Grant(agent_id, str(scope), access, row[0])
+
+    def delete_grant(self, agent_id: str, scope: Scope, *, now: datetime) -> bool:
+        """Remove a grant. Returns whether there was one; the audit event is written either way."""
+        with self.transaction() as conn:
+            removed = conn.execute(
+                "DELETE FROM grants WHERE agent_id = ? AND scope = ?", (agent_id, str(scope))
+            ).rowcount
+            append_event(
+                conn,
+                kind="grant.revoked",
+                at=now,
+                agent_id=agent_id,
+                payload={"scope": str(scope), "existed": bool(removed)},
+            )
+        return bool(removed)
+
+    def grants(self, agent_id: str | None = None) -> list[Grant]:
+        sql = "SELECT agent_id, scope, access, created_at FROM grants"
+        params: tuple[str, ...] = ()
+        if agent_id is not None:
+            sql += " WHERE agent_id = ?"
+            params = (agent_id,)
+        rows = self.query(sql + " ORDER BY agent_id, scope", params)
+        return [Grant(r["agent_id"], r["scope"], Access(r["access"]), r["created_at"]) for r in rows]
+
+    # -- records ---------------------------------------------------------------------------
+
+    def insert_records(
+        self,
+        items: Iterable[NewRecord],
+        *,
+        embedder: EmbedderIdentity | None,
+        now: datetime,
+        event_kind: str = "record.created",
+    ) -> list[int]:
+        """Insert records with their vectors, FTS rows, tags, events and the records_version
+        bump, all in one transaction. Returns the new rowids in input order."""
+        items = list(items)
+        with self.transaction() as conn:
+            return [
+                insert_record(conn, item, embedder=embedder, now=now, event_kind=event_kind)
+                for item in items
+            ]
+
+    def get_records(self, ids: Sequence[str]) -> dict[str, Record]:
+        """Records by public id (any status). Missing ids are absent from the result."""
+        if not ids:
+            return {}
+        placeholders = ",".join("?" * len(ids))
+        rows = self.query(f"{_RECORD_SELECT} WHERE r.id IN ({placeholders})", tuple(ids))
+        return {row["id"]: row_to_record(row) for row in rows}
+
+    def records_by_rowid(self, rowids: Sequence[int]) -> dict[int, Record]:
+        if not rowids:
+            return {}
+        placeholders = ",".join("?" * len(rowids))
+        rows = self.query(
+            f"{_RECORD_SELECT} WHERE r.rowid IN ({placeholders})", tuple(int(r) for r in rowids)
+        )
+        return {row["rowid"]: row_to_record(row) for row in rows}
+
+    def tombstone(self, record_id: str, *, reason: str | None, agent_id: str | None,
+                  now: datetime) -> bool:
+        """Forget a record: status deleted, content, evidence, FTS row, tags and embedding erased
+        in one transaction, then the WAL is checkpointed so no copy survives in either file.
+        The audit event keeps the id and the reason, never the content. Returns False when
+        there is no such live record."""
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT rowid FROM records WHERE id = ? AND status != 'deleted'", (record_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            rowid = row[0]
+            conn.execute(
+                "UPDATE records SET status = 'deleted', content = '', evidence = NULL, "
+                "attribute = NULL, subject = NULL, procedure = NULL, source_ref = NULL, "
+                "tags = '[]', conflicts_with = '[]', updated_at = ? WHERE rowid = ?",
+                (format_time(now), rowid),
+            )
+            conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
+            conn.execute("DELETE FROM record_tags WHERE record_rowid = ?", (rowid,))
+            bump_records_version(conn, [rowid])
+            append_event(
+                conn,
+                kind="record.forgotten",
+                at=now,
+                record_id=record_id,
+                agent_id=agent_id,
+                payload={"reason": reason},
+            )
+        self._purge_freed_content()
+        return True
+
+    def _purge_freed_content(self) -> None:
+        """Rewrite the FTS index without deleted entries and checkpoint the WAL into the
+        (secure_delete) main file, so erased text is in neither file afterwards."""
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO records_fts (records_fts) VALUES ('optimize')")
+        with self._lock:
+            self._connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- vectors ---------------------------------------------------------------------------
+
+    def index_snapshot(self) -> tuple[IndexDelta, np.ndarray, np.ndarray]:
+        """Everything a vector index needs to build itself: the version it reflects, the rowids
+        and the matrix of every stored vector (deleted records have none)."""
+        with self.reading() as conn:
+            epoch, version = _epoch_and_version(conn)
+            identity = self.stored_embedder()
+            rows = conn.execute(
+                "SELECT record_rowid, vector FROM embeddings ORDER BY record_rowid"
+            ).fetchall()
+        dims = identity.dims if identity else 0
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        matrix = matrix.reshape(len(rows), dims) if dims else matrix.reshape(0, 0)
+        return IndexDelta(epoch, version, {}), rowids, matrix
+
+    def index_delta(self, since_version: int) -> IndexDelta:
+        """The vectors added, changed or removed since ``since_version``."""
+        with self.reading() as conn:
+            epoch, version = _epoch_and_version(conn)
+            changes: dict[int, np.ndarray | None] = {}
+            if version > since_version:
+                rows = conn.execute(
+                    "SELECT c.record_rowid, e.vector FROM record_changes AS c "
+                    "LEFT JOIN embeddings AS e ON e.record_rowid = c.record_rowid "
+                    "WHERE c.version > ? ORDER BY c.version",
+                    (since_version,),
+                ).fetchall()
+                for rowid, blob in rows:
+                    changes[rowid] = None if blob is None else np.frombuffer(blob, np.float32)
+        return IndexDelta(epoch, version, changes)
+
+    def index_version(self) -> tuple[str, int]:
+        """(store_epoch, records_version): cheap, read before every search."""
+        with self._lock:
+            return _epoch_and_version(self._connection())
+
+    # -- re-embedding ------------------------------------------------------------------------
+
+    def unstaged_texts(self, *, limit: int) -> list[tuple[int, str]]:
+        """Up to ``limit`` records (not deleted) that have no re-embedded vector staged yet,
+        with the text their vector is made from."""
+        rows = self.query(
+            f"{_RECORD_SELECT} WHERE r.status != 'deleted' AND r.rowid NOT IN "
+            "(SELECT record_rowid FROM embeddings_staging) ORDER BY r.rowid LIMIT ?",
+            (limit,),
+        )
+        return [(row["rowid"], embedding_text(row_to_record(row))) for row in rows]
+
+    def stage_vectors(self, rowids: Sequence[int], vectors: np.ndarray) -> None:
+        """Keep re-embedded vectors aside until ``swap_staged_vectors``."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings_staging (record_rowid, vector) VALUES (?, ?)",
+                [
+                    (int(rowid), np.ascontiguousarray(v, dtype=np.float32).tobytes())
+                    for rowid, v in zip(rowids, vectors, strict=True)
+                ],
+            )
+
+    def clear_staged_vectors(self) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM embeddings_staging")
+
+    def swap_staged_vectors(self, identity: EmbedderIdentity, *, now: datetime) -> int | None:
+        """Replace every vector with its staged one and record the new embedder, atomically.
+        Returns the number swapped, or None (and changes nothing) when a record written since
+        staging began still lacks a staged vector: stage it and call again."""
+        with self.transaction() as conn:
+            missing = conn.execute(
+                "SELECT count(*) FROM records WHERE status != 'deleted' AND rowid NOT IN "
+                "(SELECT record_rowid FROM embeddings_staging)"
+            ).fetchone()[0]
+            if missing:
+                return None
+            previous = self.stored_embedder()
+            conn.execute("DELETE FROM embeddings")
+            swapped = conn.execute(
+                "INSERT INTO embeddings (record_rowid, model_name, model_version, dims, vector) "
+                "SELECT s.record_rowid, ?, ?, ?, s.vector FROM embeddings_staging AS s "
+                "JOIN records AS r ON r.rowid = s.record_rowid WHERE r.status != 'deleted'",
+                (identity.name, identity.version, identity.dims),
+            ).rowcount
+            conn.execute("DELETE FROM embeddings_staging")
+            _set_embedder(conn, identity)
+            self.new_epoch(conn)
+            append_event(
+                conn,
+                kind="store.reembedded",
+                at=now,
+                payload={
+                    "embedder": _identity_json(identity),
+                    "previous": _identity_json(previous),
+                    "records": swapped,
+                },
+            )
+        return swapped
+
+    # -- whole-store operations --------------------------------------------------------------
+
+    def snapshot(self, destination: str | Path) -> Path:
+        """Copy the whole store, consistently, to a new file (SQLite backup API)."""
+        destination = Path(destination)
+        if destination.exists():
+            raise InvalidArgument(f"{destination} already exists; choose a new file", field="path")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        target = sqlite3.connect(str(destination))
+        try:
+            with self._lock:
+                self._connection().backup(target)
+        finally:
+            target.close()
+        return destination
+
+    def restore(self, source: str | Path, *, now: datetime) -> None:
+        """Replace this store's whole content with a snapshot's. Every process's vector index
+        notices the new epoch and rebuilds before its next search."""
+        source = Path(source)
+        if not source.is_file():
+            raise InvalidArgument(f"snapshot {source} does not exist", field="path")
+        origin = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        try:
+            try:
+                version = _schema_version(origin)
+            except sqlite3.DatabaseError as exc:
+                raise InvalidArgument(
+                    f"{source} is not an agent-memory snapshot: {exc}", field="path"
+                ) from None
+            if version > LATEST_VERSION:
+                raise SchemaVersionError(
+                    path=str(source), store_version=version, known_version=LATEST_VERSION
+                )
+            with self._lock:
+                origin.backup(self._connection())
+        finally:
+            origin.close()
+        migrate(self._connection(), path=str(self.path))
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE meta SET value = lower(hex(randomblob(8))) WHERE key = 'store_epoch'"
+            )
+            append_event(conn, kind="store.restored", at=now, payload={"source": str(source)})
+
+    def new_epoch(self, conn: sqlite3.Connection) -> None:
+        """Inside a transaction: make every process rebuild its index from scratch."""
+        conn.execute("UPDATE meta SET value = lower(hex(randomblob(8))) WHERE key = 'store_epoch'")
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and identities, for `agent-memory stats` and the quickstart."""
+        with self.reading() as conn:
+            by_status = dict(conn.execute("SELECT status, count(*) FROM records GROUP BY status"))
+            by_type = dict(
+                conn.execute(
+                    "SELECT type, count(*) FROM records WHERE status != 'deleted' GROUP BY type"
+                )
+            )
+            scopes = conn.execute(
+                "SELECT count(DISTINCT scope) FROM records WHERE status != 'deleted'"
+            ).fetchone()[0]
+            counts = {
+                table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("entities", "grants", "events", "search_log", "write_log", "embeddings")
+            }
+            epoch, version = _epoch_and_version(conn)
+        identity = self.stored_embedder()
+        return {
+            "path": str(self.path),
+            "schema_version": self.schema_version,
+            "records_version": version,
+            "store_epoch": epoch,
+            "records": sum(by_status.values()),
+            "records_by_status": {s.value: by_status.get(s.value, 0) for s in Status},
+            "records_by_type": {t.value: by_type.get(t.value, 0) for t in MemoryType},
+            "scopes_with_records": scopes,
+            **counts,
+            "embedder": _identity_json(identity),
+            "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements that run inside a caller's transaction. They take the connection explicitly so a
+# caller (the ingestor, the importer) can compose several into one transaction.
+
+
+def append_event(
+    conn: sqlite3.Connection,
+    *,
+    kind: str,
+    at: datetime,
+    record_id: str | None = None,
+    agent_id: str | None = None,
+    payload: dict[str, Any] | None = None,
+) -> None:
+    """Append one audit event. The events table refuses updates and deletes."""
+    conn.execute(
+        "INSERT INTO events (at, kind, record_id, agent_id, payload) VALUES (?, ?, ?, ?, ?)",
+        (format_time(at), kind, record_id, agent_id, json.dumps(payload or {}, sort_keys=True)),
+    )
+
+
+def bump_records_version(conn: sqlite3.Connection, rowids: Iterable[int]) -> int:
+    """Record that these records changed; returns the new records_version."""
+    version = int(conn.execute("SELECT value FROM meta WHERE key = 'records_version'").fetchone()[0])
+    for rowid in rowids:
+        version += 1
+        conn.execute(
+            "INSERT INTO record_changes (version, record_rowid) VALUES (?, ?)", (version, rowid)
+        )
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'records_version'", (str(version),))
+    return version
+
+
+def insert_record(
+    conn: sqlite3.Connection,
+    item: NewRecord,
+    *,
+    embedder: EmbedderIdentity | None,
+    now: datetime,
+    event_kind: str = "record.created",
+) -> int:
+    """Insert one record with its vector, FTS row, entity links and tags; bump the version and
+    append the audit event. Returns the rowid."""
+    r = item.record
+    scope = Scope.parse(r.scope)
+    cursor = conn.execute(
+        """
+        INSERT INTO records (
+            id, type, version, lineage_id, content, subject_entity_id, attribute, subject,
+            procedure, scope_kind, scope, source_kind, source_ref, creator_agent_id, session_id,
+            evidence, created_at, updated_at, event_at, expires_at, valid_from, valid_until,
+            review_at, review_flagged_at, confidence, status, supersedes_id, conflicts_with, tags
+        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                  ?, ?)
+        """,
+        (
+            r.id, r.type.value, r.version, r.lineage_id or r.id, r.content, r.subject_entity_id,
+            r.attribute, r.subject,
+            json.dumps(r.procedure.to_json()) if r.procedure else None,
+            scope.kind.value, r.scope, r.source_kind.value, r.source_ref, r.creator_agent_id,
+            r.session_id, r.evidence, r.created_at, r.created_at, r.event_at, r.expires_at,
+            r.valid_from, r.valid_until, r.review_at, r.review_flagged_at, r.confidence,
+            r.status.value, r.supersedes_id, json.dumps(list(r.conflicts_with)),
+            json.dumps(list(r.tags)),
+        ),
+    )
+    rowid = int(cursor.lastrowid or 0)
+    conn.executemany(
+        "INSERT OR IGNORE INTO record_tags (record_rowid, tag) VALUES (?, ?)",
+        [(rowid, tag) for tag in r.tags],
+    )
+    for entity_id in r.entities:
+        role = "subject" if entity_id == r.subject_entity_id else "mention"
+        conn.execute(
+            "INSERT OR IGNORE INTO record_entities (record_rowid, entity_id, role) VALUES (?, ?, ?)",
+            (rowid, entity_id, role),
+        )
+    conn.execute(
+        "INSERT INTO records_fts (rowid, content, subject, aliases) VALUES (?, ?, ?, ?)",
+        (rowid, fts_content(r), r.subject or "", " ".join(item.aliases)),
+    )
+    if item.vector is not None:
+        if embedder is None:
+            raise StoreError("a vector needs the identity of the embedder that made it")
+        vector = np.ascontiguousarray(item.vector, dtype=np.float32)
+        if vector.shape != (embedder.dims,):
+            raise StoreError(f"vector shape {vector.shape} does not match {embedder}")
+        conn.execute(
+            "INSERT INTO embeddings (record_rowid, model_name, model_version, dims, vector) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (rowid, embedder.name, embedder.version, embedder.dims, vector.tobytes()),
+        )
+    bump_records_version(conn, [rowid])
+    append_event(
+        conn,
+        kind=event_kind,
+        at=now,
+        record_id=r.id,
+        agent_id=r.creator_agent_id,
+        payload={"type": r.type.value, "scope": r.scope, "status": r.status.value,
+                 "source_kind": r.source_kind.value},
+    )
+    return rowid
+
+
+def embedding_text(record: Record) -> str:
+    """The text a record's vector is made from: its content, and for a procedure also its
+    name and when it applies (design §3: dense on description)."""
+    if record.procedure is None:
+        return record.content
+    return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
+
+
+def fts_content(record: Record) -> str:
+    """The text the lexical index sees for a record: its content, and for procedures also
+    the name, trigger, steps and pitfalls (design §3: lexical on name and trigger)."""
+    if record.procedure is None:
+        return record.content
+    p = record.procedure
+    return "\n".join([record.content, p.name, p.when, *p.steps, *p.pitfalls])
+
+
+_RECORD_SELECT = """
+    SELECT r.*,
+           (SELECT json_group_array(entity_id) FROM record_entities
+             WHERE record_rowid = r.rowid) AS entity_ids
+      FROM records AS r
+"""
+
+
+def row_to_record(row: sqlite3.Row) -> Record:
+    procedure = None
+    if row["procedure"]:
+        p = json.loads(row["procedure"])
+        procedure = Procedure(p["name"], p["when"], tuple(p["steps"]), tuple(p["pitfalls"]))
+    return Record(
+        id=row["id"],
+        rowid=row["rowid"],
+        type=MemoryType(row["type"]),
+        version=row["version"],
+        lineage_id=row["lineage_id"],
+        content=row["content"],
+        subject_entity_id=row["subject_entity_id"],
+        attribute=row["attribute"],
+        subject=row["subject"],
+        procedure=procedure,
+        scope=row["scope"],
+        source_kind=SourceKind(row["source_kind"]),
+        source_ref=row["source_ref"],
+        creator_agent_id=row["creator_agent_id"],
+        session_id=row["session_id"],
+        evidence=row["evidence"],
+        created_at=row["created_at"],
+        event_at=row["event_at"],
+        expires_at=row["expires_at"],
+        valid_from=row["valid_from"],
+        valid_until=row["valid_until"],
+        review_at=row["review_at"],
+        review_flagged_at=row["review_flagged_at"],
+        confidence=row["confidence"],
+        status=Status(row["status"]),
+        supersedes_id=row["supersedes_id"],
+        conflicts_with=tuple(json.loads(row["conflicts_with"])),
+        tags=tuple(json.loads(row["tags"])),
+        entities=tuple(json.loads(row["entity_ids"])),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Migrations
+
+
+def _schema_version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    return int(conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, *, path: str) -> int:
+    """Apply every pending migration, each in its own transaction, and return the version.
+
+    Safe when several processes open a new store at once: each migration re-reads the version
+    after taking the write lock. A store from a newer schema is refused before anything is
+    written."""
+    current = _schema_version(conn)
+    if current > LATEST_VERSION:
+        raise SchemaVersionError(path=path, store_version=current, known_version=LATEST_VERSION)
+    for migration in MIGRATIONS:
+        if migration.version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
+                ") STRICT"
+            )
+            current = _schema_version(conn)
+            if migration.version <= current:
+                conn.execute("COMMIT")
+                continue
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) "
+                "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                (migration.version, migration.name),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        current = migration.version
+    return current
+
+
+def _epoch_and_version(conn: sqlite3.Connection) -> tuple[str, int]:
+    rows = dict(
+        conn.execute("SELECT key, value FROM meta WHERE key IN ('store_epoch', 'records_version')")
+    )
+    return rows["store_epoch"], int(rows["records_version"])
+
+
+def _set_embedder(conn: sqlite3.Connection, identity: EmbedderIdentity) -> None:
+    conn.executemany(
+        "INSERT INTO meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [
+            ("embedder.name", identity.name),
+            ("embedder.version", identity.version),
+            ("embedder.dims", str(identity.dims)),
+        ],
+    )
+
+
+def _identity_json(identity: EmbedderIdentity | None) -> dict[str, Any] | None:
+    if identity is None:
+        return None
+    return {"name": identity.name, "version": identity.version, "dims": identity.dims}

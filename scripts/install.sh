@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Create ./.venv and install agent-memory into it, in the order that keeps it CPU-only.
+#
+#   scripts/install.sh            the library, the worker and the CLI
+#   scripts/install.sh test       ... plus the test tools
+#
+# Order matters: torch goes in first as the CPU wheel (a plain `pip install FlagEmbedding`
+# would resolve a CUDA build of several GB), then everything else. Where the CPU wheel is not
+# on the machine's pip find-links, point TORCH_INDEX_URL at a PyTorch CPU wheel index.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras="${1:-}"
+venv="${VENV:-.venv}"
+python="${PYTHON:-python3}"
+
+"$python" - <<'PY'
+import sys
+if sys.version_info < (3, 11):
+    sys.exit(f"agent-memory needs Python 3.11 or newer; {sys.executable} is {sys.version.split()[0]}")
+PY
+
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)
+
+"${pip[@]}" install --upgrade pip
+if [ -n "${TORCH_INDEX_URL:-}" ]; then
+    "${pip[@]}" install "torch==2.13.0" --index-url "$TORCH_INDEX_URL"
+else
+    "${pip[@]}" install "torch==2.13.0"
+fi
+if [ -n "$extras" ]; then
+    "${pip[@]}" install -e ".[$extras]"
+else
+    "${pip[@]}" install -e .
+fi
+echo "installed agent-memory into $venv${extras:+ (extras: $extras)}"
