@@ -56,8 +56,9 @@ def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> 
 def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     cells = [list(map(str, headers))] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in cells]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -70,11 +71,19 @@ def cmd_init(args: argparse.Namespace) -> int:
     existed = Path(args.store).exists()
     with open_memory(args) as mem:
         stats = mem.stats()
-    data = {"store": str(mem.path), "created": not existed, "schema_version":
-            stats["schema_version"], "embedder": stats["embedder"]}
+    data = {
+        "store": str(mem.path),
+        "created": not existed,
+        "schema_version": stats["schema_version"],
+        "embedder": stats["embedder"],
+    }
     verb = "created" if not existed else "opened"
-    emit(args, data, f"{verb} {mem.path} (schema version {stats['schema_version']}, "
-                     f"embedder {stats['embedder']['name']}, {stats['embedder']['dims']} dims)")
+    emit(
+        args,
+        data,
+        f"{verb} {mem.path} (schema version {stats['schema_version']}, "
+        f"embedder {stats['embedder']['name']}, {stats['embedder']['dims']} dims)",
+    )
     return EXIT_OK
 
 
@@ -90,19 +99,40 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         existed = mem.revoke(args.agent, args.scope)
     data = {"agent_id": args.agent, "scope": args.scope, "revoked": existed}
-    emit(args, data, f"revoked {args.agent} on {args.scope}" if existed
-         else f"{args.agent} had no grant on {args.scope}; nothing to revoke")
+    emit(
+        args,
+        data,
+        f"revoked {args.agent} on {args.scope}"
+        if existed
+        else f"{args.agent} had no grant on {args.scope}; nothing to revoke",
+    )
     return EXIT_OK
 
 
 def cmd_grants(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         grants = mem.grants(args.agent)
-    data = [{"agent_id": g.agent_id, "scope": g.scope, "access": g.access.value,
-             "created_at": g.created_at} for g in grants]
-    emit(args, data, lambda: _table(
-        [(g.agent_id, g.scope, g.access.value, g.created_at) for g in grants],
-        ("agent", "scope", "access", "granted at")) if grants else "no grants")
+    data = [
+        {
+            "agent_id": g.agent_id,
+            "scope": g.scope,
+            "access": g.access.value,
+            "created_at": g.created_at,
+        }
+        for g in grants
+    ]
+    emit(
+        args,
+        data,
+        lambda: (
+            _table(
+                [(g.agent_id, g.scope, g.access.value, g.created_at) for g in grants],
+                ("agent", "scope", "access", "granted at"),
+            )
+            if grants
+            else "no grants"
+        ),
+    )
     return EXIT_OK
 
 
@@ -116,12 +146,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
             f"store            {stats['path']} ({stats['file_bytes']:,} bytes)",
             f"schema version   {stats['schema_version']}",
             f"records version  {stats['records_version']}",
-            f"embedder         {e['name']} {e['version']} ({e['dims']} dims)" if e else
-            "embedder         none yet",
-            f"records          {stats['records']}: " + ", ".join(
-                f"{n} {s}" for s, n in stats["records_by_status"].items() if n),
-            f"by type          " + ", ".join(
-                f"{n} {t}" for t, n in stats["records_by_type"].items()),
+            f"embedder         {e['name']} {e['version']} ({e['dims']} dims)"
+            if e
+            else "embedder         none yet",
+            f"records          {stats['records']}: "
+            + ", ".join(f"{n} {s}" for s, n in stats["records_by_status"].items() if n),
+            "by type          "
+            + ", ".join(f"{n} {t}" for t, n in stats["records_by_type"].items()),
             f"scopes           {stats['scopes_with_records']} with records",
             f"entities         {stats['entities']}",
             f"grants           {stats['grants']}",
@@ -138,18 +169,25 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_reembed(args: argparse.Namespace) -> int:
     from core.reembed import reembed
 
-    count = reembed(args.store, load_config(args), batch_size=args.batch_size,
-                    progress=not args.json)
-    emit(args, {"store": args.store, "reembedded": count},
-         f"re-embedded {count} records; re-calibrate the gate floors for the new model")
+    count = reembed(
+        args.store, load_config(args), batch_size=args.batch_size, progress=not args.json
+    )
+    emit(
+        args,
+        {"store": args.store, "reembedded": count},
+        f"re-embedded {count} records; re-calibrate the gate floors for the new model",
+    )
     return EXIT_OK
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         path = mem.snapshot(args.destination)
-    emit(args, {"snapshot": str(path), "bytes": path.stat().st_size},
-         f"snapshot written to {path} ({path.stat().st_size:,} bytes)")
+    emit(
+        args,
+        {"snapshot": str(path), "bytes": path.stat().st_size},
+        f"snapshot written to {path} ({path.stat().st_size:,} bytes)",
+    )
     return EXIT_OK
 
 
@@ -157,8 +195,11 @@ def cmd_restore(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         mem.restore(args.source)
         stats = mem.stats()
-    emit(args, {"store": str(mem.path), "restored_from": args.source, "records": stats["records"]},
-         f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records)")
+    emit(
+        args,
+        {"store": str(mem.path), "restored_from": args.source, "records": stats["records"]},
+        f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records)",
+    )
     return EXIT_OK
 
 
@@ -172,8 +213,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                 try:
                     records.append(json.loads(line))
                 except json.JSONDecodeError as exc:
-                    raise InvalidArgument(f"{args.file} line {number}: not JSON: {exc.msg}",
-                                          field="file") from None
+                    raise InvalidArgument(
+                        f"{args.file} line {number}: not JSON: {exc.msg}", field="file"
+                    ) from None
     except OSError as exc:
         raise InvalidArgument(f"cannot read {args.file}: {exc.strerror}", field="file") from None
     with open_memory(args) as mem:
@@ -188,11 +230,23 @@ def cmd_config(args: argparse.Namespace) -> int:
     rows = []
     for setting in settings():
         section, name = setting.name.split(".", 1)
-        rows.append({"name": setting.name, "value": values[section][name],
-                     "default": setting.default, "env": setting.env, "help": setting.help})
-    emit(args, rows, lambda: "\n".join(
-        f"{r['name']} = {json.dumps(r['value'])}\n    {r['help']}\n    env {r['env']}"
-        for r in rows))
+        rows.append(
+            {
+                "name": setting.name,
+                "value": values[section][name],
+                "default": setting.default,
+                "env": setting.env,
+                "help": setting.help,
+            }
+        )
+    emit(
+        args,
+        rows,
+        lambda: "\n".join(
+            f"{r['name']} = {json.dumps(r['value'])}\n    {r['help']}\n    env {r['env']}"
+            for r in rows
+        ),
+    )
     return EXIT_OK
 
 
@@ -215,61 +269,114 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version="agent-memory 0.1.0")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, handler: Handler, help: str, example: str, *, json_flag: bool = True
-            ) -> argparse.ArgumentParser:
+    def add(
+        name: str, handler: Handler, help: str, example: str, *, json_flag: bool = True
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(
-            name, help=help, description=help,
+            name,
+            help=help,
+            description=help,
             epilog="example:\n" + textwrap.indent(example, "  "),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        p.add_argument("--store", default=None, metavar="PATH",
-                       help=f"store file (default: $AGENT_MEMORY_STORE, else {DEFAULT_STORE})")
-        p.add_argument("--config", default=None, metavar="FILE",
-                       help="TOML settings file (default: $AGENT_MEMORY_CONFIG)")
-        p.add_argument("--log-level", default="WARNING",
-                       choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log verbosity")
+        p.add_argument(
+            "--store",
+            default=None,
+            metavar="PATH",
+            help=f"store file (default: $AGENT_MEMORY_STORE, else {DEFAULT_STORE})",
+        )
+        p.add_argument(
+            "--config",
+            default=None,
+            metavar="FILE",
+            help="TOML settings file (default: $AGENT_MEMORY_CONFIG)",
+        )
+        p.add_argument(
+            "--log-level",
+            default="WARNING",
+            choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+            help="log verbosity",
+        )
         if json_flag:
             p.add_argument("--json", action="store_true", help="print JSON")
         p.set_defaults(handler=handler)
         return p
 
-    add("quickstart", cmd_quickstart,
+    add(
+        "quickstart",
+        cmd_quickstart,
         "Run a guided tour on a fresh demo store: provisioning, import, search, forget.",
-        "agent-memory quickstart    # uses ./agent-memory/quickstart.db, recreated each run")
-    add("init", cmd_init, "Create (or migrate) a store file.",
-        "agent-memory init --store data/memory.db")
-    p = add("grant", cmd_grant, "Let an agent read and/or write a scope.",
-            "agent-memory grant planner user:u1 --access readwrite")
+        "agent-memory quickstart    # uses ./agent-memory/quickstart.db, recreated each run",
+    )
+    add(
+        "init",
+        cmd_init,
+        "Create (or migrate) a store file.",
+        "agent-memory init --store data/memory.db",
+    )
+    p = add(
+        "grant",
+        cmd_grant,
+        "Let an agent read and/or write a scope.",
+        "agent-memory grant planner user:u1 --access readwrite",
+    )
     p.add_argument("agent", help="agent id")
     p.add_argument("scope", help="user:<id>, project:<id>, org:<id> or agent:<id>")
     p.add_argument("--access", default="readwrite", choices=["read", "write", "readwrite"])
-    p = add("revoke", cmd_revoke, "Remove an agent's access to a scope.",
-            "agent-memory revoke planner project:apollo")
+    p = add(
+        "revoke",
+        cmd_revoke,
+        "Remove an agent's access to a scope.",
+        "agent-memory revoke planner project:apollo",
+    )
     p.add_argument("agent", help="agent id")
     p.add_argument("scope", help="the scope to revoke")
     p = add("grants", cmd_grants, "List grants.", "agent-memory grants --agent planner --json")
     p.add_argument("--agent", default=None, help="only this agent's grants")
-    add("stats", cmd_stats, "Show counts, versions and the embedder of a store.",
-        "agent-memory stats --store data/memory.db")
-    p = add("import", cmd_import, "Import records from a JSON-lines file into one scope.",
-            "agent-memory import notes.jsonl --scope user:u1\n"
-            '# each line: {"content": "...", "type": "semantic", "source_kind": "system",\n'
-            '#              "source_ref": "crm:42", "event_at": "2026-07-01", "tags": ["crm"]}')
+    add(
+        "stats",
+        cmd_stats,
+        "Show counts, versions and the embedder of a store.",
+        "agent-memory stats --store data/memory.db",
+    )
+    p = add(
+        "import",
+        cmd_import,
+        "Import records from a JSON-lines file into one scope.",
+        "agent-memory import notes.jsonl --scope user:u1\n"
+        '# each line: {"content": "...", "type": "semantic", "source_kind": "system",\n'
+        '#              "source_ref": "crm:42", "event_at": "2026-07-01", "tags": ["crm"]}',
+    )
     p.add_argument("file", help="JSON lines, one record per line")
     p.add_argument("--scope", required=True, help="the scope every record goes into")
     p.add_argument("--batch-size", type=int, default=256, help="records per embedding batch")
-    p = add("reembed", cmd_reembed,
-            "Re-embed the whole store with the configured embedder (after a model change).",
-            "AGENT_MEMORY_EMBEDDER__MODEL=BAAI/bge-m3 agent-memory reembed --store data/memory.db")
+    p = add(
+        "reembed",
+        cmd_reembed,
+        "Re-embed the whole store with the configured embedder (after a model change).",
+        "AGENT_MEMORY_EMBEDDER__MODEL=BAAI/bge-m3 agent-memory reembed --store data/memory.db",
+    )
     p.add_argument("--batch-size", type=int, default=256, help="records per embedding batch")
-    p = add("snapshot", cmd_snapshot, "Copy the whole store to a new file, consistently.",
-            "agent-memory snapshot backups/memory-2026-11-29.db")
+    p = add(
+        "snapshot",
+        cmd_snapshot,
+        "Copy the whole store to a new file, consistently.",
+        "agent-memory snapshot backups/memory-2026-11-29.db",
+    )
     p.add_argument("destination", help="a new file")
-    p = add("restore", cmd_restore, "Replace the whole store with a snapshot.",
-            "agent-memory restore backups/memory-2026-11-29.db")
+    p = add(
+        "restore",
+        cmd_restore,
+        "Replace the whole store with a snapshot.",
+        "agent-memory restore backups/memory-2026-11-29.db",
+    )
     p.add_argument("source", help="a snapshot file")
-    add("config", cmd_config, "Show every setting: value, default, help and variable.",
-        "agent-memory config --json")
+    add(
+        "config",
+        cmd_config,
+        "Show every setting: value, default, help and variable.",
+        "agent-memory config --json",
+    )
     return parser
 
 

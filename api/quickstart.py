@@ -17,26 +17,49 @@ from core import Config, Memory
 
 DEMO_STORE = Path("agent-memory") / "quickstart.db"
 
-ALICE = [
-    {"content": "Alice prefers concise, technical answers without small talk.",
-     "source_kind": "user_statement", "source_ref": "onboarding:alice", "tags": ["style"]},
-    {"content": "Alice's team deploys the billing service every Tuesday at 14:00 UTC.",
-     "source_kind": "system", "source_ref": "calendar:deploys"},
-    {"content": "Alice is allergic to peanuts.", "source_kind": "user_statement",
-     "source_ref": "profile:alice"},
-    {"content": "On 3 September Alice's team chose SQLite because the system is single-process.",
-     "type": "episodic", "source_kind": "session_summary", "event_at": "2026-09-03",
-     "source_ref": "session:s-0903"},
+ALICE: list[dict[str, Any]] = [
+    {
+        "content": "Alice prefers concise, technical answers without small talk.",
+        "source_kind": "user_statement",
+        "source_ref": "onboarding:alice",
+        "tags": ["style"],
+    },
+    {
+        "content": "Alice's team deploys the billing service every Tuesday at 14:00 UTC.",
+        "source_kind": "system",
+        "source_ref": "calendar:deploys",
+    },
+    {
+        "content": "Alice is allergic to peanuts.",
+        "source_kind": "user_statement",
+        "source_ref": "profile:alice",
+    },
+    {
+        "content": "On 3 September Alice's team chose SQLite because the system is single-process.",
+        "type": "episodic",
+        "source_kind": "session_summary",
+        "event_at": "2026-09-03",
+        "source_ref": "session:s-0903",
+    },
 ]
-BOB = [
-    {"content": "Bob prefers long, detailed explanations with examples.",
-     "source_kind": "user_statement", "source_ref": "onboarding:bob"},
-    {"content": "Bob's home address is 12 Elm Street.", "source_kind": "user_statement",
-     "source_ref": "profile:bob"},
+BOB: list[dict[str, Any]] = [
+    {
+        "content": "Bob prefers long, detailed explanations with examples.",
+        "source_kind": "user_statement",
+        "source_ref": "onboarding:bob",
+    },
+    {
+        "content": "Bob's home address is 12 Elm Street.",
+        "source_kind": "user_statement",
+        "source_ref": "profile:bob",
+    },
 ]
-PROJECT = [
-    {"content": "Project Apollo's staging database is apollo-stg-1 in eu-west-1.",
-     "source_kind": "tool_result", "source_ref": "infra:inventory"},
+PROJECT: list[dict[str, Any]] = [
+    {
+        "content": "Project Apollo's staging database is apollo-stg-1 in eu-west-1.",
+        "source_kind": "tool_result",
+        "source_ref": "infra:inventory",
+    },
 ]
 
 
@@ -50,69 +73,106 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
     mem = Memory.open(path, config)
     try:
         stats = mem.stats()
-        out.line(f"store     {path} (schema version {stats['schema_version']})", store=str(path),
-                 schema_version=stats["schema_version"])
+        out.line(
+            f"store     {path} (schema version {stats['schema_version']})",
+            store=str(path),
+            schema_version=stats["schema_version"],
+        )
 
-        out.section("2. Provision access", "Grants say which agent may read or write which "
-                    "scope; nothing is inherited. Each agent-user pair also has an implicit "
-                    "private scope.")
+        out.section(
+            "2. Provision access",
+            "Grants say which agent may read or write which "
+            "scope; nothing is inherited. Each agent-user pair also has an implicit "
+            "private scope.",
+        )
         mem.grant("assistant", "user:alice", access="readwrite")
         mem.grant("assistant", "user:bob", access="readwrite")
         mem.grant("assistant", "project:apollo", access="read")
         for g in mem.grants():
-            out.line(f"grant     {g.agent_id} -> {g.scope} ({g.access.value})", grant={
-                "agent_id": g.agent_id, "scope": g.scope, "access": g.access.value})
+            out.line(
+                f"grant     {g.agent_id} -> {g.scope} ({g.access.value})",
+                grant={"agent_id": g.agent_id, "scope": g.scope, "access": g.access.value},
+            )
         readable = mem.readable_scopes("assistant", "alice")
         out.line(f"readable  assistant for alice: {', '.join(readable)}", readable=list(readable))
 
-        out.section("3. Load the embedder", "FlagEmbedding's BGEM3FlagModel on the packaged "
-                    "all-MiniLM-L6-v2 (offline; configure BAAI/bge-m3 where its weights exist).")
+        out.section(
+            "3. Load the embedder",
+            "FlagEmbedding's BGEM3FlagModel on the packaged "
+            "all-MiniLM-L6-v2 (offline; configure BAAI/bge-m3 where its weights exist).",
+        )
         started = time.perf_counter()
         mem.warm()
         identity = mem.embedder.identity
-        out.line(f"embedder  {identity.name} ({identity.dims} dims, {identity.version}) loaded "
-                 f"in {time.perf_counter() - started:.1f} s", embedder=str(identity))
+        out.line(
+            f"embedder  {identity.name} ({identity.dims} dims, {identity.version}) loaded "
+            f"in {time.perf_counter() - started:.1f} s",
+            embedder=str(identity),
+        )
 
-        out.section("4. Import records", "Bulk import validates every item first, embeds in "
-                    "batches and writes one transaction per batch; source_ref is kept verbatim.")
+        out.section(
+            "4. Import records",
+            "Bulk import validates every item first, embeds in "
+            "batches and writes one transaction per batch; source_ref is kept verbatim.",
+        )
         started = time.perf_counter()
         ids = mem.import_records(ALICE, scope="user:alice", agent_id="assistant")
         ids += mem.import_records(BOB, scope="user:bob", agent_id="assistant")
         ids += mem.import_records(PROJECT, scope="project:apollo")
-        out.line(f"import    {len(ids)} records in {(time.perf_counter() - started) * 1000:.0f} "
-                 "ms (user:alice 4, user:bob 2, project:apollo 1)", imported=len(ids))
+        out.line(
+            f"import    {len(ids)} records in {(time.perf_counter() - started) * 1000:.0f} "
+            "ms (user:alice 4, user:bob 2, project:apollo 1)",
+            imported=len(ids),
+        )
 
-        out.section("5. Dense candidates, scoped", "The vector index finds similar meaning, "
-                    "restricted before ranking to the scopes the agent may read for this "
-                    "user. (The full memory_search pipeline lands with its issue.)")
+        out.section(
+            "5. Dense candidates, scoped",
+            "The vector index finds similar meaning, "
+            "restricted before ranking to the scopes the agent may read for this "
+            "user. (The full memory_search pipeline lands with its issue.)",
+        )
         query = "How should I phrase my answers?"
         for user in ("alice", "bob"):
             hits = _dense(mem, "assistant", user, query, k=2)
-            out.line(f"search    as assistant for {user}: {query!r}", user=user, query=query,
-                     hits=hits)
+            out.line(
+                f"search    as assistant for {user}: {query!r}", user=user, query=query, hits=hits
+            )
             for hit in hits:
                 out.line(f"            {hit['score']:.2f}  {hit['scope']:<14} {hit['content']}")
 
-        out.section("6. Forget", "A forgotten record becomes a tombstone: its content, FTS "
-                    "entry and vector are erased, in every process's index too.")
+        out.section(
+            "6. Forget",
+            "A forgotten record becomes a tombstone: its content, FTS "
+            "entry and vector are erased, in every process's index too.",
+        )
         address = next(i for i in ids if _content(mem, i).startswith("Bob's home address"))
         mem.forget(address, reason="user asked", agent_id="assistant")
         hits = _dense(mem, "assistant", "bob", "Where does Bob live?", k=3)
         still = any("Elm Street" in h["content"] for h in hits)
-        out.line(f"forget    {address}: address found afterwards: {still}", forgotten=address,
-                 found_afterwards=still)
+        out.line(
+            f"forget    {address}: address found afterwards: {still}",
+            forgotten=address,
+            found_afterwards=still,
+        )
 
-        out.section("7. Snapshot and stats", "Snapshots copy the whole store consistently, "
-                    "for backups and for tests that start from a known state.")
+        out.section(
+            "7. Snapshot and stats",
+            "Snapshots copy the whole store consistently, "
+            "for backups and for tests that start from a known state.",
+        )
         snapshot = path.with_name("quickstart-snapshot.db")
         snapshot.unlink(missing_ok=True)
         mem.snapshot(snapshot)
         stats = mem.stats()
-        out.line(f"snapshot  {snapshot} ({snapshot.stat().st_size:,} bytes)",
-                 snapshot=str(snapshot))
+        out.line(
+            f"snapshot  {snapshot} ({snapshot.stat().st_size:,} bytes)", snapshot=str(snapshot)
+        )
         by_status = ", ".join(f"{n} {s}" for s, n in stats["records_by_status"].items() if n)
-        out.line(f"stats     {stats['records']} records ({by_status}), {stats['events']} audit "
-                 f"events, records_version {stats['records_version']}", stats=stats)
+        out.line(
+            f"stats     {stats['records']} records ({by_status}), {stats['events']} audit "
+            f"events, records_version {stats['records_version']}",
+            stats=stats,
+        )
     finally:
         mem.close()
 
@@ -128,15 +188,27 @@ def _dense(mem: Memory, agent_id: str, user_id: str, query: str, *, k: int) -> l
     scopes = mem.readable_scopes(agent_id, user_id)
     marks = ",".join("?" * len(scopes))
     allowed = np.array(
-        [row["rowid"] for row in mem.store.query(
-            f"SELECT rowid FROM records WHERE scope IN ({marks}) "
-            "AND status IN ('provisional', 'confirmed')", scopes)],
+        [
+            row["rowid"]
+            for row in mem.store.query(
+                f"SELECT rowid FROM records WHERE scope IN ({marks}) "
+                "AND status IN ('provisional', 'confirmed')",
+                scopes,
+            )
+        ],
         dtype=np.int64,
     )
     hits = mem.index().search(mem.embedder.embed_one(query), k, allowed=allowed)
     records = mem.store.records_by_rowid([h.rowid for h in hits])
-    return [{"id": records[h.rowid].id, "score": round(h.score, 3), "scope": records[h.rowid].scope,
-             "content": records[h.rowid].content} for h in hits]
+    return [
+        {
+            "id": records[h.rowid].id,
+            "score": round(h.score, 3),
+            "scope": records[h.rowid].scope,
+            "content": records[h.rowid].content,
+        }
+        for h in hits
+    ]
 
 
 def _content(mem: Memory, record_id: str) -> str:

@@ -117,7 +117,7 @@ class FlagEmbedder(Embedder):
             try:
                 with _quiet_transformers():
                     self._model = BGEM3FlagModel(
-                    str(self._path or self._source),
+                        str(self._path or self._source),
                         pooling_method=self._pooling,
                         use_fp16=False,
                         devices=self._device,
@@ -251,7 +251,7 @@ def _hub_snapshot(model: str) -> Path | None:
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(model, local_files_only=True))
-    except Exception:  # noqa: BLE001 - any failure means "not in the local cache"
+    except Exception:
         return None
 
 

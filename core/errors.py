@@ -29,7 +29,7 @@ class AgentMemoryError(Exception):
 
 # The public contract names the base class ``core.errors.MemoryError``. It is an alias so that
 # this module never shadows the builtin ``MemoryError`` in its own code.
-MemoryError = AgentMemoryError  # noqa: A001 - the contract's name, deliberately
+MemoryError = AgentMemoryError
 
 
 class ConfigError(AgentMemoryError):

@@ -31,7 +31,7 @@ from core.models import (
     new_id,
     utcnow,
 )
-from core.store import NewRecord, embedding_text
+from core.records import NewRecord, embedding_text
 
 if TYPE_CHECKING:
     from core.memory import Memory
@@ -114,8 +114,17 @@ def import_records(
     ids: list[str] = []
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
-        prepared = [_record(item, scope=str(parsed_scope), agent_id=agent_id, now=now,
-                            created=created, memory=memory) for item in batch]
+        prepared = [
+            _record(
+                item,
+                scope=str(parsed_scope),
+                agent_id=agent_id,
+                now=now,
+                created=created,
+                memory=memory,
+            )
+            for item in batch
+        ]
         vectors = memory.embedder.embed([embedding_text(r) for r in prepared])
         memory.store.insert_records(
             [NewRecord(r, v) for r, v in zip(prepared, vectors, strict=True)],
@@ -127,8 +136,15 @@ def import_records(
     return ids
 
 
-def _record(item: ImportItem, *, scope: str, agent_id: str | None, now: datetime,
-            created: str, memory: Memory) -> Record:
+def _record(
+    item: ImportItem,
+    *,
+    scope: str,
+    agent_id: str | None,
+    now: datetime,
+    created: str,
+    memory: Memory,
+) -> Record:
     status = policy.initial_status(item.source_kind)
     expires = policy.expires_at(status, now=now, config=memory.config)
     return Record(

@@ -71,7 +71,7 @@ class VectorIndex:
         if len(rowids) and matrix.shape[1] != self.dims:
             raise ValueError(f"store vectors have {matrix.shape[1]} dims, index has {self.dims}")
         with self._lock:
-            capacity = max(_INITIAL_CAPACITY, 1 << int(len(rowids)).bit_length())
+            capacity = max(_INITIAL_CAPACITY, 1 << len(rowids).bit_length())
             self._matrix = np.zeros((capacity, self.dims), dtype=np.float32)
             self._matrix[: len(rowids)] = matrix
             self._rowids = np.zeros(capacity, dtype=np.int64)
@@ -156,9 +156,7 @@ class VectorIndex:
 
     # -- search ----------------------------------------------------------------------------
 
-    def search(
-        self, query: np.ndarray, k: int, *, allowed: np.ndarray | None = None
-    ) -> list[Hit]:
+    def search(self, query: np.ndarray, k: int, *, allowed: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` records most similar to ``query`` (a unit vector), best first.
 
         ``allowed`` restricts the search to those record rowids (an int64 array); None means
@@ -195,10 +193,7 @@ class VectorIndex:
 def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
     if k <= 0 or len(scores) == 0:
         return []
-    if k < len(scores):
-        top = np.argpartition(-scores, k - 1)[:k]
-    else:
-        top = np.arange(len(scores))
+    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     # Best first; ties broken by rowid so results are deterministic.
     order = np.lexsort((rowids[top], -scores[top]))
     top = top[order]

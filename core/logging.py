@@ -13,8 +13,9 @@ from typing import TextIO
 import structlog
 
 
-def configure_logging(*, level: str = "INFO", stream: TextIO | None = None,
-                      json: bool | None = None) -> None:
+def configure_logging(
+    *, level: str = "INFO", stream: TextIO | None = None, json: bool | None = None
+) -> None:
     """Send agent-memory's structured events to ``stream`` (stderr by default).
 
     ``json`` None means: JSON lines unless the stream is a terminal.

@@ -17,7 +17,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
 from core import importer, policy
 from core.config import Config
 from core.embedder import Embedder, shared_embedder
@@ -25,6 +24,7 @@ from core.errors import InvalidArgument, StoreClosedError
 from core.index import VectorIndex
 from core.models import Access, Grant, utcnow
 from core.store import Store
+
 
 class Memory:
     """A memory store opened by a host. Safe to share between threads; several processes may
@@ -100,8 +100,9 @@ class Memory:
 
     # -- grants (host provisioning) ----------------------------------------------------------
 
-    def grant(self, agent_id: str, scope: str, *, access: str = "readwrite",
-              now: datetime | None = None) -> Grant:
+    def grant(
+        self, agent_id: str, scope: str, *, access: str = "readwrite", now: datetime | None = None
+    ) -> Grant:
         """Allow ``agent_id`` to read, write or readwrite ``scope``. Granting more access to an
         agent that already has some widens it (read + write = readwrite). Private agent-user
         scopes are implicit and refused here."""
@@ -147,16 +148,23 @@ class Memory:
             self, records, scope=scope, agent_id=agent_id, batch_size=batch_size, now=now
         )
 
-    def forget(self, record_id: str, *, reason: str | None = None, agent_id: str | None = None,
-               now: datetime | None = None) -> bool:
+    def forget(
+        self,
+        record_id: str,
+        *,
+        reason: str | None = None,
+        agent_id: str | None = None,
+        now: datetime | None = None,
+    ) -> bool:
         """Host-level erasure (the model's memory_forget checks scope permissions first).
 
         The record becomes a tombstone: content, evidence, FTS entry and vector are erased and
         the file's freed pages zeroed; every process drops the vector on its next search. The
         audit event keeps the id and the reason only. Returns False if there was no such record
         (or it was already forgotten)."""
-        return self.store.tombstone(record_id, reason=reason, agent_id=agent_id,
-                                    now=now or utcnow())
+        return self.store.tombstone(
+            record_id, reason=reason, agent_id=agent_id, now=now or utcnow()
+        )
 
     # -- whole store -----------------------------------------------------------------------
 
@@ -183,4 +191,3 @@ def _parse_access(access: str | Access) -> Access:
         raise InvalidArgument(
             f"access must be one of read, write, readwrite; got {access!r}", field="access"
         ) from None
-

@@ -138,6 +138,7 @@ def merge_access(current: Access | None, added: Access) -> Access:
         return added
     return Access.READWRITE
 
+
 __all__ = [
     "INITIAL_CONFIDENCE",
     "SOURCE_RANK",

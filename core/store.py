@@ -12,7 +12,6 @@ same transaction; that is the durable delta other processes' vector indexes repl
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -37,18 +36,27 @@ from core.models import (
     EmbedderIdentity,
     Grant,
     MemoryType,
-    Procedure,
     Record,
     Scope,
-    SourceKind,
     Status,
     format_time,
+)
+from core.records import (
+    RECORD_SELECT,
+    NewRecord,
+    append_event,
+    bump_records_version,
+    embedding_text,
+    insert_record,
+    row_to_record,
 )
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 
 
-def connect(path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+def connect(
+    path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
+) -> sqlite3.Connection:
     """Open a connection with the store's settings. The only place a connection is made.
 
     - ``isolation_level=None``: the sqlite3 module never opens transactions implicitly; the
@@ -72,15 +80,6 @@ def connect(path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS)
         raise StoreError(f"{path}: could not switch to WAL journal mode (got {mode!r})")
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn
-
-
-@dataclass(frozen=True, slots=True)
-class NewRecord:
-    """A record ready to insert, with its vector and the texts the FTS index gets."""
-
-    record: Record
-    vector: np.ndarray | None
-    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +260,9 @@ class Store:
             sql += " WHERE agent_id = ?"
             params = (agent_id,)
         rows = self.query(sql + " ORDER BY agent_id, scope", params)
-        return [Grant(r["agent_id"], r["scope"], Access(r["access"]), r["created_at"]) for r in rows]
+        return [
+            Grant(r["agent_id"], r["scope"], Access(r["access"]), r["created_at"]) for r in rows
+        ]
 
     # -- records ---------------------------------------------------------------------------
 
@@ -287,7 +288,7 @@ class Store:
         if not ids:
             return {}
         placeholders = ",".join("?" * len(ids))
-        rows = self.query(f"{_RECORD_SELECT} WHERE r.id IN ({placeholders})", tuple(ids))
+        rows = self.query(f"{RECORD_SELECT} WHERE r.id IN ({placeholders})", tuple(ids))
         return {row["id"]: row_to_record(row) for row in rows}
 
     def records_by_rowid(self, rowids: Sequence[int]) -> dict[int, Record]:
@@ -295,12 +296,13 @@ class Store:
             return {}
         placeholders = ",".join("?" * len(rowids))
         rows = self.query(
-            f"{_RECORD_SELECT} WHERE r.rowid IN ({placeholders})", tuple(int(r) for r in rowids)
+            f"{RECORD_SELECT} WHERE r.rowid IN ({placeholders})", tuple(int(r) for r in rowids)
         )
         return {row["rowid"]: row_to_record(row) for row in rows}
 
-    def tombstone(self, record_id: str, *, reason: str | None, agent_id: str | None,
-                  now: datetime) -> bool:
+    def tombstone(
+        self, record_id: str, *, reason: str | None, agent_id: str | None, now: datetime
+    ) -> bool:
         """Forget a record: status deleted, content, evidence, FTS row, tags and embedding erased
         in one transaction, then the WAL is checkpointed so no copy survives in either file.
         The audit event keeps the id and the reason, never the content. Returns False when
@@ -385,7 +387,7 @@ class Store:
         """Up to ``limit`` records (not deleted) that have no re-embedded vector staged yet,
         with the text their vector is made from."""
         rows = self.query(
-            f"{_RECORD_SELECT} WHERE r.status != 'deleted' AND r.rowid NOT IN "
+            f"{RECORD_SELECT} WHERE r.status != 'deleted' AND r.rowid NOT IN "
             "(SELECT record_rowid FROM embeddings_staging) ORDER BY r.rowid LIMIT ?",
             (limit,),
         )
@@ -503,7 +505,14 @@ class Store:
             ).fetchone()[0]
             counts = {
                 table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for table in ("entities", "grants", "events", "search_log", "write_log", "embeddings")
+                for table in (
+                    "entities",
+                    "grants",
+                    "events",
+                    "search_log",
+                    "write_log",
+                    "embeddings",
+                )
             }
             epoch, version = _epoch_and_version(conn)
         identity = self.stored_embedder()
@@ -523,174 +532,6 @@ class Store:
 
 
 # ---------------------------------------------------------------------------------------------
-# Statements that run inside a caller's transaction. They take the connection explicitly so a
-# caller (the ingestor, the importer) can compose several into one transaction.
-
-
-def append_event(
-    conn: sqlite3.Connection,
-    *,
-    kind: str,
-    at: datetime,
-    record_id: str | None = None,
-    agent_id: str | None = None,
-    payload: dict[str, Any] | None = None,
-) -> None:
-    """Append one audit event. The events table refuses updates and deletes."""
-    conn.execute(
-        "INSERT INTO events (at, kind, record_id, agent_id, payload) VALUES (?, ?, ?, ?, ?)",
-        (format_time(at), kind, record_id, agent_id, json.dumps(payload or {}, sort_keys=True)),
-    )
-
-
-def bump_records_version(conn: sqlite3.Connection, rowids: Iterable[int]) -> int:
-    """Record that these records changed; returns the new records_version."""
-    version = int(conn.execute("SELECT value FROM meta WHERE key = 'records_version'").fetchone()[0])
-    for rowid in rowids:
-        version += 1
-        conn.execute(
-            "INSERT INTO record_changes (version, record_rowid) VALUES (?, ?)", (version, rowid)
-        )
-    conn.execute("UPDATE meta SET value = ? WHERE key = 'records_version'", (str(version),))
-    return version
-
-
-def insert_record(
-    conn: sqlite3.Connection,
-    item: NewRecord,
-    *,
-    embedder: EmbedderIdentity | None,
-    now: datetime,
-    event_kind: str = "record.created",
-) -> int:
-    """Insert one record with its vector, FTS row, entity links and tags; bump the version and
-    append the audit event. Returns the rowid."""
-    r = item.record
-    scope = Scope.parse(r.scope)
-    cursor = conn.execute(
-        """
-        INSERT INTO records (
-            id, type, version, lineage_id, content, subject_entity_id, attribute, subject,
-            procedure, scope_kind, scope, source_kind, source_ref, creator_agent_id, session_id,
-            evidence, created_at, updated_at, event_at, expires_at, valid_from, valid_until,
-            review_at, review_flagged_at, confidence, status, supersedes_id, conflicts_with, tags
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                  ?, ?)
-        """,
-        (
-            r.id, r.type.value, r.version, r.lineage_id or r.id, r.content, r.subject_entity_id,
-            r.attribute, r.subject,
-            json.dumps(r.procedure.to_json()) if r.procedure else None,
-            scope.kind.value, r.scope, r.source_kind.value, r.source_ref, r.creator_agent_id,
-            r.session_id, r.evidence, r.created_at, r.created_at, r.event_at, r.expires_at,
-            r.valid_from, r.valid_until, r.review_at, r.review_flagged_at, r.confidence,
-            r.status.value, r.supersedes_id, json.dumps(list(r.conflicts_with)),
-            json.dumps(list(r.tags)),
-        ),
-    )
-    rowid = int(cursor.lastrowid or 0)
-    conn.executemany(
-        "INSERT OR IGNORE INTO record_tags (record_rowid, tag) VALUES (?, ?)",
-        [(rowid, tag) for tag in r.tags],
-    )
-    for entity_id in r.entities:
-        role = "subject" if entity_id == r.subject_entity_id else "mention"
-        conn.execute(
-            "INSERT OR IGNORE INTO record_entities (record_rowid, entity_id, role) VALUES (?, ?, ?)",
-            (rowid, entity_id, role),
-        )
-    conn.execute(
-        "INSERT INTO records_fts (rowid, content, subject, aliases) VALUES (?, ?, ?, ?)",
-        (rowid, fts_content(r), r.subject or "", " ".join(item.aliases)),
-    )
-    if item.vector is not None:
-        if embedder is None:
-            raise StoreError("a vector needs the identity of the embedder that made it")
-        vector = np.ascontiguousarray(item.vector, dtype=np.float32)
-        if vector.shape != (embedder.dims,):
-            raise StoreError(f"vector shape {vector.shape} does not match {embedder}")
-        conn.execute(
-            "INSERT INTO embeddings (record_rowid, model_name, model_version, dims, vector) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (rowid, embedder.name, embedder.version, embedder.dims, vector.tobytes()),
-        )
-    bump_records_version(conn, [rowid])
-    append_event(
-        conn,
-        kind=event_kind,
-        at=now,
-        record_id=r.id,
-        agent_id=r.creator_agent_id,
-        payload={"type": r.type.value, "scope": r.scope, "status": r.status.value,
-                 "source_kind": r.source_kind.value},
-    )
-    return rowid
-
-
-def embedding_text(record: Record) -> str:
-    """The text a record's vector is made from: its content, and for a procedure also its
-    name and when it applies (design §3: dense on description)."""
-    if record.procedure is None:
-        return record.content
-    return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
-
-
-def fts_content(record: Record) -> str:
-    """The text the lexical index sees for a record: its content, and for procedures also
-    the name, trigger, steps and pitfalls (design §3: lexical on name and trigger)."""
-    if record.procedure is None:
-        return record.content
-    p = record.procedure
-    return "\n".join([record.content, p.name, p.when, *p.steps, *p.pitfalls])
-
-
-_RECORD_SELECT = """
-    SELECT r.*,
-           (SELECT json_group_array(entity_id) FROM record_entities
-             WHERE record_rowid = r.rowid) AS entity_ids
-      FROM records AS r
-"""
-
-
-def row_to_record(row: sqlite3.Row) -> Record:
-    procedure = None
-    if row["procedure"]:
-        p = json.loads(row["procedure"])
-        procedure = Procedure(p["name"], p["when"], tuple(p["steps"]), tuple(p["pitfalls"]))
-    return Record(
-        id=row["id"],
-        rowid=row["rowid"],
-        type=MemoryType(row["type"]),
-        version=row["version"],
-        lineage_id=row["lineage_id"],
-        content=row["content"],
-        subject_entity_id=row["subject_entity_id"],
-        attribute=row["attribute"],
-        subject=row["subject"],
-        procedure=procedure,
-        scope=row["scope"],
-        source_kind=SourceKind(row["source_kind"]),
-        source_ref=row["source_ref"],
-        creator_agent_id=row["creator_agent_id"],
-        session_id=row["session_id"],
-        evidence=row["evidence"],
-        created_at=row["created_at"],
-        event_at=row["event_at"],
-        expires_at=row["expires_at"],
-        valid_from=row["valid_from"],
-        valid_until=row["valid_until"],
-        review_at=row["review_at"],
-        review_flagged_at=row["review_flagged_at"],
-        confidence=row["confidence"],
-        status=Status(row["status"]),
-        supersedes_id=row["supersedes_id"],
-        conflicts_with=tuple(json.loads(row["conflicts_with"])),
-        tags=tuple(json.loads(row["tags"])),
-        entities=tuple(json.loads(row["entity_ids"])),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
 # Migrations
 
 
@@ -700,7 +541,9 @@ def _schema_version(conn: sqlite3.Connection) -> int:
     ).fetchone()
     if not exists:
         return 0
-    return int(conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0])
+    return int(
+        conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+    )
 
 
 def migrate(conn: sqlite3.Connection, *, path: str) -> int:

@@ -1,0 +1,179 @@
+"""The agent-memory command line: every command works, explains itself, and fails cleanly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from api.cli import build_parser, main
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def commands() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sorted(sub.choices)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", commands())
+def test_every_command_has_help_with_an_example(command: str, capsys) -> None:
+    """`agent-memory COMMAND --help` describes the command and shows an example."""
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "example:" in out and f"agent-memory {command}" in out
+    assert "--store" in out
+
+
+@pytest.mark.parametrize("command", commands())
+def test_every_command_is_documented_in_the_readme(command: str) -> None:
+    """The README mentions each command by its full name."""
+    assert f"agent-memory {command}" in README.read_text()
+
+
+def test_provisioning_round_trip(tmp_path: Path, capsys) -> None:
+    """init, grant, grants, revoke and stats work on one store, in text and JSON."""
+    store = str(tmp_path / "m.db")
+    code, out, _ = run(capsys, "init", "--store", store)
+    assert code == 0 and "created" in out
+    assert run_json(
+        capsys, "grant", "planner", "user:u1", "--access", "read", "--store", store
+    ) == {"agent_id": "planner", "scope": "user:u1", "access": "read"}
+    run(capsys, "grant", "planner", "project:apollo", "--store", store)
+    grants = run_json(capsys, "grants", "--store", store)
+    assert [(g["scope"], g["access"]) for g in grants] == [
+        ("project:apollo", "readwrite"),
+        ("user:u1", "read"),
+    ]
+    code, out, _ = run(capsys, "grants", "--store", store)
+    assert "project:apollo" in out and "readwrite" in out
+    assert run_json(capsys, "revoke", "planner", "user:u1", "--store", store)["revoked"] is True
+    stats = run_json(capsys, "stats", "--store", store)
+    assert stats["grants"] == 1 and stats["records"] == 0
+    code, out, _ = run(capsys, "stats", "--store", store)
+    assert "schema version" in out
+
+
+def test_import_snapshot_restore(tmp_path: Path, capsys) -> None:
+    """Records imported from JSON lines survive a snapshot and come back on restore."""
+    store = str(tmp_path / "m.db")
+    source = tmp_path / "notes.jsonl"
+    source.write_text(
+        '{"content": "Alice prefers tea.", "source_ref": "crm:1"}\n\n'
+        '{"content": "Deploys are on Tuesdays.", "tags": ["ops"]}\n'
+    )
+    result = run_json(capsys, "import", str(source), "--scope", "user:alice", "--store", store)
+    assert len(result["ids"]) == 2
+    snapshot = str(tmp_path / "snap.db")
+    run_json(capsys, "snapshot", snapshot, "--store", store)
+    run_json(capsys, "import", str(source), "--scope", "user:alice", "--store", store)
+    assert run_json(capsys, "stats", "--store", store)["records"] == 4
+    restored = run_json(capsys, "restore", snapshot, "--store", store)
+    assert restored["records"] == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["grant", "planner", "agent:planner/u1"], "private"),
+        (["grant", "plan/ner", "user:u1"], "'/'"),
+        (["grant", "planner", "team:x"], "unknown scope kind"),
+        (["revoke", "planner", "user"], "scope must look like"),
+        (["restore", "/nonexistent/snap.db"], "does not exist"),
+        (["import", "/nonexistent/x.jsonl", "--scope", "user:u1"], "cannot read"),
+    ],
+)
+def test_errors_exit_2_with_one_clear_line(
+    tmp_path: Path, capsys, argv: list[str], message: str
+) -> None:
+    """Bad input prints 'agent-memory: error: ...' (no traceback) and exits 2."""
+    code, out, err = run(capsys, *argv, "--store", str(tmp_path / "m.db"))
+    assert code == 2 and out == ""
+    assert err.startswith("agent-memory: error:") and message in err
+    assert "Traceback" not in err
+
+
+def test_errors_are_json_with_json(tmp_path: Path, capsys) -> None:
+    """With --json an error is a JSON object carrying the structured code and field."""
+    code, _, err = run(
+        capsys, "grant", "planner", "team:x", "--store", str(tmp_path / "m.db"), "--json"
+    )
+    assert code == 2
+    error = json.loads(err)["error"]
+    assert error["code"] == "invalid_identifier" and error["field"] == "scope"
+
+
+def test_a_bad_jsonl_line_names_its_line_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    """Import reports the first malformed line and leaves the store empty."""
+    store = str(tmp_path / "m.db")
+    source = tmp_path / "bad.jsonl"
+    source.write_text('{"content": "fine"}\n{"content": \n')
+    code, _, err = run(capsys, "import", str(source), "--scope", "user:u1", "--store", store)
+    assert code == 2 and "line 2" in err
+    assert run_json(capsys, "stats", "--store", store)["records"] == 0
+
+
+def test_config_lists_every_setting_and_honours_variables(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """`agent-memory config --json` shows each setting's value, default, help and variable."""
+    monkeypatch.setenv("AGENT_MEMORY_RERANKER__ENABLED", "true")
+    rows = run_json(capsys, "config")
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["reranker.enabled"]["value"] is True
+    assert by_name["reranker.enabled"]["default"] is False
+    assert by_name["reranker.enabled"]["env"] == "AGENT_MEMORY_RERANKER__ENABLED"
+    monkeypatch.setenv("AGENT_MEMORY_RERANKER__ENABLD", "true")
+    code, _, err = run(capsys, "config")
+    assert code == 2 and "AGENT_MEMORY_RERANKER__ENABLD" in err
+
+
+def test_the_store_defaults_to_the_environment_variable(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Without --store, AGENT_MEMORY_STORE names the store."""
+    store = tmp_path / "from-env.db"
+    monkeypatch.setenv("AGENT_MEMORY_STORE", str(store))
+    assert run_json(capsys, "init")["store"] == str(store)
+    assert store.exists()
+
+
+@pytest.mark.slow
+def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
+    """The installed `agent-memory quickstart` runs on the packaged model and shows each step."""
+    exe = Path(sys.executable).with_name("agent-memory")
+    result = subprocess.run(
+        [str(exe), "quickstart"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for step in (
+        "Open a store",
+        "Provision access",
+        "Load the embedder",
+        "Import records",
+        "Forget",
+        "Snapshot",
+    ):
+        assert step in out
+    assert "address found afterwards: False" in out
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "agent-memory" / "quickstart.db").exists()

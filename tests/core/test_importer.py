@@ -1,0 +1,71 @@
+"""Bulk import: validated up front, batched, source_ref verbatim, nothing written on error."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import Memory
+from core.errors import InvalidArgument, InvalidIdentifier
+from tests.conftest import NOW
+
+
+def test_import_keeps_order_source_ref_and_fields(memory: Memory) -> None:
+    """Ids come back in input order and each record keeps what it was given."""
+    items = [
+        {"content": "Alice prefers tea.", "source_ref": "crm:42/Ä", "tags": ["drinks", "drinks"]},
+        {
+            "content": "Met Bob in Berlin.",
+            "type": "episodic",
+            "event_at": "2026-05-01T10:00:00+02:00",
+            "source_kind": "session_summary",
+            "source_ref": "D1:3",
+        },
+        {"content": "Alice might like jazz.", "source_kind": "agent_inference"},
+    ]
+    ids = memory.import_records(
+        items, scope="user:alice", agent_id="importer", batch_size=2, now=NOW
+    )
+    records = memory.store.get_records(ids)
+    tea, met, jazz = (records[i] for i in ids)
+    assert tea.source_ref == "crm:42/Ä" and tea.tags == ("drinks",)
+    assert tea.status.value == "confirmed" and tea.creator_agent_id == "importer"
+    assert met.type.value == "episodic" and met.event_at == "2026-05-01T08:00:00.000000Z"
+    assert jazz.status.value == "provisional"
+    assert jazz.expires_at == "2026-12-29T12:00:00.000000Z"  # 30 days after NOW
+    assert tea.expires_at is None
+    assert memory.store.records_version == 3
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"content": ""}, "content"),
+        ({"content": "   "}, "blank"),
+        ({"content": "x" * 8001}, "content"),
+        ({"content": "ok", "type": "working"}, "type"),
+        ({"content": "ok", "source_kind": "rumour"}, "source_kind"),
+        ({"content": "ok", "event_at": "last tuesday"}, "event_at"),
+        ({"content": "ok", "tags": "not-a-list"}, "tags"),
+        ({"content": "ok", "about": [{"kind": "person", "name": "Bob"}]}, "about"),
+        ({"content": "ok", "scope": "user:other"}, "scope"),
+        ({"text": "wrong key"}, "content"),
+        ("not an object", "JSON object"),
+    ],
+)
+def test_one_bad_record_rejects_the_whole_import(
+    fast_memory: Memory, bad: object, message: str
+) -> None:
+    """A bad item raises InvalidArgument naming its position and field; nothing is written."""
+    good = {"content": "fine"}
+    with pytest.raises(InvalidArgument, match="record 1") as info:
+        fast_memory.import_records([good, bad, good], scope="user:u1", now=NOW)  # type: ignore[list-item]
+    assert message in str(info.value)
+    assert fast_memory.stats()["records"] == 0
+    assert fast_memory.store.records_version == 0
+
+
+def test_import_into_a_malformed_scope_is_refused(fast_memory: Memory) -> None:
+    """The scope is validated before any work."""
+    with pytest.raises(InvalidIdentifier):
+        fast_memory.import_records([{"content": "x"}], scope="team:x", now=NOW)
+    assert fast_memory.stats()["records"] == 0

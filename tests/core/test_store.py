@@ -1,0 +1,295 @@
+"""The SQLite store: connection settings, migrations, transactions, audit, snapshots."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core import HashingEmbedder, Memory
+from core.embedder import FlagEmbedder
+from core.errors import (
+    EmbedderMismatchError,
+    InvalidArgument,
+    SchemaVersionError,
+    StoreClosedError,
+    StoreError,
+)
+from core.migrations import LATEST_VERSION
+from core.store import Store, connect
+from tests.conftest import NOW
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_connections_use_wal_normal_sync_foreign_keys_and_secure_delete(store_path: Path) -> None:
+    """connect() is the one place connection settings live, and it sets all of them."""
+    Store.open(store_path).close()
+    conn = connect(store_path, busy_timeout_ms=1234)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 1234
+        assert conn.isolation_level is None
+    finally:
+        conn.close()
+
+
+def test_migrations_are_recorded_one_row_each(store_path: Path) -> None:
+    """A new store has every migration applied and recorded with its name."""
+    store = Store.open(store_path)
+    rows = store.query("SELECT version, name FROM schema_migrations ORDER BY version")
+    assert [r["version"] for r in rows] == list(range(1, LATEST_VERSION + 1))
+    assert all(r["name"] for r in rows)
+    assert store.schema_version == LATEST_VERSION
+    store.close()
+    # Reopening applies nothing twice.
+    store = Store.open(store_path)
+    assert len(store.query("SELECT * FROM schema_migrations")) == LATEST_VERSION
+    store.close()
+
+
+def test_a_store_from_a_newer_schema_refuses_to_open_and_is_not_modified(store_path: Path) -> None:
+    """Schema version N+1 raises SchemaVersionError and leaves the file byte for byte as it was."""
+    Store.open(store_path).close()
+    conn = sqlite3.connect(store_path)
+    conn.execute(
+        "INSERT INTO schema_migrations VALUES (?, 'from the future', 'x')", (LATEST_VERSION + 1,)
+    )
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = digest(store_path)
+    with pytest.raises(SchemaVersionError, match=f"schema version {LATEST_VERSION + 1}"):
+        Store.open(store_path)
+    with pytest.raises(SchemaVersionError, match="upgrade agent-memory"):
+        Memory.open(store_path, embedder=HashingEmbedder())
+    assert digest(store_path) == before
+
+
+def _open_and_close(path: str) -> int:
+    store = Store.open(path)
+    version = store.schema_version
+    store.close()
+    return version
+
+
+def test_several_processes_creating_one_store_at_once_all_succeed(store_path: Path) -> None:
+    """Concurrent first opens migrate once; nobody sees 'table already exists'."""
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        versions = pool.map(_open_and_close, [str(store_path)] * 8)
+    assert versions == [LATEST_VERSION] * 8
+    store = Store.open(store_path)
+    assert len(store.query("SELECT * FROM schema_migrations")) == LATEST_VERSION
+    store.close()
+
+
+def test_a_failed_transaction_writes_nothing(fast_memory: Memory) -> None:
+    """An exception inside transaction() rolls everything back."""
+    store = fast_memory.store
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'records_version'")
+        raise RuntimeError("boom")
+    assert store.records_version == 0
+
+
+def test_transactions_do_not_nest(fast_memory: Memory) -> None:
+    """Opening a transaction inside another is a programming error, not a silent join."""
+    with (
+        pytest.raises(StoreError, match="do not nest"),
+        fast_memory.store.transaction(),
+        fast_memory.store.transaction(),
+    ):
+        pass
+
+
+def test_the_events_table_is_append_only(fast_memory: Memory) -> None:
+    """Audit events cannot be updated or deleted, even with raw SQL."""
+    fast_memory.grant("planner", "user:u1", now=NOW)
+    with (
+        pytest.raises(sqlite3.IntegrityError, match="append-only"),
+        fast_memory.store.transaction() as conn,
+    ):
+        conn.execute("UPDATE events SET kind = 'nothing'")
+    with (
+        pytest.raises(sqlite3.IntegrityError, match="append-only"),
+        fast_memory.store.transaction() as conn,
+    ):
+        conn.execute("DELETE FROM events")
+    kinds = [r["kind"] for r in fast_memory.store.query("SELECT kind FROM events")]
+    assert "grant.put" in kinds
+
+
+def test_a_write_updates_record_fts_embedding_event_and_version_together(
+    memory: Memory,
+) -> None:
+    """One import is one transaction: record, FTS, embedding (with model), event, version."""
+    [record_id] = memory.import_records(
+        [{"content": "Deploys happen on Tuesdays.", "source_ref": "cal:1", "tags": ["ops"]}],
+        scope="user:u1",
+        now=NOW,
+    )
+    store = memory.store
+    assert store.records_version == 1
+    row = store.query(
+        "SELECT r.rowid, e.model_name, e.model_version, e.dims, length(e.vector) AS bytes "
+        "FROM records r JOIN embeddings e ON e.record_rowid = r.rowid WHERE r.id = ?",
+        (record_id,),
+    )[0]
+    identity = memory.embedder.identity
+    assert (row["model_name"], row["model_version"], row["dims"]) == (
+        identity.name,
+        identity.version,
+        384,
+    )
+    assert row["bytes"] == 4 * 384
+    fts = store.query("SELECT rowid FROM records_fts WHERE records_fts MATCH 'tuesday'")
+    assert [r["rowid"] for r in fts] == [row["rowid"]]  # porter stemming: Tuesdays -> tuesday
+    changes = store.query("SELECT version, record_rowid FROM record_changes")
+    assert [(r["version"], r["record_rowid"]) for r in changes] == [(1, row["rowid"])]
+    events = store.query("SELECT kind, record_id FROM events WHERE record_id = ?", (record_id,))
+    assert [e["kind"] for e in events] == ["record.imported"]
+    tags = store.query("SELECT tag FROM record_tags WHERE record_rowid = ?", (row["rowid"],))
+    assert [t["tag"] for t in tags] == ["ops"]
+
+
+def test_opening_with_another_embedder_names_reembed(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A store embedded by one model refuses another, with `agent-memory reembed` in the error."""
+    path = tmp_path / "m.db"
+    with Memory.open(path, embedder=HashingEmbedder(64), now=NOW) as mem:
+        mem.import_records([{"content": "hello"}], scope="user:u1", now=NOW)
+    with pytest.raises(EmbedderMismatchError, match="agent-memory reembed") as info:
+        Memory.open(path, embedder=real_embedder, now=NOW)
+    assert "hashing" in str(info.value)
+    assert "all-MiniLM-L6-v2" in str(info.value)
+
+
+def test_a_store_without_vectors_adopts_the_configured_embedder(tmp_path: Path) -> None:
+    """Switching models on a store with no vectors yet needs no re-embedding, only a record."""
+    path = tmp_path / "m.db"
+    Memory.open(path, embedder=HashingEmbedder(64), now=NOW).close()
+    with Memory.open(path, embedder=HashingEmbedder(32), now=NOW) as mem:
+        assert mem.store.stored_embedder().dims == 32
+        kinds = [r["kind"] for r in mem.store.query("SELECT kind FROM events")]
+        assert kinds.count("store.embedder_bound") == 2
+
+
+def test_snapshot_and_restore_round_trip_the_whole_store(
+    fast_memory: Memory, tmp_path: Path
+) -> None:
+    """Restore brings back exactly the snapshot's records and grants, and a new index epoch."""
+    fast_memory.grant("planner", "user:u1", now=NOW)
+    first = fast_memory.import_records([{"content": "first"}], scope="user:u1", now=NOW)
+    snapshot = fast_memory.snapshot(tmp_path / "snap.db")
+    fast_memory.import_records([{"content": "second"}], scope="user:u1", now=NOW)
+    fast_memory.revoke("planner", "user:u1", now=NOW)
+    epoch_before, _ = fast_memory.store.index_version()
+    assert len(fast_memory.index()) == 2
+
+    fast_memory.restore(snapshot, now=NOW)
+
+    contents = [r["content"] for r in fast_memory.store.query("SELECT content FROM records")]
+    assert contents == ["first"]
+    assert [g.scope for g in fast_memory.grants()] == ["user:u1"]
+    assert fast_memory.store.index_version()[0] != epoch_before
+    index = fast_memory.index()
+    assert len(index) == 1
+    assert list(fast_memory.store.get_records(first)) == first
+
+
+def test_snapshot_refuses_to_overwrite_and_restore_refuses_non_snapshots(
+    fast_memory: Memory,
+    tmp_path: Path,
+) -> None:
+    """Snapshots never overwrite a file; restoring garbage is a clear error."""
+    existing = tmp_path / "exists.db"
+    existing.write_bytes(b"precious")
+    with pytest.raises(InvalidArgument, match="already exists"):
+        fast_memory.snapshot(existing)
+    assert existing.read_bytes() == b"precious"
+    with pytest.raises(InvalidArgument, match="not an agent-memory snapshot"):
+        fast_memory.restore(existing, now=NOW)
+    with pytest.raises(InvalidArgument, match="does not exist"):
+        fast_memory.restore(tmp_path / "nope.db", now=NOW)
+
+
+def test_forgetting_erases_the_content_from_every_file(tmp_path: Path) -> None:
+    """A forgotten sentence occurs nowhere in the bytes of the database or its WAL."""
+    path = tmp_path / "m.db"
+    secret = "Zanzibar-quokka-7719 is the vault passphrase"
+    with Memory.open(path, embedder=HashingEmbedder(), now=NOW) as mem:
+        keep = mem.import_records([{"content": "an unrelated note"}] * 50, scope="user:u1", now=NOW)
+        [forget] = mem.import_records(
+            [{"content": secret, "evidence": secret}], scope="user:u1", now=NOW
+        )
+        assert mem.forget(forget, reason="user asked", now=NOW)
+        assert not mem.forget(forget, reason="again", now=NOW)
+        files = [p for p in tmp_path.iterdir() if p.name.startswith("m.db")]
+        for file in files:
+            assert secret.encode() not in file.read_bytes(), file.name
+            assert b"Zanzibar" not in file.read_bytes(), file.name
+        record = mem.store.get_records([forget])[forget]
+        assert record.status.value == "deleted" and record.content == ""
+        event = mem.store.query("SELECT payload FROM events WHERE kind = 'record.forgotten'")
+        assert "user asked" in event[0]["payload"] and "Zanzibar" not in event[0]["payload"]
+        assert len(mem.store.get_records(keep)) == 50
+
+
+def test_grants_are_audited_and_widen(fast_memory: Memory) -> None:
+    """grant read then write yields readwrite; every grant and revoke appends an event."""
+    fast_memory.grant("planner", "project:apollo", access="read", now=NOW)
+    fast_memory.grant("planner", "project:apollo", access="write", now=NOW)
+    [grant] = fast_memory.grants("planner")
+    assert grant.access.value == "readwrite"
+    assert fast_memory.revoke("planner", "project:apollo", now=NOW)
+    assert not fast_memory.revoke("planner", "project:apollo", now=NOW)
+    kinds = [
+        r["kind"]
+        for r in fast_memory.store.query(
+            "SELECT kind FROM events WHERE kind LIKE 'grant.%' ORDER BY seq"
+        )
+    ]
+    assert kinds == ["grant.put", "grant.put", "grant.revoked", "grant.revoked"]
+
+
+def test_using_a_closed_memory_raises(fast_memory: Memory) -> None:
+    """After close(), calls raise StoreClosedError instead of touching a dead connection."""
+    fast_memory.close()
+    with pytest.raises(StoreClosedError):
+        fast_memory.grants()
+    with pytest.raises(StoreClosedError):
+        fast_memory.index()
+
+
+def test_stats_count_what_is_there(fast_memory: Memory) -> None:
+    """stats() reports records by status and type, grants, events and the embedder."""
+    fast_memory.grant("planner", "user:u1", now=NOW)
+    ids = fast_memory.import_records(
+        [
+            {"content": "a"},
+            {"content": "b", "type": "episodic"},
+            {"content": "c", "source_kind": "agent_inference"},
+        ],
+        scope="user:u1",
+        now=NOW,
+    )
+    fast_memory.forget(ids[0], now=NOW)
+    stats = fast_memory.stats()
+    assert stats["records"] == 3
+    assert stats["records_by_status"]["deleted"] == 1
+    assert stats["records_by_status"]["provisional"] == 1
+    assert stats["records_by_type"] == {"semantic": 1, "episodic": 1, "procedural": 0}
+    assert stats["grants"] == 1
+    assert stats["embedder"]["name"] == "hashing"
+    assert stats["embeddings"] == 2
+    assert np.isfinite(stats["file_bytes"])

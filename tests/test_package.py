@@ -1,0 +1,51 @@
+"""Package hygiene: the public API is complete and core depends on nothing above it."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from pathlib import Path
+
+import core
+import core.errors
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_all_is_complete_and_importable() -> None:
+    """Every name in core.__all__ exists, and every public class defined in core is exported."""
+    for name in core.__all__:
+        assert hasattr(core, name), name
+    assert {"Memory", "Config", "MemoryError", "reembed"} <= set(core.__all__)
+
+
+def test_core_never_imports_workers_or_api() -> None:
+    """core/ is the embeddable library; it must not depend on workers/ or api/."""
+    for path in (ROOT / "core").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] not in {"workers", "api"}, f"{path} imports {name}"
+
+
+def test_the_contracts_error_name_is_the_base_class() -> None:
+    """core.errors.MemoryError (the contract's name) catches every agent-memory error."""
+    assert core.errors.MemoryError is core.errors.AgentMemoryError
+    for name in core.errors.__all__:
+        cls = getattr(core.errors, name)
+        assert issubclass(cls, core.errors.MemoryError)
+    assert core.errors.MemoryError is not builtins.MemoryError
+
+
+def test_model_caused_errors_carry_a_code() -> None:
+    """Every InvalidArgument subclass has its own stable code for structured tool errors."""
+    classes = [core.errors.InvalidArgument, *core.errors.InvalidArgument.__subclasses__()]
+    codes = [cls.code for cls in classes]
+    assert len(set(codes)) == len(codes)
+    error = core.errors.PermissionDenied("no", field="target").as_tool_error()
+    assert error == {"error": {"code": "permission_denied", "message": "no", "field": "target"}}
