@@ -21,6 +21,8 @@ from core import Memory
 from core.config import Config, settings
 from core.errors import AgentMemoryError, InvalidArgument
 from core.logging import configure_logging
+from core.models import utcnow
+from core.session import Session
 
 DEFAULT_STORE = Path("agent-memory") / "memory.db"
 EXIT_OK, EXIT_ERROR = 0, 2
@@ -224,6 +226,105 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _tool_session(mem: Memory, args: argparse.Namespace) -> Session:
+    """A session for an operator's tool call: identity from the flags, never from input."""
+    targets = dict(_pairs(args.write_target, what="--write-target")) or None
+    session_id = args.session or f"cli-{utcnow().strftime('%Y%m%dT%H%M%S%f')}"
+    return mem.session(
+        agent_id=args.agent, user_id=args.user, session_id=session_id, write_targets=targets
+    )
+
+
+def _pairs(values: Sequence[str] | None, *, what: str) -> list[tuple[str, str]]:
+    pairs = []
+    for value in values or ():
+        key, sep, rest = value.partition("=" if what == "--write-target" else ":")
+        if not sep or not key or not rest:
+            form = "LABEL=SCOPE" if what == "--write-target" else "KIND:NAME"
+            raise InvalidArgument(f"{what} must look like {form}, got {value!r}", field=what)
+        pairs.append((key, rest))
+    return pairs
+
+
+def _tool_result(args: argparse.Namespace, result: dict[str, Any], text: Callable[[], str]) -> int:
+    if "error" in result:
+        error = result["error"]
+        if args.json:
+            print(json.dumps(result, indent=2), file=sys.stderr)
+        else:
+            where = f" ({error['field']})" if error.get("field") else ""
+            print(f"agent-memory: error: {error['message']}{where}", file=sys.stderr)
+        return EXIT_ERROR
+    emit(args, result, text)
+    return EXIT_OK
+
+
+def cmd_write(args: argparse.Namespace) -> int:
+    arguments: dict[str, Any] = {
+        "type": args.type,
+        "content": args.content,
+        "source_kind": args.source_kind,
+        "target": args.target,
+    }
+    optional = {
+        "attribute": args.attribute,
+        "evidence": args.evidence,
+        "event_at": args.event_at,
+        "valid_from": args.valid_from,
+        "valid_until": args.valid_until,
+        "review_at": args.review_at,
+    }
+    arguments.update({k: v for k, v in optional.items() if v is not None})
+    if args.about:
+        arguments["about"] = [
+            {"kind": kind, "name": name} for kind, name in _pairs(args.about, what="--about")
+        ]
+    if args.tag:
+        arguments["tags"] = list(args.tag)
+    with open_memory(args) as mem:
+        session = _tool_session(mem, args)
+        if args.said:
+            session.add_turn("user", args.said)
+        result = session.call("memory_write", arguments)
+
+    def text() -> str:
+        lines = [f"{result['action']} {result['id']} ({result['status']}, {result['source_kind']})"]
+        if result.get("supersedes_id"):
+            lines.append(f"supersedes {result['supersedes_id']}")
+        lines += [f"note: {note}" for note in result["notes"]]
+        return "\n".join(lines)
+
+    return _tool_result(args, result, text)
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        session = _tool_session(mem, args)
+        result = session.call(
+            "memory_get", {"ids": list(args.ids), "include_history": args.include_history}
+        )
+
+    def text() -> str:
+        lines = [
+            f"{r['id']}  {r['type']:<10} {r['status']:<11} {r['scope']:<16} {r['content']}"
+            for r in result["records"]
+        ]
+        lines += [f"{missing}  not found" for missing in result["missing"]]
+        return "\n".join(lines)
+
+    return _tool_result(args, result, text)
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        session = _tool_session(mem, args)
+        arguments = {"id": args.id}
+        if args.reason:
+            arguments["reason"] = args.reason
+        result = session.call("memory_forget", arguments)
+    return _tool_result(args, result, lambda: f"forgot {result['id']}")
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     config = load_config(args)
     values = config.to_toml_dict()
@@ -371,6 +472,64 @@ def build_parser() -> argparse.ArgumentParser:
         "agent-memory restore backups/memory-2026-11-29.db",
     )
     p.add_argument("source", help="a snapshot file")
+
+    def principal(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--agent", required=True, help="the agent acting")
+        p.add_argument("--user", required=True, help="the user it acts for")
+        p.add_argument("--session", default=None, help="session id (default: a new cli-... id)")
+        p.add_argument(
+            "--write-target",
+            action="append",
+            metavar="LABEL=SCOPE",
+            help="a symbolic write target (default: personal=user:<user>); repeatable",
+        )
+
+    p = add(
+        "write",
+        cmd_write,
+        "Write one record through memory_write, exactly as a model's tool call would.",
+        "agent-memory write --agent planner --user u1 --type semantic \\\n"
+        '    --content "The user prefers concise answers." --source-kind user_statement \\\n'
+        '    --said "Please keep answers concise." --evidence "keep answers concise"',
+    )
+    principal(p)
+    p.add_argument("--type", required=True, choices=["semantic", "episodic", "procedural"])
+    p.add_argument("--content", required=True)
+    p.add_argument(
+        "--source-kind",
+        required=True,
+        choices=["user_statement", "tool_result", "system", "agent_inference"],
+    )
+    p.add_argument("--target", default="personal", help="symbolic write target")
+    p.add_argument("--attribute", help="the aspect of the subject this states")
+    p.add_argument("--evidence", help="verbatim quote from the session transcript")
+    p.add_argument(
+        "--said", help="first record this as a user turn of the session (so it can be quoted)"
+    )
+    p.add_argument("--about", action="append", metavar="KIND:NAME", help="entity; repeatable")
+    p.add_argument("--event-at", help="ISO 8601")
+    p.add_argument("--valid-from", help="ISO 8601")
+    p.add_argument("--valid-until", help="ISO 8601")
+    p.add_argument("--review-at", help="ISO 8601")
+    p.add_argument("--tag", action="append", help="repeatable")
+    p = add(
+        "get",
+        cmd_get,
+        "Fetch records by id through memory_get, as the given agent and user may see them.",
+        "agent-memory get mem_01a2... --agent planner --user u1 --include-history",
+    )
+    principal(p)
+    p.add_argument("ids", nargs="+", help="record ids")
+    p.add_argument("--include-history", action="store_true", help="also superseded and expired")
+    p = add(
+        "forget",
+        cmd_forget,
+        "Erase a record through memory_forget (content, vector and FTS entry are erased).",
+        'agent-memory forget mem_01a2... --agent planner --user u1 --reason "user asked"',
+    )
+    principal(p)
+    p.add_argument("id", help="record id")
+    p.add_argument("--reason", help="kept in the audit log")
     add(
         "config",
         cmd_config,

@@ -59,6 +59,7 @@ PROJECT: list[dict[str, Any]] = [
         "content": "Project Apollo's staging database is apollo-stg-1 in eu-west-1.",
         "source_kind": "tool_result",
         "source_ref": "infra:inventory",
+        "about": [{"kind": "project", "name": "Apollo"}],
     },
 ]
 
@@ -126,7 +127,96 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         )
 
         out.section(
-            "5. Dense candidates, scoped",
+            "5. A conversation writes memory",
+            "The host opens a session (identity and write targets come from the host, never "
+            "the model) and records each turn; the model calls memory_write. A claimed user "
+            "statement must quote the transcript and the quote must entail it; otherwise it "
+            "is stored as a provisional agent_inference that expires in 30 days.",
+        )
+        s = mem.session(agent_id="assistant", user_id="alice", session_id="demo-1")
+        s.add_turn("user", "I'm vegetarian, by the way. And please keep answers short.")
+        s.add_turn("assistant", "Noted: vegetarian, short answers.")
+        s.add_turn("user", "Actually, I now prefer detailed answers with examples.")
+        calls = [
+            (
+                "quoted",
+                dict(
+                    type="semantic",
+                    content="The user is vegetarian.",
+                    source_kind="user_statement",
+                    attribute="diet",
+                    evidence="I'm vegetarian",
+                ),
+            ),
+            (
+                "unquoted",
+                dict(
+                    type="semantic",
+                    content="The user loves Italian food.",
+                    source_kind="user_statement",
+                ),
+            ),
+            (
+                "repeated",
+                dict(
+                    type="semantic",
+                    content="The user is vegetarian.",
+                    source_kind="user_statement",
+                    attribute="diet",
+                    evidence="I'm vegetarian",
+                ),
+            ),
+            (
+                "style",
+                dict(
+                    type="semantic",
+                    content="The user wants short answers.",
+                    source_kind="user_statement",
+                    attribute="answer_style",
+                    evidence="please keep answers short",
+                ),
+            ),
+            (
+                "changed",
+                dict(
+                    type="semantic",
+                    content="The user prefers detailed answers.",
+                    source_kind="user_statement",
+                    attribute="answer_style",
+                    evidence="I now prefer detailed answers",
+                ),
+            ),
+            (
+                "guess",
+                dict(
+                    type="semantic",
+                    content="The user prefers bullet points.",
+                    source_kind="agent_inference",
+                    attribute="answer_style",
+                ),
+            ),
+        ]
+        results = {}
+        for label, arguments in calls:
+            result = s.call("memory_write", arguments)
+            results[label] = result
+            detail = f"{result['action']:<10} {result['status']:<11} {result['source_kind']}"
+            out.line(
+                f"write     {arguments['content']:<36} -> {detail}", call=arguments, result=result
+            )
+            for note in result["notes"]:
+                out.line(f"            note: {note}")
+        history = s.call("memory_get", {"ids": [results["style"]["id"]], "include_history": True})
+        current = s.call("memory_get", {"ids": [results["style"]["id"]]})
+        out.line(
+            f"get       {results['style']['id']}: default read -> missing "
+            f"({current['missing'] == [results['style']['id']]}); with history -> "
+            f"{history['records'][0]['status']}",
+            get=history,
+        )
+
+        out.section(
+            "6. Dense candidates, scoped",
             "The vector index finds similar meaning, "
             "restricted before ranking to the scopes the agent may read for this "
             "user. (The full memory_search pipeline lands with its issue.)",
@@ -141,12 +231,14 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
                 out.line(f"            {hit['score']:.2f}  {hit['scope']:<14} {hit['content']}")
 
         out.section(
-            "6. Forget",
-            "A forgotten record becomes a tombstone: its content, FTS "
-            "entry and vector are erased, in every process's index too.",
+            "7. Forget",
+            "memory_forget makes a tombstone: content, evidence, FTS entry and vector are "
+            "erased from the files, in every process's index too; the audit log keeps the id "
+            "and the reason.",
         )
         address = next(i for i in ids if _content(mem, i).startswith("Bob's home address"))
-        mem.forget(address, reason="user asked", agent_id="assistant")
+        bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
+        bob.call("memory_forget", {"id": address, "reason": "user asked"})
         hits = _dense(mem, "assistant", "bob", "Where does Bob live?", k=3)
         still = any("Elm Street" in h["content"] for h in hits)
         out.line(
@@ -156,7 +248,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         )
 
         out.section(
-            "7. Snapshot and stats",
+            "8. Snapshot and stats",
             "Snapshots copy the whole store consistently, "
             "for backups and for tests that start from a known state.",
         )

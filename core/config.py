@@ -55,6 +55,15 @@ class EmbedderConfig(_Section):
     batch_size: int = Field(64, ge=1, le=4096, description="Texts per forward pass.")
     max_length: int = Field(512, ge=8, le=8192, description="Tokens kept per text.")
     device: str = Field("cpu", description="Torch device for the model ('cpu', 'cuda:0').")
+    threads: int = Field(
+        0,
+        ge=0,
+        le=256,
+        description=(
+            "Torch CPU threads for this process (0: torch's default, one per core). Set 1 when "
+            "several processes embed on one machine, so they do not oversubscribe the cores."
+        ),
+    )
 
 
 class RetrievalConfig(_Section):
@@ -110,6 +119,44 @@ class RewriteConfig(_Section):
     model: str = Field("claude-haiku-4-5", description="Anthropic model id for the rewriter.")
 
 
+class IngestConfig(_Section):
+    duplicate_floor: float = Field(
+        0.92,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Cosine at or above which a new record about the same subject entity reinforces an "
+            "existing one instead of being added (unless the judge says they contradict)."
+        ),
+    )
+    conflict_floor: float = Field(
+        0.75,
+        ge=0.0,
+        le=1.0,
+        description="Cosine at or above which neighbours are checked for contradiction.",
+    )
+
+
+class JudgeConfig(_Section):
+    kind: Literal["offline", "nli"] = Field(
+        "offline",
+        description=(
+            "Entailment and contradiction judge: 'offline' (rule-based, no model, "
+            "conservative) or 'nli' (a cross-encoder NLI model through transformers)."
+        ),
+    )
+    nli_model: str = Field(
+        "cross-encoder/nli-deberta-v3-base",
+        description="NLI cross-encoder (name in the Hugging Face cache, or a local folder).",
+    )
+    entail_threshold: float = Field(
+        0.8, ge=0.0, le=1.0, description="NLI entailment probability needed to say 'entailed'."
+    )
+    contradiction_threshold: float = Field(
+        0.8, ge=0.0, le=1.0, description="NLI contradiction probability needed to say so."
+    )
+
+
 class PolicyConfig(_Section):
     provisional_ttl_days: int = Field(
         30, ge=1, le=3650, description="Days before an unreinforced provisional record expires."
@@ -128,6 +175,8 @@ class Config(BaseModel):
     trigger: TriggerConfig = Field(default_factory=TriggerConfig, description="Search trigger.")
     reranker: RerankerConfig = Field(default_factory=RerankerConfig, description="Reranker.")
     rewrite: RewriteConfig = Field(default_factory=RewriteConfig, description="Query rewrite.")
+    ingest: IngestConfig = Field(default_factory=IngestConfig, description="Write path.")
+    judge: JudgeConfig = Field(default_factory=JudgeConfig, description="Evidence judge.")
     policy: PolicyConfig = Field(default_factory=PolicyConfig, description="Lifecycle policy.")
 
     def __init__(self, **data: Any) -> None:

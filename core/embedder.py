@@ -80,8 +80,10 @@ class FlagEmbedder(Embedder):
         batch_size: int = 64,
         max_length: int = 512,
         device: str = "cpu",
+        threads: int = 0,
     ) -> None:
         self._source = model
+        self._threads = threads
         self._path, name, version = _resolve_model(model)
         self._pooling = _resolve_pooling(pooling, self._path or model)
         self._dims = _read_hidden_size(self._path) if self._path else _KNOWN_DIMS.get(model)
@@ -110,6 +112,10 @@ class FlagEmbedder(Embedder):
         with self._lock:
             if self._model is not None:
                 return
+            if self._threads:
+                import torch
+
+                torch.set_num_threads(self._threads)  # process-wide, as torch defines it
             try:
                 from FlagEmbedding import BGEM3FlagModel
             except ImportError as exc:  # pragma: no cover - FlagEmbedding is a dependency
@@ -203,7 +209,14 @@ _SHARED_LOCK = threading.Lock()
 def shared_embedder(config: EmbedderConfig) -> FlagEmbedder:
     """The process-wide embedder for ``config``: every Memory in a process with the same
     embedder settings shares one loaded model."""
-    key = (config.model, config.pooling, config.batch_size, config.max_length, config.device)
+    key = (
+        config.model,
+        config.pooling,
+        config.batch_size,
+        config.max_length,
+        config.device,
+        config.threads,
+    )
     with _SHARED_LOCK:
         embedder = _SHARED.get(key)
         if embedder is None:
@@ -213,6 +226,7 @@ def shared_embedder(config: EmbedderConfig) -> FlagEmbedder:
                 batch_size=config.batch_size,
                 max_length=config.max_length,
                 device=config.device,
+                threads=config.threads,
             )
             _SHARED[key] = embedder
         return embedder

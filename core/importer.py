@@ -8,36 +8,52 @@ map results back to its own ids.
 
 An import is host provisioning, not a model's claim: the host vouches for ``source_kind``, so no
 transcript is needed and no evidence check downgrades it. Status and expiry still follow the
-source kind (an imported agent_inference is provisional and expires).
+source kind (an imported agent_inference is provisional and expires). Entities follow the write
+path's rules (``about`` resolves by exact alias in the target scope, else a new entity there; a
+semantic or procedural record in ``user:<id>`` without ``about`` is about that user; elsewhere
+``about`` is required). An import does not reconcile with existing records (no dedup or
+supersession): it loads what the host says, as the host says it.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core import policy
+from core import entities, policy
+from core.entities import EntityRef
 from core.errors import InvalidArgument
 from core.models import (
+    EntityKind,
     MemoryType,
     Record,
     Scope,
+    ScopeKind,
     SourceKind,
     canonical_time,
     format_time,
     new_id,
     utcnow,
 )
-from core.records import NewRecord, embedding_text
+from core.records import NewRecord, embedding_text, insert_record
 
 if TYPE_CHECKING:
     from core.memory import Memory
 
 MAX_CONTENT_CHARS = 8000
 MAX_TAGS = 32
+
+
+class AboutItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: EntityKind
+    name: str = Field(min_length=1, max_length=200)
 
 
 class ImportItem(BaseModel):
@@ -53,6 +69,7 @@ class ImportItem(BaseModel):
     attribute: str | None = Field(None, min_length=1, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
     evidence: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
+    about: list[AboutItem] = Field(default_factory=list, max_length=10)
 
     @field_validator("content")
     @classmethod
@@ -109,44 +126,78 @@ def import_records(
     """Validate, embed and write ``records`` into ``scope``. Returns ids in input order."""
     parsed_scope = Scope.parse(scope)
     items = validate_items(records)
+    owner = parsed_scope.id if parsed_scope.kind is ScopeKind.USER else None
+    for position, item in enumerate(items):
+        if not item.about and item.type is not MemoryType.EPISODIC and owner is None:
+            raise InvalidArgument(
+                f"record {position}: a {item.type.value} record in {scope} must say what it "
+                'is about: "about": [{"kind": "project", "name": "..."}]',
+                field="about",
+            )
     now = now or utcnow()
-    created = format_time(now)
     ids: list[str] = []
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
-        prepared = [
-            _record(
-                item,
-                scope=str(parsed_scope),
-                agent_id=agent_id,
-                now=now,
-                created=created,
-                memory=memory,
-            )
-            for item in batch
+        with memory.store.reading() as conn:
+            plans = [
+                _plan(conn, item, scope=str(parsed_scope), owner=owner, now=now) for item in batch
+            ]
+        drafts = [
+            _record(item, plan, scope=str(parsed_scope), agent_id=agent_id, now=now, memory=memory)
+            for item, plan in zip(batch, plans, strict=True)
         ]
-        vectors = memory.embedder.embed([embedding_text(r) for r in prepared])
-        memory.store.insert_records(
-            [NewRecord(r, v) for r, v in zip(prepared, vectors, strict=True)],
-            embedder=memory.embedder.identity,
-            now=now,
-            event_kind="record.imported",
-        )
-        ids.extend(r.id for r in prepared)
+        vectors = memory.embedder.embed([embedding_text(r) for r in drafts])
+        with memory.store.transaction() as conn:
+            for draft, plan, vector in zip(drafts, plans, vectors, strict=True):
+                linked = [
+                    entities.create_planned(conn, p, agent_id=agent_id, now=now) for p in plan
+                ]
+                if linked:
+                    draft = replace(
+                        draft,
+                        subject_entity_id=linked[0].id,
+                        subject=entities.subject_of(linked[0].id, draft.attribute),
+                        entities=tuple(dict.fromkeys(p.id for p in linked)),
+                    )
+                insert_record(
+                    conn,
+                    NewRecord(draft, vector, tuple(a for p in linked for a in p.aliases)),
+                    embedder=memory.embedder.identity,
+                    now=now,
+                    event_kind="record.imported",
+                )
+                ids.append(draft.id)
+    memory.index()
     return ids
+
+
+def _plan(
+    conn: sqlite3.Connection, item: ImportItem, *, scope: str, owner: str | None, now: datetime
+) -> list[entities.PlannedEntity]:
+    if item.about:
+        return [
+            entities.resolve(
+                conn, EntityRef(a.kind, a.name), readable=(scope,), target_scope=scope, now=now
+            )
+            for a in item.about
+        ]
+    if owner is not None and item.type is not MemoryType.EPISODIC:
+        return [entities.plan_principal(conn, owner)]
+    return []
 
 
 def _record(
     item: ImportItem,
+    plan: list[entities.PlannedEntity],
     *,
     scope: str,
     agent_id: str | None,
     now: datetime,
-    created: str,
     memory: Memory,
 ) -> Record:
     status = policy.initial_status(item.source_kind)
     expires = policy.expires_at(status, now=now, config=memory.config)
+    subject_entity = plan[0].id if plan else None
     return Record(
         id=new_id("mem", now),
         type=item.type,
@@ -155,12 +206,15 @@ def _record(
         source_kind=item.source_kind,
         status=status,
         confidence=policy.initial_confidence(item.source_kind),
-        created_at=created,
+        created_at=format_time(now),
+        subject_entity_id=subject_entity,
         attribute=item.attribute,
+        subject=entities.subject_of(subject_entity, item.attribute),
         source_ref=item.source_ref,
         creator_agent_id=agent_id,
         evidence=item.evidence,
         event_at=item.event_at,
         expires_at=format_time(expires) if expires else None,
         tags=tuple(item.tags),
+        entities=tuple(p.id for p in plan),
     )

@@ -193,8 +193,13 @@ class VectorIndex:
 def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
     if k <= 0 or len(scores) == 0:
         return []
-    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-    # Best first; ties broken by rowid so results are deterministic.
-    order = np.lexsort((rowids[top], -scores[top]))
-    top = top[order]
+    if k < len(scores):
+        # Everything scoring at least the k-th best: ties at the boundary are then settled by
+        # rowid, not by where argpartition happened to put them, so results are deterministic.
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        top = np.flatnonzero(scores >= kth)
+    else:
+        top = np.arange(len(scores))
+    order = np.lexsort((rowids[top], -scores[top]))  # best first, then lowest rowid
+    top = top[order][:k]
     return [Hit(int(rowids[i]), float(scores[i])) for i in top]

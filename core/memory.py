@@ -15,25 +15,34 @@ import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import importer, policy
 from core.config import Config
 from core.embedder import Embedder, shared_embedder
 from core.errors import InvalidArgument, StoreClosedError
 from core.index import VectorIndex
-from core.models import Access, Grant, utcnow
+from core.ingestor import Ingestor
+from core.models import Access, Grant, Record, utcnow
+from core.session import Session
 from core.store import Store
+
+if TYPE_CHECKING:
+    from core.judge import Judge
 
 
 class Memory:
     """A memory store opened by a host. Safe to share between threads; several processes may
     open the same file and each sees the others' writes on its next search."""
 
-    def __init__(self, store: Store, config: Config, embedder: Embedder) -> None:
+    def __init__(
+        self, store: Store, config: Config, embedder: Embedder, judge: Judge | None = None
+    ) -> None:
         self.store = store
         self.config = config
         self.embedder = embedder
+        self._judge = judge
+        self._ingestor: Ingestor | None = None
         self._index: VectorIndex | None = None
         self._index_lock = threading.Lock()
 
@@ -46,11 +55,13 @@ class Memory:
         config: Config | None = None,
         *,
         embedder: Embedder | None = None,
+        judge: Judge | None = None,
         now: datetime | None = None,
     ) -> Memory:
         """Open or create the store at ``path``, migrating it to the current schema.
 
-        ``embedder`` replaces the configured model (tests pass ``HashingEmbedder``). Opening a
+        ``embedder`` and ``judge`` replace the configured ones (tests pass ``HashingEmbedder``,
+        hosts may pass their own implementations). Opening a
         store whose vectors came from another model raises EmbedderMismatchError, which names
         ``agent-memory reembed``. The model itself loads on first use, not here.
         """
@@ -62,7 +73,7 @@ class Memory:
         except BaseException:
             store.close()
             raise
-        return cls(store, config, embedder)
+        return cls(store, config, embedder, judge)
 
     def close(self) -> None:
         """Close the store. Further calls raise StoreClosedError."""
@@ -97,6 +108,55 @@ class Memory:
             else:
                 self._index.sync(self.store)
             return self._index
+
+    @property
+    def judge(self) -> Judge:
+        """The evidence judge (``judge.kind`` in config), created on first use."""
+        if self._judge is None:
+            from core.judge import make_judge
+
+            self._judge = make_judge(self.config.judge)
+        return self._judge
+
+    def ingestor(self) -> Ingestor:
+        """The write path shared by every session of this Memory."""
+        if self._ingestor is None:
+            self._ingestor = Ingestor(self, self.judge)
+        return self._ingestor
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def session(
+        self,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str] | None = None,
+        now: datetime | None = None,
+    ) -> Session:
+        """Start (or resume, after a restart) the session ``session_id`` of ``agent_id`` acting
+        for ``user_id``. ``write_targets`` maps the symbolic targets the model may name to
+        scopes; the default is ``{"personal": "user:<user_id>"}``. Identity always comes from
+        the host, never from the model."""
+        return Session(
+            self,
+            agent_id=agent_id,
+            user_id=user_id,
+            session_id=session_id,
+            write_targets=write_targets,
+            now=now,
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def expire_provisional(self, *, now: datetime | None = None) -> list[str]:
+        """Expire provisional records whose expires_at has passed. Returns their ids."""
+        return self.store.expire_provisional(now=now or utcnow())
+
+    def due_reviews(self, *, now: datetime | None = None, limit: int = 100) -> list[Record]:
+        """Live records whose review_at has come and that are not flagged yet."""
+        return self.store.due_reviews(now=now or utcnow(), limit=limit)
 
     # -- grants (host provisioning) ----------------------------------------------------------
 

@@ -217,7 +217,49 @@ INITIAL_SCHEMA = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA,)
+SESSIONS = Migration(
+    2,
+    "sessions, turns and observations",
+    (
+        # A session's identity is always host-supplied. The transcript lives in the store so
+        # evidence can be checked against it and so it survives a crash of the host.
+        """
+        CREATE TABLE sessions (
+            session_id    TEXT PRIMARY KEY,
+            agent_id      TEXT NOT NULL,
+            user_id       TEXT NOT NULL,
+            write_targets TEXT NOT NULL CHECK (json_type(write_targets) = 'object'),
+            started_at    TEXT NOT NULL,
+            ended_at      TEXT
+        ) STRICT
+        """,
+        """
+        CREATE TABLE turns (
+            session_id TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+            seq        INTEGER NOT NULL,
+            role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'system')),
+            content    TEXT NOT NULL,
+            at         TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        ) STRICT
+        """,
+        # Each independent observation of a record (its creation, a duplicate that reinforced
+        # it, a confirmation). Two from different sessions promote a provisional record.
+        """
+        CREATE TABLE observations (
+            record_rowid INTEGER NOT NULL REFERENCES records (rowid) ON DELETE CASCADE,
+            session_id   TEXT,
+            agent_id     TEXT,
+            source_kind  TEXT NOT NULL,
+            kind         TEXT NOT NULL CHECK (kind IN ('created', 'reinforced', 'confirmed')),
+            at           TEXT NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX observations_record ON observations (record_rowid)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA, SESSIONS)
 
 LATEST_VERSION = MIGRATIONS[-1].version
 

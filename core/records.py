@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -189,6 +189,16 @@ RECORD_SELECT = """
              WHERE record_rowid = r.rowid) AS entity_ids
       FROM records AS r
 """
+
+
+def select_records(
+    conn: sqlite3.Connection, where: str, params: Sequence[Any] = ()
+) -> list[Record]:
+    """Records matching an SQL condition on ``r`` (the records table), with their entity ids.
+    Usable inside a transaction."""
+    cursor = conn.execute(f"{RECORD_SELECT} WHERE {where}", tuple(params))
+    cursor.row_factory = sqlite3.Row
+    return [row_to_record(row) for row in cursor.fetchall()]
 
 
 def row_to_record(row: sqlite3.Row) -> Record:

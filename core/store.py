@@ -49,6 +49,7 @@ from core.records import (
     embedding_text,
     insert_record,
     row_to_record,
+    select_records,
 )
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
@@ -287,26 +288,29 @@ class Store:
         """Records by public id (any status). Missing ids are absent from the result."""
         if not ids:
             return {}
-        placeholders = ",".join("?" * len(ids))
-        rows = self.query(f"{RECORD_SELECT} WHERE r.id IN ({placeholders})", tuple(ids))
-        return {row["id"]: row_to_record(row) for row in rows}
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            found = select_records(self._connection(), f"r.id IN ({marks})", list(ids))
+        return {r.id: r for r in found}
 
     def records_by_rowid(self, rowids: Sequence[int]) -> dict[int, Record]:
+        """Records by internal rowid (any status)."""
         if not rowids:
             return {}
-        placeholders = ",".join("?" * len(rowids))
-        rows = self.query(
-            f"{RECORD_SELECT} WHERE r.rowid IN ({placeholders})", tuple(int(r) for r in rowids)
-        )
-        return {row["rowid"]: row_to_record(row) for row in rows}
+        marks = ",".join("?" * len(rowids))
+        with self._lock:
+            found = select_records(
+                self._connection(), f"r.rowid IN ({marks})", [int(r) for r in rowids]
+            )
+        return {int(r.rowid or 0): r for r in found}
 
     def tombstone(
         self, record_id: str, *, reason: str | None, agent_id: str | None, now: datetime
     ) -> bool:
-        """Forget a record: status deleted, content, evidence, FTS row, tags and embedding erased
-        in one transaction, then the WAL is checkpointed so no copy survives in either file.
-        The audit event keeps the id and the reason, never the content. Returns False when
-        there is no such live record."""
+        """Forget a record: status deleted; content, evidence, FTS row, tags, embedding and the
+        words quoted in its write_log rows erased, in one transaction; then the WAL is
+        checkpointed so no copy survives in either file. The audit event keeps the id and the
+        reason, never the content. Returns False when there is no such live record."""
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT rowid FROM records WHERE id = ? AND status != 'deleted'", (record_id,)
@@ -323,6 +327,13 @@ class Store:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
             conn.execute("DELETE FROM record_tags WHERE record_rowid = ?", (rowid,))
+            # The write log quotes what was written; keep the decision, erase the words.
+            conn.execute(
+                "UPDATE write_log SET payload = json_set(payload, '$.request.content', "
+                "'[forgotten]', '$.request.evidence', NULL, '$.request.attribute', NULL) "
+                "WHERE record_id = ?",
+                (record_id,),
+            )
             bump_records_version(conn, [rowid])
             append_event(
                 conn,
@@ -334,6 +345,36 @@ class Store:
             )
         self._purge_freed_content()
         return True
+
+    def expire_provisional(self, *, now: datetime) -> list[str]:
+        """Set provisional records past expires_at to expired, with events, atomically."""
+        at = format_time(now)
+        with self.transaction() as conn:
+            rows = conn.execute(
+                "SELECT rowid, id FROM records WHERE status = 'provisional' "
+                "AND expires_at IS NOT NULL AND expires_at <= ?",
+                (at,),
+            ).fetchall()
+            if not rows:
+                return []
+            conn.executemany(
+                "UPDATE records SET status = 'expired', updated_at = ? WHERE rowid = ?",
+                [(at, rowid) for rowid, _ in rows],
+            )
+            bump_records_version(conn, [rowid for rowid, _ in rows])
+            for _, record_id in rows:
+                append_event(conn, kind="record.expired", at=now, record_id=record_id)
+        return [record_id for _, record_id in rows]
+
+    def due_reviews(self, *, now: datetime, limit: int) -> list[Record]:
+        """Live records whose review_at is due and not yet flagged, oldest first."""
+        with self._lock:
+            return select_records(
+                self._connection(),
+                "r.review_at IS NOT NULL AND r.review_at <= ? AND r.review_flagged_at IS NULL "
+                "AND r.status IN ('provisional', 'confirmed') ORDER BY r.review_at LIMIT ?",
+                (format_time(now), limit),
+            )
 
     def _purge_freed_content(self) -> None:
         """Rewrite the FTS index without deleted entries and checkpoint the WAL into the

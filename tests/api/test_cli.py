@@ -177,3 +177,82 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "address found afterwards: False" in out
     assert "Traceback" not in result.stderr
     assert (tmp_path / "agent-memory" / "quickstart.db").exists()
+
+
+def test_write_get_forget_go_through_the_tools(tmp_path: Path, capsys) -> None:
+    """write, get and forget run the model's tools with identity from the flags."""
+    store = str(tmp_path / "m.db")
+    who = ["--agent", "planner", "--user", "u1", "--store", store]
+    run(capsys, "grant", "planner", "user:u1", "--store", store)
+    written = run_json(
+        capsys,
+        "write",
+        *who,
+        "--type",
+        "semantic",
+        "--source-kind",
+        "user_statement",
+        "--content",
+        "The user prefers concise answers.",
+        "--attribute",
+        "answer_style",
+        "--said",
+        "Please keep answers concise.",
+        "--evidence",
+        "keep answers concise",
+        "--tag",
+        "style",
+    )
+    assert (written["action"], written["status"]) == ("created", "confirmed")
+    got = run_json(capsys, "get", written["id"], "missing-id", *who)
+    assert [r["id"] for r in got["records"]] == [written["id"]]
+    assert got["records"][0]["tags"] == ["style"] and got["missing"] == ["missing-id"]
+    code, out, _ = run(capsys, "get", written["id"], *who)
+    assert code == 0 and "The user prefers concise answers." in out
+    assert run_json(capsys, "forget", written["id"], *who, "--reason", "asked") == {
+        "id": written["id"],
+        "status": "deleted",
+    }
+    assert run_json(capsys, "get", written["id"], *who)["missing"] == [written["id"]]
+
+
+def test_tool_errors_from_the_cli_exit_2(tmp_path: Path, capsys) -> None:
+    """A write the agent may not make prints the tool's message and exits 2."""
+    store = str(tmp_path / "m.db")
+    code, out, err = run(
+        capsys,
+        "write",
+        "--agent",
+        "planner",
+        "--user",
+        "u1",
+        "--store",
+        store,
+        "--type",
+        "semantic",
+        "--source-kind",
+        "agent_inference",
+        "--content",
+        "x y z",
+    )
+    assert code == 2 and out == ""
+    assert "may not write the 'personal' target" in err
+    code, _, err = run(
+        capsys,
+        "write",
+        "--agent",
+        "planner",
+        "--user",
+        "u1",
+        "--store",
+        store,
+        "--type",
+        "semantic",
+        "--source-kind",
+        "agent_inference",
+        "--content",
+        "x y z",
+        "--about",
+        "nonsense",
+    )
+    assert code == 2 and "KIND:NAME" in err

@@ -116,7 +116,9 @@ def test_sync_applies_writes_and_forgets_made_through_another_handle(memory: Mem
         index = other.index()
         assert len(index) == 0
         [rid] = memory.import_records(
-            [{"content": "The staging database is apollo-stg-1."}], scope="project:apollo", now=NOW
+            [{"content": "The staging database is apollo-stg-1.", "type": "episodic"}],
+            scope="project:apollo",
+            now=NOW,
         )
         query = other.embedder.embed_one("Which database is used for staging?")
         hits = other.index().search(query, 3)

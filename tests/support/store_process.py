@@ -29,7 +29,9 @@ def main(path: str) -> None:
         if op == "quit":
             break
         if op == "import":
-            [rid] = mem.import_records([{"content": command["content"]}], scope=command["scope"])
+            [rid] = mem.import_records(
+                [{"content": command["content"], "type": "episodic"}], scope=command["scope"]
+            )
             reply: dict = {"id": rid}
         elif op == "forget":
             reply = {"forgotten": mem.forget(command["id"], reason="test")}

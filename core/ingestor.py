@@ -1,0 +1,641 @@
+"""The ingestor: the one path by which a record enters the store (design §6).
+
+memory_write, memory_revise(correct) and, later, the extraction validator all come through
+``Ingestor.write``. Its stages, each timed:
+
+1. evidence     a claimed source must be backed by a verbatim quote from this session's
+                transcript (user turns for user_statement, tool turns for tool_result, system
+                turns for system) that entails the content; otherwise the source is downgraded
+                to agent_inference and a note says why. Models cannot claim session_summary.
+2. entities     ``about`` mentions resolve by exact alias in readable scopes, else become new
+                provisional entities in the writer's scope; in the principal's own user scope a
+                semantic or procedural write without ``about`` is about the principal.
+3. embedding    the content (for procedures: name, trigger and content).
+4. duplicates   a live record of the same scope, type and subject entity with cosine at or
+                above ``ingest.duplicate_floor`` that the judge does not call contradictory is
+                reinforced instead of adding a record.
+5. conflicts    neighbours above ``ingest.conflict_floor`` that the judge calls contradictory
+                are recorded in ``conflicts_with``.
+6. transaction  supersession on subject (entity + normalised attribute) is decided inside the
+                write transaction: a source of equal or higher rank supersedes the live record,
+                a lower one is stored beside it with ``conflicts_with``; episodic records are
+                never superseded. Record, vector, FTS, links, entities, observation, audit
+                events and records_version commit together.
+7. index        this process's vector index applies the change.
+8. log          one write_log row with the request, the decisions and the stage timings.
+
+Nothing here holds a transaction open across the model or the judge.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core import entities, policy
+from core.entities import EntityRef, PlannedEntity
+from core.errors import InvalidArgument, NotFound
+from core.evidence import Turn, find_quote, quote_problem
+from core.models import (
+    MemoryType,
+    Procedure,
+    Record,
+    SourceKind,
+    Status,
+    format_time,
+    new_id,
+    parse_time,
+)
+from core.records import (
+    NewRecord,
+    append_event,
+    bump_records_version,
+    embedding_text,
+    insert_record,
+    select_records,
+)
+
+if TYPE_CHECKING:
+    from core.judge import Judge
+    from core.memory import Memory
+
+# Which transcript roles can vouch for which claimed source.
+EVIDENCE_ROLES: dict[SourceKind, tuple[str, ...]] = {
+    SourceKind.USER_STATEMENT: ("user",),
+    SourceKind.TOOL_RESULT: ("tool",),
+    SourceKind.SYSTEM: ("system",),
+}
+REINFORCE_STEP = 0.3  # each reinforcement closes this share of the gap to certainty
+MAX_CONFIDENCE = 0.99
+_NEIGHBOURS = 8
+_LIVE = "('provisional', 'confirmed')"
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    """A validated write, its scope already resolved and permitted."""
+
+    type: MemoryType
+    content: str
+    source_kind: SourceKind
+    scope: str
+    agent_id: str
+    user_id: str | None = None
+    session_id: str | None = None
+    attribute: str | None = None
+    evidence: str | None = None
+    about: tuple[EntityRef, ...] = ()
+    event_at: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
+    review_at: str | None = None
+    tags: tuple[str, ...] = ()
+    procedure: Procedure | None = None
+    source_ref: str | None = None
+    # memory_revise(correct): the record this write must replace.
+    replaces: Record | None = None
+
+
+@dataclass(slots=True)
+class WriteOutcome:
+    """What a write did, in the shape memory_write returns (plus diagnostics)."""
+
+    id: str
+    status: Status
+    source_kind: SourceKind
+    action: str  # created | reinforced | superseded | conflict
+    supersedes_id: str | None = None
+    conflicts_with: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    decisions: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status.value,
+            "source_kind": self.source_kind.value,
+            "action": self.action,
+            "supersedes_id": self.supersedes_id,
+            "conflicts_with": list(self.conflicts_with),
+            "notes": list(self.notes),
+        }
+
+
+class _Clock:
+    """Per-stage wall-clock timings in milliseconds."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round((time.perf_counter() - started) * 1000, 3)
+
+
+class Ingestor:
+    """Validates and writes records for one Memory."""
+
+    def __init__(self, memory: Memory, judge: Judge) -> None:
+        self.memory = memory
+        self.store = memory.store
+        self.judge = judge
+        self.config = memory.config
+
+    # -- evidence ----------------------------------------------------------------------------
+
+    def check_evidence(
+        self, request: WriteRequest, transcript: Sequence[Turn]
+    ) -> tuple[SourceKind, str | None, list[str]]:
+        """The source kind the evidence supports, the evidence to store, and notes on any
+        downgrade. Conservative: anything unproven becomes agent_inference."""
+        claimed = request.source_kind
+        quote = request.evidence
+        notes: list[str] = []
+        if claimed is SourceKind.SESSION_SUMMARY:
+            notes.append(
+                "session_summary is written only by the end-of-session summary; stored as "
+                "agent_inference"
+            )
+            claimed = SourceKind.AGENT_INFERENCE
+        roles = EVIDENCE_ROLES.get(claimed)
+        if roles is None:  # agent_inference: evidence optional, kept only if it is verbatim
+            if quote and find_quote(quote, transcript, roles=("user", "tool", "system")) is None:
+                notes.append("evidence not found verbatim in this session's transcript; dropped")
+                quote = None
+            return claimed, quote, notes
+        downgrade = f"source_kind {claimed.value} became agent_inference"
+        if not quote:
+            notes.append(f"no evidence quote was given, so {downgrade}")
+            return SourceKind.AGENT_INFERENCE, None, notes
+        if (problem := quote_problem(quote)) is not None:
+            notes.append(f"{problem}, so {downgrade}")
+            return SourceKind.AGENT_INFERENCE, None, notes
+        turn = find_quote(quote, transcript, roles=roles)
+        if turn is None:
+            where = " or ".join(roles)
+            notes.append(
+                f"the evidence quote was not found verbatim in a {where} turn of this "
+                f"session's transcript, so {downgrade}"
+            )
+            found_elsewhere = find_quote(
+                quote, transcript, roles=("user", "assistant", "tool", "system")
+            )
+            return SourceKind.AGENT_INFERENCE, quote if found_elsewhere else None, notes
+        verdict = self.judge.entails(quote, request.content)
+        if not verdict.holds:
+            notes.append(
+                f"the quote does not entail the content ({verdict.reason}), so {downgrade}"
+            )
+            return SourceKind.AGENT_INFERENCE, quote, notes
+        return claimed, quote, notes
+
+    # -- the write ---------------------------------------------------------------------------
+
+    def write(
+        self,
+        request: WriteRequest,
+        *,
+        readable: tuple[str, ...],
+        transcript: Sequence[Turn] = (),
+        now: datetime,
+        verify_evidence: bool = True,
+    ) -> WriteOutcome:
+        """Run every stage and return what happened. Raises InvalidArgument for input that
+        cannot be written (then nothing is written)."""
+        clock = _Clock()
+        started = time.perf_counter()
+        notes: list[str] = []
+        with clock.stage("evidence_validation"):
+            if verify_evidence:
+                source_kind, evidence, notes = self.check_evidence(request, transcript)
+            else:
+                source_kind, evidence = request.source_kind, request.evidence
+
+        with clock.stage("entity_resolution"):
+            planned = self._plan_entities(request, readable=readable, now=now)
+        subject_entity = planned[0].id if planned else None
+        attribute = request.attribute
+        if request.type is MemoryType.PROCEDURAL and request.procedure and not attribute:
+            attribute = f"procedure {request.procedure.name}"
+        if request.replaces is not None:
+            subject_entity = request.replaces.subject_entity_id
+            attribute = attribute or request.replaces.attribute
+        subject = entities.subject_of(subject_entity, attribute)
+
+        status = policy.initial_status(source_kind)
+        expires = policy.expires_at(status, now=now, config=self.config)
+        draft = Record(
+            id=new_id("mem", now),
+            type=request.type,
+            content=request.content,
+            scope=request.scope,
+            source_kind=source_kind,
+            status=status,
+            confidence=policy.initial_confidence(source_kind),
+            created_at=format_time(now),
+            subject_entity_id=subject_entity,
+            attribute=attribute,
+            subject=subject,
+            procedure=request.procedure,
+            source_ref=request.source_ref or request.session_id,
+            creator_agent_id=request.agent_id,
+            session_id=request.session_id,
+            evidence=evidence,
+            event_at=request.event_at
+            or (format_time(now) if request.type is MemoryType.EPISODIC else None),
+            expires_at=format_time(expires) if expires else None,
+            valid_from=request.valid_from,
+            valid_until=request.valid_until,
+            review_at=request.review_at,
+            tags=request.tags,
+            entities=tuple(p.id for p in planned),
+        )
+
+        with clock.stage("content_embedding"):
+            vector = self.memory.embedder.embed([embedding_text(draft)])[0]
+
+        with clock.stage("duplicate_search"):
+            neighbours = self._neighbours(draft, vector)
+            duplicate = None
+            if request.replaces is None:
+                duplicate = self._find_duplicate(draft, neighbours)
+
+        conflicts: list[str] = []
+        with clock.stage("contradiction_check"):
+            if duplicate is None:
+                conflicts = self._find_conflicts(draft, neighbours)
+
+        decisions: dict[str, Any] = {
+            "claimed_source_kind": request.source_kind.value,
+            "neighbours": [{"id": r.id, "cosine": round(s, 4)} for r, s in neighbours],
+            "entities": [{"id": p.id, "created": not p.exists} for p in planned],
+        }
+        with clock.stage("sqlite_transaction"):
+            if duplicate is not None:
+                outcome = self._reinforce(duplicate, draft, request, now=now)
+            else:
+                draft = replace(draft, conflicts_with=tuple(conflicts))
+                outcome = self._insert(draft, vector, planned, request, now=now)
+        outcome.notes = notes + outcome.notes
+        with clock.stage("vector_index_update"):
+            self.memory.index()
+        outcome.timings_ms = clock.timings
+        outcome.decisions = decisions
+        total = round((time.perf_counter() - started) * 1000, 3)
+        with clock.stage("log_write"):
+            self.log(request, outcome, total_ms=total, now=now)
+        outcome.timings_ms = clock.timings
+        return outcome
+
+    def _plan_entities(
+        self, request: WriteRequest, *, readable: tuple[str, ...], now: datetime
+    ) -> list[PlannedEntity]:
+        with self.store.reading() as conn:
+            if request.about:
+                return [
+                    entities.resolve(
+                        conn, ref, readable=readable, target_scope=request.scope, now=now
+                    )
+                    for ref in request.about
+                ]
+            if request.replaces is not None or request.type is MemoryType.EPISODIC:
+                return []
+            if request.user_id is not None and request.scope == f"user:{request.user_id}":
+                return [entities.plan_principal(conn, request.user_id)]
+        raise InvalidArgument(
+            f"a {request.type.value} record in {request.scope} must say what it is about: pass "
+            'about, e.g. [{"kind": "project", "name": "Apollo"}]',
+            field="about",
+        )
+
+    def _neighbours(self, draft: Record, vector: np.ndarray) -> list[tuple[Record, float]]:
+        """Live records of the same scope and type, most similar first."""
+        rows = self.store.query(
+            "SELECT rowid FROM records WHERE scope = ? AND type = ? "
+            "AND status IN ('provisional', 'confirmed')",
+            (draft.scope, draft.type.value),
+        )
+        if not rows:
+            return []
+        allowed = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        hits = self.memory.index().search(vector, _NEIGHBOURS, allowed=allowed)
+        hits = [h for h in hits if h.score >= self.config.ingest.conflict_floor]
+        found = self.store.records_by_rowid([h.rowid for h in hits])
+        return [(found[h.rowid], h.score) for h in hits if h.rowid in found]
+
+    def _find_duplicate(
+        self, draft: Record, neighbours: list[tuple[Record, float]]
+    ) -> Record | None:
+        for record, cosine in neighbours:
+            if cosine < self.config.ingest.duplicate_floor:
+                continue
+            if record.subject_entity_id != draft.subject_entity_id:
+                continue
+            if draft.type is MemoryType.EPISODIC and not _same_day(record.event_at, draft.event_at):
+                continue
+            if self.judge.contradicts(record.content, draft.content).holds:
+                continue
+            return record
+        return None
+
+    def _find_conflicts(self, draft: Record, neighbours: list[tuple[Record, float]]) -> list[str]:
+        return [
+            record.id
+            for record, _ in neighbours
+            if record.subject_entity_id == draft.subject_entity_id
+            and record.subject != draft.subject  # same subject: supersession decides
+            and self.judge.contradicts(record.content, draft.content).holds
+        ]
+
+    # -- inside the transaction --------------------------------------------------------------
+
+    def _insert(
+        self,
+        draft: Record,
+        vector: np.ndarray,
+        planned: list[PlannedEntity],
+        request: WriteRequest,
+        *,
+        now: datetime,
+    ) -> WriteOutcome:
+        notes: list[str] = []
+        with self.store.transaction() as conn:
+            linked = [
+                entities.create_planned(conn, p, agent_id=request.agent_id, now=now)
+                for p in planned
+            ]
+            if linked:
+                subject_entity = (
+                    linked[0].id if request.replaces is None else draft.subject_entity_id
+                )
+                draft = replace(
+                    draft,
+                    subject_entity_id=subject_entity,
+                    subject=entities.subject_of(subject_entity, draft.attribute),
+                    entities=tuple(dict.fromkeys(p.id for p in linked)),
+                )
+            action = "created"
+            replaced = self._current_holder(conn, draft, request)
+            if replaced is not None:
+                if draft.type is not MemoryType.EPISODIC and policy.can_supersede(
+                    draft.source_kind, replaced.source_kind
+                ):
+                    draft = replace(
+                        draft,
+                        supersedes_id=replaced.id,
+                        version=replaced.version + 1,
+                        lineage_id=replaced.lineage_id or replaced.id,
+                    )
+                    action = "superseded"
+                elif request.replaces is not None:
+                    raise InvalidArgument(
+                        f"a correction from {draft.source_kind.value} cannot replace a "
+                        f"{replaced.source_kind.value} record; quote the user's words as "
+                        "evidence, or write a new record",
+                        field="source_kind",
+                    )
+                else:
+                    draft = replace(draft, conflicts_with=(*draft.conflicts_with, replaced.id))
+                    action = "conflict"
+                    notes.append(
+                        f"{replaced.id} ({replaced.source_kind.value}) holds this subject and "
+                        f"outranks {draft.source_kind.value}; stored beside it as a conflict"
+                    )
+            if draft.conflicts_with and action == "created":
+                action = "conflict"
+            aliases = tuple(a for p in linked for a in p.aliases)
+            rowid = insert_record(
+                conn,
+                NewRecord(draft, vector, aliases),
+                embedder=self.memory.embedder.identity,
+                now=now,
+                event_kind="record.created",
+            )
+            _observe(conn, rowid, request, kind="created", source_kind=draft.source_kind, now=now)
+            if action == "superseded" and replaced is not None and replaced.rowid is not None:
+                conn.execute(
+                    "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
+                    (format_time(now), replaced.rowid),
+                )
+                bump_records_version(conn, [replaced.rowid])
+                append_event(
+                    conn,
+                    kind="record.superseded",
+                    at=now,
+                    record_id=replaced.id,
+                    agent_id=request.agent_id,
+                    payload={"by": draft.id},
+                )
+        return WriteOutcome(
+            id=draft.id,
+            status=draft.status,
+            source_kind=draft.source_kind,
+            action=action,
+            supersedes_id=draft.supersedes_id,
+            conflicts_with=draft.conflicts_with,
+            notes=notes,
+        )
+
+    def _current_holder(
+        self, conn: sqlite3.Connection, draft: Record, request: WriteRequest
+    ) -> Record | None:
+        """The live record this write would replace: the one being corrected, else the live
+        record holding the same subject in the same scope."""
+        if request.replaces is not None:
+            rows = select_records(conn, f"r.id = ? AND r.status IN {_LIVE}", (request.replaces.id,))
+            if not rows:
+                raise NotFound(
+                    f"{request.replaces.id} is no longer live (superseded, expired or deleted)",
+                    field="id",
+                )
+            return rows[0]
+        if draft.subject is None or draft.type is MemoryType.EPISODIC:
+            return None
+        rows = select_records(
+            conn,
+            f"r.scope = ? AND r.subject = ? AND r.status IN {_LIVE} "
+            "ORDER BY r.created_at DESC LIMIT 1",
+            (draft.scope, draft.subject),
+        )
+        return rows[0] if rows else None
+
+    def _reinforce(
+        self, existing: Record, draft: Record, request: WriteRequest, *, now: datetime
+    ) -> WriteOutcome:
+        notes = [f"a near-duplicate of {existing.id}; reinforced it instead of adding a record"]
+        with self.store.transaction() as conn:
+            rows = select_records(conn, f"r.id = ? AND r.status IN {_LIVE}", (existing.id,))
+            if not rows:
+                raise NotFound(f"{existing.id} stopped being live during the write", field="id")
+            current = rows[0]
+            status, source_kind, promoted = self.reinforce_in(
+                conn,
+                current,
+                request,
+                new_source=draft.source_kind,
+                evidence=draft.evidence,
+                now=now,
+            )
+            if promoted:
+                notes.append(f"{existing.id} is now {status.value}")
+        return WriteOutcome(
+            id=existing.id,
+            status=status,
+            source_kind=source_kind,
+            action="reinforced",
+            notes=notes,
+        )
+
+    def reinforce_in(
+        self,
+        conn: sqlite3.Connection,
+        current: Record,
+        request: WriteRequest,
+        *,
+        new_source: SourceKind,
+        evidence: str | None,
+        now: datetime,
+        kind: str = "reinforced",
+    ) -> tuple[Status, SourceKind, bool]:
+        """Inside a transaction: raise confidence, extend expiry, record the observation, and
+        promote when warranted: a stronger verified source upgrades the record, and a second
+        independent observation (another session) confirms a provisional one."""
+        assert current.rowid is not None
+        sessions = {
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT session_id FROM observations WHERE record_rowid = ? "
+                "AND session_id IS NOT NULL",
+                (current.rowid,),
+            )
+        }
+        _observe(conn, current.rowid, request, kind=kind, source_kind=new_source, now=now)
+        independent = request.session_id is not None and request.session_id not in sessions
+        confidence = min(
+            MAX_CONFIDENCE, current.confidence + (1 - current.confidence) * REINFORCE_STEP
+        )
+        status, source_kind, ev = current.status, current.source_kind, current.evidence
+        if policy.source_rank(new_source) > policy.source_rank(current.source_kind):
+            source_kind, ev = new_source, evidence or current.evidence
+            status = policy.initial_status(new_source)
+            confidence = max(confidence, policy.initial_confidence(new_source))
+        if (
+            status is Status.PROVISIONAL
+            and independent
+            and len(sessions | {request.session_id}) >= 2
+        ):
+            status = Status.CONFIRMED
+        expires = policy.expires_at(status, now=now, config=self.config)
+        conn.execute(
+            "UPDATE records SET confidence = ?, status = ?, source_kind = ?, evidence = ?, "
+            "expires_at = ?, observations = observations + 1, updated_at = ? WHERE rowid = ?",
+            (
+                confidence,
+                status.value,
+                source_kind.value,
+                ev,
+                format_time(expires) if expires else None,
+                format_time(now),
+                current.rowid,
+            ),
+        )
+        bump_records_version(conn, [current.rowid])
+        promoted = status is not current.status
+        append_event(
+            conn,
+            kind="record.promoted" if promoted else f"record.{kind}",
+            at=now,
+            record_id=current.id,
+            agent_id=request.agent_id,
+            payload={
+                "session_id": request.session_id,
+                "source_kind": new_source.value,
+                "status": status.value,
+                "confidence": round(confidence, 4),
+                "independent": independent,
+            },
+        )
+        return status, source_kind, promoted
+
+    # -- the log -----------------------------------------------------------------------------
+
+    def log(
+        self,
+        request: WriteRequest,
+        outcome: WriteOutcome,
+        *,
+        total_ms: float,
+        now: datetime,
+        tool: str = "memory_write",
+    ) -> None:
+        """One write_log row: the candidate, validation outcome, status, supersession, stage
+        timings. Written after the record's transaction; the audit events are inside it."""
+        payload = {
+            "request": {
+                "type": request.type.value,
+                "content": request.content,
+                "source_kind": request.source_kind.value,
+                "scope": request.scope,
+                "attribute": request.attribute,
+                "evidence": request.evidence,
+                "about": [{"kind": a.kind.value, "name": a.name} for a in request.about],
+                "replaces": request.replaces.id if request.replaces else None,
+            },
+            "outcome": outcome.to_json(),
+            "decisions": outcome.decisions,
+            "timings_ms": outcome.timings_ms,
+        }
+        with self.store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO write_log (id, at, tool, agent_id, user_id, session_id, record_id, "
+                "outcome, total_ms, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    new_id("wlog", now),
+                    format_time(now),
+                    tool,
+                    request.agent_id,
+                    request.user_id,
+                    request.session_id,
+                    outcome.id,
+                    outcome.action,
+                    total_ms,
+                    json.dumps(payload, sort_keys=True),
+                ),
+            )
+
+
+def _observe(
+    conn: sqlite3.Connection,
+    rowid: int,
+    request: WriteRequest,
+    *,
+    kind: str,
+    source_kind: SourceKind,
+    now: datetime,
+) -> None:
+    conn.execute(
+        "INSERT INTO observations (record_rowid, session_id, agent_id, source_kind, kind, at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (rowid, request.session_id, request.agent_id, source_kind.value, kind, format_time(now)),
+    )
+
+
+def _same_day(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return a == b
+    return abs(parse_time(a, field="event_at") - parse_time(b, field="event_at")) < timedelta(
+        days=1
+    )

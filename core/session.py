@@ -1,0 +1,432 @@
+"""Sessions: one agent acting for one user in one conversation, with identity from the host.
+
+    s = mem.session(agent_id="planner", user_id="u1", session_id="s-001",
+                    write_targets={"personal": "user:u1", "current_project": "project:apollo"})
+    s.add_turn("user", "Please keep answers concise.")
+    s.call("memory_write", {...})
+
+The model never names a scope: it picks a symbolic write target, and the session resolves it
+through the host-supplied ``write_targets`` (default ``{"personal": "user:<user_id>"}``) and then
+checks the grant table. The transcript is kept in the store, so evidence can be checked against
+it and it survives a crash of the host.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import ValidationError
+
+from core import entities, policy
+from core.entities import EntityRef
+from core.errors import AgentMemoryError, InvalidArgument, NotFound, PermissionDenied, StoreError
+from core.evidence import Turn
+from core.ingestor import WriteRequest
+from core.models import (
+    HISTORY_STATUSES,
+    LIVE_STATUSES,
+    EntityKind,
+    MemoryType,
+    Procedure,
+    Record,
+    Scope,
+    SourceKind,
+    format_time,
+    utcnow,
+    validate_id,
+)
+from core.records import append_event, select_records
+from core.tools import TOOLS, ForgetArgs, GetArgs, ReviseArgs, WriteArgs
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+
+log = structlog.get_logger("agent_memory")
+
+ROLES = ("user", "assistant", "tool", "system")
+
+
+class Session:
+    """A conversation between one agent and one user. Create with ``Memory.session``."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str] | None = None,
+        now: datetime | None = None,
+    ) -> None:
+        self.memory = memory
+        self.principal = policy.Principal(agent_id, user_id)
+        self.session_id = validate_id(session_id, what="session_id")
+        targets = dict(write_targets or {"personal": f"user:{user_id}"})
+        for label, scope in targets.items():
+            if not isinstance(label, str) or not label:
+                raise InvalidArgument("write target labels must be non-empty strings")
+            Scope.parse(scope, field=f"write_targets.{label}")
+        self.write_targets: dict[str, str] = targets
+        self._persist(now or utcnow())
+
+    @property
+    def agent_id(self) -> str:
+        return self.principal.agent_id
+
+    @property
+    def user_id(self) -> str:
+        return self.principal.user_id
+
+    def _persist(self, now: datetime) -> None:
+        with self.memory.store.transaction() as conn:
+            row = conn.execute(
+                "SELECT agent_id, user_id FROM sessions WHERE session_id = ?", (self.session_id,)
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
+                    "started_at) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        self.session_id,
+                        self.agent_id,
+                        self.user_id,
+                        json.dumps(self.write_targets, sort_keys=True),
+                        format_time(now),
+                    ),
+                )
+                append_event(
+                    conn,
+                    kind="session.started",
+                    at=now,
+                    agent_id=self.agent_id,
+                    payload={"session_id": self.session_id, "user_id": self.user_id},
+                )
+            elif tuple(row) != (self.agent_id, self.user_id):
+                raise StoreError(
+                    f"session {self.session_id!r} belongs to agent {row[0]!r} and user "
+                    f"{row[1]!r}; session ids cannot be reused by another principal"
+                )
+            else:  # resumed, e.g. after a host restart: keep the targets current
+                conn.execute(
+                    "UPDATE sessions SET write_targets = ? WHERE session_id = ?",
+                    (json.dumps(self.write_targets, sort_keys=True), self.session_id),
+                )
+
+    # -- transcript (the turn_completed event) -----------------------------------------------
+
+    def add_turn(self, role: str, content: str, *, at: datetime | None = None) -> int:
+        """Append one turn to the transcript and return its sequence number."""
+        if role not in ROLES:
+            raise InvalidArgument(
+                f"role must be one of {', '.join(ROLES)}; got {role!r}", field="role"
+            )
+        if not isinstance(content, str):
+            raise InvalidArgument("turn content must be a string", field="content")
+        with self.memory.store.transaction() as conn:
+            seq = conn.execute(
+                "SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE session_id = ?",
+                (self.session_id,),
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO turns (session_id, seq, role, content, at) VALUES (?, ?, ?, ?, ?)",
+                (self.session_id, seq, role, content, format_time(at or utcnow())),
+            )
+        return int(seq)
+
+    def transcript(self) -> list[Turn]:
+        rows = self.memory.store.query(
+            "SELECT seq, role, content, at FROM turns WHERE session_id = ? ORDER BY seq",
+            (self.session_id,),
+        )
+        return [Turn(r["seq"], r["role"], r["content"], r["at"]) for r in rows]
+
+    # -- the tools ---------------------------------------------------------------------------
+
+    def call(self, name: str, arguments: Any, *, now: datetime | None = None) -> dict[str, Any]:
+        """Run one tool. Never raises for anything a model could cause: bad input returns
+        ``{"error": {"code", "message", "field"}}`` and writes nothing."""
+        tool = TOOLS.get(name) if isinstance(name, str) else None
+        if tool is None:
+            known = ", ".join(sorted(TOOLS))
+            return _error("unknown_tool", f"unknown tool {name!r}; the tools are {known}")
+        if not isinstance(arguments, dict):
+            return _error("invalid_argument", "arguments must be a JSON object")
+        try:
+            args = tool.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            return _validation_error(exc)
+        try:
+            return tool.handler(self, args, now or utcnow())
+        except InvalidArgument as exc:
+            return exc.as_tool_error()
+        except AgentMemoryError:
+            raise  # the host's problem (closed store, misuse): raise to the host
+        except Exception:
+            log.exception("tool.failed", tool=name, session_id=self.session_id)
+            return _error("internal_error", "the memory tool failed; the failure was logged")
+
+    def readable_scopes(self) -> tuple[str, ...]:
+        return policy.readable_scopes(self.principal, self.memory.store.grants(self.agent_id))
+
+    def writable_scopes(self) -> tuple[str, ...]:
+        return policy.writable_scopes(self.principal, self.memory.store.grants(self.agent_id))
+
+    def resolve_target(self, target: str) -> str:
+        """The scope a symbolic write target names, if this agent may write it."""
+        scope = self.write_targets.get(target)
+        if scope is None:
+            known = ", ".join(sorted(self.write_targets)) or "none"
+            raise InvalidArgument(
+                f"unknown write target {target!r}; this session's targets are: {known}",
+                field="target",
+            )
+        if scope not in self.writable_scopes():
+            raise PermissionDenied(
+                f"this agent may not write the {target!r} target; ask the host for a grant",
+                field="target",
+            )
+        return scope
+
+    def write(self, args: WriteArgs, *, now: datetime) -> dict[str, Any]:
+        scope = self.resolve_target(args.target)
+        memory_type = MemoryType(args.type)
+        procedure = None
+        if memory_type is MemoryType.PROCEDURAL:
+            if args.procedure is None:
+                raise InvalidArgument(
+                    "procedural records need procedure: {name, when, steps, pitfalls}",
+                    field="procedure",
+                )
+            procedure = Procedure(
+                args.procedure.name,
+                args.procedure.when,
+                tuple(args.procedure.steps),
+                tuple(args.procedure.pitfalls),
+            )
+        elif args.procedure is not None:
+            raise InvalidArgument("procedure is only for procedural records", field="procedure")
+        _check_window(args.valid_from, args.valid_until)
+        request = WriteRequest(
+            type=memory_type,
+            content=args.content,
+            source_kind=SourceKind(args.source_kind),
+            scope=scope,
+            agent_id=self.agent_id,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            attribute=args.attribute,
+            evidence=args.evidence,
+            about=tuple(EntityRef(EntityKind(a.kind), a.name) for a in args.about),
+            event_at=args.event_at,
+            valid_from=args.valid_from,
+            valid_until=args.valid_until,
+            review_at=args.review_at,
+            tags=tuple(dict.fromkeys(args.tags)),
+            procedure=procedure,
+        )
+        outcome = self.memory.ingestor().write(
+            request, readable=self.readable_scopes(), transcript=self.transcript(), now=now
+        )
+        return outcome.to_json()
+
+    def revise(self, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
+        if args.action == "merge_entities":
+            return self._merge_entities(args, now=now)
+        record = self._writable_record(args.id)
+        if args.action == "correct":
+            if args.content is None and args.attribute is None:
+                raise InvalidArgument(
+                    "correct needs the corrected content (or attribute)", field="content"
+                )
+            request = WriteRequest(
+                type=record.type,
+                content=args.content or record.content,
+                source_kind=SourceKind(args.source_kind or "agent_inference"),
+                scope=record.scope,
+                agent_id=self.agent_id,
+                user_id=self.user_id,
+                session_id=self.session_id,
+                attribute=args.attribute or record.attribute,
+                evidence=args.evidence,
+                event_at=record.event_at,
+                valid_from=record.valid_from,
+                valid_until=record.valid_until,
+                review_at=record.review_at,
+                tags=record.tags,
+                procedure=record.procedure,
+                replaces=record,
+            )
+            outcome = self.memory.ingestor().write(
+                request, readable=self.readable_scopes(), transcript=self.transcript(), now=now
+            )
+            return {
+                "id": outcome.id,
+                "action": "correct",
+                "supersedes_id": outcome.supersedes_id,
+                "status": outcome.status.value,
+                "source_kind": outcome.source_kind.value,
+                "notes": outcome.notes,
+            }
+        return self._confirm(record, args, now=now)
+
+    def _confirm(self, record: Record, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
+        started = time.perf_counter()
+        ingestor = self.memory.ingestor()
+        claimed = SourceKind(
+            args.source_kind or ("user_statement" if args.evidence else "agent_inference")
+        )
+        request = WriteRequest(
+            type=record.type,
+            content=record.content,
+            source_kind=claimed,
+            scope=record.scope,
+            agent_id=self.agent_id,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            evidence=args.evidence,
+        )
+        source_kind, evidence, notes = ingestor.check_evidence(request, self.transcript())
+        with self.memory.store.transaction() as conn:
+            current = select_records(
+                conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record.id,)
+            )
+            if not current:
+                raise NotFound(f"{record.id} is no longer live", field="id")
+            status, kind, _ = ingestor.reinforce_in(
+                conn,
+                current[0],
+                request,
+                new_source=source_kind,
+                evidence=evidence,
+                now=now,
+                kind="confirmed",
+            )
+        self.memory.index()
+        result = {
+            "id": record.id,
+            "action": "confirm",
+            "supersedes_id": None,
+            "status": status.value,
+            "source_kind": kind.value,
+            "notes": notes,
+        }
+        from core.ingestor import WriteOutcome
+
+        ingestor.log(
+            request,
+            WriteOutcome(record.id, status, kind, "confirmed", notes=notes),
+            total_ms=round((time.perf_counter() - started) * 1000, 3),
+            now=now,
+            tool="memory_revise",
+        )
+        return result
+
+    def _merge_entities(self, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
+        if not args.into_entity:
+            raise InvalidArgument(
+                "merge_entities needs into_entity (the survivor's id or name)", field="into_entity"
+            )
+        writable = set(self.writable_scopes())
+        readable = self.readable_scopes()
+        with self.memory.store.transaction() as conn:
+            loser = entities.find(conn, args.id, readable)
+            if loser is None:
+                raise NotFound(f"no entity {args.id!r} that this agent can read", field="id")
+            survivor = entities.find(
+                conn, args.into_entity, readable, kind=loser[1], scope=loser[2]
+            )
+            if survivor is None:
+                raise NotFound(
+                    f"no {loser[1]} entity {args.into_entity!r} in {loser[2]} to merge into",
+                    field="into_entity",
+                )
+            if survivor[0] == loser[0]:
+                raise InvalidArgument("an entity cannot be merged into itself", field="into_entity")
+            if loser[2] not in writable:
+                raise PermissionDenied(f"this agent may not write {loser[2]}", field="id")
+            merged = entities.merge(
+                conn,
+                loser=loser[0],
+                survivor=survivor[0],
+                agent_id=self.agent_id,
+                reason=args.reason,
+                now=now,
+            )
+        self.memory.index()
+        return {
+            "id": survivor[0],
+            "action": "merge_entities",
+            "supersedes_id": None,
+            "merged": loser[0],
+            "records_repointed": merged,
+        }
+
+    def forget(self, args: ForgetArgs, *, now: datetime) -> dict[str, Any]:
+        record = self._writable_record(args.id, live_only=False)
+        self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
+        return {"id": record.id, "status": "deleted"}
+
+    def get(self, args: GetArgs, *, now: datetime) -> dict[str, Any]:
+        allowed = HISTORY_STATUSES if args.include_history else LIVE_STATUSES
+        readable = set(self.readable_scopes())
+        found = self.memory.store.get_records(list(dict.fromkeys(args.ids)))
+        records, missing = [], []
+        for record_id in dict.fromkeys(args.ids):
+            record = found.get(record_id)
+            if record is None or record.scope not in readable or record.status not in allowed:
+                missing.append(record_id)
+            else:
+                records.append(record.to_json())
+        return {"records": records, "missing": missing}
+
+    def _writable_record(self, record_id: str, *, live_only: bool = True) -> Record:
+        """A record this agent may read and write; otherwise NotFound or PermissionDenied
+        (an unreadable record is reported exactly like an absent one)."""
+        record = self.memory.store.get_records([record_id]).get(record_id)
+        statuses = LIVE_STATUSES if live_only else HISTORY_STATUSES
+        if record is None or record.scope not in self.readable_scopes():
+            raise NotFound(f"no record {record_id!r}", field="id")
+        if record.status not in statuses:
+            raise NotFound(
+                f"{record_id} is {record.status.value}; it cannot be changed", field="id"
+            )
+        if record.scope not in self.writable_scopes():
+            raise PermissionDenied(f"this agent may read but not change {record_id}", field="id")
+        return record
+
+
+def _check_window(valid_from: str | None, valid_until: str | None) -> None:
+    if valid_from and valid_until and valid_until < valid_from:
+        raise InvalidArgument("valid_until is before valid_from", field="valid_until")
+
+
+def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if field is not None:
+        error["field"] = field
+    return {"error": error}
+
+
+def _validation_error(exc: ValidationError) -> dict[str, Any]:
+    """The first problem pydantic found, as a structured tool error naming the argument."""
+    first = exc.errors()[0]
+    location = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "extra_forbidden":
+        message = f"unknown argument {location!r}"
+    elif first["type"] == "missing":
+        message = f"missing required argument {location!r}"
+    else:
+        message = f"{location}: {first['msg']}".removeprefix(": ")
+    more = len(exc.errors()) - 1
+    if more:
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return _error("invalid_argument", message, location or None)
+
+
+__all__ = ["Session"]

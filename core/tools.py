@@ -1,0 +1,229 @@
+"""The tool surface: the five memory tools as data (name, description, JSON Schema) plus handlers.
+
+One registry, ``TOOLS``. Each tool's arguments are a pydantic model: it validates what a model
+sends (unknown arguments and wrong types are errors, nothing is coerced silently) and generates
+the JSON Schema the model sees. Handlers take a ``Session`` (whose identity the host supplied)
+and the validated arguments, and return JSON-ready dicts. ``Session.call`` turns every error a
+model could cause into ``{"error": {"code", "message", "field"}}``.
+
+The descriptions and schemas are static for a configuration: nothing from the store reaches
+them, so they never break prompt caching.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from core.errors import InvalidArgument
+from core.models import canonical_time
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+MAX_CONTENT = 4000
+MAX_QUOTE = 2000
+MAX_IDS = 100
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+RecordId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+
+
+class _Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _time(value: str | None, info: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        return canonical_time(value, field=info.field_name)
+    except InvalidArgument as exc:
+        raise ValueError(exc.message) from None
+
+
+class About(_Arguments):
+    """An entity the record is about."""
+
+    kind: Literal["person", "project", "org", "repo", "product", "other"]
+    name: Name
+
+
+class ProcedureArgs(_Arguments):
+    """The body of a procedural record."""
+
+    name: Name = Field(description="Short name of the procedure.")
+    when: Text = Field(description="When it applies.")
+    steps: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(
+        min_length=1, max_length=50, description="The steps, in order."
+    )
+    pitfalls: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(
+        default_factory=list, max_length=50, description="Known pitfalls."
+    )
+
+
+class WriteArgs(_Arguments):
+    type: Literal["semantic", "episodic", "procedural"] = Field(
+        description=(
+            "semantic: a declarative fact or preference; episodic: a dated account of what "
+            "happened or was decided; procedural: a named, reusable procedure."
+        )
+    )
+    content: Text = Field(max_length=MAX_CONTENT, description="One self-contained statement.")
+    source_kind: Literal[
+        "user_statement", "tool_result", "system", "agent_inference", "session_summary"
+    ] = Field(
+        description=(
+            "What supports it. user_statement and tool_result need a verbatim evidence quote "
+            "from this conversation; without one the record is stored as agent_inference."
+        )
+    )
+    attribute: Name | None = Field(
+        None,
+        description=(
+            "What aspect of the subject this states (e.g. answer_style, home_city). A later "
+            "record with the same subject and attribute replaces this one."
+        ),
+    )
+    target: Name = Field(
+        "personal", description="Where to store it: one of the write targets you were given."
+    )
+    evidence: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUOTE)] | None = Field(
+        None, description="A verbatim quote from this conversation that supports the content."
+    )
+    about: list[About] = Field(
+        default_factory=list, max_length=10, description="Entities the record is about."
+    )
+    event_at: str | None = Field(None, description="When it happened (ISO 8601).")
+    valid_from: str | None = Field(None, description="Stated start of validity (ISO 8601).")
+    valid_until: str | None = Field(None, description="Stated end of validity (ISO 8601).")
+    review_at: str | None = Field(None, description="When to re-check it (ISO 8601).")
+    tags: list[Tag] = Field(default_factory=list, max_length=20)
+    procedure: ProcedureArgs | None = Field(
+        None, description="Required for procedural records: name, when, steps, pitfalls."
+    )
+
+    _times = field_validator("event_at", "valid_from", "valid_until", "review_at")(_time)
+
+
+class ReviseArgs(_Arguments):
+    id: RecordId = Field(
+        description="The record to revise (for merge_entities: the entity to merge away)."
+    )
+    action: Literal["correct", "confirm", "merge_entities"] = Field(
+        description=(
+            "correct: replace the record with a corrected version; confirm: the user confirmed "
+            "it (quote them as evidence); merge_entities: two entities are the same."
+        )
+    )
+    content: (
+        Annotated[
+            str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_CONTENT)
+        ]
+        | None
+    ) = None
+    attribute: Name | None = None
+    evidence: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUOTE)] | None = None
+    source_kind: Literal["user_statement", "tool_result", "system", "agent_inference"] | None = None
+    into_entity: Name | None = Field(
+        None, description="For merge_entities: the surviving entity's id or name."
+    )
+    reason: Annotated[str, StringConstraints(max_length=500)] | None = None
+
+
+class ForgetArgs(_Arguments):
+    id: RecordId = Field(description="The record to forget.")
+    reason: Annotated[str, StringConstraints(max_length=500)] | None = Field(
+        None, description="Why (kept in the audit log; the content is erased)."
+    )
+
+
+class GetArgs(_Arguments):
+    ids: list[RecordId] = Field(min_length=1, max_length=MAX_IDS, description="Record ids.")
+    include_history: bool = Field(False, description="Also return superseded and expired records.")
+
+
+Handler = Callable[["Session", Any, datetime], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool: what the model sees (name, description, schema) and what runs."""
+
+    name: str
+    description: str
+    arguments: type[_Arguments]
+    handler: Handler
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as data: name, description and JSON Schema of its input."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.arguments.model_json_schema(),
+        }
+
+
+def _write(session: Session, args: WriteArgs, now: datetime) -> dict[str, Any]:
+    return session.write(args, now=now)
+
+
+def _revise(session: Session, args: ReviseArgs, now: datetime) -> dict[str, Any]:
+    return session.revise(args, now=now)
+
+
+def _forget(session: Session, args: ForgetArgs, now: datetime) -> dict[str, Any]:
+    return session.forget(args, now=now)
+
+
+def _get(session: Session, args: GetArgs, now: datetime) -> dict[str, Any]:
+    return session.get(args, now=now)
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            "memory_get",
+            "Fetch memory records by id (for example ids mentioned in earlier results). Ids you "
+            "cannot read are reported as missing.",
+            GetArgs,
+            _get,
+        ),
+        Tool(
+            "memory_write",
+            "Save one durable memory: a fact or preference (semantic), something that happened "
+            "or was decided (episodic), or a reusable procedure (procedural). Quote the user's "
+            "or tool's exact words as evidence; unsupported claims are stored as tentative "
+            "agent_inference and expire unless confirmed. Returns the record id and what "
+            "happened (created, reinforced an existing record, superseded one, or conflict).",
+            WriteArgs,
+            _write,
+        ),
+        Tool(
+            "memory_revise",
+            "Correct a record (a new version replaces it), confirm it (after the user confirms; "
+            "quote them), or merge two entities that are the same person or thing.",
+            ReviseArgs,
+            _revise,
+        ),
+        Tool(
+            "memory_forget",
+            "Permanently erase a record, for example when the user asks you to forget "
+            "something. Only the id and reason are kept.",
+            ForgetArgs,
+            _forget,
+        ),
+    )
+}
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """Every tool as data, in a stable order."""
+    return [TOOLS[name].definition() for name in sorted(TOOLS)]

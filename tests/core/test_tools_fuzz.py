@@ -1,0 +1,159 @@
+"""Random JSON into every tool: always a structured error or a valid result, never an
+exception, and an error never writes anything."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core import HashingEmbedder, Memory
+from core.session import Session
+from core.tools import TOOLS
+from tests.conftest import NOW
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+FIELD_VALUES = {
+    "type": st.sampled_from(["semantic", "episodic", "procedural", "working", ""]),
+    "source_kind": st.sampled_from(
+        ["user_statement", "tool_result", "system", "agent_inference", "session_summary", "rumour"]
+    ),
+    "action": st.sampled_from(["correct", "confirm", "merge_entities", "delete"]),
+    "target": st.sampled_from(["personal", "project", "user:u1", "agent:a/u1", "nowhere"]),
+    "content": st.text(max_size=50) | st.just("x" * 5000),
+    "evidence": st.text(max_size=40) | st.just("Please keep answers concise"),
+    "event_at": st.sampled_from(["2026-07-01", "yesterday", "2026-02-30", "", "9999-12-31"]),
+    "id": st.sampled_from(["mem_x", "", "ent_user_u1", "mem_0" * 30]),
+    "ids": st.lists(st.text(max_size=12), max_size=3),
+    "about": st.lists(
+        st.fixed_dictionaries(
+            {"kind": st.sampled_from(["person", "planet"]), "name": st.text(max_size=10)}
+        ),
+        max_size=2,
+    ),
+}
+
+
+def near_valid(tool: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments with the tool's real keys (and some invented ones) and adversarial values."""
+    keys = [*list(TOOLS[tool].arguments.model_fields), "scope", "agent_id", "extra"]
+    return st.dictionaries(
+        st.sampled_from(keys),
+        st.one_of(json_values, *[FIELD_VALUES[k] for k in FIELD_VALUES]),
+        max_size=8,
+    )
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    path: Path = tmp_path_factory.mktemp("fuzz") / "m.db"
+    mem = Memory.open(path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    mem.grant("a", "project:p", access="read", now=NOW)
+    s = mem.session(
+        agent_id="a",
+        user_id="u1",
+        session_id="s",
+        now=NOW,
+        write_targets={"personal": "user:u1", "project": "project:p"},
+    )
+    s.add_turn("user", "Please keep answers concise", at=NOW)
+    yield s
+    mem.close()
+
+
+def check(session: Session, tool: str, arguments: Any) -> None:
+    store = session.memory.store
+    version = store.records_version
+    entities = store.query("SELECT count(*) AS n FROM entities")[0]["n"]
+    result = session.call(tool, arguments, now=NOW)
+    assert isinstance(result, dict)
+    if "error" in result:
+        error = result["error"]
+        assert set(error) <= {"code", "message", "field"}
+        assert isinstance(error["code"], str) and isinstance(error["message"], str)
+        assert "Traceback" not in error["message"]
+        assert error["code"] != "internal_error", error
+        assert store.records_version == version, "an error must not write"
+        assert store.query("SELECT count(*) AS n FROM entities")[0]["n"] == entities
+    elif tool == "memory_write":
+        assert {"id", "status", "source_kind", "action", "supersedes_id", "notes"} <= set(result)
+    elif tool == "memory_get":
+        assert set(result) == {"records", "missing"}
+    elif tool == "memory_forget":
+        assert result["status"] == "deleted"
+    else:
+        assert {"id", "action"} <= set(result)
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_random_json_never_raises(session: Session, tool: str, data: st.DataObject) -> None:
+    """Any JSON value as arguments gets a structured error or a valid result."""
+    arguments = data.draw(st.one_of(json_values, near_valid(tool)))
+    check(session, tool, arguments)
+
+
+@pytest.mark.parametrize("name", ["memory_delete", "", None, 3, "MEMORY_WRITE"])
+def test_unknown_tools_are_structured_errors(session: Session, name: Any) -> None:
+    """A tool name that does not exist is an error result, not an exception."""
+    assert session.call(name, {}, now=NOW)["error"]["code"] == "unknown_tool"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        (
+            {"type": "semantic", "content": "x", "source_kind": "agent_inference", "scope": "u"},
+            "scope",
+        ),
+        ({"type": "semantic", "content": 5, "source_kind": "agent_inference"}, "content"),
+        ({"type": "semantic", "content": "   ", "source_kind": "agent_inference"}, "content"),
+        (
+            {"type": "semantic", "content": "x", "source_kind": "agent_inference", "tags": "a,b"},
+            "tags",
+        ),
+        (
+            {
+                "type": "semantic",
+                "content": "x",
+                "source_kind": "agent_inference",
+                "event_at": "last week",
+            },
+            "event_at",
+        ),
+        (
+            {
+                "type": "semantic",
+                "content": "x",
+                "source_kind": "agent_inference",
+                "valid_from": "2026-05-01",
+                "valid_until": "2026-04-01",
+            },
+            "valid_until",
+        ),
+        ({"content": "x", "source_kind": "agent_inference"}, "type"),
+    ],
+)
+def test_bad_write_arguments_name_the_field(
+    session: Session, arguments: dict[str, Any], field: str
+) -> None:
+    """Invented arguments, wrong types, blank content, bad dates: an error naming the field."""
+    result = session.call("memory_write", arguments, now=NOW)
+    assert result["error"]["field"] == field, result

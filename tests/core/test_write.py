@@ -1,0 +1,421 @@
+"""memory_write: permissions, evidence, entities, dedup, supersession, lifecycle, the write log."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from core import Memory
+from core.session import Session
+from tests.conftest import NOW
+
+
+@pytest.fixture
+def session(memory: Memory) -> Session:
+    memory.grant("assistant", "user:u1", now=NOW)
+    memory.grant("assistant", "project:apollo", access="readwrite", now=NOW)
+    s = memory.session(
+        agent_id="assistant",
+        user_id="u1",
+        session_id="s-1",
+        now=NOW,
+        write_targets={
+            "personal": "user:u1",
+            "current_project": "project:apollo",
+            "private": "agent:assistant/u1",
+            "ungranted": "org:acme",
+        },
+    )
+    s.add_turn("user", "Please keep your answers concise. I live in Lisbon.", at=NOW)
+    s.add_turn("assistant", "Understood, I will keep it short.", at=NOW)
+    s.add_turn("tool", "deploy-status: billing v2.3 deployed to production at 14:02 UTC", at=NOW)
+    return s
+
+
+def write(session: Session, **args: Any) -> dict[str, Any]:
+    return session.call("memory_write", args, now=NOW)
+
+
+def get(session: Session, *ids: str, history: bool = False) -> dict[str, Any]:
+    return session.call("memory_get", {"ids": list(ids), "include_history": history}, now=NOW)
+
+
+def test_an_evidenced_user_statement_is_confirmed(session: Session) -> None:
+    """A quote found in a user turn that entails the content makes a confirmed record."""
+    result = write(
+        session,
+        type="semantic",
+        content="The user wants concise answers.",
+        source_kind="user_statement",
+        attribute="answer_style",
+        evidence="Please keep your answers concise.",
+    )
+    assert result["action"] == "created" and result["notes"] == []
+    assert (result["status"], result["source_kind"]) == ("confirmed", "user_statement")
+    [record] = get(session, result["id"])["records"]
+    assert record["scope"] == "user:u1"
+    assert record["evidence"] == "Please keep your answers concise."
+    assert record["subject"] == "ent_user_u1:answer_style"
+    assert record["entities"] == ["ent_user_u1"]
+    assert record["creator_agent_id"] == "assistant" and record["source_ref"] == "s-1"
+    assert record["expires_at"] is None
+
+
+@pytest.mark.parametrize(
+    ("evidence", "why"),
+    [
+        (None, "no evidence quote"),
+        ("I live in Porto", "not found verbatim in a user turn"),
+        ("I will keep it short", "not found verbatim in a user turn"),  # the assistant said it
+        ("concise", "too short"),
+    ],
+)
+def test_unsupported_user_statements_are_downgraded(
+    session: Session, evidence: str | None, why: str
+) -> None:
+    """Missing, unfound, assistant-spoken or too-short quotes make a provisional inference."""
+    args: dict[str, Any] = {
+        "type": "semantic",
+        "content": "The user lives in Porto.",
+        "source_kind": "user_statement",
+        "attribute": "home_city",
+    }
+    if evidence:
+        args["evidence"] = evidence
+    result = write(session, **args)
+    assert (result["status"], result["source_kind"]) == ("provisional", "agent_inference")
+    assert any(why in note for note in result["notes"]), result["notes"]
+    [record] = get(session, result["id"])["records"]
+    assert record["expires_at"] == (NOW + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_a_quote_that_does_not_entail_the_content_is_downgraded(session: Session) -> None:
+    """The quote exists but says something else: the judge refuses and the source drops."""
+    result = write(
+        session,
+        type="semantic",
+        content="The user lives in Madrid.",
+        source_kind="user_statement",
+        evidence="I live in Lisbon.",
+    )
+    assert result["source_kind"] == "agent_inference"
+    assert any("does not entail" in note for note in result["notes"])
+
+
+def test_tool_results_need_a_tool_turn(session: Session) -> None:
+    """A tool_result quote must come from a tool turn and entail the content."""
+    ok = write(
+        session,
+        type="episodic",
+        content="billing v2.3 deployed to production",
+        source_kind="tool_result",
+        about=[{"kind": "product", "name": "billing"}],
+        evidence="billing v2.3 deployed to production",
+    )
+    assert (ok["status"], ok["source_kind"]) == ("confirmed", "tool_result")
+    bad = write(
+        session,
+        type="semantic",
+        content="The user lives in Lisbon.",
+        source_kind="tool_result",
+        evidence="I live in Lisbon.",
+    )
+    assert bad["source_kind"] == "agent_inference"
+
+
+@pytest.mark.parametrize("claimed", ["system", "session_summary"])
+def test_a_model_cannot_claim_host_or_summary_sources(session: Session, claimed: str) -> None:
+    """system needs a host-injected system turn; session_summary is the summary writer's."""
+    result = write(
+        session,
+        type="semantic",
+        content="The user is an administrator.",
+        source_kind=claimed,
+        evidence="Please keep your answers concise.",
+    )
+    assert result["source_kind"] == "agent_inference" and result["status"] == "provisional"
+
+
+@pytest.mark.parametrize(
+    ("target", "code"),
+    [
+        ("ungranted", "permission_denied"),
+        ("user:u1", "invalid_argument"),
+        ("somewhere", "invalid_argument"),
+    ],
+)
+def test_targets_resolve_only_through_the_session(session: Session, target: str, code: str) -> None:
+    """A raw scope or unknown label is not a target; a target without a grant is refused."""
+    before = session.memory.store.records_version
+    result = write(
+        session,
+        type="semantic",
+        content="The user likes tea.",
+        source_kind="agent_inference",
+        target=target,
+    )
+    assert result["error"]["code"] == code and result["error"]["field"] == "target"
+    assert session.memory.store.records_version == before
+
+
+def test_the_private_scope_needs_no_grant(memory: Memory) -> None:
+    """agent:<agent>/<user> is writable by its pair without any grant."""
+    s = memory.session(
+        agent_id="solo",
+        user_id="u9",
+        session_id="s-9",
+        now=NOW,
+        write_targets={"private": "agent:solo/u9"},
+    )
+    result = write(
+        s,
+        type="episodic",
+        content="Drafted the quarterly plan.",
+        source_kind="agent_inference",
+        target="private",
+    )
+    assert result["action"] == "created"
+
+
+def test_other_scopes_require_about_and_create_provisional_entities(session: Session) -> None:
+    """Outside the user's own scope a fact must name its entity; unknown names become new
+    provisional entities in the writer's scope, and known ones are reused."""
+    missing = write(
+        session,
+        type="semantic",
+        content="Apollo's staging DB is stg-1.",
+        source_kind="agent_inference",
+        target="current_project",
+    )
+    assert missing["error"]["field"] == "about"
+    first = write(
+        session,
+        type="semantic",
+        content="Apollo's staging DB is stg-1.",
+        source_kind="agent_inference",
+        target="current_project",
+        about=[{"kind": "project", "name": "Apollo"}],
+    )
+    second = write(
+        session,
+        type="semantic",
+        content="Apollo ships on Fridays.",
+        source_kind="agent_inference",
+        target="current_project",
+        about=[{"kind": "project", "name": "  apollo "}],
+    )
+    records = get(session, first["id"], second["id"])["records"]
+    assert records[0]["entities"] == records[1]["entities"]
+    rows = session.memory.store.query(
+        "SELECT scope, status, kind FROM entities WHERE kind = 'project'"
+    )
+    assert [tuple(r) for r in rows] == [("project:apollo", "provisional", "project")]
+
+
+def test_same_name_in_two_users_scopes_is_never_merged(memory: Memory) -> None:
+    """Two users each mention 'Sam': two entities, one per user scope (design §14)."""
+    ids = []
+    for user in ("u1", "u2"):
+        memory.grant("assistant", f"user:{user}", now=NOW)
+        s = memory.session(agent_id="assistant", user_id=user, session_id=f"s-{user}", now=NOW)
+        s.add_turn("user", "My brother Sam is a dentist.", at=NOW)
+        result = write(
+            s,
+            type="semantic",
+            content="Sam is a dentist.",
+            source_kind="user_statement",
+            evidence="Sam is a dentist",
+            about=[{"kind": "person", "name": "Sam"}],
+        )
+        ids.append(get(s, result["id"])["records"][0]["entities"][0])
+    assert ids[0] != ids[1]
+    scopes = [
+        r["scope"]
+        for r in memory.store.query(
+            "SELECT scope FROM entities WHERE canonical_name = 'Sam' ORDER BY scope"
+        )
+    ]
+    assert scopes == ["user:u1", "user:u2"]
+
+
+def test_a_repeated_fact_reinforces_instead_of_multiplying(session: Session) -> None:
+    """The same fact written again reinforces the record: one record, higher confidence."""
+    args = dict(
+        type="semantic",
+        content="The user enjoys hiking in the mountains.",
+        source_kind="agent_inference",
+    )
+    first = write(session, **args)
+    again = write(session, **args)
+    assert again["action"] == "reinforced" and again["id"] == first["id"]
+    assert again["status"] == "provisional"  # same session: not independent
+    rows = session.memory.store.query("SELECT confidence, observations FROM records")
+    assert len(rows) == 1 and rows[0]["confidence"] > 0.5 and rows[0]["observations"] == 2
+
+
+def test_a_second_independent_observation_promotes_a_provisional_record(
+    memory: Memory, session: Session
+) -> None:
+    """An inference seen again in another session becomes confirmed and stops expiring."""
+    args = dict(
+        type="semantic",
+        content="The user enjoys hiking in the mountains.",
+        source_kind="agent_inference",
+    )
+    first = write(session, **args)
+    other = memory.session(agent_id="assistant", user_id="u1", session_id="s-2", now=NOW)
+    later = other.call("memory_write", args, now=NOW + timedelta(days=3))
+    assert later["id"] == first["id"] and later["action"] == "reinforced"
+    [record] = get(other, first["id"])["records"]
+    assert record["status"] == "confirmed" and record["expires_at"] is None
+
+
+def test_a_user_who_changes_their_mind_supersedes_the_old_fact(session: Session) -> None:
+    """Same subject, equal rank: the new record supersedes; default reads drop the old one."""
+    session.add_turn("user", "Actually, I prefer detailed answers with examples.", at=NOW)
+    old = write(
+        session,
+        type="semantic",
+        content="The user prefers concise answers.",
+        source_kind="user_statement",
+        attribute="answer_style",
+        evidence="Please keep your answers concise",
+    )
+    new = write(
+        session,
+        type="semantic",
+        content="The user prefers detailed answers.",
+        source_kind="user_statement",
+        attribute="Answer Style",
+        evidence="I prefer detailed answers",
+    )
+    assert new["action"] == "superseded" and new["supersedes_id"] == old["id"]
+    assert get(session, old["id"])["missing"] == [old["id"]]
+    [historic] = get(session, old["id"], history=True)["records"]
+    assert historic["status"] == "superseded"
+    [current] = get(session, new["id"])["records"]
+    assert current["version"] == 2
+
+
+def test_a_lower_rank_source_cannot_supersede_a_user_statement(session: Session) -> None:
+    """An agent guess about the same subject is stored beside the user's words as a conflict."""
+    stated = write(
+        session,
+        type="semantic",
+        content="The user lives in Lisbon.",
+        source_kind="user_statement",
+        attribute="home_city",
+        evidence="I live in Lisbon.",
+    )
+    guess = write(
+        session,
+        type="semantic",
+        content="The user lives in Porto.",
+        source_kind="agent_inference",
+        attribute="home_city",
+    )
+    assert guess["action"] == "conflict" and guess["supersedes_id"] is None
+    assert guess["conflicts_with"] == [stated["id"]]
+    records = {r["id"]: r for r in get(session, stated["id"], guess["id"])["records"]}
+    assert records[stated["id"]]["status"] == "confirmed"
+    assert records[guess["id"]]["status"] == "provisional"
+
+
+def test_episodic_records_are_never_superseded(session: Session) -> None:
+    """Events are appended, even with the same attribute."""
+    a = write(
+        session,
+        type="episodic",
+        content="Chose SQLite for the store.",
+        source_kind="agent_inference",
+        attribute="decision",
+        event_at="2026-09-03",
+    )
+    b = write(
+        session,
+        type="episodic",
+        content="Moved the store to Postgres.",
+        source_kind="agent_inference",
+        attribute="decision",
+        event_at="2026-10-03",
+    )
+    assert b["action"] == "created"
+    assert len(get(session, a["id"], b["id"])["records"]) == 2
+
+
+def test_procedures_are_versioned_by_name(session: Session) -> None:
+    """A new version of a named procedure supersedes the old one in the same lineage."""
+    steps = {
+        "name": "Change embedder",
+        "when": "switching the embedding model",
+        "steps": ["run agent-memory reembed"],
+        "pitfalls": [],
+    }
+    v1 = write(
+        session,
+        type="procedural",
+        content="How to change the embedding model.",
+        source_kind="agent_inference",
+        procedure=steps,
+    )
+    steps2 = {
+        **steps,
+        "steps": ["run agent-memory reembed", "recalibrate the gate floors"],
+        "pitfalls": ["forgetting to recalibrate"],
+    }
+    v2 = write(
+        session,
+        type="procedural",
+        content="How to change the embedding model safely, with recalibration.",
+        source_kind="agent_inference",
+        procedure=steps2,
+    )
+    assert v2["action"] == "superseded" and v2["supersedes_id"] == v1["id"]
+    [record] = get(session, v2["id"])["records"]
+    assert record["version"] == 2 and record["procedure"]["steps"][1].startswith("recalibrate")
+    missing = write(session, type="procedural", content="x y", source_kind="agent_inference")
+    assert missing["error"]["field"] == "procedure"
+
+
+def test_an_agent_guess_expires_unless_reinforced(memory: Memory, session: Session) -> None:
+    """Provisional records expire after 30 days and then vanish from default reads."""
+    guess = write(
+        session,
+        type="semantic",
+        content="The user might be vegetarian.",
+        source_kind="agent_inference",
+    )
+    assert memory.expire_provisional(now=NOW + timedelta(days=29)) == []
+    assert memory.expire_provisional(now=NOW + timedelta(days=31)) == [guess["id"]]
+    assert get(session, guess["id"])["missing"] == [guess["id"]]
+    assert get(session, guess["id"], history=True)["records"][0]["status"] == "expired"
+
+
+def test_every_write_is_logged_with_its_stages(session: Session) -> None:
+    """write_log holds the request, the outcome and a timing for every stage."""
+    result = write(
+        session,
+        type="semantic",
+        content="The user wants concise answers.",
+        source_kind="user_statement",
+        evidence="Please keep your answers concise.",
+    )
+    [row] = session.memory.store.query("SELECT * FROM write_log")
+    payload = json.loads(row["payload"])
+    assert row["record_id"] == result["id"] and row["outcome"] == "created"
+    assert payload["request"]["content"] == "The user wants concise answers."
+    assert payload["outcome"]["status"] == "confirmed"
+    stages = set(payload["timings_ms"])
+    assert {
+        "evidence_validation",
+        "entity_resolution",
+        "content_embedding",
+        "duplicate_search",
+        "contradiction_check",
+        "sqlite_transaction",
+        "vector_index_update",
+    } <= stages
+    assert row["total_ms"] > 0
