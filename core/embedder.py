@@ -23,8 +23,7 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ import numpy as np
 
 from core.config import PACKAGED_MINILM, EmbedderConfig
 from core.errors import EmbedderError
+from core.hf import quiet_transformers
 from core.models import EmbedderIdentity
 
 # At or below this many texts, embed with one forward pass instead of FlagEmbedding's
@@ -121,7 +121,7 @@ class FlagEmbedder(Embedder):
             except ImportError as exc:  # pragma: no cover - FlagEmbedding is a dependency
                 raise EmbedderError(f"FlagEmbedding is not installed: {exc}") from exc
             try:
-                with _quiet_transformers():
+                with quiet_transformers():
                     self._model = BGEM3FlagModel(
                         str(self._path or self._source),
                         pooling_method=self._pooling,
@@ -292,21 +292,6 @@ def _resolve_pooling(pooling: str, model: str | Path) -> str:
         return pooling
     # bge models are trained with CLS pooling; sentence-transformers models with mean pooling.
     return "cls" if "bge" in str(model).lower() else "mean"
-
-
-@contextmanager
-def _quiet_transformers() -> Iterator[None]:
-    """Hide transformers' weight-loading progress bar (a host's output is not ours to fill),
-    restoring the host's setting afterwards."""
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

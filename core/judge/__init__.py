@@ -1,0 +1,52 @@
+"""The evidence judge: does a verbatim quote entail a stored statement, do two statements clash?
+
+When an agent says a fact is a user statement or a tool result it must quote the transcript, and
+the judge decides whether the quote *entails* the statement. A "no" only downgrades the record
+to ``agent_inference``; a wrong "yes" pollutes the store. So every judge here is conservative:
+when unsure, the answer is "not entailed". The same judge answers "do these two statements
+contradict?" (so "I like coffee" and "I don't like coffee" are never merged as duplicates, and
+conflicting records are flagged).
+
+``OfflineJudge`` (the default, ``judge.kind = "offline"``) is a small set of explainable rules:
+no model, no download, deterministic, well under a millisecond for a short pair. ``NLIJudge``
+(``judge.kind = "nli"``) runs a natural-language-inference cross-encoder through transformers,
+loaded lazily on first use. ``make_judge`` builds the configured one.
+
+Modules: ``base`` (the interface), ``text`` (normalisation and tokens, shared by the offline
+rules), ``offline`` (the rules and their documented limits), ``nli`` (the cross-encoder).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.errors import ConfigError
+from core.judge.base import Judge, JudgeUnavailable, Verdict
+from core.judge.nli import NLIJudge
+from core.judge.offline import OfflineJudge
+
+if TYPE_CHECKING:
+    from core.config import JudgeConfig
+
+
+def make_judge(config: JudgeConfig) -> Judge:
+    """The judge ``config`` asks for; nothing is loaded until it is first used."""
+    if config.kind == "offline":
+        return OfflineJudge()
+    if config.kind == "nli":
+        return NLIJudge(
+            config.nli_model,
+            entail_threshold=config.entail_threshold,
+            contradiction_threshold=config.contradiction_threshold,
+        )
+    raise ConfigError(f"unknown judge kind {config.kind!r}; expected 'offline' or 'nli'")
+
+
+__all__ = [
+    "Judge",
+    "JudgeUnavailable",
+    "NLIJudge",
+    "OfflineJudge",
+    "Verdict",
+    "make_judge",
+]
