@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from core import Config, Memory
+from core.filters import RecordFilter
 
 DEMO_STORE = Path("agent-memory") / "quickstart.db"
 
@@ -277,20 +276,8 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
 
 
 def _dense(mem: Memory, agent_id: str, user_id: str, query: str, *, k: int) -> list[dict[str, Any]]:
-    scopes = mem.readable_scopes(agent_id, user_id)
-    marks = ",".join("?" * len(scopes))
-    allowed = np.array(
-        [
-            row["rowid"]
-            for row in mem.store.query(
-                f"SELECT rowid FROM records WHERE scope IN ({marks}) "
-                "AND status IN ('provisional', 'confirmed')",
-                scopes,
-            )
-        ],
-        dtype=np.int64,
-    )
-    hits = mem.index().search(mem.embedder.embed_one(query), k, allowed=allowed)
+    where = RecordFilter(scopes=mem.readable_scopes(agent_id, user_id))
+    hits = mem.index().search(mem.embedder.embed_one(query), k, where=where)
     records = mem.store.records_by_rowid([h.rowid for h in hits])
     return [
         {

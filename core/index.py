@@ -7,8 +7,10 @@ changes made since the last one, by this process or any other (``records_version
 process sees every other's writes and forgets without restarting.
 
 Every record that still has a vector is in the matrix, including superseded and expired ones
-(history search can reach them); the allowed set decides what a search may see. Forgotten
-records lose their vector in the store, so ``sync`` removes their row here.
+(history search can reach them). Beside each vector the index mirrors the record's scope,
+status, type and event time, so the hard filter (core.filters.RecordFilter) becomes one
+vectorised mask instead of an SQL round trip returning thousands of rowids. Forgotten records
+lose their vector in the store, so ``sync`` removes their row here.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.store import IndexDelta, Store
+from core.filters import STATUS_ORDER, TYPE_ORDER, RecordFilter
+from core.store import IndexDelta, IndexEntry, Store
 
 _INITIAL_CAPACITY = 1024
 # Below this share of live rows allowed, gather those rows and score only them; above it,
@@ -42,6 +45,12 @@ class VectorIndex:
         # rowid -> matrix row, -1 where absent. SQLite rowids are small dense integers, so an
         # array indexed by rowid turns an allowed set into rows with one vectorised lookup.
         self._position = np.full(_INITIAL_CAPACITY, -1, dtype=np.int64)
+        # Per row: the record's scope (as a code), status, type and event time.
+        self._scope_codes: dict[str, int] = {}
+        self._scope = np.full(_INITIAL_CAPACITY, -1, dtype=np.int32)
+        self._status = np.full(_INITIAL_CAPACITY, -1, dtype=np.int8)
+        self._type = np.full(_INITIAL_CAPACITY, -1, dtype=np.int8)
+        self._time = np.zeros(_INITIAL_CAPACITY, dtype="datetime64[us]")
         self._size = 0
         self._lock = threading.RLock()
         self.epoch: str | None = None
@@ -67,20 +76,30 @@ class VectorIndex:
 
     def rebuild(self, store: Store) -> None:
         """Replace the whole content with the store's current vectors."""
-        state, rowids, matrix = store.index_snapshot()
-        if len(rowids) and matrix.shape[1] != self.dims:
+        snapshot = store.index_snapshot()
+        rowids, matrix, n = snapshot.rowids, snapshot.matrix, len(snapshot.rowids)
+        if n and matrix.shape[1] != self.dims:
             raise ValueError(f"store vectors have {matrix.shape[1]} dims, index has {self.dims}")
         with self._lock:
-            capacity = max(_INITIAL_CAPACITY, 1 << len(rowids).bit_length())
+            capacity = max(_INITIAL_CAPACITY, 1 << n.bit_length())
             self._matrix = np.zeros((capacity, self.dims), dtype=np.float32)
-            self._matrix[: len(rowids)] = matrix
+            self._matrix[:n] = matrix
             self._rowids = np.zeros(capacity, dtype=np.int64)
-            self._rowids[: len(rowids)] = rowids
-            top = int(rowids.max()) + 1 if len(rowids) else 0
+            self._rowids[:n] = rowids
+            top = int(rowids.max()) + 1 if n else 0
             self._position = np.full(max(_INITIAL_CAPACITY, 2 * top), -1, dtype=np.int64)
-            self._position[rowids] = np.arange(len(rowids), dtype=np.int64)
-            self._size = len(rowids)
-            self.epoch, self.version = state.epoch, state.records_version
+            self._position[rowids] = np.arange(n, dtype=np.int64)
+            self._scope_codes = {}
+            self._scope = np.full(capacity, -1, dtype=np.int32)
+            self._scope[:n] = [self._scope_code(s) for s in snapshot.scopes]
+            self._status = np.full(capacity, -1, dtype=np.int8)
+            self._status[:n] = [_STATUS_CODE[s] for s in snapshot.statuses]
+            self._type = np.full(capacity, -1, dtype=np.int8)
+            self._type[:n] = [_TYPE_CODE[t] for t in snapshot.types]
+            self._time = np.zeros(capacity, dtype="datetime64[us]")
+            self._time[:n] = _times(snapshot.times)
+            self._size = n
+            self.epoch, self.version = snapshot.epoch, snapshot.records_version
 
     def sync(self, store: Store) -> int:
         """Catch up with the store. Cheap when nothing changed (one small read). Returns the
@@ -97,17 +116,19 @@ class VectorIndex:
     def apply(self, delta: IndexDelta) -> int:
         """Apply one delta: upsert each changed vector, remove each record that lost its own."""
         with self._lock:
-            for rowid, vector in delta.changes.items():
-                if vector is None:
+            for rowid, entry in delta.changes.items():
+                if entry is None:
                     self.remove(rowid)
                 else:
-                    self.upsert(rowid, vector)
+                    self.upsert(rowid, entry.vector, entry)
             self.version = max(self.version, delta.records_version)
             return len(delta.changes)
 
     # -- mutation --------------------------------------------------------------------------
 
-    def upsert(self, rowid: int, vector: np.ndarray) -> None:
+    def upsert(self, rowid: int, vector: np.ndarray, meta: IndexEntry | None = None) -> None:
+        """Add or replace a record's vector and, when given, its filter metadata (a row
+        without metadata matches no RecordFilter)."""
         vector = np.asarray(vector, dtype=np.float32)
         if vector.shape != (self.dims,):
             raise ValueError(f"vector shape {vector.shape}, index dims {self.dims}")
@@ -127,6 +148,16 @@ class VectorIndex:
                 self._position[rowid] = row
                 self._rowids[row] = rowid
             self._matrix[row] = vector
+            if meta is None:
+                self._scope[row], self._status[row], self._type[row] = -1, -1, -1
+            else:
+                self._scope[row] = self._scope_code(meta.scope)
+                self._status[row] = _STATUS_CODE[meta.status]
+                self._type[row] = _TYPE_CODE[meta.type]
+                self._time[row] = _times([meta.time])[0]
+
+    def _scope_code(self, scope: str) -> int:
+        return self._scope_codes.setdefault(scope, len(self._scope_codes))
 
     def remove(self, rowid: int) -> bool:
         """Drop a record's vector: the last row moves into its slot, so the live rows stay one
@@ -139,37 +170,71 @@ class VectorIndex:
             last = self._size - 1
             if row != last:
                 moved = int(self._rowids[last])
-                self._matrix[row] = self._matrix[last]
-                self._rowids[row] = moved
+                for column in self._columns():
+                    column[row] = column[last]
                 self._position[moved] = row
             self._matrix[last] = 0.0
             self._size = last
             return True
 
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        """Every per-row array, in a fixed order."""
+        return (self._matrix, self._rowids, self._scope, self._status, self._type, self._time)
+
     def _grow(self) -> None:
         capacity = len(self._matrix) * 2
-        matrix = np.zeros((capacity, self.dims), dtype=np.float32)
-        matrix[: self._size] = self._matrix[: self._size]
-        rowids = np.zeros(capacity, dtype=np.int64)
-        rowids[: self._size] = self._rowids[: self._size]
-        self._matrix, self._rowids = matrix, rowids
+        grown = []
+        for column in self._columns():
+            new = np.zeros((capacity, *column.shape[1:]), dtype=column.dtype)
+            new[: self._size] = column[: self._size]
+            grown.append(new)
+        self._matrix, self._rowids, self._scope, self._status, self._type, self._time = grown
+
+    # -- the hard filter ---------------------------------------------------------------------
+
+    def mask(self, where: RecordFilter) -> np.ndarray:
+        """A boolean per live row: does the record pass ``where``? (core.filters documents
+        that this and ``RecordFilter.sql`` are the same predicate.)"""
+        with self._lock:
+            n = self._size
+            codes = [self._scope_codes[s] for s in where.scopes if s in self._scope_codes]
+            keep = np.isin(self._scope[:n], np.array(codes, dtype=np.int32))
+            keep &= np.isin(self._status[:n], [_STATUS_CODE[s] for s in where.statuses])
+            if where.types is not None:
+                keep &= np.isin(self._type[:n], [_TYPE_CODE[t] for t in where.types])
+            if where.since is not None:
+                keep &= self._time[:n] >= _times([where.since])[0]
+            if where.until is not None:
+                keep &= self._time[:n] <= _times([where.until])[0]
+            return keep
 
     # -- search ----------------------------------------------------------------------------
 
-    def search(self, query: np.ndarray, k: int, *, allowed: np.ndarray | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        *,
+        where: RecordFilter | None = None,
+        allowed: np.ndarray | None = None,
+    ) -> list[Hit]:
         """The ``k`` records most similar to ``query`` (a unit vector), best first.
 
-        ``allowed`` restricts the search to those record rowids (an int64 array); None means
-        every record in the index. Rowids not in the index are ignored.
+        ``where`` restricts the search to records passing the hard filter; ``allowed`` to
+        those record rowids (an int64 array; rowids not in the index are ignored). Both may be
+        given; neither means every record in the index.
         """
         query = np.asarray(query, dtype=np.float32).reshape(self.dims)
         with self._lock:
             live = self._matrix[: self._size]
-            if allowed is None:
+            if where is None and allowed is None:
                 rows = None
                 scores = live @ query
             else:
-                rows = self._rows_of(allowed)
+                keep = np.ones(self._size, dtype=bool) if where is None else self.mask(where)
+                if allowed is not None:
+                    keep &= self._rows_mask(allowed)
+                rows = np.flatnonzero(keep)
                 if len(rows) == 0:
                     return []
                 if len(rows) < _GATHER_BELOW * self._size:
@@ -180,14 +245,13 @@ class VectorIndex:
             candidate_rowids = self._rowids[: self._size] if rows is None else self._rowids[rows]
         return _top_k(scores, candidate_rowids, k)
 
-    def _rows_of(self, rowids: np.ndarray) -> np.ndarray:
+    def _rows_mask(self, rowids: np.ndarray) -> np.ndarray:
         rowids = np.asarray(rowids, dtype=np.int64)
         rowids = rowids[(rowids >= 0) & (rowids < len(self._position))]
         rows = self._position[rowids]
-        # A boolean mask dedupes and sorts in O(size), and sorted rows gather faster.
         mask = np.zeros(self._size, dtype=bool)
         mask[rows[rows >= 0]] = True
-        return np.flatnonzero(mask)
+        return mask
 
 
 def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
@@ -203,3 +267,12 @@ def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
     order = np.lexsort((rowids[top], -scores[top]))  # best first, then lowest rowid
     top = top[order][:k]
     return [Hit(int(rowids[i]), float(scores[i])) for i in top]
+
+
+_STATUS_CODE = {status: code for code, status in enumerate(STATUS_ORDER)}
+_TYPE_CODE = {memory_type: code for code, memory_type in enumerate(TYPE_ORDER)}
+
+
+def _times(texts: list[str]) -> np.ndarray:
+    """Canonical UTC text (``...Z``) as numpy datetimes (numpy wants no zone suffix)."""
+    return np.array([t[:-1] if t.endswith("Z") else t for t in texts], dtype="datetime64[us]")

@@ -44,6 +44,7 @@ from core import entities, policy
 from core.entities import EntityRef, PlannedEntity
 from core.errors import InvalidArgument, NotFound
 from core.evidence import Turn, find_quote, quote_problem
+from core.filters import RecordFilter
 from core.models import (
     MemoryType,
     Procedure,
@@ -323,15 +324,8 @@ class Ingestor:
 
     def _neighbours(self, draft: Record, vector: np.ndarray) -> list[tuple[Record, float]]:
         """Live records of the same scope and type, most similar first."""
-        rows = self.store.query(
-            "SELECT rowid FROM records WHERE scope = ? AND type = ? "
-            "AND status IN ('provisional', 'confirmed')",
-            (draft.scope, draft.type.value),
-        )
-        if not rows:
-            return []
-        allowed = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        hits = self.memory.index().search(vector, _NEIGHBOURS, allowed=allowed)
+        where = RecordFilter(scopes=(draft.scope,), types=frozenset({draft.type}))
+        hits = self.memory.index().search(vector, _NEIGHBOURS, where=where)
         hits = [h for h in hits if h.score >= self.config.ingest.conflict_floor]
         found = self.store.records_by_rowid([h.rowid for h in hits])
         return [(found[h.rowid], h.score) for h in hits if h.rowid in found]

@@ -84,13 +84,39 @@ def connect(
 
 
 @dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """One record as the vector index holds it: its vector and the fields the hard filter
+    reads (scope, status, type, event time = event_at or else created_at)."""
+
+    vector: np.ndarray
+    scope: str
+    status: Status
+    type: MemoryType
+    time: str
+
+
+@dataclass(frozen=True, slots=True)
 class IndexDelta:
     """What a vector index must apply to catch up with the store."""
 
     epoch: str
     records_version: int
-    # rowid -> unit vector, or None when the record no longer has a searchable vector.
-    changes: dict[int, np.ndarray | None]
+    # rowid -> its entry, or None when the record no longer has a searchable vector.
+    changes: dict[int, IndexEntry | None]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSnapshot:
+    """Every stored vector with its filter fields, as columns, and the version they reflect."""
+
+    epoch: str
+    records_version: int
+    rowids: np.ndarray
+    matrix: np.ndarray
+    scopes: list[str]
+    statuses: list[Status]
+    types: list[MemoryType]
+    times: list[str]
 
 
 class Store:
@@ -386,35 +412,53 @@ class Store:
 
     # -- vectors ---------------------------------------------------------------------------
 
-    def index_snapshot(self) -> tuple[IndexDelta, np.ndarray, np.ndarray]:
-        """Everything a vector index needs to build itself: the version it reflects, the rowids
-        and the matrix of every stored vector (deleted records have none)."""
+    def index_snapshot(self) -> IndexSnapshot:
+        """Everything a vector index needs to build itself: every stored vector (deleted
+        records have none) with its filter fields, and the version they reflect."""
         with self.reading() as conn:
             epoch, version = _epoch_and_version(conn)
             identity = self.stored_embedder()
-            rows = conn.execute(
-                "SELECT record_rowid, vector FROM embeddings ORDER BY record_rowid"
-            ).fetchall()
+            rows = conn.execute(f"{_INDEX_SELECT} ORDER BY e.record_rowid").fetchall()
         dims = identity.dims if identity else 0
         rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         matrix = matrix.reshape(len(rows), dims) if dims else matrix.reshape(0, 0)
-        return IndexDelta(epoch, version, {}), rowids, matrix
+        return IndexSnapshot(
+            epoch,
+            version,
+            rowids,
+            matrix,
+            scopes=[r[2] for r in rows],
+            statuses=[Status(r[3]) for r in rows],
+            types=[MemoryType(r[4]) for r in rows],
+            times=[r[5] for r in rows],
+        )
 
     def index_delta(self, since_version: int) -> IndexDelta:
         """The vectors added, changed or removed since ``since_version``."""
         with self.reading() as conn:
             epoch, version = _epoch_and_version(conn)
-            changes: dict[int, np.ndarray | None] = {}
+            changes: dict[int, IndexEntry | None] = {}
             if version > since_version:
-                rows = conn.execute(
-                    "SELECT c.record_rowid, e.vector FROM record_changes AS c "
-                    "LEFT JOIN embeddings AS e ON e.record_rowid = c.record_rowid "
-                    "WHERE c.version > ? ORDER BY c.version",
+                changed = conn.execute(
+                    "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ?",
                     (since_version,),
                 ).fetchall()
-                for rowid, blob in rows:
-                    changes[rowid] = None if blob is None else np.frombuffer(blob, np.float32)
+                rowids = [r[0] for r in changed]
+                changes = dict.fromkeys(rowids)
+                for start in range(0, len(rowids), 500):
+                    chunk = rowids[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for row in conn.execute(
+                        f"{_INDEX_SELECT} WHERE e.record_rowid IN ({marks})", chunk
+                    ):
+                        changes[row[0]] = IndexEntry(
+                            np.frombuffer(row[1], np.float32),
+                            row[2],
+                            Status(row[3]),
+                            MemoryType(row[4]),
+                            row[5],
+                        )
         return IndexDelta(epoch, version, changes)
 
     def index_version(self) -> tuple[str, int]:
@@ -623,6 +667,13 @@ def migrate(conn: sqlite3.Connection, *, path: str) -> int:
             raise
         current = migration.version
     return current
+
+
+_INDEX_SELECT = """
+    SELECT e.record_rowid, e.vector, r.scope, r.status, r.type,
+           coalesce(r.event_at, r.created_at)
+      FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid
+"""
 
 
 def _epoch_and_version(conn: sqlite3.Connection) -> tuple[str, int]:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import Memory
+from core import HashingEmbedder, Memory
+from core.filters import RecordFilter
 from core.index import VectorIndex
+from core.models import MemoryType, Status
 from tests.conftest import NOW
 
 
@@ -144,3 +148,70 @@ def test_rebuild_matches_incremental_sync(fast_memory: Memory) -> None:
     query = fast_memory.embedder.embed_one("note number 7")
     assert len(live) == len(fresh) == 40 - len(ids[::3])
     assert live.search(query, 10) == fresh.search(query, 10)
+
+
+SCOPES = ["user:u1", "user:u2", "project:p", "org:o"]
+
+
+@pytest.fixture(scope="module")
+def mixed_store(tmp_path_factory: pytest.TempPathFactory):
+    """60 records over four scopes, three types, four statuses and spread event times."""
+    import random
+
+    from core.records import bump_records_version
+
+    rng = random.Random(7)
+    mem = Memory.open(
+        tmp_path_factory.mktemp("mixed") / "m.db", embedder=HashingEmbedder(), now=NOW
+    )
+    for i in range(60):
+        item = {
+            "content": f"record {i} about {rng.choice(['tea', 'deploys', 'Berlin'])}",
+            "type": rng.choice(["semantic", "episodic", "procedural"]),
+        }
+        if rng.random() < 0.7:
+            item["event_at"] = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        if item["type"] == "procedural" or not SCOPES[i % 4].startswith("user"):
+            item["about"] = [{"kind": "other", "name": "thing"}]
+        mem.import_records([item], scope=SCOPES[i % 4], now=NOW)
+    mem.index()  # built now, so the status changes below reach it through sync
+    with mem.store.transaction() as conn:
+        rows = conn.execute("SELECT rowid FROM records").fetchall()
+        for (rowid,) in rows:
+            status = rng.choice(["provisional", "confirmed", "superseded", "expired"])
+            conn.execute("UPDATE records SET status = ? WHERE rowid = ?", (status, rowid))
+        bump_records_version(conn, [r[0] for r in rows])
+    yield mem
+    mem.close()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    scopes=st.lists(st.sampled_from([*SCOPES, "user:nobody"]), max_size=4, unique=True),
+    statuses=st.sets(st.sampled_from(list(Status)[:4]), min_size=0),
+    types=st.one_of(st.none(), st.sets(st.sampled_from(list(MemoryType)))),
+    since=st.one_of(st.none(), st.dates(date(2025, 12, 1), date(2026, 12, 31))),
+    until=st.one_of(st.none(), st.dates(date(2025, 12, 1), date(2026, 12, 31))),
+)
+def test_the_index_mask_and_the_sql_filter_agree(
+    mixed_store, scopes, statuses, types, since, until
+) -> None:
+    """For any hard filter, the dense generator's mask admits exactly the records SQL does."""
+    where = RecordFilter(
+        scopes=tuple(scopes),
+        statuses=frozenset(statuses),
+        types=None if types is None else frozenset(types),
+        since=None if since is None else f"{since.isoformat()}T00:00:00.000000Z",
+        until=None if until is None else f"{until.isoformat()}T00:00:00.000000Z",
+    )
+    condition, params = where.sql()
+    by_sql = {
+        r["rowid"]
+        for r in mixed_store.store.query(
+            f"SELECT rowid FROM records AS r WHERE {condition}", params
+        )
+    }
+    index = mixed_store.index()
+    query = mixed_store.embedder.embed_one("record about tea")
+    by_mask = {h.rowid for h in index.search(query, 1000, where=where)}
+    assert by_mask == by_sql
