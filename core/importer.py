@@ -70,6 +70,7 @@ class ImportItem(BaseModel):
     tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
     evidence: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
     about: list[AboutItem] = Field(default_factory=list, max_length=10)
+    context: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
 
     @field_validator("content")
     @classmethod
@@ -217,4 +218,5 @@ def _record(
         expires_at=format_time(expires) if expires else None,
         tags=tuple(item.tags),
         entities=tuple(p.id for p in plan),
+        context=item.context,
     )

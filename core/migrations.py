@@ -259,7 +259,27 @@ SESSIONS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA, SESSIONS)
+RETRIEVAL_CONTEXT = Migration(
+    3,
+    "retrieval context",
+    (
+        # Text that helps find a record without being part of what it says: for a
+        # conversation turn, the turns before it and the session's date. Searched (lexical and
+        # dense), never returned as content.
+        "ALTER TABLE records ADD COLUMN context TEXT",
+        """
+        CREATE VIRTUAL TABLE records_fts_v3 USING fts5 (
+            content, subject, aliases, context, tokenize = 'porter unicode61'
+        )
+        """,
+        "INSERT INTO records_fts_v3 (rowid, content, subject, aliases, context) "
+        "SELECT rowid, content, subject, aliases, '' FROM records_fts",
+        "DROP TABLE records_fts",
+        "ALTER TABLE records_fts_v3 RENAME TO records_fts",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA, SESSIONS, RETRIEVAL_CONTEXT)
 
 LATEST_VERSION = MIGRATIONS[-1].version
 

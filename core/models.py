@@ -239,6 +239,8 @@ class Record:
     conflicts_with: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
+    # Retrieval context (e.g. the turns before a conversation turn): searched, never returned.
+    context: str | None = None
     rowid: int | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:

@@ -86,9 +86,10 @@ def insert_record(
             id, type, version, lineage_id, content, subject_entity_id, attribute, subject,
             procedure, scope_kind, scope, source_kind, source_ref, creator_agent_id, session_id,
             evidence, created_at, updated_at, event_at, expires_at, valid_from, valid_until,
-            review_at, review_flagged_at, confidence, status, supersedes_id, conflicts_with, tags
+            review_at, review_flagged_at, confidence, status, supersedes_id, conflicts_with, tags,
+            context
         ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                  ?, ?)
+                  ?, ?, ?)
         """,
         (
             r.id,
@@ -120,6 +121,7 @@ def insert_record(
             r.supersedes_id,
             json.dumps(list(r.conflicts_with)),
             json.dumps(list(r.tags)),
+            r.context,
         ),
     )
     rowid = int(cursor.lastrowid or 0)
@@ -135,8 +137,9 @@ def insert_record(
             (rowid, entity_id, role),
         )
     conn.execute(
-        "INSERT INTO records_fts (rowid, content, subject, aliases) VALUES (?, ?, ?, ?)",
-        (rowid, fts_content(r), r.subject or "", " ".join(item.aliases)),
+        "INSERT INTO records_fts (rowid, content, subject, aliases, context) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (rowid, fts_content(r), r.subject or "", " ".join(item.aliases), r.context or ""),
     )
     if item.vector is not None:
         if embedder is None:
@@ -167,11 +170,14 @@ def insert_record(
 
 
 def embedding_text(record: Record) -> str:
-    """The text a record's vector is made from: its content, and for a procedure also its
-    name and when it applies (design §3: dense on description)."""
-    if record.procedure is None:
-        return record.content
-    return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
+    """The text a record's vector is made from: its content, preceded for a procedure by its
+    name and when it applies (design §3: dense on description), otherwise by its retrieval
+    context if it has one."""
+    if record.procedure is not None:
+        return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
+    if record.context:
+        return f"{record.context}\n{record.content}"
+    return record.content
 
 
 def fts_content(record: Record) -> str:
@@ -236,4 +242,5 @@ def row_to_record(row: sqlite3.Row) -> Record:
         conflicts_with=tuple(json.loads(row["conflicts_with"])),
         tags=tuple(json.loads(row["tags"])),
         entities=tuple(json.loads(row["entity_ids"])),
+        context=row["context"],
     )

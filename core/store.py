@@ -347,7 +347,8 @@ class Store:
             conn.execute(
                 "UPDATE records SET status = 'deleted', content = '', evidence = NULL, "
                 "attribute = NULL, subject = NULL, procedure = NULL, source_ref = NULL, "
-                "tags = '[]', conflicts_with = '[]', updated_at = ? WHERE rowid = ?",
+                "tags = '[]', conflicts_with = '[]', context = NULL, updated_at = ? "
+                "WHERE rowid = ?",
                 (format_time(now), rowid),
             )
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
