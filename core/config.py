@@ -76,6 +76,23 @@ class RetrievalConfig(_Section):
     )
     default_limit: int = Field(10, ge=1, le=200, description="Results returned when no limit.")
     max_limit: int = Field(50, ge=1, le=1000, description="Largest limit a caller may ask for.")
+    dense_weight: float = Field(1.0, ge=0.0, description="RRF weight of the dense generator.")
+    lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical generator.")
+    entity_weight: float = Field(1.0, ge=0.0, description="RRF weight of the entity generator.")
+    freshness_weight: float = Field(
+        0.002,
+        ge=0.0,
+        description="Recency boost of an episodic record with age 0, on the RRF score's scale.",
+    )
+    freshness_half_life_days: float = Field(
+        30.0, gt=0.0, description="Days after which an episodic record's boost has halved."
+    )
+    duplicate_cosine: float = Field(
+        0.95,
+        ge=0.0,
+        le=1.0,
+        description="Results at least this similar to a better-ranked one are collapsed into it.",
+    )
 
 
 class GateConfig(_Section):
@@ -112,11 +129,20 @@ class RerankerConfig(_Section):
     timeout_ms: int = Field(
         500, ge=1, description="Stage timeout; on expiry the fused order is kept and logged."
     )
+    score_floor: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="In replace_floors mode, the reranker score a result must reach.",
+    )
 
 
 class RewriteConfig(_Section):
     enabled: bool = Field(False, description="Rewrite the raw query with current-turn context.")
     model: str = Field("claude-haiku-4-5", description="Anthropic model id for the rewriter.")
+    timeout_ms: int = Field(
+        3000, ge=1, description="Rewrite timeout; on expiry the raw query is used and logged."
+    )
 
 
 class IngestConfig(_Section):

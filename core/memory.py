@@ -24,6 +24,9 @@ from core.errors import InvalidArgument, StoreClosedError
 from core.index import VectorIndex
 from core.ingestor import Ingestor
 from core.models import Access, Grant, Record, utcnow
+from core.rerank import FlagRerankerBackend, Reranker
+from core.retriever import Retriever
+from core.rewrite import AnthropicRewriter, QueryRewriter
 from core.session import Session
 from core.store import Store
 
@@ -43,6 +46,9 @@ class Memory:
         self.embedder = embedder
         self._judge = judge
         self._ingestor: Ingestor | None = None
+        self._retriever: Retriever | None = None
+        self._reranker: Reranker | None = None
+        self._rewriter: QueryRewriter | None = None
         self._index: VectorIndex | None = None
         self._index_lock = threading.Lock()
 
@@ -56,12 +62,15 @@ class Memory:
         *,
         embedder: Embedder | None = None,
         judge: Judge | None = None,
+        reranker: Reranker | None = None,
+        rewriter: QueryRewriter | None = None,
         now: datetime | None = None,
     ) -> Memory:
         """Open or create the store at ``path``, migrating it to the current schema.
 
-        ``embedder`` and ``judge`` replace the configured ones (tests pass ``HashingEmbedder``,
-        hosts may pass their own implementations). Opening a
+        ``embedder``, ``judge``, ``reranker`` and ``rewriter`` replace the configured ones
+        (tests pass ``HashingEmbedder``; hosts may pass their own implementations, e.g. a
+        rewriter with their Anthropic client). Opening a
         store whose vectors came from another model raises EmbedderMismatchError, which names
         ``agent-memory reembed``. The model itself loads on first use, not here.
         """
@@ -73,7 +82,9 @@ class Memory:
         except BaseException:
             store.close()
             raise
-        return cls(store, config, embedder, judge)
+        memory = cls(store, config, embedder, judge)
+        memory._reranker, memory._rewriter = reranker, rewriter
+        return memory
 
     def close(self) -> None:
         """Close the store. Further calls raise StoreClosedError."""
@@ -123,6 +134,21 @@ class Memory:
         if self._ingestor is None:
             self._ingestor = Ingestor(self, self.judge)
         return self._ingestor
+
+    def retriever(self) -> Retriever:
+        """The search pipeline shared by every session of this Memory."""
+        if self._retriever is None:
+            reranker, rewriter = self._reranker, self._rewriter
+            if reranker is None and self.config.reranker.enabled:
+                reranker = FlagRerankerBackend(
+                    self.config.reranker.model, device=self.config.embedder.device
+                )
+            if rewriter is None and self.config.rewrite.enabled:
+                import anthropic  # a dependency; the client reads ANTHROPIC_API_KEY on use
+
+                rewriter = AnthropicRewriter(anthropic.Anthropic(), model=self.config.rewrite.model)
+            self._retriever = Retriever(self, reranker=reranker, rewriter=rewriter)
+        return self._retriever
 
     # -- sessions ----------------------------------------------------------------------------
 

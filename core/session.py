@@ -41,7 +41,8 @@ from core.models import (
     validate_id,
 )
 from core.records import append_event, select_records
-from core.tools import TOOLS, ForgetArgs, GetArgs, ReviseArgs, WriteArgs
+from core.retriever import SearchRequest
+from core.tools import TOOLS, ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs
 
 if TYPE_CHECKING:
     from core.memory import Memory
@@ -371,6 +372,28 @@ class Session:
         record = self._writable_record(args.id, live_only=False)
         self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
         return {"id": record.id, "status": "deleted"}
+
+    def search(self, args: SearchArgs, *, now: datetime, context: str = "") -> dict[str, Any]:
+        """memory_search: the retrieval pipeline over the scopes this agent may read for this
+        user. ``context`` is the host-supplied current-turn context for the optional rewrite."""
+        if args.since and args.until and args.until < args.since:
+            raise InvalidArgument("until is before since", field="until")
+        config = self.memory.config.retrieval
+        request = SearchRequest(
+            query=args.query,
+            agent_id=self.agent_id,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            types=frozenset(MemoryType(t) for t in args.types) if args.types else None,
+            since=args.since,
+            until=args.until,
+            entities=tuple(args.entities),
+            include_history=args.include_history,
+            limit=min(args.limit or config.default_limit, config.max_limit),
+            budget_tokens=args.budget_tokens or config.budget_tokens,
+            context=context,
+        )
+        return self.memory.retriever().search(request, readable=self.readable_scopes(), now=now)
 
     def get(self, args: GetArgs, *, now: datetime) -> dict[str, Any]:
         allowed = HISTORY_STATUSES if args.include_history else LIVE_STATUSES

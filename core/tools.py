@@ -144,6 +144,32 @@ class ForgetArgs(_Arguments):
     )
 
 
+MAX_QUERY = 10_000
+
+
+class SearchArgs(_Arguments):
+    query: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY)
+    ] = Field(description="What to look for, in plain words (names, topics, dates).")
+    types: list[Literal["semantic", "episodic", "procedural"]] | None = Field(
+        None, max_length=3, description="Only these memory types."
+    )
+    since: str | None = Field(None, description="Only events at or after this time (ISO 8601).")
+    until: str | None = Field(None, description="Only events at or before this time (ISO 8601).")
+    entities: list[Name] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Names of people, projects, ... it is about.",
+    )
+    include_history: bool = Field(False, description="Also superseded and expired records.")
+    limit: int | None = Field(None, ge=1, le=50, description="At most this many results.")
+    budget_tokens: int | None = Field(
+        None, ge=1, le=100_000, description="Context budget for the results, in tokens."
+    )
+
+    _times = field_validator("since", "until")(_time)
+
+
 class GetArgs(_Arguments):
     ids: list[RecordId] = Field(min_length=1, max_length=MAX_IDS, description="Record ids.")
     include_history: bool = Field(False, description="Also return superseded and expired records.")
@@ -186,9 +212,23 @@ def _get(session: Session, args: GetArgs, now: datetime) -> dict[str, Any]:
     return session.get(args, now=now)
 
 
+def _search(session: Session, args: SearchArgs, now: datetime) -> dict[str, Any]:
+    return session.search(args, now=now)
+
+
 TOOLS: dict[str, Tool] = {
     tool.name: tool
     for tool in (
+        Tool(
+            "memory_search",
+            "Search your long-term memory of this user and your shared projects: facts and "
+            "preferences, past events and decisions, procedures. Call it whenever earlier "
+            "context could matter. An empty result is a normal answer: nothing relevant is "
+            "stored. Each result explains why it was returned; ignore results that do not "
+            "apply.",
+            SearchArgs,
+            _search,
+        ),
         Tool(
             "memory_get",
             "Fetch memory records by id (for example ids mentioned in earlier results). Ids you "

@@ -1,0 +1,158 @@
+"""The decision stages of a search, as pure functions of what the generators found.
+
+Fusion, freshness, the empty-result gate, duplicate collapse and budget assembly take only
+values that the search log records (candidate ranks and scores, floors, weights, pairwise
+duplicate similarities, token counts), so ``replay`` can rebuild any logged search's outcome
+from its ``search_log`` row alone (design §13: a behaviour the log cannot reconstruct is a bug).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+GENERATORS = ("dense", "lexical", "entity")
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One record as the pipeline sees it between generators and the final answer."""
+
+    record_id: str
+    # generator -> {"rank": 1-based, "score": float}
+    matches: dict[str, dict[str, float]] = field(default_factory=dict)
+    fused: float = 0.0
+    freshness: float = 0.0
+    gate: str = ""
+    duplicate_of: str | None = None
+    tokens: int = 0
+
+    @property
+    def score(self) -> float:
+        return self.fused + self.freshness
+
+
+def fuse(
+    ranked: dict[str, list[tuple[str, float]]],
+    *,
+    k: float,
+    weights: dict[str, float],
+) -> list[Candidate]:
+    """Weighted reciprocal-rank fusion: each generator adds weight / (k + rank). Ranks, not
+    scores, so cosine and BM25 never have to be put on one scale. Ties keep first-seen order
+    (dense, then lexical, then entity)."""
+    candidates: dict[str, Candidate] = {}
+    for generator in GENERATORS:
+        for rank, (record_id, score) in enumerate(ranked.get(generator, []), start=1):
+            candidate = candidates.setdefault(record_id, Candidate(record_id))
+            candidate.matches[generator] = {"rank": rank, "score": score}
+            candidate.fused += weights.get(generator, 1.0) / (k + rank)
+    return list(candidates.values())
+
+
+def freshness_boost(age_days: float | None, *, weight: float, half_life_days: float) -> float:
+    """The recency adjustment of an episodic record: ``weight`` halving every
+    ``half_life_days`` of age. Zero for records without an event time."""
+    if age_days is None or weight == 0:
+        return 0.0
+    return weight * math.pow(0.5, max(age_days, 0.0) / half_life_days)
+
+
+def order(candidates: list[Candidate]) -> list[Candidate]:
+    """Best first: fused score plus freshness, ties by the best single-generator rank."""
+    return sorted(
+        candidates,
+        key=lambda c: (-c.score, min(m["rank"] for m in c.matches.values()), c.record_id),
+    )
+
+
+def gate(candidate: Candidate, *, dense_floor: float, lexical_floor: float) -> str | None:
+    """Why ``candidate`` is strong enough to return, or None if it is weak on every signal:
+    below the cosine floor on dense, below the BM25 floor on lexical, and no entity match."""
+    dense = candidate.matches.get("dense")
+    if dense is not None and dense["score"] >= dense_floor:
+        return f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
+    lexical = candidate.matches.get("lexical")
+    if lexical is not None and lexical["score"] >= lexical_floor:
+        return f"lexical BM25 {lexical['score']:.3f} >= floor {lexical_floor}"
+    if "entity" in candidate.matches:
+        return "exact entity match"
+    return None
+
+
+def collapse(
+    candidates: list[Candidate], similarity: dict[tuple[str, str], float], *, threshold: float
+) -> tuple[list[Candidate], list[Candidate]]:
+    """Keep the first of each group of near-duplicates (cosine >= ``threshold``), in order.
+    ``similarity`` holds the cosine of each pair (earlier id, later id). Returns (kept,
+    dropped), each dropped candidate naming the kept one it duplicates."""
+    kept: list[Candidate] = []
+    dropped: list[Candidate] = []
+    for candidate in candidates:
+        twin = next(
+            (
+                k
+                for k in kept
+                if similarity.get((k.record_id, candidate.record_id), 0.0) >= threshold
+            ),
+            None,
+        )
+        if twin is None:
+            kept.append(candidate)
+        else:
+            candidate.duplicate_of = twin.record_id
+            dropped.append(candidate)
+    return kept, dropped
+
+
+def fit_budget(
+    candidates: list[Candidate], *, budget: int, limit: int
+) -> tuple[list[Candidate], list[Candidate]]:
+    """Take candidates in order while they fit ``budget`` tokens, up to ``limit`` results; one
+    that does not fit is skipped (a shorter one after it may still fit). Returns (taken,
+    skipped)."""
+    taken: list[Candidate] = []
+    skipped: list[Candidate] = []
+    used = 0
+    for candidate in candidates:
+        if len(taken) == limit:
+            break
+        if used + candidate.tokens <= budget:
+            taken.append(candidate)
+            used += candidate.tokens
+        else:
+            skipped.append(candidate)
+    return taken, skipped
+
+
+def replay(log: dict[str, Any]) -> list[str]:
+    """Rebuild a search's final record ids from its search_log payload alone."""
+    settings = log["settings"]
+    if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
+        return []
+    candidates = fuse(
+        {g: [(c["id"], c["score"]) for c in log["candidates"][g]] for g in GENERATORS},
+        k=settings["rrf_k"],
+        weights=settings["weights"],
+    )
+    for candidate in candidates:
+        candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
+    ranked = order(candidates)
+    survivors = [
+        c
+        for c in ranked
+        if gate(c, dense_floor=settings["dense_floor"], lexical_floor=settings["lexical_floor"])
+        is not None
+    ]
+    if not survivors:
+        return []
+    similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}
+    kept, _ = collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
+    if log["reranker"]["applied"]:
+        position = {rid: i for i, rid in enumerate(log["reranker"]["order"])}
+        kept.sort(key=lambda c: position.get(c.record_id, len(position)))
+    for candidate in kept:
+        candidate.tokens = log["budget"]["tokens"][candidate.record_id]
+    taken, _ = fit_budget(kept, budget=log["budget"]["budget_tokens"], limit=settings["limit"])
+    return [c.record_id for c in taken]

@@ -1,0 +1,575 @@
+"""The retriever: memory_search's pipeline (design §7), one synchronous call, every stage timed.
+
+    rewrite (optional) -> readable scopes -> hard filter -> query embedding
+    -> dense (vector index) -> lexical (FTS5 BM25) -> entity (exact aliases)
+    -> reciprocal-rank fusion -> episodic freshness -> empty-result gate
+    -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
+
+The hard filter (scope, status, type, event time) is applied inside every generator before
+ranking, never as a signal. The decision stages are the pure functions of core.ranking, fed
+only with values the search log keeps, so every logged search can be replayed. Nothing a
+search returns or explains comes from a scope the agent cannot read: every generator sees only
+readable scopes, and so do the counts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import structlog
+
+from core import ranking
+from core.filters import RecordFilter
+from core.lexical import fts_query, name_candidates
+from core.models import (
+    HISTORY_STATUSES,
+    LIVE_STATUSES,
+    MemoryType,
+    Record,
+    format_time,
+    new_id,
+    parse_time,
+)
+from core.ranking import Candidate
+from core.rerank import Reranker
+from core.rewrite import QueryRewriter
+from core.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+
+log = structlog.get_logger("agent_memory")
+
+_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-stage")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """A validated memory_search call with its host-supplied identity."""
+
+    query: str
+    agent_id: str
+    user_id: str
+    session_id: str | None = None
+    types: frozenset[MemoryType] | None = None
+    since: str | None = None
+    until: str | None = None
+    entities: tuple[str, ...] = ()
+    include_history: bool = False
+    limit: int = 10
+    budget_tokens: int = 1500
+    context: str = ""  # host-supplied current-turn context, for the optional rewrite
+
+
+@dataclass(slots=True)
+class _Timer:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def run(self, name: str, started: float) -> None:
+        self.timings[name] = round((time.perf_counter() - started) * 1000, 3)
+
+
+class Retriever:
+    """Runs searches for one Memory."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        tokens: TokenCounter | None = None,
+        reranker: Reranker | None = None,
+        rewriter: QueryRewriter | None = None,
+    ) -> None:
+        self.memory = memory
+        self.store = memory.store
+        self.config = memory.config
+        self.tokens = tokens or TokenCounter()
+        self.reranker = reranker
+        self.rewriter = rewriter
+
+    def search(
+        self, request: SearchRequest, *, readable: tuple[str, ...], now: datetime
+    ) -> dict[str, Any]:
+        """Run the pipeline; return the memory_search result (and write one search_log row)."""
+        started = time.perf_counter()
+        timer = _Timer()
+        cfg, gate_cfg = self.config.retrieval, self.config.gate
+
+        t = time.perf_counter()
+        query, rewrite = self._rewrite(request)
+        timer.run("query_rewrite", t)
+
+        t = time.perf_counter()
+        scopes = tuple(readable)
+        timer.run("scope_resolution", t)
+
+        t = time.perf_counter()
+        where = RecordFilter(
+            scopes=scopes,
+            statuses=HISTORY_STATUSES if request.include_history else LIVE_STATUSES,
+            types=request.types,
+            since=request.since,
+            until=request.until,
+        )
+        timer.run("filter_construction", t)
+
+        t = time.perf_counter()
+        vector = self.memory.embedder.embed([query])[0]
+        timer.run("query_embedding", t)
+
+        depth = cfg.candidates_per_generator
+        t = time.perf_counter()
+        dense_hits = self.memory.index().search(vector, depth, where=where)
+        ids_by_rowid = self._ids([h.rowid for h in dense_hits])
+        dense = [
+            (ids_by_rowid[h.rowid], round(h.score, 6))
+            for h in dense_hits
+            if h.rowid in ids_by_rowid
+        ]
+        timer.run("dense_candidates", t)
+
+        t = time.perf_counter()
+        lexical = self._lexical(query, where, depth)
+        timer.run("lexical_candidates", t)
+
+        t = time.perf_counter()
+        entity, matched_entities = self._entity(query, request.entities, where, scopes, depth)
+        timer.run("entity_lookup", t)
+
+        t = time.perf_counter()
+        weights = {
+            "dense": cfg.dense_weight,
+            "lexical": cfg.lexical_weight,
+            "entity": cfg.entity_weight,
+        }
+        candidates = ranking.fuse(
+            {"dense": dense, "lexical": lexical, "entity": entity}, k=cfg.rrf_k, weights=weights
+        )
+        timer.run("rank_fusion", t)
+
+        t = time.perf_counter()
+        records = self.store.get_records([c.record_id for c in candidates])
+        candidates = [c for c in candidates if c.record_id in records]  # forgotten meanwhile
+        freshness: dict[str, float] = {}
+        for candidate in candidates:
+            record = records[candidate.record_id]
+            if record.type is MemoryType.EPISODIC:
+                candidate.freshness = ranking.freshness_boost(
+                    _age_days(record, now),
+                    weight=cfg.freshness_weight,
+                    half_life_days=cfg.freshness_half_life_days,
+                )
+                if candidate.freshness:
+                    freshness[candidate.record_id] = candidate.freshness
+        ordered = ranking.order(candidates)
+        timer.run("freshness_adjustment", t)
+
+        t = time.perf_counter()
+        rerank_replaces = (
+            self.config.reranker.enabled and self.config.reranker.mode == "replace_floors"
+        )
+        survivors = []
+        for candidate in ordered:
+            reason = ranking.gate(
+                candidate, dense_floor=gate_cfg.dense_floor, lexical_floor=gate_cfg.lexical_floor
+            )
+            candidate.gate = reason or "weak on every signal"
+            if reason is not None or rerank_replaces:
+                survivors.append(candidate)
+        best_dense = max((s for _, s in dense), default=None)
+        best_lexical = max((s for _, s in lexical), default=None)
+        gate_log = {
+            "decision": "pass" if survivors else "empty",
+            "best_dense": best_dense,
+            "best_lexical": best_lexical,
+            "entity_matches": len(entity),
+            "floors": {
+                "dense": gate_cfg.dense_floor,
+                "lexical": gate_cfg.lexical_floor,
+                "calibrated_for": gate_cfg.calibrated_for,
+            },
+            "passed": [c.record_id for c in survivors],
+        }
+        timer.run("empty_result_gate", t)
+
+        t = time.perf_counter()
+        pairs = self._similar_pairs(survivors, threshold=cfg.duplicate_cosine)
+        kept, duplicates = ranking.collapse(
+            survivors, {(a, b): s for a, b, s in pairs}, threshold=cfg.duplicate_cosine
+        )
+        timer.run("duplicate_collapse", t)
+
+        t = time.perf_counter()
+        kept, rerank_log = self._rerank(query, kept, records)
+        timer.run("reranking", t)
+
+        t = time.perf_counter()
+        texts = {c.record_id: render(records[c.record_id]) for c in kept}
+        counts = self.tokens.count_many(list(texts.values())) if texts else []
+        for candidate, count in zip(kept, counts, strict=True):
+            candidate.tokens = count
+        taken, skipped = ranking.fit_budget(kept, budget=request.budget_tokens, limit=request.limit)
+        timer.run("budget_assembly", t)
+
+        t = time.perf_counter()
+        collapsed: dict[str, list[str]] = {}
+        for duplicate in duplicates:
+            collapsed.setdefault(duplicate.duplicate_of or "", []).append(duplicate.record_id)
+        results = [
+            {
+                **records[c.record_id].to_json(),
+                "explanation": self._explain(
+                    c,
+                    records[c.record_id],
+                    query,
+                    request,
+                    rank,
+                    rewrite,
+                    matched_entities,
+                    taken,
+                    collapsed.get(c.record_id, []),
+                ),
+            }
+            for rank, c in enumerate(taken, start=1)
+        ]
+        response_explanation = {
+            "query": request.query,
+            "rewritten_query": query if rewrite["status"] == "rewritten" else None,
+            "rewrite": rewrite,
+            "scopes": list(scopes),
+            "filter": where.describe(),
+            "candidates": {
+                "dense": len(dense),
+                "lexical": len(lexical),
+                "entity": len(entity),
+                "fused": len(candidates),
+            },
+            "gate": {k: v for k, v in gate_log.items() if k != "passed"},
+            "duplicates_collapsed": len(duplicates),
+            "over_budget": len(skipped),
+            "returned": len(taken),
+            "why_empty": self._why_empty(gate_log, candidates, taken, skipped)
+            if not taken
+            else None,
+        }
+        timer.run("explanation_assembly", t)
+
+        search_id = new_id("srch", now)
+        t = time.perf_counter()
+        payload = {
+            "request": {
+                "query": request.query,
+                "types": sorted(x.value for x in request.types or ()),
+                "since": request.since,
+                "until": request.until,
+                "entities": list(request.entities),
+                "include_history": request.include_history,
+                "limit": request.limit,
+                "budget_tokens": request.budget_tokens,
+            },
+            "rewrite": rewrite,
+            "query": query,
+            "scopes": list(scopes),
+            "filter": where.describe(),
+            "settings": {
+                "rrf_k": cfg.rrf_k,
+                "weights": weights,
+                "dense_floor": gate_cfg.dense_floor,
+                "lexical_floor": gate_cfg.lexical_floor,
+                "duplicate_cosine": cfg.duplicate_cosine,
+                "limit": request.limit,
+                "depth": depth,
+                "embedder": str(self.memory.embedder.identity),
+                "reranker": self.config.reranker.model if self.config.reranker.enabled else None,
+                "reranker_mode": self.config.reranker.mode,
+            },
+            "candidates": {
+                "dense": [{"id": i, "score": s} for i, s in dense],
+                "lexical": [{"id": i, "score": s} for i, s in lexical],
+                "entity": [{"id": i, "score": s} for i, s in entity],
+                "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in ordered],
+            },
+            "entities_matched": matched_entities,
+            "freshness": freshness,
+            "gate": gate_log,
+            "duplicates": {
+                "pairs": pairs,
+                "dropped": {c.record_id: c.duplicate_of for c in duplicates},
+            },
+            "reranker": rerank_log,
+            "budget": {
+                "budget_tokens": request.budget_tokens,
+                "tokens": {c.record_id: c.tokens for c in kept},
+                "skipped": [c.record_id for c in skipped],
+            },
+            "final_ids": [c.record_id for c in taken],
+            "explanation": response_explanation,
+        }
+        # The row records every stage before its own write; the response carries that too.
+        payload["timings_ms"] = dict(timer.timings)
+        total_ms = round((time.perf_counter() - started) * 1000, 3)
+        self._log(search_id, request, payload, total_ms=total_ms, now=now)
+        timer.run("log_write", t)
+        response_explanation["timings_ms"] = timer.timings
+        return {"results": results, "explanation": response_explanation, "search_id": search_id}
+
+    # -- generators --------------------------------------------------------------------------
+
+    def _ids(self, rowids: list[int]) -> dict[int, str]:
+        if not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        rows = self.store.query(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", rowids)
+        return {r["rowid"]: r["id"] for r in rows}
+
+    def _lexical(self, query: str, where: RecordFilter, depth: int) -> list[tuple[str, float]]:
+        """FTS5 BM25 over content, subject, aliases and context; higher is better."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        condition, params = where.sql("r")
+        rows = self.store.query(
+            f"""
+            SELECT r.id AS id, -bm25(records_fts, 1.0, 0.5, 0.5, 0.3) AS score
+              FROM records_fts JOIN records AS r ON r.rowid = records_fts.rowid
+             WHERE records_fts MATCH ? AND {condition}
+             ORDER BY score DESC, r.rowid LIMIT ?
+            """,
+            [match, *params, depth],
+        )
+        return [(r["id"], round(float(r["score"]), 6)) for r in rows]
+
+    def _entity(
+        self,
+        query: str,
+        hints: tuple[str, ...],
+        where: RecordFilter,
+        scopes: tuple[str, ...],
+        depth: int,
+    ) -> tuple[list[tuple[str, float]], list[dict[str, str]]]:
+        """Records linked to entities named exactly (an alias) in the hints or the query, in
+        readable scopes, most recent first."""
+        names = {*(name_candidates(query)), *(n for h in hints for n in [_norm(h)] if n)}
+        if not names or not scopes:
+            return [], []
+        name_marks = ",".join("?" * len(names))
+        scope_marks = ",".join("?" * len(scopes))
+        matched = self.store.query(
+            f"""
+            SELECT DISTINCT e.id AS id, a.alias AS alias
+              FROM entity_aliases AS a JOIN entities AS e ON e.id = a.entity_id
+             WHERE a.alias_norm IN ({name_marks}) AND e.scope IN ({scope_marks})
+               AND e.status != 'merged'
+             ORDER BY e.id
+            """,
+            [*sorted(names), *scopes],
+        )
+        if not matched:
+            return [], []
+        entity_ids = sorted({m["id"] for m in matched})
+        condition, params = where.sql("r")
+        marks = ",".join("?" * len(entity_ids))
+        rows = self.store.query(
+            f"""
+            SELECT r.id AS id, count(*) AS hits, max(coalesce(r.event_at, r.created_at)) AS t
+              FROM record_entities AS l JOIN records AS r ON r.rowid = l.record_rowid
+             WHERE l.entity_id IN ({marks}) AND {condition}
+             GROUP BY r.id ORDER BY hits DESC, t DESC, r.id LIMIT ?
+            """,
+            [*entity_ids, *params, depth],
+        )
+        found = [{"entity_id": m["id"], "alias": m["alias"]} for m in matched]
+        return [(r["id"], float(r["hits"])) for r in rows], found
+
+    # -- other stages ------------------------------------------------------------------------
+
+    def _rewrite(self, request: SearchRequest) -> tuple[str, dict[str, Any]]:
+        if not self.config.rewrite.enabled:
+            return request.query, {"status": "disabled"}
+        if self.rewriter is None:
+            return request.query, {"status": "no rewriter configured"}
+        future = _EXECUTOR.submit(self.rewriter.rewrite, request.query, request.context)
+        try:
+            rewritten = future.result(timeout=self.config.rewrite.timeout_ms / 1000)
+        except FutureTimeout:
+            return request.query, {"status": "timeout; raw query used"}
+        except Exception as exc:  # a failing rewriter must never fail the search
+            log.warning("rewrite.failed", error=str(exc))
+            return request.query, {"status": f"failed ({type(exc).__name__}); raw query used"}
+        if not rewritten.strip():
+            return request.query, {"status": "empty rewrite; raw query used"}
+        return rewritten, {
+            "status": "rewritten",
+            "rewriter": self.rewriter.name,
+            "raw": request.query,
+            "rewritten": rewritten,
+        }
+
+    def _similar_pairs(
+        self, candidates: list[Candidate], *, threshold: float
+    ) -> list[tuple[str, str, float]]:
+        """(earlier id, later id, cosine) for every candidate pair at or above threshold."""
+        if len(candidates) < 2:
+            return []
+        ids = [c.record_id for c in candidates]
+        rows = self.store.query(
+            f"SELECT r.id AS id, e.vector AS vector FROM records AS r JOIN embeddings AS e "
+            f"ON e.record_rowid = r.rowid WHERE r.id IN ({','.join('?' * len(ids))})",
+            ids,
+        )
+        vectors = {r["id"]: np.frombuffer(r["vector"], np.float32) for r in rows}
+        present = [i for i in ids if i in vectors]
+        if len(present) < 2:
+            return []
+        matrix = np.vstack([vectors[i] for i in present])
+        sims = matrix @ matrix.T
+        pairs = []
+        for a in range(len(present)):
+            for b in range(a + 1, len(present)):
+                if sims[a, b] >= threshold:
+                    pairs.append((present[a], present[b], round(float(sims[a, b]), 6)))
+        return pairs
+
+    def _rerank(
+        self, query: str, kept: list[Candidate], records: dict[str, Record]
+    ) -> tuple[list[Candidate], dict[str, Any]]:
+        settings = self.config.reranker
+        if not settings.enabled or not kept:
+            return kept, {
+                "applied": False,
+                "status": "disabled" if not settings.enabled else "nothing to rerank",
+            }
+        if self.reranker is None:
+            return kept, {"applied": False, "status": "no reranker configured"}
+        texts = [render(records[c.record_id]) for c in kept]
+        future = _EXECUTOR.submit(self.reranker.score, query, texts)
+        try:
+            scores = future.result(timeout=settings.timeout_ms / 1000)
+        except FutureTimeout:
+            return kept, {"applied": False, "status": "timeout; fused order kept"}
+        except Exception as exc:
+            log.warning("rerank.failed", error=str(exc))
+            return kept, {
+                "applied": False,
+                "status": f"failed ({type(exc).__name__}); fused order kept",
+            }
+        before = [c.record_id for c in kept]
+        scored = sorted(zip(kept, scores, strict=True), key=lambda p: -p[1])
+        if settings.mode == "replace_floors":
+            scored = [(c, s) for c, s in scored if s >= settings.score_floor]
+        reranked = [c for c, _ in scored]
+        return reranked, {
+            "applied": True,
+            "status": "reranked",
+            "model": settings.model,
+            "mode": settings.mode,
+            "before": before,
+            "order": [c.record_id for c in reranked],
+            "scores": {c.record_id: round(s, 6) for c, s in scored},
+        }
+
+    def _explain(
+        self,
+        candidate: Candidate,
+        record: Record,
+        query: str,
+        request: SearchRequest,
+        rank: int,
+        rewrite: dict[str, Any],
+        matched_entities: list[dict[str, str]],
+        taken: list[Candidate],
+        collapsed: list[str],
+    ) -> dict[str, Any]:
+        used = sum(c.tokens for c in taken[:rank])
+        return {
+            "query": request.query,
+            "rewritten_query": query if rewrite["status"] == "rewritten" else None,
+            "generators": candidate.matches,
+            "fused_rank": rank,
+            "fused_score": round(candidate.fused, 8),
+            "freshness": round(candidate.freshness, 8),
+            "source_kind": record.source_kind.value,
+            "status": record.status.value,
+            "created_at": record.created_at,
+            "event_at": record.event_at,
+            "entities": list(record.entities),
+            "entity_match": [m for m in matched_entities if m["entity_id"] in record.entities],
+            "gate": candidate.gate,
+            "duplicates": (
+                f"best of its near-duplicates; collapsed into it: {', '.join(collapsed)}"
+                if collapsed
+                else "no near-duplicate among the results"
+            ),
+            "budget": f"{candidate.tokens} tokens; {used} of {request.budget_tokens} used",
+        }
+
+    @staticmethod
+    def _why_empty(
+        gate_log: dict[str, Any],
+        candidates: list[Candidate],
+        taken: list[Candidate],
+        skipped: list[Candidate],
+    ) -> str:
+        if not candidates:
+            return "no record in the readable scopes matched the query on any generator"
+        if gate_log["decision"] == "empty":
+            return (
+                f"every candidate was weak on every signal: best dense cosine "
+                f"{gate_log['best_dense']} below {gate_log['floors']['dense']}, best lexical "
+                f"BM25 {gate_log['best_lexical']} below {gate_log['floors']['lexical']}, and "
+                "no exact entity match"
+            )
+        if skipped and not taken:
+            return "no passing record fits the token budget"
+        return "nothing survived"
+
+    def _log(
+        self,
+        search_id: str,
+        request: SearchRequest,
+        payload: dict[str, Any],
+        *,
+        total_ms: float,
+        now: datetime,
+    ) -> None:
+        with self.store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO search_log (id, at, agent_id, user_id, session_id, query, "
+                "result_ids, total_ms, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    search_id,
+                    format_time(now),
+                    request.agent_id,
+                    request.user_id,
+                    request.session_id,
+                    request.query,
+                    json.dumps(payload["final_ids"]),
+                    total_ms,
+                    json.dumps(payload, sort_keys=True, default=str),
+                ),
+            )
+
+
+def render(record: Record) -> str:
+    """How a result reads to the model, for the token budget: a header, then the content."""
+    when = record.event_at or record.created_at
+    return f"[{record.type.value}, {when[:10]}, {record.source_kind.value}] {record.content}"
+
+
+def _age_days(record: Record, now: datetime) -> float | None:
+    if record.event_at is None:
+        return None
+    return (now - parse_time(record.event_at, field="event_at")).total_seconds() / 86400
+
+
+def _norm(text: str) -> str:
+    from core.entities import alias_key
+
+    return alias_key(text)

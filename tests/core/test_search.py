@@ -1,0 +1,254 @@
+"""memory_search: the pipeline's answers, explanations, log, and its handling of bad input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from core import Memory
+from core.ranking import replay
+from core.session import Session
+from tests.conftest import NOW
+
+
+@pytest.fixture
+def alice(memory: Memory) -> Session:
+    memory.grant("assistant", "user:alice", now=NOW)
+    memory.grant("assistant", "user:bob", now=NOW)
+    memory.grant("assistant", "project:apollo", access="read", now=NOW)
+    memory.import_records(
+        [
+            {
+                "content": "Alice prefers concise, technical answers.",
+                "source_kind": "user_statement",
+            },
+            {"content": "Alice is allergic to peanuts.", "source_kind": "user_statement"},
+            {
+                "content": "On 3 September the team chose SQLite for the store.",
+                "type": "episodic",
+                "event_at": "2026-09-03",
+            },
+            {
+                "content": "On 2 November Alice moved to Lisbon.",
+                "type": "episodic",
+                "event_at": "2026-11-02",
+            },
+        ],
+        scope="user:alice",
+        now=NOW,
+    )
+    memory.import_records(
+        [
+            {"content": "Bob's home address is 12 Elm Street.", "source_kind": "user_statement"},
+            {"content": "Bob is allergic to shellfish.", "source_kind": "user_statement"},
+        ],
+        scope="user:bob",
+        now=NOW,
+    )
+    memory.import_records(
+        [
+            {
+                "content": "Apollo's staging database is apollo-stg-1.",
+                "source_kind": "tool_result",
+                "about": [{"kind": "project", "name": "Apollo"}],
+            }
+        ],
+        scope="project:apollo",
+        now=NOW,
+    )
+    return memory.session(agent_id="assistant", user_id="alice", session_id="s-a", now=NOW)
+
+
+def search(session: Session, query: str, **args: Any) -> dict[str, Any]:
+    return session.call("memory_search", {"query": query, **args}, now=NOW)
+
+
+def contents(result: dict[str, Any]) -> list[str]:
+    return [r["content"] for r in result["results"]]
+
+
+def test_a_relevant_record_comes_first_with_its_explanation(alice: Session) -> None:
+    """The right record ranks first and explains which generators found it and why it passed."""
+    result = search(alice, "Which foods is Alice allergic to?")
+    assert contents(result)[0] == "Alice is allergic to peanuts."
+    top = result["results"][0]["explanation"]
+    assert top["fused_rank"] == 1 and "dense" in top["generators"]
+    assert top["gate"].startswith(("dense cosine", "lexical BM25", "exact entity"))
+    assert top["source_kind"] == "user_statement" and top["status"] == "confirmed"
+    assert result["explanation"]["gate"]["decision"] == "pass"
+    stages = set(result["explanation"]["timings_ms"])
+    assert {
+        "query_embedding",
+        "dense_candidates",
+        "lexical_candidates",
+        "entity_lookup",
+        "rank_fusion",
+        "empty_result_gate",
+        "duplicate_collapse",
+        "budget_assembly",
+        "log_write",
+    } <= stages
+
+
+def test_nothing_applies_so_nothing_is_returned(alice: Session) -> None:
+    """An unrelated query gets an empty answer and a reason, not the least bad records."""
+    result = search(alice, "lattice quantum chromodynamics on GPUs")
+    assert result["results"] == []
+    assert result["explanation"]["gate"]["decision"] == "empty"
+    assert "weak on every signal" in result["explanation"]["why_empty"]
+
+
+def test_another_users_records_never_appear(alice: Session) -> None:
+    """Acting for Alice, Bob's scope is invisible to every generator and to the counts."""
+    result = search(alice, "Bob's home address Elm Street shellfish allergy", limit=50)
+    assert not any("Bob" in c for c in contents(result))
+    assert "user:bob" not in result["explanation"]["scopes"]
+    log = json.loads(alice.memory.store.query("SELECT payload FROM search_log")[0]["payload"])
+    every = [c["id"] for g in ("dense", "lexical", "entity") for c in log["candidates"][g]]
+    bob_ids = {
+        r["id"] for r in alice.memory.store.query("SELECT id FROM records WHERE scope = 'user:bob'")
+    }
+    assert not bob_ids & set(every)
+
+
+def test_entity_names_in_the_query_find_linked_records(alice: Session) -> None:
+    """'Apollo' is an alias of a project entity in a readable scope: an exact entity match."""
+    result = search(alice, "apollo")
+    top = result["results"][0]
+    assert top["content"].startswith("Apollo's staging database")
+    assert "entity" in top["explanation"]["generators"]
+    assert top["explanation"]["entity_match"][0]["alias"] == "Apollo"
+
+
+def test_filters_by_type_and_event_time(alice: Session) -> None:
+    """types and since/until restrict every generator before ranking."""
+    query = "team chose SQLite store; Alice moved to Lisbon; Alice allergic to peanuts"
+    both = search(alice, query, types=["episodic"])
+    assert sorted(contents(both)) == [
+        "On 2 November Alice moved to Lisbon.",
+        "On 3 September the team chose SQLite for the store.",
+    ]
+    later = search(alice, query, types=["episodic"], since="2026-10-01")
+    assert contents(later) == ["On 2 November Alice moved to Lisbon."]
+    inverted = search(alice, "anything", since="2026-10-01", until="2026-09-01")
+    assert inverted["error"]["field"] == "until"
+
+
+def test_superseded_records_appear_only_with_history(alice: Session) -> None:
+    """A superseded fact is gone from default searches and back with include_history."""
+    alice.add_turn("user", "I prefer short answers. Actually no, I prefer long answers.", at=NOW)
+    old = alice.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": "The user prefers short answers.",
+            "source_kind": "user_statement",
+            "attribute": "length",
+            "evidence": "I prefer short answers",
+        },
+        now=NOW,
+    )
+    alice.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": "The user prefers long answers.",
+            "source_kind": "user_statement",
+            "attribute": "length",
+            "evidence": "I prefer long answers",
+        },
+        now=NOW,
+    )
+    ids = [r["id"] for r in search(alice, "short answers", limit=50)["results"]]
+    assert old["id"] not in ids
+    ids = [
+        r["id"] for r in search(alice, "short answers", limit=50, include_history=True)["results"]
+    ]
+    assert old["id"] in ids
+
+
+def test_forgotten_records_never_appear(alice: Session) -> None:
+    """After memory_forget no generator returns the record, even with history."""
+    peanuts = search(alice, "peanuts")["results"][0]["id"]
+    alice.call("memory_forget", {"id": peanuts}, now=NOW)
+    assert peanuts not in [
+        r["id"] for r in search(alice, "peanut allergy", include_history=True)["results"]
+    ]
+
+
+def test_the_token_budget_limits_what_is_returned(alice: Session) -> None:
+    """A tiny budget returns fewer results, each within it, and says so."""
+    full = search(alice, "Alice", limit=10)
+    small = search(alice, "Alice", limit=10, budget_tokens=20)
+    assert 0 < len(small["results"]) < len(full["results"])
+    assert small["explanation"]["over_budget"] > 0
+
+
+def test_every_search_can_be_rebuilt_from_its_log_row(alice: Session) -> None:
+    """Replaying a search_log payload yields exactly the ids the search returned."""
+    queries = [
+        "allergies",
+        "apollo staging",
+        "nothing like this at all zzz",
+        "Alice Lisbon",
+        "What did the team decide in September?",
+    ]
+    results = [search(alice, q) for q in queries]
+    rows = alice.memory.store.query("SELECT id, payload, result_ids FROM search_log ORDER BY at")
+    by_id = {r["id"]: r for r in rows}
+    for result in results:
+        row = by_id[result["search_id"]]
+        payload = json.loads(row["payload"])
+        assert replay(payload) == [r["id"] for r in result["results"]]
+        assert json.loads(row["result_ids"]) == payload["final_ids"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        "NEAR(a b)",
+        "a AND OR NOT b",
+        "-peanuts",
+        "+x",
+        "col:value",
+        "foo*",
+        "^start",
+        "(unbalanced",
+        "🥜 allergy 🙂",
+        "アレルギー",
+        "a" * 10_000,
+        "' OR 1=1 --",
+        "\x00\x01",
+        "peanuts\nNOT\tAlice",
+    ],
+)
+def test_hostile_queries_get_a_valid_answer(alice: Session, query: str) -> None:
+    """FTS5 operators, quotes, unicode, emoji and 10 KB: a valid (maybe empty) answer."""
+    result = search(alice, query)
+    assert "results" in result, result
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   "}, "query"),
+        ({"query": "a" * 10_001}, "query"),
+        ({"query": "x", "types": ["working"]}, "types.0"),
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "limit": 10**9}, "limit"),
+        ({"query": "x", "limit": "5"}, "limit"),
+        ({"query": "x", "since": "last week"}, "since"),
+        ({"query": "x", "budget_tokens": -1}, "budget_tokens"),
+        ({"query": "x", "scope": "user:bob"}, "scope"),
+    ],
+)
+def test_bad_search_arguments_are_structured_errors(
+    alice: Session, arguments: dict[str, Any], field: str
+) -> None:
+    """Empty, oversize, mistyped or invented arguments: an error naming the field."""
+    result = alice.call("memory_search", arguments, now=NOW)
+    assert result["error"]["field"] == field, result
