@@ -325,6 +325,67 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return _tool_result(args, result, lambda: f"forgot {result['id']}")
 
 
+def cmd_search(args: argparse.Namespace) -> int:
+    arguments: dict[str, Any] = {"query": args.query}
+    optional = {
+        "since": args.since,
+        "until": args.until,
+        "limit": args.limit,
+        "budget_tokens": args.budget_tokens,
+    }
+    arguments.update({k: v for k, v in optional.items() if v is not None})
+    if args.type:
+        arguments["types"] = list(args.type)
+    if args.entity:
+        arguments["entities"] = list(args.entity)
+    if args.include_history:
+        arguments["include_history"] = True
+    with open_memory(args) as mem:
+        result = _tool_session(mem, args).call("memory_search", arguments)
+
+    def text() -> str:
+        if not result["results"]:
+            return f"nothing: {result['explanation']['why_empty']}"
+        return "\n".join(
+            f"{r['explanation']['fused_rank']:>2}. {r['content']}\n"
+            f"    {r['id']}  {r['type']} {r['status']}  {r['explanation']['gate']}"
+            for r in result["results"]
+        )
+
+    return _tool_result(args, result, text)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from api.evaluation import run, summary
+
+    datasets = ("locomo", "longmemeval") if args.dataset == "all" else (args.dataset,)
+    granularities = ("turn", "session") if args.granularity == "both" else (args.granularity,)
+    with tempfile.TemporaryDirectory(prefix="agent-memory-eval-") as scratch:
+        report = run(
+            data_dir=Path(args.data),
+            store_dir=Path(args.work_dir or scratch),
+            config=load_config(args),
+            datasets=datasets,
+            granularities=granularities,
+            do_calibrate=args.calibrate,
+            progress=not args.json,
+        )
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    if args.calibrate and not args.json:
+        sweep = report["calibration"]["sweep"]
+        print("dense_floor  lexical_floor  precision  recall  f1")
+        for row in sorted(sweep, key=lambda r: -r["f1"])[:15]:
+            print(
+                f"{row['dense_floor']:>11}  {row['lexical_floor']:>13}  "
+                f"{row['precision']:>9}  {row['recall']:>6}  {row['f1']}"
+            )
+    emit(args, report, lambda: summary(report))
+    return EXIT_OK
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     config = load_config(args)
     values = config.to_toml_dict()
@@ -530,6 +591,39 @@ def build_parser() -> argparse.ArgumentParser:
     principal(p)
     p.add_argument("id", help="record id")
     p.add_argument("--reason", help="kept in the audit log")
+    p = add(
+        "search",
+        cmd_search,
+        "Search through memory_search as the given agent and user, with explanations.",
+        'agent-memory search "how does the user like answers?" --agent planner --user u1',
+    )
+    principal(p)
+    p.add_argument("query")
+    p.add_argument("--type", action="append", choices=["semantic", "episodic", "procedural"])
+    p.add_argument("--since", help="ISO 8601")
+    p.add_argument("--until", help="ISO 8601")
+    p.add_argument("--entity", action="append", help="entity name hint; repeatable")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--budget-tokens", type=int)
+    p.add_argument("--include-history", action="store_true")
+    p = add(
+        "eval",
+        cmd_eval,
+        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency).",
+        "agent-memory eval --data ../shared/data --dataset locomo --out eval.json\n"
+        "agent-memory eval --data ../shared/data --dataset locomo --calibrate",
+    )
+    p.add_argument("--data", default="../shared/data", help="folder with the data set files")
+    p.add_argument("--dataset", default="all", choices=["locomo", "longmemeval", "all"])
+    p.add_argument(
+        "--granularity",
+        default="turn",
+        choices=["turn", "session", "both"],
+        help="LongMemEval: a record per turn or per session",
+    )
+    p.add_argument("--calibrate", action="store_true", help="sweep the gate floors (LoCoMo)")
+    p.add_argument("--work-dir", help="keep the evaluation stores here (default: temporary)")
+    p.add_argument("--out", help="write the full JSON report here")
     add(
         "config",
         cmd_config,

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from core import Config, Memory
-from core.filters import RecordFilter
 
 DEMO_STORE = Path("agent-memory") / "quickstart.db"
 
@@ -215,19 +214,37 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         )
 
         out.section(
-            "6. Dense candidates, scoped",
-            "The vector index finds similar meaning, "
-            "restricted before ranking to the scopes the agent may read for this "
-            "user. (The full memory_search pipeline lands with its issue.)",
+            "6. Search",
+            "memory_search runs dense, lexical and entity generators under a hard scope filter, "
+            "fuses them by rank, and returns nothing when every candidate is weak. Each result "
+            "explains why it was returned; every search is logged and can be replayed.",
         )
-        query = "How should I phrase my answers?"
-        for user in ("alice", "bob"):
-            hits = _dense(mem, "assistant", user, query, k=2)
+        bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
+        searches = [
+            (s, "alice", "How should I phrase my answers?"),
+            (s, "alice", "Which project database is used for staging?"),
+            (bob, "bob", "How should I phrase my answers?"),
+            (bob, "bob", "Is Alice allergic to anything?"),
+            (s, "alice", "What is the boiling point of tungsten?"),
+        ]
+        for session, user, query in searches:
+            result = session.call("memory_search", {"query": query, "limit": 2})
             out.line(
-                f"search    as assistant for {user}: {query!r}", user=user, query=query, hits=hits
+                f"search    as assistant for {user}: {query!r}",
+                user=user,
+                query=query,
+                result=result,
             )
-            for hit in hits:
-                out.line(f"            {hit['score']:.2f}  {hit['scope']:<14} {hit['content']}")
+            for r in result["results"]:
+                out.line(f"            {r['scope']:<15} {r['content']}")
+                out.line(f"                            ({r['explanation']['gate']})")
+            if not result["results"]:
+                out.line(f"            nothing: {result['explanation']['why_empty']}")
+        timings = result["explanation"]["timings_ms"]
+        out.line(
+            f"timings   last search: {sum(timings.values()):.0f} ms in total, query embedding "
+            f"{timings['query_embedding']:.0f} ms",
+        )
 
         out.section(
             "7. Forget",
@@ -236,10 +253,9 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             "and the reason.",
         )
         address = next(i for i in ids if _content(mem, i).startswith("Bob's home address"))
-        bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
         bob.call("memory_forget", {"id": address, "reason": "user asked"})
-        hits = _dense(mem, "assistant", "bob", "Where does Bob live?", k=3)
-        still = any("Elm Street" in h["content"] for h in hits)
+        found = bob.call("memory_search", {"query": "Where does Bob live?"})["results"]
+        still = any("Elm Street" in r["content"] for r in found)
         out.line(
             f"forget    {address}: address found afterwards: {still}",
             forgotten=address,
@@ -273,21 +289,6 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
     out.line("agent-memory --help")
     out.finish()
     return 0
-
-
-def _dense(mem: Memory, agent_id: str, user_id: str, query: str, *, k: int) -> list[dict[str, Any]]:
-    where = RecordFilter(scopes=mem.readable_scopes(agent_id, user_id))
-    hits = mem.index().search(mem.embedder.embed_one(query), k, where=where)
-    records = mem.store.records_by_rowid([h.rowid for h in hits])
-    return [
-        {
-            "id": records[h.rowid].id,
-            "score": round(h.score, 3),
-            "scope": records[h.rowid].scope,
-            "content": records[h.rowid].content,
-        }
-        for h in hits
-    ]
 
 
 def _content(mem: Memory, record_id: str) -> str:

@@ -256,3 +256,19 @@ def test_tool_errors_from_the_cli_exit_2(tmp_path: Path, capsys) -> None:
         "nonsense",
     )
     assert code == 2 and "KIND:NAME" in err
+
+
+def test_search_prints_results_with_reasons_or_why_nothing(tmp_path: Path, capsys) -> None:
+    """`agent-memory search` runs memory_search for the given agent and user."""
+    store = str(tmp_path / "m.db")
+    who = ["--agent", "planner", "--user", "u1", "--store", store]
+    run(capsys, "grant", "planner", "user:u1", "--store", store)
+    source = tmp_path / "notes.jsonl"
+    source.write_text('{"content": "The user is allergic to peanuts."}\n')
+    run_json(capsys, "import", str(source), "--scope", "user:u1", "--store", store)
+    found = run_json(capsys, "search", "peanut allergy", *who)
+    assert [r["content"] for r in found["results"]] == ["The user is allergic to peanuts."]
+    code, out, _ = run(capsys, "search", "peanut allergy", *who)
+    assert code == 0 and "allergic to peanuts" in out and "floor" in out
+    code, out, _ = run(capsys, "search", "boiling point of tungsten", *who)
+    assert code == 0 and out.startswith("nothing:")

@@ -1,0 +1,518 @@
+"""Retrieval evaluation on real conversations: `agent-memory eval` and benchmarks/eval_retrieval.py.
+
+Each conversation is imported into its own scope (``user:<conversation>``), one episodic record
+per turn, with the turn's id as ``source_ref``. Every record carries retrieval context: the
+session's date and the turns just before it in the same session (a general policy for
+conversation turns, the same for every data set: a turn alone is often too short to find).
+Each question is then asked through memory_search, acting for that conversation's user, with
+the gate on, and the returned ``source_ref``s are scored against the labelled evidence.
+
+- LoCoMo: turn-level evidence recall@5 and @10 over categories 1-4, overall and per category,
+  and the share of category-5 (adversarial) questions answered empty.
+- LongMemEval-S: session-level recall_any@5, recall_all@5, recall_any@10 and turn-level
+  recall@10 (turns marked ``has_answer``), per question type; a record per turn or per session.
+- Calibration (``--calibrate``): sweeps the gate floors on a labelled set. Positives: answerable
+  questions searched in their own conversation. Negatives: the same questions searched in a
+  different conversation's scope, and off-topic queries. LoCoMo's category 5 is reported
+  separately, never used as negatives (it is about the conversation, wrongly attributed).
+
+Nothing here knows anything about particular conversations: the loaders only translate each
+data set's file format.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from core import Memory
+from core.models import format_time
+
+AGENT = "eval"
+MAX_CONTENT = 8000  # the importer's limit; longer turns are cut (embedding sees 512 tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    ref: str  # the data set's id for the turn
+    session: str
+    speaker: str
+    text: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    conversation: str
+    text: str
+    kind: str  # LoCoMo category or LongMemEval question type
+    evidence: frozenset[str]  # turn refs
+    evidence_sessions: frozenset[str] = frozenset()
+    asked_at: datetime | None = None
+    answerable: bool = True
+
+
+@dataclass(slots=True)
+class Dataset:
+    name: str
+    conversations: dict[str, list[Turn]] = field(default_factory=dict)
+    questions: list[Question] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loaders
+
+
+def load_locomo(path: Path) -> Dataset:
+    data = json.loads(path.read_text())
+    dataset = Dataset("locomo")
+    for conversation in data:
+        key = _key(conversation["sample_id"])
+        sessions = conversation["conversation"]
+        numbers = sorted(
+            int(m.group(1)) for k in sessions if (m := re.fullmatch(r"session_(\d+)", k))
+        )
+        turns: list[Turn] = []
+        for number in numbers:
+            at = _locomo_date(sessions[f"session_{number}_date_time"])
+            for turn in sessions[f"session_{number}"]:
+                text = turn["text"]
+                if turn.get("blip_caption"):
+                    text += f" [shares an image: {turn['blip_caption']}]"
+                turns.append(Turn(turn["dia_id"], f"session_{number}", turn["speaker"], text, at))
+        dataset.conversations[key] = turns
+        known = {t.ref for t in turns}
+        for i, qa in enumerate(conversation["qa"]):
+            evidence = {
+                _normal_dia_id(e)
+                for raw in qa.get("evidence", [])
+                for e in re.split(r"[;,\s]+", raw)
+                if e
+            }
+            evidence = {e for e in evidence if e in known}
+            category = int(qa["category"])
+            if category != 5 and not evidence:
+                continue  # nothing to score against
+            dataset.questions.append(
+                Question(
+                    f"{key}:{i}",
+                    key,
+                    qa["question"],
+                    str(category),
+                    frozenset(evidence),
+                    asked_at=turns[-1].at + timedelta(days=1),
+                    answerable=category != 5,
+                )
+            )
+    return dataset
+
+
+def load_longmemeval(path: Path) -> Dataset:
+    with gzip.open(path) as handle:
+        data = json.loads(handle.read())
+    dataset = Dataset("longmemeval")
+    for item in data:
+        key = _key(item["question_id"])
+        turns: list[Turn] = []
+        evidence: set[str] = set()
+        for session_id, date, session in zip(
+            item["haystack_session_ids"],
+            item["haystack_dates"],
+            item["haystack_sessions"],
+            strict=True,
+        ):
+            at = _longmemeval_date(date)
+            for n, turn in enumerate(session):
+                ref = f"{session_id}#{n}"
+                turns.append(Turn(ref, session_id, turn["role"], turn["content"], at))
+                if turn.get("has_answer"):
+                    evidence.add(ref)
+        dataset.conversations[key] = turns
+        dataset.questions.append(
+            Question(
+                item["question_id"],
+                key,
+                item["question"],
+                item["question_type"],
+                frozenset(evidence),
+                frozenset(item["answer_session_ids"]),
+                asked_at=_longmemeval_date(item["question_date"]),
+                answerable=not item["question_id"].endswith("_abs"),
+            )
+        )
+    return dataset
+
+
+def _key(raw: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.@+=-]", "-", raw)[:128]
+
+
+def _normal_dia_id(raw: str) -> str:
+    m = re.fullmatch(r"D:?(\d+):0*(\d+)", raw.strip())
+    return f"D{int(m.group(1))}:{int(m.group(2))}" if m else raw.strip()
+
+
+def _locomo_date(text: str) -> datetime:
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def _longmemeval_date(text: str) -> datetime:
+    return datetime.strptime(text.split(" (")[0] + text[-6:], "%Y/%m/%d %H:%M").replace(tzinfo=UTC)
+
+
+# ---------------------------------------------------------------------------------------------
+# Importing and asking
+
+
+def records_for(turns: list[Turn], *, granularity: str, context_turns: int) -> list[dict[str, Any]]:
+    """One record per turn (with the session date and preceding turns as context), or one per
+    session (its turns concatenated)."""
+    if granularity == "session":
+        by_session: dict[str, list[Turn]] = defaultdict(list)
+        for turn in turns:
+            by_session[turn.session].append(turn)
+        return [
+            {
+                "type": "episodic",
+                "source_kind": "system",
+                "source_ref": session,
+                "event_at": format_time(group[0].at),
+                "content": "\n".join(f"{t.speaker}: {t.text}" for t in group)[:MAX_CONTENT],
+            }
+            for session, group in by_session.items()
+        ]
+    records = []
+    for i, turn in enumerate(turns):
+        before = [t for t in turns[max(0, i - context_turns) : i] if t.session == turn.session]
+        context = (
+            turn.at.strftime("%d %B %Y")
+            + "\n"
+            + "\n".join(f"{t.speaker}: {t.text}"[:1000] for t in before)
+        )
+        records.append(
+            {
+                "type": "episodic",
+                "source_kind": "system",
+                "source_ref": turn.ref,
+                "event_at": format_time(turn.at),
+                "content": f"{turn.speaker}: {turn.text}"[:MAX_CONTENT],
+                "context": context[:MAX_CONTENT],
+            }
+        )
+    return records
+
+
+def import_dataset(
+    mem: Memory,
+    dataset: Dataset,
+    *,
+    granularity: str = "turn",
+    context_turns: int = 2,
+    progress: bool = True,
+) -> None:
+    for key, turns in tqdm(
+        dataset.conversations.items(),
+        desc=f"importing {dataset.name}",
+        unit="conversation",
+        disable=not progress,
+    ):
+        mem.grant(AGENT, f"user:{key}")
+        mem.import_records(
+            records_for(turns, granularity=granularity, context_turns=context_turns),
+            scope=f"user:{key}",
+            agent_id=AGENT,
+        )
+
+
+@dataclass(slots=True)
+class Answer:
+    question: Question
+    refs: list[str]  # source_refs of the results, best first
+    searched_in: str
+    latency_ms: float
+    candidates: dict[str, Any]
+
+
+def ask(
+    mem: Memory,
+    questions: Iterable[Question],
+    *,
+    limit: int = 10,
+    scope_of: dict[str, str] | None = None,
+    progress: bool = True,
+    desc: str = "asking",
+) -> list[Answer]:
+    """Search each question as the eval agent acting for its conversation (or for
+    ``scope_of[question.id]``, to ask it somewhere it has no answer)."""
+    answers = []
+    sessions: dict[str, Any] = {}
+    for question in tqdm(list(questions), desc=desc, unit="question", disable=not progress):
+        where = (scope_of or {}).get(question.id, question.conversation)
+        session = sessions.get(where)
+        if session is None:
+            session = sessions[where] = mem.session(
+                agent_id=AGENT, user_id=where, session_id=f"eval-{where}"[:128]
+            )
+        started = time.perf_counter()
+        result = session.call(
+            "memory_search",
+            {"query": question.text, "limit": limit, "budget_tokens": 100_000},
+            now=question.asked_at or datetime.now(UTC),
+        )
+        latency = (time.perf_counter() - started) * 1000
+        if "error" in result:
+            raise RuntimeError(f"search failed for {question.id}: {result['error']}")
+        answers.append(
+            Answer(
+                question,
+                [r["source_ref"] for r in result["results"]],
+                where,
+                latency,
+                result["explanation"]["gate"],
+            )
+        )
+    return answers
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
+def locomo_metrics(answers: list[Answer]) -> dict[str, Any]:
+    by_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    adversarial_empty: list[float] = []
+    for a in answers:
+        q = a.question
+        if not q.answerable:
+            adversarial_empty.append(float(not a.refs))
+            continue
+        for k in (5, 10):
+            hit = len(q.evidence & set(a.refs[:k])) / len(q.evidence)
+            by_category[q.kind][f"recall@{k}"].append(hit)
+            by_category["all"][f"recall@{k}"].append(hit)
+    return {
+        "questions": sum(1 for a in answers if a.question.answerable),
+        "overall": {m: _mean(v) for m, v in by_category["all"].items()},
+        "by_category": {
+            c: {m: _mean(v) for m, v in ms.items()} | {"n": len(ms["recall@5"])}
+            for c, ms in sorted(by_category.items())
+            if c != "all"
+        },
+        "adversarial_answered_empty": _mean(adversarial_empty),
+        "adversarial_questions": len(adversarial_empty),
+        "latency_ms": _latency(answers),
+    }
+
+
+def longmemeval_metrics(answers: list[Answer], *, granularity: str) -> dict[str, Any]:
+    by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for a in answers:
+        q = a.question
+        if not q.answerable:
+            by_type[q.kind]["abstention_answered_empty"].append(float(not a.refs))
+            continue
+        sessions = list(dict.fromkeys(r.split("#")[0] for r in a.refs))
+        metrics = {
+            "recall_any@5": float(bool(q.evidence_sessions & set(sessions[:5]))),
+            "recall_all@5": float(q.evidence_sessions <= set(sessions[:5])),
+            "recall_any@10": float(bool(q.evidence_sessions & set(sessions[:10]))),
+        }
+        if granularity == "turn" and q.evidence:
+            metrics["turn_recall@10"] = len(q.evidence & set(a.refs[:10])) / len(q.evidence)
+        for name, value in metrics.items():
+            by_type[q.kind][name].append(value)
+            by_type["all"][name].append(value)
+    return {
+        "granularity": granularity,
+        "overall": {m: _mean(v) for m, v in by_type["all"].items()},
+        "by_type": {
+            t: {m: _mean(v) for m, v in ms.items()}
+            for t, ms in sorted(by_type.items())
+            if t != "all"
+        },
+        "latency_ms": _latency(answers),
+    }
+
+
+def _latency(answers: list[Answer]) -> dict[str, float]:
+    values = sorted(a.latency_ms for a in answers)
+    if not values:
+        return {}
+    return {
+        "p50": round(values[len(values) // 2], 2),
+        "p95": round(values[int(len(values) * 0.95)], 2),
+        "mean": round(statistics.fmean(values), 2),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Gate calibration
+
+OFF_TOPIC = [
+    "What is the boiling point of tungsten?",
+    "How do I configure a BGP route reflector?",
+    "Explain the proof of Fermat's last theorem.",
+    "What is the capital of Mongolia?",
+    "How many moons does Neptune have?",
+    "Recommend a Kubernetes ingress controller.",
+    "What is the half-life of carbon-14?",
+    "How do I compile a Rust crate for WebAssembly?",
+    "Who composed the Brandenburg concertos?",
+    "What does the Krebs cycle produce?",
+    "How do I reset a Cisco switch to factory settings?",
+    "What's the GDP of Iceland?",
+    "Translate 'good morning' into Swahili.",
+    "What is a monad in Haskell?",
+    "How do tides work?",
+    "What is the syntax of a SQL window function?",
+]
+
+
+def calibrate(mem: Memory, dataset: Dataset, *, progress: bool = True) -> dict[str, Any]:
+    """Sweep dense and lexical floors; positives are answerable questions in their own scope,
+    negatives the same questions in another conversation's scope plus off-topic queries. The
+    signals come from ungated candidates (each search logs its best dense and lexical score and
+    its entity matches), so one pass serves every floor."""
+    answerable = [q for q in dataset.questions if q.answerable]
+    keys = sorted(dataset.conversations)
+    elsewhere = {q.id: keys[(keys.index(q.conversation) + 1) % len(keys)] for q in answerable}
+    positives = ask(mem, answerable, progress=progress, desc="positives")
+    negatives = ask(mem, answerable, scope_of=elsewhere, progress=progress, desc="negatives")
+    off = [
+        Question(f"off:{i}:{k}", k, text, "off-topic", frozenset())
+        for i, text in enumerate(OFF_TOPIC)
+        for k in keys
+    ]
+    negatives += ask(mem, off, progress=progress, desc="off-topic")
+    signals = [(_signals(a), True) for a in positives] + [(_signals(a), False) for a in negatives]
+    dense_grid = [round(0.2 + 0.025 * i, 3) for i in range(25)]
+    lexical_grid = [round(x, 2) for x in (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 1e9)]
+    rows = []
+    for dense_floor in dense_grid:
+        for lexical_floor in lexical_grid:
+            tp = fp = fn = 0
+            for (dense, lexical, entity), positive in signals:
+                says = (
+                    entity
+                    or (dense is not None and dense >= dense_floor)
+                    or (lexical is not None and lexical >= lexical_floor)
+                )
+                tp += says and positive
+                fp += says and not positive
+                fn += (not says) and positive
+            precision = tp / (tp + fp) if tp + fp else 0.0
+            recall = tp / (tp + fn) if tp + fn else 0.0
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            rows.append(
+                {
+                    "dense_floor": dense_floor,
+                    "lexical_floor": lexical_floor,
+                    "precision": round(precision, 4),
+                    "recall": round(recall, 4),
+                    "f1": round(f1, 4),
+                }
+            )
+    best = max(rows, key=lambda r: (r["f1"], r["precision"]))
+    return {
+        "positives": len(positives),
+        "negatives": len(negatives),
+        "sweep": rows,
+        "chosen": best,
+        "embedder": str(mem.embedder.identity),
+    }
+
+
+def _signals(answer: Answer) -> tuple[float | None, float | None, bool]:
+    gate = answer.candidates
+    return gate["best_dense"], gate["best_lexical"], bool(gate["entity_matches"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def run(
+    *,
+    data_dir: Path,
+    store_dir: Path,
+    config: Any,
+    datasets: tuple[str, ...] = ("locomo", "longmemeval"),
+    granularities: tuple[str, ...] = ("turn",),
+    do_calibrate: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Import, ask and score; returns a JSON-ready report."""
+    report: dict[str, Any] = {
+        "config": config.model_dump(),
+        "started": format_time(datetime.now(UTC)),
+    }
+    for name in datasets:
+        if name == "locomo":
+            dataset = load_locomo(data_dir / "locomo-dev.json")
+        else:
+            dataset = load_longmemeval(data_dir / "longmemeval-s-dev.json.gz")
+        for granularity in granularities if name == "longmemeval" else ("turn",):
+            path = store_dir / f"{name}-{granularity}.db"
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            with Memory.open(path, config) as mem:
+                mem.warm()
+                started = time.perf_counter()
+                import_dataset(mem, dataset, granularity=granularity, progress=progress)
+                imported = time.perf_counter() - started
+                answers = ask(mem, dataset.questions, progress=progress, desc=f"{name} questions")
+                if name == "locomo":
+                    metrics = locomo_metrics(answers)
+                else:
+                    metrics = longmemeval_metrics(answers, granularity=granularity)
+                metrics["records"] = mem.stats()["records"]
+                metrics["import_s"] = round(imported, 1)
+                metrics["embedder"] = str(mem.embedder.identity)
+                report[f"{name}/{granularity}"] = metrics
+                if do_calibrate and name == "locomo":
+                    report["calibration"] = calibrate(mem, dataset, progress=progress)
+    report["finished"] = format_time(datetime.now(UTC))
+    return report
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The report as a few readable lines."""
+    lines = []
+    for key, metrics in report.items():
+        if not isinstance(metrics, dict) or "overall" not in metrics:
+            continue
+        overall = ", ".join(f"{k} {v}" for k, v in metrics["overall"].items())
+        lines.append(f"{key}: {overall}  (search p50 {metrics['latency_ms'].get('p50')} ms)")
+        groups = metrics.get("by_category") or metrics.get("by_type") or {}
+        for group, values in groups.items():
+            lines.append(f"    {group:<28} " + ", ".join(f"{k} {v}" for k, v in values.items()))
+        if "adversarial_answered_empty" in metrics:
+            lines.append(
+                f"    category 5 answered empty: {metrics['adversarial_answered_empty']} "
+                f"of {metrics['adversarial_questions']}"
+            )
+    if "calibration" in report:
+        chosen = report["calibration"]["chosen"]
+        lines.append(
+            f"calibration ({report['calibration']['embedder']}): chosen dense_floor "
+            f"{chosen['dense_floor']}, lexical_floor {chosen['lexical_floor']} "
+            f"(precision {chosen['precision']}, recall {chosen['recall']}, "
+            f"F1 {chosen['f1']})"
+        )
+    return "\n".join(lines)

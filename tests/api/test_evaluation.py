@@ -1,0 +1,115 @@
+"""The evaluation harness: loaders read the real files correctly and metrics count correctly."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from api.evaluation import (
+    Answer,
+    Question,
+    _normal_dia_id,
+    load_locomo,
+    load_longmemeval,
+    locomo_metrics,
+    longmemeval_metrics,
+    records_for,
+)
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"evaluation data not at {DATA}")
+
+
+@needs_data
+def test_locomo_loads_every_conversation_with_clean_evidence() -> None:
+    """Six conversations; every scored question's evidence names turns that exist."""
+    dataset = load_locomo(DATA / "locomo-dev.json")
+    assert len(dataset.conversations) == 6
+    for question in dataset.questions:
+        turns = {t.ref for t in dataset.conversations[question.conversation]}
+        assert question.evidence <= turns
+        assert question.answerable == (question.kind != "5")
+    answerable = [q for q in dataset.questions if q.answerable]
+    assert len(answerable) >= 900
+    first = dataset.conversations[sorted(dataset.conversations)[0]][0]
+    assert first.at.tzinfo is UTC and first.ref.startswith("D1:")
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [("D8:6", "D8:6"), ("D:11:26", "D11:26"), ("D30:05", "D30:5"), (" D1:3 ", "D1:3")],
+)
+def test_malformed_locomo_evidence_ids_are_normalised(raw: str, normal: str) -> None:
+    """The data set's nine odd evidence strings map to real dialogue ids."""
+    assert _normal_dia_id(raw) == normal
+
+
+@needs_data
+def test_longmemeval_loads_haystacks_answers_and_dates() -> None:
+    """30 questions, each with its haystack; answer sessions exist; abstentions are marked."""
+    dataset = load_longmemeval(DATA / "longmemeval-s-dev.json.gz")
+    assert len(dataset.questions) == 30
+    for question in dataset.questions:
+        sessions = {t.session for t in dataset.conversations[question.conversation]}
+        assert question.evidence_sessions <= sessions
+        assert question.asked_at is not None
+        assert question.answerable == (not question.id.endswith("_abs"))
+
+
+def test_turn_records_carry_preceding_turns_of_the_same_session_as_context() -> None:
+    """Context holds the session date and up to N earlier turns, never another session's."""
+    at = datetime(2023, 5, 8, tzinfo=UTC)
+    from api.evaluation import Turn
+
+    turns = [
+        Turn("D1:1", "s1", "A", "hello", at),
+        Turn("D1:2", "s1", "B", "hi there", at),
+        Turn("D2:1", "s2", "A", "new day", at),
+    ]
+    records = records_for(turns, granularity="turn", context_turns=2)
+    assert records[1]["content"] == "B: hi there" and "A: hello" in records[1]["context"]
+    assert "08 May 2023" in records[1]["context"]
+    assert "hello" not in records[2]["context"] and records[2]["source_ref"] == "D2:1"
+    sessions = records_for(turns, granularity="session", context_turns=2)
+    assert [r["source_ref"] for r in sessions] == ["s1", "s2"]
+
+
+def _answer(
+    kind: str,
+    evidence: set[str],
+    refs: list[str],
+    *,
+    answerable: bool = True,
+    sessions: frozenset[str] = frozenset(),
+) -> Answer:
+    question = Question("q", "c", "?", kind, frozenset(evidence), sessions, answerable=answerable)
+    return Answer(question, refs, "c", 10.0, {})
+
+
+def test_locomo_recall_counts_evidence_turns_in_the_top_k() -> None:
+    """recall@k is the share of a question's evidence turns among the first k results."""
+    answers = [
+        _answer("1", {"a", "b"}, ["a", "x", "y", "z", "w", "b"]),  # @5: 1/2, @10: 2/2
+        _answer("4", {"c"}, []),  # nothing found
+        _answer("5", set(), [], answerable=False),  # adversarial, answered empty
+        _answer("5", set(), ["q"], answerable=False),
+    ]
+    metrics = locomo_metrics(answers)
+    assert metrics["overall"] == {"recall@5": 0.25, "recall@10": 0.5}
+    assert metrics["by_category"]["1"]["recall@10"] == 1.0
+    assert metrics["adversarial_answered_empty"] == 0.5
+
+
+def test_longmemeval_session_recall_dedupes_turns_into_sessions() -> None:
+    """Turn results map to their sessions, in order, before any@k and all@k are computed."""
+    answer = _answer(
+        "multi-session",
+        {"s2#1"},
+        ["s1#0", "s1#3", "s2#1", "s3#0"],
+        sessions=frozenset({"s2", "s9"}),
+    )
+    metrics = longmemeval_metrics([answer], granularity="turn")["overall"]
+    assert metrics["recall_any@5"] == 1.0 and metrics["recall_all@5"] == 0.0
+    assert metrics["turn_recall@10"] == 1.0
