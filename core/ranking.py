@@ -81,6 +81,36 @@ def gate(candidate: Candidate, *, dense_floor: float, lexical_floor: float) -> s
     return None
 
 
+def apply_gate(
+    candidates: list[Candidate], *, dense_floor: float, lexical_floor: float, mode: str
+) -> list[Candidate]:
+    """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
+    returns the survivors.
+
+    - ``response`` (the design's gate): the answer is empty when every candidate is weak on
+      every signal; otherwise all candidates go on, ranked, and each says whether it passed on
+      its own or rode on the strongest one.
+    - ``candidate``: additionally, each candidate must pass on its own.
+    - ``off``: nothing is gated (the reranker's replace_floors mode).
+    """
+    reasons = [gate(c, dense_floor=dense_floor, lexical_floor=lexical_floor) for c in candidates]
+    passing = [r for r in reasons if r is not None]
+    for candidate, reason in zip(candidates, reasons, strict=True):
+        if reason is not None:
+            candidate.gate = f"passed: {reason}"
+        elif mode == "off":
+            candidate.gate = "not gated (the reranker decides)"
+        elif passing and mode == "response":
+            candidate.gate = f"weak on its own; the answer passed on: {passing[0]}"
+        else:
+            candidate.gate = "weak on every signal"
+    if mode == "off":
+        return list(candidates)
+    if mode == "response":
+        return list(candidates) if passing else []
+    return [c for c, r in zip(candidates, reasons, strict=True) if r is not None]
+
+
 def collapse(
     candidates: list[Candidate], similarity: dict[tuple[str, str], float], *, threshold: float
 ) -> tuple[list[Candidate], list[Candidate]]:
@@ -139,12 +169,12 @@ def replay(log: dict[str, Any]) -> list[str]:
     for candidate in candidates:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
     ranked = order(candidates)
-    survivors = [
-        c
-        for c in ranked
-        if gate(c, dense_floor=settings["dense_floor"], lexical_floor=settings["lexical_floor"])
-        is not None
-    ]
+    survivors = apply_gate(
+        ranked,
+        dense_floor=settings["dense_floor"],
+        lexical_floor=settings["lexical_floor"],
+        mode=settings["gate_mode"],
+    )
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

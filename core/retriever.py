@@ -175,14 +175,13 @@ class Retriever:
         rerank_replaces = (
             self.config.reranker.enabled and self.config.reranker.mode == "replace_floors"
         )
-        survivors = []
-        for candidate in ordered:
-            reason = ranking.gate(
-                candidate, dense_floor=gate_cfg.dense_floor, lexical_floor=gate_cfg.lexical_floor
-            )
-            candidate.gate = reason or "weak on every signal"
-            if reason is not None or rerank_replaces:
-                survivors.append(candidate)
+        gate_mode = "off" if rerank_replaces else gate_cfg.mode
+        survivors = ranking.apply_gate(
+            ordered,
+            dense_floor=gate_cfg.dense_floor,
+            lexical_floor=gate_cfg.lexical_floor,
+            mode=gate_mode,
+        )
         best_dense = max((s for _, s in dense), default=None)
         best_lexical = max((s for _, s in lexical), default=None)
         gate_log = {
@@ -284,6 +283,7 @@ class Retriever:
                 "dense_floor": gate_cfg.dense_floor,
                 "lexical_floor": gate_cfg.lexical_floor,
                 "duplicate_cosine": cfg.duplicate_cosine,
+                "gate_mode": gate_mode,
                 "limit": request.limit,
                 "depth": depth,
                 "embedder": str(self.memory.embedder.identity),
