@@ -75,7 +75,7 @@ def test_a_relevant_record_comes_first_with_its_explanation(alice: Session) -> N
     assert contents(result)[0] == "Alice is allergic to peanuts."
     top = result["results"][0]["explanation"]
     assert top["fused_rank"] == 1 and "dense" in top["generators"]
-    assert top["gate"].startswith(("dense cosine", "lexical BM25", "exact entity"))
+    assert top["gate"].startswith("passed: ")
     assert top["source_kind"] == "user_statement" and top["status"] == "confirmed"
     assert result["explanation"]["gate"]["decision"] == "pass"
     stages = set(result["explanation"]["timings_ms"])

@@ -95,6 +95,9 @@ def check(session: Session, tool: str, arguments: Any) -> None:
         assert {"id", "status", "source_kind", "action", "supersedes_id", "notes"} <= set(result)
     elif tool == "memory_get":
         assert set(result) == {"records", "missing"}
+    elif tool == "memory_search":
+        assert set(result) == {"results", "explanation", "search_id"}
+        assert isinstance(result["results"], list)
     elif tool == "memory_forget":
         assert result["status"] == "deleted"
     else:

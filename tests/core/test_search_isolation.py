@@ -1,0 +1,102 @@
+"""No search, get or explanation ever reveals a record, an alias or a count from a scope the
+agent cannot read: generated agents, grants, scopes and records, every generator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core import Config, HashingEmbedder, Memory
+from tests.conftest import NOW
+
+WORDS = ["tea", "berlin", "apollo", "deploy", "peanut", "sam", "jazz", "budget", "lisbon", "zeus"]
+AGENTS = ["a1", "a2"]
+USERS = ["u1", "u2", "u3"]
+SHARED = ["project:apollo", "project:zeus", "org:acme", "agent:a1"]
+# Gate floors below every score, so every candidate comes back and a leak would show.
+OPEN_GATE = Config(gate={"dense_floor": -1.0, "lexical_floor": 0.0})
+
+records_strategy = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [f"user:{u}" for u in USERS]
+            + SHARED
+            + [f"agent:{a}/{u}" for a in AGENTS for u in USERS]
+        ),
+        st.lists(st.sampled_from(WORDS), min_size=2, max_size=5),
+        st.sampled_from(WORDS),  # the entity the record is about
+    ),
+    min_size=1,
+    max_size=25,
+)
+grants_strategy = st.lists(
+    st.tuples(
+        st.sampled_from(AGENTS),
+        st.sampled_from([f"user:{u}" for u in USERS] + SHARED),
+        st.sampled_from(["read", "write", "readwrite"]),
+    ),
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    records=records_strategy,
+    grants=grants_strategy,
+    agent=st.sampled_from(AGENTS),
+    user=st.sampled_from(USERS),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    hints=st.lists(st.sampled_from(WORDS), max_size=2),
+)
+def test_nothing_leaks_from_unreadable_scopes(
+    tmp_path_factory, records, grants, agent, user, query, hints
+) -> None:
+    """Results, explanations, logged candidates, entity matches and get all stay inside the
+    readable scopes."""
+    path: Path = tmp_path_factory.mktemp("iso") / "m.db"
+    with Memory.open(path, OPEN_GATE, embedder=HashingEmbedder(), now=NOW) as mem:
+        for scope, words, about in records:
+            mem.import_records(
+                [{"content": " ".join(words), "about": [{"kind": "other", "name": about}]}],
+                scope=scope,
+                now=NOW,
+            )
+        for grantee, scope, access in grants:
+            mem.grant(grantee, scope, access=access, now=NOW)
+        session = mem.session(agent_id=agent, user_id=user, session_id="s", now=NOW)
+        readable = set(mem.readable_scopes(agent, user))
+        scope_of = {r["id"]: r["scope"] for r in mem.store.query("SELECT id, scope FROM records")}
+        visible = {i for i, s in scope_of.items() if s in readable}
+
+        result = session.call(
+            "memory_search",
+            {"query": " ".join(query), "entities": hints, "limit": 50, "include_history": True},
+            now=NOW,
+        )
+        assert "error" not in result, result
+        assert {r["scope"] for r in result["results"]} <= readable
+        explanation = result["explanation"]
+        assert set(explanation["scopes"]) == readable
+        assert explanation["candidates"]["fused"] <= len(visible)
+        payload = json.loads(mem.store.query("SELECT payload FROM search_log")[0]["payload"])
+        logged = {c["id"] for g in ("dense", "lexical", "entity") for c in payload["candidates"][g]}
+        assert logged <= visible
+        entity_scopes = {
+            r["id"]: r["scope"] for r in mem.store.query("SELECT id, scope FROM entities")
+        }
+        for match in payload["entities_matched"]:
+            assert entity_scopes[match["entity_id"]] in readable
+        for item in result["results"]:
+            for match in item["explanation"]["entity_match"]:
+                assert entity_scopes[match["entity_id"]] in readable
+
+        got = session.call("memory_get", {"ids": sorted(scope_of)}, now=NOW)
+        assert {r["id"] for r in got["records"]} == visible
+        assert set(got["missing"]) == set(scope_of) - visible
