@@ -26,7 +26,7 @@ from core import entities, policy
 from core.entities import EntityRef
 from core.errors import AgentMemoryError, InvalidArgument, NotFound, PermissionDenied, StoreError
 from core.evidence import Turn
-from core.ingestor import WriteRequest
+from core.ingestor import WriteOutcome, WriteRequest
 from core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
@@ -317,8 +317,6 @@ class Session:
             "source_kind": kind.value,
             "notes": notes,
         }
-        from core.ingestor import WriteOutcome
-
         ingestor.log(
             request,
             WriteOutcome(record.id, status, kind, "confirmed", notes=notes),
@@ -373,9 +371,10 @@ class Session:
         self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
         return {"id": record.id, "status": "deleted"}
 
-    def search(self, args: SearchArgs, *, now: datetime, context: str = "") -> dict[str, Any]:
+    def search(self, args: SearchArgs, *, now: datetime) -> dict[str, Any]:
         """memory_search: the retrieval pipeline over the scopes this agent may read for this
-        user. ``context`` is the host-supplied current-turn context for the optional rewrite."""
+        user. With ``rewrite.enabled``, the last turns the host recorded are the current-turn
+        context the rewriter sees."""
         if args.since and args.until and args.until < args.since:
             raise InvalidArgument("until is before since", field="until")
         config = self.memory.config.retrieval
@@ -391,9 +390,13 @@ class Session:
             include_history=args.include_history,
             limit=min(args.limit or config.default_limit, config.max_limit),
             budget_tokens=args.budget_tokens or config.budget_tokens,
-            context=context,
+            context=self._recent_turns() if self.memory.config.rewrite.enabled else "",
         )
         return self.memory.retriever().search(request, readable=self.readable_scopes(), now=now)
+
+    def _recent_turns(self, count: int = 4) -> str:
+        turns = self.transcript()[-count:]
+        return "\n".join(f"{t.role}: {t.content}" for t in turns)
 
     def get(self, args: GetArgs, *, now: datetime) -> dict[str, Any]:
         allowed = HISTORY_STATUSES if args.include_history else LIVE_STATUSES

@@ -1,0 +1,175 @@
+"""The optional stages of memory_search: query rewrite and reranker, with their timeouts.
+
+Fakes enter through the Memory.open seams (rewriter=, reranker=); the Anthropic rewriter talks
+to a stub HTTP server on 127.0.0.1 that replays a recorded Messages API response."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import pytest
+
+from core import Config, HashingEmbedder, Memory
+from core.config import PACKAGED_MINILM
+from core.ranking import replay
+from core.rerank import FlagRerankerBackend, Reranker
+from core.rewrite import AnthropicRewriter, QueryRewriter
+from tests.conftest import NOW
+
+RECORDS = [
+    {"content": "Alice is allergic to peanuts."},
+    {"content": "Alice prefers tea over coffee."},
+    {"content": "Alice lives in Lisbon since November."},
+]
+OPEN_GATE = {"dense_floor": -1.0, "lexical_floor": 0.0}
+
+
+def open_memory(path: Path, config: Config, **seams: Any) -> Memory:
+    mem = Memory.open(path, config, embedder=HashingEmbedder(), now=NOW, **seams)
+    mem.grant("a", "user:alice", now=NOW)
+    mem.import_records(RECORDS, scope="user:alice", now=NOW)
+    return mem
+
+
+class Slow(QueryRewriter, Reranker):
+    """A stage that takes longer than its timeout."""
+
+    name = "slow"
+
+    def rewrite(self, query: str, context: str) -> str:
+        time.sleep(0.5)
+        return "never used"
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        time.sleep(0.5)
+        return [0.0] * len(texts)
+
+
+class Reverse(Reranker):
+    """Scores later candidates higher, so a rerank visibly reverses the fused order."""
+
+    name = "reverse"
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [i / len(texts) for i in range(len(texts))]
+
+
+def search(mem: Memory, query: str) -> dict[str, Any]:
+    session = mem.session(agent_id="a", user_id="alice", session_id="s", now=NOW)
+    session.add_turn("user", "What about her allergies?", at=NOW)
+    return session.call("memory_search", {"query": query}, now=NOW)
+
+
+def logged(mem: Memory, result: dict[str, Any]) -> dict[str, Any]:
+    row = mem.store.query("SELECT payload FROM search_log WHERE id = ?", (result["search_id"],))
+    return json.loads(row[0]["payload"])
+
+
+@pytest.fixture
+def stub_anthropic() -> Iterator[str]:
+    """A local HTTP server that answers POST /v1/messages with a recorded response."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["content-length"])
+            request = json.loads(self.rfile.read(length))
+            assert "allergies" in request["messages"][0]["content"]
+            body = json.dumps(
+                {
+                    "id": "msg_01",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": request["model"],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "content": [{"type": "text", "text": "Alice peanut allergy"}],
+                    "usage": {"input_tokens": 42, "output_tokens": 5},
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_anthropic_rewriter_rewrites_and_both_forms_are_logged(
+    tmp_path: Path, stub_anthropic: str
+) -> None:
+    """With rewrite on, the rewritten query is searched and the log keeps raw and rewritten."""
+    client = anthropic.Anthropic(api_key="test", base_url=stub_anthropic, max_retries=0)
+    config = Config(rewrite={"enabled": True}, gate=OPEN_GATE)
+    mem = open_memory(
+        tmp_path / "m.db", config, rewriter=AnthropicRewriter(client, model="claude-haiku-4-5")
+    )
+    result = search(mem, "what about that?")
+    rewrite = result["explanation"]["rewrite"]
+    assert rewrite["status"] == "rewritten" and rewrite["rewritten"] == "Alice peanut allergy"
+    assert result["explanation"]["rewritten_query"] == "Alice peanut allergy"
+    assert result["results"][0]["content"] == "Alice is allergic to peanuts."
+    payload = logged(mem, result)
+    assert payload["request"]["query"] == "what about that?"
+    assert payload["query"] == "Alice peanut allergy"
+    mem.close()
+
+
+def test_a_slow_rewriter_falls_back_to_the_raw_query(tmp_path: Path) -> None:
+    """A rewrite past rewrite.timeout_ms keeps the raw query and says so."""
+    config = Config(rewrite={"enabled": True, "timeout_ms": 50}, gate=OPEN_GATE)
+    mem = open_memory(tmp_path / "m.db", config, rewriter=Slow())
+    result = search(mem, "peanuts")
+    assert result["explanation"]["rewrite"]["status"].startswith("timeout")
+    assert result["results"][0]["content"] == "Alice is allergic to peanuts."
+    mem.close()
+
+
+def test_the_reranker_reorders_and_the_log_replays_it(tmp_path: Path) -> None:
+    """An enabled reranker changes the order; the explanation and the log record it."""
+    config = Config(reranker={"enabled": True}, gate=OPEN_GATE)
+    mem = open_memory(tmp_path / "m.db", config, reranker=Reverse())
+    result = search(mem, "Alice")
+    payload = logged(mem, result)
+    assert payload["reranker"]["applied"] is True
+    assert payload["reranker"]["order"] == list(reversed(payload["reranker"]["before"]))
+    assert [r["id"] for r in result["results"]] == payload["reranker"]["order"]
+    assert replay(payload) == [r["id"] for r in result["results"]]
+    mem.close()
+
+
+def test_a_slow_reranker_keeps_the_fused_order(tmp_path: Path) -> None:
+    """A reranker past reranker.timeout_ms is skipped: fused order, and the log says why."""
+    config = Config(reranker={"enabled": True, "timeout_ms": 50}, gate=OPEN_GATE)
+    mem = open_memory(tmp_path / "m.db", config, reranker=Slow())
+    result = search(mem, "Alice")
+    payload = logged(mem, result)
+    assert payload["reranker"] == {"applied": False, "status": "timeout; fused order kept"}
+    assert replay(payload) == [r["id"] for r in result["results"]]
+    mem.close()
+
+
+def test_flag_reranker_loads_offline_and_scores_every_candidate(real_embedder) -> None:
+    """FlagReranker runs on the packaged MiniLM folder. Its head is untrained there, so only
+    the code path is checked (one score in [0, 1] per text), never the ranking quality."""
+    from core.embedder import _resolve_model
+
+    folder, _, _ = _resolve_model(PACKAGED_MINILM)
+    reranker = FlagRerankerBackend(str(folder))
+    scores = reranker.score("peanut allergy", ["Alice is allergic to peanuts.", "Tea."])
+    assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores)
