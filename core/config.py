@@ -90,6 +90,11 @@ class RetrievalConfig(_Section):
     )
     lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical generator.")
     entity_weight: float = Field(1.0, ge=0.0, description="RRF weight of the entity generator.")
+    context_weight: float = Field(
+        0.3,
+        ge=0.0,
+        description="BM25 weight of a record's retrieval context, relative to its content (1).",
+    )
     freshness_weight: float = Field(
         0.002,
         ge=0.0,

@@ -337,12 +337,12 @@ class Retriever:
         condition, params = where.sql("r")
         rows = self.store.query(
             f"""
-            SELECT r.id AS id, -bm25(records_fts, 1.0, 0.5, 0.5, 0.3) AS score
+            SELECT r.id AS id, -bm25(records_fts, 1.0, 0.5, 0.5, ?) AS score
               FROM records_fts JOIN records AS r ON r.rowid = records_fts.rowid
              WHERE records_fts MATCH ? AND {condition}
              ORDER BY score DESC, r.rowid LIMIT ?
             """,
-            [match, *params, depth],
+            [self.config.retrieval.context_weight, match, *params, depth],
         )
         return [(r["id"], round(float(r["score"]), 6)) for r in rows]
 
