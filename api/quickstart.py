@@ -221,9 +221,9 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         )
         bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
         searches = [
-            (s, "alice", "How should I phrase my answers?"),
+            (s, "alice", "How does the user like answers?"),
             (s, "alice", "Which project database is used for staging?"),
-            (bob, "bob", "How should I phrase my answers?"),
+            (bob, "bob", "Does the user prefer short or detailed answers?"),
             (bob, "bob", "Is Alice allergic to anything?"),
             (s, "alice", "What is the boiling point of tungsten?"),
         ]
