@@ -35,9 +35,8 @@ from core.errors import EmbedderError
 from core.hf import quiet_transformers
 from core.models import EmbedderIdentity
 
-# At or below this many texts, embed with one forward pass instead of FlagEmbedding's
-# encode(), which probes the batch size with an extra forward pass first (ENVIRONMENT.md). The
-# query of every search takes this path.
+# At or below this many texts, one forward pass as they come (the query of every search);
+# above, length-sorted batches of ``batch_size``.
 _SINGLE_PASS_MAX = 16
 
 
@@ -144,18 +143,16 @@ class FlagEmbedder(Embedder):
             return np.zeros((0, self.dims), dtype=np.float32)
         self.load()
         if len(texts) <= _SINGLE_PASS_MAX:
-            vectors = self._single_pass(texts)
-        else:
-            output = self._model.encode(
-                texts,
-                batch_size=self._batch_size,
-                max_length=self._max_length,
-                return_dense=True,
-                return_sparse=False,
-                return_colbert_vecs=False,
-            )
-            vectors = np.asarray(output["dense_vecs"], dtype=np.float32)
-        return _normalise(vectors.reshape(len(texts), self.dims))
+            return _normalise(self._single_pass(texts).reshape(len(texts), self.dims))
+        # Long inputs: batches of similar length (less padding), each one forward pass through
+        # FlagEmbedding's tokenizer, model and pooling. This is what its encode() does, minus
+        # the extra batch-size probe and the progress bars it prints regardless of TQDM_DISABLE.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            vectors[chunk] = self._single_pass([texts[i] for i in chunk])
+        return _normalise(vectors)
 
     def _single_pass(self, texts: list[str]) -> np.ndarray:
         """FlagEmbedding's own tokenizer, model and pooling, in one forward pass."""
