@@ -42,32 +42,36 @@ load, and nothing here fails when a target is missed.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
-import platform
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import (
+    REPO,
+    cached_store,
+    code_version,
+    cpu_snapshot,
+    evict_from_page_cache,
+    machine_info,
+    other_load,
+    proc_status_kb,
+    summarise,
+    utc_now,
+)
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from core import HashingEmbedder, Memory  # noqa: E402
-from core.index import VectorIndex  # noqa: E402
-from core.migrations import LATEST_VERSION  # noqa: E402
+from core import HashingEmbedder, Memory
+from core.index import VectorIndex
+from core.migrations import LATEST_VERSION
 
 K = 30
 SEARCH_TARGET_RATIO = 1.5
 OPEN_TARGET_S = 2.0
-CACHE_DIR = REPO / "benchmarks" / ".cache"
 # Bump when the synthetic corpus or the way the store is built changes, to invalidate caches.
 CORPUS_VERSION = 1
 
@@ -98,16 +102,6 @@ def numpy_rows_search(matrix: np.ndarray, rows: np.ndarray) -> Search:
 
 def index_search(index: VectorIndex, allowed: np.ndarray) -> Search:
     return lambda q: index.search(q, K, allowed=allowed)
-
-
-def summarise(samples_s: list[float]) -> dict[str, float]:
-    ms = np.asarray(samples_s) * 1000.0
-    return {
-        "p50_ms": float(np.percentile(ms, 50)),
-        "p95_ms": float(np.percentile(ms, 95)),
-        "mean_ms": float(ms.mean()),
-        "min_ms": float(ms.min()),
-    }
 
 
 def bench_search(records: int, dims: int, queries: int, warmup: int, seed: int) -> dict:
@@ -236,39 +230,15 @@ def build_store(path: Path, records: int, dims: int, seed: int) -> dict:
     }
 
 
-def cached_store(records: int, dims: int, seed: int, rebuild: bool) -> tuple[Path, dict]:
-    """The store for this size, built now or reused from the cache. The build goes to a
-    temporary file renamed into place, so an interrupted build never leaves a bad cache."""
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+def cached_store_for(records: int, dims: int, seed: int, rebuild: bool) -> tuple[Path, dict]:
+    """The store for this size, built now or reused from the cache (``_common.cached_store``)."""
     stem = f"store-v{CORPUS_VERSION}-schema{LATEST_VERSION}-n{records}-d{dims}-s{seed}"
-    path, info_path = CACHE_DIR / f"{stem}.db", CACHE_DIR / f"{stem}.json"
-    if not rebuild and path.exists() and info_path.exists():
-        info = json.loads(info_path.read_text())
-        info["from_cache"] = True
-        return path, info
-    for stale in (path, info_path):
-        stale.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
-        building = Path(tmp) / "store.db"
+
+    def build(path: Path) -> dict:
         print(f"building a {records}-record store (cached for later runs) ...", flush=True)
-        info = build_store(building, records, dims, seed)
-        leftovers = [p.name for p in Path(tmp).iterdir() if p != building]
-        if leftovers:  # closing the last connection should have checkpointed the WAL away
-            raise RuntimeError(f"store left files behind after close: {leftovers}")
-        os.replace(building, path)
-    info_path.write_text(json.dumps(info, indent=2) + "\n")
-    info["from_cache"] = False
-    return path, info
+        return build_store(path, records, dims, seed)
 
-
-def evict_from_page_cache(path: Path) -> None:
-    """Ask the kernel to drop this one file's clean pages (no privileges, no other file)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
+    return cached_store(stem, build, rebuild=rebuild)
 
 
 def child_open_and_build(path: str, dims: int) -> None:
@@ -333,98 +303,6 @@ def bench_open(path: Path, records: int, dims: int, runs: int) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # Reporting
-
-
-def cpu_snapshot() -> tuple[float, float, float, float]:
-    """(wall, machine busy CPU s, hypervisor steal s, this process's + its children's CPU s)."""
-    with open("/proc/stat") as stat:
-        user, nice, system, _idle, _iowait, irq, softirq, steal = (
-            int(x) for x in stat.readline().split()[1:9]
-        )
-    tick = os.sysconf("SC_CLK_TCK")
-    own = os.times()
-    return (
-        time.perf_counter(),
-        (user + nice + system + irq + softirq) / tick,
-        steal / tick,
-        own.user + own.system + own.children_user + own.children_system,
-    )
-
-
-def other_load(start: tuple[float, float, float, float]) -> dict[str, float]:
-    """How busy the machine was with other work since ``start``: the benchmark shares it, so
-    this says how far to trust the absolute numbers (the ratios are interleaved)."""
-    end = cpu_snapshot()
-    wall = end[0] - start[0]
-    others = max(0.0, (end[1] - start[1]) - (end[3] - start[3]))
-    return {
-        "wall_s": wall,
-        "other_processes_cpu_s": others,
-        "other_processes_avg_cores": others / wall,
-        "steal_s": end[2] - start[2],
-    }
-
-
-def proc_status_kb(field: str) -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
-
-
-def utc_now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def machine_info() -> dict:
-    cpu_model = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            cpu_model = next(
-                line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")
-            )
-    except (OSError, StopIteration):
-        pass
-    blas = {}
-    try:
-        config = np.show_config(mode="dicts")
-        blas = {key: config["Build Dependencies"]["blas"].get(key) for key in ("name", "version")}
-    except Exception:  # informational only
-        pass
-    return {
-        "date_utc": utc_now(),
-        "platform": platform.platform(),
-        "cpu_model": cpu_model,
-        "cpu_count": os.cpu_count(),
-        "cpus_available": len(os.sched_getaffinity(0)),
-        "load_average_at_start": os.getloadavg(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "blas": blas,
-        "sqlite": __import__("sqlite3").sqlite_version,
-        "thread_env": {
-            key: os.environ[key] for key in sorted(os.environ) if key.endswith("_NUM_THREADS")
-        },
-    }
-
-
-def code_version() -> dict:
-    """The commit measured, and whether core/ had uncommitted changes (read-only git)."""
-
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(
-                ["git", *args], cwd=REPO, capture_output=True, text=True, check=True
-            ).stdout.rstrip("\n")
-        except (OSError, subprocess.CalledProcessError):
-            return ""
-
-    changed = git("status", "--porcelain", "--", "core")
-    return {
-        "commit": git("rev-parse", "HEAD") or None,
-        "core_uncommitted_changes": [line[3:] for line in changed.splitlines()],
-    }
 
 
 def markdown_tables(result: dict) -> str:
@@ -529,7 +407,7 @@ def main() -> None:
     result["search"] = bench_search(args.records, args.dims, args.queries, args.warmup, args.seed)
     result["search"]["machine_load"] = other_load(start)
 
-    path, build = cached_store(args.records, args.dims, args.seed, args.rebuild_store)
+    path, build = cached_store_for(args.records, args.dims, args.seed, args.rebuild_store)
     print(f"open + rebuild benchmark on {path.name} ...", flush=True)
     start = cpu_snapshot()
     result["store"] = {

