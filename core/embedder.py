@@ -199,6 +199,19 @@ class HashingEmbedder(Embedder):
 # One model per process
 
 
+# The configuration name of HashingEmbedder: no model, word overlap only. For tests and
+# pipeline benchmarks (a worker process that must start in well under a second), never for
+# real retrieval.
+HASHING = "hashing"
+
+
+def make_embedder(config: EmbedderConfig) -> Embedder:
+    """The embedder ``config`` names: ``hashing`` or a model for ``shared_embedder``."""
+    if config.model == HASHING:
+        return HashingEmbedder()
+    return shared_embedder(config)
+
+
 _SHARED: dict[tuple[Any, ...], FlagEmbedder] = {}
 _SHARED_LOCK = threading.Lock()
 
@@ -298,4 +311,11 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors
 
 
-__all__ = ["Embedder", "FlagEmbedder", "HashingEmbedder", "shared_embedder"]
+__all__ = [
+    "HASHING",
+    "Embedder",
+    "FlagEmbedder",
+    "HashingEmbedder",
+    "make_embedder",
+    "shared_embedder",
+]

@@ -7,6 +7,8 @@
     │   ├── EmbedderMismatchError   embedded with another model; run `agent-memory reembed`
     │   └── StoreClosedError        used after Memory.close()
     ├── EmbedderError               the embedding model cannot be loaded or run
+    ├── ExtractionError             a session extraction stage could not finish (retryable)
+    │   └── ModelOutputError        the model's structured output broke its schema or rules
     └── InvalidArgument             bad input from a model, a file or a user
         ├── InvalidIdentifier       an agent, user or scope id that cannot be used
         ├── PermissionDenied        a scope the agent may not write, or a refused grant
@@ -78,6 +80,19 @@ class EmbedderError(AgentMemoryError):
     """The embedding model could not be loaded or failed to embed."""
 
 
+class ExtractionError(AgentMemoryError):
+    """A stage of session extraction could not finish; the job stays retryable."""
+
+
+class ModelOutputError(ExtractionError):
+    """The extraction, review or summary model returned output that violates its schema (or
+    the reviewer's narrowing rules as a whole). Fails closed: nothing is written."""
+
+    def __init__(self, message: str, *, role: str) -> None:
+        self.role = role
+        super().__init__(f"{role} model output rejected: {message}")
+
+
 class InvalidArgument(AgentMemoryError):
     """Bad input from a model, a file or a user. Nothing was written.
 
@@ -123,9 +138,11 @@ __all__ = [
     "ConfigError",
     "EmbedderError",
     "EmbedderMismatchError",
+    "ExtractionError",
     "InvalidArgument",
     "InvalidIdentifier",
     "MemoryError",
+    "ModelOutputError",
     "NotFound",
     "PermissionDenied",
     "SchemaVersionError",

@@ -103,6 +103,12 @@ class WriteRequest:
     source_ref: str | None = None
     # memory_revise(correct): the record this write must replace.
     replaces: Record | None = None
+    # At most once: a write with a key already committed returns the first outcome (action
+    # "replayed") instead of writing again. The key commits in the record's transaction.
+    idempotency_key: str | None = None
+    # False: never reinforce a near-duplicate, always add a record (session summaries: one
+    # per session, even when two sessions read alike).
+    reinforce: bool = True
 
 
 @dataclass(slots=True)
@@ -213,9 +219,14 @@ class Ingestor:
         transcript: Sequence[Turn] = (),
         now: datetime,
         verify_evidence: bool = True,
+        tool: str = "memory_write",
     ) -> WriteOutcome:
         """Run every stage and return what happened. Raises InvalidArgument for input that
         cannot be written (then nothing is written)."""
+        if request.idempotency_key is not None:
+            replayed = self._replayed(request.idempotency_key)
+            if replayed is not None:
+                return replayed
         clock = _Clock()
         started = time.perf_counter()
         notes: list[str] = []
@@ -271,7 +282,7 @@ class Ingestor:
         with clock.stage("duplicate_search"):
             neighbours = self._neighbours(draft, vector)
             duplicate = None
-            if request.replaces is None:
+            if request.replaces is None and request.reinforce:
                 duplicate = self._find_duplicate(draft, neighbours)
 
         conflicts: list[str] = []
@@ -285,11 +296,20 @@ class Ingestor:
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
         }
         with clock.stage("sqlite_transaction"):
-            if duplicate is not None:
-                outcome = self._reinforce(duplicate, draft, request, now=now)
-            else:
-                draft = replace(draft, conflicts_with=tuple(conflicts))
-                outcome = self._insert(draft, vector, planned, request, now=now)
+            try:
+                if duplicate is not None:
+                    outcome = self._reinforce(duplicate, draft, request, now=now)
+                else:
+                    draft = replace(draft, conflicts_with=tuple(conflicts))
+                    outcome = self._insert(draft, vector, planned, request, now=now)
+            except sqlite3.IntegrityError:
+                # Another writer committed the same idempotency key first.
+                if request.idempotency_key is None:
+                    raise
+                replayed = self._replayed(request.idempotency_key)
+                if replayed is None:
+                    raise
+                return replayed
         outcome.notes = notes + outcome.notes
         with clock.stage("vector_index_update"):
             self.memory.index()
@@ -297,9 +317,28 @@ class Ingestor:
         outcome.decisions = decisions
         total = round((time.perf_counter() - started) * 1000, 3)
         with clock.stage("log_write"):
-            self.log(request, outcome, total_ms=total, now=now)
+            self.log(request, outcome, total_ms=total, now=now, tool=tool)
         outcome.timings_ms = clock.timings
         return outcome
+
+    def _replayed(self, key: str) -> WriteOutcome | None:
+        """The outcome of the write that committed ``key``, or None if none did."""
+        rows = self.store.query("SELECT record_id, action FROM ingest_keys WHERE key = ?", (key,))
+        if not rows:
+            return None
+        record_id, first_action = rows[0]["record_id"], rows[0]["action"]
+        record = self.store.get_records([record_id]).get(record_id)
+        if record is None:  # pragma: no cover - records are tombstoned, never deleted
+            raise NotFound(f"{record_id} (written under {key}) is gone", field="id")
+        return WriteOutcome(
+            id=record_id,
+            status=record.status,
+            source_kind=record.source_kind,
+            action="replayed",
+            supersedes_id=record.supersedes_id,
+            conflicts_with=record.conflicts_with,
+            notes=[f"already written under {key} ({first_action}); not written again"],
+        )
 
     def _plan_entities(
         self, request: WriteRequest, *, readable: tuple[str, ...], now: datetime
@@ -419,6 +458,7 @@ class Ingestor:
                 event_kind="record.created",
             )
             _observe(conn, rowid, request, kind="created", source_kind=draft.source_kind, now=now)
+            _remember_key(conn, request, draft.id, action, now=now)
             if action == "superseded" and replaced is not None and replaced.rowid is not None:
                 conn.execute(
                     "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
@@ -483,6 +523,7 @@ class Ingestor:
                 evidence=draft.evidence,
                 now=now,
             )
+            _remember_key(conn, request, existing.id, "reinforced", now=now)
             if promoted:
                 notes.append(f"{existing.id} is now {status.value}")
         return WriteOutcome(
@@ -625,6 +666,18 @@ def _observe(
         "VALUES (?, ?, ?, ?, ?, ?)",
         (rowid, request.session_id, request.agent_id, source_kind.value, kind, format_time(now)),
     )
+
+
+def _remember_key(
+    conn: sqlite3.Connection, request: WriteRequest, record_id: str, action: str, *, now: datetime
+) -> None:
+    """Inside the record's transaction: commit the write's idempotency key with it. A key
+    already there raises IntegrityError, which rolls the whole write back."""
+    if request.idempotency_key is not None:
+        conn.execute(
+            "INSERT INTO ingest_keys (key, record_id, action, at) VALUES (?, ?, ?, ?)",
+            (request.idempotency_key, record_id, action, format_time(now)),
+        )
 
 
 def _same_day(a: str | None, b: str | None) -> bool:

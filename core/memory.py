@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from core import importer, policy
 from core.config import Config
-from core.embedder import Embedder, shared_embedder
+from core.embedder import Embedder, make_embedder
 from core.errors import InvalidArgument, StoreClosedError
 from core.index import VectorIndex
 from core.ingestor import Ingestor
+from core.jobs import Dispatcher, Jobs, LeasePolicy
 from core.models import Access, Grant, Record, utcnow
 from core.rerank import FlagRerankerBackend, Reranker
 from core.retriever import Retriever
@@ -39,12 +40,26 @@ class Memory:
     open the same file and each sees the others' writes on its next search."""
 
     def __init__(
-        self, store: Store, config: Config, embedder: Embedder, judge: Judge | None = None
+        self,
+        store: Store,
+        config: Config,
+        embedder: Embedder,
+        judge: Judge | None = None,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.embedder = embedder
         self._judge = judge
+        self.dispatcher = dispatcher
+        self.jobs = Jobs(
+            store,
+            LeasePolicy(
+                lease_seconds=config.worker.lease_seconds,
+                max_attempts=config.worker.max_attempts,
+                requeue_after_seconds=config.worker.requeue_after_seconds,
+            ),
+        )
         self._ingestor: Ingestor | None = None
         self._retriever: Retriever | None = None
         self._reranker: Reranker | None = None
@@ -64,25 +79,28 @@ class Memory:
         judge: Judge | None = None,
         reranker: Reranker | None = None,
         rewriter: QueryRewriter | None = None,
+        dispatcher: Dispatcher | None = None,
         now: datetime | None = None,
     ) -> Memory:
         """Open or create the store at ``path``, migrating it to the current schema.
 
         ``embedder``, ``judge``, ``reranker`` and ``rewriter`` replace the configured ones
         (tests pass ``HashingEmbedder``; hosts may pass their own implementations, e.g. a
-        rewriter with their Anthropic client). Opening a
+        rewriter with their Anthropic client). ``dispatcher`` sends the queue message when a
+        session ends (``workers.WorkerApp``; without one the job waits in the store until a
+        worker's sweep finds it). Opening a
         store whose vectors came from another model raises EmbedderMismatchError, which names
         ``agent-memory reembed``. The model itself loads on first use, not here.
         """
         config = config or Config()
-        embedder = embedder or shared_embedder(config.embedder)
+        embedder = embedder or make_embedder(config.embedder)
         store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
         try:
             store.bind_embedder(embedder.identity, now=now or utcnow())
         except BaseException:
             store.close()
             raise
-        memory = cls(store, config, embedder, judge)
+        memory = cls(store, config, embedder, judge, dispatcher)
         memory._reranker, memory._rewriter = reranker, rewriter
         return memory
 
@@ -183,6 +201,12 @@ class Memory:
     def due_reviews(self, *, now: datetime | None = None, limit: int = 100) -> list[Record]:
         """Live records whose review_at has come and that are not flagged yet."""
         return self.store.due_reviews(now=now or utcnow(), limit=limit)
+
+    def flag_due_reviews(self, *, now: datetime | None = None, limit: int = 500) -> list[str]:
+        """Path C: set review_flagged_at on records whose review_at has come and append a
+        record.review_due event for each, atomically. Content, status and source are never
+        touched; a record is flagged once however many workers run this. Returns the ids."""
+        return self.store.flag_due_reviews(now=now or utcnow(), limit=limit)
 
     # -- grants (host provisioning) ----------------------------------------------------------
 

@@ -279,7 +279,66 @@ RETRIEVAL_CONTEXT = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA, SESSIONS, RETRIEVAL_CONTEXT)
+JOBS = Migration(
+    4,
+    "extraction jobs, stage leases and write idempotency keys",
+    (
+        # The source of truth for session extraction (Huey's queue is only a nudge: a message
+        # lost to a crash is re-sent by the sweep). One job per session; ``stage`` is the stage
+        # that runs next (or ran last, once done/failed).
+        """
+        CREATE TABLE jobs (
+            job_id      TEXT PRIMARY KEY,
+            kind        TEXT NOT NULL CHECK (kind IN ('session_extraction')),
+            session_id  TEXT NOT NULL REFERENCES sessions (session_id),
+            status      TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+            stage       TEXT NOT NULL,
+            created_at  TEXT NOT NULL,
+            updated_at  TEXT NOT NULL,
+            finished_at TEXT,
+            last_error  TEXT,
+            UNIQUE (kind, session_id)
+        ) STRICT
+        """,
+        "CREATE INDEX jobs_status ON jobs (status, updated_at)",
+        # One row per stage of a job. A stage is claimed with a fresh claim_token until
+        # claimed_until (the lease); it advances only while the token still matches.
+        """
+        CREATE TABLE job_stages (
+            job_id        TEXT NOT NULL REFERENCES jobs (job_id) ON DELETE CASCADE,
+            stage         TEXT NOT NULL,
+            position      INTEGER NOT NULL,
+            status        TEXT NOT NULL
+                CHECK (status IN ('pending', 'queued', 'running', 'done', 'failed')),
+            attempts      INTEGER NOT NULL DEFAULT 0,
+            claim_token   TEXT,
+            claimed_by    TEXT,
+            claimed_until TEXT,
+            queued_at     TEXT,
+            started_at    TEXT,
+            finished_at   TEXT,
+            duration_ms   REAL,
+            last_error    TEXT,
+            output        TEXT CHECK (output IS NULL OR json_type(output) = 'object'),
+            PRIMARY KEY (job_id, stage)
+        ) STRICT
+        """,
+        "CREATE INDEX job_stages_status ON job_stages (status, claimed_until)",
+        # A write that must happen at most once (one extracted candidate, one session
+        # summary): the key is committed in the same transaction as the record it produced,
+        # so rerunning a stage after a crash replays the outcome instead of writing again.
+        """
+        CREATE TABLE ingest_keys (
+            key       TEXT PRIMARY KEY,
+            record_id TEXT NOT NULL,
+            action    TEXT NOT NULL,
+            at        TEXT NOT NULL
+        ) STRICT
+        """,
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA, SESSIONS, RETRIEVAL_CONTEXT, JOBS)
 
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -76,6 +76,25 @@ class Session:
         self.write_targets: dict[str, str] = targets
         self._persist(now or utcnow())
 
+    @classmethod
+    def resume(
+        cls,
+        memory: Memory,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str],
+    ) -> Session:
+        """A stored session as it is, without writing anything: for the worker, which reads
+        ended sessions."""
+        session = cls.__new__(cls)
+        session.memory = memory
+        session.principal = policy.Principal(agent_id, user_id)
+        session.session_id = session_id
+        session.write_targets = dict(write_targets)
+        return session
+
     @property
     def agent_id(self) -> str:
         return self.principal.agent_id
@@ -130,6 +149,15 @@ class Session:
         if not isinstance(content, str):
             raise InvalidArgument("turn content must be a string", field="content")
         with self.memory.store.transaction() as conn:
+            ended = conn.execute(
+                "SELECT ended_at FROM sessions WHERE session_id = ?", (self.session_id,)
+            ).fetchone()[0]
+            if ended is not None:
+                raise InvalidArgument(
+                    f"session {self.session_id!r} ended at {ended}; its transcript is closed "
+                    "(start a new session for a new conversation)",
+                    field="session_id",
+                )
             seq = conn.execute(
                 "SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE session_id = ?",
                 (self.session_id,),
@@ -139,6 +167,35 @@ class Session:
                 (self.session_id, seq, role, content, format_time(at or utcnow())),
             )
         return int(seq)
+
+    def end(self, *, now: datetime | None = None) -> str:
+        """session_ended: close the transcript, persist the extraction job in the store, then
+        send the queue message (through the Memory's dispatcher, if it has one). Returns the
+        job id. Calling it again returns the same job: a session is extracted once, and gets
+        exactly one session summary.
+
+        The job row is written first, so a crash, or a queue that cannot be reached, loses
+        nothing: a worker's sweep sends the message for any queued job that lacks one."""
+        job_id, created = self.memory.jobs.create_for_session(self.session_id, now=now or utcnow())
+        dispatcher = self.memory.dispatcher
+        if created and dispatcher is not None:
+            try:
+                dispatcher.dispatch(job_id, "extract")
+            except Exception as exc:  # the job is safe in the store; the sweep re-sends
+                log.warning(
+                    "session.dispatch_failed",
+                    session_id=self.session_id,
+                    job_id=job_id,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+        return job_id
+
+    @property
+    def ended(self) -> bool:
+        rows = self.memory.store.query(
+            "SELECT ended_at FROM sessions WHERE session_id = ?", (self.session_id,)
+        )
+        return bool(rows and rows[0]["ended_at"])
 
     def transcript(self) -> list[Turn]:
         rows = self.memory.store.query(

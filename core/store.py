@@ -403,6 +403,36 @@ class Store:
                 (format_time(now), limit),
             )
 
+    def flag_due_reviews(self, *, now: datetime, limit: int) -> list[str]:
+        """Claim due reviews atomically: review_flagged_at set and a record.review_due event
+        appended in one transaction; the flag is the claim, so a second sweep finds nothing.
+        Nothing else about the record changes (design §6 Path C)."""
+        at = format_time(now)
+        with self.transaction() as conn:
+            rows = conn.execute(
+                "SELECT rowid, id, review_at FROM records WHERE review_at IS NOT NULL "
+                "AND review_at <= ? AND review_flagged_at IS NULL "
+                "AND status IN ('provisional', 'confirmed') ORDER BY review_at LIMIT ?",
+                (at, limit),
+            ).fetchall()
+            for rowid, record_id, review_at in rows:
+                conn.execute(
+                    "UPDATE records SET review_flagged_at = ? WHERE rowid = ? "
+                    "AND review_flagged_at IS NULL",
+                    (at, rowid),
+                )
+                append_event(
+                    conn,
+                    kind="record.review_due",
+                    at=now,
+                    record_id=record_id,
+                    payload={
+                        "review_at": review_at,
+                        "reason": "its review_at has come; the dated claim may be stale",
+                    },
+                )
+        return [record_id for _, record_id, _ in rows]
+
     def _purge_freed_content(self) -> None:
         """Rewrite the FTS index without deleted entries and checkpoint the WAL into the
         (secure_delete) main file, so erased text is in neither file afterwards."""

@@ -1,0 +1,436 @@
+"""The offline model backend: rules instead of a model, no network (README: "Offline
+extraction").
+
+Extractor. Each user turn is split into sentences and clauses (at commas, semicolons and "but");
+a clause is kept only when it matches one of a few first-person patterns, and its exact text
+becomes the evidence span:
+
+- "I'm / I am X"                  -> "The user is X."          (fact)
+- "I prefer / like / love / hate / want / need / use / have / own / live / work / speak ... X"
+                                   -> "The user prefers X." ... (fact)
+- "I don't / do not V X", "I can't V X"  -> "The user does not V X." (fact)
+- "my X is / are Y"               -> "The user's X is Y."     (fact, attribute X)
+- "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
+  clause has a date expression: review_at (the last day it can mean), valid_from ("from",
+  "starting") and valid_until ("until", "through")
+- "we / I decided / agreed / chose ..."  -> "It was decided ..."  (decision, episodic)
+- "the X worked / failed / broke / is fixed" in a user turn, and sentences of tool turns that
+  report success or failure          -> the clause itself       (outcome, episodic)
+- "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
+
+Skipped: questions, conditionals and hedges (if, would, could, might, maybe, hope, wish),
+reported speech of others, clauses in assistant turns, and every sentence that tries to
+instruct the memory system ("ignore previous rules", "system prompt", "you are now",
+"store that ...").
+
+Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
+no instruction-override text; rejects the rest; narrows a user_statement claim whose evidence is
+not in a user turn to agent_inference. It does not judge meaning.
+
+Summary writer. A dated template: who talked, how many turns, the most frequent content words
+of the user's turns, and what was kept. It never copies sentences of the transcript.
+
+Limits: English only; no coreference ("it", "she"); no paraphrase; no facts spread over two
+turns; misses most of what a model would find, and what it finds is literal.
+``latency_ms`` sleeps in every call, to stand in for a hosted model in tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime
+
+from core.evidence import Turn, find_quote, normalise
+from core.extraction import temporal
+from core.extraction.backend import ModelBackend
+from core.extraction.schema import (
+    Candidate,
+    ExtractionOutput,
+    ProcedureDraft,
+    ReviewDecision,
+    ReviewOutput,
+    ReviewRequest,
+    Revision,
+    SessionView,
+    SummaryOutput,
+    SummaryRequest,
+)
+from core.models import parse_time
+
+# Text that tries to steer the memory system rather than tell it something.
+INJECTION = re.compile(
+    r"\b(ignore|disregard|forget|override|bypass)\b[^.!?]{0,40}\b(previous|prior|above|earlier|"
+    r"all|any|your|the|these|those)\b[^.!?]{0,30}\b(rules?|instructions?|prompts?|guidelines|"
+    r"directions|policy|policies)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b|"
+    r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(if|would|could|might|maybe|perhaps|probably|hope|wish|suppose|imagine|pretend|"
+    r"what if|unless|someday)\b",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(r"\b(said|says|told|thinks|thought|claims?)\b", re.IGNORECASE)
+_LEAD = re.compile(
+    r"^(?:(?:and|also|so|but|actually|well|oh|ok|okay|yes|no|btw|by the way|just so you know|"
+    r"fyi|honestly|anyway|now|then|plus)\b[,\s]*)+",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_CLAUSE_BREAK = re.compile(r",\s+|;\s+|\s+but\s+|\s+-\s+|:\s+")
+
+_VERBS = (
+    "prefer|like|love|enjoy|hate|dislike|want|need|use|own|have|live|work|speak|play|drink|"
+    "eat|study|teach|run|drive|follow|support|avoid|collect|practice|practise"
+)
+_PLAN = re.compile(
+    r"^i(?:'m| am) (going to|moving to|flying to|travel(?:l)?ing to|starting|leaving|visiting|"
+    r"meeting|getting|attending|taking|having)\b(.+)$|^i(?:'ll| will| plan to| intend to)\b(.+)$",
+    re.IGNORECASE,
+)
+_I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
+_I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
+_MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
+_DECISION = re.compile(
+    r"^(?:we|i)\s+(?:have\s+|just\s+)?(decided|agreed|chose|picked|settled on|went with|"
+    r"are going with|will go with)\b\s*(.+)$",
+    re.IGNORECASE,
+)
+_OUTCOME = re.compile(
+    r"^(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(worked|works now|failed|broke|crashed|"
+    r"is fixed|was fixed|passed|succeeded|is down|is back up|went live|shipped)\b",
+    re.IGNORECASE,
+)
+_TOOL_OUTCOME = re.compile(
+    r"\b(succeeded|failed|passed|completed|error|errors|timed out|deployed|exit code)\b",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(
+    r"^(when|whenever|before|after|every time)\s+(.+?),\s+(?:(?:please|always|you should|"
+    r"make sure to|remember to)\s+)?(.+)$",
+    re.IGNORECASE,
+)
+_NOT_STATES = re.compile(
+    r"^(sure|afraid|sorry|glad|happy|here|back|done|just|looking|trying|thinking|wondering|"
+    r"asking|curious|not sure|going to|gonna|about to|fine|ok|okay|good|great)\b",
+    re.IGNORECASE,
+)
+_SINGLE_VALUED = (
+    (re.compile(r"^(?:live|living|based|located) in\b", re.I), "residence"),
+    (re.compile(r"^work(?:ing)? (?:at|for)\b", re.I), "employer"),
+)
+_PRONOUNS = (
+    (re.compile(r"\bmy\b", re.I), "the user's"),
+    (re.compile(r"\bmine\b", re.I), "the user's"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (re.compile(r"\bme\b", re.I), "the user"),
+    (re.compile(r"\bI'm\b"), "the user is"),
+    (re.compile(r"\bI\b"), "the user"),
+)
+_STOP = set(
+    "the a an and or but if then so to of in on at for with from by about as is are was were be "
+    "been being it its this that these those i me my you your we our they them their he she his "
+    "her not no yes do does did have has had will would can could should just also really very "
+    "what when where which who how why there here some any all more most much many please "
+    "thanks thank okay sure like know think want need going get got make made good great well "
+    "now today tomorrow yesterday".split()
+)
+
+
+class OfflineBackend(ModelBackend):
+    """Rule-based extractor, reviewer and summary writer (see the module docstring)."""
+
+    name = "offline-rules-1"
+
+    def __init__(self, *, latency_ms: int = 0) -> None:
+        self.latency_ms = latency_ms
+
+    def _wait(self) -> None:
+        if self.latency_ms:
+            time.sleep(self.latency_ms / 1000)
+
+    # -- extractor ---------------------------------------------------------------------------
+
+    def extract(self, session: SessionView) -> ExtractionOutput:
+        self._wait()
+        candidates: list[Candidate] = []
+        seen: set[str] = set()
+        for turn in session.turns:
+            for candidate in _from_turn(turn):
+                key = normalise(candidate.content)
+                if key not in seen:
+                    seen.add(key)
+                    candidates.append(candidate)
+        return ExtractionOutput(candidates=candidates)
+
+    # -- reviewer ----------------------------------------------------------------------------
+
+    def review(self, request: ReviewRequest) -> ReviewOutput:
+        self._wait()
+        decisions = []
+        turns = request.session.turns
+        for item in request.items:
+            c = item.candidate
+            turn = find_quote(c.evidence, turns, roles=("user", "assistant", "tool", "system"))
+            if turn is None:
+                decisions.append(_decide(item.index, "reject", "evidence not in the transcript"))
+            elif INJECTION.search(turn.content):
+                decisions.append(
+                    _decide(
+                        item.index,
+                        "reject",
+                        "the evidence turn tries to instruct the memory system",
+                    )
+                )
+            elif c.source_kind == "user_statement" and turn.role != "user":
+                decisions.append(
+                    ReviewDecision(
+                        index=item.index,
+                        verdict="revise",
+                        reason=f"the evidence is a {turn.role} turn, not the user's words",
+                        revision=Revision(source_kind="agent_inference"),
+                    )
+                )
+            else:
+                decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
+        return ReviewOutput(decisions=decisions)
+
+    # -- summary writer ----------------------------------------------------------------------
+
+    def summarize(self, request: SummaryRequest) -> SummaryOutput:
+        self._wait()
+        session = request.session
+        turns = session.turns
+        if not turns:
+            return SummaryOutput(summary=f"Session {session.session_id} had no turns.")
+        first = parse_time(turns[0].at, field="at")
+        words: Counter[str] = Counter()
+        for turn in turns:
+            if turn.role != "user":
+                continue
+            for sentence in _SENTENCE.findall(turn.content):
+                if INJECTION.search(sentence):
+                    continue
+                words.update(
+                    w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
+                )
+        topics = ", ".join(w for w, _ in words.most_common(6)) or "nothing specific"
+        users = sum(1 for t in turns if t.role == "user")
+        text = (
+            f"On {first:%d %B %Y}, {session.agent_id} and the user had a conversation of "
+            f"{len(turns)} turns ({users} from the user). Topics: {topics}."
+        )
+        if request.kept:
+            kept = "; ".join(k.rstrip(".") for k in request.kept[:5])
+            more = f" (and {len(request.kept) - 5} more)" if len(request.kept) > 5 else ""
+            text += f" Remembered: {kept}{more}."
+        return SummaryOutput(summary=text[:2000])
+
+
+def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
+    return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
+
+
+def _clauses(text: str) -> Iterator[tuple[str, str]]:
+    """(sentence, clause) pairs; each clause is an exact substring of ``text``."""
+    for sentence_match in _SENTENCE.finditer(text):
+        sentence = sentence_match.group(0).strip()
+        if not sentence:
+            continue
+        body = sentence.rstrip(".!")
+        start = 0
+        for brk in [*_CLAUSE_BREAK.finditer(body), None]:
+            end = brk.start() if brk else len(body)
+            clause = body[start:end].strip()
+            if brk:
+                start = brk.end()
+            lead = _LEAD.match(clause)
+            if lead:
+                clause = clause[lead.end() :].strip()
+            if clause:
+                yield sentence, clause
+
+
+def _from_turn(turn: Turn) -> Iterator[Candidate]:
+    if turn.role == "tool":
+        yield from _from_tool_turn(turn)
+        return
+    if turn.role != "user":
+        return
+    anchor = parse_time(turn.at, field="at")
+    for sentence, clause in _clauses(turn.content):
+        if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
+            continue
+        if _HEDGE.search(sentence) or (
+            _REPORTED.search(sentence) and not clause.lower().startswith("i")
+        ):
+            continue
+        procedure = _PROCEDURE.match(sentence.rstrip(".! "))
+        if procedure and clause == sentence.rstrip(".! ").split(",")[0].strip():
+            yield from _procedure(sentence.rstrip(".! "), procedure)
+            continue
+        candidate = _fact(clause, anchor)
+        if candidate is not None:
+            yield candidate
+
+
+def _fact(clause: str, anchor: datetime) -> Candidate | None:
+    if _PLAN.match(clause) is not None:
+        return _plan(clause, anchor)
+    if (m := _DECISION.match(clause)) is not None:
+        verb, rest = m.group(1).lower(), _third_person(m.group(2))
+        text = {
+            "decided": f"It was decided {rest}",
+            "agreed": f"It was agreed {rest}",
+        }.get(verb, f"The choice was {rest}")
+        return _candidate("decision", "episodic", text, clause)
+    if _OUTCOME.match(clause):
+        return _candidate("outcome", "episodic", _third_person(clause), clause)
+    if (m := _MY.match(clause)) is not None:
+        thing, verb, rest = m.group(1), m.group(2), _third_person(m.group(3))
+        return _candidate(
+            "fact", "semantic", f"The user's {thing} {verb} {rest}", clause, attribute=thing
+        )
+    if (m := _I_AM.match(clause)) is not None:
+        rest = m.group(1)
+        if _NOT_STATES.match(rest) or len(rest.split()) > 12:
+            return None
+        attribute = next((a for p, a in _SINGLE_VALUED if p.match(rest)), None)
+        return _candidate(
+            "fact", "semantic", f"The user is {_third_person(rest)}", clause, attribute=attribute
+        )
+    if (m := _I_VERB.match(clause)) is not None:
+        negation, verb, rest = m.group(1), m.group(2).lower(), m.group(3)
+        if len(rest.split()) > 14:
+            return None
+        if negation:
+            lead = {"don't": "does not", "do not": "does not", "never": "never"}.get(
+                negation.lower(), "cannot"
+            )
+            verb_text = f"{lead} {verb}" if lead != "never" else f"never {_conjugate(verb)}"
+        else:
+            verb_text = _conjugate(verb)
+        attribute = None
+        if verb in ("live", "work"):
+            attribute = next((a for p, a in _SINGLE_VALUED if p.match(f"{verb}{rest}")), None)
+        return _candidate(
+            "fact",
+            "semantic",
+            f"The user {verb_text}{_third_person(rest)}",
+            clause,
+            attribute=attribute,
+        )
+    return None
+
+
+def _plan(clause: str, anchor: datetime) -> Candidate | None:
+    found = temporal.expressions(clause, anchor)
+    if not found:
+        return None
+    lowered = clause.lower()
+    valid_from = valid_until = None
+    review: temporal.Expression | None = None
+    for expression in found:
+        before = lowered[: lowered.find(expression.text)]
+        if re.search(r"\b(until|till|through|thru)\s*$", before):
+            valid_until = expression.end.isoformat()
+            review = review or expression
+        elif re.search(r"\b(from|starting|as of|beginning)\s*$", before):
+            valid_from = expression.start.isoformat()
+        else:
+            review = expression
+    review = review or found[0]
+    head = re.match(r"^i(?:'m| am| will|'ll| plan to| intend to)\b", clause, flags=re.I)
+    verb = {"'m": "is", " am": "is", " will": "will", "'ll": "will"}.get(
+        head.group(0)[1:].lower() if head else "", ""
+    )
+    if head and not verb:
+        verb = "plans to" if "plan" in head.group(0).lower() else "intends to"
+    rest = clause[head.end() :] if head else clause
+    return Candidate(
+        kind="fact",
+        type="semantic",
+        content=_sentence(f"The user {verb}{_third_person(rest)}"),
+        evidence=clause,
+        source_kind="user_statement",
+        valid_from=valid_from,
+        valid_until=valid_until,
+        review_at=review.end.isoformat(),
+    )
+
+
+def _procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
+    trigger, condition, action = m.group(1), m.group(2), m.group(3)
+    if action.lower().startswith(("i ", "i'm", "we ")) or len(action.split()) < 2:
+        return
+    when = f"{trigger.lower()} {_third_person(condition)}"
+    yield Candidate(
+        kind="procedure",
+        type="procedural",
+        content=_sentence(f"{trigger.capitalize()} {_third_person(condition)}, {action}"),
+        evidence=sentence,
+        source_kind="user_statement",
+        procedure=ProcedureDraft(
+            name=" ".join(action.split()[:6]), when=when, steps=[_sentence(action)]
+        ),
+    )
+
+
+def _from_tool_turn(turn: Turn) -> Iterator[Candidate]:
+    for sentence in _SENTENCE.findall(turn.content):
+        sentence = sentence.strip()
+        if len(sentence.split()) < 3 or INJECTION.search(sentence):
+            continue
+        if _TOOL_OUTCOME.search(sentence):
+            yield _candidate("outcome", "episodic", sentence, sentence, source="tool_result")
+
+
+def _candidate(
+    kind: str,
+    memory_type: str,
+    content: str,
+    evidence: str,
+    *,
+    attribute: str | None = None,
+    source: str = "user_statement",
+) -> Candidate:
+    return Candidate.model_validate(
+        {
+            "kind": kind,
+            "type": memory_type,
+            "content": _sentence(content),
+            "evidence": evidence,
+            "source_kind": source,
+            "attribute": attribute.lower() if attribute else None,
+        }
+    )
+
+
+def _third_person(text: str) -> str:
+    for pattern, replacement in _PRONOUNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _conjugate(verb: str) -> str:
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split()).strip(" ,;")
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!")) else text + "."
+
+
+__all__ = ["INJECTION", "OfflineBackend"]

@@ -1,0 +1,513 @@
+"""The four stages of session extraction (design §6 Path B), each run under a lease.
+
+    extract    the extractor model proposes candidates with verbatim evidence spans
+    review     a separate reviewer call accepts, rejects or narrows each candidate; it fails
+               closed (a timeout or invalid output raises, nothing is written, the job stays
+               retryable), and a revision that would widen a candidate is refused
+    validate   design §6 list 1-5, then the ingestor (the same write path as memory_write):
+               evidence span found or reject; duplicates reinforce; contradictions follow the
+               supersession rule; status from source kind; temporal fields only when the
+               evidence turn contains the matching expression
+    summarize  exactly one episodic session summary per session, even when nothing survived
+
+``Pipeline.run(job_id, stage)`` claims the stage, does its work outside any transaction
+(extending the lease from a background thread during model calls), and advances fenced by the
+claim token. Stage outputs are stored on the job, so a later stage reads what an earlier one
+decided, and a rerun of a stage redoes only that stage. Every record write carries an
+idempotency key committed with the record, so rerunning validate or summarize after a crash
+never writes a record twice.
+
+``StageHooks.at(stage, point)`` is called at fixed points ("claimed", "model_done",
+"written", "before_advance"): the seam the crash tests use to stop a worker inside a stage.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+import structlog
+
+from core import policy
+from core.entities import EntityRef
+from core.errors import ExtractionError, InvalidArgument, ModelOutputError
+from core.evidence import Turn, find_quote, normalise
+from core.extraction import temporal
+from core.extraction.backend import ModelBackend
+from core.extraction.schema import (
+    Candidate,
+    ReviewDecision,
+    ReviewItem,
+    ReviewOutput,
+    ReviewRequest,
+    Revision,
+    SessionView,
+    SummaryRequest,
+)
+from core.filters import RecordFilter
+from core.ingestor import WriteRequest
+from core.jobs import DONE, Claim, ClaimRefused
+from core.models import (
+    EntityKind,
+    MemoryType,
+    Procedure,
+    Scope,
+    SourceKind,
+    format_time,
+    parse_time,
+    utcnow,
+)
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+    from core.session import Session
+
+log = structlog.get_logger("agent_memory.extraction")
+
+ALL_ROLES = ("user", "assistant", "tool", "system")
+
+
+class StageHooks(Protocol):
+    """Called at fixed points inside each stage (see the module docstring)."""
+
+    def at(self, stage: str, point: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StageResult:
+    """What one ``Pipeline.run`` did: ``ran`` False means the claim was refused (``refused``
+    says why: done, held, not_current, failed) or lost; ``next_stage`` is the stage to send
+    next (None: the job is done, or there is nothing to send)."""
+
+    job_id: str
+    stage: str
+    ran: bool
+    next_stage: str | None = None
+    refused: str | None = None
+
+
+class Pipeline:
+    """Runs the stages of extraction jobs for one Memory with one model backend."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        backend: ModelBackend,
+        *,
+        worker: str,
+        hooks: StageHooks | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.memory = memory
+        self.backend = backend
+        self.worker = worker
+        self.hooks = hooks
+        self.clock = clock
+        self.jobs = memory.jobs
+        self.config = memory.config.extraction
+
+    # -- running one stage -------------------------------------------------------------------
+
+    def run(self, job_id: str, stage: str) -> StageResult:
+        """Claim and run ``stage`` of ``job_id``. Raises ExtractionError (after releasing the
+        stage for a retry, error kept) when the stage fails."""
+        claim = self.jobs.claim(job_id, stage, worker=self.worker, now=self.clock())
+        if isinstance(claim, ClaimRefused):
+            log.info("stage.refused", job_id=job_id, stage=stage, reason=claim.reason)
+            return StageResult(job_id, stage, ran=False, refused=claim.reason)
+        bound = log.bind(job_id=job_id, stage=stage, attempt=claim.attempt, worker=self.worker)
+        bound.info("stage.claimed")
+        started = time.perf_counter()
+        try:
+            self._hook(stage, "claimed")
+            output = getattr(self, f"_{stage}")(claim)
+            self._hook(stage, "before_advance")
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"[:2000]
+            retryable = self.jobs.release(claim, error=error, now=self.clock())
+            bound.warning("stage.failed", error=error, retryable=retryable)
+            raise ExtractionError(f"{stage} of {job_id} failed: {error}") from exc
+        duration = (time.perf_counter() - started) * 1000
+        following = self.jobs.advance(claim, output=output, now=self.clock(), duration_ms=duration)
+        if following is None:
+            bound.warning("stage.claim_lost")
+            return StageResult(job_id, stage, ran=False, refused="claim_lost")
+        bound.info("stage.done", duration_ms=round(duration, 1), next_stage=following)
+        return StageResult(
+            job_id, stage, ran=True, next_stage=None if following == DONE else following
+        )
+
+    def _hook(self, stage: str, point: str) -> None:
+        if self.hooks is not None:
+            self.hooks.at(stage, point)
+
+    @contextmanager
+    def _leased(self, claim: Claim) -> Iterator[None]:
+        """Extend the lease every third of its length while the block (a model call) runs."""
+        stop = threading.Event()
+        interval = max(self.jobs.policy.lease_seconds / 3, 0.05)
+
+        def keep() -> None:
+            while not stop.wait(interval):
+                if not self.jobs.extend(claim, now=self.clock()):
+                    return
+
+        keeper = threading.Thread(target=keep, name=f"lease-{claim.job_id}", daemon=True)
+        keeper.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            keeper.join()
+
+    # -- the stages --------------------------------------------------------------------------
+
+    def _extract(self, claim: Claim) -> dict[str, Any]:
+        view = self._view(claim.session_id)
+        with self._leased(claim):
+            result = self.backend.extract(view)
+        self._hook("extract", "model_done")
+        candidates = result.candidates[: self.config.max_candidates]
+        return {
+            "backend": self.backend.name,
+            "candidates": [c.model_dump(mode="json") for c in candidates],
+            "dropped_over_limit": len(result.candidates) - len(candidates),
+        }
+
+    def _review(self, claim: Claim) -> dict[str, Any]:
+        extracted = self.jobs.stage_output(claim.job_id, "extract")
+        candidates = [Candidate.model_validate(c) for c in extracted["candidates"]]
+        session = self._session(claim.session_id)
+        view = self._view(claim.session_id)
+        items = self._review_items(session, view, candidates)
+        if items:
+            with self._leased(claim):
+                review = self.backend.review(ReviewRequest(view, tuple(items)))
+        else:
+            review = ReviewOutput(decisions=[])
+        self._hook("review", "model_done")
+        accepted, decisions = apply_review(candidates, review)
+        return {
+            "backend": self.backend.name,
+            "accepted": [c.model_dump(mode="json") for c in accepted],
+            "decisions": decisions,
+        }
+
+    def _validate(self, claim: Claim) -> dict[str, Any]:
+        reviewed = self.jobs.stage_output(claim.job_id, "review")
+        candidates = [Candidate.model_validate(c) for c in reviewed["accepted"]]
+        session = self._session(claim.session_id)
+        turns = session.transcript()
+        readable = session.readable_scopes()
+        ingestor = self.memory.ingestor()
+        written: list[dict[str, Any]] = []
+        rejected: list[dict[str, Any]] = []
+        for index, candidate in enumerate(candidates):
+            try:
+                request, notes = validate_candidate(
+                    candidate,
+                    session=session,
+                    turns=turns,
+                    key=f"{claim.job_id}:candidate:{index}",
+                )
+                outcome = ingestor.write(
+                    request,
+                    readable=readable,
+                    transcript=turns,
+                    now=self.clock(),
+                    tool="session_extraction",
+                )
+            except InvalidArgument as exc:
+                rejected.append(
+                    {"index": index, "content": candidate.content, "reason": exc.message}
+                )
+                continue
+            written.append(
+                {
+                    "index": index,
+                    "id": outcome.id,
+                    "action": outcome.action,
+                    "status": outcome.status.value,
+                    "source_kind": outcome.source_kind.value,
+                    "content": candidate.content,
+                    "notes": notes + outcome.notes,
+                }
+            )
+            if len(written) == 1:
+                self._hook("validate", "written")
+        return {"written": written, "rejected": rejected}
+
+    def _summarize(self, claim: Claim) -> dict[str, Any]:
+        validated = self.jobs.stage_output(claim.job_id, "validate")
+        session = self._session(claim.session_id)
+        view = self._view(claim.session_id)
+        kept = tuple(w["content"] for w in validated["written"] if w["action"] not in ("conflict",))
+        with self._leased(claim):
+            summary = self.backend.summarize(SummaryRequest(view, kept))
+        self._hook("summarize", "model_done")
+        scope = summary_scope(session)
+        turns = view.turns
+        event_at = turns[0].at if turns else format_time(self.clock())
+        request = WriteRequest(
+            type=MemoryType.EPISODIC,
+            content=summary.summary,
+            source_kind=SourceKind.SESSION_SUMMARY,
+            scope=scope,
+            agent_id=session.agent_id,
+            user_id=session.user_id,
+            session_id=session.session_id,
+            event_at=event_at,
+            tags=("session-summary",),
+            idempotency_key=f"summary:{session.session_id}",
+            reinforce=False,
+        )
+        outcome = self.memory.ingestor().write(
+            request,
+            readable=session.readable_scopes(),
+            transcript=turns,
+            now=self.clock(),
+            verify_evidence=False,
+            tool="session_summary",
+        )
+        self._hook("summarize", "written")
+        return {"summary_id": outcome.id, "action": outcome.action, "scope": scope}
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _session(self, session_id: str) -> Session:
+        from core.session import Session
+
+        rows = self.memory.store.query(
+            "SELECT agent_id, user_id, write_targets FROM sessions WHERE session_id = ?",
+            (session_id,),
+        )
+        if not rows:
+            raise ExtractionError(f"the session {session_id} is gone")
+        return Session.resume(
+            self.memory,
+            agent_id=rows[0]["agent_id"],
+            user_id=rows[0]["user_id"],
+            session_id=session_id,
+            write_targets=json.loads(rows[0]["write_targets"]),
+        )
+
+    def _view(self, session_id: str) -> SessionView:
+        session = self._session(session_id)
+        return SessionView(
+            session_id, session.agent_id, session.user_id, tuple(session.transcript())
+        )
+
+    def _review_items(
+        self, session: Session, view: SessionView, candidates: Sequence[Candidate]
+    ) -> list[ReviewItem]:
+        if not candidates:
+            return []
+        related: list[tuple[dict[str, Any], ...]] = [()] * len(candidates)
+        k = self.config.related_records
+        if k:
+            vectors = self.memory.embedder.embed([c.content for c in candidates])
+            index = self.memory.index()
+            where = RecordFilter(scopes=session.readable_scopes())
+            for i, vector in enumerate(vectors):
+                hits = index.search(vector, k, where=where)
+                found = self.memory.store.records_by_rowid([h.rowid for h in hits])
+                related[i] = tuple(
+                    {
+                        "id": found[h.rowid].id,
+                        "content": found[h.rowid].content,
+                        "source_kind": found[h.rowid].source_kind.value,
+                        "status": found[h.rowid].status.value,
+                        "cosine": round(h.score, 3),
+                    }
+                    for h in hits
+                    if h.rowid in found
+                )
+        items = []
+        for i, candidate in enumerate(candidates):
+            turn = find_quote(candidate.evidence, view.turns, roles=ALL_ROLES)
+            surrounding: tuple[Turn, ...] = ()
+            if turn is not None:
+                surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)
+            items.append(ReviewItem(i, candidate, surrounding, related[i]))
+        return items
+
+
+# ---------------------------------------------------------------------------------------------
+# Review: applying decisions, refusing any revision that widens a candidate
+
+
+def apply_review(
+    candidates: Sequence[Candidate], review: ReviewOutput
+) -> tuple[list[Candidate], list[dict[str, Any]]]:
+    """The candidates that survive review, and one logged decision per candidate. A decision
+    for an unknown index, or two for one candidate, make the whole output invalid
+    (ModelOutputError: nothing is written); a candidate without a decision is rejected."""
+    by_index: dict[int, ReviewDecision] = {}
+    for decision in review.decisions:
+        if decision.index >= len(candidates):
+            raise ModelOutputError(
+                f"a decision for candidate {decision.index}, but there are {len(candidates)}",
+                role="reviewer",
+            )
+        if decision.index in by_index:
+            raise ModelOutputError(f"two decisions for candidate {decision.index}", role="reviewer")
+        by_index[decision.index] = decision
+    accepted: list[Candidate] = []
+    logged: list[dict[str, Any]] = []
+    for index, candidate in enumerate(candidates):
+        found = by_index.get(index)
+        entry: dict[str, Any] = {"index": index, "content": candidate.content}
+        if found is None:
+            entry.update(verdict="reject", reason="the reviewer gave no decision (fails closed)")
+            logged.append(entry)
+            continue
+        decision = found
+        if decision.verdict == "accept":
+            entry.update(verdict="accept", reason=decision.reason)
+            accepted.append(candidate)
+        elif decision.verdict == "reject":
+            entry.update(verdict="reject", reason=decision.reason)
+        elif decision.revision is None:
+            entry.update(verdict="reject", reason="a revision without revised fields")
+        elif (problem := widening(candidate, decision.revision)) is not None:
+            entry.update(verdict="reject", reason=f"revision refused: {problem}")
+        else:
+            revised = revise(candidate, decision.revision)
+            entry.update(verdict="revise", reason=decision.reason, revised=revised.content)
+            accepted.append(revised)
+        logged.append(entry)
+    return accepted, logged
+
+
+def widening(candidate: Candidate, revision: Revision) -> str | None:
+    """Why ``revision`` would widen rather than narrow ``candidate``, or None."""
+    if revision.source_kind is not None and policy.source_rank(
+        SourceKind(revision.source_kind)
+    ) > policy.source_rank(SourceKind(candidate.source_kind)):
+        return f"it raises the source from {candidate.source_kind} to {revision.source_kind}"
+    if revision.evidence is not None and normalise(revision.evidence) not in normalise(
+        candidate.evidence
+    ):
+        return "it brings new evidence (a revision may only shorten the quote)"
+    if revision.target is not None and revision.target != candidate.target:
+        return f"it moves the record from {candidate.target} to {revision.target}"
+    if revision.about is not None:
+        before = _primary(candidate.about)
+        after = _primary(revision.about)
+        if before != after:
+            return "it changes the primary entity"
+    return None
+
+
+def revise(candidate: Candidate, revision: Revision) -> Candidate:
+    changes = revision.model_dump(exclude_none=True)
+    return Candidate.model_validate({**candidate.model_dump(), **changes})
+
+
+def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
+    if not about:
+        return None
+    return about[0].kind, normalise(about[0].name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation (design §6 list 1-5; dedup, supersession and status are the ingestor's)
+
+
+def validate_candidate(
+    candidate: Candidate, *, session: Session, turns: Sequence[Turn], key: str
+) -> tuple[WriteRequest, list[str]]:
+    """The write request for a reviewed candidate, and notes on what was dropped. Raises
+    InvalidArgument (the candidate is rejected) when its evidence is not verbatim in the
+    transcript, its target is not writable, or it is malformed."""
+    notes: list[str] = []
+    turn = find_quote(candidate.evidence, turns, roles=ALL_ROLES)
+    if turn is None:
+        raise InvalidArgument(
+            "the evidence span is not found verbatim in the transcript", field="evidence"
+        )
+    scope = session.write_targets.get(candidate.target)
+    if scope is None or scope not in session.writable_scopes():
+        raise InvalidArgument(
+            f"the write target {candidate.target!r} is not writable in this session",
+            field="target",
+        )
+    memory_type = MemoryType(candidate.type)
+    procedure = None
+    if memory_type is MemoryType.PROCEDURAL:
+        if candidate.procedure is None:
+            raise InvalidArgument("a procedural candidate without its procedure", field="type")
+        procedure = Procedure(
+            candidate.procedure.name,
+            candidate.procedure.when,
+            tuple(candidate.procedure.steps),
+            tuple(candidate.procedure.pitfalls),
+        )
+    anchor = parse_time(turn.at, field="at")
+    dates: dict[str, str | None] = {}
+    for name in ("valid_from", "valid_until", "review_at"):
+        value = getattr(candidate, name)
+        dates[name] = None
+        if value is None:
+            continue
+        try:
+            moment = parse_time(value, field=name)
+        except InvalidArgument:
+            notes.append(f"{name} {value!r} is not a date; dropped")
+            continue
+        expression = temporal.supports(moment.date(), turn.content, anchor)
+        if expression is None:
+            notes.append(
+                f"{name} {value} dropped: the evidence turn has no date expression that means it"
+            )
+            continue
+        dates[name] = format_time(moment)
+    if dates["valid_from"] and dates["valid_until"] and dates["valid_until"] < dates["valid_from"]:
+        notes.append("valid_until is before valid_from; both dropped")
+        dates["valid_from"] = dates["valid_until"] = None
+    about = tuple(EntityRef(EntityKind(a.kind), a.name) for a in candidate.about)
+    request = WriteRequest(
+        type=memory_type,
+        content=candidate.content,
+        source_kind=SourceKind(candidate.source_kind),
+        scope=scope,
+        agent_id=session.agent_id,
+        user_id=session.user_id,
+        session_id=session.session_id,
+        attribute=candidate.attribute,
+        evidence=candidate.evidence,
+        about=about,
+        event_at=turn.at if memory_type is MemoryType.EPISODIC else None,
+        valid_from=dates["valid_from"],
+        valid_until=dates["valid_until"],
+        review_at=dates["review_at"],
+        procedure=procedure,
+        idempotency_key=key,
+    )
+    return request, notes
+
+
+def summary_scope(session: Session) -> str:
+    """Where the session summary goes: the personal target when the agent may write it, else
+    the agent-user pair's private scope (always writable)."""
+    personal = session.write_targets.get("personal")
+    if personal is not None and personal in session.writable_scopes():
+        return personal
+    return str(Scope.private(session.agent_id, session.user_id))
+
+
+__all__ = [
+    "Pipeline",
+    "StageHooks",
+    "StageResult",
+    "apply_review",
+    "summary_scope",
+    "validate_candidate",
+    "widening",
+]

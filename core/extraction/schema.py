@@ -1,0 +1,141 @@
+"""The structured output of the extraction, review and summary models, as pydantic models.
+
+The same models give the JSON Schemas of the Anthropic backend's forced tools and validate the
+answers back; the offline backend builds them directly. Field limits are generous on purpose:
+the validator, not the schema, decides what is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.evidence import Turn
+
+SourceClaim = Literal["user_statement", "tool_result", "system", "agent_inference"]
+EntityKindName = Literal["person", "project", "org", "repo", "product", "other"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EntityMention(_Model):
+    kind: EntityKindName
+    name: str = Field(min_length=1, max_length=200)
+
+
+class ProcedureDraft(_Model):
+    name: str = Field(min_length=1, max_length=200)
+    when: str = Field(min_length=1, max_length=1000)
+    steps: list[str] = Field(min_length=1, max_length=50)
+    pitfalls: list[str] = Field(default_factory=list, max_length=50)
+
+
+class Candidate(_Model):
+    """One proposed memory. ``evidence`` must be a verbatim span of one transcript turn."""
+
+    kind: Literal["fact", "decision", "outcome", "procedure"] = Field(
+        description="fact (semantic), decision or outcome (episodic), procedure (procedural)"
+    )
+    type: Literal["semantic", "episodic", "procedural"]
+    content: str = Field(min_length=1, max_length=2000, description="one short statement")
+    evidence: str = Field(
+        min_length=1, max_length=2000, description="an exact quote from one transcript turn"
+    )
+    source_kind: SourceClaim = Field(
+        description="user_statement only for the user's own words; tool_result for tool "
+        "output; agent_inference for anything concluded"
+    )
+    attribute: str | None = Field(
+        None, max_length=200, description="the aspect of the subject stated, e.g. diet"
+    )
+    target: str = Field("personal", max_length=100, description="symbolic write target")
+    about: list[EntityMention] = Field(default_factory=list, max_length=10)
+    valid_from: str | None = Field(None, description="ISO 8601, only if the evidence says so")
+    valid_until: str | None = Field(None, description="ISO 8601, only if the evidence says so")
+    review_at: str | None = Field(
+        None, description="ISO 8601: when this dated claim should be reconsidered"
+    )
+    procedure: ProcedureDraft | None = None
+
+
+class ExtractionOutput(_Model):
+    candidates: list[Candidate] = Field(max_length=500)
+
+
+class Revision(_Model):
+    """A reviewer's narrowing of a candidate: only the fields it changes."""
+
+    content: str | None = Field(None, min_length=1, max_length=2000)
+    attribute: str | None = Field(None, max_length=200)
+    source_kind: SourceClaim | None = None
+    evidence: str | None = Field(None, min_length=1, max_length=2000)
+    target: str | None = Field(None, max_length=100)
+    about: list[EntityMention] | None = Field(None, max_length=10)
+    valid_from: str | None = None
+    valid_until: str | None = None
+    review_at: str | None = None
+
+
+class ReviewDecision(_Model):
+    index: int = Field(ge=0, description="the candidate's index")
+    verdict: Literal["accept", "reject", "revise"]
+    reason: str = Field(min_length=1, max_length=1000)
+    revision: Revision | None = None
+
+
+class ReviewOutput(_Model):
+    decisions: list[ReviewDecision] = Field(max_length=500)
+
+
+class SummaryOutput(_Model):
+    summary: str = Field(min_length=1, max_length=2000, description="what happened, dated")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    """What every model call sees of the session."""
+
+    session_id: str
+    agent_id: str
+    user_id: str
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    index: int
+    candidate: Candidate
+    surrounding: tuple[Turn, ...]
+    related: tuple[dict[str, Any], ...]  # live records: id, content, source_kind, status
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRequest:
+    session: SessionView
+    items: tuple[ReviewItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRequest:
+    session: SessionView
+    kept: tuple[str, ...] = field(default_factory=tuple)  # contents of the records written
+
+
+__all__ = [
+    "Candidate",
+    "EntityMention",
+    "ExtractionOutput",
+    "ProcedureDraft",
+    "ReviewDecision",
+    "ReviewItem",
+    "ReviewOutput",
+    "ReviewRequest",
+    "Revision",
+    "SessionView",
+    "SummaryOutput",
+    "SummaryRequest",
+]

@@ -1,0 +1,484 @@
+"""Extraction jobs and their leases: the jobs table is the source of truth (design §6 Path B).
+
+A session_ended event creates one job with four stages, run in order:
+
+    extract -> review -> validate -> summarize
+
+Each stage is claimed before it runs: ``claim`` gives the caller a fresh ``claim_token``, bumps
+``attempts`` and sets ``claimed_until`` (the lease). The holder does its work outside any
+transaction, ``extend``s the lease during long model calls, and ``advance``s the stage, fenced
+by its token: a holder whose lease expired and was taken over cannot advance (its token no
+longer matches). A failure ``release``s the stage for a retry with its error kept; past
+``max_attempts`` the job fails with the last error.
+
+The queue (Huey, in workers/) only nudges: a message lost to a crash (Huey's SQLite storage
+deletes a message when a consumer takes it, so a SIGKILL loses it) is re-sent by ``sweep``,
+which also re-queues expired claims. Many processes may call everything here at once: every
+state change is one ``BEGIN IMMEDIATE`` transaction that re-reads the row it changes.
+
+Time is passed in (``now``); nothing here reads the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from core.errors import InvalidArgument, NotFound
+from core.models import format_time, new_id
+from core.records import append_event
+from core.store import Store
+
+STAGES: tuple[str, ...] = ("extract", "review", "validate", "summarize")
+DONE = "done"  # what ``Jobs.advance`` returns after the last stage
+JOB_STATUSES = ("queued", "running", "done", "failed")
+
+
+class Dispatcher(Protocol):
+    """Sends the queue message that makes a consumer run ``stage`` of ``job_id``.
+
+    workers.WorkerApp is the Huey implementation. Sending twice is harmless: a stage that is
+    already claimed or done is not run again."""
+
+    def dispatch(self, job_id: str, stage: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The right to run one stage of one job until ``claimed_until``."""
+
+    job_id: str
+    stage: str
+    token: str
+    worker: str
+    attempt: int
+    session_id: str
+    claimed_until: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRefused:
+    """Why a stage could not be claimed: ``done`` (nothing to do), ``held`` (another live
+    claim), ``not_current`` (the job is at another stage), ``failed`` (attempts used up)."""
+
+    reason: str
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class SweepReport:
+    """What one maintenance sweep did."""
+
+    requeued: list[tuple[str, str]] = field(default_factory=list)  # (job_id, stage)
+    failed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requeued": [list(p) for p in self.requeued], "failed": list(self.failed)}
+
+
+@dataclass(frozen=True, slots=True)
+class LeasePolicy:
+    lease_seconds: float
+    max_attempts: int
+    requeue_after_seconds: float
+
+
+class Jobs:
+    """The jobs of one store. ``Memory.jobs`` is the instance a host uses."""
+
+    def __init__(self, store: Store, policy: LeasePolicy) -> None:
+        self.store = store
+        self.policy = policy
+
+    # -- creation ----------------------------------------------------------------------------
+
+    def create_for_session(self, session_id: str, *, now: datetime) -> tuple[str, bool]:
+        """The session's extraction job, created with its stages if it has none.
+        Returns (job_id, created). Ends the session (ended_at) in the same transaction."""
+        at = format_time(now)
+        with self.store.transaction() as conn:
+            row = conn.execute(
+                "SELECT agent_id, ended_at FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"no session {session_id!r}", field="session_id")
+            existing = conn.execute(
+                "SELECT job_id FROM jobs WHERE kind = 'session_extraction' AND session_id = ?",
+                (session_id,),
+            ).fetchone()
+            if existing is not None:
+                return existing[0], False
+            if row[1] is None:
+                conn.execute(
+                    "UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at, session_id)
+                )
+            job_id = new_id("job", now)
+            conn.execute(
+                "INSERT INTO jobs (job_id, kind, session_id, status, stage, created_at, "
+                "updated_at) VALUES (?, 'session_extraction', ?, 'queued', ?, ?, ?)",
+                (job_id, session_id, STAGES[0], at, at),
+            )
+            conn.executemany(
+                "INSERT INTO job_stages (job_id, stage, position, status, queued_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (job_id, stage, i, "queued" if i == 0 else "pending", at if i == 0 else None)
+                    for i, stage in enumerate(STAGES)
+                ],
+            )
+            append_event(
+                conn,
+                kind="session.ended",
+                at=now,
+                agent_id=row[0],
+                payload={"session_id": session_id, "job_id": job_id},
+            )
+        return job_id, True
+
+    # -- leases ------------------------------------------------------------------------------
+
+    def claim(self, job_id: str, stage: str, *, worker: str, now: datetime) -> Claim | ClaimRefused:
+        """Claim ``stage`` of ``job_id`` for ``worker`` if it is the job's current stage and
+        is queued, or running under an expired lease."""
+        at = format_time(now)
+        with self.store.transaction() as conn:
+            job = conn.execute(
+                "SELECT status, stage, session_id FROM jobs WHERE job_id = ?", (job_id,)
+            ).fetchone()
+            if job is None:
+                return ClaimRefused("done", f"no job {job_id}")
+            status, current, session_id = job
+            if status in ("done", "failed"):
+                return ClaimRefused("done" if status == "done" else "failed", status)
+            if current != stage:
+                return ClaimRefused("not_current", f"the job is at {current}")
+            row = conn.execute(
+                "SELECT status, attempts, claimed_until, claimed_by FROM job_stages "
+                "WHERE job_id = ? AND stage = ?",
+                (job_id, stage),
+            ).fetchone()
+            stage_status, attempts, claimed_until, claimed_by = row
+            if stage_status == "running" and claimed_until is not None and claimed_until > at:
+                return ClaimRefused("held", f"claimed by {claimed_by} until {claimed_until}")
+            if stage_status not in ("queued", "running"):
+                return ClaimRefused("done", f"stage {stage} is {stage_status}")
+            if attempts >= self.policy.max_attempts:
+                error = _last_error(conn, job_id, stage) or "lease expired"
+                _fail(conn, job_id, stage, error=error, at=at, now=now)
+                return ClaimRefused("failed", error)
+            token = secrets.token_hex(8)
+            until = now + timedelta(seconds=self.policy.lease_seconds)
+            conn.execute(
+                "UPDATE job_stages SET status = 'running', attempts = attempts + 1, "
+                "claim_token = ?, claimed_by = ?, claimed_until = ?, started_at = ? "
+                "WHERE job_id = ? AND stage = ?",
+                (token, worker, format_time(until), at, job_id, stage),
+            )
+            conn.execute(
+                "UPDATE jobs SET status = 'running', updated_at = ? WHERE job_id = ?",
+                (at, job_id),
+            )
+        return Claim(job_id, stage, token, worker, attempts + 1, session_id, until)
+
+    def extend(self, claim: Claim, *, now: datetime) -> bool:
+        """Push the lease forward while the stage is still ours. False: it was taken over."""
+        until = format_time(now + timedelta(seconds=self.policy.lease_seconds))
+        with self.store.transaction() as conn:
+            changed = conn.execute(
+                "UPDATE job_stages SET claimed_until = ? WHERE job_id = ? AND stage = ? "
+                "AND claim_token = ? AND status = 'running'",
+                (until, claim.job_id, claim.stage, claim.token),
+            ).rowcount
+        return bool(changed)
+
+    def holds(self, claim: Claim) -> bool:
+        """Whether ``claim`` is still the stage's current claim."""
+        rows = self.store.query(
+            "SELECT 1 FROM job_stages WHERE job_id = ? AND stage = ? AND claim_token = ? "
+            "AND status = 'running'",
+            (claim.job_id, claim.stage, claim.token),
+        )
+        return bool(rows)
+
+    def advance(
+        self, claim: Claim, *, output: dict[str, Any], now: datetime, duration_ms: float
+    ) -> str | None:
+        """Finish the claimed stage with ``output`` and queue the next one, fenced by the
+        claim token. Returns the next stage, ``DONE`` when the job is done, or None when the
+        claim was lost (then nothing changes)."""
+        at = format_time(now)
+        position = STAGES.index(claim.stage)
+        following = STAGES[position + 1] if position + 1 < len(STAGES) else None
+        with self.store.transaction() as conn:
+            changed = conn.execute(
+                "UPDATE job_stages SET status = 'done', output = ?, finished_at = ?, "
+                "duration_ms = ?, claimed_until = NULL, last_error = NULL "
+                "WHERE job_id = ? AND stage = ? AND claim_token = ? AND status = 'running'",
+                (
+                    json.dumps(output, sort_keys=True, default=str),
+                    at,
+                    round(duration_ms, 3),
+                    claim.job_id,
+                    claim.stage,
+                    claim.token,
+                ),
+            ).rowcount
+            if not changed:
+                return None
+            if following is None:
+                conn.execute(
+                    "UPDATE jobs SET status = 'done', updated_at = ?, finished_at = ?, "
+                    "last_error = NULL WHERE job_id = ?",
+                    (at, at, claim.job_id),
+                )
+                append_event(
+                    conn,
+                    kind="job.done",
+                    at=now,
+                    payload={"job_id": claim.job_id, "session_id": claim.session_id},
+                )
+                return DONE
+            conn.execute(
+                "UPDATE job_stages SET status = 'queued', queued_at = ? "
+                "WHERE job_id = ? AND stage = ?",
+                (at, claim.job_id, following),
+            )
+            conn.execute(
+                "UPDATE jobs SET status = 'queued', stage = ?, updated_at = ? WHERE job_id = ?",
+                (following, at, claim.job_id),
+            )
+        return following
+
+    def release(self, claim: Claim, *, error: str, now: datetime) -> bool:
+        """Give a failed stage back for a retry, keeping ``error``; past max_attempts the job
+        fails. Returns True when the job can still be retried. Fenced by the token."""
+        at = format_time(now)
+        with self.store.transaction() as conn:
+            row = conn.execute(
+                "SELECT attempts FROM job_stages WHERE job_id = ? AND stage = ? "
+                "AND claim_token = ? AND status = 'running'",
+                (claim.job_id, claim.stage, claim.token),
+            ).fetchone()
+            if row is None:
+                return True  # taken over; the new holder decides
+            if row[0] >= self.policy.max_attempts:
+                _fail(conn, claim.job_id, claim.stage, error=error, at=at, now=now)
+                return False
+            conn.execute(
+                "UPDATE job_stages SET status = 'queued', claim_token = NULL, claimed_by = NULL, "
+                "claimed_until = NULL, queued_at = ?, last_error = ? "
+                "WHERE job_id = ? AND stage = ?",
+                (at, error, claim.job_id, claim.stage),
+            )
+            conn.execute(
+                "UPDATE jobs SET status = 'queued', updated_at = ?, last_error = ? "
+                "WHERE job_id = ?",
+                (at, error, claim.job_id),
+            )
+        return True
+
+    # -- the sweep ---------------------------------------------------------------------------
+
+    def sweep(self, *, now: datetime, dispatcher: Dispatcher | None = None) -> SweepReport:
+        """Re-queue expired claims and queued stages whose message was lost (queued longer
+        than requeue_after_seconds, or never sent), fail jobs past their attempts, and send
+        a message for each re-queued stage. Safe to run from several processes at once."""
+        at = format_time(now)
+        stale = format_time(now - timedelta(seconds=self.policy.requeue_after_seconds))
+        report = SweepReport()
+        with self.store.transaction() as conn:
+            rows = conn.execute(
+                "SELECT s.job_id, s.stage, s.status, s.attempts FROM job_stages AS s "
+                "JOIN jobs AS j ON j.job_id = s.job_id AND j.stage = s.stage "
+                "WHERE j.status IN ('queued', 'running') AND ("
+                " (s.status = 'running' AND s.claimed_until <= ?)"
+                " OR (s.status = 'queued' AND (s.queued_at IS NULL OR s.queued_at <= ?)))",
+                (at, stale),
+            ).fetchall()
+            for job_id, stage, status, attempts in rows:
+                if attempts >= self.policy.max_attempts:
+                    error = _last_error(conn, job_id, stage) or (
+                        "the lease expired on the last attempt (the worker stopped or hung)"
+                    )
+                    _fail(conn, job_id, stage, error=error, at=at, now=now)
+                    report.failed.append(job_id)
+                    continue
+                if status == "running":
+                    conn.execute(
+                        "UPDATE job_stages SET status = 'queued', claim_token = NULL, "
+                        "claimed_by = NULL, claimed_until = NULL, queued_at = ?, "
+                        "last_error = coalesce(last_error, ?) WHERE job_id = ? AND stage = ?",
+                        (at, "lease expired (the worker stopped or hung)", job_id, stage),
+                    )
+                    conn.execute(
+                        "UPDATE jobs SET status = 'queued', updated_at = ? WHERE job_id = ?",
+                        (at, job_id),
+                    )
+                else:
+                    conn.execute(
+                        "UPDATE job_stages SET queued_at = ? WHERE job_id = ? AND stage = ?",
+                        (at, job_id, stage),
+                    )
+                report.requeued.append((job_id, stage))
+        if dispatcher is not None:
+            for job_id, stage in report.requeued:
+                dispatcher.dispatch(job_id, stage)
+        return report
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def stage_output(self, job_id: str, stage: str) -> dict[str, Any]:
+        rows = self.store.query(
+            "SELECT output FROM job_stages WHERE job_id = ? AND stage = ? AND status = 'done'",
+            (job_id, stage),
+        )
+        if not rows or rows[0]["output"] is None:
+            raise InvalidArgument(f"stage {stage} of {job_id} has no output yet", field="stage")
+        result: dict[str, Any] = json.loads(rows[0]["output"])
+        return result
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        """One job: its session, status, current stage, last error, and each stage with its
+        attempts, claim holder, lease, error, timings and output."""
+        rows = self.store.query(
+            "SELECT j.*, s.agent_id, s.user_id FROM jobs AS j "
+            "JOIN sessions AS s ON s.session_id = j.session_id WHERE j.job_id = ?",
+            (job_id,),
+        )
+        if not rows:
+            raise NotFound(f"no job {job_id!r}", field="job_id")
+        job = _job_json(rows[0])
+        stages = self.store.query(
+            "SELECT * FROM job_stages WHERE job_id = ? ORDER BY position", (job_id,)
+        )
+        job["stages"] = [_stage_json(s) for s in stages]
+        job["records"] = _records_of(job["stages"])
+        return job
+
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """Jobs, newest first, optionally filtered; each without its stages' outputs."""
+        if status is not None and status not in JOB_STATUSES:
+            raise InvalidArgument(
+                f"status must be one of {', '.join(JOB_STATUSES)}; got {status!r}",
+                field="status",
+            )
+        where, params = [], []
+        for column, value in (
+            ("j.status", status),
+            ("j.session_id", session_id),
+            ("s.agent_id", agent_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = (
+            "SELECT j.*, s.agent_id, s.user_id, "
+            "(SELECT sum(attempts) FROM job_stages AS t WHERE t.job_id = j.job_id) AS attempts "
+            "FROM jobs AS j JOIN sessions AS s ON s.session_id = j.session_id"
+        )
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY j.created_at DESC, j.job_id DESC LIMIT ?"
+        rows = self.store.query(sql, [*params, int(limit)])
+        return [{**_job_json(r), "attempts": r["attempts"] or 0} for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        rows = self.store.query("SELECT status, count(*) AS n FROM jobs GROUP BY status")
+        found = {r["status"]: r["n"] for r in rows}
+        return {s: found.get(s, 0) for s in JOB_STATUSES}
+
+
+def _last_error(conn: sqlite3.Connection, job_id: str, stage: str) -> str | None:
+    row = conn.execute(
+        "SELECT last_error FROM job_stages WHERE job_id = ? AND stage = ?", (job_id, stage)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def _fail(
+    conn: sqlite3.Connection, job_id: str, stage: str, *, error: str, at: str, now: datetime
+) -> None:
+    conn.execute(
+        "UPDATE job_stages SET status = 'failed', claim_token = NULL, claimed_until = NULL, "
+        "finished_at = ?, last_error = ? WHERE job_id = ? AND stage = ?",
+        (at, error, job_id, stage),
+    )
+    conn.execute(
+        "UPDATE jobs SET status = 'failed', updated_at = ?, finished_at = ?, last_error = ? "
+        "WHERE job_id = ?",
+        (at, at, error, job_id),
+    )
+    append_event(
+        conn,
+        kind="job.failed",
+        at=now,
+        payload={"job_id": job_id, "stage": stage, "error": error[:500]},
+    )
+
+
+def _job_json(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "job_id": row["job_id"],
+        "kind": row["kind"],
+        "session_id": row["session_id"],
+        "agent_id": row["agent_id"],
+        "user_id": row["user_id"],
+        "status": row["status"],
+        "stage": row["stage"],
+        "retryable": row["status"] in ("queued", "running"),
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+        "finished_at": row["finished_at"],
+        "last_error": row["last_error"],
+    }
+
+
+def _stage_json(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "stage": row["stage"],
+        "status": row["status"],
+        "attempts": row["attempts"],
+        "claimed_by": row["claimed_by"],
+        "claimed_until": row["claimed_until"],
+        "queued_at": row["queued_at"],
+        "started_at": row["started_at"],
+        "finished_at": row["finished_at"],
+        "duration_ms": row["duration_ms"],
+        "last_error": row["last_error"],
+        "output": json.loads(row["output"]) if row["output"] else None,
+    }
+
+
+def _records_of(stages: Sequence[dict[str, Any]]) -> list[str]:
+    """The ids of the records a job wrote or reinforced (validate and summarize outputs)."""
+    ids: list[str] = []
+    for stage in stages:
+        output = stage["output"] or {}
+        ids += [w["id"] for w in output.get("written", [])]
+        if output.get("summary_id"):
+            ids.append(output["summary_id"])
+    return list(dict.fromkeys(ids))
+
+
+__all__ = [
+    "DONE",
+    "STAGES",
+    "Claim",
+    "ClaimRefused",
+    "Dispatcher",
+    "Jobs",
+    "LeasePolicy",
+    "SweepReport",
+]

@@ -1,0 +1,197 @@
+"""The Huey application: one task per extraction stage, the maintenance sweep, signals.
+
+    app = WorkerApp("data/memory.db", config)        # the queue file sits beside the store
+    mem = Memory.open("data/memory.db", config, dispatcher=app)   # the host side
+    job_id = mem.session(...).end()                  # persists the job, then app.dispatch()
+
+Each stage task is a thin wrapper: ``Pipeline.run(job_id, stage)`` (core) claims the stage in
+the store, runs it and advances it; the task then enqueues the next stage. Messages carry only
+the job id. Huey retries a failed stage after ``worker.retry_delay_seconds``; the attempt count
+that matters is the one in the store.
+
+The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, in
+``agent-memory worker``, every ``worker.sweep_seconds`` from a ticker thread; a Huey lock keeps
+two from overlapping (and every change it makes is an atomic transaction anyway). It re-queues
+expired claims and queued stages whose message was lost, fails jobs past their attempts,
+flags due review_at records (Path C) and expires unreinforced provisional records.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+from huey import SqliteHuey, crontab, signals
+from huey.exceptions import TaskLockedException
+
+from core import Config, Memory
+from core.errors import ExtractionError
+from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
+from core.jobs import STAGES
+from core.models import utcnow
+
+log = structlog.get_logger("agent_memory.worker")
+
+QUEUE_SUFFIX = ".queue.db"
+SWEEP_LOCK = "agent-memory-sweep"
+
+
+def queue_path_for(store_path: str | os.PathLike[str], config: Config) -> Path:
+    """The Huey queue file for a store: ``worker.queue_path``, else ``<store>.queue.db``."""
+    if config.worker.queue_path:
+        return Path(config.worker.queue_path)
+    store = Path(store_path)
+    return store.with_name(store.name + QUEUE_SUFFIX)
+
+
+class WorkerApp:
+    """The Huey app for one store. Also the store's ``Dispatcher`` (core.jobs).
+
+    ``immediate=True`` runs every task synchronously in the calling thread (Huey's immediate
+    mode, in-memory queue): tests and the quickstart use it to run the whole pipeline inside
+    ``Session.end()``. ``memory`` and ``backend`` are opened lazily when not given:
+    ``Memory.open(store, config, dispatcher=self)`` and ``make_backend(config.extraction,
+    environ=environ)`` (``environ`` defaults to ``os.environ``, read on first use)."""
+
+    def __init__(
+        self,
+        store_path: str | os.PathLike[str],
+        config: Config | None = None,
+        *,
+        immediate: bool = False,
+        memory: Memory | None = None,
+        backend: ModelBackend | None = None,
+        hooks: StageHooks | None = None,
+        environ: Mapping[str, str] | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store_path = Path(store_path)
+        self.config = config or (memory.config if memory is not None else Config())
+        self.queue_path = queue_path_for(self.store_path, self.config)
+        if not immediate:
+            self.queue_path.parent.mkdir(parents=True, exist_ok=True)
+        self.huey = SqliteHuey(
+            "agent-memory",
+            filename=str(self.queue_path),
+            immediate=immediate,
+            results=False,
+            utc=True,
+        )
+        self.hooks = hooks
+        self.clock = clock
+        self._environ = environ
+        self._memory = memory
+        self._backend = backend
+        self._open_lock = threading.Lock()
+        self._sweep_lock = self.huey.lock_task(
+            SWEEP_LOCK, ttl=max(60, int(self.config.worker.sweep_seconds * 4))
+        )
+        self._tasks: dict[str, Any] = {}
+        self._register()
+
+    # -- lazily opened parts -----------------------------------------------------------------
+
+    @property
+    def memory(self) -> Memory:
+        with self._open_lock:
+            if self._memory is None:
+                self._memory = Memory.open(self.store_path, self.config, dispatcher=self)
+            elif self._memory.dispatcher is None:
+                self._memory.dispatcher = self
+            return self._memory
+
+    @property
+    def backend(self) -> ModelBackend:
+        with self._open_lock:
+            if self._backend is None:
+                environ = self._environ if self._environ is not None else os.environ
+                self._backend = make_backend(self.config.extraction, environ=environ)
+            return self._backend
+
+    def pipeline(self) -> Pipeline:
+        """A pipeline for the calling thread, named after host, process and thread."""
+        worker = f"{socket.gethostname()}/{os.getpid()}/{threading.current_thread().name}"
+        return Pipeline(
+            self.memory, self.backend, worker=worker, hooks=self.hooks, clock=self.clock
+        )
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
+    # -- the dispatcher ----------------------------------------------------------------------
+
+    def dispatch(self, job_id: str, stage: str) -> None:
+        """Enqueue the task of ``stage`` for ``job_id`` (in immediate mode: run it now)."""
+        self._tasks[stage](job_id)
+
+    # -- tasks -------------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        worker = self.config.worker
+        for stage in STAGES:
+            self._tasks[stage] = self.huey.task(
+                retries=worker.max_attempts,
+                retry_delay=worker.retry_delay_seconds,
+                name=f"stage_{stage}",
+            )(self._stage_runner(stage))
+        self.huey.periodic_task(crontab(minute="*"), name="maintenance")(self._periodic_sweep)
+        self.huey.signal()(self._on_signal)
+
+    def _stage_runner(self, stage: str) -> Callable[[str], None]:
+        def run_stage(job_id: str) -> None:
+            result = self.pipeline().run(job_id, stage)
+            if result.next_stage is not None:
+                self.dispatch(job_id, result.next_stage)
+
+        run_stage.__name__ = f"stage_{stage}"
+        run_stage.__doc__ = f"Run the {stage} stage of one extraction job."
+        return run_stage
+
+    def _periodic_sweep(self) -> None:
+        self.sweep()
+
+    def sweep(self, *, now: datetime | None = None) -> dict[str, Any] | None:
+        """One maintenance pass (see the module docstring). None when another sweep holds the
+        lock. Returns what it did."""
+        try:
+            with self._sweep_lock:
+                return self._sweep(now or self.clock())
+        except TaskLockedException:
+            return None
+
+    def _sweep(self, now: datetime) -> dict[str, Any]:
+        memory = self.memory
+        report = memory.jobs.sweep(now=now, dispatcher=self).to_json()
+        report["review_flagged"] = memory.flag_due_reviews(now=now)
+        report["expired"] = memory.expire_provisional(now=now)
+        if any(report.values()):
+            log.info("worker.sweep", **report)
+        return report
+
+    def _on_signal(self, signal: str, task: Any, exc: BaseException | None = None) -> None:
+        """Huey's signals as structlog events: worker.task with the signal, task and job."""
+        fields: dict[str, Any] = {
+            "signal": signal,
+            "task": getattr(task, "name", type(task).__name__),
+            "task_id": getattr(task, "id", None),
+            "job_id": (getattr(task, "args", None) or [None])[0],
+        }
+        if exc is not None:
+            fields["error"] = f"{type(exc).__name__}: {exc}"
+        if signal in (signals.SIGNAL_ERROR, signals.SIGNAL_INTERRUPTED):
+            level = log.warning if isinstance(exc, ExtractionError) else log.error
+            level("worker.task", **fields)
+        elif signal in (signals.SIGNAL_ENQUEUED, signals.SIGNAL_EXECUTING):
+            log.debug("worker.task", **fields)
+        else:
+            log.info("worker.task", **fields)
+
+
+__all__ = ["QUEUE_SUFFIX", "WorkerApp", "queue_path_for"]

@@ -1,0 +1,105 @@
+"""Running the consumer: what ``agent-memory worker`` does.
+
+- thread workers (``worker.threads``): the stages spend their time waiting on the model, and
+  threads share one loaded embedder and one store connection;
+- Huey's periodic tasks on (the minute sweep), plus a ticker thread that runs the sweep every
+  ``worker.sweep_seconds`` and once at start, so work left by a crashed consumer resumes as
+  soon as its leases expire;
+- SIGTERM (and SIGINT) stop gracefully: running stages finish, nothing new starts. A second
+  signal interrupts; an interrupted or killed stage is re-run by the sweep after its lease;
+- stale Huey locks (left by a consumer killed with SIGKILL) are cleared at start. Run one
+  ``agent-memory worker`` per queue file for that reason; use ``--threads`` to scale.
+
+``PauseHooks`` is the documented crash-test seam: ``AGENT_MEMORY_WORKER_PAUSE`` set to
+``STAGE:POINT=SECONDS[,...]`` makes the worker log ``worker.paused`` and sleep the first time a
+stage reaches that point (points: claimed, model_done, written, before_advance), so a test can
+SIGKILL it there. Never set it in production.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+
+import structlog
+
+from workers.app import WorkerApp
+
+log = structlog.get_logger("agent_memory.worker")
+
+PAUSE_VARIABLE = "AGENT_MEMORY_WORKER_PAUSE"
+
+
+class PauseHooks:
+    """Sleep at named points inside stages, once each (see the module docstring)."""
+
+    def __init__(self, pauses: Mapping[tuple[str, str], float]) -> None:
+        self._pauses = dict(pauses)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> PauseHooks | None:
+        spec = environ.get(PAUSE_VARIABLE, "").strip()
+        if not spec:
+            return None
+        pauses: dict[tuple[str, str], float] = {}
+        for item in spec.split(","):
+            where, _, seconds = item.partition("=")
+            stage, _, point = where.strip().partition(":")
+            pauses[(stage, point or "claimed")] = float(seconds or 3600)
+        return cls(pauses)
+
+    def at(self, stage: str, point: str) -> None:
+        with self._lock:
+            seconds = self._pauses.pop((stage, point), None)
+        if seconds is not None:
+            log.warning("worker.paused", stage=stage, point=point, seconds=seconds)
+            time.sleep(seconds)
+
+
+def run_consumer(app: WorkerApp, *, threads: int) -> None:
+    """Run the consumer until SIGTERM or SIGINT (see the module docstring). Loads the store
+    and the embedder first, so the first stage is as fast as the rest."""
+    worker = app.config.worker
+    app.memory.warm()
+    consumer = app.huey.create_consumer(
+        workers=threads,
+        worker_type="thread",
+        periodic=True,
+        initial_delay=0.05,
+        backoff=1.5,
+        max_delay=min(2.0, worker.sweep_seconds),
+        check_worker_health=True,
+        flush_locks=True,
+        graceful_signal="TERM",
+    )
+    stop = threading.Event()
+
+    def tick() -> None:
+        while True:
+            try:
+                app.sweep()
+            except Exception:  # keep sweeping; the error is logged with its traceback
+                log.exception("worker.sweep_failed")
+            if stop.wait(worker.sweep_seconds):
+                return
+
+    log.info(
+        "worker.ready",
+        store=str(app.store_path),
+        queue=str(app.queue_path),
+        threads=threads,
+        backend=app.backend.name,
+    )
+    ticker = threading.Thread(target=tick, name="sweeper", daemon=True)
+    ticker.start()
+    try:
+        consumer.run()  # returns after a graceful stop
+    finally:
+        stop.set()
+        app.close()
+        log.info("worker.stopped")
+
+
+__all__ = ["PAUSE_VARIABLE", "PauseHooks", "run_consumer"]
