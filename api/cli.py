@@ -355,6 +355,168 @@ def cmd_search(args: argparse.Namespace) -> int:
     return _tool_result(args, result, text)
 
 
+def _read_transcript(path: str) -> list[dict[str, Any]]:
+    """The turns of a transcript file: {"turns": [...]} or a bare list of turns, each
+    {"role", "content", "at" (optional ISO 8601)}."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {path}: {exc.strerror}", field="file") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(
+            f"{path} is not JSON: {exc.msg} (line {exc.lineno})", field="file"
+        ) from None
+    turns = data.get("turns") if isinstance(data, dict) else data
+    if not isinstance(turns, list) or not turns:
+        raise InvalidArgument(
+            f'{path} must hold {{"turns": [...]}} or a list of turns, with at least one turn',
+            field="file",
+        )
+    for number, turn in enumerate(turns, start=1):
+        if not isinstance(turn, dict) or set(turn) - {"role", "content", "at"}:
+            raise InvalidArgument(
+                f'{path} turn {number}: expected {{"role", "content", "at"}}', field="file"
+            )
+        if not isinstance(turn.get("content"), str) or not isinstance(turn.get("role"), str):
+            raise InvalidArgument(
+                f"{path} turn {number}: role and content must be strings", field="file"
+            )
+    return turns
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from core.models import parse_time
+    from workers.app import WorkerApp
+
+    turns = _read_transcript(args.file)
+    config = load_config(args)
+    app = WorkerApp(args.store, config, immediate=args.inline, environ=os.environ)
+    with app.attach(Memory.open(args.store, config)) as mem:
+        targets = dict(_pairs(args.write_target, what="--write-target")) or None
+        session = mem.session(
+            agent_id=args.agent, user_id=args.user, session_id=args.session, write_targets=targets
+        )
+        if session.transcript():
+            raise InvalidArgument(
+                f"session {args.session!r} already has a transcript; ingest each session once",
+                field="session",
+            )
+        for number, turn in enumerate(turns, start=1):
+            at = parse_time(turn["at"], field=f"turn {number} at") if turn.get("at") else None
+            session.add_turn(turn["role"], turn["content"], at=at)
+        job_id = session.end()
+        status = mem.jobs.status(job_id)
+    data = {
+        "job_id": job_id,
+        "session_id": args.session,
+        "turns": len(turns),
+        "status": status["status"],
+        "queue": None if args.inline else str(app.queue_path),
+        "records": status["records"],
+    }
+    if args.inline:
+        text = f"ingested {len(turns)} turns; job {job_id} {status['status']}" + (
+            f", {len(status['records'])} records" if status["records"] else ""
+        )
+    else:
+        text = (
+            f"ingested {len(turns)} turns; job {job_id} queued in {app.queue_path}\n"
+            f"run: agent-memory worker --store {args.store}"
+        )
+    emit(args, data, text)
+    return EXIT_OK
+
+
+def _job_text(job: dict[str, Any]) -> str:
+    lines = [
+        f"job       {job['job_id']} ({job['kind']})",
+        f"session   {job['session_id']} (agent {job['agent_id']}, user {job['user_id']})",
+        f"status    {job['status']} at stage {job['stage']}"
+        + (" (retryable)" if job["retryable"] else ""),
+        f"created   {job['created_at']}"
+        + (f", finished {job['finished_at']}" if job["finished_at"] else ""),
+    ]
+    if job["last_error"]:
+        lines.append(f"error     {job['last_error']}")
+    rows = []
+    for stage in job["stages"]:
+        output = stage["output"] or {}
+        if stage["stage"] == "extract" and output:
+            result = f"{len(output['candidates'])} candidates"
+        elif stage["stage"] == "review" and output:
+            result = f"{len(output['accepted'])} of {len(output['decisions'])} accepted"
+        elif stage["stage"] == "validate" and output:
+            result = f"{len(output['written'])} written, {len(output['rejected'])} rejected"
+        elif stage["stage"] == "summarize" and output:
+            result = f"summary {output['summary_id']}"
+        else:
+            result = ""
+        rows.append(
+            (
+                stage["stage"],
+                stage["status"],
+                stage["attempts"],
+                stage["claimed_by"] or "",
+                f"{stage['duration_ms']:.0f} ms" if stage["duration_ms"] is not None else "",
+                result,
+                (stage["last_error"] or "")[:80],
+            )
+        )
+    lines.append("")
+    lines.append(
+        _table(rows, ("stage", "status", "attempts", "claimed by", "took", "result", "last error"))
+    )
+    return "\n".join(lines)
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        if args.job:
+            job = mem.jobs.status(args.job)
+            emit(args, job, lambda: _job_text(job))
+            return EXIT_OK
+        jobs = mem.jobs.list(
+            status=args.status, session_id=args.session, agent_id=args.agent, limit=args.limit
+        )
+    emit(
+        args,
+        jobs,
+        lambda: (
+            _table(
+                [
+                    (
+                        j["job_id"],
+                        j["session_id"],
+                        j["status"],
+                        j["stage"],
+                        j["attempts"],
+                        j["created_at"],
+                        (j["last_error"] or "")[:60],
+                    )
+                    for j in jobs
+                ],
+                ("job", "session", "status", "stage", "attempts", "created", "last error"),
+            )
+            if jobs
+            else "no jobs"
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from workers.app import WorkerApp
+    from workers.consumer import PauseHooks, run_consumer
+
+    config = load_config(args)
+    app = WorkerApp(
+        args.store, config, hooks=PauseHooks.from_environ(os.environ), environ=os.environ
+    )
+    run_consumer(app, threads=args.threads or config.worker.threads)
+    return EXIT_OK
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     import tempfile
 
@@ -606,6 +768,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int)
     p.add_argument("--budget-tokens", type=int)
     p.add_argument("--include-history", action="store_true")
+    p = add(
+        "ingest",
+        cmd_ingest,
+        "Record a finished session's transcript from a JSON file and enqueue its extraction.",
+        "agent-memory ingest chat.json --agent assistant --user alice --session s-042\n"
+        '# chat.json: {"turns": [{"role": "user", "content": "I\'m vegetarian.",\n'
+        '#                        "at": "2026-11-29T12:00:00Z"}, ...]}\n'
+        "agent-memory ingest chat.json --agent assistant --user alice --session s-043 --inline",
+    )
+    p.add_argument("file", help='a JSON file: {"turns": [{"role", "content", "at"}, ...]}')
+    p.add_argument("--agent", required=True, help="the agent of the session")
+    p.add_argument("--user", required=True, help="the user it acted for")
+    p.add_argument("--session", required=True, help="the session id (each is ingested once)")
+    p.add_argument(
+        "--write-target",
+        action="append",
+        metavar="LABEL=SCOPE",
+        help="a symbolic write target (default: personal=user:<user>); repeatable",
+    )
+    p.add_argument(
+        "--inline",
+        action="store_true",
+        help="run the extraction pipeline here and now instead of queueing it for a worker",
+    )
+    p = add(
+        "jobs",
+        cmd_jobs,
+        "List extraction jobs, or show one job's stages with attempts, claims, errors, timings.",
+        "agent-memory jobs --status failed\nagent-memory jobs job_01a2... --json",
+    )
+    p.add_argument("job", nargs="?", help="a job id: show its stages")
+    p.add_argument("--status", choices=["queued", "running", "done", "failed"])
+    p.add_argument("--session", help="only this session's job")
+    p.add_argument("--agent", help="only this agent's sessions")
+    p.add_argument("--limit", type=int, default=50, help="at most this many (newest first)")
+    p = add(
+        "worker",
+        cmd_worker,
+        "Run the Huey consumer that extracts ended sessions (stop with SIGTERM or Ctrl-C).",
+        "agent-memory worker --store data/memory.db --threads 4",
+        json_flag=False,
+    )
+    p.add_argument("--threads", type=int, help="worker threads (default: worker.threads)")
+    p.set_defaults(log_level="INFO")
     p = add(
         "eval",
         cmd_eval,

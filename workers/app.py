@@ -89,9 +89,9 @@ class WorkerApp:
         self._memory = memory
         self._backend = backend
         self._open_lock = threading.Lock()
-        self._sweep_lock = self.huey.lock_task(
-            SWEEP_LOCK, ttl=max(60, int(self.config.worker.sweep_seconds * 4))
-        )
+        # Huey's SQLite storage has no lock TTL: a lock left by a killed consumer is cleared
+        # when the next one starts (flush_locks, in workers.consumer).
+        self._sweep_lock = self.huey.lock_task(SWEEP_LOCK)
         self._tasks: dict[str, Any] = {}
         self._register()
 
@@ -105,6 +105,14 @@ class WorkerApp:
             elif self._memory.dispatcher is None:
                 self._memory.dispatcher = self
             return self._memory
+
+    def attach(self, memory: Memory) -> Memory:
+        """Use ``memory`` (an open Memory of this store) for the stages, and make this app its
+        dispatcher, so its sessions' ``end()`` enqueue here. Returns it."""
+        with self._open_lock:
+            self._memory = memory
+            memory.dispatcher = self
+        return memory
 
     @property
     def backend(self) -> ModelBackend:
