@@ -390,7 +390,7 @@ class Jobs:
         )
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY j.created_at DESC, j.job_id DESC LIMIT ?"
+        sql += " ORDER BY j.created_at DESC, j.rowid DESC LIMIT ?"
         rows = self.store.query(sql, [*params, int(limit)])
         return [{**_job_json(r), "attempts": r["attempts"] or 0} for r in rows]
 

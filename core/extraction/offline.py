@@ -28,7 +28,8 @@ no instruction-override text; rejects the rest; narrows a user_statement claim w
 not in a user turn to agent_inference. It does not judge meaning.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
-of the user's turns, and what was kept. It never copies sentences of the transcript.
+of the user's turns (turns with instruction-override text are left out), and what was kept.
+It never copies sentences of the transcript.
 
 Limits: English only; no coreference ("it", "she"); no paraphrase; no facts spread over two
 turns; misses most of what a model would find, and what it finds is literal.
@@ -209,11 +210,9 @@ class OfflineBackend(ModelBackend):
         first = parse_time(turns[0].at, field="at")
         words: Counter[str] = Counter()
         for turn in turns:
-            if turn.role != "user":
+            if turn.role != "user" or INJECTION.search(turn.content):
                 continue
             for sentence in _SENTENCE.findall(turn.content):
-                if INJECTION.search(sentence):
-                    continue
                 words.update(
                     w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
                 )

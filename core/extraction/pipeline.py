@@ -40,6 +40,7 @@ from core.errors import ExtractionError, InvalidArgument, ModelOutputError
 from core.evidence import Turn, find_quote, normalise
 from core.extraction import temporal
 from core.extraction.backend import ModelBackend
+from core.extraction.offline import INJECTION
 from core.extraction.schema import (
     Candidate,
     ReviewDecision,
@@ -472,10 +473,17 @@ def validate_candidate(
         notes.append("valid_until is before valid_from; both dropped")
         dates["valid_from"] = dates["valid_until"] = None
     about = tuple(EntityRef(EntityKind(a.kind), a.name) for a in candidate.about)
+    source_kind = SourceKind(candidate.source_kind)
+    if source_kind is not SourceKind.AGENT_INFERENCE and INJECTION.search(turn.content):
+        notes.append(
+            "the evidence turn holds text that tries to instruct the memory system, so "
+            f"source_kind {source_kind.value} became agent_inference"
+        )
+        source_kind = SourceKind.AGENT_INFERENCE
     request = WriteRequest(
         type=memory_type,
         content=candidate.content,
-        source_kind=SourceKind(candidate.source_kind),
+        source_kind=source_kind,
         scope=scope,
         agent_id=session.agent_id,
         user_id=session.user_id,

@@ -1,0 +1,214 @@
+"""The jobs table and its leases: claims, fencing, retries, the sweep, and Session.end()."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from core import Config, HashingEmbedder, Memory
+from core.errors import InvalidArgument, NotFound
+from core.jobs import DONE, Claim, ClaimRefused
+from tests.conftest import NOW
+
+CONFIG = Config(worker={"lease_seconds": 60, "max_attempts": 3, "requeue_after_seconds": 120})
+
+
+class Recorder:
+    """A dispatcher that records what it was asked to send."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+
+    def dispatch(self, job_id: str, stage: str) -> None:
+        self.sent.append((job_id, stage))
+
+
+class Broken:
+    def dispatch(self, job_id: str, stage: str) -> None:
+        raise ConnectionError("the queue file is on a full disk")
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[Memory]:
+    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
+    yield memory
+    memory.close()
+
+
+def ended(mem: Memory, session_id: str = "s1") -> str:
+    s = mem.session(agent_id="a", user_id="u", session_id=session_id, now=NOW)
+    s.add_turn("user", "I'm vegetarian.", at=NOW)
+    return s.end(now=NOW)
+
+
+def claimed(mem: Memory, job_id: str, stage: str = "extract", **kw: object) -> Claim:
+    claim = mem.jobs.claim(job_id, stage, worker=str(kw.get("worker", "w1")), now=NOW)
+    assert isinstance(claim, Claim), claim
+    return claim
+
+
+def test_end_persists_the_job_then_dispatches_and_is_idempotent(mem: Memory) -> None:
+    """Session.end() writes the job row first, sends one message, and returns the same job
+    when called again; the transcript is then closed."""
+    recorder = Recorder()
+    mem.dispatcher = recorder
+    s = mem.session(agent_id="a", user_id="u", session_id="s1", now=NOW)
+    s.add_turn("user", "I'm vegetarian.", at=NOW)
+    job_id = s.end(now=NOW)
+    assert recorder.sent == [(job_id, "extract")]
+    assert s.end(now=NOW) == job_id and len(recorder.sent) == 1
+    status = mem.jobs.status(job_id)
+    assert status["status"] == "queued" and status["stage"] == "extract"
+    assert [st["status"] for st in status["stages"]] == ["queued", "pending", "pending", "pending"]
+    assert s.ended
+    with pytest.raises(InvalidArgument, match="ended"):
+        s.add_turn("user", "one more thing")
+    events = mem.store.query("SELECT payload FROM events WHERE kind = 'session.ended'")
+    assert job_id in events[0]["payload"]
+
+
+def test_a_queue_that_cannot_be_reached_loses_nothing(mem: Memory) -> None:
+    """When the message cannot be sent, end() still returns the job, and the sweep re-sends."""
+    mem.dispatcher = Broken()
+    job_id = ended(mem)
+    assert mem.jobs.status(job_id)["status"] == "queued"
+    recorder = Recorder()
+    report = mem.jobs.sweep(now=NOW + timedelta(seconds=121), dispatcher=recorder)
+    assert report.requeued == [(job_id, "extract")] and recorder.sent == [(job_id, "extract")]
+
+
+def test_a_live_claim_is_exclusive_and_an_expired_one_is_taken_over(mem: Memory) -> None:
+    """A second worker is refused while the lease runs and takes over after it expires; the
+    first holder, fenced by its old token, can then neither extend nor advance."""
+    job_id = ended(mem)
+    first = claimed(mem, job_id)
+    refused = mem.jobs.claim(job_id, "extract", worker="w2", now=NOW + timedelta(seconds=30))
+    assert isinstance(refused, ClaimRefused) and refused.reason == "held"
+    later = NOW + timedelta(seconds=61)
+    second = mem.jobs.claim(job_id, "extract", worker="w2", now=later)
+    assert isinstance(second, Claim) and second.attempt == 2
+    assert not mem.jobs.extend(first, now=later)
+    assert mem.jobs.advance(first, output={"x": 1}, now=later, duration_ms=1) is None
+    assert mem.jobs.advance(second, output={"x": 2}, now=later, duration_ms=1) == "review"
+    status = mem.jobs.status(job_id)
+    assert status["stages"][0]["output"] == {"x": 2}
+    assert status["stages"][0]["claimed_by"] == "w2"
+
+
+def test_extending_the_lease_keeps_others_out(mem: Memory) -> None:
+    """A holder that extends its lease during a long call is not taken over."""
+    job_id = ended(mem)
+    claim = claimed(mem, job_id)
+    assert mem.jobs.extend(claim, now=NOW + timedelta(seconds=50))
+    refused = mem.jobs.claim(job_id, "extract", worker="w2", now=NOW + timedelta(seconds=100))
+    assert isinstance(refused, ClaimRefused) and refused.reason == "held"
+
+
+def test_stages_run_in_order_and_the_last_one_finishes_the_job(mem: Memory) -> None:
+    """Only the current stage can be claimed; advancing the last stage marks the job done."""
+    job_id = ended(mem)
+    refused = mem.jobs.claim(job_id, "review", worker="w1", now=NOW)
+    assert isinstance(refused, ClaimRefused) and refused.reason == "not_current"
+    for stage, following in [
+        ("extract", "review"),
+        ("review", "validate"),
+        ("validate", "summarize"),
+        ("summarize", DONE),
+    ]:
+        claim = claimed(mem, job_id, stage)
+        assert mem.jobs.advance(claim, output={}, now=NOW, duration_ms=2.5) == following
+    status = mem.jobs.status(job_id)
+    assert status["status"] == "done" and not status["retryable"]
+    again = mem.jobs.claim(job_id, "summarize", worker="w1", now=NOW)
+    assert isinstance(again, ClaimRefused) and again.reason == "done"
+
+
+def test_a_failed_stage_is_retried_until_its_attempts_run_out(mem: Memory) -> None:
+    """release() keeps the error and re-queues; at max_attempts the job fails with it."""
+    job_id = ended(mem)
+    for attempt in range(1, 4):
+        claim = claimed(mem, job_id)
+        assert claim.attempt == attempt
+        retryable = mem.jobs.release(claim, error=f"TimeoutError: try {attempt}", now=NOW)
+        assert retryable is (attempt < 3)
+    status = mem.jobs.status(job_id)
+    assert status["status"] == "failed" and status["last_error"] == "TimeoutError: try 3"
+    assert status["stages"][0]["attempts"] == 3 and status["stages"][0]["status"] == "failed"
+    refused = mem.jobs.claim(job_id, "extract", worker="w1", now=NOW)
+    assert isinstance(refused, ClaimRefused) and refused.reason == "failed"
+
+
+def test_the_sweep_requeues_expired_claims_and_lost_messages_and_fails_spent_jobs(
+    mem: Memory,
+) -> None:
+    """Expired claims and stale queued stages are re-sent; a job whose last attempt's lease
+    expired fails, keeping the last error."""
+    expired_job = ended(mem, "s1")
+    claimed(mem, expired_job)  # its worker was killed
+    lost_job = ended(mem, "s2")  # its message was lost
+    spent_job = ended(mem, "s3")
+    for _ in range(2):
+        mem.jobs.release(claimed(mem, spent_job), error="OverloadedError: 529", now=NOW)
+    claimed(mem, spent_job)  # the third and last attempt, then killed
+    recorder = Recorder()
+    soon = mem.jobs.sweep(now=NOW + timedelta(seconds=30), dispatcher=recorder)
+    assert soon.requeued == [] and soon.failed == []
+    report = mem.jobs.sweep(now=NOW + timedelta(seconds=121), dispatcher=recorder)
+    assert sorted(report.requeued) == sorted([(expired_job, "extract"), (lost_job, "extract")])
+    assert report.failed == [spent_job]
+    assert sorted(recorder.sent) == sorted(report.requeued)
+    assert mem.jobs.status(expired_job)["stages"][0]["status"] == "queued"
+    spent = mem.jobs.status(spent_job)
+    assert spent["status"] == "failed" and spent["last_error"] == "OverloadedError: 529"
+    # A second sweep right after finds nothing new: re-sent stages count as freshly queued.
+    assert mem.jobs.sweep(now=NOW + timedelta(seconds=122)).requeued == []
+
+
+def test_listing_and_status(mem: Memory) -> None:
+    """Jobs list newest first with filters; an unknown job or status is a clear error."""
+    first, second = ended(mem, "s1"), ended(mem, "s2")
+    claimed(mem, second)
+    assert [j["job_id"] for j in mem.jobs.list()] == [second, first]
+    assert [j["job_id"] for j in mem.jobs.list(status="running")] == [second]
+    assert [j["session_id"] for j in mem.jobs.list(session_id="s1")] == ["s1"]
+    assert mem.jobs.list(agent_id="nobody") == []
+    assert mem.jobs.counts() == {"queued": 1, "running": 1, "done": 0, "failed": 0}
+    with pytest.raises(NotFound):
+        mem.jobs.status("job_nope")
+    with pytest.raises(InvalidArgument, match="status"):
+        mem.jobs.list(status="lost")
+
+
+def test_path_c_flags_due_reviews_once_and_changes_nothing_else(mem: Memory) -> None:
+    """The review_at scan sets review_flagged_at and appends one record.review_due event per
+    record, atomically; content, status and source are untouched; a rerun finds nothing."""
+    mem.grant("a", "user:u", now=NOW)
+    s = mem.session(agent_id="a", user_id="u", session_id="s1", now=NOW)
+    args = {"type": "semantic", "source_kind": "agent_inference", "content": ""}
+    due = s.call("memory_write", {**args, "content": "The user plans a trip in July."}, now=NOW)
+    s.call(
+        "memory_write",
+        {**args, "content": "The user will move in 2030.", "review_at": "2030-01-01"},
+        now=NOW,
+    )
+    with mem.store.transaction() as conn:
+        conn.execute(
+            "UPDATE records SET review_at = ? WHERE id = ?",
+            ("2026-11-01T00:00:00.000000Z", due["id"]),
+        )
+    before = mem.store.get_records([due["id"]])[due["id"]]
+    assert mem.flag_due_reviews(now=NOW) == [due["id"]]
+    after = mem.store.get_records([due["id"]])[due["id"]]
+    assert after.review_flagged_at is not None
+    assert (after.content, after.status, after.source_kind, after.confidence) == (
+        before.content,
+        before.status,
+        before.source_kind,
+        before.confidence,
+    )
+    assert mem.flag_due_reviews(now=NOW) == []
+    events = mem.store.query("SELECT record_id FROM events WHERE kind = 'record.review_due'")
+    assert [e["record_id"] for e in events] == [due["id"]]
