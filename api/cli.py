@@ -14,6 +14,7 @@ import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -355,9 +356,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     return _tool_result(args, result, text)
 
 
-def _read_transcript(path: str) -> list[dict[str, Any]]:
-    """The turns of a transcript file: {"turns": [...]} or a bare list of turns, each
-    {"role", "content", "at" (optional ISO 8601)}."""
+def _read_transcript(path: str) -> list[tuple[str, str, datetime | None]]:
+    """The turns of a transcript file, all checked before anything is written:
+    {"turns": [...]} or a bare list of turns, each {"role", "content", "at" (optional)}."""
+    from core.models import parse_time
+    from core.session import ROLES
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -373,20 +377,24 @@ def _read_transcript(path: str) -> list[dict[str, Any]]:
             f'{path} must hold {{"turns": [...]}} or a list of turns, with at least one turn',
             field="file",
         )
+    parsed = []
     for number, turn in enumerate(turns, start=1):
+        where = f"{path} turn {number}"
         if not isinstance(turn, dict) or set(turn) - {"role", "content", "at"}:
+            raise InvalidArgument(f'{where}: expected {{"role", "content", "at"}}', field="file")
+        if not isinstance(turn.get("content"), str):
+            raise InvalidArgument(f"{where}: content must be a string", field="file")
+        if turn.get("role") not in ROLES:
             raise InvalidArgument(
-                f'{path} turn {number}: expected {{"role", "content", "at"}}', field="file"
+                f"{where}: role must be one of {', '.join(ROLES)}; got {turn.get('role')!r}",
+                field="file",
             )
-        if not isinstance(turn.get("content"), str) or not isinstance(turn.get("role"), str):
-            raise InvalidArgument(
-                f"{path} turn {number}: role and content must be strings", field="file"
-            )
-    return turns
+        at = parse_time(turn["at"], field=f"{where} at") if turn.get("at") else None
+        parsed.append((turn["role"], turn["content"], at))
+    return parsed
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from core.models import parse_time
     from workers.app import WorkerApp
 
     turns = _read_transcript(args.file)
@@ -402,9 +410,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"session {args.session!r} already has a transcript; ingest each session once",
                 field="session",
             )
-        for number, turn in enumerate(turns, start=1):
-            at = parse_time(turn["at"], field=f"turn {number} at") if turn.get("at") else None
-            session.add_turn(turn["role"], turn["content"], at=at)
+        for role, content, at in turns:
+            session.add_turn(role, content, at=at)
         job_id = session.end()
         status = mem.jobs.status(job_id)
     data = {

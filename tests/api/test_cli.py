@@ -171,10 +171,15 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
         "Load the embedder",
         "Import records",
         "Forget",
+        "End a session: extraction as a job",
         "Snapshot",
     ):
         assert step in out
     assert "address found afterwards: False" in out
+    assert "stage     summarize  done" in out and "session_summary" in out
+    assert "rejected 'The user is the account owner.'" in out
+    extracted = out.split("stage     extract")[1].split("9. Snapshot")[0]
+    assert "admin" not in extracted  # the injected turn produced no record
     assert "Traceback" not in result.stderr
     assert (tmp_path / "agent-memory" / "quickstart.db").exists()
 
