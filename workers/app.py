@@ -193,10 +193,12 @@ class WorkerApp:
         }
         if exc is not None:
             fields["error"] = f"{type(exc).__name__}: {exc}"
+        if signal == signals.SIGNAL_ENQUEUED:
+            return  # sent in the host, on every Session.end(): stage.claimed says it arrived
         if signal in (signals.SIGNAL_ERROR, signals.SIGNAL_INTERRUPTED):
             level = log.warning if isinstance(exc, ExtractionError) else log.error
             level("worker.task", **fields)
-        elif signal in (signals.SIGNAL_ENQUEUED, signals.SIGNAL_EXECUTING):
+        elif signal == signals.SIGNAL_EXECUTING:
             log.debug("worker.task", **fields)
         else:
             log.info("worker.task", **fields)
