@@ -27,6 +27,8 @@ _INITIAL_CAPACITY = 1024
 # Below this share of live rows allowed, gather those rows and score only them; above it,
 # score the whole matrix and mask (one contiguous matvec beats a gather of most rows).
 _GATHER_BELOW = 0.25
+# Filter codes up to this many are matched by comparisons, more by a lookup table (_member).
+_COMPARE_AT_MOST = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +200,12 @@ class VectorIndex:
         with self._lock:
             n = self._size
             codes = [self._scope_codes[s] for s in where.scopes if s in self._scope_codes]
-            keep = np.isin(self._scope[:n], np.array(codes, dtype=np.int32))
-            keep &= np.isin(self._status[:n], [_STATUS_CODE[s] for s in where.statuses])
+            keep = _member(self._scope[:n], codes, len(self._scope_codes))
+            statuses = [_STATUS_CODE[s] for s in where.statuses]
+            keep &= _member(self._status[:n], statuses, len(STATUS_ORDER))
             if where.types is not None:
-                keep &= np.isin(self._type[:n], [_TYPE_CODE[t] for t in where.types])
+                types = [_TYPE_CODE[t] for t in where.types]
+                keep &= _member(self._type[:n], types, len(TYPE_ORDER))
             if where.since is not None:
                 keep &= self._time[:n] >= _times([where.since])[0]
             if where.until is not None:
@@ -252,6 +256,20 @@ class VectorIndex:
         mask = np.zeros(self._size, dtype=bool)
         mask[rows[rows >= 0]] = True
         return mask
+
+
+def _member(column: np.ndarray, codes: list[int], distinct: int) -> np.ndarray:
+    """Per row, whether ``column`` (codes 0..distinct-1, or -1 for a row without metadata)
+    holds one of ``codes``. np.isin is slow on these small integer columns (about 3 ms over
+    50,000 int8 codes): a few codes are compared one by one, more go through a lookup table."""
+    if len(codes) <= _COMPARE_AT_MOST:
+        keep = np.zeros(len(column), dtype=bool)
+        for code in codes:
+            keep |= column == code
+        return keep
+    table = np.zeros(distinct + 1, dtype=bool)  # the extra last slot is where -1 lands
+    table[codes] = True
+    return table.take(column)
 
 
 def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
