@@ -581,6 +581,27 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_tools(args: argparse.Namespace) -> int:
+    from core.tools import memory_policy, tool_definitions
+
+    mode = args.mode or load_config(args).trigger.mode
+    definitions = tool_definitions(mode)
+    policy = memory_policy(mode)
+    if args.policy:
+        emit(args, {"trigger_mode": mode, "policy": policy}, policy)
+        return EXIT_OK
+
+    def text() -> str:
+        tools = "\n".join(
+            f"{d['name']}\n{textwrap.indent(textwrap.fill(d['description'], 92), '    ')}"
+            for d in definitions
+        )
+        return f"trigger mode: {mode}\n\n{tools}\n\nmemory-use policy:\n{policy}"
+
+    emit(args, definitions, text)
+    return EXIT_OK
+
+
 def cmd_quickstart(args: argparse.Namespace) -> int:
     from api.quickstart import run
 
@@ -837,6 +858,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calibrate", action="store_true", help="sweep the gate floors (LoCoMo)")
     p.add_argument("--work-dir", help="keep the evaluation stores here (default: temporary)")
     p.add_argument("--out", help="write the full JSON report here")
+    p = add(
+        "tools",
+        cmd_tools,
+        "Print the tool definitions a host registers (name, description, JSON Schema) and the "
+        "memory-use policy for the prompt prefix; both are static for a configuration.",
+        "agent-memory tools --json > tools.json\nagent-memory tools --policy --mode hybrid",
+    )
+    p.add_argument(
+        "--mode",
+        choices=["tool_only", "auto", "hybrid"],
+        help="trigger mode (default: trigger.mode); auto omits memory_search",
+    )
+    p.add_argument("--policy", action="store_true", help="print only the memory-use policy")
     add(
         "config",
         cmd_config,
