@@ -40,7 +40,7 @@ from core import Memory
 from core.models import format_time
 
 AGENT = "eval"
-MAX_CONTENT = 8000  # the importer's limit; longer turns are cut (embedding sees 512 tokens)
+MAX_CONTENT = 8000  # the importer's limit; longer turns are cut (the embedder truncates further)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,15 @@ class EmbedderConfig(_Section):
         description="Pooling for the dense head: 'auto' is mean for MiniLM, CLS for bge-m3.",
     )
     batch_size: int = Field(64, ge=1, le=4096, description="Texts per forward pass.")
-    max_length: int = Field(512, ge=8, le=8192, description="Tokens kept per text.")
+    max_length: int = Field(
+        0,
+        ge=0,
+        le=8192,
+        description=(
+            "Tokens kept per text (0: the length the model was trained for, from its "
+            "sentence_bert_config.json, e.g. 256 for MiniLM and 8192 for bge-m3; else 512)."
+        ),
+    )
     device: str = Field("cpu", description="Torch device for the model ('cpu', 'cuda:0').")
     threads: int = Field(
         0,

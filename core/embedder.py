@@ -77,7 +77,7 @@ class FlagEmbedder(Embedder):
         *,
         pooling: str = "auto",
         batch_size: int = 64,
-        max_length: int = 512,
+        max_length: int = 0,
         device: str = "cpu",
         threads: int = 0,
     ) -> None:
@@ -93,7 +93,7 @@ class FlagEmbedder(Embedder):
             )
         self._identity = EmbedderIdentity(name=name, version=version, dims=self._dims)
         self._batch_size = batch_size
-        self._max_length = max_length
+        self._max_length = max_length or _trained_length(self._path)
         self._device = device
         self._model: Any = None
         self._lock = threading.Lock()
@@ -286,6 +286,19 @@ def _folder_fingerprint(folder: Path) -> str:
         if file.is_file():
             digest.update(f"{file.relative_to(folder)}:{file.stat().st_size}".encode())
     return "folder-" + digest.hexdigest()[:16]
+
+
+def _trained_length(folder: Path | None) -> int:
+    """The sequence length a sentence-transformers model was trained for. Embedding past it
+    costs quadratic attention time for positions the model never learned to pool (MiniLM was
+    trained at 256 of its 512 positions), so it is the default truncation; 512 otherwise."""
+    if folder is not None:
+        try:
+            config = json.loads((folder / "sentence_bert_config.json").read_text())
+            return int(config["max_seq_length"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return 512
 
 
 def _read_hidden_size(folder: Path) -> int | None:

@@ -42,6 +42,17 @@ def test_the_single_pass_and_batched_paths_agree(real_embedder: FlagEmbedder) ->
     assert np.allclose(batched, single, atol=1e-5)
 
 
+def test_texts_are_cut_at_the_length_the_model_was_trained_for(
+    real_embedder: FlagEmbedder,
+) -> None:
+    """MiniLM was trained on 256 tokens: by default words past that change nothing, while the
+    same difference inside the window does."""
+    long_a, long_b = real_embedder.embed(["tea " * 300 + "volcano", "tea " * 300 + "harbour"])
+    assert np.allclose(long_a, long_b, atol=1e-6)
+    short_a, short_b = real_embedder.embed(["tea " * 100 + "volcano", "tea " * 100 + "harbour"])
+    assert not np.allclose(short_a, short_b, atol=1e-3)
+
+
 def test_similar_meanings_are_closer_than_unrelated_ones(real_embedder: FlagEmbedder) -> None:
     """The real model captures meaning: a paraphrase beats an unrelated sentence."""
     a, paraphrase, unrelated = real_embedder.embed(
