@@ -391,9 +391,20 @@ def calibrate(mem: Memory, dataset: Dataset, *, progress: bool = True) -> dict[s
     its entity matches), so one pass serves every floor."""
     answerable = [q for q in dataset.questions if q.answerable]
     keys = sorted(dataset.conversations)
-    elsewhere = {q.id: keys[(keys.index(q.conversation) + 1) % len(keys)] for q in answerable}
+    speakers = {
+        k: {t.speaker.casefold() for t in turns} for k, turns in dataset.conversations.items()
+    }
+    elsewhere = {
+        q.id: key for q in answerable if (key := _unrelated_conversation(q, keys, speakers))
+    }
     positives = ask(mem, answerable, progress=progress, desc="positives")
-    negatives = ask(mem, answerable, scope_of=elsewhere, progress=progress, desc="negatives")
+    negatives = ask(
+        mem,
+        [q for q in answerable if q.id in elsewhere],
+        scope_of=elsewhere,
+        progress=progress,
+        desc="negatives",
+    )
     off = [
         Question(f"off:{i}:{k}", k, text, "off-topic", frozenset())
         for i, text in enumerate(OFF_TOPIC)
@@ -436,6 +447,21 @@ def calibrate(mem: Memory, dataset: Dataset, *, progress: bool = True) -> dict[s
         "chosen": best,
         "embedder": str(mem.embedder.identity),
     }
+
+
+def _unrelated_conversation(
+    question: Question, keys: list[str], speakers: dict[str, set[str]]
+) -> str | None:
+    """The next conversation (in key order) none of whose speakers the question names: a
+    question about John asked where another John talks may have an answer there, so it
+    would not be a true negative."""
+    named = set(re.findall(r"\w+", question.text.casefold()))
+    start = keys.index(question.conversation)
+    for step in range(1, len(keys)):
+        key = keys[(start + step) % len(keys)]
+        if not speakers[key] & named:
+            return key
+    return None
 
 
 def _signals(answer: Answer) -> tuple[float | None, float | None, bool]:

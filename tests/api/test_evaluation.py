@@ -11,6 +11,7 @@ from api.evaluation import (
     Answer,
     Question,
     _normal_dia_id,
+    _unrelated_conversation,
     load_locomo,
     load_longmemeval,
     locomo_metrics,
@@ -113,3 +114,14 @@ def test_longmemeval_session_recall_dedupes_turns_into_sessions() -> None:
     metrics = longmemeval_metrics([answer], granularity="turn")["overall"]
     assert metrics["recall_any@5"] == 1.0 and metrics["recall_all@5"] == 0.0
     assert metrics["turn_recall@10"] == 1.0
+
+
+def test_calibration_negatives_skip_conversations_where_a_named_person_also_talks() -> None:
+    """A question about John is no negative where another John talks: it may be answered."""
+    speakers = {"a": {"john", "maria"}, "b": {"john", "tim"}, "c": {"deborah", "jolene"}}
+    about_john = Question("q1", "a", "What music events has John attended?", "1", frozenset())
+    about_maria = Question("q2", "a", "Where has Maria made friends?", "1", frozenset())
+    assert _unrelated_conversation(about_john, ["a", "b", "c"], speakers) == "c"
+    assert _unrelated_conversation(about_maria, ["a", "b", "c"], speakers) == "b"
+    everyone = {"a": {"john"}, "b": {"john"}}
+    assert _unrelated_conversation(about_john, ["a", "b"], everyone) is None
