@@ -171,12 +171,13 @@ def insert_record(
 
 def embedding_text(record: Record) -> str:
     """The text a record's vector is made from: its content, preceded for a procedure by its
-    name and when it applies (design §3: dense on description), otherwise by its retrieval
-    context if it has one."""
+    name and when it applies (design §3: dense on description), otherwise followed by its
+    retrieval context if it has one. The content comes first so that the embedder's
+    truncation (256 tokens for MiniLM) cuts context, never the record itself."""
     if record.procedure is not None:
         return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
     if record.context:
-        return f"{record.context}\n{record.content}"
+        return f"{record.content}\n{record.context}"
     return record.content
 
 

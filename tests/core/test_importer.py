@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from core import Memory
@@ -70,3 +71,34 @@ def test_import_into_a_malformed_scope_is_refused(fast_memory: Memory) -> None:
     with pytest.raises(InvalidIdentifier):
         fast_memory.import_records([{"content": "x"}], scope="team:x", now=NOW)
     assert fast_memory.stats()["records"] == 0
+
+
+def test_a_long_context_never_pushes_the_content_out_of_the_vector(memory: Memory) -> None:
+    """Two records with the same 300-word context but different content must not get the
+    same vector: the embedder keeps 256 tokens, so the content has to come first."""
+    context = "We talked about the weather and the garden for a long while. " * 25
+    ids = memory.import_records(
+        [
+            {"content": "Alice is allergic to peanuts.", "type": "episodic", "context": context},
+            {
+                "content": "The staging database is in Frankfurt.",
+                "type": "episodic",
+                "context": context,
+            },
+        ],
+        scope="user:alice",
+        agent_id="importer",
+        now=NOW,
+    )
+    peanuts, database = (
+        np.frombuffer(
+            memory.store.query(
+                "SELECT e.vector FROM embeddings AS e JOIN records AS r "
+                "ON r.rowid = e.record_rowid WHERE r.id = ?",
+                [record_id],
+            )[0]["vector"],
+            np.float32,
+        )
+        for record_id in ids
+    )
+    assert float(peanuts @ database) < 0.9
