@@ -98,7 +98,14 @@ class RetrievalConfig(_Section):
         description="RRF weight of the dense generator (the packaged MiniLM trails BM25 here).",
     )
     lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical generator.")
-    entity_weight: float = Field(1.0, ge=0.0, description="RRF weight of the entity generator.")
+    entity_weight: float = Field(
+        1.0,
+        ge=0.0,
+        description=(
+            "RRF weight of the entity generator; scaled by depth/linked for a search whose "
+            "named entities have more linked records than the candidate depth."
+        ),
+    )
     context_weight: float = Field(
         0.3,
         ge=0.0,

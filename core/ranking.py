@@ -51,6 +51,18 @@ def fuse(
     return list(candidates.values())
 
 
+def entity_weight(weight: float, *, linked: int, depth: int) -> float:
+    """The entity generator's fusion weight for one search, scaled by how selective the
+    named entities are. Its candidates are every record linked to them, most recent first:
+    a complete answer when they number ``depth`` or fewer, but for an entity with hundreds of
+    records (a user, a long-running project) the most recent ``depth`` are an arbitrary slice
+    with respect to the query, worth ``depth / linked`` of the full weight. Like IDF: a name
+    that matches everything says little about which record is wanted."""
+    if linked <= depth:
+        return weight
+    return round(weight * depth / linked, 6)
+
+
 def freshness_boost(age_days: float | None, *, weight: float, half_life_days: float) -> float:
     """The recency adjustment of an episodic record: ``weight`` halving every
     ``half_life_days`` of age. Zero for records without an event time."""

@@ -122,6 +122,35 @@ def test_entity_names_in_the_query_find_linked_records(alice: Session) -> None:
     assert top["explanation"]["entity_match"][0]["alias"] == "Apollo"
 
 
+def test_an_entity_named_by_many_records_weighs_less_in_fusion(alice: Session) -> None:
+    """Apollo has one record: the entity generator keeps its full weight. Orion has 60, more
+    than the 30 candidates it can return: its most recent 30 are an arbitrary slice, weighted
+    30/60; the count covers readable scopes only."""
+    memory = alice.memory
+    memory.import_records(
+        [
+            {
+                "content": f"Orion status note {i}: the build is green.",
+                "about": [{"kind": "project", "name": "Orion"}],
+                "source_kind": "tool_result",
+            }
+            for i in range(60)
+        ],
+        scope="project:apollo",
+        now=NOW,
+    )
+    few = search(alice, "apollo staging")["explanation"]
+    many = search(alice, "What is the Orion status?")["explanation"]
+    assert few["candidates"]["entity_linked"] == 1
+    assert many["candidates"]["entity_linked"] == 60
+    logs = {
+        r["id"]: json.loads(r["payload"])
+        for r in memory.store.query("SELECT id, payload FROM search_log")
+    }
+    weights = [p["settings"]["weights"]["entity"] for p in logs.values()]
+    assert sorted(set(weights)) == [0.5, 1.0]
+
+
 def test_filters_by_type_and_event_time(alice: Session) -> None:
     """types and since/until restrict every generator before ranking."""
     query = "team chose SQLite store; Alice moved to Lisbon; Alice allergic to peanuts"
