@@ -67,6 +67,8 @@ class Question:
 @dataclass(slots=True)
 class Dataset:
     name: str
+    # LoCoMo's speakers are people with names; LongMemEval's are the roles user and assistant.
+    speakers_are_people: bool = False
     conversations: dict[str, list[Turn]] = field(default_factory=dict)
     questions: list[Question] = field(default_factory=list)
 
@@ -77,7 +79,7 @@ class Dataset:
 
 def load_locomo(path: Path) -> Dataset:
     data = json.loads(path.read_text())
-    dataset = Dataset("locomo")
+    dataset = Dataset("locomo", speakers_are_people=True)
     for conversation in data:
         key = _key(conversation["sample_id"])
         sessions = conversation["conversation"]
@@ -176,9 +178,13 @@ def _longmemeval_date(text: str) -> datetime:
 # Importing and asking
 
 
-def records_for(turns: list[Turn], *, granularity: str, context_turns: int) -> list[dict[str, Any]]:
+def records_for(
+    turns: list[Turn], *, granularity: str, context_turns: int, link_speakers: bool = False
+) -> list[dict[str, Any]]:
     """One record per turn (with the session date and preceding turns as context), or one per
-    session (its turns concatenated)."""
+    session (its turns concatenated). With ``link_speakers`` a turn is about the person who
+    said it, as a host importing a conversation between named people would record it: the
+    speaker becomes a person entity in the conversation's scope."""
     if granularity == "session":
         by_session: dict[str, list[Turn]] = defaultdict(list)
         for turn in turns:
@@ -210,6 +216,7 @@ def records_for(turns: list[Turn], *, granularity: str, context_turns: int) -> l
                 "content": f"{turn.speaker}: {turn.text}"[:MAX_CONTENT],
                 "context": context[:MAX_CONTENT],
             }
+            | ({"about": [{"kind": "person", "name": turn.speaker}]} if link_speakers else {})
         )
     return records
 
@@ -230,7 +237,12 @@ def import_dataset(
     ):
         mem.grant(AGENT, f"user:{key}")
         mem.import_records(
-            records_for(turns, granularity=granularity, context_turns=context_turns),
+            records_for(
+                turns,
+                granularity=granularity,
+                context_turns=context_turns,
+                link_speakers=dataset.speakers_are_people,
+            ),
             scope=f"user:{key}",
             agent_id=AGENT,
         )

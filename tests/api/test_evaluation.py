@@ -75,6 +75,9 @@ def test_turn_records_carry_preceding_turns_of_the_same_session_as_context() -> 
     assert "hello" not in records[2]["context"] and records[2]["source_ref"] == "D2:1"
     sessions = records_for(turns, granularity="session", context_turns=2)
     assert [r["source_ref"] for r in sessions] == ["s1", "s2"]
+    assert "about" not in records[0]
+    linked = records_for(turns, granularity="turn", context_turns=2, link_speakers=True)
+    assert linked[1]["about"] == [{"kind": "person", "name": "B"}]
 
 
 def _answer(
