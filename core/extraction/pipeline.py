@@ -170,13 +170,17 @@ class Pipeline:
     # -- the stages --------------------------------------------------------------------------
 
     def _extract(self, claim: Claim) -> dict[str, Any]:
+        started = time.perf_counter()
         view = self._view(claim.session_id)
+        prepared = time.perf_counter()
         with self._leased(claim):
             result = self.backend.extract(view)
+        model_ms = _ms(prepared)
         self._hook("extract", "model_done")
         candidates = result.candidates[: self.config.max_candidates]
         return {
             "backend": self.backend.name,
+            "timings_ms": {"transcript_preparation": _ms(started, prepared), "model": model_ms},
             "candidates": [c.model_dump(mode="json") for c in candidates],
             "dropped_over_limit": len(result.candidates) - len(candidates),
         }
@@ -186,16 +190,20 @@ class Pipeline:
         candidates = [Candidate.model_validate(c) for c in extracted["candidates"]]
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
+        started = time.perf_counter()
         items = self._review_items(session, view, candidates)
+        prepared = time.perf_counter()
         if items:
             with self._leased(claim):
                 review = self.backend.review(ReviewRequest(view, tuple(items)))
         else:
             review = ReviewOutput(decisions=[])
+        model_ms = _ms(prepared)
         self._hook("review", "model_done")
         accepted, decisions = apply_review(candidates, review)
         return {
             "backend": self.backend.name,
+            "timings_ms": {"related_records": _ms(started, prepared), "model": model_ms},
             "accepted": [c.model_dump(mode="json") for c in accepted],
             "decisions": decisions,
         }
@@ -238,6 +246,7 @@ class Pipeline:
                     "source_kind": outcome.source_kind.value,
                     "content": candidate.content,
                     "notes": notes + outcome.notes,
+                    "timings_ms": outcome.timings_ms,
                 }
             )
             if len(written) == 1:
@@ -249,8 +258,10 @@ class Pipeline:
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
         kept = tuple(w["content"] for w in validated["written"] if w["action"] not in ("conflict",))
+        started = time.perf_counter()
         with self._leased(claim):
             summary = self.backend.summarize(SummaryRequest(view, kept))
+        model_ms = _ms(started)
         self._hook("summarize", "model_done")
         scope = summary_scope(session)
         turns = view.turns
@@ -277,7 +288,12 @@ class Pipeline:
             tool="session_summary",
         )
         self._hook("summarize", "written")
-        return {"summary_id": outcome.id, "action": outcome.action, "scope": scope}
+        return {
+            "summary_id": outcome.id,
+            "action": outcome.action,
+            "scope": scope,
+            "timings_ms": {"model": model_ms, "write": outcome.timings_ms},
+        }
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -337,6 +353,10 @@ class Pipeline:
                 surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)
             items.append(ReviewItem(i, candidate, surrounding, related[i]))
         return items
+
+
+def _ms(start: float, end: float | None = None) -> float:
+    return round(((end if end is not None else time.perf_counter()) - start) * 1000, 3)
 
 
 # ---------------------------------------------------------------------------------------------
