@@ -5,6 +5,7 @@ scripted one standing in for a model that times out, answers badly or was prompt
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -24,7 +25,7 @@ from core.extraction import (
 )
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
-from core.models import Record, SourceKind
+from core.models import Record, SourceKind, utcnow
 from core.policy import source_rank
 from tests.conftest import NOW
 from workers.app import WorkerApp
@@ -415,3 +416,34 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
         "review_flagged": [],
         "expired": [],
     }
+
+
+def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
+    """A model call longer than the lease does not let another worker take the stage over."""
+    import threading
+
+    from core.extraction import Pipeline
+    from core.jobs import ClaimRefused
+
+    class Slow(Scripted):
+        def extract(self, session: SessionView) -> ExtractionOutput:
+            started.set()
+            time.sleep(1.0)
+            return super().extract(session)
+
+    started = threading.Event()
+    config = Config(worker={"lease_seconds": 0.3})
+    mem = Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW)
+    try:
+        job_id = converse(mem, CHAT)
+        pipeline = Pipeline(mem, Slow(), worker="slow")
+        runner = threading.Thread(target=pipeline.run, args=(job_id, "extract"))
+        runner.start()
+        started.wait(5)
+        time.sleep(0.6)  # twice the lease
+        refused = mem.jobs.claim(job_id, "extract", worker="other", now=utcnow())
+        runner.join(5)
+        assert isinstance(refused, ClaimRefused) and refused.reason == "held"
+        assert mem.jobs.status(job_id)["stage"] == "review"
+    finally:
+        mem.close()
