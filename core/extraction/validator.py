@@ -1,0 +1,217 @@
+"""Review and validation rules of session extraction (design §6 Path B): what a reviewer's
+decision may change, and what a reviewed candidate must satisfy before the ingestor sees it.
+
+- ``apply_review``: the candidates that survive the reviewer, fail-closed.
+- ``widening``: a revision may narrow content or dates or lower the source kind; it may never
+  raise the source kind, bring evidence that is not part of the quote, change the target
+  (scope) or change the primary entity.
+- ``validate_candidate``: design §6 list 1, 4 (with the ingestor) and 5: evidence verbatim or
+  reject; target writable; temporal fields only when the evidence turn has the matching
+  expression; instruction-override text in the evidence turn caps the source at
+  agent_inference. Duplicates and contradictions (2, 3) are the ingestor's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from core import policy
+from core.entities import EntityRef
+from core.errors import InvalidArgument, ModelOutputError
+from core.evidence import Turn, find_quote, normalise
+from core.extraction import temporal
+from core.extraction.offline import INJECTION
+from core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
+from core.ingestor import WriteRequest
+from core.models import (
+    EntityKind,
+    MemoryType,
+    Procedure,
+    Scope,
+    SourceKind,
+    format_time,
+    parse_time,
+)
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+ALL_ROLES = ("user", "assistant", "tool", "system")
+
+
+def apply_review(
+    candidates: Sequence[Candidate], review: ReviewOutput
+) -> tuple[list[Candidate], list[dict[str, Any]]]:
+    """The candidates that survive review, and one logged decision per candidate. A decision
+    for an unknown index, or two for one candidate, make the whole output invalid
+    (ModelOutputError: nothing is written); a candidate without a decision is rejected."""
+    by_index: dict[int, ReviewDecision] = {}
+    for decision in review.decisions:
+        if decision.index >= len(candidates):
+            raise ModelOutputError(
+                f"a decision for candidate {decision.index}, but there are {len(candidates)}",
+                role="reviewer",
+            )
+        if decision.index in by_index:
+            raise ModelOutputError(f"two decisions for candidate {decision.index}", role="reviewer")
+        by_index[decision.index] = decision
+    accepted: list[Candidate] = []
+    logged: list[dict[str, Any]] = []
+    for index, candidate in enumerate(candidates):
+        found = by_index.get(index)
+        entry: dict[str, Any] = {"index": index, "content": candidate.content}
+        if found is None:
+            entry.update(verdict="reject", reason="the reviewer gave no decision (fails closed)")
+            logged.append(entry)
+            continue
+        decision = found
+        if decision.verdict == "accept":
+            entry.update(verdict="accept", reason=decision.reason)
+            accepted.append(candidate)
+        elif decision.verdict == "reject":
+            entry.update(verdict="reject", reason=decision.reason)
+        elif decision.revision is None:
+            entry.update(verdict="reject", reason="a revision without revised fields")
+        elif (problem := widening(candidate, decision.revision)) is not None:
+            entry.update(verdict="reject", reason=f"revision refused: {problem}")
+        else:
+            revised = revise(candidate, decision.revision)
+            entry.update(verdict="revise", reason=decision.reason, revised=revised.content)
+            accepted.append(revised)
+        logged.append(entry)
+    return accepted, logged
+
+
+def widening(candidate: Candidate, revision: Revision) -> str | None:
+    """Why ``revision`` would widen rather than narrow ``candidate``, or None."""
+    if revision.source_kind is not None and policy.source_rank(
+        SourceKind(revision.source_kind)
+    ) > policy.source_rank(SourceKind(candidate.source_kind)):
+        return f"it raises the source from {candidate.source_kind} to {revision.source_kind}"
+    if revision.evidence is not None and normalise(revision.evidence) not in normalise(
+        candidate.evidence
+    ):
+        return "it brings new evidence (a revision may only shorten the quote)"
+    if revision.target is not None and revision.target != candidate.target:
+        return f"it moves the record from {candidate.target} to {revision.target}"
+    if revision.about is not None:
+        before = _primary(candidate.about)
+        after = _primary(revision.about)
+        if before != after:
+            return "it changes the primary entity"
+    return None
+
+
+def revise(candidate: Candidate, revision: Revision) -> Candidate:
+    changes = revision.model_dump(exclude_none=True)
+    return Candidate.model_validate({**candidate.model_dump(), **changes})
+
+
+def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
+    if not about:
+        return None
+    return about[0].kind, normalise(about[0].name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation (design §6 list 1-5; dedup, supersession and status are the ingestor's)
+
+
+def validate_candidate(
+    candidate: Candidate, *, session: Session, turns: Sequence[Turn], key: str
+) -> tuple[WriteRequest, list[str]]:
+    """The write request for a reviewed candidate, and notes on what was dropped. Raises
+    InvalidArgument (the candidate is rejected) when its evidence is not verbatim in the
+    transcript, its target is not writable, or it is malformed."""
+    notes: list[str] = []
+    turn = find_quote(candidate.evidence, turns, roles=ALL_ROLES)
+    if turn is None:
+        raise InvalidArgument(
+            "the evidence span is not found verbatim in the transcript", field="evidence"
+        )
+    scope = session.write_targets.get(candidate.target)
+    if scope is None or scope not in session.writable_scopes():
+        raise InvalidArgument(
+            f"the write target {candidate.target!r} is not writable in this session",
+            field="target",
+        )
+    memory_type = MemoryType(candidate.type)
+    procedure = None
+    if memory_type is MemoryType.PROCEDURAL:
+        if candidate.procedure is None:
+            raise InvalidArgument("a procedural candidate without its procedure", field="type")
+        procedure = Procedure(
+            candidate.procedure.name,
+            candidate.procedure.when,
+            tuple(candidate.procedure.steps),
+            tuple(candidate.procedure.pitfalls),
+        )
+    anchor = parse_time(turn.at, field="at")
+    dates: dict[str, str | None] = {}
+    for name in ("valid_from", "valid_until", "review_at"):
+        value = getattr(candidate, name)
+        dates[name] = None
+        if value is None:
+            continue
+        try:
+            moment = parse_time(value, field=name)
+        except InvalidArgument:
+            notes.append(f"{name} {value!r} is not a date; dropped")
+            continue
+        expression = temporal.supports(moment.date(), turn.content, anchor)
+        if expression is None:
+            notes.append(
+                f"{name} {value} dropped: the evidence turn has no date expression that means it"
+            )
+            continue
+        dates[name] = format_time(moment)
+    if dates["valid_from"] and dates["valid_until"] and dates["valid_until"] < dates["valid_from"]:
+        notes.append("valid_until is before valid_from; both dropped")
+        dates["valid_from"] = dates["valid_until"] = None
+    about = tuple(EntityRef(EntityKind(a.kind), a.name) for a in candidate.about)
+    source_kind = SourceKind(candidate.source_kind)
+    if source_kind is not SourceKind.AGENT_INFERENCE and INJECTION.search(turn.content):
+        notes.append(
+            "the evidence turn holds text that tries to instruct the memory system, so "
+            f"source_kind {source_kind.value} became agent_inference"
+        )
+        source_kind = SourceKind.AGENT_INFERENCE
+    request = WriteRequest(
+        type=memory_type,
+        content=candidate.content,
+        source_kind=source_kind,
+        scope=scope,
+        agent_id=session.agent_id,
+        user_id=session.user_id,
+        session_id=session.session_id,
+        attribute=candidate.attribute,
+        evidence=candidate.evidence,
+        about=about,
+        event_at=turn.at if memory_type is MemoryType.EPISODIC else None,
+        valid_from=dates["valid_from"],
+        valid_until=dates["valid_until"],
+        review_at=dates["review_at"],
+        procedure=procedure,
+        idempotency_key=key,
+    )
+    return request, notes
+
+
+def summary_scope(session: Session) -> str:
+    """Where the session summary goes: the personal target when the agent may write it, else
+    the agent-user pair's private scope (always writable)."""
+    personal = session.write_targets.get("personal")
+    if personal is not None and personal in session.writable_scopes():
+        return personal
+    return str(Scope.private(session.agent_id, session.user_id))
+
+
+__all__ = [
+    "ALL_ROLES",
+    "apply_review",
+    "revise",
+    "summary_scope",
+    "validate_candidate",
+    "widening",
+]
