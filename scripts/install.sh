@@ -3,6 +3,7 @@
 #
 #   scripts/install.sh            the library, the worker and the CLI
 #   scripts/install.sh test       ... plus the test tools
+#   scripts/install.sh test,bench ... plus what the benchmarks plot with (matplotlib)
 #
 # `test` also installs the Deep Agents adapter's extra (deepagents) into the venv and builds a
 # second venv, .venv-crewai (CREWAI_VENV), with the CrewAI adapter's extra: crewai pins an older
