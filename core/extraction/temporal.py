@@ -30,7 +30,7 @@ _MONTHS = {
 _MONTHS["sept"] = 9
 _MONTH = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
 )
 _WEEKDAYS = {calendar.day_name[i].lower(): i for i in range(7)}
 _WEEKDAY = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"

@@ -447,3 +447,17 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
         assert mem.jobs.status(job_id)["stage"] == "review"
     finally:
         mem.close()
+
+
+def test_a_later_session_stating_the_same_fact_reinforces_it(mem: Memory) -> None:
+    """Extraction reconciles with the store: the same fact from another session reinforces
+    the existing record (design "Reinforcement and expiry") instead of adding one."""
+    attach(mem)
+    converse(mem, [("user", "I'm vegetarian.")], "s1")
+    second = converse(mem, [("user", "I'm vegetarian.")], "s2")
+    written = mem.jobs.status(second)["stages"][2]["output"]["written"]
+    assert [w["action"] for w in written] == ["reinforced"]
+    rows = mem.store.query(
+        "SELECT id, observations FROM records WHERE content = ?", ("The user is vegetarian.",)
+    )
+    assert len(rows) == 1 and rows[0]["observations"] == 2
