@@ -97,9 +97,13 @@ class Jobs:
 
     # -- creation ----------------------------------------------------------------------------
 
-    def create_for_session(self, session_id: str, *, now: datetime) -> tuple[str, bool]:
+    def create_for_session(
+        self, session_id: str, *, now: datetime, will_send: bool = True
+    ) -> tuple[str, bool]:
         """The session's extraction job, created with its stages if it has none.
-        Returns (job_id, created). Ends the session (ended_at) in the same transaction."""
+        Returns (job_id, created). Ends the session (ended_at) in the same transaction.
+        ``will_send`` False (no dispatcher) leaves the first stage's ``queued_at`` empty, which
+        tells the next sweep to send its message at once."""
         at = format_time(now)
         with self.store.transaction() as conn:
             row = conn.execute(
@@ -127,7 +131,13 @@ class Jobs:
                 "INSERT INTO job_stages (job_id, stage, position, status, queued_at) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [
-                    (job_id, stage, i, "queued" if i == 0 else "pending", at if i == 0 else None)
+                    (
+                        job_id,
+                        stage,
+                        i,
+                        "queued" if i == 0 else "pending",
+                        at if i == 0 and will_send else None,
+                    )
                     for i, stage in enumerate(STAGES)
                 ],
             )
@@ -139,6 +149,15 @@ class Jobs:
                 payload={"session_id": session_id, "job_id": job_id},
             )
         return job_id, True
+
+    def mark_unsent(self, job_id: str, stage: str) -> None:
+        """The message for a queued stage could not be sent: the next sweep sends it."""
+        with self.store.transaction() as conn:
+            conn.execute(
+                "UPDATE job_stages SET queued_at = NULL WHERE job_id = ? AND stage = ? "
+                "AND status = 'queued'",
+                (job_id, stage),
+            )
 
     # -- leases ------------------------------------------------------------------------------
 
@@ -286,8 +305,9 @@ class Jobs:
 
     def sweep(self, *, now: datetime, dispatcher: Dispatcher | None = None) -> SweepReport:
         """Re-queue expired claims and queued stages whose message was lost (queued longer
-        than requeue_after_seconds, or never sent), fail jobs past their attempts, and send
-        a message for each re-queued stage. Safe to run from several processes at once."""
+        than requeue_after_seconds) or never sent (no ``queued_at``), fail jobs past their
+        attempts, and send a message for each re-queued stage. Safe to run from several
+        processes at once."""
         at = format_time(now)
         stale = format_time(now - timedelta(seconds=self.policy.requeue_after_seconds))
         report = SweepReport()

@@ -175,13 +175,17 @@ class Session:
         exactly one session summary.
 
         The job row is written first, so a crash, or a queue that cannot be reached, loses
-        nothing: a worker's sweep sends the message for any queued job that lacks one."""
-        job_id, created = self.memory.jobs.create_for_session(self.session_id, now=now or utcnow())
+        nothing: a worker's next sweep sends the message for a job whose message was not
+        sent (no dispatcher, or it failed)."""
         dispatcher = self.memory.dispatcher
+        job_id, created = self.memory.jobs.create_for_session(
+            self.session_id, now=now or utcnow(), will_send=dispatcher is not None
+        )
         if created and dispatcher is not None:
             try:
                 dispatcher.dispatch(job_id, "extract")
-            except Exception as exc:  # the job is safe in the store; the sweep re-sends
+            except Exception as exc:  # the job is safe in the store; the sweep sends it
+                self.memory.jobs.mark_unsent(job_id, "extract")
                 log.warning(
                     "session.dispatch_failed",
                     session_id=self.session_id,

@@ -76,8 +76,17 @@ def test_a_queue_that_cannot_be_reached_loses_nothing(mem: Memory) -> None:
     job_id = ended(mem)
     assert mem.jobs.status(job_id)["status"] == "queued"
     recorder = Recorder()
-    report = mem.jobs.sweep(now=NOW + timedelta(seconds=121), dispatcher=recorder)
+    report = mem.jobs.sweep(now=NOW, dispatcher=recorder)  # the next sweep, not 5 min later
     assert report.requeued == [(job_id, "extract")] and recorder.sent == [(job_id, "extract")]
+
+
+def test_a_host_without_a_dispatcher_gets_its_job_run_by_the_next_sweep(mem: Memory) -> None:
+    """With no dispatcher the job is marked unsent; a sweep sends it at once, exactly once."""
+    job_id = ended(mem)
+    recorder = Recorder()
+    assert mem.jobs.sweep(now=NOW, dispatcher=recorder).requeued == [(job_id, "extract")]
+    assert mem.jobs.sweep(now=NOW + timedelta(seconds=1), dispatcher=recorder).requeued == []
+    assert recorder.sent == [(job_id, "extract")]
 
 
 def test_a_live_claim_is_exclusive_and_an_expired_one_is_taken_over(mem: Memory) -> None:
@@ -146,6 +155,7 @@ def test_the_sweep_requeues_expired_claims_and_lost_messages_and_fails_spent_job
 ) -> None:
     """Expired claims and stale queued stages are re-sent; a job whose last attempt's lease
     expired fails, keeping the last error."""
+    mem.dispatcher = Recorder()  # every message is sent at end()
     expired_job = ended(mem, "s1")
     claimed(mem, expired_job)  # its worker was killed
     lost_job = ended(mem, "s2")  # its message was lost
