@@ -9,6 +9,7 @@ from its ``search_log`` row alone (design §13: a behaviour the log cannot recon
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,17 +150,23 @@ def collapse(
 
 
 def fit_budget(
-    candidates: list[Candidate], *, budget: int, limit: int
+    candidates: list[Candidate],
+    *,
+    budget: int,
+    limit: int,
+    count: Callable[[Candidate], int],
 ) -> tuple[list[Candidate], list[Candidate]]:
     """Take candidates in order while they fit ``budget`` tokens, up to ``limit`` results; one
     that does not fit is skipped (a shorter one after it may still fit). Returns (taken,
-    skipped)."""
+    skipped). ``count`` gives a candidate's tokens and is called only for the candidates
+    examined, in order, so nothing past the last one taken is ever tokenised."""
     taken: list[Candidate] = []
     skipped: list[Candidate] = []
     used = 0
     for candidate in candidates:
         if len(taken) == limit:
             break
+        candidate.tokens = count(candidate)
         if used + candidate.tokens <= budget:
             taken.append(candidate)
             used += candidate.tokens
@@ -194,7 +201,11 @@ def replay(log: dict[str, Any]) -> list[str]:
     if log["reranker"]["applied"]:
         position = {rid: i for i, rid in enumerate(log["reranker"]["order"])}
         kept.sort(key=lambda c: position.get(c.record_id, len(position)))
-    for candidate in kept:
-        candidate.tokens = log["budget"]["tokens"][candidate.record_id]
-    taken, _ = fit_budget(kept, budget=log["budget"]["budget_tokens"], limit=settings["limit"])
+    tokens = log["budget"]["tokens"]
+    taken, _ = fit_budget(
+        kept,
+        budget=log["budget"]["budget_tokens"],
+        limit=settings["limit"],
+        count=lambda c: tokens[c.record_id],
+    )
     return [c.record_id for c in taken]

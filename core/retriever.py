@@ -212,11 +212,12 @@ class Retriever:
         timer.run("reranking", t)
 
         t = time.perf_counter()
-        texts = {c.record_id: render(records[c.record_id]) for c in kept}
-        counts = self.tokens.count_many(list(texts.values())) if texts else []
-        for candidate, count in zip(kept, counts, strict=True):
-            candidate.tokens = count
-        taken, skipped = ranking.fit_budget(kept, budget=request.budget_tokens, limit=request.limit)
+        taken, skipped = ranking.fit_budget(
+            kept,
+            budget=request.budget_tokens,
+            limit=request.limit,
+            count=lambda c: self.tokens.count(render(records[c.record_id])),
+        )
         timer.run("budget_assembly", t)
 
         t = time.perf_counter()
@@ -309,7 +310,7 @@ class Retriever:
             "reranker": rerank_log,
             "budget": {
                 "budget_tokens": request.budget_tokens,
-                "tokens": {c.record_id: c.tokens for c in kept},
+                "tokens": {c.record_id: c.tokens for c in [*taken, *skipped]},
                 "skipped": [c.record_id for c in skipped],
             },
             "final_ids": [c.record_id for c in taken],

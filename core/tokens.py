@@ -39,7 +39,3 @@ class TokenCounter:
     def count(self, text: str) -> int:
         """Tokens in ``text``, without the special [CLS]/[SEP] tokens."""
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
-
-    def count_many(self, texts: list[str]) -> list[int]:
-        encoded = self._tokenizer.encode_batch(texts, add_special_tokens=False)
-        return [len(e.ids) for e in encoded]
