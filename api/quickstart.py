@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from api.host import Identity, MemoryHost
 from core import Config, Memory
+from core.tools import memory_policy, tool_definitions
 from workers.app import WorkerApp
 
 DEMO_STORE = Path("agent-memory") / "quickstart.db"
@@ -306,7 +308,30 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
                 )
 
         out.section(
-            "9. Snapshot and stats",
+            "9. Host integration",
+            "Static tool definitions and a memory-use policy for the prompt; in auto mode the "
+            "host searches once per user turn and the model gets no search tool.",
+        )
+        for mode in ("tool_only", "auto"):
+            names = ", ".join(d["name"] for d in tool_definitions(mode))
+            out.line(f"tools     {mode:<9} {names}", mode=mode, tools=names.split(", "))
+        out.line(f"policy    {len(memory_policy('tool_only'))} characters, the same every turn")
+        host = MemoryHost(mem, mode="auto")
+        chat = host.start(Identity(agent_id="assistant", user_id="alice", session_id="s-host"))
+        question = "When is the billing service deployed?"
+        auto = host.user_turn(chat, question)
+        found = [r["content"] for r in auto.result["results"]] if auto else []
+        out.line(f"auto      user turn {question!r} -> host searched, {len(found)} result(s)")
+        for content in found[:2]:
+            out.line(f"            {content}")
+        host.assistant_turn(chat, "How about hummus and crackers?")
+        searches = mem.store.query(
+            "SELECT count(*) AS n FROM search_log WHERE session_id = ?", ["s-host"]
+        )[0]["n"]
+        out.line(f"          the assistant turn searched nothing: {searches} search in the log")
+
+        out.section(
+            "10. Snapshot and stats",
             "Snapshots copy the whole store consistently, "
             "for backups and for tests that start from a known state.",
         )

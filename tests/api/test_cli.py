@@ -172,14 +172,18 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
         "Import records",
         "Forget",
         "End a session: extraction as a job",
+        "Host integration",
         "Snapshot",
     ):
         assert step in out
     assert "address found afterwards: False" in out
     assert "stage     summarize  done" in out and "session_summary" in out
     assert "rejected 'The user is the account owner.'" in out
-    extracted = out.split("stage     extract")[1].split("9. Snapshot")[0]
+    extracted = out.split("stage     extract")[1].split("9. Host integration")[0]
     assert "admin" not in extracted  # the injected turn produced no record
+    assert "auto      memory_forget, memory_get, memory_revise, memory_write\n" in out
+    assert "host searched, 0 result" not in out and "host searched, " in out
+    assert "the assistant turn searched nothing: 1 search in the log" in out
     assert "Traceback" not in result.stderr
     assert (tmp_path / "agent-memory" / "quickstart.db").exists()
 
