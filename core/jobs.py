@@ -29,10 +29,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+import structlog
+
 from core.errors import InvalidArgument, NotFound
 from core.models import format_time, new_id
 from core.records import append_event
 from core.store import Store
+
+log = structlog.get_logger("agent_memory")
 
 STAGES: tuple[str, ...] = ("extract", "review", "validate", "summarize")
 DONE = "done"  # what ``Jobs.advance`` returns after the last stage
@@ -347,7 +351,11 @@ class Jobs:
                 report.requeued.append((job_id, stage))
         if dispatcher is not None:
             for job_id, stage in report.requeued:
-                dispatcher.dispatch(job_id, stage)
+                try:
+                    dispatcher.dispatch(job_id, stage)
+                except Exception as exc:  # one failed send must not hold back the others
+                    log.warning("jobs.send_failed", job=job_id, stage=stage, error=str(exc))
+                    self.mark_unsent(job_id, stage)
         return report
 
     # -- reading -----------------------------------------------------------------------------

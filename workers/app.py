@@ -156,7 +156,13 @@ class WorkerApp:
         def run_stage(job_id: str) -> None:
             result = self.pipeline().run(job_id, stage)
             if result.next_stage is not None:
-                self.dispatch(job_id, result.next_stage)
+                try:
+                    self.dispatch(job_id, result.next_stage)
+                except Exception as exc:  # the stage is queued in the store; the sweep sends it
+                    log.warning(
+                        "worker.send_failed", job=job_id, stage=result.next_stage, error=str(exc)
+                    )
+                    self.memory.jobs.mark_unsent(job_id, result.next_stage)
 
         run_stage.__name__ = f"stage_{stage}"
         run_stage.__doc__ = f"Run the {stage} stage of one extraction job."

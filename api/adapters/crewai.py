@@ -36,15 +36,19 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+import structlog
 from crewai.hooks import register_after_tool_call_hook, register_before_llm_call_hook
 from crewai.tools import BaseTool
 from crewai.tools.tool_failure import ToolFailure, ToolFailureReason
 from pydantic import ConfigDict, Field
 
 from api.host import AutoSearch, Identity, MemoryHost, is_memory_tool
+from core.errors import AgentMemoryError
 from core.memory import Memory
 from core.session import Session
 from core.tools import TOOLS, TriggerMode
+
+log = structlog.get_logger("agent_memory")
 
 
 class CrewMemoryTool(BaseTool):
@@ -63,7 +67,19 @@ class CrewMemoryTool(BaseTool):
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         chat: CrewChat = self.chat
         arguments: Any = args[0] if args and not kwargs else kwargs
-        result = chat.host.call(chat.session, self.name, arguments)
+        try:
+            result = chat.host.call(chat.session, self.name, arguments)
+        except AgentMemoryError as exc:
+            # A host-side failure (embedder, store, config), not the model's doing. CrewAI would
+            # hand str(exc) to the model; it gets a neutral error, the host keeps the exception.
+            log.error("crewai.memory_tool_failed", tool=self.name, error=str(exc))
+            chat.last_error = exc
+            result = {
+                "error": {
+                    "code": "internal_error",
+                    "message": "the memory tool failed; the failure was logged",
+                }
+            }
         text = json.dumps(result, sort_keys=True, default=str)
         if "error" in result:
             error = result["error"]
@@ -84,6 +100,8 @@ class CrewChat:
     def __init__(self, host: MemoryHost, session: Session) -> None:
         self.host, self.session = host, session
         self.job_id: str | None = None
+        # The last host-side failure of a memory tool during a kickoff, for the host to raise.
+        self.last_error: AgentMemoryError | None = None
         self._pending: AutoSearch | None = None
         self._lock = threading.Lock()
 

@@ -44,10 +44,13 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 
+from pydantic import ValidationError
+
 from core.evidence import Turn, find_quote, normalise
 from core.extraction import temporal
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
+    MAX_CANDIDATES,
     Candidate,
     ExtractionOutput,
     ProcedureDraft,
@@ -165,7 +168,8 @@ class OfflineBackend(ModelBackend):
                 if key not in seen:
                     seen.add(key)
                     candidates.append(candidate)
-        return ExtractionOutput(candidates=candidates)
+        # The schema's cap; the pipeline keeps fewer still (extraction.max_candidates).
+        return ExtractionOutput(candidates=candidates[:MAX_CANDIDATES])
 
     # -- reviewer ----------------------------------------------------------------------------
 
@@ -384,7 +388,9 @@ def _from_tool_turn(turn: Turn) -> Iterator[Candidate]:
         if len(sentence.split()) < 3 or INJECTION.search(sentence):
             continue
         if _TOOL_OUTCOME.search(sentence):
-            yield _candidate("outcome", "episodic", sentence, sentence, source="tool_result")
+            candidate = _candidate("outcome", "episodic", sentence, sentence, source="tool_result")
+            if candidate is not None:
+                yield candidate
 
 
 def _candidate(
@@ -395,17 +401,22 @@ def _candidate(
     *,
     attribute: str | None = None,
     source: str = "user_statement",
-) -> Candidate:
-    return Candidate.model_validate(
-        {
-            "kind": kind,
-            "type": memory_type,
-            "content": _sentence(content),
-            "evidence": evidence,
-            "source_kind": source,
-            "attribute": attribute.lower() if attribute else None,
-        }
-    )
+) -> Candidate | None:
+    """A candidate, or None for one the schema refuses (a 3,000-character "sentence" from a
+    pasted log): a rule-based extractor must not fail a whole session over one line."""
+    try:
+        return Candidate.model_validate(
+            {
+                "kind": kind,
+                "type": memory_type,
+                "content": _sentence(content),
+                "evidence": evidence,
+                "source_kind": source,
+                "attribute": attribute.lower() if attribute else None,
+            }
+        )
+    except ValidationError:
+        return None
 
 
 def _third_person(text: str) -> str:

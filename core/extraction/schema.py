@@ -62,8 +62,11 @@ class Candidate(_Model):
     procedure: ProcedureDraft | None = None
 
 
+MAX_CANDIDATES = 500
+
+
 class ExtractionOutput(_Model):
-    candidates: list[Candidate] = Field(max_length=500)
+    candidates: list[Candidate] = Field(max_length=MAX_CANDIDATES)
 
 
 class Revision(_Model):

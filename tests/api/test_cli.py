@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -160,8 +161,11 @@ def test_the_store_defaults_to_the_environment_variable(
 def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     """The installed `agent-memory quickstart` runs on the packaged model and shows each step."""
     exe = Path(sys.executable).with_name("agent-memory")
+    # The offline backend, whatever the developer's shell holds (an ANTHROPIC_API_KEY would
+    # otherwise make the tour call the real API).
+    env = {**os.environ, "AGENT_MEMORY_EXTRACTION__BACKEND": "offline"}
     result = subprocess.run(
-        [str(exe), "quickstart"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+        [str(exe), "quickstart"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout

@@ -299,4 +299,7 @@ def crewai_environment(home: str) -> dict[str, str]:
         "CREWAI_DISABLE_TELEMETRY": "true",
         "CREWAI_DISABLE_TRACKING": "true",
         "OTEL_SDK_DISABLED": "true",
+        # A fresh home looks like a first run, which asks on a terminal to share traces.
+        "CREWAI_TESTING": "true",
+        "CREWAI_TRACING_ENABLED": "false",
     }

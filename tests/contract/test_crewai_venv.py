@@ -41,6 +41,7 @@ def test_the_crewai_half_of_the_contract_suite_passes_in_its_venv(tmp_path) -> N
         cwd=ROOT,
         env=env,
         capture_output=True,
+        stdin=subprocess.DEVNULL,
         text=True,
         timeout=900,
     )

@@ -35,6 +35,7 @@ def crewai_records(tmp_path: Path) -> dict[str, object]:
         cwd=ROOT,
         env=env,
         capture_output=True,
+        stdin=subprocess.DEVNULL,
         text=True,
         timeout=600,
     )

@@ -192,6 +192,26 @@ def test_a_session_with_nothing_to_keep_still_gets_exactly_one_summary(mem: Memo
     assert [r.source_kind for r in records_of(mem, "s1")] == [SourceKind.SESSION_SUMMARY]
 
 
+def test_an_overlong_sentence_or_a_pasted_log_cannot_fail_the_session(mem: Memory) -> None:
+    """A 3,000-character first-person sentence and a tool turn of 600 outcome lines are more
+    than the extraction schema takes; the offline extractor drops what does not fit, and the
+    job still finishes with its summary."""
+    attach(mem)
+    log = "\n".join(f"Step {i} completed with 0 errors." for i in range(600))
+    job_id = converse(
+        mem,
+        [
+            ("user", "I am " + "very " * 600 + "tired. I'm allergic to shellfish."),
+            ("tool", log),
+        ],
+    )
+    status = mem.jobs.status(job_id)
+    assert status["status"] == "done", status
+    kinds = [r.source_kind for r in records_of(mem, "s1")]
+    assert kinds.count(SourceKind.SESSION_SUMMARY) == 1
+    assert SourceKind.USER_STATEMENT in kinds
+
+
 def test_two_sessions_that_read_alike_get_a_summary_each(mem: Memory) -> None:
     """Summaries are never merged as near-duplicates: one per session."""
     attach(mem, Scripted(summary="The user said hello."))
