@@ -7,13 +7,19 @@ own tool channel, and the run always continues.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from api.host import Identity
+from core import HashingEmbedder
+from core.errors import EmbedderError
 from core.memory import Memory
+from tests.conftest import NOW
 from tests.contract.conftest import Open
-from tests.contract.drivers import Call
+from tests.contract.drivers import CONFIG, DRIVERS, Call
 
 FIVE = ["memory_forget", "memory_get", "memory_revise", "memory_search", "memory_write"]
 SAID = "I'm vegetarian, and I love a good dal."
@@ -242,3 +248,32 @@ def test_session_end_enqueues_extraction(open_chat: Open, mem: Memory) -> None:
         "SELECT role, content FROM turns WHERE session_id = 's-1-alice' ORDER BY seq"
     )
     assert [(t["role"], t["content"]) for t in turns] == [("user", SAID), ("assistant", "Noted.")]
+
+
+class _BrokenEmbedder(HashingEmbedder):
+    """An embedder that fails the way a missing model does, with a path in its message."""
+
+    def embed(self, texts: list[str]) -> Any:
+        raise EmbedderError("could not load model at /secret/models/bge-m3: out of memory")
+
+
+def test_a_host_failure_never_shows_its_text_to_the_model(tmp_path: Path, driver_name: str) -> None:
+    """A failure that is not the model's doing (here the embedder) belongs to the host: the bare
+    surface and Deep Agents raise it out of the run; CrewAI, which would hand an exception's
+    text to the model, gives the model a neutral internal_error and keeps the exception."""
+    broken = Memory.open(tmp_path / "broken.db", CONFIG, embedder=_BrokenEmbedder(), now=NOW)
+    broken.grant("assistant", "user:alice")
+    chat = DRIVERS[driver_name](broken, Identity("assistant", "alice", "s-broken"), "tool_only")
+    script = [Call("memory_search", {"query": "dal"}), "Nothing found."]
+    try:
+        if driver_name != "crewai":
+            with pytest.raises(EmbedderError, match="secret"):
+                chat.turn("What do I like?", script)
+            return
+        out = chat.turn("What do I like?", script)
+        assert out.failed == [True]
+        assert out.results[0]["error"]["code"] == "internal_error"
+        assert "secret" not in json.dumps(out.results)
+        assert isinstance(chat.chat.last_error, EmbedderError)
+    finally:
+        broken.close()
