@@ -20,9 +20,8 @@ def configure_logging(
 
     ``json`` None means: JSON lines unless the stream is a terminal.
     """
-    stream = stream or sys.stderr
     if json is None:
-        json = not stream.isatty()
+        json = not (stream or sys.stderr).isatty()
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer(sort_keys=True)
         if json
@@ -39,6 +38,15 @@ def configure_logging(
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(stream),
+        # Without an explicit stream, sys.stderr is looked up at each event rather than kept:
+        # a host (or a test runner) that swaps stderr later must not be left writing to a
+        # closed file.
+        logger_factory=structlog.PrintLoggerFactory(stream)
+        if stream is not None
+        else _current_stderr_logger,
         cache_logger_on_first_use=False,
     )
+
+
+def _current_stderr_logger(*_args: object) -> structlog.PrintLogger:
+    return structlog.PrintLogger(sys.stderr)

@@ -15,11 +15,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import structlog
 
 from core import Config, HashingEmbedder, Memory
 from core.embedder import FlagEmbedder, shared_embedder
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog() -> Iterator[None]:
+    """CLI tests run main() in-process, which configures structlog (its level, its stream);
+    no test may inherit that from another."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture(scope="session")
