@@ -10,18 +10,21 @@ several store sizes, and for the reranker's latency against its candidate count.
 
 1. **Stores** of each ``--sizes`` records (default 1,000, 10,000 and 50,000) are filled with
    real conversation text through ``Memory.import_records`` (batches of 256) and the default
-   embedder: the turns of ``locomo-dev.json`` (6 conversations, 3,321 turns) and
-   ``longmemeval-s-dev.json.gz`` (30 haystacks, 14,717 turns), turned into records exactly as
+   embedder: the turns of ``locomo-dev.json`` (6 conversations, 3,321 turns) and of the
+   ``--haystacks`` smallest haystacks of ``longmemeval-s-dev.json.gz`` (5 by default, 2,270
+   turns; all 30 hold 14,717), turned into records exactly as
    ``agent-memory eval`` does (``api.evaluation.records_for``: one episodic record per turn,
    the session date and the two turns before it as retrieval context), LoCoMo turns also linked
    to their speaker (a person entity, so the entity generator has work on questions that name
-   someone). Conversations are laid out in a fixed order (the smallest LoCoMo conversation,
-   the smallest haystack, then one LoCoMo conversation to five haystacks) and repeated, each
-   copy in its own ``project:cNNNN`` scope, until the store holds exactly the size asked for
-   (the last copy is cut). 50,000 records are about 2.8 copies of the 18,038 turns. Each text
-   is embedded once: the build wraps the embedder in a cache (``benchmarks/.cache``), which
-   changes nothing in the vectors stored. Stores are cached in ``benchmarks/.cache/``, keyed
-   by size, schema, embedder and a hash of every record, so reruns skip the build.
+   someone). Conversations are laid out smallest first, alternately LoCoMo and LongMemEval,
+   and repeated, each copy in its own ``project:cNNNN`` scope, until the store holds exactly
+   the size asked for (the last copy is cut). Each distinct text is embedded once (the build
+   wraps the embedder in a cache kept in ``benchmarks/.cache``), by the default model with
+   ``--build-max-length`` tokens (128 by default, against 512 at search time) and one thread:
+   the long LongMemEval turns at 512 tokens embed at a few per second on a busy 2-core
+   machine. That changes which records the dense generator returns, not what a search does.
+   Stores are cached in ``benchmarks/.cache/``, keyed by size, schema, embedder, build length
+   and a hash of every record, so reruns skip the build.
 
 2. **Queries** are the data sets' own questions, alternately a LoCoMo question (a seeded
    sample of all categories) and a LongMemEval one (its 30, cycled), the same list at every
@@ -65,7 +68,10 @@ several store sizes, and for the reranker's latency against its candidate count.
    classification head is untrained (random scores), so its latency is a lower bound for the
    24-layer, 568M-parameter bge-reranker-v2-m3, and its ranking is meaningless. The texts are
    the real fused candidates of one-scope searches of the largest store. The whole pipeline is
-   also run with ``reranker.enabled`` on that model (default timeout, 500 ms).
+   also run with ``reranker.enabled`` on that model, ``--rerank-pipeline`` searches with 10
+   candidates per generator (at most 30 fused) and a 120 s timeout: a rerank past the default
+   500 ms keeps running in the retriever's worker threads, and on a busy machine the abandoned
+   ones pile up and stall every later search.
 
 ``--profile`` adds a cProfile run of the largest store's warm searches (not timed). Results go
 to ``<out>/search.json`` (machine, versions, command, every number) and
@@ -320,7 +326,7 @@ def embedding_cache_path(max_length: int) -> Path:
 def child_build(path: str, data: Path, size: int, haystacks: int, max_length: int) -> dict:
     """Import ``size`` records of the layout into a new store at ``path``, one call per copy,
     and grant every reader agent its scopes. The records are embedded by the default model
-    with ``max_length`` tokens and one torch thread (see BUILD_NOTE)."""
+    with ``max_length`` tokens and one torch thread (see the module docstring)."""
     conversations = load_conversations(data, haystacks)
     by_key = {c.key: c for c in conversations}
     copies = layout(conversations, size)
@@ -685,16 +691,23 @@ def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int)
         used += 1
     mem.close()
 
-    # The whole pipeline with the reranker on (after_floors, default timeout), one scope.
-    config = Config(reranker={"enabled": True, "model": folder})
+    # The whole pipeline with the reranker on (after_floors), one scope, with a timeout long
+    # enough that every rerank finishes: a timed-out rerank keeps running in the retriever's
+    # worker threads, so on a loaded machine the default 500 ms lets abandoned work pile up and
+    # every later search waits behind it.
+    # Ten candidates per generator: at most 30 fused, the design's "reranker on 30 candidates".
+    config = Config(
+        reranker={"enabled": True, "model": folder, "timeout_ms": 120_000},
+        retrieval={"candidates_per_generator": 10},
+    )
     mem = Memory.open(copy, config, reranker=reranker)
     mem.warm()
     reader = Reader(mem)
-    searches = [reader.search(p["agent"], p["query"]) for p in plan[: pipeline_queries + 5]][5:]
+    searches = [reader.search(p["agent"], p["query"]) for p in plan[: pipeline_queries + 1]][1:]
     statuses = [
         json.loads(row["payload"])["reranker"]["status"]
         for row in mem.store.query("SELECT payload FROM search_log ORDER BY rowid")
-    ][5:]
+    ][1:]
     mem.close()
     return {
         "configured": configured_report,
@@ -708,7 +721,11 @@ def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int)
         "candidate_text_chars_median": float(np.median(lengths)) if lengths else None,
         "by_candidates": {str(n): summarise(v) for n, v in samples.items() if v},
         "pipeline": {
-            "config": {"mode": config.reranker.mode, "timeout_ms": config.reranker.timeout_ms},
+            "config": {
+                "mode": config.reranker.mode,
+                "timeout_ms": config.reranker.timeout_ms,
+                "candidates_per_generator": config.retrieval.candidates_per_generator,
+            },
             **summarise_searches(searches),
             "statuses": {s: statuses.count(s) for s in sorted(set(statuses))},
         },
@@ -971,8 +988,10 @@ def markdown_tables(result: dict) -> str:
         pipe = rerank["pipeline"]
         lines += [
             "",
-            f"memory_search with that reranker on (mode {pipe['config']['mode']}, timeout "
-            f"{pipe['config']['timeout_ms']} ms), one scope, {pipe['searches']} searches: "
+            f"memory_search with that reranker on (mode {pipe['config']['mode']}, "
+            f"{pipe['config']['candidates_per_generator']} candidates per generator, timeout "
+            f"{pipe['config']['timeout_ms']} ms), one scope, {pipe['searches']} searches "
+            f"(fused candidates {pipe['candidates']['fused']['mean']:.0f} on average): "
             f"end to end {cell(pipe['latency_ms']['end_to_end'])} ms, reranking stage "
             f"{cell(pipe['latency_ms']['reranking'])} ms; statuses: "
             + ", ".join(f"{s} {n}" for s, n in pipe["statuses"].items())
@@ -1032,6 +1051,21 @@ def plot(result: dict, path: Path) -> None:
                 color=color,
                 label=f"{MODE_LABEL[mode]} {stat[:3]}",
             )
+    other = result.get("threads_1_run")  # added to the report when that run was made too
+    if other:
+        for mode, color in zip(MODES, ("tab:cyan", "tab:orange"), strict=True):
+            for stat, style in (("p50_ms", "-"), ("p95_ms", "--")):
+                ax.plot(
+                    [int(s) for s in other["warm"]],
+                    [
+                        w["modes"][mode]["latency_ms"]["end_to_end"][stat]
+                        for w in other["warm"].values()
+                    ],
+                    style,
+                    marker="s",
+                    color=color,
+                    label=f"{MODE_LABEL[mode]} {stat[:3]}, embedder.threads=1",
+                )
     ax.axhline(SEARCH_P50_TARGET_MS, color="grey", linestyle="-", linewidth=0.8)
     ax.axhline(SEARCH_P95_TARGET_MS, color="grey", linestyle="--", linewidth=0.8)
     ax.text(sizes[0], SEARCH_P50_TARGET_MS, " p50 target", va="bottom", fontsize=8)
@@ -1087,7 +1121,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20, help="searches per mode not counted")
     parser.add_argument("--gets", type=int, default=200, help="timed memory_get calls per kind")
     parser.add_argument("--cold-runs", type=int, default=5, help="fresh processes per store")
-    parser.add_argument("--rerank-queries", type=int, default=30, help="0 skips the reranker")
+    parser.add_argument("--rerank-queries", type=int, default=10, help="0 skips the reranker")
+    parser.add_argument(
+        "--rerank-pipeline", type=int, default=5, help="searches with the reranker on"
+    )
     parser.add_argument(
         "--data", type=Path, default=REPO.parent / "shared" / "data", help="the data sets"
     )
@@ -1177,6 +1214,12 @@ def main() -> None:
     }
     identity = shared_embedder(defaults.embedder).identity
     result["embedder"] = {"name": identity.name, "version": identity.version, "dims": identity.dims}
+    args.out.mkdir(parents=True, exist_ok=True)
+    out_file = args.out / "search.json"
+
+    def save() -> None:  # after every phase, so an interrupted run keeps what it measured
+        out_file.write_text(json.dumps(result, indent=2) + "\n")
+
     plans = {}
     for size in sizes:
         path, build = store_for(conversations, size, args)
@@ -1191,9 +1234,11 @@ def main() -> None:
         path, plan = plans[size]
         print(f"warm searches: {size:,} records ...", flush=True)
         result["warm"][str(size)] = warm_run(path, plan, args)
+        save()
         if args.cold_runs:
             print(f"cold searches: {size:,} records ...", flush=True)
             result["cold"][str(size)] = cold_runs(path, plan[args.warmup :], args.cold_runs)
+            save()
     path, plan = plans[sizes[-1]]
     if args.rerank_queries:
         print("reranker ...", flush=True)
@@ -1205,9 +1250,10 @@ def main() -> None:
                 [
                     *("--child-rerank", str(copy), "--plan", str(plan_file)),
                     *("--rerank-queries", str(args.rerank_queries)),
-                    *("--queries", str(min(args.queries, 60))),
+                    *("--queries", str(args.rerank_pipeline)),
                 ]
             )
+        save()
     if args.profile:
         print("profiling the largest store's searches ...", flush=True)
         with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
@@ -1221,9 +1267,7 @@ def main() -> None:
                 ]
             )
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    out_file = args.out / "search.json"
-    out_file.write_text(json.dumps(result, indent=2) + "\n")
+    save()
     plot(result, args.out / "search_latency.png")
     print()
     print(markdown_tables(result))
