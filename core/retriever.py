@@ -394,7 +394,7 @@ class Retriever:
                    count(*) OVER () AS linked
               FROM record_entities AS l JOIN records AS r ON r.rowid = l.record_rowid
              WHERE l.entity_id IN ({marks}) AND {condition}
-             GROUP BY r.id ORDER BY hits DESC, t DESC, r.id LIMIT ?
+             GROUP BY r.id ORDER BY hits DESC, t DESC, max(r.rowid) DESC LIMIT ?
             """,
             [*entity_ids, *params, depth],
         )
