@@ -115,6 +115,17 @@ class InvalidArgument(AgentMemoryError):
         return {"error": error}
 
 
+def internal_tool_error() -> dict[str, Any]:
+    """What a model sees when a tool fails for a reason that is not its doing; the details go
+    to the log (and, for a host-side AgentMemoryError, to the host), never to the model."""
+    return {
+        "error": {
+            "code": "internal_error",
+            "message": "the memory tool failed; the failure was logged",
+        }
+    }
+
+
 class InvalidIdentifier(InvalidArgument):
     """An agent, user or scope identifier that cannot be used."""
 
@@ -148,4 +159,5 @@ __all__ = [
     "SchemaVersionError",
     "StoreClosedError",
     "StoreError",
+    "internal_tool_error",
 ]

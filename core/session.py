@@ -24,7 +24,14 @@ from pydantic import ValidationError
 
 from core import entities, policy
 from core.entities import EntityRef
-from core.errors import AgentMemoryError, InvalidArgument, NotFound, PermissionDenied, StoreError
+from core.errors import (
+    AgentMemoryError,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    StoreError,
+    internal_tool_error,
+)
 from core.evidence import Turn
 from core.ingestor import WriteOutcome, WriteRequest
 from core.models import (
@@ -231,7 +238,7 @@ class Session:
             raise  # the host's problem (closed store, misuse): raise to the host
         except Exception:
             log.exception("tool.failed", tool=name, session_id=self.session_id)
-            return _error("internal_error", "the memory tool failed; the failure was logged")
+            return internal_tool_error()
 
     def readable_scopes(self) -> tuple[str, ...]:
         return policy.readable_scopes(self.principal, self.memory.store.grants(self.agent_id))

@@ -43,7 +43,7 @@ from crewai.tools.tool_failure import ToolFailure, ToolFailureReason
 from pydantic import ConfigDict, Field
 
 from api.host import AutoSearch, Identity, MemoryHost, is_memory_tool
-from core.errors import AgentMemoryError
+from core.errors import AgentMemoryError, internal_tool_error
 from core.memory import Memory
 from core.session import Session
 from core.tools import TOOLS, TriggerMode
@@ -74,12 +74,7 @@ class CrewMemoryTool(BaseTool):
             # hand str(exc) to the model; it gets a neutral error, the host keeps the exception.
             log.error("crewai.memory_tool_failed", tool=self.name, error=str(exc))
             chat.last_error = exc
-            result = {
-                "error": {
-                    "code": "internal_error",
-                    "message": "the memory tool failed; the failure was logged",
-                }
-            }
+            result = internal_tool_error()
         text = json.dumps(result, sort_keys=True, default=str)
         if "error" in result:
             error = result["error"]
