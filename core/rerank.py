@@ -5,13 +5,19 @@ FlagEmbedding's ``FlagReranker`` with ``BAAI/bge-reranker-v2-m3`` (``reranker.mo
 first use. No trained reranker can be downloaded on an offline machine: pointed at a model
 folder without a trained classification head, FlagReranker loads but scores at random, so the
 offline tests exercise the code path (loading, ordering, the stage timeout), not its quality.
+
+Scoring runs in small batches and checks the stage deadline between them. The retriever stops
+waiting when ``reranker.timeout_ms`` passes; the deadline makes the worker thread stop too,
+after at most one more batch, so slow reranks cannot pile up in the stage pool.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from core.errors import AgentMemoryError
@@ -22,21 +28,50 @@ class RerankerUnavailable(AgentMemoryError):
     """The reranker model could not be loaded."""
 
 
+class RerankDeadlineExceeded(AgentMemoryError):
+    """The stage deadline passed between batches; the remaining texts were not scored."""
+
+
 class Reranker(ABC):
-    """Scores (query, text) pairs; higher is more relevant, in [0, 1]."""
+    """Scores (query, text) pairs; higher is more relevant, in [0, 1].
+
+    Subclasses implement ``score_batch``; ``score`` feeds it ``batch_size`` texts at a time and
+    gives up between batches once ``deadline`` (a ``time.monotonic()`` value) has passed.
+    """
 
     name: str
+    batch_size: int = 8
 
     @abstractmethod
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
         """One relevance score per text, in order."""
+
+    def score(
+        self, query: str, texts: Sequence[str], *, deadline: float | None = None
+    ) -> list[float]:
+        """One relevance score per text, in order; raises RerankDeadlineExceeded when late."""
+        scores: list[float] = []
+        for start in range(0, len(texts), self.batch_size):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise RerankDeadlineExceeded(f"deadline passed after {start} of {len(texts)} texts")
+            scores.extend(self.score_batch(query, texts[start : start + self.batch_size]))
+        return scores
 
 
 class FlagRerankerBackend(Reranker):
-    """FlagEmbedding's FlagReranker (a cross-encoder), loaded lazily, once, under a lock."""
+    """FlagEmbedding's FlagReranker (a cross-encoder), loaded lazily, once, under a lock.
 
-    def __init__(self, model: str, *, device: str = "cpu") -> None:
+    The loaded FlagReranker's tokenizer and model are called directly rather than through
+    ``compute_score``: that method first runs a probe batch to find a batch size that fits GPU
+    memory, which on a CPU repeats the first batch's work (every candidate, for 30 of them), and
+    it cannot stop part way. Scores are the same: the pair is encoded as FlagReranker encodes it
+    (query, passage, truncated to ``max_length``) and squashed with a sigmoid (its
+    ``normalize=True``).
+    """
+
+    def __init__(self, model: str, *, device: str = "cpu", batch_size: int = 8) -> None:
         self.name = f"flag-reranker:{model}"
+        self.batch_size = batch_size
         self._model_name = model
         self._device = device
         self._model: Any = None
@@ -49,9 +84,9 @@ class FlagRerankerBackend(Reranker):
                     from FlagEmbedding import FlagReranker
 
                     with quiet_transformers():
-                        self._model = FlagReranker(
-                            self._model_name, use_fp16=False, devices=self._device
-                        )
+                        model = FlagReranker(self._model_name, use_fp16=False, devices=self._device)
+                    model.model.to(self._device).eval()
+                    self._model = model
                 except Exception as exc:
                     raise RerankerUnavailable(
                         f"could not load reranker {self._model_name!r}: {exc}; it needs "
@@ -59,11 +94,42 @@ class FlagRerankerBackend(Reranker):
                     ) from exc
             return self._model
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        model = self._load()
-        scores = model.compute_score([[query, t] for t in texts], normalize=True)
-        if isinstance(scores, float):
-            scores = [scores]
-        return [float(s) for s in scores]
+        import torch
+
+        reranker = self._load()
+        inputs = reranker.tokenizer(
+            [query] * len(texts),
+            list(texts),
+            padding=True,
+            truncation="longest_first",
+            max_length=reranker.max_length,
+            return_tensors="pt",
+        ).to(self._device)
+        with torch.inference_mode():
+            logits = reranker.model(**inputs, return_dict=True).logits.float()
+        if logits.shape[-1] != 1:
+            raise RerankerUnavailable(
+                f"{self._model_name!r} has {logits.shape[-1]} output labels; a reranker "
+                "scores with one (a cross-encoder such as BAAI/bge-reranker-v2-m3)"
+            )
+        logits = logits.view(-1)
+        return [float(s) for s in torch.sigmoid(logits).tolist()]
+
+
+def untrained_cross_encoder(base: str | Path, out: Path) -> Path:
+    """Save a one-label cross-encoder built on ``base``'s encoder, with an untrained head.
+
+    The offline stand-in for tests and benchmarks, never a default: no trained reranker can
+    be downloaded here, and a cross-encoder's cost is its encoder's, so this measures real
+    compute and exercises the real loading and scoring code, while its scores are random.
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    with quiet_transformers():
+        model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1)
+        model.save_pretrained(out)
+        AutoTokenizer.from_pretrained(base).save_pretrained(out)
+    return out

@@ -38,7 +38,7 @@ from core.models import (
     parse_time,
 )
 from core.ranking import Candidate
-from core.rerank import Reranker
+from core.rerank import RerankDeadlineExceeded, Reranker
 from core.rewrite import QueryRewriter
 from core.tokens import TokenCounter
 
@@ -460,10 +460,14 @@ class Retriever:
         if self.reranker is None:
             return kept, {"applied": False, "status": "no reranker configured"}
         texts = [render(records[c.record_id]) for c in kept]
-        future = _EXECUTOR.submit(self.reranker.score, query, texts)
+        timeout = settings.timeout_ms / 1000
+        # The deadline lets the scoring thread stop between batches once nobody waits for it.
+        future = _EXECUTOR.submit(
+            self.reranker.score, query, texts, deadline=time.monotonic() + timeout
+        )
         try:
-            scores = future.result(timeout=settings.timeout_ms / 1000)
-        except FutureTimeout:
+            scores = future.result(timeout=timeout)
+        except (FutureTimeout, RerankDeadlineExceeded):
             return kept, {"applied": False, "status": "timeout; fused order kept"}
         except Exception as exc:
             log.warning("rerank.failed", error=str(exc))

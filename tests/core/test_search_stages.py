@@ -19,7 +19,7 @@ import pytest
 from core import Config, HashingEmbedder, Memory
 from core.config import PACKAGED_MINILM
 from core.ranking import replay
-from core.rerank import FlagRerankerBackend, Reranker
+from core.rerank import FlagRerankerBackend, Reranker, untrained_cross_encoder
 from core.rewrite import AnthropicRewriter, QueryRewriter
 from tests.conftest import NOW
 
@@ -47,7 +47,7 @@ class Slow(QueryRewriter, Reranker):
         time.sleep(0.5)
         return "never used"
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
         time.sleep(0.5)
         return [0.0] * len(texts)
 
@@ -57,8 +57,25 @@ class Reverse(Reranker):
 
     name = "reverse"
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    batch_size = 100
+
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
         return [i / len(texts) for i in range(len(texts))]
+
+
+class CountingSlow(Reranker):
+    """Scores one text per batch, slowly, and counts the batches it ran."""
+
+    name = "counting-slow"
+    batch_size = 1
+
+    def __init__(self) -> None:
+        self.batches = 0
+
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
+        self.batches += 1
+        time.sleep(0.2)
+        return [0.0] * len(texts)
 
 
 def search(mem: Memory, query: str) -> dict[str, Any]:
@@ -167,12 +184,33 @@ def test_a_slow_reranker_keeps_the_fused_order(tmp_path: Path) -> None:
     mem.close()
 
 
-def test_flag_reranker_loads_offline_and_scores_every_candidate(real_embedder) -> None:
-    """FlagReranker runs on the packaged MiniLM folder. Its head is untrained there, so only
-    the code path is checked (one score in [0, 1] per text), never the ranking quality."""
+def test_a_timed_out_rerank_stops_working_in_the_background(tmp_path: Path) -> None:
+    """After the timeout the scoring thread stops at its next batch instead of scoring every
+    candidate for nobody, so slow reranks cannot pile up in the stage pool."""
+    config = Config(reranker={"enabled": True, "timeout_ms": 50}, gate=OPEN_GATE)
+    reranker = CountingSlow()
+    mem = open_memory(tmp_path / "m.db", config, reranker=reranker)
+    result = search(mem, "Alice")
+    assert len(result["results"]) == 3
+    assert logged(mem, result)["reranker"]["status"] == "timeout; fused order kept"
+    time.sleep(1.0)  # three batches would take 0.6 s; the deadline allows only the first
+    assert reranker.batches == 1
+    mem.close()
+
+
+def test_flag_reranker_loads_offline_and_scores_every_candidate(
+    real_embedder, tmp_path: Path
+) -> None:
+    """FlagReranker runs on a one-label cross-encoder built from the packaged MiniLM (its head
+    is untrained, so only the code path is checked, never the ranking quality): one score in
+    [0, 1] per text, equal to what FlagReranker's own compute_score gives."""
     from core.embedder import _resolve_model
 
     folder, _, _ = _resolve_model(PACKAGED_MINILM)
-    reranker = FlagRerankerBackend(str(folder))
-    scores = reranker.score("peanut allergy", ["Alice is allergic to peanuts.", "Tea."])
-    assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores)
+    cross_encoder = untrained_cross_encoder(folder, tmp_path / "cross-encoder")
+    reranker = FlagRerankerBackend(str(cross_encoder), batch_size=2)
+    texts = ["Alice is allergic to peanuts.", "Tea.", "Alice lives in Lisbon since November."]
+    scores = reranker.score("peanut allergy", texts)
+    assert len(scores) == 3 and all(0.0 <= s <= 1.0 for s in scores)
+    own = reranker._load().compute_score([["peanut allergy", t] for t in texts], normalize=True)
+    assert scores == pytest.approx(own, abs=1e-5)
