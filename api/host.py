@@ -26,10 +26,12 @@ tool; ``auto`` — the host searches once per user turn (never on assistant or t
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from core.memory import Memory
 from core.session import Session
@@ -73,6 +75,47 @@ class AutoSearch:
     call_id: str
     arguments: dict[str, Any]
     result: dict[str, Any] = field(repr=False)
+
+
+class _Chat(Protocol):
+    def end(self) -> str: ...
+
+
+ChatT = TypeVar("ChatT", bound=_Chat)
+
+
+class HostAdapter(ABC, Generic[ChatT]):
+    """What every framework adapter offers the host: ``start`` a chat for an identity, and
+    ``session``, which scopes one so extraction is enqueued even when the run fails."""
+
+    @abstractmethod
+    def start(
+        self,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str] | None = None,
+    ) -> ChatT:
+        """session_started: a chat for this identity (call ``chat.end()`` when it is over)."""
+
+    @contextmanager
+    def session(
+        self,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str] | None = None,
+    ) -> Iterator[ChatT]:
+        """``start`` on entry and ``end`` (enqueue extraction) on exit, even after an error."""
+        chat = self.start(
+            agent_id=agent_id, user_id=user_id, session_id=session_id, write_targets=write_targets
+        )
+        try:
+            yield chat
+        finally:
+            chat.end()
 
 
 class MemoryHost:

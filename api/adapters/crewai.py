@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
@@ -42,7 +41,7 @@ from crewai.tools import BaseTool
 from crewai.tools.tool_failure import ToolFailure, ToolFailureReason
 from pydantic import ConfigDict, Field
 
-from api.host import AutoSearch, Identity, MemoryHost, is_memory_tool
+from api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
 from core.errors import AgentMemoryError, internal_tool_error
 from core.memory import Memory
 from core.session import Session
@@ -144,7 +143,7 @@ class CrewChat:
         return self.job_id
 
 
-class CrewAIMemory:
+class CrewAIMemory(HostAdapter[CrewChat]):
     """The memory tools, policy and session events for CrewAI."""
 
     def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
@@ -170,24 +169,6 @@ class CrewAIMemory:
         """session_started: a chat for this identity (call ``chat.end()`` when it is over)."""
         identity = Identity(agent_id, user_id, session_id, write_targets)
         return CrewChat(self.host, self.host.start(identity))
-
-    @contextmanager
-    def session(
-        self,
-        *,
-        agent_id: str,
-        user_id: str,
-        session_id: str,
-        write_targets: Mapping[str, str] | None = None,
-    ) -> Iterator[CrewChat]:
-        """``start`` on entry and ``end`` (enqueue extraction) on exit, even after an error."""
-        chat = self.start(
-            agent_id=agent_id, user_id=user_id, session_id=session_id, write_targets=write_targets
-        )
-        try:
-            yield chat
-        finally:
-            chat.end()
 
 
 def auto_search_messages(auto: AutoSearch) -> list[dict[str, Any]]:

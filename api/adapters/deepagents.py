@@ -28,8 +28,7 @@ Agents, ``langchain.agents.create_agent``, a hand-built ``ToolNode`` graph).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -40,7 +39,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ConfigDict, Field
 
-from api.host import AutoSearch, Identity, MemoryHost, is_memory_tool
+from api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
 from core.errors import InvalidArgument
 from core.memory import Memory
 from core.session import Session
@@ -148,7 +147,7 @@ class Chat:
         return self.job_id
 
 
-class DeepAgentsMemory:
+class DeepAgentsMemory(HostAdapter[Chat]):
     """The memory tools, policy and session events for LangChain / LangGraph / Deep Agents."""
 
     def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
@@ -185,24 +184,6 @@ class DeepAgentsMemory:
         """session_started: a ``Chat`` for this identity (call ``chat.end()`` when it is over)."""
         identity = Identity(agent_id, user_id, session_id, write_targets)
         return Chat(self, self.host.start(identity), identity)
-
-    @contextmanager
-    def session(
-        self,
-        *,
-        agent_id: str,
-        user_id: str,
-        session_id: str,
-        write_targets: Mapping[str, str] | None = None,
-    ) -> Iterator[Chat]:
-        """``start`` on entry and ``end`` (enqueue extraction) on exit, even after an error."""
-        chat = self.start(
-            agent_id=agent_id, user_id=user_id, session_id=session_id, write_targets=write_targets
-        )
-        try:
-            yield chat
-        finally:
-            chat.end()
 
     def session_for(self, config: RunnableConfig | None) -> Session:
         """The session named by a run's config (``configurable.agent_memory``). A tool run
