@@ -258,3 +258,14 @@ def cached_store(stem: str, build: Callable[[Path], dict], *, rebuild: bool) -> 
     info_path.write_text(json.dumps(info, indent=2) + "\n")
     info["from_cache"] = False
     return path, info
+
+
+def write_report(out_dir: Path, name: str, result: dict, markdown: str) -> Path:
+    """Write ``result`` as ``out_dir/<name>.json`` and print its markdown tables."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out_file = out_dir / f"{name}.json"
+    out_file.write_text(json.dumps(result, indent=2, default=str) + "\n")
+    print()
+    print(markdown)
+    print(f"\nwrote {out_file}")
+    return out_file

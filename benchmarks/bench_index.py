@@ -63,6 +63,7 @@ from _common import (
     proc_status_kb,
     summarise,
     utc_now,
+    write_report,
 )
 
 from core import HashingEmbedder, Memory
@@ -419,12 +420,7 @@ def main() -> None:
     }
     result["store"]["open"]["machine_load"] = other_load(start)
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    out_file = args.out / "index.json"
-    out_file.write_text(json.dumps(result, indent=2) + "\n")
-    print()
-    print(markdown_tables(result))
-    print(f"\nwrote {out_file}")
+    write_report(args.out, "index", result, markdown_tables(result))
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ from _common import (
     summarise,
     table,
     utc_now,
+    write_report,
 )
 
 from core import Config, Embedder, EmbedderIdentity, Memory
@@ -1003,12 +1004,7 @@ def main() -> None:
                 ]
             )
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    out_file = args.out / "write.json"
-    out_file.write_text(json.dumps(result, indent=2) + "\n")
-    print()
-    print(markdown_tables(result))
-    print(f"\nwrote {out_file}")
+    write_report(args.out, "write", result, markdown_tables(result))
 
 
 if __name__ == "__main__":
