@@ -168,8 +168,10 @@ class OfflineBackend(ModelBackend):
                 if key not in seen:
                     seen.add(key)
                     candidates.append(candidate)
-        # The schema's cap; the pipeline keeps fewer still (extraction.max_candidates).
-        return ExtractionOutput(candidates=candidates[:MAX_CANDIDATES])
+                # The schema's cap; the pipeline keeps fewer still (extraction.max_candidates).
+                if len(candidates) == MAX_CANDIDATES:
+                    return ExtractionOutput(candidates=candidates)
+        return ExtractionOutput(candidates=candidates)
 
     # -- reviewer ----------------------------------------------------------------------------
 
