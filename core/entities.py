@@ -12,6 +12,7 @@ Resolution is planned outside the write transaction and carried out inside it
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -215,17 +216,9 @@ def merge(
         subject = conn.execute(
             "SELECT coalesce(subject, '') FROM records WHERE rowid = ?", (rowid,)
         ).fetchone()[0]
-        aliases = " ".join(
-            r[0]
-            for r in conn.execute(
-                "SELECT a.alias FROM record_entities AS l JOIN entity_aliases AS a "
-                "ON a.entity_id = l.entity_id WHERE l.record_rowid = ? ORDER BY a.alias",
-                (rowid,),
-            )
-        )
         conn.execute(
             "UPDATE records_fts SET subject = ?, aliases = ? WHERE rowid = ?",
-            (subject, aliases, rowid),
+            (subject, record_alias_text(conn, rowid), rowid),
         )
     conn.execute(
         "UPDATE entities SET status = 'merged', merged_into = ? WHERE id = ?", (survivor, loser)
@@ -240,6 +233,28 @@ def merge(
         payload={"merged": loser, "into": survivor, "records": len(repointed), "reason": reason},
     )
     return len(repointed)
+
+
+def indexed_aliases(record_scope: str, linked: Sequence[PlannedEntity]) -> tuple[str, ...]:
+    """The alias text a new record in ``record_scope`` is found by: the aliases of its linked
+    entities in that same scope. A record may link to an entity in another scope its writer
+    can read (a project note about a person in the user's scope), but that entity's aliases
+    belong to the other scope: indexed beside the record they would let anyone who reads only
+    the record's scope find it by a name they were never given (and, after a merge, by every
+    alias added in the other scope)."""
+    return tuple(a for p in linked if p.scope == record_scope for a in p.aliases)
+
+
+def record_alias_text(conn: Any, rowid: int) -> str:
+    """The FTS alias text of a stored record, by the rule of ``indexed_aliases``."""
+    rows = conn.execute(
+        "SELECT a.alias FROM record_entities AS l JOIN records AS r ON r.rowid = l.record_rowid "
+        "JOIN entities AS e ON e.id = l.entity_id AND e.scope = r.scope "
+        "JOIN entity_aliases AS a ON a.entity_id = e.id "
+        "WHERE l.record_rowid = ? ORDER BY a.alias",
+        (rowid,),
+    ).fetchall()
+    return " ".join(r[0] for r in rows)
 
 
 def find(

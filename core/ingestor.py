@@ -449,7 +449,7 @@ class Ingestor:
                     )
             if draft.conflicts_with and action == "created":
                 action = "conflict"
-            aliases = tuple(a for p in linked for a in p.aliases)
+            aliases = entities.indexed_aliases(draft.scope, linked)
             rowid = insert_record(
                 conn,
                 NewRecord(draft, vector, aliases),

@@ -338,7 +338,36 @@ JOBS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (INITIAL_SCHEMA, SESSIONS, RETRIEVAL_CONTEXT, JOBS)
+SCOPED_ALIAS_TEXT = Migration(
+    5,
+    "index only same-scope entity aliases beside a record",
+    (
+        # A record's FTS alias text had every alias of every linked entity, including entities
+        # in other scopes its writer could read; readers of the record's scope alone could
+        # then find it by names from a scope they cannot read (core.entities.indexed_aliases).
+        """
+        UPDATE records_fts SET aliases = coalesce((
+            SELECT group_concat(alias, ' ') FROM (
+                SELECT a.alias AS alias
+                  FROM record_entities AS l
+                  JOIN records AS r ON r.rowid = l.record_rowid
+                  JOIN entities AS e ON e.id = l.entity_id AND e.scope = r.scope
+                  JOIN entity_aliases AS a ON a.entity_id = e.id
+                 WHERE l.record_rowid = records_fts.rowid
+                 ORDER BY a.alias
+            )
+        ), '')
+        """,
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    INITIAL_SCHEMA,
+    SESSIONS,
+    RETRIEVAL_CONTEXT,
+    JOBS,
+    SCOPED_ALIAS_TEXT,
+)
 
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -415,6 +415,12 @@ class Session:
                 )
             if survivor[0] == loser[0]:
                 raise InvalidArgument("an entity cannot be merged into itself", field="into_entity")
+            if survivor[2] != loser[2]:  # a merge moves aliases: never across scopes
+                raise InvalidArgument(
+                    f"{args.into_entity!r} is in another scope; entities merge only within "
+                    "one scope",
+                    field="into_entity",
+                )
             if loser[2] not in writable:
                 raise PermissionDenied(f"this agent may not write {loser[2]}", field="id")
             merged = entities.merge(

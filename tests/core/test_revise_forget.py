@@ -184,6 +184,89 @@ def test_merge_never_crosses_scopes(memory: Memory, session: Session) -> None:
     assert result["error"]["code"] == "not_found"
 
 
+def test_a_merge_into_an_entity_of_another_readable_scope_is_refused(session: Session) -> None:
+    """Even by id and with both scopes readable and writable, a merge stays inside one scope:
+    it moves aliases, and aliases belong to their scope."""
+    mine = call(
+        session,
+        "memory_write",
+        type="semantic",
+        content="Sam is a dentist.",
+        source_kind="agent_inference",
+        about=[{"kind": "person", "name": "Sam"}],
+    )
+    project = call(
+        session,
+        "memory_write",
+        type="semantic",
+        content="Samuel reviews the launch plan.",
+        source_kind="agent_inference",
+        target="project",
+        about=[{"kind": "person", "name": "Samuel"}],
+    )
+    [a, b] = call(session, "memory_get", ids=[mine["id"], project["id"]])["records"]
+    result = call(
+        session,
+        "memory_revise",
+        id=b["entities"][0],
+        action="merge_entities",
+        into_entity=a["entities"][0],
+    )
+    assert result["error"]["code"] == "invalid_argument"
+    assert result["error"]["field"] == "into_entity"
+
+
+def test_aliases_of_an_entity_in_another_scope_never_find_a_record(
+    memory: Memory, session: Session
+) -> None:
+    """A project note may link to a person in the user's scope, but a reader of the project
+    alone must not find it by that person's aliases, before or after a merge in the user's
+    scope adds more of them."""
+    call(
+        session,
+        "memory_write",
+        type="semantic",
+        content="Aditya likes tea.",
+        source_kind="agent_inference",
+        about=[{"kind": "person", "name": "Aditya"}],
+    )
+    nickname = call(
+        session,
+        "memory_write",
+        type="semantic",
+        content="Zorblax Quux is a nickname.",
+        source_kind="agent_inference",
+        about=[{"kind": "person", "name": "Zorblax Quux"}],
+    )
+    note = call(
+        session,
+        "memory_write",
+        type="semantic",
+        content="The deploy budget was approved.",
+        source_kind="agent_inference",
+        target="project",
+        about=[{"kind": "person", "name": "Aditya"}],
+    )
+    [linked] = call(session, "memory_get", ids=[note["id"]])["records"][0]["entities"]
+    [loser] = call(session, "memory_get", ids=[nickname["id"]])["records"][0]["entities"]
+    merged = call(
+        session,
+        "memory_revise",
+        id=loser,
+        action="merge_entities",
+        into_entity=linked,
+    )
+    assert merged["id"] == linked  # the note really links to the user's entity
+    memory.grant("reader", "project:apollo", access="read", now=NOW)
+    reader = memory.session(agent_id="reader", user_id="u2", session_id="s-r", now=NOW)
+    for query in ("Zorblax", "Aditya"):
+        result = call(reader, "memory_search", query=query)
+        assert result["results"] == []
+        assert result["explanation"]["candidates"]["lexical"] == 0, query
+    fts = memory.store.query("SELECT aliases FROM records_fts")
+    assert all("Zorblax" not in r["aliases"] for r in fts if "Aditya" not in r["aliases"])
+
+
 def test_forget_erases_a_unique_sentence_from_the_database_files(
     tmp_path: Path, session: Session
 ) -> None:

@@ -293,3 +293,44 @@ def test_stats_count_what_is_there(fast_memory: Memory) -> None:
     assert stats["embedder"]["name"] == "hashing"
     assert stats["embeddings"] == 2
     assert np.isfinite(stats["file_bytes"])
+
+
+def test_migration_5_drops_aliases_of_other_scopes_from_search_text(store_path: Path) -> None:
+    """A store written before migration 5 indexed a project note beside every alias of a
+    person in the user's scope; migrating keeps only same-scope aliases."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    mem.grant("a", "project:p", now=NOW)
+    session = mem.session(
+        agent_id="a",
+        user_id="u1",
+        session_id="s",
+        now=NOW,
+        write_targets={"personal": "user:u1", "p": "project:p"},
+    )
+    args = {"type": "semantic", "source_kind": "agent_inference"}
+    about = {"about": [{"kind": "person", "name": "Aditya"}]}
+    tea = {**args, "content": "Aditya likes tea.", **about}
+    assert "id" in session.call("memory_write", tea, now=NOW)
+    note = {**args, "content": "The budget was approved.", "target": "p", **about}
+    assert "id" in session.call("memory_write", note, now=NOW)
+    hub = {**args, "content": "Hub ships today.", "target": "p"}
+    hub["about"] = [{"kind": "project", "name": "Hub"}]
+    assert "id" in session.call("memory_write", hub, now=NOW)
+    mem.close()
+    # What version 4 wrote: the linked entity's aliases whatever its scope.
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("UPDATE records_fts SET aliases = 'Aditya' WHERE content LIKE '%budget%'")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 5")
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    aliases = {
+        r["content"]: r["aliases"]
+        for r in mem.store.query("SELECT content, aliases FROM records_fts")
+    }
+    mem.close()
+    assert aliases == {
+        "Aditya likes tea.": "Aditya",
+        "The budget was approved.": "",
+        "Hub ships today.": "Hub",
+    }
