@@ -164,7 +164,13 @@ class Memory:
             if rewriter is None and self.config.rewrite.enabled:
                 import anthropic  # a dependency; the client reads ANTHROPIC_API_KEY on use
 
-                rewriter = AnthropicRewriter(anthropic.Anthropic(), model=self.config.rewrite.model)
+                # The client gives up when the stage does (no retries: a retry would outlive
+                # the stage), so its thread is not left waiting.
+                rewriter = AnthropicRewriter(
+                    anthropic.Anthropic(max_retries=0),
+                    model=self.config.rewrite.model,
+                    timeout_s=self.config.rewrite.timeout_ms / 1000,
+                )
             self._retriever = Retriever(self, reranker=reranker, rewriter=rewriter)
         return self._retriever
 

@@ -185,6 +185,8 @@ def replay(log: dict[str, Any]) -> list[str]:
         k=settings["rrf_k"],
         weights=settings["weights"],
     )
+    dropped = log.get("changed_since_generated", {})  # absent from rows before it existed
+    candidates = [c for c in candidates if c.record_id not in dropped]
     for candidate in candidates:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
     ranked = order(candidates)
@@ -199,8 +201,11 @@ def replay(log: dict[str, Any]) -> list[str]:
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}
     kept, _ = collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
     if log["reranker"]["applied"]:
+        # The reranker's order, without what it dropped (replace_floors' score floor).
         position = {rid: i for i, rid in enumerate(log["reranker"]["order"])}
-        kept.sort(key=lambda c: position.get(c.record_id, len(position)))
+        kept = sorted(
+            (c for c in kept if c.record_id in position), key=lambda c: position[c.record_id]
+        )
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

@@ -47,7 +47,11 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("agent_memory")
 
-_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-stage")
+# The optional stages run in worker threads so the search can stop waiting at their timeout.
+# One pool per stage: a rewrite still running past its timeout (it ends at its own client
+# timeout) can delay the next rewrite, never a rerank. A rerank stops at its deadline.
+_REWRITE_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rewrite")
+_RERANK_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rerank")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,14 @@ class Retriever:
 
         t = time.perf_counter()
         records = self.store.get_records([c.record_id for c in candidates])
-        candidates = [c for c in candidates if c.record_id in records]  # forgotten meanwhile
+        # The generators read the index mirror and FTS a moment ago; another process may have
+        # forgotten, superseded or moved a candidate since. Its current row decides.
+        dropped = {
+            c.record_id: reason
+            for c in candidates
+            if (reason := _fails(where, records.get(c.record_id))) is not None
+        }
+        candidates = [c for c in candidates if c.record_id not in dropped]
         freshness: dict[str, float] = {}
         for candidate in candidates:
             record = records[candidate.record_id]
@@ -258,7 +269,7 @@ class Retriever:
             "duplicates_collapsed": len(duplicates),
             "over_budget": len(skipped),
             "returned": len(taken),
-            "why_empty": self._why_empty(gate_log, candidates, taken, skipped)
+            "why_empty": self._why_empty(gate_log, candidates, taken, skipped, rerank_log)
             if not taken
             else None,
         }
@@ -301,6 +312,7 @@ class Retriever:
                 "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in ordered],
             },
             "entities_matched": matched_entities,
+            "changed_since_generated": dropped,
             "freshness": freshness,
             "gate": gate_log,
             "duplicates": {
@@ -315,6 +327,7 @@ class Retriever:
             },
             "final_ids": [c.record_id for c in taken],
             "explanation": response_explanation,
+            "result_explanations": {r["id"]: r["explanation"] for r in results},
         }
         # The row records every stage before its own write; the response carries that too.
         payload["timings_ms"] = dict(timer.timings)
@@ -409,9 +422,11 @@ class Retriever:
             return request.query, {"status": "disabled"}
         if self.rewriter is None:
             return request.query, {"status": "no rewriter configured"}
-        future = _EXECUTOR.submit(self.rewriter.rewrite, request.query, request.context)
+        future = _REWRITE_POOL.submit(self.rewriter.rewrite, request.query, request.context)
         try:
             rewritten = future.result(timeout=self.config.rewrite.timeout_ms / 1000)
+            if not isinstance(rewritten, str):
+                raise TypeError(f"the rewriter returned {type(rewritten).__name__}, not text")
         except FutureTimeout:
             return request.query, {"status": "timeout; raw query used"}
         except Exception as exc:  # a failing rewriter must never fail the search
@@ -462,14 +477,16 @@ class Retriever:
         texts = [render(records[c.record_id]) for c in kept]
         timeout = settings.timeout_ms / 1000
         # The deadline lets the scoring thread stop between batches once nobody waits for it.
-        future = _EXECUTOR.submit(
+        future = _RERANK_POOL.submit(
             self.reranker.score, query, texts, deadline=time.monotonic() + timeout
         )
         try:
-            scores = future.result(timeout=timeout)
+            scores = [float(s) for s in future.result(timeout=timeout)]
+            if len(scores) != len(kept):
+                raise ValueError(f"{len(scores)} scores for {len(kept)} candidates")
         except (FutureTimeout, RerankDeadlineExceeded):
             return kept, {"applied": False, "status": "timeout; fused order kept"}
-        except Exception as exc:
+        except Exception as exc:  # a failing reranker must never fail the search
             log.warning("rerank.failed", error=str(exc))
             return kept, {
                 "applied": False,
@@ -531,15 +548,32 @@ class Retriever:
         candidates: list[Candidate],
         taken: list[Candidate],
         skipped: list[Candidate],
+        rerank_log: dict[str, Any],
     ) -> str:
         if not candidates:
             return "no record in the readable scopes matched the query on any generator"
         if gate_log["decision"] == "empty":
+            floors = gate_log["floors"]
+            dense, lexical = gate_log["best_dense"], gate_log["best_lexical"]
             return (
-                f"every candidate was weak on every signal: best dense cosine "
-                f"{gate_log['best_dense']} below {gate_log['floors']['dense']}, best lexical "
-                f"BM25 {gate_log['best_lexical']} below {gate_log['floors']['lexical']}, and "
-                "no exact entity match"
+                "every candidate was weak on every signal: "
+                + (
+                    f"best dense cosine {dense} below {floors['dense']}"
+                    if dense is not None
+                    else "no dense candidate"
+                )
+                + ", "
+                + (
+                    f"best lexical BM25 {lexical} below {floors['lexical']}"
+                    if lexical is not None
+                    else "no lexical candidate"
+                )
+                + ", and no exact entity match"
+            )
+        if rerank_log.get("applied") and not rerank_log.get("order"):
+            return (
+                f"the reranker ({rerank_log.get('mode')}) scored every candidate below "
+                "reranker.score_floor"
             )
         if skipped and not taken:
             return "no passing record fits the token budget"
@@ -576,6 +610,25 @@ def render(record: Record) -> str:
     """How a result reads to the model, for the token budget: a header, then the content."""
     when = record.event_at or record.created_at
     return f"[{record.type.value}, {when[:10]}, {record.source_kind.value}] {record.content}"
+
+
+def _fails(where: RecordFilter, record: Record | None) -> str | None:
+    """Why a fetched candidate no longer passes the hard filter (None: it passes). The same
+    predicate as RecordFilter.sql, on the row as it is now."""
+    if record is None:
+        return "forgotten"
+    if record.scope not in where.scopes:
+        return "scope changed"
+    if record.status not in where.statuses:
+        return f"now {record.status.value}"
+    if where.types is not None and record.type not in where.types:
+        return "type changed"
+    at = record.event_at or record.created_at
+    if (where.since is not None and at < where.since) or (
+        where.until is not None and at > where.until
+    ):
+        return "event time outside the window"
+    return None
 
 
 def _age_days(record: Record, now: datetime) -> float | None:

@@ -207,6 +207,24 @@ def test_forgotten_records_never_appear(alice: Session) -> None:
     ]
 
 
+def test_the_stored_row_decides_even_when_the_index_mirror_is_stale(alice: Session) -> None:
+    """The dense generator reads the vector index's mirror of each record's status. If that
+    mirror is behind the row (a change that did not reach records_version, as a crash between
+    two writers could leave), the fetched row still decides: the record is dropped, the log
+    says why, and replaying the log agrees."""
+    peanuts = search(alice, "peanut allergy")["results"][0]
+    store = alice.memory.store
+    with store.transaction() as conn:  # the status changes; records_version does not
+        conn.execute("UPDATE records SET status = 'deleted' WHERE id = ?", (peanuts["id"],))
+    result = search(alice, "peanut allergy")
+    assert peanuts["id"] not in [r["id"] for r in result["results"]]
+    [row] = store.query("SELECT payload FROM search_log WHERE id = ?", (result["search_id"],))
+    payload = json.loads(row["payload"])
+    assert peanuts["id"] in [c["id"] for c in payload["candidates"]["dense"]]
+    assert payload["changed_since_generated"] == {peanuts["id"]: "now deleted"}
+    assert replay(payload) == [r["id"] for r in result["results"]]
+
+
 def test_the_token_budget_limits_what_is_returned(alice: Session) -> None:
     """A tiny budget returns fewer results, each within it, and says so."""
     full = search(alice, "Alice", limit=10)

@@ -78,6 +78,27 @@ class CountingSlow(Reranker):
         return [0.0] * len(texts)
 
 
+class TeaOnly(Reranker):
+    """Scores texts about tea high and everything else below any sensible floor."""
+
+    name = "tea-only"
+
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "tea" in t else 0.01 for t in texts]
+
+
+class Broken(QueryRewriter, Reranker):
+    """A stage returning the wrong shape: a non-string rewrite, one score too few."""
+
+    name = "broken"
+
+    def rewrite(self, query: str, context: str) -> str:
+        return None  # type: ignore[return-value]
+
+    def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [0.5] * (len(texts) - 1)
+
+
 def search(mem: Memory, query: str) -> dict[str, Any]:
     session = mem.session(agent_id="a", user_id="alice", session_id="s", now=NOW)
     session.add_turn("user", "What about her allergies?", at=NOW)
@@ -214,3 +235,34 @@ def test_flag_reranker_loads_offline_and_scores_every_candidate(
     assert len(scores) == 3 and all(0.0 <= s <= 1.0 for s in scores)
     own = reranker._load().compute_score([["peanut allergy", t] for t in texts], normalize=True)
     assert scores == pytest.approx(own, abs=1e-5)
+
+
+def test_replace_floors_drops_what_the_reranker_floors_and_the_log_replays_it(
+    tmp_path: Path,
+) -> None:
+    """In replace_floors mode the reranker's score floor removes candidates; replaying the
+    search_log row gives the same results, and every result's explanation is in the row."""
+    config = Config(
+        reranker={"enabled": True, "mode": "replace_floors", "score_floor": 0.5}, gate=OPEN_GATE
+    )
+    mem = open_memory(tmp_path / "m.db", config, reranker=TeaOnly())
+    result = search(mem, "Alice")
+    assert [r["content"] for r in result["results"]] == ["Alice prefers tea over coffee."]
+    payload = logged(mem, result)
+    assert replay(payload) == [r["id"] for r in result["results"]]
+    assert payload["result_explanations"] == {r["id"]: r["explanation"] for r in result["results"]}
+    mem.close()
+
+
+def test_stages_returning_the_wrong_shape_fall_back_and_say_so(tmp_path: Path) -> None:
+    """A rewriter that returns no text and a reranker that returns too few scores are stage
+    failures: the raw query and the fused order are used, never an internal error."""
+    config = Config(rewrite={"enabled": True}, reranker={"enabled": True}, gate=OPEN_GATE)
+    broken = Broken()
+    mem = open_memory(tmp_path / "m.db", config, rewriter=broken, reranker=broken)
+    result = search(mem, "Alice")
+    assert len(result["results"]) == 3
+    payload = logged(mem, result)
+    assert payload["rewrite"]["status"] == "failed (TypeError); raw query used"
+    assert payload["reranker"]["status"] == "failed (ValueError); fused order kept"
+    mem.close()
