@@ -248,6 +248,7 @@ class Retriever:
                     matched_entities,
                     taken,
                     collapsed.get(c.record_id, []),
+                    rerank_log,
                 ),
             }
             for rank, c in enumerate(taken, start=1)
@@ -518,8 +519,17 @@ class Retriever:
         matched_entities: list[dict[str, str]],
         taken: list[Candidate],
         collapsed: list[str],
+        rerank_log: dict[str, Any],
     ) -> dict[str, Any]:
         used = sum(c.tokens for c in taken[:rank])
+        rerank: dict[str, Any] | str = rerank_log["status"]
+        if rerank_log["applied"]:
+            before = rerank_log["before"].index(candidate.record_id) + 1
+            rerank = {
+                "rank_before": before,
+                "rank_after": rerank_log["order"].index(candidate.record_id) + 1,
+                "score": rerank_log["scores"][candidate.record_id],
+            }
         return {
             "query": request.query,
             "rewritten_query": query if rewrite["status"] == "rewritten" else None,
@@ -527,6 +537,7 @@ class Retriever:
             "fused_rank": rank,
             "fused_score": round(candidate.fused, 8),
             "freshness": round(candidate.freshness, 8),
+            "reranker": rerank,
             "source_kind": record.source_kind.value,
             "status": record.status.value,
             "created_at": record.created_at,

@@ -190,6 +190,10 @@ def test_the_reranker_reorders_and_the_log_replays_it(tmp_path: Path) -> None:
     assert payload["reranker"]["applied"] is True
     assert payload["reranker"]["order"] == list(reversed(payload["reranker"]["before"]))
     assert [r["id"] for r in result["results"]] == payload["reranker"]["order"]
+    n = len(result["results"])
+    for rank, r in enumerate(result["results"], start=1):
+        assert r["explanation"]["reranker"]["rank_after"] == rank
+        assert r["explanation"]["reranker"]["rank_before"] == n + 1 - rank
     assert replay(payload) == [r["id"] for r in result["results"]]
     mem.close()
 
