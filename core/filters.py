@@ -11,6 +11,11 @@ A property test holds the two to the same answer on random stores and filters.
 
 The time window applies to a record's event time, which is ``event_at`` when it has one and its
 ``created_at`` otherwise (a semantic fact "happened" when it was recorded).
+
+With ``now`` set, status is read as of ``now`` (core.models.Record.status_at): a provisional
+record whose ``expires_at`` has come counts as expired whether or not the worker's sweep
+(Store.expire_provisional) has written that yet, so a host that runs no worker never serves
+lapsed inferences. Without ``now`` the stored status is taken as it is.
 """
 
 from __future__ import annotations
@@ -26,24 +31,47 @@ TYPE_ORDER: tuple[MemoryType, ...] = tuple(MemoryType)
 
 @dataclass(frozen=True, slots=True)
 class RecordFilter:
-    """Records in one of ``scopes``, with one of ``statuses``, of one of ``types`` (None: any),
-    whose event time lies in [since, until] (canonical UTC text; None: unbounded)."""
+    """Records in one of ``scopes``, with one of ``statuses`` as of ``now``, of one of
+    ``types`` (None: any), whose event time lies in [since, until]. Times are canonical UTC
+    text; None: unbounded, and for ``now``, the stored status as it is."""
 
     scopes: tuple[str, ...]
     statuses: frozenset[Status] = LIVE_STATUSES
     types: frozenset[MemoryType] | None = None
     since: str | None = None
     until: str | None = None
+    now: str | None = None
+
+    @property
+    def lapse_rule(self) -> str | None:
+        """How a provisional record past expires_at changes the status test: "exclude" when
+        the statuses admit provisional but not expired, "include" when the reverse, None when
+        it changes nothing (no ``now``, or both or neither status admitted)."""
+        if self.now is None:
+            return None
+        provisional = Status.PROVISIONAL in self.statuses
+        if provisional == (Status.EXPIRED in self.statuses):
+            return None
+        return "exclude" if provisional else "include"
 
     def sql(self, alias: str = "r") -> tuple[str, list[Any]]:
         """The predicate as an SQL condition on ``alias`` (the records table) and its params."""
         if not self.scopes or not self.statuses or (self.types is not None and not self.types):
             return "0", []
-        clauses = [
-            f"{alias}.scope IN ({_marks(self.scopes)})",
-            f"{alias}.status IN ({_marks(self.statuses)})",
-        ]
+        status = f"{alias}.status IN ({_marks(self.statuses)})"
         params: list[Any] = [*self.scopes, *sorted(s.value for s in self.statuses)]
+        rule = self.lapse_rule
+        if rule is not None:
+            lapsed = (
+                f"{alias}.status = 'provisional' AND {alias}.expires_at IS NOT NULL "
+                f"AND {alias}.expires_at <= ?"
+            )
+            if rule == "exclude":
+                status = f"{status} AND NOT ({lapsed})"
+            else:
+                status = f"({status} OR ({lapsed}))"
+            params.append(self.now)
+        clauses = [f"{alias}.scope IN ({_marks(self.scopes)})", status]
         if self.types is not None:
             clauses.append(f"{alias}.type IN ({_marks(self.types)})")
             params += sorted(t.value for t in self.types)
@@ -63,6 +91,7 @@ class RecordFilter:
             "types": None if self.types is None else sorted(t.value for t in self.types),
             "since": self.since,
             "until": self.until,
+            "now": self.now,
         }
 
 

@@ -8,7 +8,7 @@ process sees every other's writes and forgets without restarting.
 
 Every record that still has a vector is in the matrix, including superseded and expired ones
 (history search can reach them). Beside each vector the index mirrors the record's scope,
-status, type and event time, so the hard filter (core.filters.RecordFilter) becomes one
+status, type, event time and expires_at, so the hard filter (core.filters.RecordFilter) becomes one
 vectorised mask instead of an SQL round trip returning thousands of rowids. Forgotten records
 lose their vector in the store, so ``sync`` removes their row here.
 """
@@ -16,11 +16,13 @@ lose their vector in the store, so ``sync`` removes their row here.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.filters import STATUS_ORDER, TYPE_ORDER, RecordFilter
+from core.models import Status
 from core.store import IndexDelta, IndexEntry, Store
 
 _INITIAL_CAPACITY = 1024
@@ -47,12 +49,14 @@ class VectorIndex:
         # rowid -> matrix row, -1 where absent. SQLite rowids are small dense integers, so an
         # array indexed by rowid turns an allowed set into rows with one vectorised lookup.
         self._position = np.full(_INITIAL_CAPACITY, -1, dtype=np.int64)
-        # Per row: the record's scope (as a code), status, type and event time.
+        # Per row: the record's scope (as a code), status, type, event time and expires_at
+        # (NaT when it has none).
         self._scope_codes: dict[str, int] = {}
         self._scope = np.full(_INITIAL_CAPACITY, -1, dtype=np.int32)
         self._status = np.full(_INITIAL_CAPACITY, -1, dtype=np.int8)
         self._type = np.full(_INITIAL_CAPACITY, -1, dtype=np.int8)
         self._time = np.zeros(_INITIAL_CAPACITY, dtype="datetime64[us]")
+        self._expires = np.full(_INITIAL_CAPACITY, np.datetime64("NaT"), dtype="datetime64[us]")
         self._size = 0
         self._lock = threading.RLock()
         self.epoch: str | None = None
@@ -100,6 +104,8 @@ class VectorIndex:
             self._type[:n] = [_TYPE_CODE[t] for t in snapshot.types]
             self._time = np.zeros(capacity, dtype="datetime64[us]")
             self._time[:n] = _times(snapshot.times)
+            self._expires = np.full(capacity, np.datetime64("NaT"), dtype="datetime64[us]")
+            self._expires[:n] = _times(snapshot.expires)
             self._size = n
             self.epoch, self.version = snapshot.epoch, snapshot.records_version
 
@@ -152,11 +158,12 @@ class VectorIndex:
             self._matrix[row] = vector
             if meta is None:
                 self._scope[row], self._status[row], self._type[row] = -1, -1, -1
+                self._expires[row] = np.datetime64("NaT")
             else:
                 self._scope[row] = self._scope_code(meta.scope)
                 self._status[row] = _STATUS_CODE[meta.status]
                 self._type[row] = _TYPE_CODE[meta.type]
-                self._time[row] = _times([meta.time])[0]
+                self._time[row], self._expires[row] = _times([meta.time, meta.expires_at])
 
     def _scope_code(self, scope: str) -> int:
         return self._scope_codes.setdefault(scope, len(self._scope_codes))
@@ -181,7 +188,15 @@ class VectorIndex:
 
     def _columns(self) -> tuple[np.ndarray, ...]:
         """Every per-row array, in a fixed order."""
-        return (self._matrix, self._rowids, self._scope, self._status, self._type, self._time)
+        return (
+            self._matrix,
+            self._rowids,
+            self._scope,
+            self._status,
+            self._type,
+            self._time,
+            self._expires,
+        )
 
     def _grow(self) -> None:
         capacity = len(self._matrix) * 2
@@ -190,7 +205,15 @@ class VectorIndex:
             new = np.zeros((capacity, *column.shape[1:]), dtype=column.dtype)
             new[: self._size] = column[: self._size]
             grown.append(new)
-        self._matrix, self._rowids, self._scope, self._status, self._type, self._time = grown
+        (
+            self._matrix,
+            self._rowids,
+            self._scope,
+            self._status,
+            self._type,
+            self._time,
+            self._expires,
+        ) = grown
 
     # -- the hard filter ---------------------------------------------------------------------
 
@@ -202,7 +225,13 @@ class VectorIndex:
             codes = [self._scope_codes[s] for s in where.scopes if s in self._scope_codes]
             keep = _member(self._scope[:n], codes, len(self._scope_codes))
             statuses = [_STATUS_CODE[s] for s in where.statuses]
-            keep &= _member(self._status[:n], statuses, len(STATUS_ORDER))
+            status = _member(self._status[:n], statuses, len(STATUS_ORDER))
+            rule, now = where.lapse_rule, where.now
+            if rule is not None and now is not None:  # lapsed provisional reads as expired
+                lapsed = self._status[:n] == _STATUS_CODE[Status.PROVISIONAL]
+                lapsed &= self._expires[:n] <= _times([now])[0]  # NaT compares False
+                status = status & ~lapsed if rule == "exclude" else status | lapsed
+            keep &= status
             if where.types is not None:
                 types = [_TYPE_CODE[t] for t in where.types]
                 keep &= _member(self._type[:n], types, len(TYPE_ORDER))
@@ -291,6 +320,10 @@ _STATUS_CODE = {status: code for code, status in enumerate(STATUS_ORDER)}
 _TYPE_CODE = {memory_type: code for code, memory_type in enumerate(TYPE_ORDER)}
 
 
-def _times(texts: list[str]) -> np.ndarray:
-    """Canonical UTC text (``...Z``) as numpy datetimes (numpy wants no zone suffix)."""
-    return np.array([t[:-1] if t.endswith("Z") else t for t in texts], dtype="datetime64[us]")
+def _times(texts: Sequence[str | None]) -> np.ndarray:
+    """Canonical UTC text (``...Z``) as numpy datetimes (numpy wants no zone suffix); None as
+    NaT, which every comparison rejects."""
+    return np.array(
+        ["NaT" if t is None else t[:-1] if t.endswith("Z") else t for t in texts],
+        dtype="datetime64[us]",
+    )

@@ -280,7 +280,7 @@ class Ingestor:
             vector = self.memory.embedder.embed([embedding_text(draft)])[0]
 
         with clock.stage("duplicate_search"):
-            neighbours = self._neighbours(draft, vector)
+            neighbours = self._neighbours(draft, vector, now=now)
             duplicate = None
             if request.replaces is None and request.reinforce:
                 duplicate = self._find_duplicate(draft, neighbours)
@@ -361,9 +361,15 @@ class Ingestor:
             field="about",
         )
 
-    def _neighbours(self, draft: Record, vector: np.ndarray) -> list[tuple[Record, float]]:
-        """Live records of the same scope and type, most similar first."""
-        where = RecordFilter(scopes=(draft.scope,), types=frozenset({draft.type}))
+    def _neighbours(
+        self, draft: Record, vector: np.ndarray, *, now: datetime
+    ) -> list[tuple[Record, float]]:
+        """Live records of the same scope and type, most similar first. Live as of ``now``: a
+        provisional record past expires_at is expired even before the sweep, so it is neither
+        reinforced back to life as a duplicate nor flagged as a conflict (as after the sweep)."""
+        where = RecordFilter(
+            scopes=(draft.scope,), types=frozenset({draft.type}), now=format_time(now)
+        )
         hits = self.memory.index().search(vector, _NEIGHBOURS, where=where)
         hits = [h for h in hits if h.score >= self.config.ingest.conflict_floor]
         found = self.store.records_by_rowid([h.rowid for h in hits])

@@ -243,6 +243,19 @@ class Record:
     context: str | None = None
     rowid: int | None = field(default=None, compare=False)
 
+    def status_at(self, now: str | None) -> Status:
+        """The status as of ``now`` (canonical UTC text; None: the stored status). A
+        provisional record whose expires_at has come reads as expired: that is what the sweep
+        (Store.expire_provisional) will write, and reads must not wait for the sweep."""
+        if (
+            now is not None
+            and self.status is Status.PROVISIONAL
+            and self.expires_at is not None
+            and self.expires_at <= now
+        ):
+            return Status.EXPIRED
+        return self.status
+
     def to_json(self) -> dict[str, Any]:
         """The Record shape of the public contract (a JSON-ready dict)."""
         return {
@@ -280,16 +293,24 @@ class Record:
 # that SQLite compares them correctly as text.
 
 
+# The years a stored time may fall in (in UTC). Four digits keep the text fixed-width, so SQL
+# text comparison and numpy's datetime parse (the vector index's mirror) order times alike.
+MIN_YEAR, MAX_YEAR = 1000, 9999
+
+
 def format_time(moment: datetime) -> str:
-    """Format an aware datetime as the store's canonical UTC text."""
+    """Format an aware datetime as the store's canonical UTC text. The year is always four
+    digits (strftime("%Y") does not zero-pad years below 1000 on Linux)."""
     if moment.tzinfo is None:
         raise ValueError("naive datetimes are ambiguous; pass an aware datetime")
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_time(text: object, *, field: str) -> datetime:
     """Parse ISO 8601 from a model, a file or a user. A date alone means midnight UTC; a time
-    without an offset is taken as UTC."""
+    without an offset is taken as UTC. A time whose UTC value falls outside years
+    MIN_YEAR..MAX_YEAR is refused (InvalidArgument naming ``field``), including one whose
+    conversion to UTC overflows (0001-01-01T00:00:00+01:00)."""
     if isinstance(text, datetime):
         moment = text
     elif isinstance(text, str) and text.strip():
@@ -308,6 +329,15 @@ def parse_time(text: object, *, field: str) -> datetime:
         raise InvalidArgument(f"{field} must be an ISO 8601 string, got {text!r}", field=field)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    try:
+        year: int | None = moment.astimezone(UTC).year
+    except OverflowError:
+        year = None
+    if year is None or not MIN_YEAR <= year <= MAX_YEAR:
+        raise InvalidArgument(
+            f"{field} must fall between years {MIN_YEAR} and {MAX_YEAR} (in UTC), got {text!r}",
+            field=field,
+        )
     return moment
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -307,7 +308,7 @@ class Session:
     def revise(self, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
         if args.action == "merge_entities":
             return self._merge_entities(args, now=now)
-        record = self._writable_record(args.id)
+        record = self._writable_record(args.id, now=now)
         if args.action == "correct":
             if args.content is None and args.attribute is None:
                 raise InvalidArgument(
@@ -365,7 +366,7 @@ class Session:
             current = select_records(
                 conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record.id,)
             )
-            if not current:
+            if not current or current[0].status_at(format_time(now)) not in LIVE_STATUSES:
                 raise NotFound(f"{record.id} is no longer live", field="id")
             status, kind, _ = ingestor.reinforce_in(
                 conn,
@@ -441,7 +442,7 @@ class Session:
         }
 
     def forget(self, args: ForgetArgs, *, now: datetime) -> dict[str, Any]:
-        record = self._writable_record(args.id, live_only=False)
+        record = self._writable_record(args.id, now=now, live_only=False)
         self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
         return {"id": record.id, "status": "deleted"}
 
@@ -473,29 +474,37 @@ class Session:
         return "\n".join(f"{t.role}: {t.content}" for t in turns)
 
     def get(self, args: GetArgs, *, now: datetime) -> dict[str, Any]:
+        """memory_get: the records this agent may read, by id; the rest are ``missing``.
+
+        Status is read as of ``now`` (Record.status_at): a provisional record whose expires_at
+        has come is expired whether or not the worker's sweep has run. So it is missing unless
+        include_history, and then its status reads "expired", which is what the sweep will
+        write (a read writes nothing; the stored row changes when the sweep runs)."""
         allowed = HISTORY_STATUSES if args.include_history else LIVE_STATUSES
         readable = set(self.readable_scopes())
+        at = format_time(now)
         found = self.memory.store.get_records(list(dict.fromkeys(args.ids)))
         records, missing = [], []
         for record_id in dict.fromkeys(args.ids):
             record = found.get(record_id)
-            if record is None or record.scope not in readable or record.status not in allowed:
+            status = None if record is None else record.status_at(at)
+            if record is None or record.scope not in readable or status not in allowed:
                 missing.append(record_id)
             else:
-                records.append(record.to_json())
+                records.append(replace(record, status=status).to_json())
         return {"records": records, "missing": missing}
 
-    def _writable_record(self, record_id: str, *, live_only: bool = True) -> Record:
+    def _writable_record(self, record_id: str, *, now: datetime, live_only: bool = True) -> Record:
         """A record this agent may read and write; otherwise NotFound or PermissionDenied
-        (an unreadable record is reported exactly like an absent one)."""
+        (an unreadable record is reported exactly like an absent one). Status is read as of
+        ``now``, as memory_get reads it: a lapsed provisional record is expired."""
         record = self.memory.store.get_records([record_id]).get(record_id)
         statuses = LIVE_STATUSES if live_only else HISTORY_STATUSES
         if record is None or record.scope not in self.readable_scopes():
             raise NotFound(f"no record {record_id!r}", field="id")
-        if record.status not in statuses:
-            raise NotFound(
-                f"{record_id} is {record.status.value}; it cannot be changed", field="id"
-            )
+        status = record.status_at(format_time(now))
+        if status not in statuses:
+            raise NotFound(f"{record_id} is {status.value}; it cannot be changed", field="id")
         if record.scope not in self.writable_scopes():
             raise PermissionDenied(f"this agent may read but not change {record_id}", field="id")
         return record

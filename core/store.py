@@ -86,13 +86,15 @@ def connect(
 @dataclass(frozen=True, slots=True)
 class IndexEntry:
     """One record as the vector index holds it: its vector and the fields the hard filter
-    reads (scope, status, type, event time = event_at or else created_at)."""
+    reads (scope, status, type, event time = event_at or else created_at, and expires_at,
+    which decides whether a provisional record has lapsed at the filter's ``now``)."""
 
     vector: np.ndarray
     scope: str
     status: Status
     type: MemoryType
     time: str
+    expires_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +119,7 @@ class IndexSnapshot:
     statuses: list[Status]
     types: list[MemoryType]
     times: list[str]
+    expires: list[str | None]
 
 
 class Store:
@@ -374,7 +377,9 @@ class Store:
         return True
 
     def expire_provisional(self, *, now: datetime) -> list[str]:
-        """Set provisional records past expires_at to expired, with events, atomically."""
+        """Set provisional records past expires_at to expired, with events, atomically. Reads
+        do not wait for this: a RecordFilter with ``now`` and Record.status_at already treat
+        such a record as expired; the sweep makes the stored status say so."""
         at = format_time(now)
         with self.transaction() as conn:
             rows = conn.execute(
@@ -463,6 +468,7 @@ class Store:
             statuses=[Status(r[3]) for r in rows],
             types=[MemoryType(r[4]) for r in rows],
             times=[r[5] for r in rows],
+            expires=[r[6] for r in rows],
         )
 
     def index_delta(self, since_version: int) -> IndexDelta:
@@ -489,6 +495,7 @@ class Store:
                             Status(row[3]),
                             MemoryType(row[4]),
                             row[5],
+                            row[6],
                         )
         return IndexDelta(epoch, version, changes)
 
@@ -702,7 +709,7 @@ def migrate(conn: sqlite3.Connection, *, path: str) -> int:
 
 _INDEX_SELECT = """
     SELECT e.record_rowid, e.vector, r.scope, r.status, r.type,
-           coalesce(r.event_at, r.created_at)
+           coalesce(r.event_at, r.created_at), r.expires_at
       FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid
 """
 

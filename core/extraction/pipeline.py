@@ -320,7 +320,8 @@ class Pipeline:
         if k:
             vectors = self.memory.embedder.embed([c.content for c in candidates])
             index = self.memory.index()
-            where = RecordFilter(scopes=session.readable_scopes())
+            # Live as of now, as the ingestor's duplicate check will read them.
+            where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
             for i, vector in enumerate(vectors):
                 hits = index.search(vector, k, where=where)
                 found = self.memory.store.records_by_rowid([h.rowid for h in hits])

@@ -151,11 +151,17 @@ def test_rebuild_matches_incremental_sync(fast_memory: Memory) -> None:
 
 
 SCOPES = ["user:u1", "user:u2", "project:p", "org:o"]
+# expires_at values the mixed store draws from; a filter's now is drawn from them too, so the
+# boundary (expires_at == now: lapsed) is exercised.
+EXPIRIES = [f"2026-{m:02d}-15T12:00:00.000000Z" for m in (1, 4, 7, 10)] + [
+    "2027-02-01T00:00:00.123456Z"
+]
 
 
 @pytest.fixture(scope="module")
 def mixed_store(tmp_path_factory: pytest.TempPathFactory):
-    """60 records over four scopes, three types, four statuses and spread event times."""
+    """60 records over four scopes, three types, four statuses, spread event times, and an
+    expires_at on about two thirds of them (of any status: the predicate must check status)."""
     import random
 
     from core.records import bump_records_version
@@ -179,7 +185,11 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory):
         rows = conn.execute("SELECT rowid FROM records").fetchall()
         for (rowid,) in rows:
             status = rng.choice(["provisional", "confirmed", "superseded", "expired"])
-            conn.execute("UPDATE records SET status = ? WHERE rowid = ?", (status, rowid))
+            expires = rng.choice([None, *EXPIRIES])
+            conn.execute(
+                "UPDATE records SET status = ?, expires_at = ? WHERE rowid = ?",
+                (status, expires, rowid),
+            )
         bump_records_version(conn, [r[0] for r in rows])
     yield mem
     mem.close()
@@ -192,17 +202,25 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory):
     types=st.one_of(st.none(), st.sets(st.sampled_from(list(MemoryType)))),
     since=st.one_of(st.none(), st.dates(date(2025, 12, 1), date(2026, 12, 31))),
     until=st.one_of(st.none(), st.dates(date(2025, 12, 1), date(2026, 12, 31))),
+    now=st.one_of(
+        st.none(),
+        st.sampled_from(EXPIRIES),
+        st.dates(date(2025, 12, 1), date(2027, 3, 1)).map(lambda d: f"{d}T00:00:00.000000Z"),
+    ),
 )
 def test_the_index_mask_and_the_sql_filter_agree(
-    mixed_store, scopes, statuses, types, since, until
+    mixed_store, scopes, statuses, types, since, until, now
 ) -> None:
-    """For any hard filter, the dense generator's mask admits exactly the records SQL does."""
+    """For any hard filter, the dense generator's mask admits exactly the records SQL does,
+    whether the index was kept current by deltas or built from a snapshot, and both agree
+    with Record.status_at (a provisional record past expires_at at now reads as expired)."""
     where = RecordFilter(
         scopes=tuple(scopes),
         statuses=frozenset(statuses),
         types=None if types is None else frozenset(types),
         since=None if since is None else f"{since.isoformat()}T00:00:00.000000Z",
         until=None if until is None else f"{until.isoformat()}T00:00:00.000000Z",
+        now=now,
     )
     condition, params = where.sql()
     by_sql = {
@@ -215,3 +233,16 @@ def test_the_index_mask_and_the_sql_filter_agree(
     query = mixed_store.embedder.embed_one("record about tea")
     by_mask = {h.rowid for h in index.search(query, 1000, where=where)}
     assert by_mask == by_sql
+    fresh = VectorIndex.build(mixed_store.store, mixed_store.embedder.dims)
+    assert {h.rowid for h in fresh.search(query, 1000, where=where)} == by_sql
+    every = [r["rowid"] for r in mixed_store.store.query("SELECT rowid FROM records")]
+    by_status = {
+        rowid
+        for rowid, record in mixed_store.store.records_by_rowid(every).items()
+        if record.scope in scopes
+        and record.status_at(now) in statuses
+        and (types is None or record.type in types)
+        and (where.since is None or (record.event_at or record.created_at) >= where.since)
+        and (where.until is None or (record.event_at or record.created_at) <= where.until)
+    }
+    assert by_status == by_sql

@@ -76,6 +76,32 @@ def test_bad_times_name_the_field(bad: object) -> None:
     assert info.value.field == "event_at"
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "0999-12-31T23:59:59Z",
+        "0001-01-01T00:00:00+01:00",  # before year 1 in UTC: astimezone overflows
+        "9999-12-31T23:00:00-05:00",  # after year 9999 in UTC: astimezone overflows
+        "1000-01-01T00:30:00+01:00",  # 0999-12-31 in UTC
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))),
+    ],
+)
+def test_times_outside_years_1000_to_9999_are_refused(bad: object) -> None:
+    """Canonical text is four-digit years in UTC: anything else is InvalidArgument naming the
+    field (never an OverflowError), so SQL text order and numpy's parse can never disagree."""
+    with pytest.raises(InvalidArgument) as info:
+        canonical_time(bad, field="since")
+    assert info.value.field == "since"
+
+
+def test_the_edge_years_are_accepted_and_four_digits_wide() -> None:
+    """Years 1000 and 9999 (in UTC) are fine; formatting zero-pads any year to four digits."""
+    assert canonical_time("1000-01-01T01:00:00+01:00", field="t") == "1000-01-01T00:00:00.000000Z"
+    assert canonical_time("9999-12-31T23:59:59Z", field="t") == "9999-12-31T23:59:59.000000Z"
+    assert format_time(datetime(999, 1, 1, tzinfo=UTC)) == "0999-01-01T00:00:00.000000Z"
+    assert format_time(datetime(5, 6, 7, 8, tzinfo=UTC)) == "0005-06-07T08:00:00.000000Z"
+
+
 def test_naive_datetimes_are_refused_when_formatting() -> None:
     """Formatting a naive datetime would guess a zone; it is refused."""
     with pytest.raises(ValueError, match="naive"):

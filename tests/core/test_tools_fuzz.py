@@ -28,6 +28,11 @@ json_values = st.recursive(
     max_leaves=12,
 )
 
+# Outside years 1000-9999 in UTC: a three-digit year (which strftime("%Y") left unpadded, so
+# SQL text order and the index's numpy parse disagreed), and two whose conversion to UTC
+# overflows (an OverflowError escaped Session.call).
+OUT_OF_RANGE_TIMES = ["0999-01-01", "0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00"]
+
 FIELD_VALUES = {
     "type": st.sampled_from(["semantic", "episodic", "procedural", "working", ""]),
     "source_kind": st.sampled_from(
@@ -37,7 +42,9 @@ FIELD_VALUES = {
     "target": st.sampled_from(["personal", "project", "user:u1", "agent:a/u1", "nowhere"]),
     "content": st.text(max_size=50) | st.just("x" * 5000),
     "evidence": st.text(max_size=40) | st.just("Please keep answers concise"),
-    "event_at": st.sampled_from(["2026-07-01", "yesterday", "2026-02-30", "", "9999-12-31"]),
+    "event_at": st.sampled_from(
+        ["2026-07-01", "yesterday", "2026-02-30", "", "9999-12-31", *OUT_OF_RANGE_TIMES]
+    ),
     "id": st.sampled_from(["mem_x", "", "ent_user_u1", "mem_0" * 30]),
     "ids": st.lists(st.text(max_size=12), max_size=3),
     "about": st.lists(
@@ -160,3 +167,36 @@ def test_bad_write_arguments_name_the_field(
     """Invented arguments, wrong types, blank content, bad dates: an error naming the field."""
     result = session.call("memory_write", arguments, now=NOW)
     assert result["error"]["field"] == field, result
+
+
+TIME_ARGUMENTS = [
+    ("memory_search", {"query": "answers"}, "since"),
+    ("memory_search", {"query": "answers"}, "until"),
+    *[
+        (
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": "The user likes tea.",
+                "source_kind": "agent_inference",
+            },
+            field,
+        )
+        for field in ("event_at", "valid_from", "valid_until", "review_at")
+    ],
+]
+
+
+@pytest.mark.parametrize("value", OUT_OF_RANGE_TIMES)
+@pytest.mark.parametrize(("tool", "base", "field"), TIME_ARGUMENTS)
+def test_times_outside_four_digit_years_are_invalid_arguments(
+    session: Session, tool: str, base: dict[str, Any], field: str, value: str
+) -> None:
+    """Every time argument: a structured invalid_argument naming the field; nothing written."""
+    version = session.memory.store.records_version
+    searches = session.memory.store.query("SELECT count(*) AS n FROM search_log")[0]["n"]
+    result = session.call(tool, {**base, field: value}, now=NOW)
+    assert result["error"]["code"] == "invalid_argument", result
+    assert result["error"]["field"] == field
+    assert session.memory.store.records_version == version
+    assert session.memory.store.query("SELECT count(*) AS n FROM search_log")[0]["n"] == searches
