@@ -18,7 +18,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +121,7 @@ class Retriever:
             types=request.types,
             since=request.since,
             until=request.until,
+            now=format_time(now),  # a provisional record past expires_at is expired already
         )
         timer.run("filter_construction", t)
 
@@ -170,6 +171,11 @@ class Retriever:
             if (reason := _fails(where, records.get(c.record_id))) is not None
         }
         candidates = [c for c in candidates if c.record_id not in dropped]
+        # Statuses as of now, as memory_get reports them: a lapsed provisional record (found
+        # only with include_history) reads as expired before the sweep writes it.
+        for rid, record in records.items():
+            if (status := record.status_at(where.now)) is not record.status:
+                records[rid] = replace(record, status=status)
         freshness: dict[str, float] = {}
         for candidate in candidates:
             record = records[candidate.record_id]
@@ -630,8 +636,9 @@ def _fails(where: RecordFilter, record: Record | None) -> str | None:
         return "forgotten"
     if record.scope not in where.scopes:
         return "scope changed"
-    if record.status not in where.statuses:
-        return f"now {record.status.value}"
+    status = record.status_at(where.now)
+    if status not in where.statuses:
+        return f"now {status.value}"
     if where.types is not None and record.type not in where.types:
         return "type changed"
     at = record.event_at or record.created_at

@@ -77,10 +77,6 @@ def test_every_generator_drops_a_lapsed_provisional_record(
     assert memory.store.get_records([guess])[guess].status == "provisional"  # nothing written
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/retriever.py does not pass the request's now into RecordFilter yet",
-)
 def test_memory_search_skips_a_lapsed_provisional_record(session: Session, guess: str) -> None:
     """Found by dense, lexical and entity matching while live; 90 days later, with no sweep,
     memory_search no longer returns it."""
@@ -89,6 +85,9 @@ def test_memory_search_skips_a_lapsed_provisional_record(session: Session, guess
     assert {"dense", "lexical", "entity"} <= set(hit["explanation"]["generators"])
     later = session.call("memory_search", {"query": QUERY}, now=LATER)
     assert guess not in [r["id"] for r in later["results"]]
+    history = session.call("memory_search", {"query": QUERY, "include_history": True}, now=LATER)
+    [old] = [r for r in history["results"] if r["id"] == guess]
+    assert old["status"] == old["explanation"]["status"] == "expired"
 
 
 def test_memory_get_reads_a_lapsed_provisional_record_as_expired(
