@@ -243,6 +243,11 @@ class VectorIndex:
 
     # -- search ----------------------------------------------------------------------------
 
+    def vectors(self, rowids: list[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of those rowids that are in the index (copies)."""
+        with self._lock:
+            return {r: self._matrix[row].copy() for r in rowids if (row := self._row(r)) >= 0}
+
     def search(
         self,
         query: np.ndarray,

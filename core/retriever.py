@@ -27,6 +27,7 @@ import structlog
 
 from core import ranking
 from core.filters import RecordFilter
+from core.index import VectorIndex
 from core.lexical import fts_query, name_candidates
 from core.models import (
     HISTORY_STATUSES,
@@ -131,7 +132,8 @@ class Retriever:
 
         depth = cfg.candidates_per_generator
         t = time.perf_counter()
-        dense_hits = self.memory.index().search(vector, depth, where=where)
+        index = self.memory.index()  # synced with the store here, once per search
+        dense_hits = index.search(vector, depth, where=where)
         ids_by_rowid = self._ids([h.rowid for h in dense_hits])
         dense = [
             (ids_by_rowid[h.rowid], round(h.score, 6))
@@ -218,7 +220,7 @@ class Retriever:
         timer.run("empty_result_gate", t)
 
         t = time.perf_counter()
-        pairs = self._similar_pairs(survivors, threshold=cfg.duplicate_cosine)
+        pairs = self._similar_pairs(index, survivors, records, threshold=cfg.duplicate_cosine)
         kept, duplicates = ranking.collapse(
             survivors, {(a, b): s for a, b, s in pairs}, threshold=cfg.duplicate_cosine
         )
@@ -449,22 +451,23 @@ class Retriever:
         }
 
     def _similar_pairs(
-        self, candidates: list[Candidate], *, threshold: float
+        self,
+        index: VectorIndex,
+        candidates: list[Candidate],
+        records: dict[str, Record],
+        *,
+        threshold: float,
     ) -> list[tuple[str, str, float]]:
-        """(earlier id, later id, cosine) for every candidate pair at or above threshold."""
+        """(earlier id, later id, cosine) for every candidate pair at or above threshold, from
+        the vectors the index already holds (the search synced it a moment ago)."""
         if len(candidates) < 2:
             return []
-        ids = [c.record_id for c in candidates]
-        rows = self.store.query(
-            f"SELECT r.id AS id, e.vector AS vector FROM records AS r JOIN embeddings AS e "
-            f"ON e.record_rowid = r.rowid WHERE r.id IN ({','.join('?' * len(ids))})",
-            ids,
-        )
-        vectors = {r["id"]: np.frombuffer(r["vector"], np.float32) for r in rows}
-        present = [i for i in ids if i in vectors]
+        rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
+        vectors = index.vectors(list(rowid_of.values()))
+        present = [i for i, r in rowid_of.items() if r in vectors]
         if len(present) < 2:
             return []
-        matrix = np.vstack([vectors[i] for i in present])
+        matrix = np.vstack([vectors[rowid_of[i]] for i in present])
         sims = matrix @ matrix.T
         # Pairs above the diagonal, in row-major order (a < b), as a nested loop would list them.
         above = np.argwhere(np.triu(sims >= threshold, k=1))

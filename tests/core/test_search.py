@@ -225,6 +225,24 @@ def test_the_stored_row_decides_even_when_the_index_mirror_is_stale(alice: Sessi
     assert replay(payload) == [r["id"] for r in result["results"]]
 
 
+def test_near_duplicates_collapse_into_the_best_one(alice: Session) -> None:
+    """Two records saying the same thing (cosine >= retrieval.duplicate_cosine) come back once:
+    the better ranked one, whose explanation names the one collapsed into it."""
+    [copy] = alice.memory.import_records(
+        [{"content": "Alice is allergic to peanuts!", "source_kind": "user_statement"}],
+        scope="user:alice",
+        now=NOW,
+    )
+    result = search(alice, "peanut allergy")
+    ids = [r["id"] for r in result["results"]]
+    assert result["explanation"]["duplicates_collapsed"] == 1
+    assert len([c for c in contents(result) if "peanuts" in c]) == 1
+    kept = result["results"][0]
+    assert "peanuts" in kept["content"]
+    assert "collapsed into it" in kept["explanation"]["duplicates"]
+    assert (copy in ids) != (copy in kept["explanation"]["duplicates"])
+
+
 def test_the_token_budget_limits_what_is_returned(alice: Session) -> None:
     """A tiny budget returns fewer results, each within it, and says so."""
     full = search(alice, "Alice", limit=10)
