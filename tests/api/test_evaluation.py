@@ -80,6 +80,19 @@ def test_turn_records_carry_preceding_turns_of_the_same_session_as_context() -> 
     assert linked[1]["about"] == [{"kind": "person", "name": "B"}]
 
 
+def test_a_long_preceding_turn_enters_the_context_as_an_excerpt() -> None:
+    """A 2,000-character answer before a short reply contributes its first CONTEXT_EXCERPT
+    characters, so its vocabulary does not make the reply match everything it covered."""
+    from api.evaluation import CONTEXT_EXCERPT, Turn
+
+    at = datetime(2023, 5, 8, tzinfo=UTC)
+    long_answer = "word " * 400
+    turns = [Turn("D1:1", "s1", "B", long_answer, at), Turn("D1:2", "s1", "A", "thanks", at)]
+    [_, reply] = records_for(turns, granularity="turn", context_turns=2)
+    assert reply["context"].endswith(f"B: {long_answer}"[:CONTEXT_EXCERPT])
+    assert len(reply["context"]) == len("08 May 2023\n") + CONTEXT_EXCERPT
+
+
 def _answer(
     kind: str,
     evidence: set[str],
