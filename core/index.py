@@ -31,6 +31,8 @@ _INITIAL_CAPACITY = 1024
 _GATHER_BELOW = 0.25
 # Filter codes up to this many are matched by comparisons, more by a lookup table (_member).
 _COMPARE_AT_MOST = 4
+# The per-row arrays, which move together when a row is removed or the capacity grows.
+_COLUMNS = ("_matrix", "_rowids", "_scope", "_status", "_type", "_time", "_expires")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,33 +189,15 @@ class VectorIndex:
             return True
 
     def _columns(self) -> tuple[np.ndarray, ...]:
-        """Every per-row array, in a fixed order."""
-        return (
-            self._matrix,
-            self._rowids,
-            self._scope,
-            self._status,
-            self._type,
-            self._time,
-            self._expires,
-        )
+        """Every per-row array, in the order of ``_COLUMNS``."""
+        return tuple(getattr(self, name) for name in _COLUMNS)
 
     def _grow(self) -> None:
         capacity = len(self._matrix) * 2
-        grown = []
-        for column in self._columns():
+        for name, column in zip(_COLUMNS, self._columns(), strict=True):
             new = np.zeros((capacity, *column.shape[1:]), dtype=column.dtype)
             new[: self._size] = column[: self._size]
-            grown.append(new)
-        (
-            self._matrix,
-            self._rowids,
-            self._scope,
-            self._status,
-            self._type,
-            self._time,
-            self._expires,
-        ) = grown
+            setattr(self, name, new)
 
     # -- the hard filter ---------------------------------------------------------------------
 

@@ -184,34 +184,28 @@ def test_merge_never_crosses_scopes(memory: Memory, session: Session) -> None:
     assert result["error"]["code"] == "not_found"
 
 
+def note_about(session: Session, content: str, person: str, target: str | None = None) -> str:
+    """Write an agent_inference about ``person``; return the entity the note links to."""
+    args = {"target": target} if target else {}
+    made = call(
+        session,
+        "memory_write",
+        type="semantic",
+        content=content,
+        source_kind="agent_inference",
+        about=[{"kind": "person", "name": person}],
+        **args,
+    )
+    [entity] = call(session, "memory_get", ids=[made["id"]])["records"][0]["entities"]
+    return str(entity)
+
+
 def test_a_merge_into_an_entity_of_another_readable_scope_is_refused(session: Session) -> None:
     """Even by id and with both scopes readable and writable, a merge stays inside one scope:
     it moves aliases, and aliases belong to their scope."""
-    mine = call(
-        session,
-        "memory_write",
-        type="semantic",
-        content="Sam is a dentist.",
-        source_kind="agent_inference",
-        about=[{"kind": "person", "name": "Sam"}],
-    )
-    project = call(
-        session,
-        "memory_write",
-        type="semantic",
-        content="Samuel reviews the launch plan.",
-        source_kind="agent_inference",
-        target="project",
-        about=[{"kind": "person", "name": "Samuel"}],
-    )
-    [a, b] = call(session, "memory_get", ids=[mine["id"], project["id"]])["records"]
-    result = call(
-        session,
-        "memory_revise",
-        id=b["entities"][0],
-        action="merge_entities",
-        into_entity=a["entities"][0],
-    )
+    mine = note_about(session, "Sam is a dentist.", "Sam")
+    theirs = note_about(session, "Samuel reviews the launch plan.", "Samuel", target="project")
+    result = call(session, "memory_revise", id=theirs, action="merge_entities", into_entity=mine)
     assert result["error"]["code"] == "invalid_argument"
     assert result["error"]["field"] == "into_entity"
 
@@ -222,41 +216,14 @@ def test_aliases_of_an_entity_in_another_scope_never_find_a_record(
     """A project note may link to a person in the user's scope, but a reader of the project
     alone must not find it by that person's aliases, before or after a merge in the user's
     scope adds more of them."""
-    call(
-        session,
-        "memory_write",
-        type="semantic",
-        content="Aditya likes tea.",
-        source_kind="agent_inference",
-        about=[{"kind": "person", "name": "Aditya"}],
-    )
-    nickname = call(
-        session,
-        "memory_write",
-        type="semantic",
-        content="Zorblax Quux is a nickname.",
-        source_kind="agent_inference",
-        about=[{"kind": "person", "name": "Zorblax Quux"}],
-    )
-    note = call(
-        session,
-        "memory_write",
-        type="semantic",
-        content="The deploy budget was approved.",
-        source_kind="agent_inference",
-        target="project",
-        about=[{"kind": "person", "name": "Aditya"}],
-    )
-    [linked] = call(session, "memory_get", ids=[note["id"]])["records"][0]["entities"]
-    [loser] = call(session, "memory_get", ids=[nickname["id"]])["records"][0]["entities"]
+    aditya = note_about(session, "Aditya likes tea.", "Aditya")
+    nickname = note_about(session, "Zorblax Quux is a nickname.", "Zorblax Quux")
+    linked = note_about(session, "The deploy budget was approved.", "Aditya", target="project")
+    assert linked == aditya  # the project note really links to the user's entity
     merged = call(
-        session,
-        "memory_revise",
-        id=loser,
-        action="merge_entities",
-        into_entity=linked,
+        session, "memory_revise", id=nickname, action="merge_entities", into_entity=aditya
     )
-    assert merged["id"] == linked  # the note really links to the user's entity
+    assert merged["id"] == aditya
     memory.grant("reader", "project:apollo", access="read", now=NOW)
     reader = memory.session(agent_id="reader", user_id="u2", session_id="s-r", now=NOW)
     for query in ("Zorblax", "Aditya"):
