@@ -499,14 +499,14 @@ def readable_records(mem: Memory, scopes: list[str]) -> int:
 
 
 def child_warm(
-    path: str, plan_file: str, warmup: int, gets: int, profile: bool, threads: int = 0
+    path: str, plan_file: str, warmup: int, gets: int, profile: bool, threads: int | None = None
 ) -> dict:
     """Open the store as a host would, warm it, search the plan in both modes (interleaved),
     then time memory_get; or, with ``profile``, run the searches under cProfile."""
     plan = json.loads(Path(plan_file).read_text())
     rss: dict[str, float] = {"start": proc_status_kb("VmRSS") / 1024}
     started = time.perf_counter()
-    mem = Memory.open(path, Config(embedder={"threads": threads}))
+    mem = Memory.open(path, Config() if threads is None else Config(embedder={"threads": threads}))
     open_s = time.perf_counter() - started
     started = time.perf_counter()
     mem.embedder.load()  # type: ignore[attr-defined]  # the default FlagEmbedder
@@ -757,7 +757,7 @@ def warm_run(store: Path, plan: list[dict], args: argparse.Namespace) -> dict:
                 [
                     *("--child-warm", str(copy), "--plan", str(plan_file)),
                     *("--warmup", str(args.warmup), "--gets", str(args.gets)),
-                    *("--threads", str(args.threads)),
+                    *(("--threads", str(args.threads)) if args.threads is not None else ()),
                 ]
             )
             result["machine_load"] = monitor.report()
@@ -1147,7 +1147,10 @@ def main() -> None:
         help="repeat a warm run if other processes kept more cores busy on average",
     )
     parser.add_argument(
-        "--threads", type=int, default=0, help="embedder.threads of the searching process"
+        "--threads",
+        type=int,
+        default=None,
+        help="embedder.threads of the searching process (default: the configured default)",
     )
     parser.add_argument("--profile", action="store_true", help="also cProfile the largest store")
     parser.add_argument("--rebuild-store", action="store_true", help="ignore the cached stores")
