@@ -209,11 +209,19 @@ class Session:
         )
         return bool(rows and rows[0]["ended_at"])
 
-    def transcript(self) -> list[Turn]:
-        rows = self.memory.store.query(
-            "SELECT seq, role, content, at FROM turns WHERE session_id = ? ORDER BY seq",
-            (self.session_id,),
-        )
+    def transcript(self, *, last: int | None = None) -> list[Turn]:
+        """The session's turns in order; with ``last``, only the final ``last`` of them."""
+        if last is None:
+            rows = self.memory.store.query(
+                "SELECT seq, role, content, at FROM turns WHERE session_id = ? ORDER BY seq",
+                (self.session_id,),
+            )
+        else:
+            rows = self.memory.store.query(
+                "SELECT * FROM (SELECT seq, role, content, at FROM turns WHERE session_id = ? "
+                "ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+                (self.session_id, last),
+            )
         return [Turn(r["seq"], r["role"], r["content"], r["at"]) for r in rows]
 
     # -- the tools ---------------------------------------------------------------------------
@@ -470,7 +478,7 @@ class Session:
         return self.memory.retriever().search(request, readable=self.readable_scopes(), now=now)
 
     def _recent_turns(self, count: int = 4) -> str:
-        turns = self.transcript()[-count:]
+        turns = self.transcript(last=count)  # a long session's whole transcript is not read
         return "\n".join(f"{t.role}: {t.content}" for t in turns)
 
     def get(self, args: GetArgs, *, now: datetime) -> dict[str, Any]:

@@ -419,3 +419,14 @@ def test_every_write_is_logged_with_its_stages(session: Session) -> None:
         "vector_index_update",
     } <= stages
     assert row["total_ms"] > 0
+
+
+def test_the_transcript_reads_whole_or_its_last_turns(session: Session) -> None:
+    """transcript(last=n) is the final n turns in order (what the query rewrite reads)."""
+    before = len(session.transcript())
+    for n in range(5):
+        session.add_turn("user", f"turn number {n}", at=NOW)
+    turns = session.transcript()
+    assert len(turns) == before + 5
+    assert session.transcript(last=2) == turns[-2:]
+    assert [t.content for t in session.transcript(last=2)] == ["turn number 3", "turn number 4"]
