@@ -71,7 +71,8 @@ class EmbedderConfig(_Section):
         description=(
             "Torch CPU threads for this process (0: torch's default, one per core). 1 keeps a "
             "search's query embedding fast when other work shares the cores (30 ms instead of "
-            "500 ms measured on a busy 2-core machine); raise it for bulk imports on an idle one."
+            "500 ms measured on a busy 2-core machine); raise it for bulk imports on an idle one. "
+            "Process-wide: it also sets the reranker's threads and any torch work of the host."
         ),
     )
 

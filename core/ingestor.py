@@ -78,6 +78,8 @@ REINFORCE_STEP = 0.3  # each reinforcement closes this share of the gap to certa
 MAX_CONFIDENCE = 0.99
 _NEIGHBOURS = 8
 _LIVE = "('provisional', 'confirmed')"
+# A provisional record whose expiry has come (the parameter is now), swept or not.
+_LAPSED = "(r.status = 'provisional' AND r.expires_at IS NOT NULL AND r.expires_at <= ?)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,7 +429,7 @@ class Ingestor:
                     entities=tuple(dict.fromkeys(p.id for p in linked)),
                 )
             action = "created"
-            replaced = self._current_holder(conn, draft, request)
+            replaced = self._current_holder(conn, draft, request, now=now)
             if replaced is not None:
                 if draft.type is not MemoryType.EPISODIC and policy.can_supersede(
                     draft.source_kind, replaced.source_kind
@@ -490,12 +492,15 @@ class Ingestor:
         )
 
     def _current_holder(
-        self, conn: sqlite3.Connection, draft: Record, request: WriteRequest
+        self, conn: sqlite3.Connection, draft: Record, request: WriteRequest, *, now: datetime
     ) -> Record | None:
         """The live record this write would replace: the one being corrected, else the live
-        record holding the same subject in the same scope."""
+        record holding the same subject in the same scope. Live as of ``now``: a provisional
+        record past expires_at is expired already (Record.status_at), swept or not."""
+        live = f"r.status IN {_LIVE} AND NOT {_LAPSED}"
+        at = format_time(now)
         if request.replaces is not None:
-            rows = select_records(conn, f"r.id = ? AND r.status IN {_LIVE}", (request.replaces.id,))
+            rows = select_records(conn, f"r.id = ? AND {live}", (request.replaces.id, at))
             if not rows:
                 raise NotFound(
                     f"{request.replaces.id} is no longer live (superseded, expired or deleted)",
@@ -506,9 +511,8 @@ class Ingestor:
             return None
         rows = select_records(
             conn,
-            f"r.scope = ? AND r.subject = ? AND r.status IN {_LIVE} "
-            "ORDER BY r.created_at DESC LIMIT 1",
-            (draft.scope, draft.subject),
+            f"r.scope = ? AND r.subject = ? AND {live} ORDER BY r.created_at DESC LIMIT 1",
+            (draft.scope, draft.subject, at),
         )
         return rows[0] if rows else None
 

@@ -64,9 +64,10 @@ class FlagRerankerBackend(Reranker):
     The loaded FlagReranker's tokenizer and model are called directly rather than through
     ``compute_score``: that method first runs a probe batch to find a batch size that fits GPU
     memory, which on a CPU repeats the first batch's work (every candidate, for 30 of them), and
-    it cannot stop part way. Scores are the same: the pair is encoded as FlagReranker encodes it
-    (query, passage, truncated to ``max_length``) and squashed with a sigmoid (its
-    ``normalize=True``).
+    it cannot stop part way. The pair is encoded as (query, passage) truncated to ``max_length``
+    and squashed with a sigmoid (its ``normalize=True``): the same scores whenever the pair fits
+    ``max_length`` (a test compares them). Past it, FlagReranker first cuts the query to 3/4 of
+    ``max_length``; here the longer of the two is cut first.
     """
 
     def __init__(self, model: str, *, device: str = "cpu", batch_size: int = 8) -> None:

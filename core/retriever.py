@@ -203,13 +203,14 @@ class Retriever:
             lexical_floor=gate_cfg.lexical_floor,
             mode=gate_mode,
         )
-        best_dense = max((s for _, s in dense), default=None)
-        best_lexical = max((s for _, s in lexical), default=None)
+        # Best scores among the candidates still standing after the row re-check.
+        best_dense = max((s for i, s in dense if i not in dropped), default=None)
+        best_lexical = max((s for i, s in lexical if i not in dropped), default=None)
         gate_log = {
             "decision": "pass" if survivors else "empty",
             "best_dense": best_dense,
             "best_lexical": best_lexical,
-            "entity_matches": len(entity),
+            "entity_matches": sum(1 for i, _ in entity if i not in dropped),
             "floors": {
                 "dense": gate_cfg.dense_floor,
                 "lexical": gate_cfg.lexical_floor,
@@ -278,7 +279,7 @@ class Retriever:
             "duplicates_collapsed": len(duplicates),
             "over_budget": len(skipped),
             "returned": len(taken),
-            "why_empty": self._why_empty(gate_log, candidates, taken, skipped, rerank_log)
+            "why_empty": self._why_empty(gate_log, candidates, taken, skipped, rerank_log, dropped)
             if not taken
             else None,
         }
@@ -569,7 +570,13 @@ class Retriever:
         taken: list[Candidate],
         skipped: list[Candidate],
         rerank_log: dict[str, Any],
+        dropped: dict[str, str],
     ) -> str:
+        if not candidates and dropped:
+            return (
+                "every candidate changed after the generators read it (forgotten, superseded "
+                "or moved by another writer a moment before)"
+            )
         if not candidates:
             return "no record in the readable scopes matched the query on any generator"
         if gate_log["decision"] == "empty":

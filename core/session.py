@@ -210,7 +210,9 @@ class Session:
         return bool(rows and rows[0]["ended_at"])
 
     def transcript(self, *, last: int | None = None) -> list[Turn]:
-        """The session's turns in order; with ``last``, only the final ``last`` of them."""
+        """The session's turns in order; with ``last`` (>= 0), only the final ``last``."""
+        if last is not None and last < 0:
+            raise ValueError(f"last must be >= 0, got {last}")
         if last is None:
             rows = self.memory.store.query(
                 "SELECT seq, role, content, at FROM turns WHERE session_id = ? ORDER BY seq",

@@ -136,3 +136,20 @@ def test_reinforcing_extends_expiry_in_the_index_mirror(
     )
     assert rowid in {h.rowid for h in memory.index().search(vector, 10, where=where)}
     assert get(session, guess, at=NOW + timedelta(days=40))["missing"] == []
+
+
+def test_a_new_fact_does_not_supersede_a_lapsed_guess_on_its_subject(session: Session) -> None:
+    """A write on the subject of a lapsed provisional record is a new record, as it would be
+    after the sweep, not version 2 of the expired guess."""
+    guess = {**GUESS, "attribute": "staging_database"}
+    old = session.call("memory_write", guess, now=NOW)
+    assert old["status"] == "provisional", old
+    fact = {
+        **guess,
+        "content": "Apollo staging runs on SQLite.",
+        "source_kind": "agent_inference",
+    }
+    new = session.call("memory_write", fact, now=LATER)
+    assert new["action"] == "created" and new["supersedes_id"] is None, new
+    [kept] = get(session, old["id"], at=LATER, history=True)["records"]
+    assert kept["status"] == "expired"
