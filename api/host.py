@@ -84,40 +84,6 @@ class _Chat(Protocol):
 ChatT = TypeVar("ChatT", bound=_Chat)
 
 
-class HostAdapter(ABC, Generic[ChatT]):
-    """What every framework adapter offers the host: ``start`` a chat for an identity, and
-    ``session``, which scopes one so extraction is enqueued even when the run fails."""
-
-    @abstractmethod
-    def start(
-        self,
-        *,
-        agent_id: str,
-        user_id: str,
-        session_id: str,
-        write_targets: Mapping[str, str] | None = None,
-    ) -> ChatT:
-        """session_started: a chat for this identity (call ``chat.end()`` when it is over)."""
-
-    @contextmanager
-    def session(
-        self,
-        *,
-        agent_id: str,
-        user_id: str,
-        session_id: str,
-        write_targets: Mapping[str, str] | None = None,
-    ) -> Iterator[ChatT]:
-        """``start`` on entry and ``end`` (enqueue extraction) on exit, even after an error."""
-        chat = self.start(
-            agent_id=agent_id, user_id=user_id, session_id=session_id, write_targets=write_targets
-        )
-        try:
-            yield chat
-        finally:
-            chat.end()
-
-
 class MemoryHost:
     """Sessions, turns and the search trigger for one ``Memory``. Thread-safe."""
 
@@ -213,3 +179,54 @@ def is_memory_tool(name: str | None) -> bool:
 
 
 __all__ = ["AutoSearch", "Identity", "MemoryHost", "is_memory_tool"]
+
+
+class HostAdapter(ABC, Generic[ChatT]):
+    """What every framework adapter shares: a ``MemoryHost`` for one ``Memory``, its mode and
+    policy, ``start`` (a chat for an identity) and ``session``, which scopes one so extraction
+    is enqueued even when the run fails. An adapter says how its chat wraps a session."""
+
+    def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
+        self.host = MemoryHost(memory, mode=mode)
+
+    @property
+    def mode(self) -> TriggerMode:
+        return self.host.mode
+
+    def policy(self) -> str:
+        """The memory-use policy, for the system prompt (or a CrewAI agent's backstory)."""
+        return self.host.policy()
+
+    @abstractmethod
+    def _chat(self, identity: Identity, session: Session) -> ChatT:
+        """The framework's chat around a started session."""
+
+    def start(
+        self,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str] | None = None,
+    ) -> ChatT:
+        """session_started: a chat for this identity (call ``chat.end()`` when it is over)."""
+        identity = Identity(agent_id, user_id, session_id, write_targets)
+        return self._chat(identity, self.host.start(identity))
+
+    @contextmanager
+    def session(
+        self,
+        *,
+        agent_id: str,
+        user_id: str,
+        session_id: str,
+        write_targets: Mapping[str, str] | None = None,
+    ) -> Iterator[ChatT]:
+        """``start`` on entry and ``end`` (enqueue extraction) on exit, even after an error."""
+        chat = self.start(
+            agent_id=agent_id, user_id=user_id, session_id=session_id, write_targets=write_targets
+        )
+        try:
+            yield chat
+        finally:
+            chat.end()

@@ -147,28 +147,11 @@ class CrewAIMemory(HostAdapter[CrewChat]):
     """The memory tools, policy and session events for CrewAI."""
 
     def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
-        self.host = MemoryHost(memory, mode=mode)
+        super().__init__(memory, mode=mode)
         _install_hooks()
 
-    @property
-    def mode(self) -> TriggerMode:
-        return self.host.mode
-
-    def policy(self) -> str:
-        """The memory-use policy, for the agent's backstory or system prompt."""
-        return self.host.policy()
-
-    def start(
-        self,
-        *,
-        agent_id: str,
-        user_id: str,
-        session_id: str,
-        write_targets: Mapping[str, str] | None = None,
-    ) -> CrewChat:
-        """session_started: a chat for this identity (call ``chat.end()`` when it is over)."""
-        identity = Identity(agent_id, user_id, session_id, write_targets)
-        return CrewChat(self.host, self.host.start(identity))
+    def _chat(self, identity: Identity, session: Session) -> CrewChat:
+        return CrewChat(self.host, session)
 
 
 def auto_search_messages(auto: AutoSearch) -> list[dict[str, Any]]:

@@ -41,9 +41,7 @@ from pydantic import ConfigDict, Field
 
 from api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
 from core.errors import InvalidArgument
-from core.memory import Memory
 from core.session import Session
-from core.tools import TriggerMode
 
 CONFIG_KEY = "agent_memory"
 
@@ -150,13 +148,6 @@ class Chat:
 class DeepAgentsMemory(HostAdapter[Chat]):
     """The memory tools, policy and session events for LangChain / LangGraph / Deep Agents."""
 
-    def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
-        self.host = MemoryHost(memory, mode=mode)
-
-    @property
-    def mode(self) -> TriggerMode:
-        return self.host.mode
-
     def tools(self) -> list[BaseTool]:
         """The tools to register (no memory_search in auto mode): static for the mode."""
         return [
@@ -169,21 +160,8 @@ class DeepAgentsMemory(HostAdapter[Chat]):
             for definition in self.host.definitions()
         ]
 
-    def policy(self) -> str:
-        """The memory-use policy for the system prompt."""
-        return self.host.policy()
-
-    def start(
-        self,
-        *,
-        agent_id: str,
-        user_id: str,
-        session_id: str,
-        write_targets: Mapping[str, str] | None = None,
-    ) -> Chat:
-        """session_started: a ``Chat`` for this identity (call ``chat.end()`` when it is over)."""
-        identity = Identity(agent_id, user_id, session_id, write_targets)
-        return Chat(self, self.host.start(identity), identity)
+    def _chat(self, identity: Identity, session: Session) -> Chat:
+        return Chat(self, session, identity)
 
     def session_for(self, config: RunnableConfig | None) -> Session:
         """The session named by a run's config (``configurable.agent_memory``). A tool run
