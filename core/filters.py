@@ -1,13 +1,15 @@
 """The hard filter: which records a search or a duplicate check may consider at all.
 
 Scope, lifecycle status, memory type and an event-time window. It is never a ranking signal:
-every generator applies it before ranking. It has two compilations of the same predicate:
+every generator applies it before ranking. It has three compilations of the same predicate:
 
-- ``sql()`` for the lexical and entity generators (a WHERE clause over ``records``), and
+- ``sql()`` for the lexical and entity generators (a WHERE clause over ``records``),
 - ``VectorIndex.mask()`` for the dense generator, over the scope, status, type and time the
-  index mirrors for each vector (kept current by the same records_version delta as the vectors).
+  index mirrors for each vector (kept current by the same records_version delta as the vectors),
+- ``rejects()`` on one fetched Record, for the retriever's check that a candidate's row still
+  passes when it is read (another process may have changed it since the generators ran).
 
-A property test holds the two to the same answer on random stores and filters.
+A property test holds the three to the same answer on random stores and filters.
 
 The time window applies to a record's event time, which is ``event_at`` when it has one and its
 ``created_at`` otherwise (a semantic fact "happened" when it was recorded).
@@ -23,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.models import LIVE_STATUSES, MemoryType, Status
+from core.models import LIVE_STATUSES, MemoryType, Record, Status
 
 STATUS_ORDER: tuple[Status, ...] = tuple(Status)
 TYPE_ORDER: tuple[MemoryType, ...] = tuple(MemoryType)
@@ -82,6 +84,24 @@ class RecordFilter:
             clauses.append(f"coalesce({alias}.event_at, {alias}.created_at) <= ?")
             params.append(self.until)
         return " AND ".join(clauses), params
+
+    def rejects(self, record: Record | None) -> str | None:
+        """Why ``record`` (None: gone from the store) fails the predicate; None when it passes."""
+        if record is None:
+            return "forgotten"
+        if record.scope not in self.scopes:
+            return "scope changed"
+        status = record.status_at(self.now)
+        if status not in self.statuses:
+            return f"now {status.value}"
+        if self.types is not None and record.type not in self.types:
+            return "type changed"
+        at = record.event_at or record.created_at
+        if (self.since is not None and at < self.since) or (
+            self.until is not None and at > self.until
+        ):
+            return "event time outside the window"
+        return None
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description, for logs and explanations."""

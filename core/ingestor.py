@@ -78,8 +78,6 @@ REINFORCE_STEP = 0.3  # each reinforcement closes this share of the gap to certa
 MAX_CONFIDENCE = 0.99
 _NEIGHBOURS = 8
 _LIVE = "('provisional', 'confirmed')"
-# A provisional record whose expiry has come (the parameter is now), swept or not.
-_LAPSED = "(r.status = 'provisional' AND r.expires_at IS NOT NULL AND r.expires_at <= ?)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,10 +495,10 @@ class Ingestor:
         """The live record this write would replace: the one being corrected, else the live
         record holding the same subject in the same scope. Live as of ``now``: a provisional
         record past expires_at is expired already (Record.status_at), swept or not."""
-        live = f"r.status IN {_LIVE} AND NOT {_LAPSED}"
         at = format_time(now)
         if request.replaces is not None:
-            rows = select_records(conn, f"r.id = ? AND {live}", (request.replaces.id, at))
+            live, params = RecordFilter(scopes=(request.replaces.scope,), now=at).sql()
+            rows = select_records(conn, f"r.id = ? AND {live}", (request.replaces.id, *params))
             if not rows:
                 raise NotFound(
                     f"{request.replaces.id} is no longer live (superseded, expired or deleted)",
@@ -509,10 +507,11 @@ class Ingestor:
             return rows[0]
         if draft.subject is None or draft.type is MemoryType.EPISODIC:
             return None
+        live, params = RecordFilter(scopes=(draft.scope,), now=at).sql()
         rows = select_records(
             conn,
-            f"r.scope = ? AND r.subject = ? AND {live} ORDER BY r.created_at DESC LIMIT 1",
-            (draft.scope, draft.subject, at),
+            f"r.subject = ? AND {live} ORDER BY r.created_at DESC LIMIT 1",
+            (draft.subject, *params),
         )
         return rows[0] if rows else None
 

@@ -170,7 +170,7 @@ class Retriever:
         dropped = {
             c.record_id: reason
             for c in candidates
-            if (reason := _fails(where, records.get(c.record_id))) is not None
+            if (reason := where.rejects(records.get(c.record_id))) is not None
         }
         candidates = [c for c in candidates if c.record_id not in dropped]
         # Statuses as of now, as memory_get reports them: a lapsed provisional record (found
@@ -637,26 +637,6 @@ def render(record: Record) -> str:
     """How a result reads to the model, for the token budget: a header, then the content."""
     when = record.event_at or record.created_at
     return f"[{record.type.value}, {when[:10]}, {record.source_kind.value}] {record.content}"
-
-
-def _fails(where: RecordFilter, record: Record | None) -> str | None:
-    """Why a fetched candidate no longer passes the hard filter (None: it passes). The same
-    predicate as RecordFilter.sql, on the row as it is now."""
-    if record is None:
-        return "forgotten"
-    if record.scope not in where.scopes:
-        return "scope changed"
-    status = record.status_at(where.now)
-    if status not in where.statuses:
-        return f"now {status.value}"
-    if where.types is not None and record.type not in where.types:
-        return "type changed"
-    at = record.event_at or record.created_at
-    if (where.since is not None and at < where.since) or (
-        where.until is not None and at > where.until
-    ):
-        return "event time outside the window"
-    return None
 
 
 def _age_days(record: Record, now: datetime) -> float | None:

@@ -246,3 +246,5 @@ def test_the_index_mask_and_the_sql_filter_agree(
         and (where.until is None or (record.event_at or record.created_at) <= where.until)
     }
     assert by_status == by_sql
+    records = mixed_store.store.records_by_rowid(every)
+    assert {rowid for rowid, r in records.items() if where.rejects(r) is None} == by_sql
