@@ -12,14 +12,13 @@ Resolution is planned outside the write transaction and carried out inside it
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from core.evidence import normalise
 from core.models import EntityKind, Scope, format_time, new_id
-from core.records import append_event, bump_records_version
+from core.records import append_event, bump_records_version, record_alias_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +31,15 @@ class EntityRef:
 
 @dataclass(frozen=True, slots=True)
 class PlannedEntity:
-    """An entity a write will link: an existing one, or one to create in the writer's scope."""
+    """An entity a write will link: an existing one, or one to create in the writer's scope
+    (with ``aliases``; empty for an existing entity, whose aliases are already stored)."""
 
     id: str
     kind: EntityKind
     name: str
     scope: str
     exists: bool
-    aliases: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
 
 
 def alias_key(name: str) -> str:
@@ -75,9 +75,7 @@ def resolve(
     ).fetchall()
     if rows:
         entity_id, canonical, scope, _ = rows[0]
-        return PlannedEntity(
-            entity_id, ref.kind, canonical, scope, True, aliases_of(conn, entity_id)
-        )
+        return PlannedEntity(entity_id, ref.kind, canonical, scope, True)
     return PlannedEntity(
         new_id("ent", now), ref.kind, ref.name.strip(), target_scope, False, (ref.name.strip(),)
     )
@@ -87,17 +85,10 @@ def plan_principal(conn: sqlite3.Connection, user_id: str) -> PlannedEntity:
     """The principal's own person entity in ``user:<user_id>``, created on first use."""
     entity_id = principal_entity_id(user_id)
     exists = conn.execute("SELECT 1 FROM entities WHERE id = ?", (entity_id,)).fetchone()
-    aliases = aliases_of(conn, entity_id) if exists else (user_id,)
+    aliases = () if exists else (user_id,)
     return PlannedEntity(
         entity_id, EntityKind.PERSON, user_id, f"user:{user_id}", bool(exists), aliases
     )
-
-
-def aliases_of(conn: sqlite3.Connection, entity_id: str) -> tuple[str, ...]:
-    rows = conn.execute(
-        "SELECT alias FROM entity_aliases WHERE entity_id = ? ORDER BY alias", (entity_id,)
-    ).fetchall()
-    return tuple(r[0] for r in rows)
 
 
 def create_planned(
@@ -118,14 +109,7 @@ def create_planned(
             (alias_key(planned.name), planned.kind.value, planned.scope),
         ).fetchone()
         if raced:
-            return PlannedEntity(
-                raced[0],
-                planned.kind,
-                planned.name,
-                planned.scope,
-                True,
-                aliases_of(conn, raced[0]),
-            )
+            return PlannedEntity(raced[0], planned.kind, planned.name, planned.scope, True)
         status = "provisional"
     scope = Scope.parse(planned.scope)
     conn.execute(
@@ -153,9 +137,7 @@ def create_planned(
         agent_id=agent_id,
         payload={"entity_id": planned.id, "kind": planned.kind.value, "scope": planned.scope},
     )
-    return PlannedEntity(
-        planned.id, planned.kind, planned.name, planned.scope, True, planned.aliases
-    )
+    return PlannedEntity(planned.id, planned.kind, planned.name, planned.scope, True)
 
 
 def normalise_attribute(attribute: str) -> str:
@@ -233,28 +215,6 @@ def merge(
         payload={"merged": loser, "into": survivor, "records": len(repointed), "reason": reason},
     )
     return len(repointed)
-
-
-def indexed_aliases(record_scope: str, linked: Sequence[PlannedEntity]) -> tuple[str, ...]:
-    """The alias text a new record in ``record_scope`` is found by: the aliases of its linked
-    entities in that same scope. A record may link to an entity in another scope its writer
-    can read (a project note about a person in the user's scope), but that entity's aliases
-    belong to the other scope: indexed beside the record they would let anyone who reads only
-    the record's scope find it by a name they were never given (and, after a merge, by every
-    alias added in the other scope)."""
-    return tuple(a for p in linked if p.scope == record_scope for a in p.aliases)
-
-
-def record_alias_text(conn: Any, rowid: int) -> str:
-    """The FTS alias text of a stored record, by the rule of ``indexed_aliases``."""
-    rows = conn.execute(
-        "SELECT a.alias FROM record_entities AS l JOIN records AS r ON r.rowid = l.record_rowid "
-        "JOIN entities AS e ON e.id = l.entity_id AND e.scope = r.scope "
-        "JOIN entity_aliases AS a ON a.entity_id = e.id "
-        "WHERE l.record_rowid = ? ORDER BY a.alias",
-        (rowid,),
-    ).fetchall()
-    return " ".join(r[0] for r in rows)
 
 
 def find(

@@ -162,7 +162,7 @@ def import_records(
                     )
                 insert_record(
                     conn,
-                    NewRecord(draft, vector, tuple(a for p in linked for a in p.aliases)),
+                    NewRecord(draft, vector),
                     embedder=memory.embedder.identity,
                     now=now,
                     event_kind="record.imported",

@@ -455,10 +455,9 @@ class Ingestor:
                     )
             if draft.conflicts_with and action == "created":
                 action = "conflict"
-            aliases = entities.indexed_aliases(draft.scope, linked)
             rowid = insert_record(
                 conn,
-                NewRecord(draft, vector, aliases),
+                NewRecord(draft, vector),
                 embedder=self.memory.embedder.identity,
                 now=now,
                 event_kind="record.created",

@@ -344,7 +344,7 @@ SCOPED_ALIAS_TEXT = Migration(
     (
         # A record's FTS alias text had every alias of every linked entity, including entities
         # in other scopes its writer could read; readers of the record's scope alone could
-        # then find it by names from a scope they cannot read (core.entities.indexed_aliases).
+        # then find it by names from a scope they cannot read (core.records.record_alias_text).
         """
         UPDATE records_fts SET aliases = coalesce((
             SELECT group_concat(alias, ' ') FROM (

@@ -31,11 +31,10 @@ from core.models import (
 
 @dataclass(frozen=True, slots=True)
 class NewRecord:
-    """A record ready to insert, with its vector and the entity aliases FTS indexes with it."""
+    """A record ready to insert, with its vector (its linked entities are ``record.entities``)."""
 
     record: Record
     vector: np.ndarray | None
-    aliases: tuple[str, ...] = ()
 
 
 def append_event(
@@ -66,6 +65,23 @@ def bump_records_version(conn: sqlite3.Connection, rowids: Iterable[int]) -> int
         )
     conn.execute("UPDATE meta SET value = ? WHERE key = 'records_version'", (str(version),))
     return version
+
+
+def record_alias_text(conn: sqlite3.Connection, rowid: int) -> str:
+    """The entity alias text FTS indexes beside a record: the aliases of its linked entities
+    in the record's own scope. A record may link to an entity in another scope its writer can
+    read (a project note about a person in the user's scope), but that entity's aliases belong
+    to the other scope: indexed beside the record they would let anyone who reads only the
+    record's scope find it by a name they were never given (and, after a merge there, by every
+    alias added to it). Read after the record's entity links are written."""
+    rows = conn.execute(
+        "SELECT a.alias FROM record_entities AS l JOIN records AS r ON r.rowid = l.record_rowid "
+        "JOIN entities AS e ON e.id = l.entity_id AND e.scope = r.scope "
+        "JOIN entity_aliases AS a ON a.entity_id = e.id "
+        "WHERE l.record_rowid = ? ORDER BY a.alias",
+        (rowid,),
+    ).fetchall()
+    return " ".join(row[0] for row in rows)
 
 
 def insert_record(
@@ -139,7 +155,7 @@ def insert_record(
     conn.execute(
         "INSERT INTO records_fts (rowid, content, subject, aliases, context) "
         "VALUES (?, ?, ?, ?, ?)",
-        (rowid, fts_content(r), r.subject or "", " ".join(item.aliases), r.context or ""),
+        (rowid, fts_content(r), r.subject or "", record_alias_text(conn, rowid), r.context or ""),
     )
     if item.vector is not None:
         if embedder is None:
