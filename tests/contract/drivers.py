@@ -12,9 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from api.host import Identity, MemoryHost
 from core import Config
@@ -303,3 +307,29 @@ def crewai_environment(home: str) -> dict[str, str]:
         "CREWAI_TESTING": "true",
         "CREWAI_TRACING_ENABLED": "false",
     }
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CREWAI_PYTHON = ROOT / os.environ.get("CREWAI_VENV", ".venv-crewai") / "bin" / "python"
+
+
+def run_in_crewai_venv(
+    args: list[str], home: Path, *, timeout: int
+) -> subprocess.CompletedProcess[str]:
+    """Run .venv-crewai's Python with ``args`` from the repository root, CrewAI kept in
+    ``home``. When that venv is missing (scripts/install.sh test builds it) the test skips,
+    and under CI it fails instead."""
+    if not CREWAI_PYTHON.exists():
+        message = f"{CREWAI_PYTHON} is missing: run scripts/install.sh test"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return subprocess.run(
+        [str(CREWAI_PYTHON), *args],
+        cwd=ROOT,
+        env={**os.environ, **crewai_environment(str(home))},
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        timeout=timeout,
+    )

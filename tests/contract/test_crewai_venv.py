@@ -5,14 +5,11 @@ fails, rather than skips, when that venv is missing."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import subprocess
 
 import pytest
 
-from tests.contract.drivers import crewai_environment
-from tests.contract.test_equivalence import CREWAI_PYTHON, ROOT
+from tests.contract.drivers import run_in_crewai_venv
 
 
 @pytest.mark.slow
@@ -20,15 +17,8 @@ def test_the_crewai_half_of_the_contract_suite_passes_in_its_venv(tmp_path) -> N
     """Every CrewAI-driven contract test passes in .venv-crewai, none skipped."""
     if importlib.util.find_spec("crewai") is not None:
         pytest.skip("crewai is installed here: the suite's crewai parameters run directly")
-    if not CREWAI_PYTHON.exists():
-        message = f"{CREWAI_PYTHON} is missing: run scripts/install.sh test"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    env = {**os.environ, **crewai_environment(str(tmp_path / "home"))}
-    result = subprocess.run(
+    result = run_in_crewai_venv(
         [
-            str(CREWAI_PYTHON),
             "-m",
             "pytest",
             "-q",
@@ -38,11 +28,7 @@ def test_the_crewai_half_of_the_contract_suite_passes_in_its_venv(tmp_path) -> N
             "-k",
             "crewai",
         ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        text=True,
+        tmp_path / "home",
         timeout=900,
     )
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""

@@ -6,38 +6,19 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.contract.drivers import crewai_environment
+from tests.contract.drivers import run_in_crewai_venv
 from tests.contract.equivalence import run
-
-ROOT = Path(__file__).resolve().parents[2]
-CREWAI_PYTHON = ROOT / os.environ.get("CREWAI_VENV", ".venv-crewai") / "bin" / "python"
 
 
 def crewai_records(tmp_path: Path) -> dict[str, object]:
     """Run the conversation through CrewAI: here if it is installed, else in .venv-crewai."""
     if importlib.util.find_spec("crewai") is not None:
         return run("crewai", tmp_path)
-    if not CREWAI_PYTHON.exists():
-        message = f"{CREWAI_PYTHON} is missing: run scripts/install.sh test"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
     out = tmp_path / "crewai.json"
-    env = {**os.environ, **crewai_environment(str(tmp_path / "home"))}
-    result = subprocess.run(
-        [str(CREWAI_PYTHON), "-m", "tests.contract.equivalence", "crewai", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        timeout=600,
+    result = run_in_crewai_venv(
+        ["-m", "tests.contract.equivalence", "crewai", str(out)], tmp_path / "home", timeout=600
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return json.loads(out.read_text())  # type: ignore[no-any-return]
