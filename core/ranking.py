@@ -27,7 +27,7 @@ class Candidate:
     freshness: float = 0.0
     gate: str = ""
     duplicate_of: str | None = None
-    tokens: int = 0
+    tokens: int = 0  # exact when taken; when skipped, enough to exceed the room it had
 
     @property
     def score(self) -> float:
@@ -154,19 +154,21 @@ def fit_budget(
     *,
     budget: int,
     limit: int,
-    count: Callable[[Candidate], int],
+    count: Callable[[Candidate, int], int],
 ) -> tuple[list[Candidate], list[Candidate]]:
     """Take candidates in order while they fit ``budget`` tokens, up to ``limit`` results; one
     that does not fit is skipped (a shorter one after it may still fit). Returns (taken,
-    skipped). ``count`` gives a candidate's tokens and is called only for the candidates
-    examined, in order, so nothing past the last one taken is ever tokenised."""
+    skipped). ``count(candidate, room)`` gives a candidate's tokens, exactly when they fit the
+    ``room`` left and otherwise any number above it (a tokenizer may stop counting once it
+    has shown that); it is called only for the candidates examined, in order, so nothing past
+    the last one taken is ever tokenised."""
     taken: list[Candidate] = []
     skipped: list[Candidate] = []
     used = 0
     for candidate in candidates:
         if len(taken) == limit:
             break
-        candidate.tokens = count(candidate)
+        candidate.tokens = count(candidate, budget - used)
         if used + candidate.tokens <= budget:
             taken.append(candidate)
             used += candidate.tokens
@@ -211,6 +213,6 @@ def replay(log: dict[str, Any]) -> list[str]:
         kept,
         budget=log["budget"]["budget_tokens"],
         limit=settings["limit"],
-        count=lambda c: tokens[c.record_id],
+        count=lambda c, _room: tokens[c.record_id],
     )
     return [c.record_id for c in taken]

@@ -236,7 +236,7 @@ class Retriever:
             kept,
             budget=request.budget_tokens,
             limit=request.limit,
-            count=lambda c: self.tokens.count(render(records[c.record_id])),
+            count=lambda c, room: self.tokens.count(render(records[c.record_id]), at_most=room),
         )
         timer.run("budget_assembly", t)
 
@@ -332,6 +332,8 @@ class Retriever:
             "reranker": rerank_log,
             "budget": {
                 "budget_tokens": request.budget_tokens,
+                # Exact for what was taken; for what was skipped, a count above the room left
+                # (core.tokens stops counting there), which is all replay needs.
                 "tokens": {c.record_id: c.tokens for c in [*taken, *skipped]},
                 "skipped": [c.record_id for c in skipped],
             },
