@@ -69,10 +69,28 @@ class EmbedderConfig(_Section):
         ge=0,
         le=256,
         description=(
-            "Torch CPU threads for this process (0: torch's default, one per core). 1 keeps a "
+            "CPU threads of the embedder: torch's for this process, and the ONNX query "
+            "path's (0: the runtime's default, one per core). 1 keeps a "
             "search's query embedding fast when other work shares the cores (30 ms instead of "
             "500 ms measured on a busy 2-core machine); raise it for bulk imports on an idle one. "
             "Process-wide: it also sets the reranker's threads and any torch work of the host."
+        ),
+    )
+    query_runtime: Literal["auto", "onnx", "torch"] = Field(
+        "auto",
+        description=(
+            "Runtime for small batches (a search's query, one write): 'onnx' exports the loaded "
+            "model once to an ONNX graph (cached under cache_dir) and runs it on onnxruntime, "
+            "the same vectors to float rounding and about twice as fast on CPU; 'torch' runs "
+            "the torch model; 'auto' is onnx on CPU when the export works, else torch. Bulk "
+            "embedding always uses torch (no faster on onnxruntime)."
+        ),
+    )
+    cache_dir: str = Field(
+        "",
+        description=(
+            "Where exported ONNX graphs are kept ('': $AGENT_MEMORY_CACHE, else "
+            "$XDG_CACHE_HOME/agent-memory or ~/.cache/agent-memory)."
         ),
     )
 

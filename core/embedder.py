@@ -11,7 +11,10 @@ implementation, on FlagEmbedding's ``BGEM3FlagModel``:
   dense vectors equal sentence-transformers' on the same weights. The folder has no sparse or
   ColBERT heads (FlagEmbedding initialises them randomly), so only the dense output is used.
 
-Models load lazily, on the first ``embed`` call, once per process (``shared_embedder``).
+Small batches (a search's query, one write) run on an ONNX export of the loaded model when
+onnxruntime is installed (``embedder.query_runtime``, core/onnxrt.py): the same vectors, about
+twice as fast on CPU. Models load lazily, on the first ``embed`` call, once per process
+(``shared_embedder``).
 Nothing loads at import. ``HashingEmbedder`` is a fast deterministic stand-in for property tests
 and host test suites; it captures word overlap, not meaning.
 """
@@ -29,11 +32,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import structlog
 
+from core import onnxrt
 from core.config import PACKAGED_MINILM, EmbedderConfig
 from core.errors import EmbedderError
 from core.hf import quiet_transformers
 from core.models import EmbedderIdentity
+
+log = structlog.get_logger("agent_memory")
 
 # At or below this many texts, one forward pass as they come (the query of every search);
 # above, length-sorted batches of ``batch_size``.
@@ -80,9 +87,13 @@ class FlagEmbedder(Embedder):
         max_length: int = 0,
         device: str = "cpu",
         threads: int = 0,
+        query_runtime: str = "auto",
+        cache_dir: Path | None = None,
     ) -> None:
         self._source = model
         self._threads = threads
+        self._query_runtime = query_runtime
+        self._cache_dir = cache_dir or onnxrt.default_cache_dir()
         self._path, name, version = _resolve_model(model)
         self._pooling = _resolve_pooling(pooling, self._path or model)
         self._dims = _read_hidden_size(self._path) if self._path else _KNOWN_DIMS.get(model)
@@ -96,6 +107,7 @@ class FlagEmbedder(Embedder):
         self._max_length = max_length or _trained_length(self._path)
         self._device = device
         self._model: Any = None
+        self._onnx: onnxrt.OnnxEncoder | None = None
         self._lock = threading.Lock()
 
     @property
@@ -105,6 +117,11 @@ class FlagEmbedder(Embedder):
     @property
     def loaded(self) -> bool:
         return self._model is not None
+
+    @property
+    def runtime(self) -> str:
+        """What embeds small batches once loaded: 'onnx' or 'torch'."""
+        return "onnx" if self._onnx is not None else "torch"
 
     def load(self) -> None:
         """Load the model now (it is otherwise loaded by the first ``embed``)."""
@@ -136,6 +153,32 @@ class FlagEmbedder(Embedder):
                     "access only local folders load; the offline default is "
                     f"{PACKAGED_MINILM!r}"
                 ) from exc
+            self._onnx = self._load_onnx()
+
+    def _load_onnx(self) -> onnxrt.OnnxEncoder | None:
+        """The ONNX graph for small batches, or None for torch (query_runtime 'auto' falls
+        back with a warning; 'onnx' raises)."""
+        if self._query_runtime == "torch":
+            return None
+        why = onnxrt.available()
+        if why is None and self._device != "cpu":
+            why = f"the ONNX query path runs on CPU only, the model is on {self._device}"
+        if why is None:
+            try:
+                return onnxrt.OnnxEncoder.for_model(
+                    self._model,
+                    key=f"{self._identity.name}|{self._identity.version}",
+                    pooling=self._pooling,
+                    cache_dir=self._cache_dir,
+                    threads=self._threads,
+                    torch_encode=self._torch_pass,
+                )
+            except EmbedderError as exc:
+                why = str(exc)
+        if self._query_runtime == "onnx":
+            raise EmbedderError(f"embedder.query_runtime is 'onnx' but {why}")
+        log.warning("embedder.onnx_unavailable", model=self._identity.name, reason=why)
+        return None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
@@ -143,7 +186,7 @@ class FlagEmbedder(Embedder):
             return np.zeros((0, self.dims), dtype=np.float32)
         self.load()
         if len(texts) <= _SINGLE_PASS_MAX:
-            return _normalise(self._single_pass(texts).reshape(len(texts), self.dims))
+            return _normalise(self._small_batch(texts).reshape(len(texts), self.dims))
         # Long inputs: batches of similar length (less padding), each one forward pass through
         # FlagEmbedding's tokenizer, model and pooling. This is what its encode() does, minus
         # the extra batch-size probe and the progress bars it prints regardless of TQDM_DISABLE.
@@ -151,10 +194,19 @@ class FlagEmbedder(Embedder):
         vectors = np.zeros((len(texts), self.dims), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             chunk = order[start : start + self._batch_size]
-            vectors[chunk] = self._single_pass([texts[i] for i in chunk])
+            vectors[chunk] = self._torch_pass([texts[i] for i in chunk])
         return _normalise(vectors)
 
-    def _single_pass(self, texts: list[str]) -> np.ndarray:
+    def _small_batch(self, texts: list[str]) -> np.ndarray:
+        """One forward pass, on the ONNX graph when there is one."""
+        if self._onnx is None:
+            return self._torch_pass(texts)
+        inputs = self._model.tokenizer(
+            texts, padding=True, truncation=True, max_length=self._max_length, return_tensors="np"
+        )
+        return self._onnx.encode(inputs["input_ids"], inputs["attention_mask"])
+
+    def _torch_pass(self, texts: list[str]) -> np.ndarray:
         """FlagEmbedding's own tokenizer, model and pooling, in one forward pass."""
         import torch
 
@@ -226,6 +278,8 @@ def shared_embedder(config: EmbedderConfig) -> FlagEmbedder:
         config.max_length,
         config.device,
         config.threads,
+        config.query_runtime,
+        config.cache_dir,
     )
     with _SHARED_LOCK:
         embedder = _SHARED.get(key)
@@ -237,6 +291,8 @@ def shared_embedder(config: EmbedderConfig) -> FlagEmbedder:
                 max_length=config.max_length,
                 device=config.device,
                 threads=config.threads,
+                query_runtime=config.query_runtime,
+                cache_dir=Path(config.cache_dir).expanduser() if config.cache_dir else None,
             )
             _SHARED[key] = embedder
         return embedder

@@ -23,6 +23,16 @@ from core.embedder import FlagEmbedder, shared_embedder
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Exported ONNX graphs go to a folder of this test run, not the user's ~/.cache; child
+    processes (workers, the CLI) inherit it and reuse the one export."""
+    folder = tmp_path_factory.mktemp("agent-memory-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AGENT_MEMORY_CACHE", str(folder))
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def _fresh_structlog() -> Iterator[None]:
     """CLI tests run main() in-process, which configures structlog (its level, its stream);

@@ -98,3 +98,63 @@ def test_the_hashing_embedder_is_deterministic_and_word_based() -> None:
     a, b, c = e.embed(["red apple pie", "red apple pie", "blue submarine"])
     assert np.array_equal(a, b)
     assert a @ e.embed_one("apple") > a @ c
+
+
+# -- the ONNX query path ---------------------------------------------------------------------
+
+# Short and long (cut at 256 tokens), ASCII and not, in one padded batch.
+_VARIED = [
+    "hobbies?",
+    "What did Caroline research about adoption agencies last week?",
+    "Der Zug nach Zürich fährt um 7 Uhr; 東京 is Tokyo. 😀",
+    "tea " * 400 + "volcano",
+]
+
+
+def _agreement(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.min(np.sum(a * b, axis=1)))  # rows are unit vectors
+
+
+def test_the_onnx_query_path_gives_the_torch_vectors(tmp_path) -> None:
+    """Small batches on the exported graph equal the torch model's vectors to float rounding,
+    alone and padded together, and the graph is cached for the next process."""
+    torch_path = FlagEmbedder(PACKAGED_MINILM, query_runtime="torch")
+    onnx_path = FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=tmp_path)
+    expected = torch_path.embed(_VARIED)
+    assert onnx_path.embed(_VARIED).shape == (4, 384)
+    assert onnx_path.runtime == "onnx" and torch_path.runtime == "torch"
+    assert _agreement(onnx_path.embed(_VARIED), expected) > 0.99999
+    alone = np.vstack([onnx_path.embed_one(text) for text in _VARIED])
+    assert _agreement(alone, expected) > 0.99999
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 1
+
+
+def test_a_damaged_or_foreign_cached_graph_is_exported_again(tmp_path) -> None:
+    """The cache is checked against the torch model at load: a truncated file, or a valid
+    graph of other weights or pooling, is replaced, never served."""
+    mean = FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=tmp_path / "a")
+    mean.load()
+    (cached,) = (tmp_path / "a" / "onnx").glob("*.onnx")
+    cls = FlagEmbedder(PACKAGED_MINILM, pooling="cls", query_runtime="onnx", cache_dir=tmp_path)
+    cls.load()
+    (foreign,) = (tmp_path / "onnx").glob("*.onnx")
+    expected = FlagEmbedder(PACKAGED_MINILM, query_runtime="torch").embed(_VARIED)
+
+    for damage in (b"not a graph", foreign.read_bytes()):
+        cached.write_bytes(damage)
+        again = FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=tmp_path / "a")
+        assert _agreement(again.embed(_VARIED), expected) > 0.99999
+        assert again.runtime == "onnx" and cached.read_bytes() != damage
+
+
+def test_without_a_usable_cache_auto_falls_back_to_torch_and_onnx_refuses(tmp_path) -> None:
+    """A cache folder that cannot be created: 'auto' embeds on torch (and says so in the log),
+    'onnx' raises a clear EmbedderError."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    auto = FlagEmbedder(PACKAGED_MINILM, query_runtime="auto", cache_dir=blocker)
+    vector = auto.embed_one("hobbies?")
+    assert auto.runtime == "torch" and np.isclose(np.linalg.norm(vector), 1.0)
+    strict = FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=blocker)
+    with pytest.raises(EmbedderError, match=r"query_runtime is 'onnx'.*could not export"):
+        strict.load()
