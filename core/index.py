@@ -225,6 +225,11 @@ class VectorIndex:
                 keep &= self._time[:n] <= _times([where.until])[0]
             return keep
 
+    def share(self, where: RecordFilter) -> float:
+        """The fraction of indexed records that pass ``where`` (0.0 for an empty index)."""
+        keep = self.mask(where)
+        return float(keep.mean()) if len(keep) else 0.0
+
     # -- search ----------------------------------------------------------------------------
 
     def vectors(self, rowids: list[int]) -> dict[int, np.ndarray]:
