@@ -247,7 +247,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         timings = result["explanation"]["timings_ms"]
         out.line(
             f"timings   last search: {sum(timings.values()):.0f} ms in total, query embedding "
-            f"{timings['query_embedding']:.0f} ms",
+            f"{timings['query_embedding']:.0f} ms ({mem.embedder.runtime})",
         )
 
         out.section(

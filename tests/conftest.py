@@ -27,9 +27,9 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Exported ONNX graphs go to a folder of this test run, not the user's ~/.cache; child
     processes (workers, the CLI) inherit it and reuse the one export."""
-    folder = tmp_path_factory.mktemp("agent-memory-cache")
+    folder = tmp_path_factory.mktemp("cache")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AGENT_MEMORY_CACHE", str(folder))
+        patch.setenv("XDG_CACHE_HOME", str(folder))
         yield folder
 
 
