@@ -62,12 +62,17 @@ def test_every_generator_drops_a_lapsed_provisional_record(
         where = RecordFilter(scopes=scopes, now=None if at is None else format_time(at), **extra)
         return {
             "dense": rowid in {h.rowid for h in memory.index().search(vector, 10, where=where)},
-            "lexical": guess in {i for i, _ in retriever._lexical(QUERY, where, 10)},
+            # The filter inside the FTS query, and ranked first then filtered (most of the
+            # store readable): both placements apply the same predicate.
+            "lexical": guess in {i for i, _ in retriever._lexical(QUERY, where, 10, share=0.0)},
+            "lexical, filter after": guess
+            in {i for i, _ in retriever._lexical(QUERY, where, 10, share=1.0)},
             "entity": guess in {i for i, _ in retriever._entity(QUERY, (), where, scopes, 10)[0]},
         }
 
-    everywhere = {"dense": True, "lexical": True, "entity": True}
-    nowhere = {"dense": False, "lexical": False, "entity": False}
+    generators = ("dense", "lexical", "lexical, filter after", "entity")
+    everywhere = dict.fromkeys(generators, True)
+    nowhere = dict.fromkeys(generators, False)
     assert found(NOW) == everywhere
     assert found(LATER) == nowhere
     assert found(NOW + timedelta(days=30)) == nowhere  # expires_at itself: expired
