@@ -143,7 +143,7 @@ class FlagEmbedder(Embedder):
                 raise EmbedderError(f"FlagEmbedding is not installed: {exc}") from exc
             try:
                 with quiet_transformers():
-                    self._model = BGEM3FlagModel(
+                    model = BGEM3FlagModel(
                         str(self._path or self._source),
                         pooling_method=self._pooling,
                         use_fp16=False,
@@ -158,9 +158,12 @@ class FlagEmbedder(Embedder):
                     "access only local folders load; the offline default is "
                     f"{PACKAGED_MINILM!r}"
                 ) from exc
-            self._onnx = self._load_onnx()
+            # Loaded only once both are ready: a failed 'onnx' load fails again next time
+            # instead of leaving a torch-only embedder behind.
+            onnx = self._load_onnx(model)
+            self._model, self._onnx = model, onnx
 
-    def _load_onnx(self) -> onnxrt.OnnxEncoder | None:
+    def _load_onnx(self, model: Any) -> onnxrt.OnnxEncoder | None:
         """The ONNX graph for small batches, or None for torch (query_runtime 'auto' falls
         back with a warning; 'onnx' raises)."""
         if self._query_runtime == "torch":
@@ -169,16 +172,19 @@ class FlagEmbedder(Embedder):
         if why is None and self._device != "cpu":
             why = f"the ONNX query path runs on CPU only, the model is on {self._device}"
         if why is None:
+            why = onnxrt.too_large(model.model.model)
+        if why is None:
             try:
                 return onnxrt.OnnxEncoder.for_model(
-                    self._model,
-                    key=f"{self._identity.name}|{self._identity.version}",
+                    model,
+                    key=self._cache_key(),
                     pooling=self._pooling,
                     cache_dir=self._cache_dir,
                     threads=self._threads,
-                    torch_encode=self._torch_pass,
+                    max_length=self._max_length,
+                    torch_encode=lambda texts: self._torch_pass(texts, model),
                 )
-            except EmbedderError as exc:
+            except Exception as exc:  # any failure means: no ONNX path, say why
                 why = str(exc)
         if self._query_runtime == "onnx":
             raise EmbedderError(f"embedder.query_runtime is 'onnx' but {why}")
@@ -202,6 +208,20 @@ class FlagEmbedder(Embedder):
             vectors[chunk] = self._torch_pass([texts[i] for i in chunk])
         return _normalise(vectors)
 
+    def _cache_key(self) -> str:
+        """What the exported graph depends on: the model's identity, and where and which
+        weights it was loaded from (two folders named alike, or one folder whose weights were
+        replaced, must not share a graph)."""
+        parts = [self._identity.name, self._identity.version, str(self._path or self._source)]
+        if self._path is not None:
+            for file in sorted(self._path.rglob("*")):
+                if file.is_file():
+                    stat = file.stat()
+                    parts.append(
+                        f"{file.relative_to(self._path)}:{stat.st_size}:{stat.st_mtime_ns}"
+                    )
+        return "|".join(parts)
+
     def _small_batch(self, texts: list[str]) -> np.ndarray:
         """One forward pass, on the ONNX graph when there is one."""
         if self._onnx is None:
@@ -211,11 +231,11 @@ class FlagEmbedder(Embedder):
         )
         return self._onnx.encode(inputs["input_ids"], inputs["attention_mask"])
 
-    def _torch_pass(self, texts: list[str]) -> np.ndarray:
+    def _torch_pass(self, texts: list[str], model: Any = None) -> np.ndarray:
         """FlagEmbedding's own tokenizer, model and pooling, in one forward pass."""
         import torch
 
-        flag = self._model
+        flag = model if model is not None else self._model
         with torch.inference_mode():
             inputs = flag.tokenizer(
                 texts,

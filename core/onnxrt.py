@@ -9,10 +9,15 @@ only small batches take this path.
 The graph is exported from the model FlagEmbedding has already loaded (encoder plus the dense
 head's pooling, before normalisation), so its vectors are the torch model's vectors up to float
 rounding (cosine >= 0.99999 measured); the embedder identity, the stored vectors and the
-calibrated gate floors all stay valid. The export takes a second or two and is cached on disk,
-keyed by the model's identity, pooling and the torch and exporter versions. Every load checks
-the graph against the torch model on a probe sentence before it serves a query, so a stale or
-damaged cache file is replaced, never used.
+calibrated gate floors all stay valid. The export (about two seconds for MiniLM) is cached on
+disk, keyed by the model's identity, the folder and weight files it was loaded from, pooling
+and the torch and exporter versions. Every load checks the graph against the torch model on
+probe texts (alone and padded together, short and cut at the length limit) before it serves a
+query, and re-exports a cached file that fails to load or disagrees.
+
+Models whose weights exceed what one ONNX file holds (2 GB; bge-m3 is 2.2 GB) stay on torch:
+their export would spill weights into side files that are neither atomic nor private to one
+model, and the graph would double the process's memory.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ AGREEMENT = 0.9999
 _PROBES = (
     "Caroline moved to Lisbon in March 2023 to work on the Apollo project.",
     "hobbies?",
+    "memory " * 1000,  # cut at the length limit
 )
+# The protobuf limit of a single .onnx file, with room for the graph itself.
+_MAX_WEIGHT_BYTES = 1_900_000_000
 
 
 def default_cache_dir() -> Path:
@@ -55,6 +63,14 @@ def available() -> str | None:
     except ImportError as exc:
         return f"onnxruntime or onnx is not installed ({exc})"
     return None
+
+
+def too_large(model: Any) -> str | None:
+    """None when ``model`` (a torch module) fits in one ONNX file, else why not."""
+    size = sum(p.numel() * p.element_size() for p in model.parameters())
+    if size <= _MAX_WEIGHT_BYTES:
+        return None
+    return f"its weights ({size / 1e9:.1f} GB) exceed the 2 GB one ONNX file holds"
 
 
 class OnnxEncoder:
@@ -95,6 +111,7 @@ class OnnxEncoder:
         pooling: str,
         cache_dir: Path,
         threads: int,
+        max_length: int,
         torch_encode: Any,
     ) -> OnnxEncoder:
         """The graph of ``flag_model`` (a loaded BGEM3FlagModel), from the cache or exported
@@ -106,15 +123,23 @@ class OnnxEncoder:
         ).hexdigest()[:20]
         path = cache_dir / "onnx" / f"encoder-{digest}.onnx"
         tokenizer = flag_model.tokenizer
-        expected = torch_encode(list(_PROBES))
-        probe = tokenizer(list(_PROBES), padding=True, return_tensors="np")
+        probes = [list(_PROBES), *([text] for text in _PROBES)]  # padded together, then alone
+        expected = np.vstack([torch_encode(batch) for batch in probes])
+        inputs = [
+            tokenizer(
+                batch, padding=True, truncation=True, max_length=max_length, return_tensors="np"
+            )
+            for batch in probes
+        ]
         why = ""
         for fresh in (False, True):  # the cached graph first, then one fresh export
             if fresh or not path.is_file():
                 _export(flag_model.model.model, pooling, tokenizer, path)
             try:
                 encoder = cls(path, threads=threads)
-                got = encoder.encode(probe["input_ids"], probe["attention_mask"])
+                got = np.vstack(
+                    [encoder.encode(i["input_ids"], i["attention_mask"]) for i in inputs]
+                )
             except Exception as exc:  # a damaged file: onnxruntime's own error types
                 why = f"onnxruntime could not run {path}: {exc}"
                 continue
@@ -179,4 +204,4 @@ def _agreement(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.min(np.sum(a * b, axis=1)))
 
 
-__all__ = ["AGREEMENT", "OnnxEncoder", "available", "default_cache_dir"]
+__all__ = ["AGREEMENT", "OnnxEncoder", "available", "default_cache_dir", "too_large"]

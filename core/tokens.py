@@ -20,6 +20,8 @@ from functools import cached_property
 from pathlib import Path
 
 from tokenizers import Tokenizer
+from tokenizers.normalizers import BertNormalizer
+from tokenizers.pre_tokenizers import BertPreTokenizer
 
 # A prefix of (room + 1) * this many characters holds more than ``room`` tokens for any
 # ordinary text (English averages ~4.5 characters per WordPiece token); when it does not, the
@@ -53,20 +55,31 @@ class TokenCounter:
             tokenizer.no_padding()
             return tokenizer
 
+    @cached_property
+    def _prefix_bounds(self) -> bool:
+        """Whether a prefix cut at a word break never has more tokens than the whole text.
+        True for BERT-style tokenizers (the packaged WordPiece one): their normaliser maps
+        each character on its own and their pre-tokenizer splits at whitespace before
+        anything else. Any other tokenizer.json is always counted whole."""
+        tokenizer = self._tokenizer
+        return isinstance(tokenizer.normalizer, BertNormalizer) and isinstance(
+            tokenizer.pre_tokenizer, BertPreTokenizer
+        )
+
     def count(self, text: str, *, at_most: int | None = None) -> int:
         """Tokens in ``text``, without the special [CLS]/[SEP] tokens.
 
         With ``at_most``, the exact count when it is ``at_most`` or less; otherwise possibly
-        only a lower bound, still above ``at_most``. That bound is the count of a prefix cut
-        at whitespace: the tokenizer splits words at whitespace first, so a prefix ending
-        there never has more tokens than the whole text.
+        only a lower bound, still above ``at_most``: the count of a prefix cut at a word
+        break (see ``_prefix_bounds``).
         """
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
             if (known := self._counts.get(key)) is not None:
                 self._counts.move_to_end(key)
                 return known
-        if at_most is not None and len(text) > (probe := (at_most + 1) * _PROBE_CHARS_PER_TOKEN):
+        probe = -1 if at_most is None else (at_most + 1) * _PROBE_CHARS_PER_TOKEN
+        if at_most is not None and len(text) > probe and self._prefix_bounds:
             cut = _last_break(text, probe)
             if cut > 0 and (head := self._encode(text[:cut])) > at_most:
                 return head

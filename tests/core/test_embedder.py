@@ -156,5 +156,19 @@ def test_without_a_usable_cache_auto_falls_back_to_torch_and_onnx_refuses(tmp_pa
     vector = auto.embed_one("hobbies?")
     assert auto.runtime == "torch" and np.isclose(np.linalg.norm(vector), 1.0)
     strict = FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=blocker)
-    with pytest.raises(EmbedderError, match=r"query_runtime is 'onnx'.*could not export"):
-        strict.load()
+    for _ in range(2):  # and again: a failed load leaves nothing half-loaded behind
+        with pytest.raises(EmbedderError, match=r"query_runtime is 'onnx'.*could not export"):
+            strict.embed_one("hobbies?")
+    assert not strict.loaded
+
+
+def test_models_too_large_for_one_onnx_file_stay_on_torch() -> None:
+    """bge-m3's 2.2 GB of weights would not fit one ONNX file: such a model is refused (meta
+    tensors: sized, never allocated); MiniLM's 90 MB is not."""
+    import torch
+
+    from core import onnxrt
+
+    huge = torch.nn.Linear(50_000, 10_000, device="meta")  # 500M parameters, 2.0 GB
+    assert "exceed the 2 GB" in (onnxrt.too_large(huge) or "")
+    assert onnxrt.too_large(torch.nn.Linear(384, 384)) is None

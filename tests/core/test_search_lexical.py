@@ -91,10 +91,10 @@ def test_lexical_candidates_are_the_filtered_bm25_top_k(
 
 
 def test_a_type_filter_is_applied_after_ranking_too(tmp_path: Path) -> None:
-    """Episodic notes are most of the store and a search for semantic ones only still gets
-    the filtered top k, not the better-matching episodic ones."""
-    alice = [note("tea tea " + "x " * i, "episodic") for i in range(20)] + [
-        note("tea " + "filler " * i) for i in range(5)
+    """Semantic notes are most of the store, so a search for them ranks first and filters
+    after; the better-matching episodic notes ahead of them are dropped, not returned."""
+    alice = [note("tea tea " + "x " * i, "episodic") for i in range(6)] + [
+        note("tea " + "filler " * i) for i in range(14)
     ]
     mem = open_store(tmp_path / "m.db", alice, [])
     expected = filtered_bm25(mem, "tea", types=("semantic",))
