@@ -33,9 +33,10 @@ machine: **p50 <= 60 ms and p95 <= 150 ms**. This measures them, and where the t
    minus the ingestor's. The first ``--warmup`` calls are not counted. Reported: p50, p95 and
    mean of each, the actions taken per kind of write, and the process's resident memory.
 
-   The large store's writes also run with ``embedder.threads = 1`` (torch's default is one
-   thread per core), and with ``--busy-core`` both again beside a process this script starts
-   that spins on one core: on 2 cores, a second busy process is the normal case for a host.
+   The large store's writes also run with ``embedder.threads = 0`` (the runtimes' own default,
+   one thread per core; the configured default is 1), and with ``--busy-core`` both again
+   beside a process this script starts that spins on one core: on 2 cores, a second busy
+   process is the normal case for a host.
 
 The machine is shared, so each run records the load average before and after, the CPU time
 other processes used meanwhile and the busiest of them. A write run during which others kept
@@ -617,15 +618,17 @@ def store_counts(mem: Memory) -> dict:
     return {key: stats[key] for key in keys}
 
 
-def child_writes(path: str, writes: int, users: int, seed: int, warmup: int, threads: int) -> dict:
+def child_writes(
+    path: str, writes: int, users: int, seed: int, warmup: int, threads: int | None
+) -> dict:
     """Open the store as a host would, warm it, run the write plan, and report. ``threads`` is
-    the ``embedder.threads`` setting (0, the default, leaves torch at one thread per core)."""
+    the ``embedder.threads`` setting (None: the configured default)."""
     import torch  # to report its thread count (loading the model imports it anyway)
 
     plan = write_plan(writes, users, seed)
     rss_start = proc_status_kb("VmRSS")
     started = time.perf_counter()
-    mem = Memory.open(path, Config(embedder={"threads": threads}))
+    mem = Memory.open(path, Config() if threads is None else Config(embedder={"threads": threads}))
     mem.warm()
     warm_s = time.perf_counter() - started
     rss_warm = proc_status_kb("VmRSS")
@@ -639,6 +642,7 @@ def child_writes(path: str, writes: int, users: int, seed: int, warmup: int, thr
         (AGENT,),
     )
     after = store_counts(mem)
+    effective_threads, runtime = mem.config.embedder.threads, mem.embedder.runtime
     mem.close()
     if [row["record_id"] for row in logged] != [c["result"]["id"] for c in calls]:
         raise AssertionError("the write_log rows do not match the calls made")
@@ -668,7 +672,8 @@ def child_writes(path: str, writes: int, users: int, seed: int, warmup: int, thr
         "measured_writes": len(measured),
         "write_users": len({op.user for op in plan}),
         "sessions": len({op.session_id for op in plan}),
-        "embedder_threads_setting": threads,
+        "embedder_threads_setting": effective_threads,
+        "embedder_runtime": runtime,  # what embedded each write's content: onnx or torch
         "torch_threads": torch.get_num_threads(),
         "warm_s": warm_s,
         "loop_s": loop_s,
@@ -723,18 +728,18 @@ class Variant:
 
     label: str
     store: str  # "small" or "large"
-    threads: int = 0  # embedder.threads; 0 is the default
+    threads: int | None = None  # embedder.threads; None is the configured default
     busy_core: bool = False  # run beside a process spinning on one core
 
 
 VARIANTS = [
     Variant("small store", "small"),
     Variant("large store", "large"),
-    Variant("large, embedder.threads=1", "large", threads=1),
+    Variant("large, embedder.threads=0", "large", threads=0),
 ]
 BUSY_CORE_VARIANTS = [
     Variant("large, busy core", "large", busy_core=True),
-    Variant("large, embedder.threads=1, busy core", "large", threads=1, busy_core=True),
+    Variant("large, embedder.threads=0, busy core", "large", threads=0, busy_core=True),
 ]
 TARGET_RUN = "large store"
 
@@ -745,7 +750,8 @@ def measured_writes(variant: Variant, store: Path, args: argparse.Namespace) -> 
     quietest wins. A busy-core variant's own spinner does not count as another process."""
     child_args = [
         *("--writes", str(args.writes), "--warmup", str(args.warmup)),
-        *("--users", str(args.users), "--seed", str(args.seed), "--threads", str(variant.threads)),
+        *("--users", str(args.users), "--seed", str(args.seed)),
+        *(("--threads", str(variant.threads)) if variant.threads is not None else ()),
     ]
     runs = []
     for _ in range(args.attempts):
@@ -953,7 +959,7 @@ def main() -> None:
     )
     parser.add_argument("--profile", action="store_true", help="also cProfile the large store")
     parser.add_argument("--rebuild-store", action="store_true", help="ignore the cached stores")
-    parser.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-build", metavar="STORE", help=argparse.SUPPRESS)
     parser.add_argument("--child-writes", metavar="STORE", help=argparse.SUPPRESS)
     parser.add_argument("--child-profile", metavar="STORE", help=argparse.SUPPRESS)
