@@ -48,14 +48,14 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("agent_memory")
 
-# The optional stages run in worker threads so the search can stop waiting at their timeout.
-# One pool per stage: a rewrite still running past its timeout (it ends at its own client
-# timeout) can delay the next rewrite, never a rerank. A rerank stops at its deadline.
 # The lexical generator ranks first and filters after when at least this share of the store
 # passes the filter, looking this many times deeper than it needs (see Retriever._lexical).
 _RANK_THEN_FILTER_SHARE = 0.5
 _RANK_THEN_FILTER_DEPTH = 3
 
+# The optional stages run in worker threads so the search can stop waiting at their timeout.
+# One pool per stage: a rewrite still running past its timeout (it ends at its own client
+# timeout) can delay the next rewrite, never a rerank. A rerank stops at its deadline.
 _REWRITE_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rewrite")
 _RERANK_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rerank")
 
