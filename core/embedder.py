@@ -111,9 +111,10 @@ class FlagEmbedder(Embedder):
         self._batch_size = batch_size
         self._max_length = max_length or _trained_length(self._path)
         self._device = device
-        self._model: Any = None
+        self._model: Any = None  # the torch model, for bulk embedding (and for export)
         self._onnx: onnxrt.OnnxEncoder | None = None
-        self._lock = threading.Lock()
+        self._ready = False  # small batches can be embedded: on self._onnx, else on torch
+        self._lock = threading.RLock()
 
     @property
     def identity(self) -> EmbedderIdentity:
@@ -121,7 +122,8 @@ class FlagEmbedder(Embedder):
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        """Ready to embed a query (torch may still be loaded later, for bulk embedding)."""
+        return self._ready
 
     @property
     def runtime(self) -> str:
@@ -129,7 +131,20 @@ class FlagEmbedder(Embedder):
         return "onnx" if self._onnx is not None else "torch"
 
     def load(self) -> None:
-        """Load the model now (it is otherwise loaded by the first ``embed``)."""
+        """Get ready to embed queries now (otherwise the first ``embed`` does): the cached
+        ONNX graph when it still gives its saved reference vectors, without importing torch;
+        else the torch model, exporting the graph. Bulk embedding loads torch on first use."""
+        with self._lock:
+            if self._ready:
+                return
+            if self._query_runtime != "torch":
+                self._onnx = self._cached_onnx()
+            if self._onnx is None:
+                self._load_torch()
+            self._ready = True
+
+    def _load_torch(self) -> None:
+        """Load the torch model (and, unless already there, the ONNX graph from it)."""
         with self._lock:
             if self._model is not None:
                 return
@@ -158,10 +173,30 @@ class FlagEmbedder(Embedder):
                     "access only local folders load; the offline default is "
                     f"{PACKAGED_MINILM!r}"
                 ) from exc
-            # Loaded only once both are ready: a failed 'onnx' load fails again next time
+            # Kept only once both are ready: a failed 'onnx' load fails again next time
             # instead of leaving a torch-only embedder behind.
-            onnx = self._load_onnx(model)
+            onnx = self._onnx or self._load_onnx(model)
             self._model, self._onnx = model, onnx
+
+    def _cached_onnx(self) -> onnxrt.OnnxEncoder | None:
+        """The graph exported by an earlier load, if it checks out; None means load torch."""
+        tokenizer_file = self._tokenizer_file()
+        if tokenizer_file is None or self._device != "cpu" or onnxrt.available() is not None:
+            return None
+        return onnxrt.OnnxEncoder.cached(
+            key=self._cache_key(),
+            pooling=self._pooling,
+            cache_dir=self._cache_dir,
+            tokenizer_file=tokenizer_file,
+            threads=self._threads,
+            max_length=self._max_length,
+        )
+
+    def _tokenizer_file(self) -> Path | None:
+        """The model's fast-tokenizer file, which the ONNX path tokenizes with."""
+        if self._path is None or not (self._path / "tokenizer.json").is_file():
+            return None
+        return self._path / "tokenizer.json"
 
     def _load_onnx(self, model: Any) -> onnxrt.OnnxEncoder | None:
         """The ONNX graph for small batches, or None for torch (query_runtime 'auto' falls
@@ -173,13 +208,17 @@ class FlagEmbedder(Embedder):
             why = f"the ONNX query path runs on CPU only, the model is on {self._device}"
         if why is None:
             why = onnxrt.too_large(model.model.model)
-        if why is None:
+        tokenizer_file = self._tokenizer_file()
+        if why is None and tokenizer_file is None:
+            why = "the model folder has no tokenizer.json"
+        if why is None and tokenizer_file is not None:
             try:
                 return onnxrt.OnnxEncoder.for_model(
                     model,
                     key=self._cache_key(),
                     pooling=self._pooling,
                     cache_dir=self._cache_dir,
+                    tokenizer_file=tokenizer_file,
                     threads=self._threads,
                     max_length=self._max_length,
                     torch_encode=lambda texts: self._torch_pass(texts, model),
@@ -198,6 +237,7 @@ class FlagEmbedder(Embedder):
         self.load()
         if len(texts) <= _SINGLE_PASS_MAX:
             return _normalise(self._small_batch(texts).reshape(len(texts), self.dims))
+        self._load_torch()
         # Long inputs: batches of similar length (less padding), each one forward pass through
         # FlagEmbedding's tokenizer, model and pooling. This is what its encode() does, minus
         # the extra batch-size probe and the progress bars it prints regardless of TQDM_DISABLE.
@@ -226,10 +266,7 @@ class FlagEmbedder(Embedder):
         """One forward pass, on the ONNX graph when there is one."""
         if self._onnx is None:
             return self._torch_pass(texts)
-        inputs = self._model.tokenizer(
-            texts, padding=True, truncation=True, max_length=self._max_length, return_tensors="np"
-        )
-        return self._onnx.encode(inputs["input_ids"], inputs["attention_mask"])
+        return self._onnx.encode(texts)
 
     def _torch_pass(self, texts: list[str], model: Any = None) -> np.ndarray:
         """FlagEmbedding's own tokenizer, model and pooling, in one forward pass."""

@@ -120,8 +120,10 @@ class Memory:
         return self.store.path
 
     def warm(self) -> None:
-        """Load the embedding model and build the vector index now, instead of on first use.
-        Hosts call this at startup so the first search is as fast as the rest."""
+        """Get the embedder ready for queries and build the vector index now, instead of on
+        first use. Hosts call this at startup so the first search is as fast as the rest.
+        (With a cached ONNX graph the embedder is ready without torch, which then loads on
+        the first bulk embedding; see core.embedder.)"""
         if hasattr(self.embedder, "load"):
             self.embedder.load()
         self.index()

@@ -11,9 +11,12 @@ head's pooling, before normalisation), so its vectors are the torch model's vect
 rounding (cosine >= 0.99999 measured); the embedder identity, the stored vectors and the
 calibrated gate floors all stay valid. The export (about two seconds for MiniLM) is cached on
 disk, keyed by the model's identity, the folder and weight files it was loaded from, pooling
-and the torch and exporter versions. Every load checks the graph against the torch model on
-probe texts (alone and padded together, short and cut at the length limit) before it serves a
-query, and re-exports a cached file that fails to load or disagrees.
+and the torch and exporter versions. Before it serves a query the graph is checked on probe
+texts (alone and padded together, short and cut at the length limit): against the torch model
+when the export is made or a cached graph is first used, and then against the torch vectors of
+those probes saved beside it, so a later process that only searches and writes one record at a
+time loads neither torch nor FlagEmbedding (about 1 s to load instead of 8). A cached file that
+fails to load or disagrees is exported again.
 
 Models whose weights exceed what one ONNX file holds (2 GB; bge-m3 is 2.2 GB) stay on torch:
 their export would spill weights into side files that are neither atomic nor private to one
@@ -24,9 +27,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import threading
 import warnings
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -74,14 +79,18 @@ def too_large(model: Any) -> str | None:
 
 
 class OnnxEncoder:
-    """A pooled-encoder graph on an onnxruntime session: token ids in, unnormalised vectors out.
+    """A pooled-encoder graph on an onnxruntime session with the model's own fast tokenizer
+    (its tokenizer.json, the one FlagEmbedding's AutoTokenizer loads): texts in, unnormalised
+    vectors out. Neither torch nor transformers is needed to run it.
 
-    Build with :meth:`for_model`, which exports (or reuses) the graph of a loaded
-    FlagEmbedding model and checks it agrees with that model.
+    Build with :meth:`for_model` (export or reuse, checked against the loaded torch model)
+    or :meth:`cached` (a graph exported and checked before, checked again against the
+    reference vectors saved beside it, without loading torch).
     """
 
-    def __init__(self, path: Path, *, threads: int) -> None:
+    def __init__(self, path: Path, tokenizer_file: Path, *, threads: int, max_length: int) -> None:
         import onnxruntime as ort
+        from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
         # 0 is onnxruntime's own default (one thread per core), as it is torch's.
@@ -90,17 +99,52 @@ class OnnxEncoder:
         options.log_severity_level = 3  # errors only: a host's log is not ours to fill
         self.path = path
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        # The file may carry its own training-time settings; these are the embedder's.
+        tokenizer.enable_truncation(max_length=max_length)
+        tokenizer.enable_padding()  # to the longest text of the batch
+        self._tokenizer = tokenizer
 
-    def encode(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        """Pooled vectors of a padded batch, shape (batch, dims), float32, unnormalised."""
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Pooled vectors of ``texts``, shape (len(texts), dims), float32, unnormalised."""
+        encodings = self._tokenizer.encode_batch(texts)
         (pooled,) = self._session.run(
             None,
             {
-                "input_ids": np.asarray(input_ids, dtype=np.int64),
-                "attention_mask": np.asarray(attention_mask, dtype=np.int64),
+                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
             },
         )
         return np.asarray(pooled, dtype=np.float32)
+
+    def _probe(self) -> np.ndarray:
+        return np.vstack([self.encode(batch) for batch in _probe_batches()])
+
+    @classmethod
+    def cached(
+        cls,
+        *,
+        key: str,
+        pooling: str,
+        cache_dir: Path,
+        tokenizer_file: Path,
+        threads: int,
+        max_length: int,
+    ) -> OnnxEncoder | None:
+        """The graph exported earlier for this model, if it is there and still gives the
+        reference vectors saved beside it at export; None otherwise (export it then)."""
+        path = _graph_path(key, pooling, cache_dir)
+        reference = path.with_suffix(".json")
+        try:
+            saved = json.loads(reference.read_text())
+            expected = np.asarray(saved["vectors"], dtype=np.float32)
+            if saved["probes"] != list(_PROBES) or saved["max_length"] != max_length:
+                return None
+            encoder = cls(path, tokenizer_file, threads=threads, max_length=max_length)
+            got = encoder._probe()
+        except Exception:  # absent, damaged or foreign: not usable without torch
+            return None
+        return encoder if _agreement(got, expected) >= AGREEMENT else None
 
     @classmethod
     def for_model(
@@ -110,44 +154,64 @@ class OnnxEncoder:
         key: str,
         pooling: str,
         cache_dir: Path,
+        tokenizer_file: Path,
         threads: int,
         max_length: int,
         torch_encode: Any,
     ) -> OnnxEncoder:
         """The graph of ``flag_model`` (a loaded BGEM3FlagModel), from the cache or exported
-        now, after checking that it agrees with ``torch_encode`` (texts -> vectors)."""
-        import torch
-
-        digest = hashlib.sha256(
-            "|".join([key, pooling, torch.__version__, EXPORT_FORMAT]).encode()
-        ).hexdigest()[:20]
-        path = cache_dir / "onnx" / f"encoder-{digest}.onnx"
-        tokenizer = flag_model.tokenizer
-        probes = [list(_PROBES), *([text] for text in _PROBES)]  # padded together, then alone
-        expected = np.vstack([torch_encode(batch) for batch in probes])
-        inputs = [
-            tokenizer(
-                batch, padding=True, truncation=True, max_length=max_length, return_tensors="np"
-            )
-            for batch in probes
-        ]
+        now, after checking that it agrees with ``torch_encode`` (texts -> vectors); the
+        torch vectors of the probes are saved beside it for :meth:`cached`."""
+        path = _graph_path(key, pooling, cache_dir)
+        expected = np.vstack([torch_encode(batch) for batch in _probe_batches()])
         why = ""
         for fresh in (False, True):  # the cached graph first, then one fresh export
             if fresh or not path.is_file():
-                _export(flag_model.model.model, pooling, tokenizer, path)
+                _export(flag_model.model.model, pooling, flag_model.tokenizer, path)
             try:
-                encoder = cls(path, threads=threads)
-                got = np.vstack(
-                    [encoder.encode(i["input_ids"], i["attention_mask"]) for i in inputs]
-                )
+                encoder = cls(path, tokenizer_file, threads=threads, max_length=max_length)
+                got = encoder._probe()
             except Exception as exc:  # a damaged file: onnxruntime's own error types
                 why = f"onnxruntime could not run {path}: {exc}"
                 continue
             cosine = _agreement(got, expected)
             if cosine >= AGREEMENT:
+                _write_atomically(
+                    path.with_suffix(".json"),
+                    json.dumps(
+                        {
+                            "probes": list(_PROBES),
+                            "max_length": max_length,
+                            "vectors": expected.tolist(),
+                        }
+                    ),
+                )
                 return encoder
             why = f"the ONNX graph disagrees with the torch model (cosine {cosine:.6f})"
         raise EmbedderError(f"{why}; set embedder.query_runtime = 'torch'")
+
+
+def _probe_batches() -> list[list[str]]:
+    """The probes padded together, then each alone (a query is a batch of one)."""
+    return [list(_PROBES), *([text] for text in _PROBES)]
+
+
+def _graph_path(key: str, pooling: str, cache_dir: Path) -> Path:
+    torch_version = metadata.version("torch")  # the exporter's version, without importing it
+    digest = hashlib.sha256(
+        "|".join([key, pooling, torch_version, EXPORT_FORMAT]).encode()
+    ).hexdigest()[:20]
+    return cache_dir / "onnx" / f"encoder-{digest}.onnx"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
+    try:
+        partial.write_text(text)
+        partial.replace(path)
+    finally:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
 
 
 _EXPORT_LOCK = threading.Lock()

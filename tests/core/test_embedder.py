@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -160,6 +161,42 @@ def test_without_a_usable_cache_auto_falls_back_to_torch_and_onnx_refuses(tmp_pa
         with pytest.raises(EmbedderError, match=r"query_runtime is 'onnx'.*could not export"):
             strict.embed_one("hobbies?")
     assert not strict.loaded
+
+
+_SEARCH_ONLY = """
+import json, sys
+from pathlib import Path
+from core.config import PACKAGED_MINILM
+from core.embedder import FlagEmbedder
+
+embedder = FlagEmbedder(PACKAGED_MINILM, cache_dir=Path(sys.argv[1]))
+query = embedder.embed_one("hobbies?")
+light = {"runtime": embedder.runtime, "torch": "torch" in sys.modules,
+         "FlagEmbedding": "FlagEmbedding" in sys.modules}
+bulk = embedder.embed([f"note {i} about tea" for i in range(20)])  # batches load torch
+print(json.dumps({"light": light, "query": query.tolist(), "bulk": bulk.tolist(),
+                  "torch_after_bulk": "torch" in sys.modules}))
+"""
+
+
+def test_with_the_graph_cached_a_process_embeds_queries_without_torch(tmp_path) -> None:
+    """Once a load has exported and checked the graph, a new process embeds queries on it
+    without importing torch or FlagEmbedding (a search-only host starts in about a second),
+    with the torch model's vectors; a bulk batch then loads torch, with the same vectors."""
+    FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=tmp_path).load()
+    out = subprocess.run(
+        [sys.executable, "-c", _SEARCH_ONLY, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(out.stdout)
+    assert seen["light"] == {"runtime": "onnx", "torch": False, "FlagEmbedding": False}
+    assert seen["torch_after_bulk"]
+    reference = FlagEmbedder(PACKAGED_MINILM, query_runtime="torch")
+    texts = [f"note {i} about tea" for i in range(20)]
+    assert _agreement(np.array([seen["query"]]), reference.embed(["hobbies?"])) > 0.99999
+    assert _agreement(np.array(seen["bulk"]), reference.embed(texts)) > 0.99999
 
 
 def test_models_too_large_for_one_onnx_file_stay_on_torch() -> None:
