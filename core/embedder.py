@@ -180,23 +180,24 @@ class FlagEmbedder(Embedder):
 
     def _cached_onnx(self) -> onnxrt.OnnxEncoder | None:
         """The graph exported by an earlier load, if it checks out; None means load torch."""
-        tokenizer_file = self._tokenizer_file()
-        if tokenizer_file is None or self._device != "cpu" or onnxrt.available() is not None:
+        spec = self._graph_spec()
+        if spec is None or self._device != "cpu" or onnxrt.available() is not None:
             return None
-        return onnxrt.OnnxEncoder.cached(
+        return onnxrt.OnnxEncoder.cached(spec)
+
+    def _graph_spec(self) -> onnxrt.GraphSpec | None:
+        """This model's ONNX graph; None when its folder has no tokenizer.json (the ONNX path
+        tokenizes with the model's fast tokenizer, as FlagEmbedding's AutoTokenizer does)."""
+        if self._path is None or not (self._path / "tokenizer.json").is_file():
+            return None
+        return onnxrt.GraphSpec(
             key=self._cache_key(),
             pooling=self._pooling,
             cache_dir=self._cache_dir,
-            tokenizer_file=tokenizer_file,
+            tokenizer_file=self._path / "tokenizer.json",
             threads=self._threads,
             max_length=self._max_length,
         )
-
-    def _tokenizer_file(self) -> Path | None:
-        """The model's fast-tokenizer file, which the ONNX path tokenizes with."""
-        if self._path is None or not (self._path / "tokenizer.json").is_file():
-            return None
-        return self._path / "tokenizer.json"
 
     def _load_onnx(self, model: Any) -> onnxrt.OnnxEncoder | None:
         """The ONNX graph for small batches, or None for torch (query_runtime 'auto' falls
@@ -208,20 +209,13 @@ class FlagEmbedder(Embedder):
             why = f"the ONNX query path runs on CPU only, the model is on {self._device}"
         if why is None:
             why = onnxrt.too_large(model.model.model)
-        tokenizer_file = self._tokenizer_file()
-        if why is None and tokenizer_file is None:
+        spec = self._graph_spec()
+        if why is None and spec is None:
             why = "the model folder has no tokenizer.json"
-        if why is None and tokenizer_file is not None:
+        if why is None and spec is not None:
             try:
                 return onnxrt.OnnxEncoder.for_model(
-                    model,
-                    key=self._cache_key(),
-                    pooling=self._pooling,
-                    cache_dir=self._cache_dir,
-                    tokenizer_file=tokenizer_file,
-                    threads=self._threads,
-                    max_length=self._max_length,
-                    torch_encode=lambda texts: self._torch_pass(texts, model),
+                    model, spec, torch_encode=lambda texts: self._torch_pass(texts, model)
                 )
             except Exception as exc:  # any failure means: no ONNX path, say why
                 why = str(exc)

@@ -31,6 +31,7 @@ import json
 import os
 import threading
 import warnings
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,26 @@ def too_large(model: Any) -> str | None:
     return f"its weights ({size / 1e9:.1f} GB) exceed the 2 GB one ONNX file holds"
 
 
+@dataclass(frozen=True, slots=True)
+class GraphSpec:
+    """Which graph a model has in the cache, and how to run it."""
+
+    key: str  # what the graph depends on: the model's identity, folder and weight files
+    pooling: str
+    cache_dir: Path
+    tokenizer_file: Path  # the model's tokenizer.json
+    threads: int  # onnxruntime's intra-op threads (0: one per core)
+    max_length: int  # tokens kept per text
+
+    @property
+    def path(self) -> Path:
+        torch_version = metadata.version("torch")  # the exporter's, without importing torch
+        digest = hashlib.sha256(
+            "|".join([self.key, self.pooling, torch_version, EXPORT_FORMAT]).encode()
+        ).hexdigest()[:20]
+        return self.cache_dir / "onnx" / f"encoder-{digest}.onnx"
+
+
 class OnnxEncoder:
     """A pooled-encoder graph on an onnxruntime session with the model's own fast tokenizer
     (its tokenizer.json, the one FlagEmbedding's AutoTokenizer loads): texts in, unnormalised
@@ -88,20 +109,22 @@ class OnnxEncoder:
     reference vectors saved beside it, without loading torch).
     """
 
-    def __init__(self, path: Path, tokenizer_file: Path, *, threads: int, max_length: int) -> None:
+    def __init__(self, spec: GraphSpec) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
         # 0 is onnxruntime's own default (one thread per core), as it is torch's.
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = spec.threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: a host's log is not ours to fill
-        self.path = path
-        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self.path = spec.path
+        self._session = ort.InferenceSession(
+            str(self.path), options, providers=["CPUExecutionProvider"]
+        )
+        tokenizer = Tokenizer.from_file(str(spec.tokenizer_file))
         # The file may carry its own training-time settings; these are the embedder's.
-        tokenizer.enable_truncation(max_length=max_length)
+        tokenizer.enable_truncation(max_length=spec.max_length)
         tokenizer.enable_padding()  # to the longest text of the batch
         self._tokenizer = tokenizer
 
@@ -121,55 +144,33 @@ class OnnxEncoder:
         return np.vstack([self.encode(batch) for batch in _probe_batches()])
 
     @classmethod
-    def cached(
-        cls,
-        *,
-        key: str,
-        pooling: str,
-        cache_dir: Path,
-        tokenizer_file: Path,
-        threads: int,
-        max_length: int,
-    ) -> OnnxEncoder | None:
+    def cached(cls, spec: GraphSpec) -> OnnxEncoder | None:
         """The graph exported earlier for this model, if it is there and still gives the
         reference vectors saved beside it at export; None otherwise (export it then)."""
-        path = _graph_path(key, pooling, cache_dir)
-        reference = path.with_suffix(".json")
         try:
-            saved = json.loads(reference.read_text())
+            saved = json.loads(spec.path.with_suffix(".json").read_text())
             expected = np.asarray(saved["vectors"], dtype=np.float32)
-            if saved["probes"] != list(_PROBES) or saved["max_length"] != max_length:
+            if saved["probes"] != list(_PROBES) or saved["max_length"] != spec.max_length:
                 return None
-            encoder = cls(path, tokenizer_file, threads=threads, max_length=max_length)
+            encoder = cls(spec)
             got = encoder._probe()
         except Exception:  # absent, damaged or foreign: not usable without torch
             return None
         return encoder if _agreement(got, expected) >= AGREEMENT else None
 
     @classmethod
-    def for_model(
-        cls,
-        flag_model: Any,
-        *,
-        key: str,
-        pooling: str,
-        cache_dir: Path,
-        tokenizer_file: Path,
-        threads: int,
-        max_length: int,
-        torch_encode: Any,
-    ) -> OnnxEncoder:
+    def for_model(cls, flag_model: Any, spec: GraphSpec, *, torch_encode: Any) -> OnnxEncoder:
         """The graph of ``flag_model`` (a loaded BGEM3FlagModel), from the cache or exported
         now, after checking that it agrees with ``torch_encode`` (texts -> vectors); the
         torch vectors of the probes are saved beside it for :meth:`cached`."""
-        path = _graph_path(key, pooling, cache_dir)
+        path = spec.path
         expected = np.vstack([torch_encode(batch) for batch in _probe_batches()])
         why = ""
         for fresh in (False, True):  # the cached graph first, then one fresh export
             if fresh or not path.is_file():
-                _export(flag_model.model.model, pooling, flag_model.tokenizer, path)
+                _export(flag_model.model.model, spec.pooling, flag_model.tokenizer, path)
             try:
-                encoder = cls(path, tokenizer_file, threads=threads, max_length=max_length)
+                encoder = cls(spec)
                 got = encoder._probe()
             except Exception as exc:  # a damaged file: onnxruntime's own error types
                 why = f"onnxruntime could not run {path}: {exc}"
@@ -181,7 +182,7 @@ class OnnxEncoder:
                     json.dumps(
                         {
                             "probes": list(_PROBES),
-                            "max_length": max_length,
+                            "max_length": spec.max_length,
                             "vectors": expected.tolist(),
                         }
                     ),
@@ -194,14 +195,6 @@ class OnnxEncoder:
 def _probe_batches() -> list[list[str]]:
     """The probes padded together, then each alone (a query is a batch of one)."""
     return [list(_PROBES), *([text] for text in _PROBES)]
-
-
-def _graph_path(key: str, pooling: str, cache_dir: Path) -> Path:
-    torch_version = metadata.version("torch")  # the exporter's version, without importing it
-    digest = hashlib.sha256(
-        "|".join([key, pooling, torch_version, EXPORT_FORMAT]).encode()
-    ).hexdigest()[:20]
-    return cache_dir / "onnx" / f"encoder-{digest}.onnx"
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -268,4 +261,4 @@ def _agreement(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.min(np.sum(a * b, axis=1)))
 
 
-__all__ = ["AGREEMENT", "OnnxEncoder", "available", "default_cache_dir", "too_large"]
+__all__ = ["AGREEMENT", "GraphSpec", "OnnxEncoder", "available", "default_cache_dir", "too_large"]
