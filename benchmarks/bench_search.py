@@ -287,7 +287,7 @@ class CachingEmbedder(Embedder):
         return self.inner.identity
 
     def load(self) -> None:
-        self.inner.load()
+        self.inner.load(bulk=True)  # the torch model too: the build embeds in bulk
 
     @staticmethod
     def key(text: str) -> str:

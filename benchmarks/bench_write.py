@@ -466,7 +466,7 @@ class TimedEmbedder(Embedder):
         return self.inner.identity
 
     def load(self) -> None:
-        self.inner.load()
+        self.inner.load(bulk=True)  # the torch model too: the build embeds in bulk
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         started = time.perf_counter()

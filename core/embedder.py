@@ -11,10 +11,11 @@ implementation, on FlagEmbedding's ``BGEM3FlagModel``:
   dense vectors equal sentence-transformers' on the same weights. The folder has no sparse or
   ColBERT heads (FlagEmbedding initialises them randomly), so only the dense output is used.
 
-Small batches (a search's query, one write) run on an ONNX export of the loaded model when
+Small batches (a search's query, one write) run on an ONNX export of the model when
 onnxruntime is installed (``embedder.query_runtime``, core/onnxrt.py): the same vectors, about
-twice as fast on CPU. Models load lazily, on the first ``embed`` call, once per process
-(``shared_embedder``).
+twice as fast on CPU, and once the export is cached a process serves them without importing
+torch. Models load lazily, once per process (``shared_embedder``): the query path on the first
+``embed``, the torch model on the first bulk batch (or ``load(bulk=True)``).
 Nothing loads at import. ``HashingEmbedder`` is a fast deterministic stand-in for property tests
 and host test suites; it captures word overlap, not meaning.
 """
@@ -37,7 +38,7 @@ import structlog
 from core import onnxrt
 from core.config import PACKAGED_MINILM, EmbedderConfig
 from core.errors import EmbedderError
-from core.hf import quiet_transformers
+from core.hf import quiet_transformers, set_torch_threads
 from core.models import EmbedderIdentity
 
 log = structlog.get_logger("agent_memory")
@@ -130,16 +131,18 @@ class FlagEmbedder(Embedder):
         """What embeds small batches once loaded: 'onnx' or 'torch'."""
         return "onnx" if self._onnx is not None else "torch"
 
-    def load(self) -> None:
+    def load(self, *, bulk: bool = False) -> None:
         """Get ready to embed queries now (otherwise the first ``embed`` does): the cached
         ONNX graph when it still gives its saved reference vectors, without importing torch;
-        else the torch model, exporting the graph. Bulk embedding loads torch on first use."""
+        else the torch model, exporting the graph. The torch model, which bulk embedding
+        uses, loads on first use, or now with ``bulk``."""
+        if self._ready and (not bulk or self._model is not None):
+            return  # no lock: a query never waits for another thread's torch load
         with self._lock:
-            if self._ready:
-                return
-            if self._query_runtime != "torch":
+            set_torch_threads(self._threads)  # for every torch model of the process
+            if not self._ready and self._query_runtime != "torch":
                 self._onnx = self._cached_onnx()
-            if self._onnx is None:
+            if bulk or self._onnx is None:
                 self._load_torch()
             self._ready = True
 
@@ -148,10 +151,9 @@ class FlagEmbedder(Embedder):
         with self._lock:
             if self._model is not None:
                 return
-            if self._threads:
-                import torch
+            import torch  # noqa: F401  (imported first, so its thread count is set before use)
 
-                torch.set_num_threads(self._threads)  # process-wide, as torch defines it
+            set_torch_threads(self._threads)
             try:
                 from FlagEmbedding import BGEM3FlagModel
             except ImportError as exc:  # pragma: no cover - FlagEmbedding is a dependency
@@ -180,21 +182,15 @@ class FlagEmbedder(Embedder):
 
     def _cached_onnx(self) -> onnxrt.OnnxEncoder | None:
         """The graph exported by an earlier load, if it checks out; None means load torch."""
-        spec = self._graph_spec()
-        if spec is None or self._device != "cpu" or onnxrt.available() is not None:
+        if self._device != "cpu" or onnxrt.available(export=False) is not None:
             return None
-        return onnxrt.OnnxEncoder.cached(spec)
+        return onnxrt.OnnxEncoder.cached(self._graph_spec())
 
-    def _graph_spec(self) -> onnxrt.GraphSpec | None:
-        """This model's ONNX graph; None when its folder has no tokenizer.json (the ONNX path
-        tokenizes with the model's fast tokenizer, as FlagEmbedding's AutoTokenizer does)."""
-        if self._path is None or not (self._path / "tokenizer.json").is_file():
-            return None
+    def _graph_spec(self) -> onnxrt.GraphSpec:
         return onnxrt.GraphSpec(
             key=self._cache_key(),
             pooling=self._pooling,
             cache_dir=self._cache_dir,
-            tokenizer_file=self._path / "tokenizer.json",
             threads=self._threads,
             max_length=self._max_length,
         )
@@ -204,18 +200,17 @@ class FlagEmbedder(Embedder):
         back with a warning; 'onnx' raises)."""
         if self._query_runtime == "torch":
             return None
-        why = onnxrt.available()
+        why = onnxrt.available(export=True)
         if why is None and self._device != "cpu":
             why = f"the ONNX query path runs on CPU only, the model is on {self._device}"
         if why is None:
             why = onnxrt.too_large(model.model.model)
-        spec = self._graph_spec()
-        if why is None and spec is None:
-            why = "the model folder has no tokenizer.json"
-        if why is None and spec is not None:
+        if why is None:
             try:
                 return onnxrt.OnnxEncoder.for_model(
-                    model, spec, torch_encode=lambda texts: self._torch_pass(texts, model)
+                    model,
+                    self._graph_spec(),
+                    torch_encode=lambda texts: self._torch_pass(texts, model),
                 )
             except Exception as exc:  # any failure means: no ONNX path, say why
                 why = str(exc)
@@ -228,10 +223,10 @@ class FlagEmbedder(Embedder):
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        self.load()
         if len(texts) <= _SINGLE_PASS_MAX:
+            self.load()
             return _normalise(self._small_batch(texts).reshape(len(texts), self.dims))
-        self._load_torch()
+        self.load(bulk=True)
         # Long inputs: batches of similar length (less padding), each one forward pass through
         # FlagEmbedding's tokenizer, model and pooling. This is what its encode() does, minus
         # the extra batch-size probe and the progress bars it prints regardless of TQDM_DISABLE.

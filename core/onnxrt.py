@@ -37,11 +37,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import structlog
 
 from core.errors import EmbedderError
 
+log = structlog.get_logger("agent_memory")
+
 # Bump when the exported graph changes shape or meaning (inputs, outputs, pooling code).
-EXPORT_FORMAT = "1"
+EXPORT_FORMAT = "2"
+# The packages whose versions decide the torch model's vectors and the export.
+_STACK = ("torch", "transformers", "FlagEmbedding", "tokenizers")
 # The least cosine between the graph's and torch's vector of the probe sentences.
 AGREEMENT = 0.9999
 _PROBES = (
@@ -61,11 +66,13 @@ def default_cache_dir() -> Path:
     return Path(base).expanduser() / "agent-memory"
 
 
-def available() -> str | None:
-    """None when onnxruntime and onnx import, else why not."""
+def available(*, export: bool) -> str | None:
+    """None when onnxruntime (and, to ``export``, onnx) imports, else why not."""
     try:
-        import onnx  # noqa: F401  (torch's exporter needs it)
         import onnxruntime  # noqa: F401
+
+        if export:
+            import onnx  # noqa: F401  (torch's exporter writes with it)
     except ImportError as exc:
         return f"onnxruntime or onnx is not installed ({exc})"
     return None
@@ -86,23 +93,33 @@ class GraphSpec:
     key: str  # what the graph depends on: the model's identity, folder and weight files
     pooling: str
     cache_dir: Path
-    tokenizer_file: Path  # the model's tokenizer.json
     threads: int  # onnxruntime's intra-op threads (0: one per core)
-    max_length: int  # tokens kept per text
+    max_length: int  # tokens kept per text (the saved reference vectors depend on it)
 
     @property
     def path(self) -> Path:
-        torch_version = metadata.version("torch")  # the exporter's, without importing torch
-        digest = hashlib.sha256(
-            "|".join([self.key, self.pooling, torch_version, EXPORT_FORMAT]).encode()
-        ).hexdigest()[:20]
+        """The graph file. Beside it: ``.tokenizer.json``, the tokenizer FlagEmbedding loaded
+        for the model, and ``.json``, the torch vectors of the probe texts."""
+        # What made the reference vectors, read without importing any of it.
+        versions = [metadata.version(p) for p in _STACK]
+        parts = [self.key, self.pooling, str(self.max_length), EXPORT_FORMAT, *versions]
+        digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:20]
         return self.cache_dir / "onnx" / f"encoder-{digest}.onnx"
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.path.with_suffix(".tokenizer.json")
+
+    @property
+    def reference_path(self) -> Path:
+        return self.path.with_suffix(".json")
 
 
 class OnnxEncoder:
-    """A pooled-encoder graph on an onnxruntime session with the model's own fast tokenizer
-    (its tokenizer.json, the one FlagEmbedding's AutoTokenizer loads): texts in, unnormalised
-    vectors out. Neither torch nor transformers is needed to run it.
+    """A pooled-encoder graph on an onnxruntime session with the tokenizer FlagEmbedding loaded
+    for the model (its fast tokenizer, saved beside the graph at export, with the model's own
+    settings): texts in, unnormalised vectors out. Neither torch nor transformers is needed
+    to run it.
 
     Build with :meth:`for_model` (export or reuse, checked against the loaded torch model)
     or :meth:`cached` (a graph exported and checked before, checked again against the
@@ -122,7 +139,7 @@ class OnnxEncoder:
         self._session = ort.InferenceSession(
             str(self.path), options, providers=["CPUExecutionProvider"]
         )
-        tokenizer = Tokenizer.from_file(str(spec.tokenizer_file))
+        tokenizer = Tokenizer.from_file(str(spec.tokenizer_path))
         # The file may carry its own training-time settings; these are the embedder's.
         tokenizer.enable_truncation(max_length=spec.max_length)
         tokenizer.enable_padding()  # to the longest text of the batch
@@ -148,15 +165,16 @@ class OnnxEncoder:
         """The graph exported earlier for this model, if it is there and still gives the
         reference vectors saved beside it at export; None otherwise (export it then)."""
         try:
-            saved = json.loads(spec.path.with_suffix(".json").read_text())
+            saved = json.loads(spec.reference_path.read_text())
             expected = np.asarray(saved["vectors"], dtype=np.float32)
             if saved["probes"] != list(_PROBES) or saved["max_length"] != spec.max_length:
                 return None
             encoder = cls(spec)
             got = encoder._probe()
+            agrees = got.shape == expected.shape and _agreement(got, expected) >= AGREEMENT
         except Exception:  # absent, damaged or foreign: not usable without torch
             return None
-        return encoder if _agreement(got, expected) >= AGREEMENT else None
+        return encoder if agrees else None
 
     @classmethod
     def for_model(cls, flag_model: Any, spec: GraphSpec, *, torch_encode: Any) -> OnnxEncoder:
@@ -167,8 +185,13 @@ class OnnxEncoder:
         expected = np.vstack([torch_encode(batch) for batch in _probe_batches()])
         why = ""
         for fresh in (False, True):  # the cached graph first, then one fresh export
-            if fresh or not path.is_file():
+            if fresh or not path.is_file() or not spec.tokenizer_path.is_file():
                 _export(flag_model.model.model, spec.pooling, flag_model.tokenizer, path)
+                try:
+                    tokenizer = flag_model.tokenizer.backend_tokenizer.to_str()
+                    _write_atomically(spec.tokenizer_path, tokenizer)
+                except (AttributeError, OSError) as exc:  # a slow tokenizer; no room
+                    raise EmbedderError(f"could not save the model's tokenizer: {exc}") from exc
             try:
                 encoder = cls(spec)
                 got = encoder._probe()
@@ -177,16 +200,15 @@ class OnnxEncoder:
                 continue
             cosine = _agreement(got, expected)
             if cosine >= AGREEMENT:
-                _write_atomically(
-                    path.with_suffix(".json"),
-                    json.dumps(
-                        {
-                            "probes": list(_PROBES),
-                            "max_length": spec.max_length,
-                            "vectors": expected.tolist(),
-                        }
-                    ),
-                )
+                reference = {
+                    "probes": list(_PROBES),
+                    "max_length": spec.max_length,
+                    "vectors": expected.tolist(),
+                }
+                try:
+                    _write_atomically(spec.reference_path, json.dumps(reference))
+                except OSError as exc:  # a read-only cache: this process still uses the graph
+                    log.warning("embedder.onnx_reference_unsaved", path=str(path), error=str(exc))
                 return encoder
             why = f"the ONNX graph disagrees with the torch model (cosine {cosine:.6f})"
         raise EmbedderError(f"{why}; set embedder.query_runtime = 'torch'")

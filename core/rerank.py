@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import AgentMemoryError
-from core.hf import quiet_transformers
+from core.hf import apply_torch_threads, quiet_transformers
 
 
 class RerankerUnavailable(AgentMemoryError):
@@ -84,6 +84,7 @@ class FlagRerankerBackend(Reranker):
                 try:
                     from FlagEmbedding import FlagReranker
 
+                    apply_torch_threads()
                     with quiet_transformers():
                         model = FlagReranker(self._model_name, use_fp16=False, devices=self._device)
                     model.model.to(self._device).eval()

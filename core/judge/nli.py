@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
-from core.hf import quiet_transformers
+from core.hf import apply_torch_threads, quiet_transformers
 from core.judge.base import Judge, JudgeUnavailable, Verdict
 
 
@@ -66,6 +66,7 @@ class NLIJudge(Judge):
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
             except ImportError as exc:  # pragma: no cover - both are dependencies
                 raise JudgeUnavailable(self.model, f"transformers/torch missing: {exc}") from exc
+            apply_torch_threads()
             try:
                 with quiet_transformers():
                     tokenizer = AutoTokenizer.from_pretrained(source)

@@ -169,20 +169,24 @@ from pathlib import Path
 from core.config import PACKAGED_MINILM
 from core.embedder import FlagEmbedder
 
-embedder = FlagEmbedder(PACKAGED_MINILM, cache_dir=Path(sys.argv[1]))
+embedder = FlagEmbedder(PACKAGED_MINILM, cache_dir=Path(sys.argv[1]), threads=1)
 query = embedder.embed_one("hobbies?")
 light = {"runtime": embedder.runtime, "torch": "torch" in sys.modules,
          "FlagEmbedding": "FlagEmbedding" in sys.modules}
 bulk = embedder.embed([f"note {i} about tea" for i in range(20)])  # batches load torch
+import torch  # loaded by the bulk batch, with the embedder's thread count (2 cores here)
+
 print(json.dumps({"light": light, "query": query.tolist(), "bulk": bulk.tolist(),
-                  "torch_after_bulk": "torch" in sys.modules}))
+                  "torch_after_bulk": "torch" in sys.modules,
+                  "torch_threads": torch.get_num_threads()}))
 """
 
 
 def test_with_the_graph_cached_a_process_embeds_queries_without_torch(tmp_path) -> None:
     """Once a load has exported and checked the graph, a new process embeds queries on it
     without importing torch or FlagEmbedding (a search-only host starts in about a second),
-    with the torch model's vectors; a bulk batch then loads torch, with the same vectors."""
+    with the torch model's vectors; a bulk batch then loads torch, with the same vectors and
+    the configured thread count."""
     FlagEmbedder(PACKAGED_MINILM, query_runtime="onnx", cache_dir=tmp_path).load()
     out = subprocess.run(
         [sys.executable, "-c", _SEARCH_ONLY, str(tmp_path)],
@@ -192,7 +196,7 @@ def test_with_the_graph_cached_a_process_embeds_queries_without_torch(tmp_path) 
     )
     seen = json.loads(out.stdout)
     assert seen["light"] == {"runtime": "onnx", "torch": False, "FlagEmbedding": False}
-    assert seen["torch_after_bulk"]
+    assert seen["torch_after_bulk"] and seen["torch_threads"] == 1
     reference = FlagEmbedder(PACKAGED_MINILM, query_runtime="torch")
     texts = [f"note {i} about tea" for i in range(20)]
     assert _agreement(np.array([seen["query"]]), reference.embed(["hobbies?"])) > 0.99999
