@@ -78,9 +78,9 @@ class TokenCounter:
             if (known := self._counts.get(key)) is not None:
                 self._counts.move_to_end(key)
                 return known
-        probe = -1 if at_most is None else (at_most + 1) * _PROBE_CHARS_PER_TOKEN
-        if at_most is not None and len(text) > probe and self._prefix_bounds:
-            cut = _last_break(text, probe)
+        if at_most is not None and self._prefix_bounds:
+            probe = (at_most + 1) * _PROBE_CHARS_PER_TOKEN
+            cut = _last_break(text, probe) if len(text) > probe else -1
             if cut > 0 and (head := self._encode(text[:cut])) > at_most:
                 return head
         total = self._encode(text)
