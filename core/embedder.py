@@ -38,7 +38,7 @@ import structlog
 from core import onnxrt
 from core.config import PACKAGED_MINILM, EmbedderConfig
 from core.errors import EmbedderError
-from core.hf import quiet_transformers, set_torch_threads
+from core.hf import apply_torch_threads, quiet_transformers, set_torch_threads
 from core.models import EmbedderIdentity
 
 log = structlog.get_logger("agent_memory")
@@ -115,7 +115,7 @@ class FlagEmbedder(Embedder):
         self._model: Any = None  # the torch model, for bulk embedding (and for export)
         self._onnx: onnxrt.OnnxEncoder | None = None
         self._ready = False  # small batches can be embedded: on self._onnx, else on torch
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
 
     @property
     def identity(self) -> EmbedderIdentity:
@@ -147,38 +147,38 @@ class FlagEmbedder(Embedder):
             self._ready = True
 
     def _load_torch(self) -> None:
-        """Load the torch model (and, unless already there, the ONNX graph from it)."""
-        with self._lock:
-            if self._model is not None:
-                return
-            import torch  # noqa: F401  (imported first, so its thread count is set before use)
+        """Load the torch model (and, unless already there, the ONNX graph from it). Called by
+        ``load`` with the lock held, after the thread count was recorded."""
+        if self._model is not None:
+            return
+        import torch  # noqa: F401  (imported first, so its thread count is set before use)
 
-            set_torch_threads(self._threads)
-            try:
-                from FlagEmbedding import BGEM3FlagModel
-            except ImportError as exc:  # pragma: no cover - FlagEmbedding is a dependency
-                raise EmbedderError(f"FlagEmbedding is not installed: {exc}") from exc
-            try:
-                with quiet_transformers():
-                    model = BGEM3FlagModel(
-                        str(self._path or self._source),
-                        pooling_method=self._pooling,
-                        use_fp16=False,
-                        devices=self._device,
-                        batch_size=self._batch_size,
-                        passage_max_length=self._max_length,
-                        query_max_length=self._max_length,
-                    )
-            except Exception as exc:
-                raise EmbedderError(
-                    f"could not load embedding model {self._source!r}: {exc}. Without network "
-                    "access only local folders load; the offline default is "
-                    f"{PACKAGED_MINILM!r}"
-                ) from exc
-            # Kept only once both are ready: a failed 'onnx' load fails again next time
-            # instead of leaving a torch-only embedder behind.
-            onnx = self._onnx or self._load_onnx(model)
-            self._model, self._onnx = model, onnx
+        apply_torch_threads()
+        try:
+            from FlagEmbedding import BGEM3FlagModel
+        except ImportError as exc:  # pragma: no cover - FlagEmbedding is a dependency
+            raise EmbedderError(f"FlagEmbedding is not installed: {exc}") from exc
+        try:
+            with quiet_transformers():
+                model = BGEM3FlagModel(
+                    str(self._path or self._source),
+                    pooling_method=self._pooling,
+                    use_fp16=False,
+                    devices=self._device,
+                    batch_size=self._batch_size,
+                    passage_max_length=self._max_length,
+                    query_max_length=self._max_length,
+                )
+        except Exception as exc:
+            raise EmbedderError(
+                f"could not load embedding model {self._source!r}: {exc}. Without network "
+                "access only local folders load; the offline default is "
+                f"{PACKAGED_MINILM!r}"
+            ) from exc
+        # Kept only once both are ready: a failed 'onnx' load fails again next time instead
+        # of leaving a torch-only embedder behind.
+        onnx = self._onnx or self._load_onnx(model)
+        self._model, self._onnx = model, onnx
 
     def _cached_onnx(self) -> onnxrt.OnnxEncoder | None:
         """The graph exported by an earlier load, if it checks out; None means load torch."""
