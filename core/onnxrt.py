@@ -31,6 +31,7 @@ import json
 import os
 import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -219,14 +220,22 @@ def _probe_batches() -> list[list[str]]:
     return [list(_PROBES), *([text] for text in _PROBES)]
 
 
-def _write_atomically(path: Path, text: str) -> None:
+@contextlib.contextmanager
+def _atomically(path: Path) -> Iterator[Path]:
+    """A private file to write ``path``'s new content into; it replaces ``path`` when the block
+    succeeds and is removed either way, so a reader never sees a half-written file."""
     partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     try:
-        partial.write_text(text)
+        yield partial
         partial.replace(path)
     finally:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    with _atomically(path) as partial:
+        partial.write_text(text)
 
 
 _EXPORT_LOCK = threading.Lock()
@@ -234,7 +243,7 @@ _EXPORT_LOCK = threading.Lock()
 
 def _export(encoder: Any, pooling: str, tokenizer: Any, path: Path) -> None:
     """Export ``encoder`` (a transformers model) with the dense pooling into ``path``,
-    atomically: a reader never sees a half-written file."""
+    atomically."""
     import torch
 
     class Pooled(torch.nn.Module):
@@ -252,28 +261,28 @@ def _export(encoder: Any, pooling: str, tokenizer: Any, path: Path) -> None:
     if pooling not in ("cls", "mean"):
         raise EmbedderError(f"no ONNX export for pooling {pooling!r}")
     sample = tokenizer(["a sample sentence", "two"], padding=True, return_tensors="pt")
-    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     axes = {0: "batch", 1: "tokens"}
     with _EXPORT_LOCK, warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")  # tracer notes about Python control flow
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            torch.onnx.export(
-                Pooled(encoder).eval(),
-                (sample["input_ids"], sample["attention_mask"]),
-                str(partial),
-                input_names=["input_ids", "attention_mask"],
-                output_names=["pooled"],
-                dynamic_axes={"input_ids": axes, "attention_mask": axes, "pooled": {0: "batch"}},
-                opset_version=17,
-                dynamo=False,
-            )
-            partial.replace(path)
+            with _atomically(path) as partial:
+                torch.onnx.export(
+                    Pooled(encoder).eval(),
+                    (sample["input_ids"], sample["attention_mask"]),
+                    str(partial),
+                    input_names=["input_ids", "attention_mask"],
+                    output_names=["pooled"],
+                    dynamic_axes={
+                        "input_ids": axes,
+                        "attention_mask": axes,
+                        "pooled": {0: "batch"},
+                    },
+                    opset_version=17,
+                    dynamo=False,
+                )
         except Exception as exc:
             raise EmbedderError(f"could not export the embedder to ONNX in {path}: {exc}") from exc
-        finally:
-            with contextlib.suppress(OSError):
-                partial.unlink(missing_ok=True)
 
 
 def _agreement(a: np.ndarray, b: np.ndarray) -> float:
