@@ -213,17 +213,11 @@ class Session:
         """The session's turns in order; with ``last`` (>= 0), only the final ``last``."""
         if last is not None and last < 0:
             raise ValueError(f"last must be >= 0, got {last}")
-        if last is None:
-            rows = self.memory.store.query(
-                "SELECT seq, role, content, at FROM turns WHERE session_id = ? ORDER BY seq",
-                (self.session_id,),
-            )
-        else:
-            rows = self.memory.store.query(
-                "SELECT * FROM (SELECT seq, role, content, at FROM turns WHERE session_id = ? "
-                "ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-                (self.session_id, last),
-            )
+        rows = self.memory.store.query(
+            "SELECT * FROM (SELECT seq, role, content, at FROM turns WHERE session_id = ? "
+            "ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+            (self.session_id, -1 if last is None else last),  # SQLite: LIMIT -1 is no limit
+        )
         return [Turn(r["seq"], r["role"], r["content"], r["at"]) for r in rows]
 
     # -- the tools ---------------------------------------------------------------------------
