@@ -272,6 +272,27 @@ class VectorIndex:
             candidate_rowids = self._rowids[: self._size] if rows is None else self._rowids[rows]
         return _top_k(scores, candidate_rowids, k)
 
+    def latest(
+        self, rowids: np.ndarray, weights: np.ndarray, k: int, *, where: RecordFilter
+    ) -> tuple[list[tuple[int, int]], int]:
+        """Of ``rowids`` (each with an integer weight), those passing ``where``: the ``k`` with
+        the highest weight, then the latest event time, then the highest rowid, as (rowid,
+        weight); and how many passed. Rowids not in the index (no vector: forgotten) never
+        pass."""
+        rowids = np.asarray(rowids, dtype=np.int64)
+        weights = np.asarray(weights, dtype=np.int64)
+        with self._lock:
+            inside = (rowids >= 0) & (rowids < len(self._position))
+            rowids, weights = rowids[inside], weights[inside]
+            rows = self._position[rowids]
+            present = rows >= 0
+            rows, rowids, weights = rows[present], rowids[present], weights[present]
+            passing = self.mask(where)[rows]
+            rows, rowids, weights = rows[passing], rowids[passing], weights[passing]
+            times = self._time[rows].astype(np.int64)
+        order = np.lexsort((-rowids, -times, -weights))[: max(k, 0)]
+        return [(int(rowids[i]), int(weights[i])) for i in order], len(rowids)
+
     def _rows_mask(self, rowids: np.ndarray) -> np.ndarray:
         rowids = np.asarray(rowids, dtype=np.int64)
         rowids = rowids[(rowids >= 0) & (rowids < len(self._position))]

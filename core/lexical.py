@@ -5,11 +5,20 @@ and raises on many of them. No query text reaches MATCH raw: it is split into wo
 token is wrapped in double quotes (a quoted string is always a literal in FTS5), and the tokens
 are OR-ed, so BM25 ranks records by how many and how rare the matching words are. Common English
 function words are dropped unless nothing else is left.
+
+Words that occur in at least half of the indexed records are left out of the query as well
+(``TermStats``): FTS5's BM25 gives such a word an IDF of 1e-6 (its log((N - n + 0.5) /
+(n + 0.5)) is <= 0 there and clamped), so it adds at most 2.2e-6 to any score, yet matching it
+makes FTS5 score nearly every record. A session date in every turn's context ("2023") did
+exactly that: such queries took ~130 ms at 50,000 records instead of ~45 ms.
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
 
 from core.evidence import normalise
 
@@ -43,10 +52,81 @@ def query_tokens(text: str) -> list[str]:
 def fts_query(text: str) -> str | None:
     """An FTS5 MATCH expression that matches any of the query's words, or None when the text
     has no words at all. Cannot raise an FTS5 syntax error, whatever ``text`` is."""
-    tokens = query_tokens(text)
+    return fts_match(query_tokens(text))
+
+
+def fts_match(tokens: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression matching any of ``tokens``, each a quoted literal (None when
+    there are none)."""
     if not tokens:
         return None
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+# The tokenizer of records_fts (migration 3): words are looked up in its vocabulary as this
+# tokenizer stores them (porter stems). tests/core/test_search_lexical.py holds the two equal.
+FTS_TOKENIZE = "porter unicode61"
+_STEM_CACHE_SIZE = 20_000
+
+
+class TermStats:
+    """In how many indexed records each query word occurs, read from the FTS5 vocabulary.
+
+    ``counts`` is the store's reader: given index terms, it returns the number of rows in the
+    full-text index and the rows holding each term (``Store.term_documents``). Counts are
+    cached for one ``version`` (the records_version the caller searches at); a write by this or
+    another process moves the version and the next call reads them again (~1-5 ms at 50,000
+    records, most of it the most common words).
+    """
+
+    def __init__(self, counts: Callable[[Sequence[str]], tuple[int, dict[str, int]]]) -> None:
+        self._counts = counts
+        self._lock = threading.Lock()
+        # Words become index terms through FTS5's own tokenizer, in a private in-memory table:
+        # a Python stemmer would have to agree with SQLite's porter on every word.
+        self._tokenizer = sqlite3.connect(":memory:", check_same_thread=False)
+        self._tokenizer.execute(
+            f"CREATE VIRTUAL TABLE words USING fts5 (w, tokenize = '{FTS_TOKENIZE}')"
+        )
+        self._tokenizer.execute("CREATE VIRTUAL TABLE terms USING fts5vocab (words, instance)")
+        self._stems: dict[str, tuple[str, ...]] = {}
+        self._version: object = None
+        self._rows = 0
+        self._documents: dict[str, int] = {}
+
+    def weightless(self, words: Sequence[str], *, version: object) -> set[str]:
+        """The words that occur in at least half of the indexed records: BM25 gives them no
+        weight (see the module docstring). A word the tokenizer splits into several terms is
+        a phrase to FTS5 and is never called weightless."""
+        with self._lock:
+            stems = self._stem(words)
+            if version != self._version:
+                self._version, self._rows, self._documents = version, 0, {}
+            single = {terms[0] for terms in stems.values() if len(terms) == 1}
+            missing = sorted(single - self._documents.keys())
+            if missing or not self._rows:
+                rows, documents = self._counts(missing)
+                self._rows = rows
+                self._documents.update({term: documents.get(term, 0) for term in missing})
+            return {
+                word
+                for word, terms in stems.items()
+                if len(terms) == 1 and 2 * self._documents[terms[0]] >= self._rows > 0
+            }
+
+    def _stem(self, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        new = [w for w in dict.fromkeys(words) if w not in self._stems]
+        if new:
+            if len(self._stems) + len(new) > _STEM_CACHE_SIZE:
+                self._stems.clear()
+            conn = self._tokenizer
+            conn.executemany("INSERT INTO words (rowid, w) VALUES (?, ?)", enumerate(new))
+            found: dict[int, list[str]] = {}
+            for row, term in conn.execute("SELECT doc, term FROM terms ORDER BY doc, offset"):
+                found.setdefault(row, []).append(term)
+            conn.execute("DELETE FROM words")
+            self._stems.update({w: tuple(found.get(i, ())) for i, w in enumerate(new)})
+        return {w: self._stems[w] for w in words}
 
 
 def name_candidates(text: str, *, longest: int = 4) -> list[str]:

@@ -194,6 +194,27 @@ class Store:
             cursor.row_factory = sqlite3.Row
             return cursor.fetchall()
 
+    def term_documents(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """The number of rows in the full-text index, and for each of ``terms`` (index terms,
+        as records_fts's tokenizer stores them) the number of rows holding it; one snapshot."""
+        with self._lock:
+            conn = self._connection()
+            # fts5vocab reads records_fts's own index; a temp table lives with this connection.
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_fts_terms "
+                "USING fts5vocab (main, records_fts, row)"
+            )
+            with self.reading():
+                # One row per indexed record in FTS5's docsize table (columnsize is on).
+                (rows,) = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()
+                documents: dict[str, int] = {}
+                for term in terms:
+                    found = conn.execute(
+                        "SELECT doc FROM temp.records_fts_terms WHERE term = ?", (term,)
+                    ).fetchone()
+                    documents[term] = int(found[0]) if found else 0
+        return int(rows), documents
+
     # -- meta ------------------------------------------------------------------------------
 
     def meta(self, key: str) -> str | None:

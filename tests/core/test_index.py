@@ -195,6 +195,10 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory):
     mem.close()
 
 
+def _descending(text: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in text)
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     scopes=st.lists(st.sampled_from([*SCOPES, "user:nobody"]), max_size=4, unique=True),
@@ -248,3 +252,18 @@ def test_the_index_mask_and_the_sql_filter_agree(
     assert by_status == by_sql
     records = mixed_store.store.records_by_rowid(every)
     assert {rowid for rowid, r in records.items() if where.rejects(r) is None} == by_sql
+    # The entity generator's order: weight (links matched), then latest event time, then
+    # highest rowid, over the linked records that pass; SQL orders the same way.
+    linked = [*every[::2], 10_000]  # a rowid the index has never seen passes nothing
+    weights = [1 + r % 3 for r in linked]
+    expected = sorted(
+        (
+            (-w, records[r].event_at or records[r].created_at, r)
+            for r, w in zip(linked, weights, strict=True)
+            if r in by_sql
+        ),
+        key=lambda key: (key[0], _descending(key[1]), -key[2]),
+    )
+    top, passed = index.latest(np.array(linked), np.array(weights), 7, where=where)
+    assert passed == len(expected)
+    assert top == [(r, -w) for w, _, r in expected[:7]]

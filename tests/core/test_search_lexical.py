@@ -1,6 +1,7 @@
 """The lexical generator ranks with the filter inside (few readable records) or first and
 filters after (most records readable): either way its candidates are exactly the filtered
-BM25 top k."""
+BM25 top k. Query words in half the store or more, which BM25 gives no weight, are left out of
+the FTS query without changing that ranking."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from core import Config, HashingEmbedder, Memory
 from core.filters import LIVE_STATUSES, RecordFilter
+from core.lexical import FTS_TOKENIZE
 from tests.conftest import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper
@@ -26,15 +28,22 @@ def open_store(path: Path, alice: list[dict[str, Any]], bob: list[dict[str, Any]
     return mem
 
 
-def lexical_candidates(mem: Memory, query: str, **args: Any) -> list[tuple[str, float]]:
+def search_payload(mem: Memory, query: str, **args: Any) -> dict[str, Any]:
     session = mem.session(agent_id="reader", user_id="alice", session_id="s", now=NOW)
     result = session.call("memory_search", {"query": query, **args}, now=NOW)
     row = mem.store.query("SELECT payload FROM search_log WHERE id = ?", (result["search_id"],))
-    return [(c["id"], c["score"]) for c in json.loads(row[0]["payload"])["candidates"]["lexical"]]
+    payload: dict[str, Any] = json.loads(row[0]["payload"])
+    return payload
+
+
+def lexical_candidates(mem: Memory, query: str, **args: Any) -> list[tuple[str, float]]:
+    payload = search_payload(mem, query, **args)
+    return [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
 
 
 def filtered_bm25(mem: Memory, query: str, types: tuple[str, ...] | None = None) -> list[Any]:
-    """The reference: BM25 over the records that pass the filter, best k, ties by rowid."""
+    """The reference: BM25 over the records that pass the filter, best k, ties by rowid.
+    ``query`` is one word or an FTS5 expression of quoted words."""
     where = RecordFilter(scopes=("user:alice",), statuses=LIVE_STATUSES, types=None)
     condition, params = where.sql("r")
     if types:
@@ -47,7 +56,7 @@ def filtered_bm25(mem: Memory, query: str, types: tuple[str, ...] | None = None)
          WHERE records_fts MATCH ? AND {condition}
          ORDER BY score DESC, r.rowid LIMIT ?
         """,
-        [f'"{query}"', *params, DEPTH],
+        [query if '"' in query else f'"{query}"', *params, DEPTH],
     )
     return [(r["id"], round(float(r["score"]), 6)) for r in rows]
 
@@ -101,3 +110,55 @@ def test_a_type_filter_is_applied_after_ranking_too(tmp_path: Path) -> None:
     assert len(expected) == DEPTH
     assert lexical_candidates(mem, "tea", types=["semantic"]) == expected
     mem.close()
+
+
+def test_the_word_statistics_use_the_full_text_tables_tokenizer(tmp_path: Path) -> None:
+    mem = open_store(tmp_path / "m.db", [], [])
+    (sql,) = mem.store.query("SELECT sql FROM sqlite_master WHERE name = 'records_fts'")
+    mem.close()
+    assert f"tokenize = '{FTS_TOKENIZE}'" in sql[0]
+
+
+def test_a_word_in_half_the_store_is_left_out_and_the_ranking_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """Every record says "running" (as every turn's context holds its session's date): BM25
+    gives it an IDF of 1e-6, so the query leaves it out (the query says "runs": the same
+    porter stem) and the ranking is the full query's, scores equal to 1e-5."""
+    alice = [note(f"tea note {i} running " + "filler " * i) for i in range(6)]
+    alice += [note(f"coffee {i} running") for i in range(8)]
+    mem = open_store(tmp_path / "m.db", alice, [])
+    payload = search_payload(mem, "tea runs")
+    expected = filtered_bm25(mem, '"tea" OR "runs"')
+    got = [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
+    mem.close()
+    assert payload["lexical_words_ignored"] == ["runs"]
+    assert [i for i, _ in got] == [i for i, _ in expected]
+    assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True))
+
+
+def test_too_few_matches_without_the_common_word_run_the_full_query(tmp_path: Path) -> None:
+    """Only one record says "tea": without "running" the query would return one candidate
+    where the full query fills all three, so the full query runs."""
+    alice = [note("tea running")] + [note(f"coffee {i} running") for i in range(6)]
+    mem = open_store(tmp_path / "m.db", alice, [])
+    payload = search_payload(mem, "tea running")
+    expected = filtered_bm25(mem, '"tea" OR "running"')
+    got = [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
+    mem.close()
+    assert payload["lexical_words_ignored"] == []
+    assert got == expected
+    assert len(got) == DEPTH
+
+
+def test_a_word_becomes_common_when_the_store_changes(tmp_path: Path) -> None:
+    """Word counts are cached for one records_version: a write that makes a word common is
+    seen by the next search."""
+    alice = [note(f"tea note {i}") for i in range(6)] + [note("tea running")]
+    mem = open_store(tmp_path / "m.db", alice, [])
+    before = search_payload(mem, "tea running")["lexical_words_ignored"]
+    mem.import_records([note(f"running {i}") for i in range(10)], scope="user:alice", now=NOW)
+    after = search_payload(mem, "tea running")["lexical_words_ignored"]
+    mem.close()
+    assert before == []
+    assert after == ["running"]

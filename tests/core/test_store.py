@@ -321,7 +321,7 @@ def test_migration_5_drops_aliases_of_other_scopes_from_search_text(store_path: 
     # What version 4 wrote: the linked entity's aliases whatever its scope.
     with sqlite3.connect(store_path) as conn:
         conn.execute("UPDATE records_fts SET aliases = 'Aditya' WHERE content LIKE '%budget%'")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 5")
+        _roll_back_to_version_4(conn)
     conn.close()
     mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
     aliases = {
@@ -334,3 +334,37 @@ def test_migration_5_drops_aliases_of_other_scopes_from_search_text(store_path: 
         "The budget was approved.": "",
         "Hub ships today.": "Hub",
     }
+
+
+def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 4 left it (migrations 5 and 6 undone: 5
+    changed only data, which each test sets up as it needs)."""
+    conn.execute("DROP INDEX record_entities_by_entity")
+    conn.execute("CREATE INDEX record_entities_entity ON record_entities (entity_id)")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
+
+
+def test_migration_6_reads_entity_links_from_the_index_alone(store_path: Path) -> None:
+    """After migration 6 the records linked to an entity come from an index-only scan, and a
+    version-4 file migrates to it with its links intact."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    about = {"about": [{"kind": "person", "name": "Aditya"}]}
+    for content in ("Aditya likes tea.", "Aditya moved to Pune."):
+        args = {"type": "semantic", "source_kind": "agent_inference", "content": content}
+        assert "id" in session.call("memory_write", {**args, **about}, now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_4(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    (entity,) = mem.store.query("SELECT id FROM entities WHERE canonical_name = 'Aditya'")
+    sql = "SELECT record_rowid FROM record_entities WHERE entity_id = ?"
+    plan = " ".join(r["detail"] for r in mem.store.query(f"EXPLAIN QUERY PLAN {sql}", [entity[0]]))
+    linked = mem.store.query(sql, [entity[0]])
+    version = mem.store.schema_version
+    mem.close()
+    assert "COVERING INDEX record_entities_by_entity" in plan
+    assert len(linked) == 2
+    assert version == 6
