@@ -72,14 +72,18 @@ _STEM_CACHE_SIZE = 20_000
 class TermStats:
     """In how many indexed records each query word occurs, read from the FTS5 vocabulary.
 
-    ``counts`` is the store's reader: given index terms, it returns the number of rows in the
-    full-text index and the rows holding each term (``Store.term_documents``). Counts are
-    cached for one ``version`` (the records_version the caller searches at); a write by this or
-    another process moves the version and the next call reads them again (~1-5 ms at 50,000
-    records, most of it the most common words).
+    ``counts`` is the store's reader (``Store.term_documents``): given index terms, it returns
+    the store epoch and records_version it read at, the number of rows in the full-text index
+    and the rows holding each term. Counts are cached with that version. Each record change
+    moves the version by one and a term's count and the row count by at most one, so at a
+    later version a cached count still decides whenever the drift cannot cross the half-way
+    line; only words near it are read again (~1-5 ms at 50,000 records, most of it the most
+    common words). A new epoch (a restore) drops the cache.
     """
 
-    def __init__(self, counts: Callable[[Sequence[str]], tuple[int, dict[str, int]]]) -> None:
+    def __init__(
+        self, counts: Callable[[Sequence[str]], tuple[str, int, int, dict[str, int]]]
+    ) -> None:
         self._counts = counts
         self._lock = threading.Lock()
         # Words become index terms through FTS5's own tokenizer, in a private in-memory table:
@@ -90,29 +94,46 @@ class TermStats:
         )
         self._tokenizer.execute("CREATE VIRTUAL TABLE terms USING fts5vocab (words, instance)")
         self._stems: dict[str, tuple[str, ...]] = {}
-        self._version: object = None
-        self._rows = 0
-        self._documents: dict[str, int] = {}
+        self._epoch: str | None = None
+        self._rows: tuple[int, int] | None = None  # (version read at, rows)
+        self._documents: dict[str, tuple[int, int]] = {}  # term -> (version read at, rows)
 
-    def weightless(self, words: Sequence[str], *, version: object) -> set[str]:
-        """The words that occur in at least half of the indexed records: BM25 gives them no
-        weight (see the module docstring). A word the tokenizer splits into several terms is
-        a phrase to FTS5 and is never called weightless."""
+    def weightless(self, words: Sequence[str], *, epoch: str | None, version: int) -> set[str]:
+        """The words that occur in at least half of the indexed records at ``version`` of
+        ``epoch`` (the caller's current records_version): BM25 gives them no weight (see the module
+        docstring). A word the tokenizer splits into several terms is a phrase to FTS5 and is
+        never called weightless."""
         with self._lock:
             stems = self._stem(words)
-            if version != self._version:
-                self._version, self._rows, self._documents = version, 0, {}
-            single = {terms[0] for terms in stems.values() if len(terms) == 1}
-            missing = sorted(single - self._documents.keys())
-            if missing or not self._rows:
-                rows, documents = self._counts(missing)
-                self._rows = rows
-                self._documents.update({term: documents.get(term, 0) for term in missing})
-            return {
-                word
-                for word, terms in stems.items()
-                if len(terms) == 1 and 2 * self._documents[terms[0]] >= self._rows > 0
-            }
+            if epoch != self._epoch:
+                self._epoch, self._rows, self._documents = epoch, None, {}
+            terms = sorted({t[0] for t in stems.values() if len(t) == 1})
+            decided = {term: self._decide(term, version) for term in terms}
+            unsure = [term for term, verdict in decided.items() if verdict is None]
+            if unsure:
+                read_epoch, read_at, rows, documents = self._counts(unsure)
+                if read_epoch != self._epoch:  # restored meanwhile: only this answer counts
+                    self._epoch, self._documents = read_epoch, {}
+                self._rows = (read_at, rows)
+                for term in unsure:
+                    self._documents[term] = (read_at, documents.get(term, 0))
+                    decided[term] = 2 * documents.get(term, 0) >= rows > 0
+            return {w for w, t in stems.items() if len(t) == 1 and decided[t[0]]}
+
+    def _decide(self, term: str, version: int) -> bool | None:
+        """Whether ``term`` is weightless at ``version`` from cached counts, or None when they
+        cannot tell (missing, from a later version, or too close to half)."""
+        if self._rows is None or term not in self._documents:
+            return None
+        (rows_at, rows), (term_at, documents) = self._rows, self._documents[term]
+        if version < rows_at or version < term_at:
+            return None
+        drift_rows, drift_term = version - rows_at, version - term_at
+        if 2 * (documents - drift_term) >= rows + drift_rows and rows + drift_rows > 0:
+            return True
+        if 2 * (documents + drift_term) < rows - drift_rows:
+            return False
+        return None
 
     def _stem(self, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
         new = [w for w in dict.fromkeys(words) if w not in self._stems]

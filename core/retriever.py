@@ -150,7 +150,7 @@ class Retriever:
 
         t = time.perf_counter()
         lexical, weightless = self._lexical(
-            query, where, depth, share=index.share(where), version=index.version
+            query, where, depth, share=index.share(where), epoch=index.epoch, version=index.version
         )
         timer.run("lexical_candidates", t)
 
@@ -370,7 +370,14 @@ class Retriever:
         return {r["rowid"]: r["id"] for r in rows}
 
     def _lexical(
-        self, query: str, where: RecordFilter, depth: int, *, share: float, version: int
+        self,
+        query: str,
+        where: RecordFilter,
+        depth: int,
+        *,
+        share: float,
+        epoch: str | None,
+        version: int,
     ) -> tuple[list[tuple[str, float]], list[str]]:
         """FTS5 BM25 over content, subject, aliases and context; higher is better. Also the
         query words left out because they occur in at least half of the records (BM25 gives
@@ -380,7 +387,7 @@ class Retriever:
         words = query_tokens(query)
         if not words:
             return [], []
-        weightless = self.terms.weightless(words, version=version)
+        weightless = self.terms.weightless(words, epoch=epoch, version=version)
         weighted = [w for w in words if w not in weightless]
         if weighted and weightless:
             found = self._bm25(fts_match(weighted), where, depth, share=share)

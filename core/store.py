@@ -194,9 +194,10 @@ class Store:
             cursor.row_factory = sqlite3.Row
             return cursor.fetchall()
 
-    def term_documents(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """The number of rows in the full-text index, and for each of ``terms`` (index terms,
-        as records_fts's tokenizer stores them) the number of rows holding it; one snapshot."""
+    def term_documents(self, terms: Sequence[str]) -> tuple[str, int, int, dict[str, int]]:
+        """The store epoch and records_version, the number of rows in the full-text index,
+        and for each of ``terms`` (index terms, as records_fts's tokenizer stores them) the
+        number of rows holding it; one snapshot."""
         with self._lock:
             conn = self._connection()
             # fts5vocab reads records_fts's own index; a temp table lives with this connection.
@@ -205,6 +206,7 @@ class Store:
                 "USING fts5vocab (main, records_fts, row)"
             )
             with self.reading():
+                epoch, version = _epoch_and_version(conn)
                 # One row per indexed record in FTS5's docsize table (columnsize is on).
                 (rows,) = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()
                 documents: dict[str, int] = {}
@@ -213,7 +215,7 @@ class Store:
                         "SELECT doc FROM temp.records_fts_terms WHERE term = ?", (term,)
                     ).fetchone()
                     documents[term] = int(found[0]) if found else 0
-        return int(rows), documents
+        return epoch, version, int(rows), documents
 
     # -- meta ------------------------------------------------------------------------------
 

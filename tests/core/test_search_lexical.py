@@ -13,7 +13,7 @@ import pytest
 
 from core import Config, HashingEmbedder, Memory
 from core.filters import LIVE_STATUSES, RecordFilter
-from core.lexical import FTS_TOKENIZE
+from core.lexical import FTS_TOKENIZE, TermStats
 from tests.conftest import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper
@@ -162,3 +162,34 @@ def test_a_word_becomes_common_when_the_store_changes(tmp_path: Path) -> None:
     mem.close()
     assert before == []
     assert after == ["running"]
+
+
+class CountingReader:
+    """A store reader for TermStats with counts the test sets, recording each read."""
+
+    def __init__(self, rows: int, documents: dict[str, int]) -> None:
+        self.epoch, self.version, self.rows, self.documents = "e1", 100, rows, documents
+        self.reads: list[list[str]] = []
+
+    def __call__(self, terms: Any) -> tuple[str, int, int, dict[str, int]]:
+        self.reads.append(list(terms))
+        docs = {t: self.documents.get(t, 0) for t in terms}
+        return self.epoch, self.version, self.rows, docs
+
+
+def test_cached_word_counts_decide_until_writes_could_cross_half() -> None:
+    """A count read at one version still decides at a later one while the changes since
+    (each moving a count and the row count by at most one) cannot cross the half-way line;
+    a word near the line, or a new epoch, is read again."""
+    reader = CountingReader(rows=1000, documents={"date": 900, "tea": 3, "even": 498})
+    stats = TermStats(reader)
+    assert stats.weightless(["date", "tea", "even"], epoch="e1", version=100) == {"date"}
+    assert reader.reads == [["date", "even", "tea"]]
+    # 50 changes later "date" (900 of 1000) and "tea" (3) cannot have crossed; "even" can.
+    reader.version, reader.documents["even"] = 150, 520
+    assert stats.weightless(["date", "tea", "even"], epoch="e1", version=150) == {"date", "even"}
+    assert reader.reads[1:] == [["even"]]
+    # A restore starts a new epoch: nothing cached is trusted.
+    reader.epoch, reader.version, reader.documents["date"] = "e2", 10, 100
+    assert stats.weightless(["date", "tea"], epoch="e2", version=10) == set()
+    assert reader.reads[2:] == [["date", "tea"]]
