@@ -10,6 +10,7 @@ import pytest
 
 from core import Memory
 from core.filters import RecordFilter
+from core.lexical import fts_query
 from core.models import HISTORY_STATUSES, Status, format_time
 from core.session import Session
 from tests.conftest import NOW
@@ -57,6 +58,7 @@ def test_every_generator_drops_a_lapsed_provisional_record(
     scopes = session.readable_scopes()
     retriever = memory.retriever()
     vector = memory.embedder.embed_one(QUERY)
+    match = fts_query(QUERY)
 
     def found(at: datetime | None, **extra: Any) -> dict[str, bool]:
         where = RecordFilter(scopes=scopes, now=None if at is None else format_time(at), **extra)
@@ -64,10 +66,14 @@ def test_every_generator_drops_a_lapsed_provisional_record(
             "dense": rowid in {h.rowid for h in memory.index().search(vector, 10, where=where)},
             # The filter inside the FTS query, and ranked first then filtered (most of the
             # store readable): both placements apply the same predicate.
-            "lexical": guess in {i for i, _ in retriever._lexical(QUERY, where, 10, share=0.0)},
+            "lexical": guess in {i for i, _ in retriever._bm25(match, where, 10, share=0.0)},
             "lexical, filter after": guess
-            in {i for i, _ in retriever._lexical(QUERY, where, 10, share=1.0)},
-            "entity": guess in {i for i, _ in retriever._entity(QUERY, (), where, scopes, 10)[0]},
+            in {i for i, _ in retriever._bm25(match, where, 10, share=1.0)},
+            "entity": guess
+            in {
+                i
+                for i, _ in retriever._entity(QUERY, (), where, scopes, 10, index=memory.index())[0]
+            },
         }
 
     generators = ("dense", "lexical", "lexical, filter after", "entity")
