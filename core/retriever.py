@@ -58,8 +58,6 @@ _RANK_THEN_FILTER_DEPTH = 3
 # timeout) can delay the next rewrite, never a rerank. A rerank stops at its deadline.
 _REWRITE_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rewrite")
 _RERANK_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rerank")
-# The lexical generator runs beside the query embedding (Retriever.search); one job a search.
-_LEXICAL_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agent-memory-lexical")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,35 +132,27 @@ class Retriever:
         )
         timer.run("filter_construction", t)
 
-        depth = cfg.candidates_per_generator
-        t = time.perf_counter()
-        index = self.memory.index()  # synced with the store here, once per search
-        synced_ms = (time.perf_counter() - t) * 1000
-        # The lexical generator needs neither the query vector nor the dense hits, so it runs
-        # in a worker thread beside the query embedding and the dense search: SQLite, numpy
-        # and the encoder all release the GIL, so on two cores most of its time is hidden.
-        # Its stage timing is its own; the stages no longer add up to the total.
-        lexical_job = _LEXICAL_POOL.submit(self._timed_lexical, query, where, depth, index)
-
         t = time.perf_counter()
         vector = self.memory.embedder.embed([query])[0]
         timer.run("query_embedding", t)
 
+        depth = cfg.candidates_per_generator
         t = time.perf_counter()
+        index = self.memory.index()  # synced with the store here, once per search
         dense_hits = index.search(vector, depth, where=where)
-        searched_ms = (time.perf_counter() - t) * 1000
-        (lexical, weightless), lexical_ms = lexical_job.result()
-        t = time.perf_counter()
-        ids_by_rowid = self._ids([h.rowid for h in dense_hits])  # the store, once FTS is done
+        ids_by_rowid = self._ids([h.rowid for h in dense_hits])
         dense = [
             (ids_by_rowid[h.rowid], round(h.score, 6))
             for h in dense_hits
             if h.rowid in ids_by_rowid
         ]
-        timer.timings["dense_candidates"] = round(
-            synced_ms + searched_ms + (time.perf_counter() - t) * 1000, 3
+        timer.run("dense_candidates", t)
+
+        t = time.perf_counter()
+        lexical, weightless = self._lexical(
+            query, where, depth, share=index.share(where), epoch=index.epoch, version=index.version
         )
-        timer.timings["lexical_candidates"] = lexical_ms
+        timer.run("lexical_candidates", t)
 
         t = time.perf_counter()
         entity, matched_entities, linked = self._entity(
@@ -378,16 +368,6 @@ class Retriever:
         marks = ",".join("?" * len(rowids))
         rows = self.store.query(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", rowids)
         return {r["rowid"]: r["id"] for r in rows}
-
-    def _timed_lexical(
-        self, query: str, where: RecordFilter, depth: int, index: VectorIndex
-    ) -> tuple[tuple[list[tuple[str, float]], list[str]], float]:
-        """``_lexical`` for this search and how long it took (ms), for a worker thread."""
-        started = time.perf_counter()
-        found = self._lexical(
-            query, where, depth, share=index.share(where), epoch=index.epoch, version=index.version
-        )
-        return found, round((time.perf_counter() - started) * 1000, 3)
 
     def _lexical(
         self,
