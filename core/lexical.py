@@ -66,7 +66,7 @@ def fts_match(tokens: Sequence[str]) -> str | None:
 # The tokenizer of records_fts (migration 3): words are looked up in its vocabulary as this
 # tokenizer stores them (porter stems). tests/core/test_search_lexical.py holds the two equal.
 FTS_TOKENIZE = "porter unicode61"
-_STEM_CACHE_SIZE = 20_000
+_CACHE_SIZE = 20_000
 
 
 class TermStats:
@@ -82,9 +82,13 @@ class TermStats:
     """
 
     def __init__(
-        self, counts: Callable[[Sequence[str]], tuple[str, int, int, dict[str, int]]]
+        self,
+        counts: Callable[[Sequence[str]], tuple[str, int, int, dict[str, int]]],
+        *,
+        cache_size: int = _CACHE_SIZE,
     ) -> None:
         self._counts = counts
+        self._cache_size = cache_size  # words stemmed and terms counted, each
         self._lock = threading.Lock()
         # Words become index terms through FTS5's own tokenizer, in a private in-memory table:
         # a Python stemmer would have to agree with SQLite's porter on every word.
@@ -100,12 +104,15 @@ class TermStats:
 
     def weightless(self, words: Sequence[str], *, epoch: str | None, version: int) -> set[str]:
         """The words that occur in at least half of the indexed records at ``version`` of
-        ``epoch`` (the caller's current records_version): BM25 gives them no weight (see the module
-        docstring). A word the tokenizer splits into several terms is a phrase to FTS5 and is
-        never called weightless."""
+        ``epoch``: BM25 gives them no weight (see the module docstring). A word the tokenizer
+        splits into several terms is a phrase to FTS5 and is never called weightless.
+
+        The caller passes the version its vector index synced to at the start of the search;
+        writes by other processes since then are not counted as drift, which can misjudge only
+        a word within those few writes of the half-way line, whose IDF is about 0 either way."""
         with self._lock:
             stems = self._stem(words)
-            if epoch != self._epoch:
+            if epoch != self._epoch or len(self._documents) >= self._cache_size:
                 self._epoch, self._rows, self._documents = epoch, None, {}
             terms = sorted({t[0] for t in stems.values() if len(t) == 1})
             decided = {term: self._decide(term, version) for term in terms}
@@ -136,10 +143,10 @@ class TermStats:
         return None
 
     def _stem(self, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        if len(self._stems) + len(words) > self._cache_size:
+            self._stems.clear()  # before choosing what to stem, so every word gets stemmed
         new = [w for w in dict.fromkeys(words) if w not in self._stems]
         if new:
-            if len(self._stems) + len(new) > _STEM_CACHE_SIZE:
-                self._stems.clear()
             conn = self._tokenizer
             conn.executemany("INSERT INTO words (rowid, w) VALUES (?, ?)", enumerate(new))
             found: dict[int, list[str]] = {}
@@ -148,6 +155,10 @@ class TermStats:
             conn.execute("DELETE FROM words")
             self._stems.update({w: tuple(found.get(i, ())) for i, w in enumerate(new)})
         return {w: self._stems[w] for w in words}
+
+    def close(self) -> None:
+        with self._lock:
+            self._tokenizer.close()
 
 
 def name_candidates(text: str, *, longest: int = 4) -> list[str]:

@@ -108,6 +108,9 @@ class Memory:
         """Close the store. Further calls raise StoreClosedError."""
         self.store.close()
         self._index = None
+        if self._retriever is not None:
+            self._retriever.close()
+            self._retriever = None
 
     def __enter__(self) -> Memory:
         return self

@@ -105,6 +105,10 @@ class Retriever:
         self.rewriter = rewriter
         self.terms = TermStats(self.store.term_documents)
 
+    def close(self) -> None:
+        """Release what the retriever holds beside the store (the word statistics' tokenizer)."""
+        self.terms.close()
+
     def search(
         self, request: SearchRequest, *, readable: tuple[str, ...], now: datetime
     ) -> dict[str, Any]:
@@ -283,8 +287,6 @@ class Retriever:
                 "entity_linked": linked,
                 "fused": len(candidates),
             },
-            # Query words BM25 gives no weight (in half the store or more), left out of FTS.
-            "lexical_words_ignored": weightless,
             "gate": {k: v for k, v in gate_log.items() if k != "passed"},
             "duplicates_collapsed": len(duplicates),
             "over_budget": len(skipped),
@@ -331,6 +333,9 @@ class Retriever:
                 "entity": [{"id": i, "score": s} for i, s in entity],
                 "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in ordered],
             },
+            # Query words BM25 gives no weight (in half of all records or more), left out of
+            # the FTS query. Log only: whether a word is that common across every scope is not
+            # the searching agent's to learn.
             "lexical_words_ignored": weightless,
             "entities_matched": matched_entities,
             "changed_since_generated": dropped,
