@@ -137,6 +137,21 @@ def test_a_word_in_half_the_store_is_left_out_and_the_ranking_is_unchanged(
     assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True))
 
 
+def test_a_common_word_is_left_out_with_the_filter_inside_the_query_too(tmp_path: Path) -> None:
+    """Bob's records are most of the store, so Alice's search puts the filter inside the FTS
+    query; "running" is in every record and is left out there as well, ranking unchanged."""
+    alice = [note(f"tea note {i} running " + "filler " * i) for i in range(6)]
+    bob = [note(f"coffee {i} running") for i in range(30)]
+    mem = open_store(tmp_path / "m.db", alice, bob)
+    payload = search_payload(mem, "tea running")
+    expected = filtered_bm25(mem, '"tea" OR "running"')
+    got = [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
+    mem.close()
+    assert payload["lexical_words_ignored"] == ["running"]
+    assert [i for i, _ in got] == [i for i, _ in expected]
+    assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True))
+
+
 def test_too_few_matches_without_the_common_word_run_the_full_query(tmp_path: Path) -> None:
     """Only one record says "tea": without "running" the query would return one candidate
     where the full query fills all three, so the full query runs."""
