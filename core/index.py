@@ -282,11 +282,8 @@ class VectorIndex:
         rowids = np.asarray(rowids, dtype=np.int64)
         weights = np.asarray(weights, dtype=np.int64)
         with self._lock:
-            inside = (rowids >= 0) & (rowids < len(self._position))
-            rowids, weights = rowids[inside], weights[inside]
-            rows = self._position[rowids]
-            present = rows >= 0
-            rows, rowids, weights = rows[present], rowids[present], weights[present]
+            rows, found = self._rows_of(rowids)
+            rowids, weights = rowids[found], weights[found]
             passing = self.mask(where)[rows]
             rows, rowids, weights = rows[passing], rowids[passing], weights[passing]
             times = self._time[rows].astype(np.int64)
@@ -294,12 +291,18 @@ class VectorIndex:
         return [(int(rowids[i]), int(weights[i])) for i in order], len(rowids)
 
     def _rows_mask(self, rowids: np.ndarray) -> np.ndarray:
-        rowids = np.asarray(rowids, dtype=np.int64)
-        rowids = rowids[(rowids >= 0) & (rowids < len(self._position))]
-        rows = self._position[rowids]
+        rows, _ = self._rows_of(np.asarray(rowids, dtype=np.int64))
         mask = np.zeros(self._size, dtype=bool)
-        mask[rows[rows >= 0]] = True
+        mask[rows] = True
         return mask
+
+    def _rows_of(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The matrix rows of those ``rowids`` the index holds, and where in ``rowids`` each
+        of them was (positions, so callers can take the values that go with them)."""
+        found = np.flatnonzero((rowids >= 0) & (rowids < len(self._position)))
+        rows = self._position[rowids[found]]
+        held = rows >= 0
+        return rows[held], found[held]
 
 
 def _member(column: np.ndarray, codes: list[int], distinct: int) -> np.ndarray:
