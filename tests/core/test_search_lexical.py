@@ -119,37 +119,35 @@ def test_the_word_statistics_use_the_full_text_tables_tokenizer(tmp_path: Path) 
     assert f"tokenize = '{FTS_TOKENIZE}'" in sql[0]
 
 
+TEA_NOTES = [note(f"tea note {i} running " + "filler " * i) for i in range(6)]
+
+
+@pytest.mark.parametrize(
+    ("bob", "query", "why"),
+    [
+        # Alice reads the whole store: rank first, filter after. The query says "runs", the
+        # same porter stem as the records' "running".
+        ([], "tea runs", "rank then filter, a stem shared with the records"),
+        # Bob's records are most of the store: the filter goes inside the FTS query.
+        ([note(f"coffee {i} running") for i in range(30)], "tea running", "filter inside"),
+    ],
+)
 def test_a_word_in_half_the_store_is_left_out_and_the_ranking_is_unchanged(
-    tmp_path: Path,
+    tmp_path: Path, bob: list[dict[str, Any]], query: str, why: str
 ) -> None:
     """Every record says "running" (as every turn's context holds its session's date): BM25
-    gives it an IDF of 1e-6, so the query leaves it out (the query says "runs": the same
-    porter stem) and the ranking is the full query's, scores equal to 1e-5."""
-    alice = [note(f"tea note {i} running " + "filler " * i) for i in range(6)]
-    alice += [note(f"coffee {i} running") for i in range(8)]
-    mem = open_store(tmp_path / "m.db", alice, [])
-    payload = search_payload(mem, "tea runs")
-    expected = filtered_bm25(mem, '"tea" OR "runs"')
-    got = [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
-    mem.close()
-    assert payload["lexical_words_ignored"] == ["runs"]
-    assert [i for i, _ in got] == [i for i, _ in expected]
-    assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True))
-
-
-def test_a_common_word_is_left_out_with_the_filter_inside_the_query_too(tmp_path: Path) -> None:
-    """Bob's records are most of the store, so Alice's search puts the filter inside the FTS
-    query; "running" is in every record and is left out there as well, ranking unchanged."""
-    alice = [note(f"tea note {i} running " + "filler " * i) for i in range(6)]
-    bob = [note(f"coffee {i} running") for i in range(30)]
+    gives it an IDF of 1e-6, so the query leaves it out and the ranking is the full query's,
+    scores equal to 1e-5, in either placement of the filter."""
+    alice = TEA_NOTES + ([] if bob else [note(f"coffee {i} running") for i in range(8)])
     mem = open_store(tmp_path / "m.db", alice, bob)
-    payload = search_payload(mem, "tea running")
-    expected = filtered_bm25(mem, '"tea" OR "running"')
+    payload = search_payload(mem, query)
+    tea, common = query.split()
+    expected = filtered_bm25(mem, f'"{tea}" OR "{common}"')
     got = [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
     mem.close()
-    assert payload["lexical_words_ignored"] == ["running"]
-    assert [i for i, _ in got] == [i for i, _ in expected]
-    assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True))
+    assert payload["lexical_words_ignored"] == [common], why
+    assert [i for i, _ in got] == [i for i, _ in expected], why
+    assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True)), why
 
 
 def test_too_few_matches_without_the_common_word_run_the_full_query(tmp_path: Path) -> None:
