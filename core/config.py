@@ -131,6 +131,14 @@ class RetrievalConfig(_Section):
         ge=0.0,
         description="BM25 weight of a record's retrieval context, relative to its content (1).",
     )
+    lexical_scoring: Literal["memory", "fts5"] = Field(
+        "memory",
+        description=(
+            "Where the lexical generator computes BM25: memory (the same function over FTS5's "
+            "postings, cached in memory by core.bm25: ~1 ms instead of 30-130 ms at 50,000 "
+            "records) or fts5 (FTS5's bm25() in SQL, nothing held in memory)."
+        ),
+    )
     freshness_weight: float = Field(
         0.002,
         ge=0.0,

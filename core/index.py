@@ -270,7 +270,7 @@ class VectorIndex:
                     full = live @ query
                     scores = full[rows]
             candidate_rowids = self._rowids[: self._size] if rows is None else self._rowids[rows]
-        return _top_k(scores, candidate_rowids, k)
+        return top_k(scores, candidate_rowids, k)
 
     def latest(
         self, rowids: np.ndarray, weights: np.ndarray, k: int, *, where: RecordFilter
@@ -289,6 +289,16 @@ class VectorIndex:
             times = self._time[rows].astype(np.int64)
         order = np.lexsort((-rowids, -times, -weights))[: max(k, 0)]
         return [(int(rowids[i]), int(weights[i])) for i in order], len(rowids)
+
+    def passes(self, rowids: np.ndarray, where: RecordFilter) -> np.ndarray:
+        """Per rowid, whether its record passes ``where`` (False when the index does not
+        hold it: a forgotten record has no vector)."""
+        rowids = np.asarray(rowids, dtype=np.int64)
+        passing = np.zeros(len(rowids), dtype=bool)
+        with self._lock:
+            rows, found = self._rows_of(rowids)
+            passing[found] = self.mask(where)[rows]
+        return passing
 
     def _rows_mask(self, rowids: np.ndarray) -> np.ndarray:
         rows, _ = self._rows_of(np.asarray(rowids, dtype=np.int64))
@@ -319,7 +329,8 @@ def _member(column: np.ndarray, codes: list[int], distinct: int) -> np.ndarray:
     return table.take(column)
 
 
-def _top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
+def top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
+    """The ``k`` best (rowid, score) pairs, best first; equal scores by lowest rowid."""
     if k <= 0 or len(scores) == 0:
         return []
     if k < len(scores):

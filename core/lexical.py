@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from core.evidence import normalise
 
@@ -66,7 +66,56 @@ def fts_match(tokens: Sequence[str]) -> str | None:
 # The tokenizer of records_fts (migration 3): words are looked up in its vocabulary as this
 # tokenizer stores them (porter stems). tests/core/test_search_lexical.py holds the two equal.
 FTS_TOKENIZE = "porter unicode61"
+# records_fts's columns, in their order.
+FTS_COLUMNS = ("content", "subject", "aliases", "context")
 _CACHE_SIZE = 20_000
+
+
+class Tokenizer:
+    """records_fts's tokenizer, run privately: text becomes index terms through SQLite's own
+    FTS5 tokenizer in an in-memory table, since a Python stemmer would have to agree with
+    SQLite's porter on every word. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        columns = ", ".join(FTS_COLUMNS)
+        self._conn.execute(
+            f"CREATE VIRTUAL TABLE docs USING fts5 ({columns}, tokenize = '{FTS_TOKENIZE}')"
+        )
+        self._conn.execute("CREATE VIRTUAL TABLE doc_terms USING fts5vocab (docs, instance)")
+
+    def terms(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
+        """Each text's index terms, in order."""
+        rows = {i: (text, "", "", "") for i, text in enumerate(texts)}
+        found: dict[int, list[str]] = {}
+        for doc, _, term in self.instances(rows):
+            found.setdefault(doc, []).append(term)
+        return [tuple(found.get(i, ())) for i in range(len(texts))]
+
+    def instances(self, rows: Mapping[int, Sequence[str]]) -> list[tuple[int, int, str]]:
+        """Every token of ``rows`` (key -> the text of each of FTS_COLUMNS) as (key, column
+        number, term), in order of key, column and position."""
+        if not rows:
+            return []
+        column = {name: number for number, name in enumerate(FTS_COLUMNS)}
+        marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
+        with self._lock:
+            conn = self._conn
+            conn.executemany(
+                f"INSERT INTO docs (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({marks})",
+                [(key, *texts) for key, texts in rows.items()],
+            )
+            try:
+                found = conn.execute("SELECT doc, col, offset, term FROM doc_terms").fetchall()
+            finally:
+                conn.execute("DELETE FROM docs")
+        found.sort(key=lambda row: (row[0], column[row[1]], row[2]))
+        return [(doc, column[col], term) for doc, col, _, term in found]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
 
 
 class TermStats:
@@ -90,13 +139,7 @@ class TermStats:
         self._counts = counts
         self._cache_size = cache_size  # words stemmed and terms counted, each
         self._lock = threading.Lock()
-        # Words become index terms through FTS5's own tokenizer, in a private in-memory table:
-        # a Python stemmer would have to agree with SQLite's porter on every word.
-        self._tokenizer = sqlite3.connect(":memory:", check_same_thread=False)
-        self._tokenizer.execute(
-            f"CREATE VIRTUAL TABLE words USING fts5 (w, tokenize = '{FTS_TOKENIZE}')"
-        )
-        self._tokenizer.execute("CREATE VIRTUAL TABLE terms USING fts5vocab (words, instance)")
+        self._tokenizer = Tokenizer()
         self._stems: dict[str, tuple[str, ...]] = {}
         self._epoch: str | None = None
         self._rows: tuple[int, int] | None = None  # (version read at, rows)
@@ -146,14 +189,7 @@ class TermStats:
         if len(self._stems) + len(words) > self._cache_size:
             self._stems.clear()  # before choosing what to stem, so every word gets stemmed
         new = [w for w in dict.fromkeys(words) if w not in self._stems]
-        if new:
-            conn = self._tokenizer
-            conn.executemany("INSERT INTO words (rowid, w) VALUES (?, ?)", enumerate(new))
-            found: dict[int, list[str]] = {}
-            for row, term in conn.execute("SELECT doc, term FROM terms ORDER BY doc, offset"):
-                found.setdefault(row, []).append(term)
-            conn.execute("DELETE FROM words")
-            self._stems.update({w: tuple(found.get(i, ())) for i, w in enumerate(new)})
+        self._stems.update(zip(new, self._tokenizer.terms(new), strict=True))
         return {w: self._stems[w] for w in words}
 
     def close(self) -> None:

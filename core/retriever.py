@@ -26,8 +26,9 @@ import numpy as np
 import structlog
 
 from core import ranking
+from core.bm25 import BM25Index
 from core.filters import RecordFilter
-from core.index import VectorIndex
+from core.index import VectorIndex, top_k
 from core.lexical import TermStats, fts_match, name_candidates, query_tokens
 from core.models import (
     HISTORY_STATUSES,
@@ -104,10 +105,16 @@ class Retriever:
         self.reranker = reranker
         self.rewriter = rewriter
         self.terms = TermStats(self.store.term_documents)
+        self.bm25: BM25Index | None = None
+        if self.config.retrieval.lexical_scoring == "memory":
+            weights = (1.0, 0.5, 0.5, self.config.retrieval.context_weight)
+            self.bm25 = BM25Index(self.store, weights=weights)
 
     def close(self) -> None:
-        """Release what the retriever holds beside the store (the word statistics' tokenizer)."""
+        """Release what the retriever holds beside the store (the tokenizers' connections)."""
         self.terms.close()
+        if self.bm25 is not None:
+            self.bm25.close()
 
     def search(
         self, request: SearchRequest, *, readable: tuple[str, ...], now: datetime
@@ -153,9 +160,7 @@ class Retriever:
         timer.run("dense_candidates", t)
 
         t = time.perf_counter()
-        lexical, weightless = self._lexical(
-            query, where, depth, share=index.share(where), epoch=index.epoch, version=index.version
-        )
+        lexical, weightless = self._lexical(query, where, depth, index=index)
         timer.run("lexical_candidates", t)
 
         t = time.perf_counter()
@@ -375,24 +380,36 @@ class Retriever:
         return {r["rowid"]: r["id"] for r in rows}
 
     def _lexical(
-        self,
-        query: str,
-        where: RecordFilter,
-        depth: int,
-        *,
-        share: float,
-        epoch: str | None,
-        version: int,
+        self, query: str, where: RecordFilter, depth: int, *, index: VectorIndex
     ) -> tuple[list[tuple[str, float]], list[str]]:
-        """FTS5 BM25 over content, subject, aliases and context; higher is better. Also the
-        query words left out because they occur in at least half of the records (BM25 gives
-        them no weight; core.lexical explains). When leaving them out leaves fewer than
-        ``depth`` matches, the query runs again with every word, so records matching only
-        such words still fill the list as before."""
+        """BM25 over content, subject, aliases and context (column weights 1, 0.5, 0.5 and
+        retrieval.context_weight), the ``depth`` best records passing ``where``; higher is
+        better. Computed in memory (core.bm25) unless configured otherwise or a query word is
+        a phrase to FTS5; then FTS5 computes it (``_fts5``). Also the query words that path
+        left out of the FTS query (see ``_fts5``)."""
         words = query_tokens(query)
         if not words:
             return [], []
-        weightless = self.terms.weightless(words, epoch=epoch, version=version)
+        scored = self.bm25.scores(words) if self.bm25 is not None else None
+        if scored is None:
+            return self._fts5(words, where, depth, index=index)
+        rowids, scores = scored
+        # The hard filter on the vector index's mirror, as for the dense generator: every
+        # record in the full-text index has a vector (a forgotten one has neither).
+        passing = index.passes(rowids, where)
+        hits = top_k(scores[passing], rowids[passing], depth)
+        ids = self._ids([h.rowid for h in hits])
+        return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids], []
+
+    def _fts5(
+        self, words: list[str], where: RecordFilter, depth: int, *, index: VectorIndex
+    ) -> tuple[list[tuple[str, float]], list[str]]:
+        """The lexical candidates from FTS5's bm25(), and the query words left out because
+        they occur in at least half of the records (BM25 gives them no weight; core.lexical
+        explains). When leaving them out leaves fewer than ``depth`` matches, the query runs
+        again with every word, so records matching only such words still fill the list."""
+        share = index.share(where)
+        weightless = self.terms.weightless(words, epoch=index.epoch, version=index.version)
         weighted = [w for w in words if w not in weightless]
         if weighted and weightless:
             found = self._bm25(fts_match(weighted), where, depth, share=share)

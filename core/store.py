@@ -30,6 +30,7 @@ from core.errors import (
     StoreClosedError,
     StoreError,
 )
+from core.lexical import FTS_COLUMNS
 from core.migrations import LATEST_VERSION, MIGRATIONS
 from core.models import (
     Access,
@@ -120,6 +121,36 @@ class IndexSnapshot:
     types: list[MemoryType]
     times: list[str]
     expires: list[str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class TextIndexSnapshot:
+    """The full-text index's rows and their lengths (tokens over all columns), at a version."""
+
+    epoch: str
+    records_version: int
+    rowids: np.ndarray  # int64
+    lengths: np.ndarray  # int64, one per rowid
+
+
+@dataclass(frozen=True, slots=True)
+class TextIndexDelta:
+    """The full-text rows added, changed or removed since a version."""
+
+    epoch: str
+    records_version: int
+    # rowid -> the text of each records_fts column, or None when the row is gone (forgotten).
+    changes: dict[int, tuple[str, ...] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """Where index terms occur in the full-text index, at a version: per term, one
+    (rowid, column number) pair per occurrence, in rowid order."""
+
+    epoch: str
+    records_version: int
+    occurrences: dict[str, np.ndarray]  # term -> int64 array of shape (n, 2)
 
 
 class Store:
@@ -216,6 +247,66 @@ class Store:
                     ).fetchone()
                     documents[term] = int(found[0]) if found else 0
         return epoch, version, int(rows), documents
+
+    def text_index_snapshot(self) -> TextIndexSnapshot:
+        """Every row of the full-text index with its length, from FTS5's docsize table (one
+        varint token count per column; columnsize is on)."""
+        with self.reading() as conn:
+            epoch, version = _epoch_and_version(conn)
+            rows = conn.execute("SELECT id, sz FROM records_fts_docsize ORDER BY id").fetchall()
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        lengths = np.fromiter((_varint_sum(r[1]) for r in rows), dtype=np.int64, count=len(rows))
+        return TextIndexSnapshot(epoch, version, rowids, lengths)
+
+    def text_index_delta(self, since_version: int) -> TextIndexDelta:
+        """The full-text rows changed since ``since_version``, with their current text."""
+        with self.reading() as conn:
+            epoch, version = _epoch_and_version(conn)
+            changes: dict[int, tuple[str, ...] | None] = {}
+            if version > since_version:
+                changed = conn.execute(
+                    "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ?",
+                    (since_version,),
+                ).fetchall()
+                rowids = [r[0] for r in changed]
+                changes = dict.fromkeys(rowids)
+                columns = ", ".join(FTS_COLUMNS)
+                for start in range(0, len(rowids), 500):
+                    chunk = rowids[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for rowid, *texts in conn.execute(
+                        f"SELECT rowid, {columns} FROM records_fts WHERE rowid IN ({marks})", chunk
+                    ):
+                        changes[rowid] = tuple(t or "" for t in texts)
+        return TextIndexDelta(epoch, version, changes)
+
+    def postings(self, terms: Sequence[str]) -> Postings:
+        """Every occurrence of each of ``terms`` (index terms, as records_fts's tokenizer
+        stores them) in the full-text index, read through fts5vocab; one snapshot.
+
+        Each occurrence travels as one integer, rowid * columns + column number, in one text per
+        term: ~0.6 us an occurrence, against ~1.5 us for a row per occurrence (Python builds
+        a tuple for each)."""
+        number = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(FTS_COLUMNS))
+        columns = len(FTS_COLUMNS)
+        with self._lock:
+            conn = self._connection()
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_fts_instances "
+                "USING fts5vocab (main, records_fts, instance)"
+            )
+            occurrences: dict[str, np.ndarray] = {}
+            with self.reading():
+                epoch, version = _epoch_and_version(conn)
+                for term in terms:
+                    (codes,) = conn.execute(
+                        f"SELECT group_concat(doc * {columns} + CASE col {number} END, ' ') "
+                        "FROM temp.records_fts_instances WHERE term = ?",
+                        (term,),
+                    ).fetchone()
+                    code = np.fromstring(codes or "", dtype=np.int64, sep=" ")
+                    occurrences[term] = np.stack(np.divmod(code, columns), axis=1)
+        return Postings(epoch, version, occurrences)
 
     # -- meta ------------------------------------------------------------------------------
 
@@ -735,6 +826,27 @@ _INDEX_SELECT = """
            coalesce(r.event_at, r.created_at), r.expires_at
       FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid
 """
+
+
+def _varint_sum(blob: bytes) -> int:
+    """The sum of the SQLite varints in ``blob`` (big-endian groups of 7 bits, the high bit
+    set on every byte but the last, a ninth byte contributing all 8 bits)."""
+    if max(blob, default=0) < 0x80:  # every count below 128: one byte each
+        return sum(blob)
+    total = i = 0
+    while i < len(blob):
+        value = 0
+        for position in range(9):
+            byte = blob[i]
+            i += 1
+            if position == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        total += value
+    return total
 
 
 def _epoch_and_version(conn: sqlite3.Connection) -> tuple[str, int]:

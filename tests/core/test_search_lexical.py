@@ -1,7 +1,8 @@
-"""The lexical generator ranks with the filter inside (few readable records) or first and
-filters after (most records readable): either way its candidates are exactly the filtered
-BM25 top k. Query words in half the store or more, which BM25 gives no weight, are left out of
-the FTS query without changing that ranking (beyond score differences of ~2e-6)."""
+"""The lexical generator's candidates are exactly the filtered BM25 top k, whether BM25 is
+computed in memory (core.bm25, the default) or by FTS5. FTS5 ranks with the filter inside (few
+readable records) or first and filters after (most records readable). Query words in half the
+store or more, which BM25 gives no weight, are left out of FTS5's query without changing that
+ranking (beyond score differences of ~2e-6)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,14 @@ from tests.conftest import NOW
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper
 
 
-def open_store(path: Path, alice: list[dict[str, Any]], bob: list[dict[str, Any]]) -> Memory:
-    config = Config(retrieval={"candidates_per_generator": DEPTH})
+def open_store(
+    path: Path,
+    alice: list[dict[str, Any]],
+    bob: list[dict[str, Any]],
+    *,
+    scoring: str = "fts5",
+) -> Memory:
+    config = Config(retrieval={"candidates_per_generator": DEPTH, "lexical_scoring": scoring})
     mem = Memory.open(path, config, embedder=HashingEmbedder(), now=NOW)
     mem.grant("reader", "user:alice", now=NOW)
     mem.import_records(alice, scope="user:alice", now=NOW)
@@ -89,23 +96,25 @@ def note(words: str, kind: str = "semantic") -> dict[str, Any]:
         ),
     ],
 )
+@pytest.mark.parametrize("scoring", ["fts5", "memory"])
 def test_lexical_candidates_are_the_filtered_bm25_top_k(
-    tmp_path: Path, alice: list[dict[str, Any]], bob: list[dict[str, Any]], why: str
+    tmp_path: Path, alice: list[dict[str, Any]], bob: list[dict[str, Any]], why: str, scoring: str
 ) -> None:
-    mem = open_store(tmp_path / "m.db", alice, bob)
+    mem = open_store(tmp_path / "m.db", alice, bob, scoring=scoring)
     expected = filtered_bm25(mem, "tea")
     assert len(expected) == DEPTH, why
     assert lexical_candidates(mem, "tea") == expected, why
     mem.close()
 
 
-def test_a_type_filter_is_applied_after_ranking_too(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scoring", ["fts5", "memory"])
+def test_a_type_filter_is_applied_after_ranking_too(tmp_path: Path, scoring: str) -> None:
     """Semantic notes are most of the store, so a search for them ranks first and filters
     after; the better-matching episodic notes ahead of them are dropped, not returned."""
     alice = [note("tea tea " + "x " * i, "episodic") for i in range(6)] + [
         note("tea " + "filler " * i) for i in range(14)
     ]
-    mem = open_store(tmp_path / "m.db", alice, [])
+    mem = open_store(tmp_path / "m.db", alice, [], scoring=scoring)
     expected = filtered_bm25(mem, "tea", types=("semantic",))
     assert len(expected) == DEPTH
     assert lexical_candidates(mem, "tea", types=["semantic"]) == expected
