@@ -1,0 +1,216 @@
+"""core.bm25 computes FTS5's bm25() in memory: for any store and any query of words, the rows
+it scores and their scores are FTS5's own, and they stay so while records are written,
+revised, merged, forgotten and restored, by this process or another."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core import Config, HashingEmbedder, Memory
+from core.bm25 import BM25Index
+from core.lexical import fts_match
+from tests.conftest import NOW
+
+WEIGHTS = (1.0, 0.5, 0.5, 0.3)
+# Stems shared between forms ("runs", "running"), a word the tokenizer folds ("Café"), digits,
+# a name, and words that occur everywhere or nowhere.
+VOCABULARY = [
+    "tea", "teas", "running", "runs", "ran", "coffee", "Café", "cafe", "caroline", "2023",
+    "photo", "photos", "x", "pottery", "melanie", "share", "shared", "the",
+]  # fmt: skip
+
+
+def fts5_scores(mem: Memory, words: list[str], weights: tuple[float, ...] = WEIGHTS) -> dict:
+    """The reference: every row FTS5 matches for the words' OR query, with -bm25()."""
+    match = fts_match(words)
+    rows = mem.store.query(
+        "SELECT rowid, -bm25(records_fts, ?, ?, ?, ?) AS score FROM records_fts "
+        "WHERE records_fts MATCH ?",
+        [*weights, match],
+    )
+    return {r["rowid"]: r["score"] for r in rows}
+
+
+def memory_scores(index: BM25Index, words: list[str]) -> dict:
+    scored = index.scores(words)
+    assert scored is not None
+    rowids, scores = scored
+    return dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+
+
+def assert_same(index: BM25Index, mem: Memory, queries: list[list[str]]) -> None:
+    for words in queries:
+        expected, got = fts5_scores(mem, words), memory_scores(index, words)
+        assert got.keys() == expected.keys(), words
+        for rowid, score in expected.items():
+            assert got[rowid] == pytest.approx(score, rel=1e-12, abs=1e-12), (words, rowid)
+
+
+def open_memory(path: Path) -> Memory:
+    return Memory.open(path, Config(), embedder=HashingEmbedder(), now=NOW)
+
+
+words = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12).map(" ".join)
+record = st.fixed_dictionaries(
+    {"content": words},
+    optional={
+        "context": words,
+        "about": st.lists(
+            st.fixed_dictionaries(
+                {"kind": st.just("person"), "name": st.sampled_from(["Caroline", "Melanie Tea"])}
+            ),
+            max_size=2,
+            unique_by=lambda a: a["name"],
+        ),
+    },
+)
+query = st.lists(st.sampled_from([*VOCABULARY, "absent", "running"]), min_size=1, max_size=5)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    records=st.lists(record, min_size=1, max_size=20),
+    queries=st.lists(query, min_size=1, max_size=6),
+    long_record=st.booleans(),
+)
+def test_scores_are_fts5s_for_any_store_and_query(
+    records: list[dict[str, Any]], queries: list[list[str]], long_record: bool
+) -> None:
+    if long_record:  # a column of >127 tokens: its docsize count takes a two-byte varint
+        records = [*records, {"content": " ".join(["tea", "x"] * 150), "context": "runs"}]
+    with tempfile.TemporaryDirectory() as folder:
+        mem = open_memory(Path(folder) / "m.db")
+        mem.import_records(records, scope="user:alice", now=NOW)
+        index = BM25Index(mem.store, weights=WEIGHTS)
+        try:
+            # Twice: the first reads each term's postings from FTS5, the second uses the cache.
+            assert_same(index, mem, queries)
+            assert_same(index, mem, queries)
+        finally:
+            index.close()
+            mem.close()
+
+
+def test_column_weights_are_fts5s(tmp_path: Path) -> None:
+    mem = open_memory(tmp_path / "m.db")
+    mem.import_records(
+        [
+            {"content": "tea tea", "context": "coffee tea"},
+            {"content": "coffee", "context": "tea tea tea", "about": [{"kind": "person", "name": "Tea"}]},
+        ],
+        scope="user:alice",
+        now=NOW,
+    )  # fmt: skip
+    weights = (2.0, 0.25, 1.5, 0.7)
+    index = BM25Index(mem.store, weights=weights)
+    expected = fts5_scores(mem, ["tea", "coffee"], weights)
+    got = memory_scores(index, ["tea", "coffee"])
+    index.close()
+    mem.close()
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_word_the_tokenizer_splits_is_left_to_fts5(tmp_path: Path) -> None:
+    """ "well_known" is two FTS5 terms, a phrase whose frequency needs positions."""
+    mem = open_memory(tmp_path / "m.db")
+    mem.import_records([{"content": "well known tea"}], scope="user:alice", now=NOW)
+    index = BM25Index(mem.store, weights=WEIGHTS)
+    assert index.scores(["well_known", "tea"]) is None
+    assert memory_scores(index, ["tea", "_"]).keys() == {1}  # "_" has no terms: matches nothing
+    index.close()
+    mem.close()
+
+
+def test_the_index_follows_every_change_by_any_process(tmp_path: Path) -> None:
+    """Postings cached before a change are patched with it: writes and forgets by another
+    Memory on the same file, an entity merge that rewrites alias text, and a restore (a new
+    epoch) that replaces everything."""
+    path = tmp_path / "m.db"
+    mem, other = open_memory(path), open_memory(path)
+    mem.grant("assistant", "user:alice", now=NOW)
+    first = mem.import_records(
+        [
+            {"content": "Caroline shared a photo of tea", "about": [{"kind": "person", "name": "Caroline"}]},
+            {"content": "Melanie runs pottery classes", "about": [{"kind": "person", "name": "Mel"}]},
+            {"content": "coffee and tea in 2023", "context": "photo"},
+        ],
+        scope="user:alice",
+        now=NOW,
+    )  # fmt: skip
+    snapshot = mem.snapshot(tmp_path / "before.db")
+    index = BM25Index(mem.store, weights=WEIGHTS)
+    queries = [["tea", "photo"], ["caroline", "pottery"], ["mel", "melanie", "running"]]
+    assert_same(index, mem, queries)  # every term cached now
+
+    other.import_records(
+        [{"content": f"tea {i} photo"} for i in range(5)], scope="user:alice", now=NOW
+    )
+    assert_same(index, mem, queries)
+    other.forget(first[0], now=NOW)
+    assert_same(index, mem, queries)
+
+    session = mem.session(agent_id="assistant", user_id="alice", session_id="s", now=NOW)
+    entities = {
+        r["name"]: r["id"]
+        for r in mem.store.query(
+            "SELECT e.id AS id, a.alias AS name FROM entities AS e "
+            "JOIN entity_aliases AS a ON a.entity_id = e.id"
+        )
+    }
+    merged = session.call(
+        "memory_revise",
+        {"id": entities["Mel"], "action": "merge_entities", "into_entity": entities["Caroline"]},
+        now=NOW,
+    )
+    assert "error" not in merged, merged
+    assert_same(index, mem, queries)
+
+    other.restore(snapshot, now=NOW)
+    assert_same(index, mem, queries)
+    assert index.epoch == mem.store.index_version()[0]
+    index.close()
+    mem.close()
+    other.close()
+
+
+def test_the_postings_cache_keeps_to_its_cap_and_stays_exact(tmp_path: Path) -> None:
+    mem = open_memory(tmp_path / "m.db")
+    mem.import_records(
+        [{"content": f"tea coffee photo {i}"} for i in range(10)], scope="user:alice", now=NOW
+    )
+    index = BM25Index(mem.store, weights=WEIGHTS, postings_kept=15)
+    queries = [["tea"], ["coffee"], ["photo"], ["tea", "photo"]]
+    assert_same(index, mem, queries)
+    assert_same(index, mem, queries)
+    held = index.held
+    index.close()
+    mem.close()
+    assert held <= 20  # one 10-row term over the cap may stay while its query runs
+
+
+def test_a_large_delta_rebuilds(tmp_path: Path) -> None:
+    """Past ``delta_at_most`` changed rows the index starts afresh rather than tokenizing them
+    one by one, and is as exact."""
+    mem = open_memory(tmp_path / "m.db")
+    mem.import_records([{"content": "tea"}], scope="user:alice", now=NOW)
+    index = BM25Index(mem.store, weights=WEIGHTS, delta_at_most=3)
+    assert_same(index, mem, [["tea"]])
+    mem.import_records([{"content": f"tea {i}"} for i in range(2)], scope="user:alice", now=NOW)
+    index.sync()
+    assert index.held == 1  # still cached; the two new rows are patched in when next used
+    assert_same(index, mem, [["tea"]])
+    assert index.held == 3
+    mem.import_records([{"content": f"tea {i}"} for i in range(5)], scope="user:alice", now=NOW)
+    index.sync()
+    assert index.held == 0  # rebuilt: the cached postings went with it
+    assert_same(index, mem, [["tea"], ["tea", "3"]])
+    index.close()
+    mem.close()
