@@ -52,6 +52,10 @@ def assert_same(index: BM25Index, mem: Memory, queries: list[list[str]]) -> None
             assert got[rowid] == pytest.approx(score, rel=1e-12, abs=1e-12), (words, rowid)
 
 
+def person(name: str) -> dict[str, str]:
+    return {"kind": "person", "name": name}
+
+
 def open_memory(path: Path) -> Memory:
     return Memory.open(path, Config(), embedder=HashingEmbedder(), now=NOW)
 
@@ -104,11 +108,11 @@ def test_column_weights_are_fts5s(tmp_path: Path) -> None:
     mem.import_records(
         [
             {"content": "tea tea", "context": "coffee tea"},
-            {"content": "coffee", "context": "tea tea tea", "about": [{"kind": "person", "name": "Tea"}]},
+            {"content": "coffee", "context": "tea tea tea", "about": [person("Tea")]},
         ],
         scope="user:alice",
         now=NOW,
-    )  # fmt: skip
+    )
     weights = (2.0, 0.25, 1.5, 0.7)
     index = BM25Index(mem.store, weights=weights)
     expected = fts5_scores(mem, ["tea", "coffee"], weights)
@@ -138,13 +142,13 @@ def test_the_index_follows_every_change_by_any_process(tmp_path: Path) -> None:
     mem.grant("assistant", "user:alice", now=NOW)
     first = mem.import_records(
         [
-            {"content": "Caroline shared a photo of tea", "about": [{"kind": "person", "name": "Caroline"}]},
-            {"content": "Melanie runs pottery classes", "about": [{"kind": "person", "name": "Mel"}]},
+            {"content": "Caroline shared a photo of tea", "about": [person("Caroline")]},
+            {"content": "Melanie runs pottery classes", "about": [person("Mel")]},
             {"content": "coffee and tea in 2023", "context": "photo"},
         ],
         scope="user:alice",
         now=NOW,
-    )  # fmt: skip
+    )
     snapshot = mem.snapshot(tmp_path / "before.db")
     index = BM25Index(mem.store, weights=WEIGHTS)
     queries = [["tea", "photo"], ["caroline", "pottery"], ["mel", "melanie", "running"]]
