@@ -160,7 +160,7 @@ class Retriever:
         timer.run("dense_candidates", t)
 
         t = time.perf_counter()
-        lexical, weightless = self._lexical(query, where, depth, index=index)
+        lexical, lexical_scored_by, weightless = self._lexical(query, where, depth, index=index)
         timer.run("lexical_candidates", t)
 
         t = time.perf_counter()
@@ -338,6 +338,8 @@ class Retriever:
                 "entity": [{"id": i, "score": s} for i, s in entity],
                 "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in ordered],
             },
+            # Which BM25 ranked the lexical candidates: "memory" (core.bm25) or "fts5".
+            "lexical_scored_by": lexical_scored_by,
             # Query words BM25 gives no weight (in half of all records or more), left out of
             # the FTS query. Log only: whether a word is that common across every scope is not
             # the searching agent's to learn.
@@ -381,25 +383,27 @@ class Retriever:
 
     def _lexical(
         self, query: str, where: RecordFilter, depth: int, *, index: VectorIndex
-    ) -> tuple[list[tuple[str, float]], list[str]]:
+    ) -> tuple[list[tuple[str, float]], str | None, list[str]]:
         """BM25 over content, subject, aliases and context (column weights 1, 0.5, 0.5 and
         retrieval.context_weight), the ``depth`` best records passing ``where``; higher is
         better. Computed in memory (core.bm25) unless configured otherwise or a query word is
-        a phrase to FTS5; then FTS5 computes it (``_fts5``). Also the query words that path
-        left out of the FTS query (see ``_fts5``)."""
+        a phrase to FTS5; then FTS5 computes it (``_fts5``). Also which of the two ranked
+        ("memory", "fts5", or None for a query without words) and the query words FTS5's path
+        left out of its query."""
         words = query_tokens(query)
         if not words:
-            return [], []
+            return [], None, []
         scored = self.bm25.scores(words) if self.bm25 is not None else None
         if scored is None:
-            return self._fts5(words, where, depth, index=index)
+            found, weightless = self._fts5(words, where, depth, index=index)
+            return found, "fts5", weightless
         rowids, scores = scored
         # The hard filter on the vector index's mirror, as for the dense generator: every
         # record in the full-text index has a vector (a forgotten one has neither).
         passing = index.passes(rowids, where)
         hits = top_k(scores[passing], rowids[passing], depth)
         ids = self._ids([h.rowid for h in hits])
-        return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids], []
+        return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids], "memory", []
 
     def _fts5(
         self, words: list[str], where: RecordFilter, depth: int, *, index: VectorIndex

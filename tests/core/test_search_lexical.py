@@ -14,7 +14,7 @@ import pytest
 
 from core import Config, HashingEmbedder, Memory
 from core.filters import LIVE_STATUSES, RecordFilter
-from core.lexical import FTS_TOKENIZE, TermStats
+from core.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
 from tests.conftest import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper
@@ -246,3 +246,23 @@ def test_the_store_counts_words_as_fts5_holds_them_after_a_forget(tmp_path: Path
     assert before[2:] == (3, {"tea": 2, "run": 1, "milk": 1})
     assert after[1] > before[1]  # the forget changed a record: the version moved
     assert after[2:] == (2, {"tea": 1, "run": 0, "milk": 1})
+
+
+@pytest.mark.parametrize(
+    ("scoring", "query", "scored_by"),
+    [
+        ("memory", "tea", "memory"),
+        ("memory", "well_known tea", "fts5"),  # a phrase to FTS5: only FTS5 can score it
+        ("fts5", "tea", "fts5"),
+    ],
+)
+def test_the_log_says_which_bm25_ranked(
+    tmp_path: Path, scoring: str, query: str, scored_by: str
+) -> None:
+    notes = [note("tea well known"), note("tea"), note("coffee")]
+    mem = open_store(tmp_path / "m.db", notes, [], scoring=scoring)
+    payload = search_payload(mem, query)
+    expected = filtered_bm25(mem, fts_match(query_tokens(query)) or "")
+    mem.close()
+    assert payload["lexical_scored_by"] == scored_by
+    assert [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]] == expected
