@@ -728,7 +728,7 @@ def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int)
                 "mode": config.reranker.mode,
                 "timeout_ms": config.reranker.timeout_ms,
                 "candidates_per_generator": config.retrieval.candidates_per_generator,
-            "lexical_scoring": config.retrieval.lexical_scoring,
+                "lexical_scoring": config.retrieval.lexical_scoring,
             },
             **summarise_searches(searches),
             "statuses": {s: statuses.count(s) for s in sorted(set(statuses))},

@@ -48,8 +48,11 @@ B = 0.75
 _IDF_FLOOR = 1e-6
 # Occurrence pairs (row, term) kept in cached postings, ~12 bytes each.
 _POSTINGS_KEPT = 4_000_000
-# A sync that would re-tokenize more rows than this rebuilds instead (a bulk import).
+# A sync that would re-tokenize more rows than this rebuilds instead (a bulk import); the
+# change log cached postings are patched from keeps at most this many rows.
 _DELTA_AT_MOST = 2_000
+# Query words whose index terms are cached.
+_STEMS_KEPT = 20_000
 
 
 @dataclass(slots=True)
@@ -94,6 +97,7 @@ class BM25Index:
         # rowid -> (version it changed by, its weighted term frequencies, or None when gone);
         # ordered by that version, so a term patches with the tail newer than itself.
         self._changed: OrderedDict[int, tuple[int, dict[str, float] | None]] = OrderedDict()
+        self._stem_cache: dict[str, tuple[str, ...]] = {}  # query word -> its index terms
 
     @property
     def held(self) -> int:
@@ -110,11 +114,11 @@ class BM25Index:
         """Every row matching any of ``words`` (query words, each quoted as one phrase in an
         FTS5 OR query) and its BM25 score (higher is better): (rowids, scores). None when a
         word is a phrase of several terms, which only FTS5 can score."""
-        stems = self._tokenizer.terms(words)
-        if any(len(terms) > 1 for terms in stems):
-            return None
-        terms = [t[0] for t in stems if t]  # a word without terms matches nothing
         with self._lock:
+            stems = self._stems(words)
+            if any(len(terms) > 1 for terms in stems):
+                return None
+            terms = [t[0] for t in stems if t]  # a word without terms matches nothing
             self._sync()
             postings = self._postings(terms)
             if not terms or self._rows == 0:
@@ -133,6 +137,15 @@ class BM25Index:
                 matched[rows] = True
             rowids = np.flatnonzero(matched)
             return rowids, total[rowids]
+
+    def _stems(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+        """Each word's index terms, cached (a query's words recur across searches)."""
+        if len(self._stem_cache) + len(words) > _STEMS_KEPT:
+            self._stem_cache.clear()  # before choosing what to stem, so every word gets stemmed
+        new = [w for w in dict.fromkeys(words) if w not in self._stem_cache]
+        if new:
+            self._stem_cache.update(zip(new, self._tokenizer.terms(new), strict=True))
+        return [self._stem_cache[w] for w in words]
 
     # -- postings --------------------------------------------------------------------------
 
@@ -210,8 +223,8 @@ class BM25Index:
         if epoch != self.epoch:
             self._rebuild(self.store.text_index_snapshot())
             return
-        delta = self.store.text_index_delta(self.version)
-        if delta.epoch != self.epoch or len(delta.changes) > self._delta_at_most:
+        delta = self.store.text_index_delta(self.version, at_most=self._delta_at_most)
+        if delta is None or delta.epoch != self.epoch:
             self._rebuild(self.store.text_index_snapshot())
             return
         texts = {rowid: text for rowid, text in delta.changes.items() if text is not None}
@@ -234,10 +247,22 @@ class BM25Index:
             self._changed.pop(rowid, None)
             self._changed[rowid] = (delta.records_version, counted.get(rowid))
         self.version = delta.records_version
-        if len(self._changed) > self._delta_at_most:  # patch lists this long cost more than reads
-            self._terms.clear()
-            self._changed.clear()
-            self._held = 0
+        if len(self._changed) > self._delta_at_most:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Shorten the change log: first the changes every cached term has already applied,
+        then, if it is still too long, the older half, with the terms that still needed it
+        (read again on their next use: cheaper than patching with this many rows)."""
+        needed = min((entry.version for entry in self._terms.values()), default=self.version)
+        versions = [version for version, _ in self._changed.values()]
+        cut = needed
+        if sum(v > needed for v in versions) > self._delta_at_most:
+            cut = max(needed, versions[len(versions) - self._delta_at_most // 2 - 1])
+            for term in [t for t, entry in self._terms.items() if entry.version < cut]:
+                self._held -= len(self._terms.pop(term).rowids)
+        for rowid in [r for r, (version, _) in self._changed.items() if version <= cut]:
+            del self._changed[rowid]
 
     def _rebuild(self, snapshot: TextIndexSnapshot) -> None:
         top = int(snapshot.rowids.max()) + 1 if len(snapshot.rowids) else 0

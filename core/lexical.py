@@ -102,11 +102,11 @@ class Tokenizer:
         marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
         with self._lock:
             conn = self._conn
-            conn.executemany(
-                f"INSERT INTO docs (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({marks})",
-                [(key, *texts) for key, texts in rows.items()],
-            )
             try:
+                conn.executemany(
+                    f"INSERT INTO docs (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({marks})",
+                    [(key, *texts) for key, texts in rows.items()],
+                )
                 found = conn.execute("SELECT doc, col, offset, term FROM doc_terms").fetchall()
             finally:
                 conn.execute("DELETE FROM docs")

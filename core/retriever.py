@@ -399,7 +399,10 @@ class Retriever:
             return found, "fts5", weightless
         rowids, scores = scored
         # The hard filter on the vector index's mirror, as for the dense generator: every
-        # record in the full-text index has a vector (a forgotten one has neither).
+        # record in the full-text index has a vector (a forgotten one has neither). The BM25
+        # index synced a moment after the mirror: a record another process wrote in between
+        # is not in the mirror yet and waits for the next search (as it does for dense), and
+        # one changed in between is judged again by its current row after fusion.
         passing = index.passes(rowids, where)
         hits = top_k(scores[passing], rowids[passing], depth)
         ids = self._ids([h.rowid for h in hits])

@@ -146,7 +146,8 @@ class TextIndexDelta:
 @dataclass(frozen=True, slots=True)
 class Postings:
     """Where index terms occur in the full-text index, at a version: per term, one
-    (rowid, column number) pair per occurrence, in rowid order."""
+    (rowid, column number) pair per occurrence, in the order fts5vocab gives them (by rowid,
+    then column and position)."""
 
     epoch: str
     records_version: int
@@ -258,16 +259,19 @@ class Store:
         lengths = np.fromiter((_varint_sum(r[1]) for r in rows), dtype=np.int64, count=len(rows))
         return TextIndexSnapshot(epoch, version, rowids, lengths)
 
-    def text_index_delta(self, since_version: int) -> TextIndexDelta:
-        """The full-text rows changed since ``since_version``, with their current text."""
+    def text_index_delta(self, since_version: int, *, at_most: int) -> TextIndexDelta | None:
+        """The full-text rows changed since ``since_version``, with their current text; None
+        when more than ``at_most`` rows changed (cheaper to rebuild than to read them all)."""
         with self.reading() as conn:
             epoch, version = _epoch_and_version(conn)
             changes: dict[int, tuple[str, ...] | None] = {}
             if version > since_version:
                 changed = conn.execute(
-                    "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ?",
-                    (since_version,),
+                    "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ? LIMIT ?",
+                    (since_version, at_most + 1),
                 ).fetchall()
+                if len(changed) > at_most:
+                    return None
                 rowids = [r[0] for r in changed]
                 changes = dict.fromkeys(rowids)
                 columns = ", ".join(FTS_COLUMNS)

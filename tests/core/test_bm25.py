@@ -5,6 +5,7 @@ revised, merged, forgotten and restored, by this process or another."""
 from __future__ import annotations
 
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from core import Config, HashingEmbedder, Memory
 from core.bm25 import BM25Index
 from core.lexical import fts_match
+from core.store import _varint_sum
 from tests.conftest import NOW
 
 WEIGHTS = (1.0, 0.5, 0.5, 0.3)
@@ -218,3 +220,124 @@ def test_a_large_delta_rebuilds(tmp_path: Path) -> None:
     assert_same(index, mem, [["tea"], ["tea", "3"]])
     index.close()
     mem.close()
+
+
+def test_the_change_log_keeps_what_cached_terms_need(tmp_path: Path) -> None:
+    """Past ``delta_at_most`` logged rows the log first sheds what every cached term has
+    applied; a term still needing older changes than it keeps is dropped (read again when
+    next used), never patched from a partial log."""
+    mem = open_memory(tmp_path / "m.db")
+    mem.import_records([{"content": "tea coffee"}], scope="user:alice", now=NOW)
+    index = BM25Index(mem.store, weights=WEIGHTS, delta_at_most=3)
+    assert_same(index, mem, [["tea"], ["coffee"]])  # both cached
+    for i in range(3):  # one row at a time; "tea" is patched after each, "coffee" never
+        mem.import_records([{"content": f"tea coffee {i}"}], scope="user:alice", now=NOW)
+        assert_same(index, mem, [["tea"]])
+    assert index.held == 5  # tea in 4 rows, coffee (stale) in 1: the log holds 3 rows
+    mem.import_records([{"content": "tea coffee 3"}], scope="user:alice", now=NOW)
+    index.sync()  # 4 rows logged: coffee would need all of them, so it goes
+    assert index.held == 4
+    assert_same(index, mem, [["tea"], ["coffee"], ["tea", "coffee"]])
+    index.close()
+    mem.close()
+
+
+class WriteBeforeReading:
+    """The store, but another Memory writes just before the index reads postings, so the
+    postings come from a newer version than the index has synced to."""
+
+    def __init__(self, mem: Memory, other: Memory) -> None:
+        self.mem, self.other, self.writes = mem, other, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.mem.store, name)
+
+    def postings(self, terms: Any) -> Any:
+        self.writes += 1
+        self.other.import_records(
+            [{"content": f"tea {self.writes} photo"}], scope="user:alice", now=NOW
+        )
+        ids = [
+            r["id"] for r in self.mem.store.query("SELECT id FROM records WHERE content = 'tea'")
+        ]
+        if ids:
+            self.other.forget(ids[0], now=NOW)  # a row holding the term goes, too
+        return self.mem.store.postings(terms)
+
+
+def test_postings_read_at_a_newer_version_are_brought_level(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    mem, other = open_memory(path), open_memory(path)
+    mem.import_records([{"content": "tea"}, {"content": "photo tea"}], scope="user:alice", now=NOW)
+    store = WriteBeforeReading(mem, other)
+    index = BM25Index(store, weights=WEIGHTS)  # type: ignore[arg-type]
+    index.sync()
+    got = memory_scores(index, ["tea", "photo"])  # reading the postings writes first
+    assert store.writes == 1
+    assert got == pytest.approx(fts5_scores(mem, ["tea", "photo"]), rel=1e-12)
+    assert_same(index, mem, [["tea", "photo"]])  # cached now: no more writes
+    assert store.writes == 1
+    assert index.version == mem.store.index_version()[1]
+    index.close()
+    mem.close()
+    other.close()
+
+
+def test_rowids_beyond_the_first_arrays(tmp_path: Path) -> None:
+    """The per-row arrays grow when a synced change names a rowid past their end."""
+    mem = open_memory(tmp_path / "m.db")
+    mem.import_records([{"content": "tea"}], scope="user:alice", now=NOW)
+    index = BM25Index(mem.store, weights=WEIGHTS, delta_at_most=5_000)
+    assert_same(index, mem, [["tea"]])
+    mem.import_records(
+        [{"content": f"tea {i}" if i % 7 else "coffee"} for i in range(2_100)],
+        scope="user:alice",
+        now=NOW,
+    )
+    assert_same(index, mem, [["tea"], ["coffee", "1999"]])
+    index.close()
+    mem.close()
+
+
+def test_searches_in_threads_while_another_process_writes(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    mem, other = open_memory(path), open_memory(path)
+    mem.import_records([{"content": f"tea {i}"} for i in range(20)], scope="user:alice", now=NOW)
+    index = BM25Index(mem.store, weights=WEIGHTS)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            try:
+                assert index.scores(["tea", "photo", f"{len(errors)}"]) is not None
+            except BaseException as exc:  # reported by the main thread
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=search) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for i in range(30):
+        other.import_records([{"content": f"tea photo {i}"}], scope="user:alice", now=NOW)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert_same(index, mem, [["tea", "photo"], ["29"]])
+    index.close()
+    mem.close()
+    other.close()
+
+
+@pytest.mark.parametrize(
+    ("blob", "total"),
+    [
+        (bytes([12, 0, 1, 3]), 16),
+        (bytes([0x81, 0x00, 5]), 128 + 5),  # two bytes: 1 << 7 | 0
+        (bytes([0x81, 0x80, 0x00]), 1 << 14),  # three bytes
+        (bytes([0x81] + [0x80] * 7 + [0x01]), (1 << 57) + 1),  # nine bytes: the last has 8 bits
+    ],
+)
+def test_docsize_varints(blob: bytes, total: int) -> None:
+    assert _varint_sum(blob) == total
