@@ -17,6 +17,9 @@ from core import Config, Memory
 from core.tools import memory_policy, tool_definitions
 from workers.app import WorkerApp
 
+# How the search log's lexical_scored_by reads in the quickstart.
+_BM25_LABEL = {"memory": "computed in memory over FTS5's postings", "fts5": "FTS5's bm25()"}
+
 DEMO_STORE = Path("agent-memory") / "quickstart.db"
 
 ALICE: list[dict[str, Any]] = [
@@ -245,9 +248,14 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             if not result["results"]:
                 out.line(f"            nothing: {result['explanation']['why_empty']}")
         timings = result["explanation"]["timings_ms"]
+        (logged,) = mem.store.query(
+            "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
+        )
+        scored_by = json.loads(logged["payload"])["lexical_scored_by"]
         out.line(
             f"timings   last search: {sum(timings.values()):.0f} ms in total, query embedding "
-            f"{timings['query_embedding']:.0f} ms ({mem.embedder.runtime})",
+            f"{timings['query_embedding']:.0f} ms ({mem.embedder.runtime}), lexical BM25 "
+            f"{timings['lexical_candidates']:.1f} ms ({_BM25_LABEL.get(scored_by, scored_by)})",
         )
 
         out.section(
