@@ -1,7 +1,7 @@
 """The retriever: memory_search's pipeline (design §7), one synchronous call, every stage timed.
 
     rewrite (optional) -> readable scopes -> hard filter -> query embedding
-    -> dense (vector index) -> lexical (FTS5 BM25) -> entity (exact aliases)
+    -> dense (vector index) -> lexical (BM25 over FTS5: core.bm25) -> entity (exact aliases)
     -> reciprocal-rank fusion -> episodic freshness -> empty-result gate
     -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
 
