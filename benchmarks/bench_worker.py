@@ -207,25 +207,29 @@ def search_latency(scratch: Path, *, searches: int, sessions: int) -> dict[str, 
         for _ in range(searches)
     ]
 
-    def run() -> list[float]:
+    stages: dict[str, dict[str, list[float]]] = {}  # phase -> stage -> seconds
+
+    def run(phase: str) -> list[float]:
         samples = []
         for query in queries:
             t0 = time.perf_counter()
             result = session.call("memory_search", {"query": query})
             samples.append(time.perf_counter() - t0)
             assert "error" not in result, result
+            for stage, ms in result["explanation"]["timings_ms"].items():
+                stages.setdefault(phase, {}).setdefault(stage, []).append(ms / 1000)
         return samples
 
-    run()  # warm-up pass
+    run("warm-up")
     quiet_monitor = LoadMonitor()
-    quiet = run()
+    quiet = run("without_worker")
     quiet_load = quiet_monitor.report()
     env = {"AGENT_MEMORY_EXTRACTION__BACKEND": "offline"}
     worker = Worker(store, env, 2, scratch / "worker-search.log")
     try:
         jobs = end_sessions(store, config, sessions, seed=99)
         busy_monitor = LoadMonitor()
-        busy = run()
+        busy = run("with_worker")
         busy_load = busy_monitor.report()
         conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
         done = conn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0]
@@ -233,7 +237,7 @@ def search_latency(scratch: Path, *, searches: int, sessions: int) -> dict[str, 
     finally:
         worker.stop()
     after_monitor = LoadMonitor()
-    after = run()  # no worker again: the machine is shared, so bracket the busy run
+    after = run("without_worker")  # no worker again: the machine is shared, bracket the busy run
     after_load = after_monitor.report()
     mem.close()
     q, b = summarise(quiet + after), summarise(busy)
@@ -248,6 +252,12 @@ def search_latency(scratch: Path, *, searches: int, sessions: int) -> dict[str, 
         "with_worker": b,
         "added_p50_ms": b["p50_ms"] - q["p50_ms"],
         "added_p95_ms": b["p95_ms"] - q["p95_ms"],
+        # The retriever's own stage timings: which stages a draining worker slows.
+        "stages": {
+            phase: {stage: summarise(v) for stage, v in by_stage.items()}
+            for phase, by_stage in stages.items()
+            if phase != "warm-up"
+        },
         "load_without_worker_before": quiet_load,
         "load_with_worker": busy_load,
         "load_without_worker_after": after_load,
@@ -310,6 +320,16 @@ def main() -> None:
         f"({s['jobs_done_when_searches_ended']} of {s['sessions_enqueued']} jobs done by then): "
         f"+{s['added_p95_ms']:.1f} ms at p95"
     )
+    quiet, busy = s["stages"]["without_worker"], s["stages"]["with_worker"]
+    print("\nmemory_search stages, ms p50 / p95, without and with a draining worker:")
+    print("\n".join(table(
+        ["stage", "without a worker", "while one drains"],
+        [
+            [stage, f"{quiet[stage]['p50_ms']:.1f} / {quiet[stage]['p95_ms']:.1f}",
+             f"{busy[stage]['p50_ms']:.1f} / {busy[stage]['p95_ms']:.1f}"]
+            for stage in quiet
+        ],
+    )))  # fmt: skip
     print(f"\nwritten to {args.out / 'worker.json'} ({REPO.name})")
 
 
