@@ -137,8 +137,8 @@ def test_a_word_the_tokenizer_splits_is_left_to_fts5(tmp_path: Path) -> None:
 
 def test_the_index_follows_every_change_by_any_process(tmp_path: Path) -> None:
     """Postings cached before a change are patched with it: writes and forgets by another
-    Memory on the same file, an entity merge that rewrites alias text, and a restore (a new
-    epoch) that replaces everything."""
+    Memory on the same file, an entity merge that rewrites alias text, a correction, and a
+    restore (a new epoch) that replaces everything."""
     path = tmp_path / "m.db"
     mem, other = open_memory(path), open_memory(path)
     mem.grant("assistant", "user:alice", now=NOW)
@@ -178,6 +178,23 @@ def test_the_index_follows_every_change_by_any_process(tmp_path: Path) -> None:
     )
     assert "error" not in merged, merged
     assert_same(index, mem, queries)
+
+    # A correction: a new version, the old one superseded (its text stays searchable history).
+    session.add_turn("user", "Actually I drink coffee, not tea.", at=NOW)
+    old = session.call(
+        "memory_write",
+        {"type": "semantic", "content": "The user drinks tea daily.",
+         "source_kind": "agent_inference", "attribute": "drink"},
+        now=NOW,
+    )  # fmt: skip
+    fixed = session.call(
+        "memory_revise",
+        {"id": old["id"], "action": "correct", "content": "The user drinks coffee daily.",
+         "source_kind": "user_statement", "evidence": "I drink coffee"},
+        now=NOW,
+    )  # fmt: skip
+    assert fixed.get("supersedes_id") == old["id"], fixed
+    assert_same(index, mem, [*queries, ["drinks", "coffee", "tea"]])
 
     other.restore(snapshot, now=NOW)
     assert_same(index, mem, queries)
