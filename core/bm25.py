@@ -105,6 +105,7 @@ class BM25Index:
         return self._held
 
     def close(self) -> None:
+        """Close the tokenizer if this created it."""
         if self._own_tokenizer:
             self._tokenizer.close()
 

@@ -134,12 +134,14 @@ class TermStats:
         self,
         counts: Callable[[Sequence[str]], tuple[str, int, int, dict[str, int]]],
         *,
+        tokenizer: Tokenizer | None = None,
         cache_size: int = _CACHE_SIZE,
     ) -> None:
         self._counts = counts
         self._cache_size = cache_size  # words stemmed and terms counted, each
         self._lock = threading.Lock()
-        self._tokenizer = Tokenizer()
+        self._own_tokenizer = tokenizer is None
+        self._tokenizer = tokenizer or Tokenizer()
         self._stems: dict[str, tuple[str, ...]] = {}
         self._epoch: str | None = None
         self._rows: tuple[int, int] | None = None  # (version read at, rows)
@@ -193,8 +195,10 @@ class TermStats:
         return {w: self._stems[w] for w in words}
 
     def close(self) -> None:
-        with self._lock:
-            self._tokenizer.close()
+        """Close the tokenizer if this created it."""
+        if self._own_tokenizer:
+            with self._lock:
+                self._tokenizer.close()
 
 
 def name_candidates(text: str, *, longest: int = 4) -> list[str]:

@@ -29,7 +29,7 @@ from core import ranking
 from core.bm25 import BM25Index
 from core.filters import RecordFilter
 from core.index import VectorIndex, top_k
-from core.lexical import TermStats, fts_match, name_candidates, query_tokens
+from core.lexical import TermStats, Tokenizer, fts_match, name_candidates, query_tokens
 from core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
@@ -104,17 +104,17 @@ class Retriever:
         self.tokens = tokens or TokenCounter()
         self.reranker = reranker
         self.rewriter = rewriter
-        self.terms = TermStats(self.store.term_documents)
+        # records_fts's tokenizer in a private in-memory table, shared by both BM25 paths.
+        self.tokenizer = Tokenizer()
+        self.terms = TermStats(self.store.term_documents, tokenizer=self.tokenizer)
         self.bm25: BM25Index | None = None
         if self.config.retrieval.lexical_scoring == "memory":
             weights = (1.0, 0.5, 0.5, self.config.retrieval.context_weight)
-            self.bm25 = BM25Index(self.store, weights=weights)
+            self.bm25 = BM25Index(self.store, weights=weights, tokenizer=self.tokenizer)
 
     def close(self) -> None:
-        """Release what the retriever holds beside the store (the tokenizers' connections)."""
-        self.terms.close()
-        if self.bm25 is not None:
-            self.bm25.close()
+        """Release what the retriever holds beside the store (the tokenizer's connection)."""
+        self.tokenizer.close()
 
     def search(
         self, request: SearchRequest, *, readable: tuple[str, ...], now: datetime
