@@ -3,7 +3,8 @@
 FTS5 computes BM25 for every row that matches any word of an OR query, at ~2.7 us a row, and
 a question that names a speaker or says "photo" matches 20,000-28,000 of 50,000 conversation
 turns: 30-130 ms a search here, most of an all-scopes search. This index computes the same
-function with numpy over posting lists read from FTS5 itself, in ~1 ms.
+function with numpy over posting lists read from FTS5 itself: the whole lexical stage takes
+1.9 ms p50 at 50,000 records (benchmarks/README.md).
 
 The function is fts5_aux.c's ``bm25()``: for each query phrase (here: each query word, a
 single index term) with ``n`` of the ``N`` rows holding it,
@@ -19,12 +20,12 @@ same operations in the same order (identical to the last bit for 80 LoCoMo quest
 What it keeps: every row's length (read from docsize when the index is built: ~0.2 s at
 50,000 rows) and the postings of the terms queries have used, read on first use at ~0.6 us an
 occurrence (a word in 20,000 rows: ~15 ms, once) and kept, the least recently used dropped past
-``postings_kept`` occurrences (~12 bytes each). A search whose words are all cached takes
-~1.3 ms p50 at 50,000 rows. Like the vector index it catches up with every process's writes
-from ``record_changes`` before each search: a changed row's text is tokenized again by FTS5's
-tokenizer, and a cached term's postings are patched with the changed rows when a query next
-uses it. A new store epoch (a restore), or more changed rows than ``delta_at_most`` at once (a
-bulk import), starts it afresh.
+``postings_kept`` (row, term) entries (16 bytes each). Scoring a query whose words are all
+cached takes ~1.3 ms p50 at 50,000 rows. Like the vector index it catches up with every
+process's writes from ``record_changes`` before each search: a changed row's text is tokenized
+again by FTS5's tokenizer, and a cached term's postings are patched with the changed rows when
+a query next uses it. A new store epoch (a restore), or more changed rows than
+``delta_at_most`` at once (a bulk import), starts it afresh.
 
 A query word the tokenizer splits into several terms is a phrase to FTS5 (positions matter);
 ``scores`` returns None for such a query and the caller asks FTS5.
@@ -46,7 +47,8 @@ from core.store import Store, TextIndexSnapshot
 K1 = 1.2
 B = 0.75
 _IDF_FLOOR = 1e-6
-# Occurrence pairs (row, term) kept in cached postings, ~12 bytes each.
+# (row, term) entries kept in cached postings, 16 bytes each (an int64 rowid, a float64
+# frequency): at most ~64 MB.
 _POSTINGS_KEPT = 4_000_000
 # A sync that would re-tokenize more rows than this rebuilds instead (a bulk import); the
 # change log cached postings are patched from keeps at most this many rows.
@@ -93,7 +95,7 @@ class BM25Index:
         self._rows = 0
         self._tokens = 0  # sum of lengths
         self._terms: OrderedDict[str, _Term] = OrderedDict()  # least recently used first
-        self._held = 0  # occurrence pairs in self._terms
+        self._held = 0  # (row, term) entries in self._terms
         # rowid -> (version it changed by, its weighted term frequencies, or None when gone);
         # ordered by that version, so a term patches with the tail newer than itself.
         self._changed: OrderedDict[int, tuple[int, dict[str, float] | None]] = OrderedDict()
@@ -101,7 +103,7 @@ class BM25Index:
 
     @property
     def held(self) -> int:
-        """Occurrences held in cached postings."""
+        """(row, term) entries held in cached postings."""
         return self._held
 
     def close(self) -> None:

@@ -135,7 +135,7 @@ class RetrievalConfig(_Section):
         "memory",
         description=(
             "Where the lexical generator computes BM25: memory (the same function over FTS5's "
-            "postings, cached in memory by core.bm25: ~1 ms instead of 30-130 ms at 50,000 "
+            "postings, cached in memory by core.bm25: ~2 ms instead of 30-130 ms at 50,000 "
             "records) or fts5 (FTS5's bm25() in SQL, nothing held in memory)."
         ),
     )

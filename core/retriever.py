@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("agent_memory")
 
 # The lexical generator ranks first and filters after when at least this share of the store
-# passes the filter, looking this many times deeper than it needs (see Retriever._lexical).
+# passes the filter, looking this many times deeper than it needs (see Retriever._bm25).
 _RANK_THEN_FILTER_SHARE = 0.5
 _RANK_THEN_FILTER_DEPTH = 3
 
@@ -341,8 +341,9 @@ class Retriever:
             # Which BM25 ranked the lexical candidates: "memory" (core.bm25) or "fts5".
             "lexical_scored_by": lexical_scored_by,
             # Query words BM25 gives no weight (in half of all records or more), left out of
-            # the FTS query. Log only: whether a word is that common across every scope is not
-            # the searching agent's to learn.
+            # the FTS query (FTS5's path only: in memory every word is scored). Log only:
+            # whether a word is that common across every scope is not the searching agent's
+            # to learn.
             "lexical_words_ignored": weightless,
             "entities_matched": matched_entities,
             "changed_since_generated": dropped,
