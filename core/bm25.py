@@ -53,8 +53,6 @@ _POSTINGS_KEPT = 4_000_000
 # A sync that would re-tokenize more rows than this rebuilds instead (a bulk import); the
 # change log cached postings are patched from keeps at most this many rows.
 _DELTA_AT_MOST = 2_000
-# Query words whose index terms are cached.
-_STEMS_KEPT = 20_000
 
 
 @dataclass(slots=True)
@@ -99,7 +97,6 @@ class BM25Index:
         # rowid -> (version it changed by, its weighted term frequencies, or None when gone);
         # ordered by that version, so a term patches with the tail newer than itself.
         self._changed: OrderedDict[int, tuple[int, dict[str, float] | None]] = OrderedDict()
-        self._stem_cache: dict[str, tuple[str, ...]] = {}  # query word -> its index terms
 
     @property
     def held(self) -> int:
@@ -118,7 +115,7 @@ class BM25Index:
         FTS5 OR query) and its BM25 score (higher is better): (rowids, scores). None when a
         word is a phrase of several terms, which only FTS5 can score."""
         with self._lock:
-            stems = self._stems(words)
+            stems = self._tokenizer.terms(words)
             if any(len(terms) > 1 for terms in stems):
                 return None
             terms = [t[0] for t in stems if t]  # a word without terms matches nothing
@@ -140,15 +137,6 @@ class BM25Index:
                 matched[rows] = True
             rowids = np.flatnonzero(matched)
             return rowids, total[rowids]
-
-    def _stems(self, words: Sequence[str]) -> list[tuple[str, ...]]:
-        """Each word's index terms, cached (a query's words recur across searches)."""
-        if len(self._stem_cache) + len(words) > _STEMS_KEPT:
-            self._stem_cache.clear()  # before choosing what to stem, so every word gets stemmed
-        new = [w for w in dict.fromkeys(words) if w not in self._stem_cache]
-        if new:
-            self._stem_cache.update(zip(new, self._tokenizer.terms(new), strict=True))
-        return [self._stem_cache[w] for w in words]
 
     # -- postings --------------------------------------------------------------------------
 

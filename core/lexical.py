@@ -79,10 +79,13 @@ _CACHE_SIZE = 20_000
 class Tokenizer:
     """records_fts's tokenizer, run privately: text becomes index terms through SQLite's own
     FTS5 tokenizer in an in-memory table, since a Python stemmer would have to agree with
-    SQLite's porter on every word. Thread-safe."""
+    SQLite's porter on every word. The terms of up to ``cache_size`` texts are cached (query
+    words recur across searches). Thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, cache_size: int = _CACHE_SIZE) -> None:
         self._lock = threading.Lock()
+        self._cache_size = cache_size
+        self._terms: dict[str, tuple[str, ...]] = {}  # text -> its index terms
         self._conn = sqlite3.connect(":memory:", check_same_thread=False)
         columns = ", ".join(FTS_COLUMNS)
         self._conn.execute(
@@ -92,29 +95,38 @@ class Tokenizer:
 
     def terms(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
         """Each text's index terms, in order."""
-        rows = {i: (text, "", "", "") for i, text in enumerate(texts)}
-        found: dict[int, list[str]] = {}
-        for doc, _, term in self.instances(rows):
-            found.setdefault(doc, []).append(term)
-        return [tuple(found.get(i, ())) for i in range(len(texts))]
+        with self._lock:
+            if len(self._terms) + len(texts) > self._cache_size:
+                self._terms.clear()  # before choosing what to tokenize: every text is done
+            new = list(dict.fromkeys(t for t in texts if t not in self._terms))
+            if new:
+                rows = {i: (text, "", "", "") for i, text in enumerate(new)}
+                found: dict[int, list[str]] = {}
+                for doc, _, term in self._instances(rows):
+                    found.setdefault(doc, []).append(term)
+                self._terms.update((t, tuple(found.get(i, ()))) for i, t in enumerate(new))
+            return [self._terms[t] for t in texts]
 
     def instances(self, rows: Mapping[int, Sequence[str]]) -> list[tuple[int, int, str]]:
         """Every token of ``rows`` (key -> the text of each of FTS_COLUMNS) as (key, column
         number, term), in order of key, column and position."""
+        with self._lock:
+            return self._instances(rows)
+
+    def _instances(self, rows: Mapping[int, Sequence[str]]) -> list[tuple[int, int, str]]:
+        """``instances``, with the lock held."""
         if not rows:
             return []
         column = {name: number for number, name in enumerate(FTS_COLUMNS)}
         marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
-        with self._lock:
-            conn = self._conn
-            try:
-                conn.executemany(
-                    f"INSERT INTO docs (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({marks})",
-                    [(key, *texts) for key, texts in rows.items()],
-                )
-                found = conn.execute("SELECT doc, col, offset, term FROM doc_terms").fetchall()
-            finally:
-                conn.execute("DELETE FROM docs")
+        try:
+            self._conn.executemany(
+                f"INSERT INTO docs (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({marks})",
+                [(key, *texts) for key, texts in rows.items()],
+            )
+            found = self._conn.execute("SELECT doc, col, offset, term FROM doc_terms").fetchall()
+        finally:
+            self._conn.execute("DELETE FROM docs")
         found.sort(key=lambda row: (row[0], column[row[1]], row[2]))
         return [(doc, column[col], term) for doc, col, _, term in found]
 
@@ -143,11 +155,11 @@ class TermStats:
         cache_size: int = _CACHE_SIZE,
     ) -> None:
         self._counts = counts
-        self._cache_size = cache_size  # words stemmed and terms counted, each
+        # Terms counted (and words stemmed, in the tokenizer this makes when given none).
+        self._cache_size = cache_size
         self._lock = threading.Lock()
         self._own_tokenizer = tokenizer is None
-        self._tokenizer = tokenizer or Tokenizer()
-        self._stems: dict[str, tuple[str, ...]] = {}
+        self._tokenizer = tokenizer or Tokenizer(cache_size=cache_size)
         self._epoch: str | None = None
         self._rows: tuple[int, int] | None = None  # (version read at, rows)
         self._documents: dict[str, tuple[int, int]] = {}  # term -> (version read at, rows)
@@ -161,7 +173,7 @@ class TermStats:
         writes by other processes since then are not counted as drift, which can misjudge only
         a word within those few writes of the half-way line, whose IDF is about 0 either way."""
         with self._lock:
-            stems = self._stem(words)
+            stems = dict(zip(words, self._tokenizer.terms(words), strict=True))
             if epoch != self._epoch or len(self._documents) >= self._cache_size:
                 self._epoch, self._rows, self._documents = epoch, None, {}
             terms = sorted({t[0] for t in stems.values() if len(t) == 1})
@@ -191,13 +203,6 @@ class TermStats:
         if 2 * (documents + drift_term) < rows - drift_rows:
             return False
         return None
-
-    def _stem(self, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        if len(self._stems) + len(words) > self._cache_size:
-            self._stems.clear()  # before choosing what to stem, so every word gets stemmed
-        new = [w for w in dict.fromkeys(words) if w not in self._stems]
-        self._stems.update(zip(new, self._tokenizer.terms(new), strict=True))
-        return {w: self._stems[w] for w in words}
 
     def close(self) -> None:
         """Close the tokenizer if this created it."""
