@@ -232,11 +232,7 @@ class Store:
         number of rows holding it; one snapshot."""
         with self._lock:
             conn = self._connection()
-            # fts5vocab reads records_fts's own index; a temp table lives with this connection.
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_fts_terms "
-                "USING fts5vocab (main, records_fts, row)"
-            )
+            terms_table = _fts_vocabulary(conn, "row")
             with self.reading():
                 epoch, version = _epoch_and_version(conn)
                 # One row per indexed record in FTS5's docsize table (columnsize is on).
@@ -244,7 +240,7 @@ class Store:
                 documents: dict[str, int] = {}
                 for term in terms:
                     found = conn.execute(
-                        "SELECT doc FROM temp.records_fts_terms WHERE term = ?", (term,)
+                        f"SELECT doc FROM {terms_table} WHERE term = ?", (term,)
                     ).fetchone()
                     documents[term] = int(found[0]) if found else 0
         return epoch, version, int(rows), documents
@@ -266,22 +262,14 @@ class Store:
             epoch, version = _epoch_and_version(conn)
             changes: dict[int, tuple[str, ...] | None] = {}
             if version > since_version:
-                changed = conn.execute(
-                    "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ? LIMIT ?",
-                    (since_version, at_most + 1),
-                ).fetchall()
-                if len(changed) > at_most:
+                rowids = _changed_since(conn, since_version, at_most=at_most + 1)
+                if len(rowids) > at_most:
                     return None
-                rowids = [r[0] for r in changed]
                 changes = dict.fromkeys(rowids)
                 columns = ", ".join(FTS_COLUMNS)
-                for start in range(0, len(rowids), 500):
-                    chunk = rowids[start : start + 500]
-                    marks = ",".join("?" * len(chunk))
-                    for rowid, *texts in conn.execute(
-                        f"SELECT rowid, {columns} FROM records_fts WHERE rowid IN ({marks})", chunk
-                    ):
-                        changes[rowid] = tuple(t or "" for t in texts)
+                select = f"SELECT rowid, {columns} FROM records_fts WHERE rowid"
+                for rowid, *texts in _rows_in(conn, select, rowids):
+                    changes[rowid] = tuple(t or "" for t in texts)
         return TextIndexDelta(epoch, version, changes)
 
     def postings(self, terms: Sequence[str]) -> Postings:
@@ -295,17 +283,14 @@ class Store:
         columns = len(FTS_COLUMNS)
         with self._lock:
             conn = self._connection()
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_fts_instances "
-                "USING fts5vocab (main, records_fts, instance)"
-            )
+            instances_table = _fts_vocabulary(conn, "instance")
             occurrences: dict[str, np.ndarray] = {}
             with self.reading():
                 epoch, version = _epoch_and_version(conn)
                 for term in terms:
                     (codes,) = conn.execute(
                         f"SELECT group_concat(doc * {columns} + CASE col {number} END, ' ') "
-                        "FROM temp.records_fts_instances WHERE term = ?",
+                        f"FROM {instances_table} WHERE term = ?",
                         (term,),
                     ).fetchone()
                     code = np.fromstring(codes or "", dtype=np.int64, sep=" ")
@@ -595,26 +580,17 @@ class Store:
             epoch, version = _epoch_and_version(conn)
             changes: dict[int, IndexEntry | None] = {}
             if version > since_version:
-                changed = conn.execute(
-                    "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ?",
-                    (since_version,),
-                ).fetchall()
-                rowids = [r[0] for r in changed]
+                rowids = _changed_since(conn, since_version)
                 changes = dict.fromkeys(rowids)
-                for start in range(0, len(rowids), 500):
-                    chunk = rowids[start : start + 500]
-                    marks = ",".join("?" * len(chunk))
-                    for row in conn.execute(
-                        f"{_INDEX_SELECT} WHERE e.record_rowid IN ({marks})", chunk
-                    ):
-                        changes[row[0]] = IndexEntry(
-                            np.frombuffer(row[1], np.float32),
-                            row[2],
-                            Status(row[3]),
-                            MemoryType(row[4]),
-                            row[5],
-                            row[6],
-                        )
+                for row in _rows_in(conn, f"{_INDEX_SELECT} WHERE e.record_rowid", rowids):
+                    changes[row[0]] = IndexEntry(
+                        np.frombuffer(row[1], np.float32),
+                        row[2],
+                        Status(row[3]),
+                        MemoryType(row[4]),
+                        row[5],
+                        row[6],
+                    )
         return IndexDelta(epoch, version, changes)
 
     def index_version(self) -> tuple[str, int]:
@@ -830,6 +806,36 @@ _INDEX_SELECT = """
            coalesce(r.event_at, r.created_at), r.expires_at
       FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid
 """
+
+
+def _changed_since(
+    conn: sqlite3.Connection, version: int, *, at_most: int | None = None
+) -> list[int]:
+    """The rowids of the records changed after ``version`` (the durable delta), at most
+    ``at_most`` of them when given."""
+    sql = "SELECT DISTINCT record_rowid FROM record_changes WHERE version > ?"
+    params: tuple[int, ...] = (version,)
+    if at_most is not None:
+        sql, params = f"{sql} LIMIT ?", (version, at_most)
+    return [r[0] for r in conn.execute(sql, params)]
+
+
+def _rows_in(conn: sqlite3.Connection, select: str, rowids: Sequence[int]) -> Iterator[Any]:
+    """The rows of ``select`` (a statement ending in the rowid column it filters on) for
+    ``rowids``, read in chunks of 500 so no statement has too many parameters."""
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        yield from conn.execute(f"{select} IN ({','.join('?' * len(chunk))})", chunk)
+
+
+def _fts_vocabulary(conn: sqlite3.Connection, kind: str) -> str:
+    """The name of a temp fts5vocab table of ``kind`` (row, instance) over records_fts, made on
+    this connection if it has none yet: it reads records_fts's own index."""
+    name = f"temp.records_fts_{kind}"
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5vocab (main, records_fts, {kind})"
+    )
+    return name
 
 
 def _varint_sum(blob: bytes) -> int:
