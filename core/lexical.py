@@ -54,15 +54,9 @@ def query_tokens(text: str) -> list[str]:
     return (content or words)[:MAX_QUERY_TOKENS]
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 MATCH expression that matches any of the query's words, or None when the text
-    has no words at all. Cannot raise an FTS5 syntax error, whatever ``text`` is."""
-    return fts_match(query_tokens(text))
-
-
 def fts_match(tokens: Sequence[str]) -> str | None:
     """An FTS5 MATCH expression matching any of ``tokens``, each a quoted literal (None when
-    there are none)."""
+    there are none). Cannot raise an FTS5 syntax error, whatever the tokens hold."""
     if not tokens:
         return None
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)

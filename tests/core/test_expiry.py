@@ -10,7 +10,7 @@ import pytest
 
 from core import Memory
 from core.filters import RecordFilter
-from core.lexical import fts_query
+from core.lexical import fts_match, query_tokens
 from core.models import HISTORY_STATUSES, Status, format_time
 from core.session import Session
 from tests.conftest import NOW
@@ -58,7 +58,7 @@ def test_every_generator_drops_a_lapsed_provisional_record(
     scopes = session.readable_scopes()
     retriever = memory.retriever()
     vector = memory.embedder.embed_one(QUERY)
-    match = fts_query(QUERY)
+    match = fts_match(query_tokens(QUERY))
 
     def found(at: datetime | None, **extra: Any) -> dict[str, bool]:
         where = RecordFilter(scopes=scopes, now=None if at is None else format_time(at), **extra)
