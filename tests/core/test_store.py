@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import sqlite3
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,43 @@ def test_connections_use_wal_normal_sync_foreign_keys_and_secure_delete(store_pa
         assert conn.isolation_level is None
     finally:
         conn.close()
+
+
+def _hold_a_write_lock_on_a_new_file(path: Path) -> sqlite3.Connection:
+    """What a second process creating the same store looks like at its first open: a
+    rollback-journal file with a connection inside BEGIN IMMEDIATE."""
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE being_created (x)")
+    other.execute("BEGIN IMMEDIATE")
+    return other
+
+
+def test_opening_waits_out_another_connection_creating_the_file(store_path: Path) -> None:
+    """Switching a new file to WAL while another connection holds its write lock fails at once
+    inside SQLite (the busy handler is skipped as a possible deadlock); the open retries until
+    that connection commits instead of failing with "database is locked"."""
+    other = _hold_a_write_lock_on_a_new_file(store_path)
+    release = threading.Timer(0.3, other.execute, args=("COMMIT",))
+    release.start()
+    try:
+        store = Store.open(store_path)
+    finally:
+        release.join()
+        other.close()
+    assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+    assert store.schema_version == LATEST_VERSION
+    store.close()
+
+
+def test_opening_gives_up_at_the_busy_timeout(store_path: Path) -> None:
+    """A lock held past the busy timeout is reported, not waited on forever."""
+    other = _hold_a_write_lock_on_a_new_file(store_path)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            connect(store_path, busy_timeout_ms=100)
+    finally:
+        other.execute("COMMIT")
+        other.close()
 
 
 def test_migrations_are_recorded_one_row_each(store_path: Path) -> None:
