@@ -46,8 +46,8 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
+from core import temporal
 from core.evidence import Turn, find_quote, normalise
-from core.extraction import temporal
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,

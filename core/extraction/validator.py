@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core import policy
+from core import policy, temporal
 from core.entities import EntityRef
 from core.errors import InvalidArgument, ModelOutputError
 from core.evidence import Turn, find_quote, normalise
-from core.extraction import temporal
 from core.extraction.offline import INJECTION
 from core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
 from core.ingestor import WriteRequest

@@ -1,12 +1,15 @@
-"""Temporal expressions resolve against the turn's time into the days they can mean."""
+"""Temporal expressions resolve against a moment into the days they can mean: a turn's, which
+leans to the future, and a query's, which looks back."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from core.extraction.temporal import expressions, supports
+from core.temporal import expressions, query_window, supports
 
 # A Sunday.
 ANCHOR = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -28,6 +31,14 @@ ANCHOR = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
         ("on Friday", date(2026, 12, 4), date(2026, 12, 4)),
         ("next Friday", date(2026, 12, 4), date(2026, 12, 11)),
         ("by the end of the month", date(2026, 11, 30), date(2026, 11, 30)),
+        ("three weeks ago", date(2026, 11, 7), date(2026, 11, 9)),
+        ("in the last 3 months", date(2026, 8, 29), date(2026, 11, 29)),
+        ("over the past two weeks", date(2026, 11, 15), date(2026, 11, 29)),
+        ("the past month", date(2026, 10, 29), date(2026, 11, 29)),
+        ("back in 2023", date(2023, 1, 1), date(2023, 12, 31)),
+        ("last night", date(2026, 11, 28), date(2026, 11, 28)),
+        ("the past weekend", date(2026, 11, 21), date(2026, 11, 22)),
+        ("in March, 2025", date(2025, 3, 1), date(2025, 3, 31)),
     ],
 )
 def test_expressions_resolve_to_day_ranges(text: str, start: date, end: date) -> None:
@@ -42,3 +53,109 @@ def test_a_day_is_supported_only_by_an_expression_that_means_it() -> None:
     assert supports(date(2027, 3, 1), "I am moving to Berlin next month", ANCHOR) is None
     assert supports(date(2026, 12, 1), "My favourite colour is blue", ANCHOR) is None
     assert expressions("the 3rd, some holiday, at 10am", ANCHOR) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # A month that has begun is this year's; one still to come, last year's.
+        ("in November", date(2026, 11, 1), date(2026, 11, 30)),
+        ("in December", date(2025, 12, 1), date(2025, 12, 31)),
+        ("in July", date(2026, 7, 1), date(2026, 7, 31)),
+        ("on 3 December", date(2025, 12, 3), date(2025, 12, 3)),
+        ("on November 2nd", date(2026, 11, 2), date(2026, 11, 2)),
+        ("on Friday", date(2026, 11, 27), date(2026, 11, 27)),
+        ("last Sunday", date(2026, 11, 22), date(2026, 11, 22)),
+        # Expressions that name their year or direction do not lean.
+        ("next month", date(2026, 12, 1), date(2026, 12, 31)),
+        ("in December 2026", date(2026, 12, 1), date(2026, 12, 31)),
+    ],
+)
+def test_a_question_looks_back(text: str, start: date, end: date) -> None:
+    """lean="past" reads a month, day or weekday without a year as the latest one begun."""
+    found = expressions(text, ANCHOR, lean="past")
+    assert [(e.start, e.end) for e in found] == [(start, end)], found
+
+
+def test_part_of_an_expression_names_nothing_more() -> None:
+    """ "july 2026" inside "3 July 2026" is the day, not also the whole month."""
+    found = expressions("on 3 July 2026", ANCHOR)
+    assert [(e.text, e.start, e.end) for e in found] == [
+        ("3 july 2026", date(2026, 7, 3), date(2026, 7, 3))
+    ]
+
+
+def test_a_query_window_spans_every_expression_and_ends_the_last_day() -> None:
+    """Several expressions give one window over all of them, as the store's inclusive times."""
+    window = query_window("the trip in March or the one in May?", ANCHOR)
+    assert window is not None
+    assert window.phrases == ("in march", "in may")
+    assert window.bounds() == ("2026-03-01T00:00:00.000000Z", "2026-05-31T23:59:59.999999Z")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What did I do recently?",
+        "something from a while ago",
+        "this may help: what did I march for?",
+        "the 3rd, at 10am",
+        "How many weeks ago did I go?",
+    ],
+)
+def test_vague_or_no_time_words_name_no_window(query: str) -> None:
+    assert query_window(query, ANCHOR) is None
+
+
+@given(st.text(max_size=200))
+def test_any_text_gives_no_window_or_a_well_formed_one(text: str) -> None:
+    """No text makes the parser fail, and a window never ends before it starts."""
+    window = query_window(text, ANCHOR)
+    if window is not None:
+        assert window.start <= window.end
+        since, until = window.bounds()
+        assert since < until
+
+
+_TEMPLATES = (
+    "{n} {unit} ago",
+    "in the last {n} {unit}",
+    "in {n} {unit}",
+    "on {day} {month}",
+    "on {month} {day}, {year}",
+    "in {month}",
+    "in {month} {year}",
+    "back in {year}",
+    "on {year}-{mm:02d}-{day:02d}",
+)
+
+
+@given(
+    st.lists(st.sampled_from(_TEMPLATES), min_size=1, max_size=3),
+    st.integers(0, 999),
+    st.sampled_from(["days", "weeks", "months", "years", "day", "week"]),
+    st.integers(0, 40),
+    st.sampled_from(["January", "feb", "Sept", "may", "December"]),
+    st.integers(1900, 2099),
+    st.integers(0, 13),
+    st.datetimes(
+        min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1), timezones=st.just(UTC)
+    ),
+)
+def test_numbers_months_and_years_at_their_limits_never_fail(
+    templates: list[str],
+    n: int,
+    unit: str,
+    day: int,
+    month: str,
+    year: int,
+    mm: int,
+    now: datetime,
+) -> None:
+    """Impossible days (February 30th, month 13) name nothing; everything else a window."""
+    text = " and ".join(
+        t.format(n=n, unit=unit, day=day, month=month, year=year, mm=mm) for t in templates
+    )
+    window = query_window(text, now)
+    if window is not None:
+        assert window.start <= window.end
