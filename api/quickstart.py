@@ -222,14 +222,16 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
 
         out.section(
             "6. Search",
-            "memory_search runs dense, lexical and entity generators under a hard scope filter, "
-            "fuses them by rank, and returns nothing when every candidate is weak. Each result "
-            "explains why it was returned; every search is logged and can be replayed.",
+            "memory_search runs dense, lexical and entity generators under a hard scope filter "
+            "(and a time generator when the query names a time), fuses them by rank, and "
+            "returns nothing when every candidate is weak. Each result explains why it was "
+            "returned; every search is logged and can be replayed.",
         )
         bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
         searches = [
             (s, "alice", "How does the user like answers?"),
             (s, "alice", "Which project database is used for staging?"),
+            (s, "alice", "Which database did Alice's team choose in September 2026?"),
             (bob, "bob", "Does the user prefer short or detailed answers?"),
             (bob, "bob", "Is Alice allergic to anything?"),
             (s, "alice", "What is the boiling point of tungsten?"),
@@ -242,9 +244,20 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
                 query=query,
                 result=result,
             )
+            if cue := result["explanation"]["time_cue"]:
+                out.line(
+                    f"            time cue {', '.join(repr(p) for p in cue['phrases'])}: event "
+                    f"time {cue['since'][:10]} to {cue['until'][:10]}",
+                    time_cue=cue,
+                )
             for r in result["results"]:
                 out.line(f"            {r['scope']:<15} {r['content']}")
-                out.line(f"                            ({r['explanation']['gate']})")
+                found_by = ", ".join(
+                    f"{g} #{m['rank']}" for g, m in r["explanation"]["generators"].items()
+                )
+                out.line(
+                    f"                            (found by {found_by}; {r['explanation']['gate']})"
+                )
             if not result["results"]:
                 out.line(f"            nothing: {result['explanation']['why_empty']}")
         timings = result["explanation"]["timings_ms"]

@@ -140,6 +140,7 @@ STAGES = {
     "dense_candidates": "dense candidates",
     "lexical_candidates": "lexical (BM25) candidates",
     "entity_lookup": "entity lookup",
+    "time_candidates": "time-window candidates",
     "rank_fusion": "reciprocal-rank fusion",
     "freshness_adjustment": "episodic freshness adjustment",
     "empty_result_gate": "empty-result gate",
@@ -476,7 +477,7 @@ def summarise_searches(searches: list[dict[str, Any]]) -> dict[str, Any]:
             "p50": float(np.percentile([s["candidates"][generator] for s in searches], 50)),
             "max": int(max(s["candidates"][generator] for s in searches)),
         }
-        for generator in ("dense", "lexical", "entity", "fused")
+        for generator in ("dense", "lexical", "entity", "time", "fused")
     }
     return {
         "searches": len(searches),
@@ -852,7 +853,7 @@ def markdown_tables(result: dict) -> str:
             ),
         ]
     ]
-    for generator in ("dense", "lexical", "entity", "fused"):
+    for generator in ("dense", "lexical", "entity", "time", "fused"):
         info_rows.append(
             [
                 f"{generator} candidates",

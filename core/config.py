@@ -97,7 +97,7 @@ class EmbedderConfig(_Section):
 
 class RetrievalConfig(_Section):
     candidates_per_generator: int = Field(
-        30, ge=1, le=1000, description="Candidates each of dense, lexical and entity returns."
+        30, ge=1, le=1000, description="Candidates each of dense, lexical, entity and time returns."
     )
     rrf_k: float = Field(
         10.0,
@@ -124,6 +124,14 @@ class RetrievalConfig(_Section):
         description=(
             "RRF weight of the entity generator; scaled by depth/linked for a search whose "
             "named entities have more linked records than the candidate depth."
+        ),
+    )
+    time_weight: float = Field(
+        0.5,
+        ge=0.0,
+        description=(
+            "RRF weight of the time generator: BM25 inside the event-time window "
+            "the query's own words name ('in March', 'last weekend'; core.temporal). 0: off."
         ),
     )
     context_weight: float = Field(

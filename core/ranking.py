@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-GENERATORS = ("dense", "lexical", "entity")
+GENERATORS = ("dense", "lexical", "entity", "time")
 
 
 @dataclass(slots=True)
@@ -42,7 +42,7 @@ def fuse(
 ) -> list[Candidate]:
     """Weighted reciprocal-rank fusion: each generator adds weight / (k + rank). Ranks, not
     scores, so cosine and BM25 never have to be put on one scale. Ties keep first-seen order
-    (dense, then lexical, then entity)."""
+    (dense, then lexical, then entity, then time)."""
     candidates: dict[str, Candidate] = {}
     for generator in GENERATORS:
         for rank, (record_id, score) in enumerate(ranked.get(generator, []), start=1):
@@ -82,13 +82,15 @@ def order(candidates: list[Candidate]) -> list[Candidate]:
 
 def gate(candidate: Candidate, *, dense_floor: float, lexical_floor: float) -> str | None:
     """Why ``candidate`` is strong enough to return, or None if it is weak on every signal:
-    below the cosine floor on dense, below the BM25 floor on lexical, and no entity match."""
+    below the cosine floor on dense, below the BM25 floor on lexical, and no entity match.
+    The time generator's score is the lexical one, found inside the query's time window."""
     dense = candidate.matches.get("dense")
     if dense is not None and dense["score"] >= dense_floor:
         return f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
-    lexical = candidate.matches.get("lexical")
-    if lexical is not None and lexical["score"] >= lexical_floor:
-        return f"lexical BM25 {lexical['score']:.3f} >= floor {lexical_floor}"
+    for generator, where in (("lexical", ""), ("time", " (inside the query's time window)")):
+        bm25 = candidate.matches.get(generator)
+        if bm25 is not None and bm25["score"] >= lexical_floor:
+            return f"lexical BM25 {bm25['score']:.3f} >= floor {lexical_floor}{where}"
     if "entity" in candidate.matches:
         return "exact entity match"
     return None
@@ -183,7 +185,8 @@ def replay(log: dict[str, Any]) -> list[str]:
     if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
         return []
     candidates = fuse(
-        {g: [(c["id"], c["score"]) for c in log["candidates"][g]] for g in GENERATORS},
+        # .get: rows logged before the time generator existed have no "time" list.
+        {g: [(c["id"], c["score"]) for c in log["candidates"].get(g, [])] for g in GENERATORS},
         k=settings["rrf_k"],
         weights=settings["weights"],
     )

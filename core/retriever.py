@@ -2,6 +2,7 @@
 
     rewrite (optional) -> readable scopes -> hard filter -> query embedding
     -> dense (vector index) -> lexical (BM25 over FTS5: core.bm25) -> entity (exact aliases)
+    -> time (BM25 inside the event-time window the query's words name: core.temporal)
     -> reciprocal-rank fusion -> episodic freshness -> empty-result gate
     -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
 
@@ -42,6 +43,7 @@ from core.models import (
 from core.ranking import Candidate
 from core.rerank import RerankDeadlineExceeded, Reranker
 from core.rewrite import QueryRewriter
+from core.temporal import TimeWindow, query_window
 from core.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -160,7 +162,13 @@ class Retriever:
         timer.run("dense_candidates", t)
 
         t = time.perf_counter()
-        lexical, lexical_scored_by, weightless = self._lexical(query, where, depth, index=index)
+        words = query_tokens(query)
+        # BM25 of every record matching a word, computed once for this and the time generator
+        # (None: FTS5 scores instead, see _lexical).
+        scored = self.bm25.scores(words) if words and self.bm25 is not None else None
+        lexical, lexical_scored_by, weightless = self._lexical(
+            words, scored, where, depth, index=index
+        )
         timer.run("lexical_candidates", t)
 
         t = time.perf_counter()
@@ -170,13 +178,21 @@ class Retriever:
         timer.run("entity_lookup", t)
 
         t = time.perf_counter()
+        cue = query_window(query, now) if cfg.time_weight > 0 else None
+        timed = self._in_window(cue, words, scored, where, depth, index=index)
+        timer.run("time_candidates", t)
+
+        t = time.perf_counter()
         weights = {
             "dense": cfg.dense_weight,
             "lexical": cfg.lexical_weight,
             "entity": ranking.entity_weight(cfg.entity_weight, linked=linked, depth=depth),
+            "time": cfg.time_weight,
         }
         candidates = ranking.fuse(
-            {"dense": dense, "lexical": lexical, "entity": entity}, k=cfg.rrf_k, weights=weights
+            {"dense": dense, "lexical": lexical, "entity": entity, "time": timed},
+            k=cfg.rrf_k,
+            weights=weights,
         )
         timer.run("rank_fusion", t)
 
@@ -222,7 +238,7 @@ class Retriever:
         )
         # Best scores among the candidates still standing after the row re-check.
         best_dense = max((s for i, s in dense if i not in dropped), default=None)
-        best_lexical = max((s for i, s in lexical if i not in dropped), default=None)
+        best_lexical = max((s for i, s in [*lexical, *timed] if i not in dropped), default=None)
         gate_log = {
             "decision": "pass" if survivors else "empty",
             "best_dense": best_dense,
@@ -285,11 +301,13 @@ class Retriever:
             "rewrite": rewrite,
             "scopes": list(scopes),
             "filter": where.describe(),
+            "time_cue": None if cue is None else cue.describe(),
             "candidates": {
                 "dense": len(dense),
                 "lexical": len(lexical),
                 "entity": len(entity),
                 "entity_linked": linked,
+                "time": len(timed),
                 "fused": len(candidates),
             },
             "gate": {k: v for k, v in gate_log.items() if k != "passed"},
@@ -336,6 +354,7 @@ class Retriever:
                 "dense": [{"id": i, "score": s} for i, s in dense],
                 "lexical": [{"id": i, "score": s} for i, s in lexical],
                 "entity": [{"id": i, "score": s} for i, s in entity],
+                "time": [{"id": i, "score": s} for i, s in timed],
                 "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in ordered],
             },
             # Which BM25 ranked the lexical candidates: "memory" (core.bm25) or "fts5".
@@ -346,6 +365,7 @@ class Retriever:
             # to learn.
             "lexical_words_ignored": weightless,
             "entities_matched": matched_entities,
+            "time_cue": None if cue is None else cue.describe(),
             "changed_since_generated": dropped,
             "freshness": freshness,
             "gate": gate_log,
@@ -383,18 +403,23 @@ class Retriever:
         return {r["rowid"]: r["id"] for r in rows}
 
     def _lexical(
-        self, query: str, where: RecordFilter, depth: int, *, index: VectorIndex
+        self,
+        words: list[str],
+        scored: tuple[np.ndarray, np.ndarray] | None,
+        where: RecordFilter,
+        depth: int,
+        *,
+        index: VectorIndex,
     ) -> tuple[list[tuple[str, float]], str | None, list[str]]:
         """BM25 over content, subject, aliases and context (column weights 1, 0.5, 0.5 and
         retrieval.context_weight), the ``depth`` best records passing ``where``; higher is
-        better. Computed in memory (core.bm25) unless configured otherwise or a query word is
-        a phrase to FTS5; then FTS5 computes it (``_fts5``). Also which of the two ranked
-        ("memory", "fts5", or None for a query without words) and the query words FTS5's path
-        left out of its query."""
-        words = query_tokens(query)
+        better. ``scored`` is the query ``words``' BM25 computed in memory (core.bm25: rowids
+        and scores of every matching record); None when it is configured off or a query word
+        is a phrase to FTS5, and then FTS5 computes it (``_fts5``). Also which of the two
+        ranked ("memory", "fts5", or None for a query without words) and the query words
+        FTS5's path left out of its query."""
         if not words:
             return [], None, []
-        scored = self.bm25.scores(words) if self.bm25 is not None else None
         if scored is None:
             found, weightless = self._fts5(words, where, depth, index=index)
             return found, "fts5", weightless
@@ -408,6 +433,32 @@ class Retriever:
         hits = top_k(scores[passing], rowids[passing], depth)
         ids = self._ids([h.rowid for h in hits])
         return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids], "memory", []
+
+    def _in_window(
+        self,
+        cue: TimeWindow | None,
+        words: list[str],
+        scored: tuple[np.ndarray, np.ndarray] | None,
+        where: RecordFilter,
+        depth: int,
+        *,
+        index: VectorIndex,
+    ) -> list[tuple[str, float]]:
+        """The lexical candidates whose event time lies in the window ``cue`` names (and in
+        the request's own window): the records the question is about by its time words,
+        ranked by the same BM25 as the lexical generator. A second vote for those already
+        among the candidates, and a way in for those ranked below records from other times.
+        BM25 rather than cosine inside the window: on LoCoMo's questions with a time cue,
+        R@5 0.697 against 0.644 (README, Retrieval quality)."""
+        if cue is None or not words:
+            return []
+        since, until = cue.bounds()
+        since = since if where.since is None else max(since, where.since)
+        until = until if where.until is None else min(until, where.until)
+        if since > until:  # the request's own window and the cue's do not meet
+            return []
+        narrowed = replace(where, since=since, until=until)
+        return self._lexical(words, scored, narrowed, depth, index=index)[0]
 
     def _fts5(
         self, words: list[str], where: RecordFilter, depth: int, *, index: VectorIndex

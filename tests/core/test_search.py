@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.ranking import replay
+from core import Config, Memory
+from core.embedder import FlagEmbedder
+from core.ranking import Candidate, apply_gate, replay
 from core.session import Session
 from tests.conftest import NOW
 
@@ -317,3 +318,96 @@ def test_bad_search_arguments_are_structured_errors(
     """Empty, oversize, mistyped or invented arguments: an error naming the field."""
     result = alice.call("memory_search", arguments, now=NOW)
     assert result["error"]["field"] == field, result
+
+
+@pytest.fixture
+def visits(memory: Memory) -> Memory:
+    """Three dentist visits in one scope, months apart; the March one says the least."""
+    memory.grant("assistant", "user:carol", now=NOW)
+    memory.import_records(
+        [
+            {
+                "content": "Dentist checkup at the dentist's clinic: the dentist found nothing.",
+                "type": "episodic",
+                "event_at": "2026-01-14",
+            },
+            {
+                "content": "Saw the dentist; one filling.",
+                "type": "episodic",
+                "event_at": "2026-03-12",
+            },
+            {
+                "content": "Dentist appointment: the dentist cleaned my teeth at the dentist's.",
+                "type": "episodic",
+                "event_at": "2026-05-20",
+            },
+        ],
+        scope="user:carol",
+        now=NOW,
+    )
+    return memory
+
+
+def carol(memory: Memory) -> Session:
+    return memory.session(agent_id="assistant", user_id="carol", session_id="s-c", now=NOW)
+
+
+def test_a_time_the_query_names_ranks_the_records_from_then_first(visits: Memory) -> None:
+    """ "in March" (asked in November) reads as March this year: the record from then comes
+    first, found by the time generator, and the response says which window it read."""
+    result = search(carol(visits), "What happened at the dentist in March?")
+    assert contents(result)[0] == "Saw the dentist; one filling."
+    assert result["explanation"]["time_cue"] == {
+        "phrases": ["in march"],
+        "since": "2026-03-01T00:00:00.000000Z",
+        "until": "2026-03-31T23:59:59.999999Z",
+    }
+    assert result["explanation"]["candidates"]["time"] == 1
+    assert result["results"][0]["explanation"]["generators"]["time"]["rank"] == 1
+    assert all("time" not in r["explanation"]["generators"] for r in result["results"][1:])
+
+
+def test_without_the_time_generator_the_wordier_records_win(
+    visits: Memory, real_embedder: FlagEmbedder
+) -> None:
+    """The same search with retrieval.time_weight 0: no window read, and the March record,
+    which says "dentist" once, is not first. What puts it first above is the time cue."""
+    off = Memory.open(
+        visits.store.path,
+        Config(retrieval={"time_weight": 0}),
+        embedder=real_embedder,
+        now=NOW,
+    )
+    try:
+        result = search(carol(off), "What happened at the dentist in March?")
+    finally:
+        off.close()
+    assert result["explanation"]["time_cue"] is None
+    assert contents(result)[0] != "Saw the dentist; one filling."
+
+
+def test_the_requests_own_window_bounds_the_time_generator(visits: Memory) -> None:
+    """A cue outside the request's since/until finds nothing more: the hard filter holds."""
+    session = carol(visits)
+    result = search(session, "the dentist in March", since="2026-05-01")
+    assert contents(result) == [
+        "Dentist appointment: the dentist cleaned my teeth at the dentist's."
+    ]
+    assert result["explanation"]["candidates"]["time"] == 0
+    row = visits.store.query("SELECT payload FROM search_log WHERE id = ?", (result["search_id"],))[
+        0
+    ]
+    assert json.loads(row["payload"])["candidates"]["time"] == []
+
+
+def test_a_record_found_only_in_the_time_window_passes_the_gate_on_its_bm25() -> None:
+    """The time generator's score is BM25 inside the window: the lexical floor applies to it,
+    and the reason says where it was found; below the floor it passes on nothing."""
+    strong = Candidate("mem_a", matches={"time": {"rank": 1, "score": 12.0}})
+    weak = Candidate("mem_b", matches={"time": {"rank": 2, "score": 3.0}})
+    survivors = apply_gate([strong, weak], dense_floor=0.5, lexical_floor=10.0, mode="candidate")
+    assert survivors == [strong]
+    assert (
+        strong.gate == "passed: lexical BM25 12.000 >= floor 10.0 (inside the query's time window)"
+    )
+    assert weak.gate == "weak on every signal"

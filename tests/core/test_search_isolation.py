@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import Config, HashingEmbedder, Memory
+from core.ranking import GENERATORS
 from tests.conftest import NOW
 
 WORDS = ["tea", "berlin", "apollo", "deploy", "peanut", "sam", "jazz", "budget", "lisbon", "zeus"]
@@ -54,9 +55,11 @@ grants_strategy = st.lists(
     user=st.sampled_from(USERS),
     query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
     hints=st.lists(st.sampled_from(WORDS), max_size=2),
+    # Time words naming the day every record was written on, so the time generator runs.
+    when=st.sampled_from(["", " today", " in November"]),
 )
 def test_nothing_leaks_from_unreadable_scopes(
-    tmp_path_factory, records, grants, agent, user, query, hints
+    tmp_path_factory, records, grants, agent, user, query, hints, when
 ) -> None:
     """Results, explanations, logged candidates, entity matches and get all stay inside the
     readable scopes."""
@@ -77,7 +80,12 @@ def test_nothing_leaks_from_unreadable_scopes(
 
         result = session.call(
             "memory_search",
-            {"query": " ".join(query), "entities": hints, "limit": 50, "include_history": True},
+            {
+                "query": " ".join(query) + when,
+                "entities": hints,
+                "limit": 50,
+                "include_history": True,
+            },
             now=NOW,
         )
         assert "error" not in result, result
@@ -86,7 +94,7 @@ def test_nothing_leaks_from_unreadable_scopes(
         assert set(explanation["scopes"]) == readable
         assert explanation["candidates"]["fused"] <= len(visible)
         payload = json.loads(mem.store.query("SELECT payload FROM search_log")[0]["payload"])
-        logged = {c["id"] for g in ("dense", "lexical", "entity") for c in payload["candidates"][g]}
+        logged = {c["id"] for g in GENERATORS for c in payload["candidates"][g]}
         assert logged <= visible
         entity_scopes = {
             r["id"]: r["scope"] for r in mem.store.query("SELECT id, scope FROM entities")
