@@ -332,7 +332,8 @@ def _fact(clause: str, anchor: datetime) -> Candidate | None:
 
 
 def _plan(clause: str, anchor: datetime) -> Candidate | None:
-    found = temporal.expressions(clause, anchor)
+    # A plan looks ahead: "the report I started last night" dates nothing to review.
+    found = [e for e in temporal.expressions(clause, anchor) if e.end >= anchor.date()]
     if not found:
         return None
     lowered = clause.lower()

@@ -269,6 +269,9 @@ def test_every_search_can_be_rebuilt_from_its_log_row(alice: Session) -> None:
         payload = json.loads(row["payload"])
         assert replay(payload) == [r["id"] for r in result["results"]]
         assert json.loads(row["result_ids"]) == payload["final_ids"]
+    # The last query names a time: its replay included the time generator's list.
+    september = json.loads(by_id[results[-1]["search_id"]]["payload"])
+    assert september["candidates"]["time"] and september["settings"]["weights"]["time"] == 0.5
 
 
 @pytest.mark.parametrize(
@@ -352,10 +355,20 @@ def carol(memory: Memory) -> Session:
     return memory.session(agent_id="assistant", user_id="carol", session_id="s-c", now=NOW)
 
 
-def test_a_time_the_query_names_ranks_the_records_from_then_first(visits: Memory) -> None:
+def reopened(memory: Memory, embedder: FlagEmbedder, **retrieval: Any) -> Memory:
+    """The same store opened again with other retrieval settings."""
+    return Memory.open(memory.store.path, Config(retrieval=retrieval), embedder=embedder, now=NOW)
+
+
+@pytest.mark.parametrize("scoring", ["memory", "fts5"])
+def test_a_time_the_query_names_ranks_the_records_from_then_first(
+    visits: Memory, real_embedder: FlagEmbedder, scoring: str
+) -> None:
     """ "in March" (asked in November) reads as March this year: the record from then comes
-    first, found by the time generator, and the response says which window it read."""
-    result = search(carol(visits), "What happened at the dentist in March?")
+    first, found by the time generator (with BM25 computed in memory or by FTS5), and the
+    response says which window it read."""
+    with reopened(visits, real_embedder, lexical_scoring=scoring) as mem:
+        result = search(carol(mem), "What happened at the dentist in March?")
     assert contents(result)[0] == "Saw the dentist; one filling."
     assert result["explanation"]["time_cue"] == {
         "phrases": ["in march"],
@@ -372,16 +385,8 @@ def test_without_the_time_generator_the_wordier_records_win(
 ) -> None:
     """The same search with retrieval.time_weight 0: no window read, and the March record,
     which says "dentist" once, is not first. What puts it first above is the time cue."""
-    off = Memory.open(
-        visits.store.path,
-        Config(retrieval={"time_weight": 0}),
-        embedder=real_embedder,
-        now=NOW,
-    )
-    try:
+    with reopened(visits, real_embedder, time_weight=0) as off:
         result = search(carol(off), "What happened at the dentist in March?")
-    finally:
-        off.close()
     assert result["explanation"]["time_cue"] is None
     assert contents(result)[0] != "Saw the dentist; one filling."
 

@@ -15,7 +15,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from core import Config, HashingEmbedder, Memory
-from core.evidence import find_quote
+from core.evidence import Turn, find_quote
 from core.extraction import (
     ExtractionOutput,
     ModelBackend,
@@ -25,7 +25,7 @@ from core.extraction import (
 )
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
-from core.models import Record, SourceKind, utcnow
+from core.models import Record, SourceKind, format_time, utcnow
 from core.policy import source_rank
 from tests.conftest import NOW
 from workers.app import WorkerApp
@@ -481,3 +481,15 @@ def test_a_later_session_stating_the_same_fact_reinforces_it(mem: Memory) -> Non
         "SELECT id, observations FROM records WHERE content = ?", ("The user is vegetarian.",)
     )
     assert len(rows) == 1 and rows[0]["observations"] == 2
+
+
+def test_an_offline_plan_is_dated_only_by_what_lies_ahead() -> None:
+    """The offline extractor reads a clause as a plan by an expression still ahead ("next
+    week"), never by one already past ("last night")."""
+    turns = (
+        Turn(0, "user", "I'm visiting the friend I met last night.", format_time(NOW)),
+        Turn(1, "user", "I'm flying to Oslo next week.", format_time(NOW)),
+    )
+    output = OfflineBackend().extract(SessionView("s", "assistant", "alice", turns))
+    dated = {c.evidence: c.review_at for c in output.candidates if c.review_at}
+    assert dated == {"I'm flying to Oslo next week": "2026-12-06"}
