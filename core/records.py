@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -220,11 +220,18 @@ def select_records(
     """Records matching an SQL condition on ``r`` (the records table), with their entity ids.
     Usable inside a transaction."""
     cursor = conn.execute(f"{RECORD_SELECT} WHERE {where}", tuple(params))
-    cursor.row_factory = sqlite3.Row
-    return [row_to_record(row) for row in cursor.fetchall()]
+    names = [column[0] for column in cursor.description]
+    # Plain rows zipped into dicts: sqlite3.Row finds a column by scanning the names, ~0.45 us
+    # a lookup here, 33 per record; a search builds ~60 records (row_to_record 32 -> 14 us).
+    return [row_to_record(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
 
 
-def row_to_record(row: sqlite3.Row) -> Record:
+_TYPES = {t.value: t for t in MemoryType}
+_SOURCE_KINDS = {k.value: k for k in SourceKind}
+_STATUSES = {s.value: s for s in Status}
+
+
+def row_to_record(row: Mapping[str, Any] | sqlite3.Row) -> Record:
     procedure = None
     if row["procedure"]:
         p = json.loads(row["procedure"])
@@ -232,7 +239,7 @@ def row_to_record(row: sqlite3.Row) -> Record:
     return Record(
         id=row["id"],
         rowid=row["rowid"],
-        type=MemoryType(row["type"]),
+        type=_TYPES[row["type"]],
         version=row["version"],
         lineage_id=row["lineage_id"],
         content=row["content"],
@@ -241,7 +248,7 @@ def row_to_record(row: sqlite3.Row) -> Record:
         subject=row["subject"],
         procedure=procedure,
         scope=row["scope"],
-        source_kind=SourceKind(row["source_kind"]),
+        source_kind=_SOURCE_KINDS[row["source_kind"]],
         source_ref=row["source_ref"],
         creator_agent_id=row["creator_agent_id"],
         session_id=row["session_id"],
@@ -254,7 +261,7 @@ def row_to_record(row: sqlite3.Row) -> Record:
         review_at=row["review_at"],
         review_flagged_at=row["review_flagged_at"],
         confidence=row["confidence"],
-        status=Status(row["status"]),
+        status=_STATUSES[row["status"]],
         supersedes_id=row["supersedes_id"],
         conflicts_with=_json_tuple(row["conflicts_with"]),
         tags=_json_tuple(row["tags"]),
