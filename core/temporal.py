@@ -7,22 +7,36 @@ Two readers:
 
 - The extraction validator (design §6 item 5) keeps a candidate's valid_from, valid_until or
   review_at only when it falls inside the range of an expression found in its evidence turn,
-  resolved against the turn's timestamp (``supports``).
+  resolved against the turn's timestamp (``supports``); the offline extractor dates plans by
+  them.
 - The retriever's time generator (design §7, temporal cues) reads a query's expressions against
   the search's ``now`` (``query_window``) and ranks the records whose event time falls in them.
 
-Understood: ISO dates (2026-07-03), "3 July [2026]", "July 3[rd][, 2026]", "in July", "last
-July", "July [,] 2026", "in 2026", today, tonight, tomorrow, yesterday, last night, "the day
-after tomorrow", "[next|this|on|last] <weekday>", "next/this/last week|month|year", "the past
-week|month|year" and "in the last week|month|year" (the seven days, month or year up to the
-anchor), "this|last|past weekend", "in N days|weeks|months|years", "N days|weeks|months|years
-from now", "N days|weeks|months|years ago", "in the last|past N days|weeks|months|years", "end
-of the month|year". Not understood (such fields are dropped, such queries get no time window):
-holidays, seasons, "the 3rd" without a month, times of day, ranges written as "3-5 July", vague
-words ("recently", "a while ago"), and any language but English. "May" and "March" next to a
-day number without a year count only capitalised ("the 2 may need a visa", "march 5 miles").
-Where expressions overlap, the longest is read ("the end of this month" is its last day, not
-also the whole month; "3 July 2026" is the day, not also July).
+Understood (English only, ASCII letters and digits):
+
+- days: ISO dates (2026-07-03), "3 July [2026]", "July 3[rd][, 2026]", "Dec. 20", today,
+  tonight, "this morning|afternoon|evening", tomorrow, the day after tomorrow, yesterday, last
+  night, "[next|this|on|last] <weekday>", "end of the month|year";
+- months and years: "in|during|by|until|till|from|to|through|since|before|after July", "last
+  July", "July [,] 2026", "in|during|throughout|back in 2026";
+- periods: "next|this|last week|month|year", "this|last|past|previous weekend", "the past
+  week|month|year" and "in|over|within|during the last|past week|month|year" (the seven days,
+  month or year up to the anchor);
+- counted: "in N days|weeks|months|years", "N days|weeks|months|years from now", "N
+  days|weeks|months|years ago", "in|over|within|during the last|past N days|weeks|months|years"
+  (N a number up to 999 or a word up to twelve).
+
+Not understood (such fields are dropped, such queries get no time window): holidays, seasons,
+"the 3rd" without a month, times of day, ranges as such ("3-5 July" reads as 5 July, "from
+March to May" as March and May), vague words ("recently", "a while ago"). "May", "March" and
+"Mar" in lowercase are taken for the common words next to a day number without a year ("the 2
+may need a visa", "march 5 miles") unless a preposition comes before them ("on may 5") or the
+day has an ordinal ("may 5th"), and after "to" ("going to march").
+
+Where matches overlap, the longest is read, and a match that names nothing (an impossible day,
+a word taken for the common word) hides its parts too: "the end of this month" is its last
+day, not also the whole month; "29 February 2025" names nothing, not February. Matches of
+equal length go to the rule listed first below.
 
 What an expression without a year or a direction means depends on which way the text leans.
 A turn mostly plans (``lean="future"``, the default): a month without a year is the next such
@@ -30,16 +44,19 @@ month on or after the anchor's month (this year, else next), a month-day without
 the anchor's year, a bare weekday and "this weekend" the coming ones. A question mostly looks
 back (``lean="past"``): the latest such month that has begun ("in March" asked in February is
 last year's), the latest such day on or before the anchor, the latest such weekday and
-weekend; "since/after March" runs until the anchor, "before/by/until March" names no
-window (it bounds nothing on the other side), and "in 2 days" is a duration, not a date.
+weekend; "this <weekday>" still means the coming one. "since March" looks back in both leans
+and, in a question, runs until the anchor, as does "after March"; in a question "before|by|
+until March" names no window (it bounds nothing on the other side) and "in N units" is a
+duration ("did it take me in 2 days?"), not a date.
 """
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Literal
 
@@ -52,51 +69,67 @@ _MONTHS = {
 }
 _MONTHS["sept"] = 9
 _MONTH = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
 )
 # Month words that are also common lowercase words ("it may", "march on").
 _AMBIGUOUS_MONTHS = frozenset({"may", "mar", "march"})
 _WEEKDAYS = {calendar.day_name[i].lower(): i for i in range(7)}
+# A lowercase "may 5" counts as a date after one of these words (or with "5th").
+_BEFORE_A_DATE = re.compile(
+    r"\b(?:on|by|until|till|since|from|before|after)\s+(?:the\s+)?$", re.IGNORECASE | re.ASCII
+)
 _WEEKDAY = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
-_COUNT = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUMBER = r"\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_COUNT = rf"({_NUMBER})"
 _UNIT = r"(day|week|month|year)s?\b"
+# After a month alone: not a day number or a year ("from Dec. 20" is the day, not December).
+_NO_NUMBER = r"(?![.,]? ?\d)"
 
 Lean = Literal["future", "past"]
 
 
 @dataclass(frozen=True, slots=True)
 class Expression:
-    """A temporal expression found in a text (lowercased) and the days it can mean."""
+    """A temporal expression found in a text: its words (lowercased), where they are, and the
+    days they can mean."""
 
     text: str
     start: date
     end: date
+    span: tuple[int, int] = field(default=(0, 0), compare=False)
 
     def contains(self, day: date) -> bool:
         return self.start <= day <= self.end
 
 
 @dataclass(frozen=True, slots=True)
-class _Reading:
-    """What a rule needs besides its match: the anchor's day and the text's lean."""
+class _Context:
+    """What a rule reads besides its match: the anchor's day and the text's lean."""
 
     today: date
-    past: bool
+    lean: Lean
+
+    @property
+    def past(self) -> bool:
+        return self.lean == "past"
 
 
 Days = tuple[date, date] | None
-_Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Reading], Days]]
-_RULES: list[_Rule] = []
+_Resolver = Callable[[re.Match[str], _Context], Days]
+# The rules, in priority order for matches of equal length. ASCII: U+017F (the long s) would
+# otherwise match "s" under IGNORECASE and reach the name tables as a key they lack.
+_RULES: list[tuple[re.Pattern[str], _Resolver]] = []
 
 
-def _rule(pattern: str) -> Callable[[Callable[[re.Match[str], _Reading], Days]], None]:
-    def register(resolve: Callable[[re.Match[str], _Reading], Days]) -> None:
-        _RULES.append((re.compile(pattern, re.IGNORECASE), resolve))
+def _rule(pattern: str) -> Callable[[_Resolver], _Resolver]:
+    def register(resolve: _Resolver) -> _Resolver:
+        _RULES.append((re.compile(pattern, re.IGNORECASE | re.ASCII), resolve))
+        return resolve
 
     return register
 
@@ -107,23 +140,46 @@ def expressions(text: str, anchor: datetime, *, lean: Lean = "future") -> list[E
     (module docstring). Where matches overlap, the longest one is read."""
     if lean not in ("future", "past"):
         raise ValueError(f"lean must be 'future' or 'past', not {lean!r}")
-    reading = _Reading(anchor.date(), lean == "past")
-    matches = [(m, resolve) for pattern, resolve in _RULES for m in pattern.finditer(text)]
-    matches.sort(key=lambda item: (item[0].start() - item[0].end(), item[0].start()))
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[int, Expression]] = []
-    for match, resolve in matches:
-        if any(match.start() < end and start < match.end() for start, end in taken):
+    context = _Context(anchor.date(), lean)
+    matches = [
+        (priority, m, resolve)
+        for priority, (pattern, resolve) in enumerate(_RULES)
+        for m in pattern.finditer(text)
+    ]
+    # Longest first, then the rule listed first, then leftmost.
+    matches.sort(key=lambda item: (item[1].start() - item[1].end(), item[0], item[1].start()))
+    taken = _Spans()
+    found: list[Expression] = []
+    for _, match, resolve in matches:
+        if not taken.claim(*match.span()):
             continue
         try:
-            days = resolve(match, reading)
+            days = resolve(match, context)
         except (ValueError, OverflowError):  # a day outside the calendar: year 0, past 9999
             days = None
-        if days is None:
-            continue
-        taken.append(match.span())
-        found.append((match.start(), Expression(match.group(0).lower(), *days)))
-    return [expression for _, expression in sorted(found, key=lambda item: item[0])]
+        if days is not None:
+            found.append(Expression(match.group(0).lower(), *days, span=match.span()))
+    return sorted(found, key=lambda expression: expression.span)
+
+
+class _Spans:
+    """Non-overlapping [start, end) spans of a text, kept sorted: claiming one is a binary
+    search, so a text of many dates is read in n log n, not n squared."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def claim(self, start: int, end: int) -> bool:
+        """Take [start, end) unless it overlaps a span already taken."""
+        at = bisect.bisect_right(self._starts, start)
+        if at > 0 and self._ends[at - 1] > start:
+            return False
+        if at < len(self._starts) and self._starts[at] < end:
+            return False
+        self._starts.insert(at, start)
+        self._ends.insert(at, end)
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +190,11 @@ class TimeWindow:
     phrases: tuple[str, ...]
     start: date
     end: date
-    zone: tzinfo | None
+    zone: tzinfo
 
     def bounds(self) -> tuple[str, str]:
         """The window as the store's canonical UTC times, both ends inclusive (RecordFilter)."""
-        first = datetime.combine(self.start, time.min, tzinfo=self.zone)
-        last = datetime.combine(self.end, time.max, tzinfo=self.zone)
-        return format_time(first), format_time(last)
+        return _bounds(self.start, self.end, self.zone)
 
     def describe(self) -> dict[str, object]:
         since, until = self.bounds()
@@ -150,15 +204,19 @@ class TimeWindow:
 def query_window(query: str, now: datetime) -> TimeWindow | None:
     """The window a query's own time words name, read looking back from ``now`` (an aware
     moment; its time zone decides what "yesterday" is): the span of every expression found
-    ("the trip in March or the one in May": March 1 to May 31); None when it names none."""
-    found = expressions(query, now, lean="past")
+    ("the trip in March or the one in May": March 1 to May 31); None when it names none. A
+    day that has no UTC time (January 1st of year 1 east of Greenwich) names nothing."""
+    zone = now.tzinfo
+    if zone is None:
+        raise ValueError("a query window is read against an aware moment; now is naive")
+    found = [e for e in expressions(query, now, lean="past") if _fits(e.start, e.end, zone)]
     if not found:
         return None
     return TimeWindow(
         phrases=tuple(dict.fromkeys(e.text for e in found)),
         start=min(e.start for e in found),
         end=max(e.end for e in found),
-        zone=now.tzinfo,
+        zone=zone,
     )
 
 
@@ -170,7 +228,21 @@ def supports(day: date, text: str, anchor: datetime) -> Expression | None:
     return None
 
 
-# -- the rules -----------------------------------------------------------------------------
+def _bounds(start: date, end: date, zone: tzinfo) -> tuple[str, str]:
+    first = datetime.combine(start, time.min, tzinfo=zone)
+    last = datetime.combine(end, time.max, tzinfo=zone)
+    return format_time(first), format_time(last)
+
+
+def _fits(start: date, end: date, zone: tzinfo) -> bool:
+    try:
+        _bounds(start, end, zone)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+# -- the rules, in priority order ------------------------------------------------------------
 
 
 def _one_day(day: date | None) -> Days:
@@ -178,54 +250,61 @@ def _one_day(day: date | None) -> Days:
 
 
 @_rule(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-def _iso_date(m: re.Match[str], r: _Reading) -> Days:
+def _iso_date(m: re.Match[str], c: _Context) -> Days:
     return _one_day(_safe_date(int(m[1]), int(m[2]), int(m[3])))
 
 
-@_rule(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH}(?:,? (\d{{4}}))?")
-def _day_month(m: re.Match[str], r: _Reading) -> Days:
-    return _one_day(_written_day(m[3], m[2], int(m[1]), r))
+@_rule(rf"\b(?P<day>\d{{1,2}})(?P<th>st|nd|rd|th)?(?: of)? {_MONTH}(?:,? (?P<year>\d{{4}}))?")
+def _day_month(m: re.Match[str], c: _Context) -> Days:
+    return _one_day(_written_day(m, c))
 
 
-@_rule(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}}))?")
-def _month_day(m: re.Match[str], r: _Reading) -> Days:
-    return _one_day(_written_day(m[3], m[1], int(m[2]), r))
+@_rule(rf"\b{_MONTH} (?P<day>\d{{1,2}})(?P<th>st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?")
+def _month_day(m: re.Match[str], c: _Context) -> Days:
+    return _one_day(_written_day(m, c))
 
 
-@_rule(rf"\b(in|during|by|until|from|since|before|after) {_MONTH}(?!,? \d)")
-def _in_month(m: re.Match[str], r: _Reading) -> Days:
-    month, today = _MONTHS[m[2].lower().rstrip(".")], r.today
-    if not r.past:
+@_rule(
+    rf"\b(?P<preposition>in|during|by|until|till|from|to|through|since|before|after) "
+    rf"{_MONTH}{_NO_NUMBER}"
+)
+def _in_month(m: re.Match[str], c: _Context) -> Days:
+    month, today, preposition = _month(m), c.today, m["preposition"].lower()
+    word = m["month"].rstrip(".")
+    if preposition == "to" and word.lower() in _AMBIGUOUS_MONTHS and word.islower():
+        return None  # "going to march", "to may"
+    if not c.past and preposition != "since":  # "since March" looks back in a plan too
         year = today.year if month >= today.month else today.year + 1
         return date(year, month, 1), _month_end(year, month)
     year = today.year if month <= today.month else today.year - 1
-    preposition = m[1].lower()
-    if preposition in ("by", "until", "before"):
+    first, last = date(year, month, 1), _month_end(year, month)
+    if not c.past:
+        return first, last
+    if preposition in ("by", "until", "till", "before"):
         return None
-    if preposition in ("since", "from"):
-        return date(year, month, 1), today
+    if preposition == "since":
+        return first, today
     if preposition == "after":
-        after = _month_end(year, month) + timedelta(days=1)
-        return (after, today) if after <= today else None
-    return date(year, month, 1), _month_end(year, month)
+        return (last + timedelta(days=1), today) if last < today else None
+    return first, last
 
 
-@_rule(rf"\blast {_MONTH}(?!,? \d)")
-def _last_month_named(m: re.Match[str], r: _Reading) -> Days:
+@_rule(rf"\blast {_MONTH}{_NO_NUMBER}")
+def _last_month_named(m: re.Match[str], c: _Context) -> Days:
     """The latest such month that ended before the anchor's month began."""
-    month, today = _MONTHS[m[1].lower().rstrip(".")], r.today
+    month, today = _month(m), c.today
     year = today.year if month < today.month else today.year - 1
     return date(year, month, 1), _month_end(year, month)
 
 
-@_rule(rf"\b{_MONTH},? (\d{{4}})\b")
-def _month_year(m: re.Match[str], r: _Reading) -> Days:
-    year, month = int(m[2]), _MONTHS[m[1].lower().rstrip(".")]
+@_rule(rf"\b{_MONTH},? (?P<year>\d{{4}})\b")
+def _month_year(m: re.Match[str], c: _Context) -> Days:
+    year, month = int(m["year"]), _month(m)
     return date(year, month, 1), _month_end(year, month)
 
 
 @_rule(r"\b(?:in|during|throughout|back in) ((?:19|20)\d\d)\b(?!-)(?! (?:day|week|month|year)s?\b)")
-def _in_year(m: re.Match[str], r: _Reading) -> Days:
+def _in_year(m: re.Match[str], c: _Context) -> Days:
     return date(int(m[1]), 1, 1), date(int(m[1]), 12, 31)
 
 
@@ -233,15 +312,15 @@ def _in_year(m: re.Match[str], r: _Reading) -> Days:
     r"\b(the day after tomorrow|tomorrow|today|tonight|this (?:morning|afternoon|evening)"
     r"|yesterday|last night)\b"
 )
-def _named_day(m: re.Match[str], r: _Reading) -> Days:
-    word = " ".join(m[1].lower().split())
+def _named_day(m: re.Match[str], c: _Context) -> Days:
+    word = m[1].lower()
     offset = {"the day after tomorrow": 2, "tomorrow": 1, "yesterday": -1, "last night": -1}
-    return _one_day(r.today + timedelta(days=offset.get(word, 0)))
+    return _one_day(c.today + timedelta(days=offset.get(word, 0)))  # today, tonight, this ...
 
 
 @_rule(rf"\b(?:(next|this|on|last) )?{_WEEKDAY}\b")
-def _weekday(m: re.Match[str], r: _Reading) -> Days:
-    which, today = (m[1] or "").lower(), r.today
+def _weekday(m: re.Match[str], c: _Context) -> Days:
+    which, today = (m[1] or "").lower(), c.today
     target = _WEEKDAYS[m[2].lower()]
     ahead = (target - today.weekday()) % 7
     if which == "last":
@@ -249,14 +328,14 @@ def _weekday(m: re.Match[str], r: _Reading) -> Days:
     if which == "next":  # "next Friday": the coming one, or the one after it
         first = today + timedelta(days=ahead or 7)
         return first, first + timedelta(days=7)
-    if r.past and which != "this":
+    if c.past and which != "this":
         return _one_day(today - timedelta(days=(today.weekday() - target) % 7))
     return _one_day(today + timedelta(days=ahead))
 
 
 @_rule(r"\b(next|this|last) (week|month|year)\b")
-def _calendar_period(m: re.Match[str], r: _Reading) -> Days:
-    shift, unit, today = {"next": 1, "this": 0, "last": -1}[m[1].lower()], m[2].lower(), r.today
+def _calendar_period(m: re.Match[str], c: _Context) -> Days:
+    shift, unit, today = {"next": 1, "this": 0, "last": -1}[m[1].lower()], m[2].lower(), c.today
     if unit == "week":
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
         return monday, monday + timedelta(days=6)
@@ -267,43 +346,47 @@ def _calendar_period(m: re.Match[str], r: _Reading) -> Days:
 
 
 @_rule(r"\b(?:(?:in|over|within|during) the (?:last|past)|the past) (week|month|year)\b")
-def _rolling_period(m: re.Match[str], r: _Reading) -> Days:
-    return _shift(r.today, m[1].lower(), -1), r.today
+def _rolling_period(m: re.Match[str], c: _Context) -> Days:
+    return _shift(c.today, m[1].lower(), -1), c.today
 
 
 @_rule(r"\b(this|last|past|previous) weekend\b")
-def _weekend(m: re.Match[str], r: _Reading) -> Days:
-    today = r.today
+def _weekend(m: re.Match[str], c: _Context) -> Days:
+    today = c.today
     if m[1].lower() != "this":  # the previous calendar week's
         saturday = today - timedelta(days=today.weekday() + 2)
-    elif r.past:  # the latest one begun
+    elif c.past:  # the latest one begun
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
     else:  # the coming one
         saturday = today + timedelta(days=(5 - today.weekday()) % 7)
     return saturday, saturday + timedelta(days=1)
 
 
-@_rule(rf"\b(?:in {_COUNT} {_UNIT}|{_COUNT} {_UNIT} from now)")
-def _ahead(m: re.Match[str], r: _Reading) -> Days:
-    if m[1] and r.past:  # "did it take me in 2 days?": a duration
-        return None
-    count, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
-    return _around(r.today, _count(count), unit.lower())
+@_rule(
+    rf"\b(?:in (?P<in_count>{_NUMBER}) (?P<in_unit>day|week|month|year)s?\b"
+    rf"|(?P<count>{_NUMBER}) (?P<unit>day|week|month|year)s? from now)"
+)
+def _ahead(m: re.Match[str], c: _Context) -> Days:
+    if m["in_count"]:
+        if c.past:  # "did it take me in 2 days?": a duration
+            return None
+        return _around(c.today, _count(m["in_count"]), m["in_unit"].lower())
+    return _around(c.today, _count(m["count"]), m["unit"].lower())
 
 
 @_rule(rf"\b{_COUNT} {_UNIT} ago\b")
-def _ago(m: re.Match[str], r: _Reading) -> Days:
-    return _around(r.today, -_count(m[1]), m[2].lower())
+def _ago(m: re.Match[str], c: _Context) -> Days:
+    return _around(c.today, -_count(m[1]), m[2].lower())
 
 
 @_rule(rf"\b(?:in|over|during|within) the (?:last|past) {_COUNT} {_UNIT}")
-def _last_n(m: re.Match[str], r: _Reading) -> Days:
-    return _shift(r.today, m[2].lower(), -_count(m[1])), r.today
+def _last_n(m: re.Match[str], c: _Context) -> Days:
+    return _shift(c.today, m[2].lower(), -_count(m[1])), c.today
 
 
 @_rule(r"\b(?:the )?end of (?:the |this )?(month|year)\b")
-def _end_of(m: re.Match[str], r: _Reading) -> Days:
-    today = r.today
+def _end_of(m: re.Match[str], c: _Context) -> Days:
+    today = c.today
     if m[1].lower() == "month":
         return _one_day(_month_end(today.year, today.month))
     return _one_day(date(today.year, 12, 31))
@@ -312,25 +395,37 @@ def _end_of(m: re.Match[str], r: _Reading) -> Days:
 # -- arithmetic ----------------------------------------------------------------------------
 
 
+def _month(m: re.Match[str]) -> int:
+    """The month a match's ``month`` group names ("Sept.", "december")."""
+    return _MONTHS[m["month"].lower().rstrip(".")]
+
+
 def _count(text: str) -> int:
     text = text.lower()
     return int(text) if text.isdigit() else _NUMBERS[text]
 
 
-def _written_day(year: str | None, month_word: str, day: int, r: _Reading) -> date | None:
-    """A day written with its month: in ``year`` when given; else in the anchor's year, or
+def _written_day(m: re.Match[str], c: _Context) -> date | None:
+    """A day written with its month: in its year when given; else in the anchor's year, or
     looking back the latest such day on or before the anchor (February 29th: the latest leap
-    year's). A lowercase "may" or "march" without a year is taken for the common word."""
-    month = _MONTHS[month_word.lower().rstrip(".")]
-    if year:
-        return _safe_date(int(year), month, day)
-    if month_word.lower().rstrip(".") in _AMBIGUOUS_MONTHS and month_word.islower():
+    year's). A lowercase "may", "march" or "mar" without a year is the common word unless a
+    preposition comes before it or the day has an ordinal suffix."""
+    month, day = _month(m), int(m["day"])
+    if m["year"]:
+        return _safe_date(int(m["year"]), month, day)
+    word = m["month"].rstrip(".")
+    if (
+        word.lower() in _AMBIGUOUS_MONTHS
+        and word.islower()
+        and not m["th"]
+        and not _BEFORE_A_DATE.search(m.string, 0, m.start())
+    ):
         return None
-    if not r.past:
-        return _safe_date(r.today.year, month, day)
-    for year_back in range(r.today.year, r.today.year - 9, -1):
-        found = _safe_date(year_back, month, day)
-        if found is not None and found <= r.today:
+    if not c.past:
+        return _safe_date(c.today.year, month, day)
+    for year in range(c.today.year, c.today.year - 9, -1):
+        found = _safe_date(year, month, day)
+        if found is not None and found <= c.today:
             return found
     return None
 

@@ -332,15 +332,16 @@ def _fact(clause: str, anchor: datetime) -> Candidate | None:
 
 
 def _plan(clause: str, anchor: datetime) -> Candidate | None:
-    # A plan looks ahead: "the report I started last night" dates nothing to review.
-    found = [e for e in temporal.expressions(clause, anchor) if e.end >= anchor.date()]
+    # A plan looks ahead: "the friend I met last night" or "over the past month" (which ends
+    # today) date nothing to review; "today" and "this week" do.
+    today = anchor.date()
+    found = [e for e in temporal.expressions(clause, anchor) if e.end > today or e.start >= today]
     if not found:
         return None
-    lowered = clause.lower()
     valid_from = valid_until = None
     review: temporal.Expression | None = None
     for expression in found:
-        before = lowered[: lowered.find(expression.text)]
+        before = clause[: expression.span[0]].lower()
         if re.search(r"\b(until|till|through|thru)\s*$", before):
             valid_until = expression.end.isoformat()
             review = review or expression

@@ -184,6 +184,10 @@ def test_numbers_months_and_years_at_their_limits_never_fail(
     window = query_window(text, now)
     if window is not None:
         assert window.start <= window.end
+        since, until = window.bounds()
+        assert since < until
+    for lean in ("future", "past"):
+        expressions(text, now, lean=lean)  # type: ignore[arg-type]
 
 
 def test_a_query_window_is_the_days_of_the_askers_time_zone() -> None:
@@ -198,3 +202,52 @@ def test_a_query_window_is_the_days_of_the_askers_time_zone() -> None:
 def test_an_unknown_lean_is_refused() -> None:
     with pytest.raises(ValueError, match="lean"):
         expressions("in March", ANCHOR, lean="sideways")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        # An abbreviated month with its period keeps its day.
+        ("on leave from Dec. 20 to Jan. 5", [(date(2026, 12, 20),) * 2, (date(2026, 1, 5),) * 2]),
+        # A lowercase "may" is a month after a preposition or before an ordinal.
+        ("rent is due on may 1", [(date(2026, 5, 1),) * 2]),
+        ("rent is due may 1st", [(date(2026, 5, 1),) * 2]),
+        ("the 2 may need a visa", []),
+        # "since" looks back even in a plan.
+        ("taking vitamins since March", [(date(2026, 3, 1), date(2026, 3, 31))]),
+        # An impossible day names nothing, and not its month either.
+        ("on 29 February 2025", []),
+    ],
+)
+def test_a_turn_reads_dates_as_written(text: str, days: list[tuple[date, date]]) -> None:
+    assert [(e.start, e.end) for e in expressions(text, ANCHOR)] == days
+
+
+def test_a_question_about_a_range_spans_both_ends() -> None:
+    """ "from March to May" is March and May, not March until now."""
+    window = query_window("What did I do from March to May?", ANCHOR)
+    assert window is not None and (window.start, window.end) == (
+        date(2026, 3, 1),
+        date(2026, 5, 31),
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ["on \u017funday", "next \u017faturday", "in augu\u017ft", "\u017feven days ago"]
+)
+@pytest.mark.parametrize("lean", ["future", "past"])
+def test_letters_that_fold_to_ascii_do_not_reach_the_name_tables(text: str, lean: str) -> None:
+    """The long s folds to "s" under Unicode case-insensitive matching; the rules match ASCII
+    letters only, so these name nothing instead of failing."""
+    assert expressions(text, ANCHOR, lean=lean) == []  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("query", "offset"),
+    [("what did I do on 0001-01-01?", 10), ("in January 0001", 10), ("December 9999", -10)],
+)
+def test_days_without_a_utc_time_name_no_window(query: str, offset: int) -> None:
+    """January 1st of year 1 begins before any UTC time east of Greenwich (and December 31st
+    of 9999 ends after any, west of it): such a day names nothing rather than failing."""
+    now = datetime(2026, 11, 30, 8, tzinfo=timezone(timedelta(hours=offset)))
+    assert query_window(query, now) is None

@@ -485,10 +485,11 @@ def test_a_later_session_stating_the_same_fact_reinforces_it(mem: Memory) -> Non
 
 def test_an_offline_plan_is_dated_only_by_what_lies_ahead() -> None:
     """The offline extractor reads a clause as a plan by an expression still ahead ("next
-    week"), never by one already past ("last night")."""
+    week"), never by one already past ("last night") or ending now ("over the past month")."""
     turns = (
         Turn(0, "user", "I'm visiting the friend I met last night.", format_time(NOW)),
         Turn(1, "user", "I'm flying to Oslo next week.", format_time(NOW)),
+        Turn(2, "user", "I'm getting better at cooking over the past month.", format_time(NOW)),
     )
     output = OfflineBackend().extract(SessionView("s", "assistant", "alice", turns))
     dated = {c.evidence: c.review_at for c in output.candidates if c.review_at}
