@@ -596,6 +596,7 @@ def child_warm(
             "gate_mode": config.gate.mode,
             "candidates_per_generator": config.retrieval.candidates_per_generator,
             "lexical_scoring": config.retrieval.lexical_scoring,
+            "time_weight": config.retrieval.time_weight,
             "limit": config.retrieval.default_limit,
             "budget_tokens": config.retrieval.budget_tokens,
             "embedder_threads": config.embedder.threads,

@@ -444,14 +444,16 @@ class Retriever:
         *,
         index: VectorIndex,
     ) -> list[tuple[str, float]]:
-        """The lexical candidates whose event time lies in the window ``cue`` names (and in
-        the request's own window): the records the question is about by its time words,
-        ranked by the same BM25 as the lexical generator. A second vote for those already
-        among the candidates, and a way in for those ranked below records from other times.
-        BM25 rather than cosine inside the window: on LoCoMo's questions with a time cue,
-        R@5 0.697 against 0.644 (README, Retrieval quality). Where FTS5 scores (a phrase
-        word, or lexical_scoring "fts5") this is a second FTS5 query, whose choice of words
-        to leave out (``_fts5``) is made again for the records inside the window."""
+        """The ``depth`` records matching the query's words whose event time lies in the
+        window ``cue`` names (and in the request's own window and filter): the records the
+        question is about by its time words, ranked by the same BM25 as the lexical
+        generator. A second vote for those already among the candidates, and a way in for
+        those the lexical generator ranked below records from other times. BM25 rather than
+        cosine inside the window: on LoCoMo's questions with a time cue, R@5 0.697 against
+        0.644 (README, Retrieval quality; measured with the parser's first version). Where
+        FTS5 scores (a phrase word, or lexical_scoring "fts5") this is a second FTS5 query,
+        whose choice of words to leave out (``_fts5``) is made again for the records inside
+        the window."""
         if cue is None or not words:
             return []
         since, until = cue.bounds()

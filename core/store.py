@@ -99,9 +99,9 @@ def _switch_to_wal(conn: sqlite3.Connection, *, deadline: float) -> str:
     handler, since waiting could deadlock (sqlite3_busy_handler docs). Failing releases our
     SHARED lock, so retrying until the busy timeout's deadline is the documented remedy. (An
     attempt started just before the deadline may itself wait in the busy handler, so the
-    whole open can take up to about twice the busy timeout.) Seen
-    in CI (two processes opening one new store); four processes opening one new file at once
-    failed 8 of 200 openings before this retry, 0 of 400 after.
+    whole open can take up to about twice the busy timeout.) Seen in CI (two processes opening
+    one new store); four processes opening one new file at once failed 8 of 200 openings
+    before this retry, 0 of 400 after.
     """
     pause = 0.001
     while True:

@@ -18,7 +18,7 @@ Understood (English only, ASCII letters and digits):
   tonight, "this morning|afternoon|evening", tomorrow, the day after tomorrow, yesterday, last
   night, "[next|this|on|last] <weekday>", "end of the month|year";
 - months and years: "in|during|by|until|till|from|to|through|since|before|after July", "last
-  July", "July [,] 2026", "in|during|throughout|back in 2026";
+  July", "July [,] 2026", "in|during|throughout|back in 2026" (years 1900-2099);
 - periods: "next|this|last week|month|year", "this|last|past|previous weekend", "the past
   week|month|year" and "in|over|within|during the last|past week|month|year" (the seven days,
   month or year up to the anchor);
@@ -40,8 +40,9 @@ equal length go to the rule listed first below.
 
 What an expression without a year or a direction means depends on which way the text leans.
 A turn mostly plans (``lean="future"``, the default): a month without a year is the next such
-month on or after the anchor's month (this year, else next), a month-day without a year is in
-the anchor's year, a bare weekday and "this weekend" the coming ones. A question mostly looks
+month on or after the anchor's month (this year, else next), a month-day without a year the
+next such day, a bare weekday and "this weekend" the coming ones; ``supports`` accepts a day
+in either reading. A question mostly looks
 back (``lean="past"``): the latest such month that has begun ("in March" asked in February is
 last year's), the latest such day on or before the anchor, the latest such weekday and
 weekend; "this <weekday>" still means the coming one. "since March" looks back in both leans
@@ -84,7 +85,7 @@ _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
-_NUMBER = r"\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_NUMBER = "|".join([r"\d{1,3}", *sorted(_NUMBERS, key=len, reverse=True)])
 _COUNT = rf"({_NUMBER})"
 _UNIT = r"(day|week|month|year)s?\b"
 # After a month alone: not a day number or a year ("from Dec. 20" is the day, not December).
@@ -119,8 +120,8 @@ class _Context:
         return self.lean == "past"
 
 
-Days = tuple[date, date] | None
-_Resolver = Callable[[re.Match[str], _Context], Days]
+_Days = tuple[date, date] | None
+_Resolver = Callable[[re.Match[str], _Context], _Days]
 # The rules, in priority order for matches of equal length. ASCII: U+017F (the long s) would
 # otherwise match "s" under IGNORECASE and reach the name tables as a key they lack.
 _RULES: list[tuple[re.Pattern[str], _Resolver]] = []
@@ -221,10 +222,13 @@ def query_window(query: str, now: datetime) -> TimeWindow | None:
 
 
 def supports(day: date, text: str, anchor: datetime) -> Expression | None:
-    """The first expression in ``text`` whose days include ``day``, if any."""
-    for expression in expressions(text, anchor):
-        if expression.contains(day):
-            return expression
+    """The first expression in ``text`` whose days include ``day`` in either reading, if any:
+    a turn's "on March 3" said in November may be the coming one (a plan) or the one past (a
+    fact since then), and a model's date supported by either is kept."""
+    for lean in ("future", "past"):
+        for expression in expressions(text, anchor, lean=lean):
+            if expression.contains(day):
+                return expression
     return None
 
 
@@ -245,22 +249,22 @@ def _fits(start: date, end: date, zone: tzinfo) -> bool:
 # -- the rules, in priority order ------------------------------------------------------------
 
 
-def _one_day(day: date | None) -> Days:
+def _one_day(day: date | None) -> _Days:
     return None if day is None else (day, day)
 
 
 @_rule(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-def _iso_date(m: re.Match[str], c: _Context) -> Days:
+def _iso_date(m: re.Match[str], c: _Context) -> _Days:
     return _one_day(_safe_date(int(m[1]), int(m[2]), int(m[3])))
 
 
 @_rule(rf"\b(?P<day>\d{{1,2}})(?P<th>st|nd|rd|th)?(?: of)? {_MONTH}(?:,? (?P<year>\d{{4}}))?")
-def _day_month(m: re.Match[str], c: _Context) -> Days:
+def _day_month(m: re.Match[str], c: _Context) -> _Days:
     return _one_day(_written_day(m, c))
 
 
 @_rule(rf"\b{_MONTH} (?P<day>\d{{1,2}})(?P<th>st|nd|rd|th)?\b(?:,? (?P<year>\d{{4}}))?")
-def _month_day(m: re.Match[str], c: _Context) -> Days:
+def _month_day(m: re.Match[str], c: _Context) -> _Days:
     return _one_day(_written_day(m, c))
 
 
@@ -268,7 +272,7 @@ def _month_day(m: re.Match[str], c: _Context) -> Days:
     rf"\b(?P<preposition>in|during|by|until|till|from|to|through|since|before|after) "
     rf"{_MONTH}{_NO_NUMBER}"
 )
-def _in_month(m: re.Match[str], c: _Context) -> Days:
+def _in_month(m: re.Match[str], c: _Context) -> _Days:
     month, today, preposition = _month(m), c.today, m["preposition"].lower()
     word = m["month"].rstrip(".")
     if preposition == "to" and word.lower() in _AMBIGUOUS_MONTHS and word.islower():
@@ -290,7 +294,7 @@ def _in_month(m: re.Match[str], c: _Context) -> Days:
 
 
 @_rule(rf"\blast {_MONTH}{_NO_NUMBER}")
-def _last_month_named(m: re.Match[str], c: _Context) -> Days:
+def _last_month_named(m: re.Match[str], c: _Context) -> _Days:
     """The latest such month that ended before the anchor's month began."""
     month, today = _month(m), c.today
     year = today.year if month < today.month else today.year - 1
@@ -298,13 +302,13 @@ def _last_month_named(m: re.Match[str], c: _Context) -> Days:
 
 
 @_rule(rf"\b{_MONTH},? (?P<year>\d{{4}})\b")
-def _month_year(m: re.Match[str], c: _Context) -> Days:
+def _month_year(m: re.Match[str], c: _Context) -> _Days:
     year, month = int(m["year"]), _month(m)
     return date(year, month, 1), _month_end(year, month)
 
 
 @_rule(r"\b(?:in|during|throughout|back in) ((?:19|20)\d\d)\b(?!-)(?! (?:day|week|month|year)s?\b)")
-def _in_year(m: re.Match[str], c: _Context) -> Days:
+def _in_year(m: re.Match[str], c: _Context) -> _Days:
     return date(int(m[1]), 1, 1), date(int(m[1]), 12, 31)
 
 
@@ -312,14 +316,14 @@ def _in_year(m: re.Match[str], c: _Context) -> Days:
     r"\b(the day after tomorrow|tomorrow|today|tonight|this (?:morning|afternoon|evening)"
     r"|yesterday|last night)\b"
 )
-def _named_day(m: re.Match[str], c: _Context) -> Days:
+def _named_day(m: re.Match[str], c: _Context) -> _Days:
     word = m[1].lower()
     offset = {"the day after tomorrow": 2, "tomorrow": 1, "yesterday": -1, "last night": -1}
     return _one_day(c.today + timedelta(days=offset.get(word, 0)))  # today, tonight, this ...
 
 
 @_rule(rf"\b(?:(next|this|on|last) )?{_WEEKDAY}\b")
-def _weekday(m: re.Match[str], c: _Context) -> Days:
+def _weekday(m: re.Match[str], c: _Context) -> _Days:
     which, today = (m[1] or "").lower(), c.today
     target = _WEEKDAYS[m[2].lower()]
     ahead = (target - today.weekday()) % 7
@@ -334,7 +338,7 @@ def _weekday(m: re.Match[str], c: _Context) -> Days:
 
 
 @_rule(r"\b(next|this|last) (week|month|year)\b")
-def _calendar_period(m: re.Match[str], c: _Context) -> Days:
+def _calendar_period(m: re.Match[str], c: _Context) -> _Days:
     shift, unit, today = {"next": 1, "this": 0, "last": -1}[m[1].lower()], m[2].lower(), c.today
     if unit == "week":
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
@@ -345,13 +349,8 @@ def _calendar_period(m: re.Match[str], c: _Context) -> Days:
     return date(today.year + shift, 1, 1), date(today.year + shift, 12, 31)
 
 
-@_rule(r"\b(?:(?:in|over|within|during) the (?:last|past)|the past) (week|month|year)\b")
-def _rolling_period(m: re.Match[str], c: _Context) -> Days:
-    return _shift(c.today, m[1].lower(), -1), c.today
-
-
 @_rule(r"\b(this|last|past|previous) weekend\b")
-def _weekend(m: re.Match[str], c: _Context) -> Days:
+def _weekend(m: re.Match[str], c: _Context) -> _Days:
     today = c.today
     if m[1].lower() != "this":  # the previous calendar week's
         saturday = today - timedelta(days=today.weekday() + 2)
@@ -366,7 +365,7 @@ def _weekend(m: re.Match[str], c: _Context) -> Days:
     rf"\b(?:in (?P<in_count>{_NUMBER}) (?P<in_unit>day|week|month|year)s?\b"
     rf"|(?P<count>{_NUMBER}) (?P<unit>day|week|month|year)s? from now)"
 )
-def _ahead(m: re.Match[str], c: _Context) -> Days:
+def _ahead(m: re.Match[str], c: _Context) -> _Days:
     if m["in_count"]:
         if c.past:  # "did it take me in 2 days?": a duration
             return None
@@ -375,17 +374,21 @@ def _ahead(m: re.Match[str], c: _Context) -> Days:
 
 
 @_rule(rf"\b{_COUNT} {_UNIT} ago\b")
-def _ago(m: re.Match[str], c: _Context) -> Days:
+def _ago(m: re.Match[str], c: _Context) -> _Days:
     return _around(c.today, -_count(m[1]), m[2].lower())
 
 
-@_rule(rf"\b(?:in|over|during|within) the (?:last|past) {_COUNT} {_UNIT}")
-def _last_n(m: re.Match[str], c: _Context) -> Days:
-    return _shift(c.today, m[2].lower(), -_count(m[1])), c.today
+@_rule(
+    rf"\b(?:(?:in|over|during|within) the (?:last|past)|the past)(?: (?P<n>{_NUMBER}))? "
+    r"(?P<unit>day|week|month|year)s?\b"
+)
+def _up_to_now(m: re.Match[str], c: _Context) -> _Days:
+    """ "in the last 3 months", "the past week": from that long before the anchor until it."""
+    return _shift(c.today, m["unit"].lower(), -_count(m["n"] or "1")), c.today
 
 
 @_rule(r"\b(?:the )?end of (?:the |this )?(month|year)\b")
-def _end_of(m: re.Match[str], c: _Context) -> Days:
+def _end_of(m: re.Match[str], c: _Context) -> _Days:
     today = c.today
     if m[1].lower() == "month":
         return _one_day(_month_end(today.year, today.month))
@@ -406,10 +409,11 @@ def _count(text: str) -> int:
 
 
 def _written_day(m: re.Match[str], c: _Context) -> date | None:
-    """A day written with its month: in its year when given; else in the anchor's year, or
-    looking back the latest such day on or before the anchor (February 29th: the latest leap
-    year's). A lowercase "may", "march" or "mar" without a year is the common word unless a
-    preposition comes before it or the day has an ordinal suffix."""
+    """A day written with its month: in its year when given; else the coming such day (on
+    or after the anchor), or looking back the latest such day on or before the anchor
+    (February 29th: the latest leap year's). A lowercase "may", "march" or "mar" without a
+    year is the common word unless a preposition comes before it or the day has an ordinal
+    suffix."""
     month, day = _month(m), int(m["day"])
     if m["year"]:
         return _safe_date(int(m["year"]), month, day)
@@ -422,7 +426,11 @@ def _written_day(m: re.Match[str], c: _Context) -> date | None:
     ):
         return None
     if not c.past:
-        return _safe_date(c.today.year, month, day)
+        # A plan's day: the coming one ("until 3 July" said in November is next July's).
+        found = _safe_date(c.today.year, month, day)
+        if found is not None and found < c.today:
+            found = _safe_date(c.today.year + 1, month, day)
+        return found
     for year in range(c.today.year, c.today.year - 9, -1):
         found = _safe_date(year, month, day)
         if found is not None and found <= c.today:
@@ -463,4 +471,4 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-__all__ = ["Expression", "TimeWindow", "expressions", "query_window", "supports"]
+__all__ = ["Expression", "Lean", "TimeWindow", "expressions", "query_window", "supports"]

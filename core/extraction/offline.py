@@ -341,11 +341,13 @@ def _plan(clause: str, anchor: datetime) -> Candidate | None:
     valid_from = valid_until = None
     review: temporal.Expression | None = None
     for expression in found:
-        before = clause[: expression.span[0]].lower()
-        if re.search(r"\b(until|till|through|thru)\s*$", before):
+        # The words before the expression, and its own first word ("until July" is one
+        # expression, "until 3 July" a word and an expression).
+        before = f"{clause[: expression.span[0]]} {expression.text.split()[0]}".lower()
+        if re.search(r"\b(until|till|through|thru)\s*(\S+)?$", before):
             valid_until = expression.end.isoformat()
             review = review or expression
-        elif re.search(r"\b(from|starting|as of|beginning)\s*$", before):
+        elif re.search(r"\b(from|starting|as of|beginning)\s*(\S+)?$", before):
             valid_from = expression.start.isoformat()
         else:
             review = expression

@@ -208,10 +208,10 @@ def test_an_unknown_lean_is_refused() -> None:
     ("text", "days"),
     [
         # An abbreviated month with its period keeps its day.
-        ("on leave from Dec. 20 to Jan. 5", [(date(2026, 12, 20),) * 2, (date(2026, 1, 5),) * 2]),
+        ("on leave from Dec. 20 to Jan. 5", [(date(2026, 12, 20),) * 2, (date(2027, 1, 5),) * 2]),
         # A lowercase "may" is a month after a preposition or before an ordinal.
-        ("rent is due on may 1", [(date(2026, 5, 1),) * 2]),
-        ("rent is due may 1st", [(date(2026, 5, 1),) * 2]),
+        ("rent is due on may 1", [(date(2027, 5, 1),) * 2]),
+        ("rent is due may 1st", [(date(2027, 5, 1),) * 2]),
         ("the 2 may need a visa", []),
         # "since" looks back even in a plan.
         ("taking vitamins since March", [(date(2026, 3, 1), date(2026, 3, 31))]),
@@ -251,3 +251,12 @@ def test_days_without_a_utc_time_name_no_window(query: str, offset: int) -> None
     of 9999 ends after any, west of it): such a day names nothing rather than failing."""
     now = datetime(2026, 11, 30, 8, tzinfo=timezone(timedelta(hours=offset)))
     assert query_window(query, now) is None
+
+
+def test_a_turns_day_without_a_year_supports_either_reading() -> None:
+    """ "on March 3" said in November may be next March's (a plan) or last March's (a fact
+    since then): the validator keeps a model's date in either."""
+    said = "I started the new job on March 3"
+    assert supports(date(2027, 3, 3), said, ANCHOR) is not None
+    assert supports(date(2026, 3, 3), said, ANCHOR) is not None
+    assert supports(date(2026, 3, 4), said, ANCHOR) is None

@@ -494,3 +494,21 @@ def test_an_offline_plan_is_dated_only_by_what_lies_ahead() -> None:
     output = OfflineBackend().extract(SessionView("s", "assistant", "alice", turns))
     dated = {c.evidence: c.review_at for c in output.candidates if c.review_at}
     assert dated == {"I'm flying to Oslo next week": "2026-12-06"}
+
+
+@pytest.mark.parametrize(
+    ("said", "valid_from", "valid_until"),
+    [
+        ("I'll be in Lisbon until July.", None, "2027-07-31"),
+        ("I'll be in Lisbon until 3 July.", None, "2027-07-03"),
+        ("I'm visiting Rome from 3 July until 9 July.", "2027-07-03", "2027-07-09"),
+    ],
+)
+def test_an_offline_plan_reads_from_and_until_before_its_dates(
+    said: str, valid_from: str | None, valid_until: str | None
+) -> None:
+    """'until' and 'from' bound a plan whether the date expression includes the word
+    ('until July') or follows it ('until 3 July'); a day without a year is the coming one."""
+    turn = Turn(0, "user", said, format_time(NOW))
+    [plan] = OfflineBackend().extract(SessionView("s", "assistant", "alice", (turn,))).candidates
+    assert (plan.valid_from, plan.valid_until) == (valid_from, valid_until)
