@@ -29,7 +29,7 @@ import structlog
 from core import ranking
 from core.bm25 import BM25Index
 from core.filters import RecordFilter
-from core.index import VectorIndex, top_k
+from core.index import Hit, VectorIndex, top_k
 from core.lexical import TermStats, Tokenizer, fts_match, name_candidates, query_tokens
 from core.models import (
     HISTORY_STATUSES,
@@ -152,13 +152,7 @@ class Retriever:
         depth = cfg.candidates_per_generator
         t = time.perf_counter()
         index = self.memory.index()  # synced with the store here, once per search
-        dense_hits = index.search(vector, depth, where=where)
-        ids_by_rowid = self._ids([h.rowid for h in dense_hits])
-        dense = [
-            (ids_by_rowid[h.rowid], round(h.score, 6))
-            for h in dense_hits
-            if h.rowid in ids_by_rowid
-        ]
+        dense = self._named(index.search(vector, depth, where=where))
         timer.run("dense_candidates", t)
 
         t = time.perf_counter()
@@ -395,6 +389,12 @@ class Retriever:
 
     # -- generators --------------------------------------------------------------------------
 
+    def _named(self, hits: list[Hit]) -> list[tuple[str, float]]:
+        """A generator's hits as (record id, score), in order; a rowid whose record is gone
+        since the index read it is left out."""
+        ids = self._ids([h.rowid for h in hits])
+        return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids]
+
     def _ids(self, rowids: list[int]) -> dict[int, str]:
         if not rowids:
             return {}
@@ -430,9 +430,7 @@ class Retriever:
         # is not in the mirror yet and waits for the next search (as it does for dense), and
         # one changed in between is judged again by its current row after fusion.
         passing = index.passes(rowids, where)
-        hits = top_k(scores[passing], rowids[passing], depth)
-        ids = self._ids([h.rowid for h in hits])
-        return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids], "memory", []
+        return self._named(top_k(scores[passing], rowids[passing], depth)), "memory", []
 
     def _in_window(
         self,
