@@ -274,14 +274,13 @@ def _month_day(m: re.Match[str], c: _Context) -> _Days:
 )
 def _in_month(m: re.Match[str], c: _Context) -> _Days:
     month, today, preposition = _month(m), c.today, m["preposition"].lower()
-    word = m["month"].rstrip(".")
-    if preposition == "to" and word.lower() in _AMBIGUOUS_MONTHS and word.islower():
+    if preposition == "to" and _common_word(m):
         return None  # "going to march", "to may"
     if not c.past and preposition != "since":  # "since March" looks back in a plan too
         year = today.year if month >= today.month else today.year + 1
-        return date(year, month, 1), _month_end(year, month)
+        return _month_days(year, month)
     year = today.year if month <= today.month else today.year - 1
-    first, last = date(year, month, 1), _month_end(year, month)
+    first, last = _month_days(year, month)
     if not c.past:
         return first, last
     if preposition in ("by", "until", "till", "before"):
@@ -298,13 +297,13 @@ def _last_month_named(m: re.Match[str], c: _Context) -> _Days:
     """The latest such month that ended before the anchor's month began."""
     month, today = _month(m), c.today
     year = today.year if month < today.month else today.year - 1
-    return date(year, month, 1), _month_end(year, month)
+    return _month_days(year, month)
 
 
 @_rule(rf"\b{_MONTH},? (?P<year>\d{{4}})\b")
 def _month_year(m: re.Match[str], c: _Context) -> _Days:
     year, month = int(m["year"]), _month(m)
-    return date(year, month, 1), _month_end(year, month)
+    return _month_days(year, month)
 
 
 @_rule(r"\b(?:in|during|throughout|back in) ((?:19|20)\d\d)\b(?!-)(?! (?:day|week|month|year)s?\b)")
@@ -345,7 +344,7 @@ def _calendar_period(m: re.Match[str], c: _Context) -> _Days:
         return monday, monday + timedelta(days=6)
     if unit == "month":
         year, month = _add_months(today.year, today.month, shift)
-        return date(year, month, 1), _month_end(year, month)
+        return _month_days(year, month)
     return date(today.year + shift, 1, 1), date(today.year + shift, 12, 31)
 
 
@@ -403,6 +402,12 @@ def _month(m: re.Match[str]) -> int:
     return _MONTHS[m["month"].lower().rstrip(".")]
 
 
+def _common_word(m: re.Match[str]) -> bool:
+    """Whether a match's month is written as a common lowercase word ("may", "march")."""
+    word = m["month"].rstrip(".")
+    return word.islower() and word in _AMBIGUOUS_MONTHS
+
+
 def _count(text: str) -> int:
     text = text.lower()
     return int(text) if text.isdigit() else _NUMBERS[text]
@@ -417,13 +422,7 @@ def _written_day(m: re.Match[str], c: _Context) -> date | None:
     month, day = _month(m), int(m["day"])
     if m["year"]:
         return _safe_date(int(m["year"]), month, day)
-    word = m["month"].rstrip(".")
-    if (
-        word.lower() in _AMBIGUOUS_MONTHS
-        and word.islower()
-        and not m["th"]
-        and not _BEFORE_A_DATE.search(m.string, 0, m.start())
-    ):
+    if _common_word(m) and not m["th"] and not _BEFORE_A_DATE.search(m.string, 0, m.start()):
         return None
     if not c.past:
         # A plan's day: the coming one ("until 3 July" said in November is next July's).
@@ -458,6 +457,11 @@ def _around(today: date, count: int, unit: str) -> tuple[date, date]:
 def _add_months(year: int, month: int, months: int) -> tuple[int, int]:
     index = year * 12 + (month - 1) + months
     return index // 12, index % 12 + 1
+
+
+def _month_days(year: int, month: int) -> tuple[date, date]:
+    """The first and last day of a month."""
+    return date(year, month, 1), _month_end(year, month)
 
 
 def _month_end(year: int, month: int) -> date:
