@@ -11,6 +11,9 @@ the gate on, and the returned ``source_ref``s are scored against the labelled ev
   and the share of category-5 (adversarial) questions answered empty.
 - LongMemEval-S: session-level recall_any@5, recall_all@5, recall_any@10 and turn-level
   recall@10 (turns marked ``has_answer``), per question type; a record per turn or per session.
+- Both: candidate recall, the share of the evidence turns that any generator found at all
+  (read from each search's search_log row), before the gate and the limit: what a better
+  ordering of the candidates (a reranker) could reach, told apart from what no generator finds.
 - Calibration (``--calibrate``): sweeps the gate floors on a labelled set. Positives: answerable
   questions searched in their own conversation. Negatives: the same questions searched in a
   different conversation's scope, and off-topic queries. LoCoMo's category 5 is reported
@@ -261,6 +264,10 @@ class Answer:
     searched_in: str
     latency_ms: float
     candidates: dict[str, Any]
+    # source_refs of every candidate the generators found (each its retrieval
+    # .candidates_per_generator best), before the gate, duplicate collapse and the limit: the
+    # evidence no reordering of the candidates could bring into the results is what is not here.
+    found: frozenset[str] = frozenset()
 
 
 def ask(
@@ -299,9 +306,22 @@ def ask(
                 where,
                 latency,
                 result["explanation"]["gate"],
+                _found(mem, result["search_id"]),
             )
         )
     return answers
+
+
+def _found(mem: Memory, search_id: str) -> frozenset[str]:
+    """The source_refs of every candidate a logged search fused (its search_log row keeps
+    each generator's list; the response only what survived)."""
+    (row,) = mem.store.query("SELECT payload FROM search_log WHERE id = ?", [search_id])
+    ids = [c["id"] for c in json.loads(row["payload"])["candidates"]["fused"]]
+    if not ids:
+        return frozenset()
+    marks = ",".join("?" * len(ids))
+    rows = mem.store.query(f"SELECT source_ref FROM records WHERE id IN ({marks})", ids)
+    return frozenset(r["source_ref"] for r in rows if r["source_ref"] is not None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,6 +344,9 @@ def locomo_metrics(answers: list[Answer]) -> dict[str, Any]:
             hit = len(q.evidence & set(a.refs[:k])) / len(q.evidence)
             by_category[q.kind][f"recall@{k}"].append(hit)
             by_category["all"][f"recall@{k}"].append(hit)
+        found = len(q.evidence & a.found) / len(q.evidence)
+        by_category[q.kind]["candidate_recall"].append(found)
+        by_category["all"]["candidate_recall"].append(found)
     return {
         "questions": sum(1 for a in answers if a.question.answerable),
         "overall": {m: _mean(v) for m, v in by_category["all"].items()},
@@ -353,6 +376,7 @@ def longmemeval_metrics(answers: list[Answer], *, granularity: str) -> dict[str,
         }
         if granularity == "turn" and q.evidence:
             metrics["turn_recall@10"] = len(q.evidence & set(a.refs[:10])) / len(q.evidence)
+            metrics["turn_candidate_recall"] = len(q.evidence & a.found) / len(q.evidence)
         for name, value in metrics.items():
             by_type[q.kind][name].append(value)
             by_type["all"][name].append(value)

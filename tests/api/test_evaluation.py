@@ -9,15 +9,20 @@ import pytest
 
 from api.evaluation import (
     Answer,
+    Dataset,
     Question,
+    Turn,
     _normal_dia_id,
     _unrelated_conversation,
+    ask,
+    import_dataset,
     load_locomo,
     load_longmemeval,
     locomo_metrics,
     longmemeval_metrics,
     records_for,
 )
+from core import Memory
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"evaluation data not at {DATA}")
@@ -100,21 +105,22 @@ def _answer(
     *,
     answerable: bool = True,
     sessions: frozenset[str] = frozenset(),
+    found: set[str] | None = None,
 ) -> Answer:
     question = Question("q", "c", "?", kind, frozenset(evidence), sessions, answerable=answerable)
-    return Answer(question, refs, "c", 10.0, {})
+    return Answer(question, refs, "c", 10.0, {}, frozenset(refs if found is None else found))
 
 
 def test_locomo_recall_counts_evidence_turns_in_the_top_k() -> None:
     """recall@k is the share of a question's evidence turns among the first k results."""
     answers = [
         _answer("1", {"a", "b"}, ["a", "x", "y", "z", "w", "b"]),  # @5: 1/2, @10: 2/2
-        _answer("4", {"c"}, []),  # nothing found
+        _answer("4", {"c", "d"}, [], found={"d", "e"}),  # a candidate, emptied by the gate
         _answer("5", set(), [], answerable=False),  # adversarial, answered empty
         _answer("5", set(), ["q"], answerable=False),
     ]
     metrics = locomo_metrics(answers)
-    assert metrics["overall"] == {"recall@5": 0.25, "recall@10": 0.5}
+    assert metrics["overall"] == {"recall@5": 0.25, "recall@10": 0.5, "candidate_recall": 0.75}
     assert metrics["by_category"]["1"]["recall@10"] == 1.0
     assert metrics["adversarial_answered_empty"] == 0.5
 
@@ -129,7 +135,31 @@ def test_longmemeval_session_recall_dedupes_turns_into_sessions() -> None:
     )
     metrics = longmemeval_metrics([answer], granularity="turn")["overall"]
     assert metrics["recall_any@5"] == 1.0 and metrics["recall_all@5"] == 0.0
-    assert metrics["turn_recall@10"] == 1.0
+    assert metrics["turn_recall@10"] == 1.0 and metrics["turn_candidate_recall"] == 1.0
+
+
+def test_candidate_recall_reads_what_the_generators_found_from_the_search_log(
+    memory: Memory,
+) -> None:
+    """ask() records every candidate of each search, results or not: with limit 1, the
+    second record about the question is found but not returned, and candidate recall counts
+    it while recall@k does not."""
+    asked = datetime(2024, 5, 2, tzinfo=UTC)
+    turns = [
+        Turn("D1:1", "S1", "Ann", "I adopted a grey kitten called Pixel.", asked),
+        Turn("D1:2", "S1", "Ann", "Pixel the kitten sleeps on my keyboard.", asked),
+        Turn("D1:3", "S1", "Ann", "The train to Lyon was late again.", asked),
+    ]
+    dataset = Dataset("tiny", conversations={"c1": turns})
+    import_dataset(memory, dataset, progress=False)
+    question = Question(
+        "q1", "c1", "What is my kitten called?", "1", frozenset({"D1:1", "D1:2"}), asked_at=asked
+    )
+    (answer,) = ask(memory, [question], limit=1, progress=False)
+    assert len(answer.refs) == 1
+    assert {"D1:1", "D1:2"} <= answer.found
+    metrics = locomo_metrics([answer])["overall"]
+    assert metrics["recall@10"] == 0.5 and metrics["candidate_recall"] == 1.0
 
 
 def test_calibration_negatives_skip_conversations_where_a_named_person_also_talks() -> None:
