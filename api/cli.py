@@ -380,8 +380,16 @@ def _read_transcript(path: str) -> list[tuple[str, str, datetime | None]]:
     parsed = []
     for number, turn in enumerate(turns, start=1):
         where = f"{path} turn {number}"
-        if not isinstance(turn, dict) or set(turn) - {"role", "content", "at"}:
-            raise InvalidArgument(f'{where}: expected {{"role", "content", "at"}}', field="file")
+        if not isinstance(turn, dict):
+            raise InvalidArgument(
+                f'{where}: expected an object {{"role", "content", "at"}}', field="file"
+            )
+        if unknown := sorted(set(turn) - {"role", "content", "at"}):
+            raise InvalidArgument(
+                f'{where}: unknown field {", ".join(map(repr, unknown))}; a turn has "role", '
+                '"content" and optionally "at"',
+                field="file",
+            )
         if not isinstance(turn.get("content"), str):
             raise InvalidArgument(f"{where}: content must be a string", field="file")
         if turn.get("role") not in ROLES:
