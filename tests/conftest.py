@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-# No model hub on this network: fail fast instead of waiting on time-outs; no progress bars.
-# Set before anything imports huggingface_hub or tqdm.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Tests never reach a model hub (forced, whatever the shell exports: a test that names an
+# uncached model must fail at once, not download it); no progress bars. Set before anything
+# imports huggingface_hub or tqdm.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TQDM_DISABLE", "1")
 
 from collections.abc import Iterator

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
+
+import pytest
 
 from tests.contract.drivers import run_in_crewai_venv
 from tests.contract.equivalence import run
@@ -28,6 +31,10 @@ def test_both_frameworks_leave_the_same_records(tmp_path: Path) -> None:
     """Deep Agents and CrewAI each equal the bare tool surface, record for record."""
     bare = run("bare", tmp_path)
     assert len(bare["records"]) >= 4 and any(f for turn in bare["failed"] for f in turn)
-    if importlib.util.find_spec("deepagents") is not None:
-        assert run("deepagents", tmp_path) == bare
     assert crewai_records(tmp_path) == bare
+    if importlib.util.find_spec("deepagents") is None:  # the test extras install it
+        message = "deepagents is not installed: run scripts/install.sh test"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    assert run("deepagents", tmp_path) == bare

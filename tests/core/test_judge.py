@@ -508,26 +508,15 @@ def test_offline_verdicts_are_deterministic_and_immutable() -> None:
         first.holds = False  # type: ignore[misc]
 
 
-def test_offline_judge_is_fast() -> None:
-    """Well under a millisecond per short pair on average (the bound is loose for slow CI)."""
-    judge = OfflineJudge()
-    pairs = [(p, h) for p, h, _ in ENTAILMENT]
-    started = time.perf_counter()
-    for _ in range(3):
-        for premise, hypothesis in pairs:
-            judge.entails(premise, hypothesis)
-            judge.contradicts(premise, hypothesis)
-    per_pair = (time.perf_counter() - started) / (3 * len(pairs))
-    print(f"\noffline judge: {per_pair * 1000:.3f} ms per pair (entails + contradicts)")
-    assert per_pair < 0.002
-
-
-def test_offline_judge_stays_bounded_on_a_long_repetitive_quote() -> None:
-    """A long quote full of repeated words is answered quickly (the search has a budget)."""
-    quote = " ".join(["I like tea and I like coffee and I like my dog."] * 60)
-    started = time.perf_counter()
-    verdict = OfflineJudge().entails(quote, "The user likes tea and likes the dog.")
-    assert time.perf_counter() - started < 2.0
+def test_offline_judge_gives_up_on_a_quote_too_repetitive_to_align() -> None:
+    """The word-order search has a step budget: a long quote repeating the statement's words
+    with a clause break between each makes every alignment fail late, and the judge answers
+    "not entailed" with that reason instead of trying them all. (Its speed is measured by
+    benchmarks/bench_write.py, never asserted here.)"""
+    quote = " ".join(["I like tea, and"] * 300)
+    verdict = OfflineJudge().entails(quote, "The user likes tea like tea like tea.")
+    assert not verdict.holds
+    assert verdict.reason == "the quote is too repetitive to check"
     assert 0.0 <= verdict.score <= 1.0
 
 
@@ -567,14 +556,21 @@ def test_offline_numbers_must_match(have: int, claimed: int, thing: str) -> None
     assert verdict.holds == (have == claimed)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.sampled_from([p for p, h, expected in ENTAILMENT if expected]))
-def test_offline_adding_a_negation_breaks_entailment(premise: str) -> None:
+# The labelled pairs the offline judge entails today (42 of the 62 entailed ones): the pairs
+# whose negations are tested below. The floor keeps that test from shrinking to nothing if
+# the judge stopped entailing anything.
+OFFLINE_ENTAILED = [(p, h) for p, h, e in ENTAILMENT if e and OfflineJudge().entails(p, h).holds]
+
+
+def test_the_offline_judge_entails_most_labelled_entailed_pairs() -> None:
+    assert len(OFFLINE_ENTAILED) >= 35
+
+
+@pytest.mark.parametrize(("premise", "statement"), OFFLINE_ENTAILED)
+def test_offline_adding_a_negation_breaks_entailment(premise: str, statement: str) -> None:
     """Negating a quote that entails a statement makes it no longer entail that statement."""
     judge = OfflineJudge()
-    statement = next(h for p, h, e in ENTAILMENT if p == premise and e)
-    if not judge.entails(premise, statement).holds:
-        return
+    assert judge.entails(premise, statement).holds
     wrappers = ("It is not the case that {}", "It's not true that {}", "Nobody thinks: {}")
     for negated in (wrapper.format(premise) for wrapper in wrappers):
         assert not judge.entails(negated, statement).holds, negated
@@ -728,6 +724,9 @@ def test_nli_contradicts_is_symmetric(tiny_nli: Callable[..., Path]) -> None:
         ("The deploy failed on Tuesday.", "Deploys never fail."),
         ("My sister lives in Berlin with two cats.", "I live in Lisbon."),
     ]
+    # The model itself is order-sensitive (else symmetry would prove nothing) ...
+    assert any(judge.entails(a, b).score != judge.entails(b, a).score for a, b in pairs)
+    # ... and contradicts() is not.
     for a, b in pairs:
         assert judge.contradicts(a, b) == judge.contradicts(b, a)
 

@@ -63,18 +63,29 @@ class Reverse(Reranker):
         return [i / len(texts) for i in range(len(texts))]
 
 
-class CountingSlow(Reranker):
-    """Scores one text per batch, slowly, and counts the batches it ran."""
+class Held(Reranker):
+    """Scores one text per batch and counts the batches it ran; the first batch waits until
+    the test releases it (after the search has given up on the stage)."""
 
-    name = "counting-slow"
+    name = "held"
     batch_size = 1
 
     def __init__(self) -> None:
         self.batches = 0
+        self.release = threading.Event()
+        self.finished = threading.Event()
+
+    def score(
+        self, query: str, texts: Sequence[str], *, deadline: float | None = None
+    ) -> list[float]:
+        try:
+            return super().score(query, texts, deadline=deadline)
+        finally:
+            self.finished.set()
 
     def score_batch(self, query: str, texts: Sequence[str]) -> list[float]:
         self.batches += 1
-        time.sleep(0.2)
+        self.release.wait(10)
         return [0.0] * len(texts)
 
 
@@ -213,13 +224,14 @@ def test_a_timed_out_rerank_stops_working_in_the_background(tmp_path: Path) -> N
     """After the timeout the scoring thread stops at its next batch instead of scoring every
     candidate for nobody, so slow reranks cannot pile up in the stage pool."""
     config = Config(reranker={"enabled": True, "timeout_ms": 50}, gate=OPEN_GATE)
-    reranker = CountingSlow()
+    reranker = Held()
     mem = open_memory(tmp_path / "m.db", config, reranker=reranker)
     result = search(mem, "Alice")
     assert len(result["results"]) == 3
     assert logged(mem, result)["reranker"]["status"] == "timeout; fused order kept"
-    time.sleep(1.0)  # three batches would take 0.6 s; the deadline allows only the first
-    assert reranker.batches == 1
+    reranker.release.set()  # the deadline has passed: no batch may start after this one
+    assert reranker.finished.wait(10)
+    assert reranker.batches <= 1  # not 3: one per candidate had it kept going
     mem.close()
 
 

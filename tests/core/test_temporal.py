@@ -13,6 +13,9 @@ from core.temporal import expressions, query_window, supports
 
 # A Sunday.
 ANCHOR = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+MONTH_NAMES = str.split(
+    "January February March April May June July August September October November December"
+)
 
 
 @pytest.mark.parametrize(
@@ -176,8 +179,9 @@ def test_numbers_months_and_years_at_their_limits_never_fail(
     mm: int,
     now: datetime,
 ) -> None:
-    """Impossible days (February 30th, month 13, year 0, past year 9999 or before year 1)
-    name nothing, wherever the anchor is; everything else a window. No text fails."""
+    """Numbers at and past their limits (day 0 or 40, month 13, year 0 or 9999, anchors at
+    the calendar's ends in two time zones), alone or combined: no text fails, and a window,
+    when there is one, is well formed. Which days are real is the next test's."""
     text = " and ".join(
         t.format(n=n, unit=unit, day=day, month=month, year=f"{year:04d}", mm=mm) for t in templates
     )
@@ -188,6 +192,29 @@ def test_numbers_months_and_years_at_their_limits_never_fail(
         assert since < until
     for lean in ("future", "past"):
         expressions(text, now, lean=lean)  # type: ignore[arg-type]
+
+
+@given(st.integers(0, 9999), st.integers(0, 13), st.integers(0, 40), st.booleans())
+def test_a_written_date_names_its_day_exactly_when_the_day_exists(
+    year: int, month: int, day: int, iso: bool
+) -> None:
+    """February 30th, month 13, day 0 and year 0 name nothing; every real day names itself."""
+    try:
+        real: date | None = date(year, month, day)
+    except ValueError:
+        real = None
+    if iso:
+        text = f"What did I do on {year:04d}-{month:02d}-{day:02d}?"
+    elif 1 <= month <= 12:
+        text = f"What did I do on {day} {MONTH_NAMES[month - 1]} {year:04d}?"
+    else:
+        return  # no month name to write
+    window = query_window(text, ANCHOR)
+    if real is None:
+        assert window is None, text
+    else:
+        assert window is not None, text
+        assert (window.start, window.end) == (real, real)
 
 
 def test_a_query_window_is_the_days_of_the_askers_time_zone() -> None:

@@ -411,10 +411,15 @@ def test_a_compromised_model_cannot_launder_an_injection(mem: Memory) -> None:
     attach(mem, Scripted(candidates=candidates))
     job_id = converse(mem, INJECTED)
     assert_evidenced(mem, "s1")
-    for record in records_of(mem, "s1"):
-        if "admin" in record.content or "owner" in record.content:
-            assert record.source_kind is SourceKind.AGENT_INFERENCE, record
-            assert record.status.value == "provisional", record
+    claims = [r for r in records_of(mem, "s1") if r.source_kind is not SourceKind.SESSION_SUMMARY]
+    assert {r.content for r in claims} == {
+        "The user is an admin.",
+        "The user is an administrator with root access.",
+        "The user owns this account.",
+    }
+    for record in claims:  # each quoted from the user's own (injected) turn or a tool's output
+        assert record.source_kind is SourceKind.AGENT_INFERENCE, record
+        assert record.status.value == "provisional", record
     validate = mem.jobs.status(job_id)["stages"][2]["output"]
     assert [r["index"] for r in validate["rejected"]] == [2]
 
@@ -448,11 +453,13 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
     class Slow(Scripted):
         def extract(self, session: SessionView) -> ExtractionOutput:
             started.set()
-            time.sleep(1.0)
+            time.sleep(3.0)
             return super().extract(session)
 
+    # The lease is renewed every third of it (0.33 s here): generous margins, so a loaded
+    # machine that delays the renewing thread by a few hundred milliseconds still passes.
     started = threading.Event()
-    config = Config(worker={"lease_seconds": 0.3})
+    config = Config(worker={"lease_seconds": 1.0})
     mem = Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW)
     try:
         job_id = converse(mem, CHAT)
@@ -460,7 +467,7 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
         runner = threading.Thread(target=pipeline.run, args=(job_id, "extract"))
         runner.start()
         started.wait(5)
-        time.sleep(0.6)  # twice the lease
+        time.sleep(2.0)  # twice the lease
         refused = mem.jobs.claim(job_id, "extract", worker="other", now=utcnow())
         runner.join(5)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
