@@ -563,6 +563,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+BENCHMARKS = ("search", "write", "worker", "index")
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run benchmarks/bench_<name>.py in a process of its own (it measures that process's
+    RSS and cold starts), with this interpreter, from the repository root."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    script = root / "benchmarks" / f"bench_{args.name}.py"
+    if not script.is_file():
+        raise InvalidArgument(
+            f"{script} not found: the benchmarks ship with a source checkout "
+            "(scripts/install.sh installs it editable), not with the package",
+            field="name",
+        )
+    passed = args.args[1:] if args.args[:1] == ["--"] else args.args
+    return subprocess.run([sys.executable, str(script), *passed], cwd=root).returncode
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     config = load_config(args)
     values = config.to_toml_dict()
@@ -866,6 +886,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calibrate", action="store_true", help="sweep the gate floors (LoCoMo)")
     p.add_argument("--work-dir", help="keep the evaluation stores here (default: temporary)")
     p.add_argument("--out", help="write the full JSON report here")
+    p = add(
+        "bench",
+        cmd_bench,
+        "Run a benchmark of benchmarks/ (search, write, worker or index): the rest of the line "
+        "is its own arguments. Each builds its own stores (--store and --config are not used) "
+        "and writes its report under benchmarks/results/ unless given --out.",
+        "agent-memory bench search --sizes 1000,10000 --queries 50\n"
+        "agent-memory bench write -- --help",
+        json_flag=False,
+    )
+    p.add_argument("name", choices=BENCHMARKS, help="which benchmark")
+    p.add_argument(
+        "args",
+        nargs=argparse.REMAINDER,
+        help="its arguments (agent-memory bench NAME -- --help lists them)",
+    )
     p = add(
         "tools",
         cmd_tools,

@@ -50,6 +50,28 @@ def test_every_command_is_documented_in_the_readme(command: str) -> None:
     assert f"agent-memory {command}" in README.read_text()
 
 
+# The commands ../shared/design/CONTRACT.md says exist ("At least: ..."); others may be added.
+CONTRACT_COMMANDS = str.split(
+    "quickstart init grant revoke grants import search get write forget ingest jobs worker "
+    "stats reembed snapshot restore eval bench tools"
+)
+
+
+def test_every_command_of_the_contract_exists() -> None:
+    assert set(CONTRACT_COMMANDS) <= set(commands())
+
+
+def test_bench_runs_the_named_benchmark_with_the_rest_of_the_line(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """`agent-memory bench NAME ARGS` is benchmarks/bench_NAME.py ARGS in a process of its
+    own; its exit code is the command's."""
+    assert main(["bench", "index", "--", "--help"]) == 0
+    assert "usage: bench_index.py" in capfd.readouterr().out
+    assert main(["bench", "index", "--no-such-option"]) == 2
+    assert "unrecognized arguments: --no-such-option" in capfd.readouterr().err
+
+
 def test_provisioning_round_trip(tmp_path: Path, capsys) -> None:
     """init, grant, grants, revoke and stats work on one store, in text and JSON."""
     store = str(tmp_path / "m.db")
