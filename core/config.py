@@ -107,11 +107,18 @@ class RetrievalConfig(_Section):
             "ranks more (LoCoMo dev R@10: 0.68 at k=60, 0.72 at k=10 with dense_weight 0.5)."
         ),
     )
+    # The tool schema bounds a caller's limit (50) and budget (100,000) for every
+    # configuration (core.tools.SearchArgs: the definitions are static); these stay inside them.
     budget_tokens: int = Field(
-        1500, ge=1, le=200_000, description="Default context budget of one memory_search (tokens)."
+        1500, ge=1, le=100_000, description="Default context budget of one memory_search (tokens)."
     )
-    default_limit: int = Field(10, ge=1, le=200, description="Results returned when no limit.")
-    max_limit: int = Field(50, ge=1, le=1000, description="Largest limit a caller may ask for.")
+    default_limit: int = Field(10, ge=1, le=50, description="Results returned when no limit.")
+    max_limit: int = Field(
+        50,
+        ge=1,
+        le=50,
+        description="Most results one search returns; a larger limit asked for is cut to this.",
+    )
     dense_weight: float = Field(
         0.5,
         ge=0.0,

@@ -56,6 +56,7 @@ def test_cli_variables_without_separator_are_not_settings() -> None:
         ({"gates": {}}, "unknown setting 'gates'"),
         ({"retrieval": {"budget_tokens": "lots"}}, "retrieval.budget_tokens"),
         ({"retrieval": {"candidates_per_generator": 0}}, "candidates_per_generator"),
+        ({"retrieval": {"max_limit": 51}}, "retrieval.max_limit"),
         ({"trigger": {"mode": "sometimes"}}, "trigger.mode"),
         ({"reranker": {"mode": "before"}}, "reranker.mode"),
     ],

@@ -192,6 +192,17 @@ def test_a_slow_rewriter_falls_back_to_the_raw_query(tmp_path: Path) -> None:
     mem.close()
 
 
+def test_a_limit_above_retrieval_max_limit_is_cut_to_it(tmp_path: Path) -> None:
+    """The tool schema accepts up to 50; a store configured for fewer returns at most that
+    many, and the log records the limit applied."""
+    mem = open_memory(tmp_path / "m.db", Config(retrieval={"max_limit": 2}, gate=OPEN_GATE))
+    session = mem.session(agent_id="a", user_id="alice", session_id="s", now=NOW)
+    result = session.call("memory_search", {"query": "Alice", "limit": 50}, now=NOW)
+    assert len(result["results"]) == 2
+    assert logged(mem, result)["request"]["limit"] == 2
+    mem.close()
+
+
 def test_the_reranker_reorders_and_the_log_replays_it(tmp_path: Path) -> None:
     """An enabled reranker changes the order; the explanation and the log record it."""
     config = Config(reranker={"enabled": True}, gate=OPEN_GATE)
