@@ -80,8 +80,9 @@ class WriteArgs(_Arguments):
         "user_statement", "tool_result", "system", "agent_inference", "session_summary"
     ] = Field(
         description=(
-            "What supports it. user_statement and tool_result need a verbatim evidence quote "
-            "from this conversation; without one the record is stored as agent_inference."
+            "What supports it. user_statement, tool_result and system need a verbatim "
+            "evidence quote from a user, tool or system turn of this conversation; without "
+            "one the record is stored as agent_inference."
         )
     )
     attribute: Name | None = Field(

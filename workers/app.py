@@ -31,7 +31,7 @@ from huey import SqliteHuey, crontab, signals
 from huey.exceptions import TaskLockedException
 
 from core import Config, Memory
-from core.errors import ExtractionError
+from core.errors import ConfigError, ExtractionError
 from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
 from core.jobs import STAGES
 from core.models import utcnow
@@ -108,7 +108,21 @@ class WorkerApp:
 
     def attach(self, memory: Memory) -> Memory:
         """Use ``memory`` (an open Memory of this store) for the stages, and make this app its
-        dispatcher, so its sessions' ``end()`` enqueue here. Returns it."""
+        dispatcher, so its sessions' ``end()`` enqueue here. Returns it.
+
+        The queue file comes from the Config the app was built with: a Memory of another
+        store, or one whose own settings name another queue (``worker.queue_path``), is
+        refused, since its sessions would be enqueued where its workers do not look."""
+        if Path(memory.path).resolve() != self.store_path.resolve():
+            raise ConfigError(
+                f"this WorkerApp serves {self.store_path}, not {memory.path}: build one for it"
+            )
+        if (wanted := queue_path_for(self.store_path, memory.config)) != self.queue_path:
+            raise ConfigError(
+                f"the Memory's settings put its queue at {wanted}, this WorkerApp's at "
+                f"{self.queue_path}: build the app with the Memory's, WorkerApp(path, "
+                "memory.config)"
+            )
         with self._open_lock:
             self._memory = memory
             memory.dispatcher = self

@@ -15,6 +15,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from core import Config, HashingEmbedder, Memory
+from core.errors import ConfigError
 from core.evidence import Turn, find_quote
 from core.extraction import (
     ExtractionOutput,
@@ -110,6 +111,20 @@ def attach(
     app = WorkerApp(mem.path, config, immediate=True, backend=backend or OfflineBackend(), **kw)
     app.attach(mem)
     return app
+
+
+def test_attach_refuses_a_memory_its_queue_does_not_serve(tmp_path: Path) -> None:
+    """A Memory of another store, or one whose settings name another queue file, is refused:
+    its sessions would be enqueued where its workers never look."""
+    own = Config(worker={"queue_path": str(tmp_path / "own.queue.db")})
+    with Memory.open(tmp_path / "m.db", own, embedder=HashingEmbedder(), now=NOW) as memory:
+        with pytest.raises(ConfigError, match="own.queue.db"):
+            WorkerApp(memory.path).attach(memory)
+        with pytest.raises(ConfigError, match="serves"):
+            WorkerApp(tmp_path / "other.db", own).attach(memory)
+        app = WorkerApp(memory.path, own)
+        assert app.attach(memory) is memory and memory.dispatcher is app
+        assert app.queue_path == tmp_path / "own.queue.db"
 
 
 def converse(mem: Memory, turns: list[tuple[str, str]], session_id: str = "s1") -> str:
