@@ -118,7 +118,7 @@ def test_attach_refuses_a_memory_its_queue_does_not_serve(tmp_path: Path) -> Non
     its sessions would be enqueued where its workers never look."""
     own = Config(worker={"queue_path": str(tmp_path / "own.queue.db")})
     with Memory.open(tmp_path / "m.db", own, embedder=HashingEmbedder(), now=NOW) as memory:
-        with pytest.raises(ConfigError, match="own.queue.db"):
+        with pytest.raises(ConfigError, match=r"own\.queue\.db"):
             WorkerApp(memory.path).attach(memory)
         with pytest.raises(ConfigError, match="serves"):
             WorkerApp(tmp_path / "other.db", own).attach(memory)
