@@ -2,7 +2,7 @@
 
 All connection setup happens in ``connect``; every write happens inside ``Store.transaction``,
 which issues ``BEGIN IMMEDIATE`` so that a read-then-write never fails with "database is
-locked" under concurrency (ENVIRONMENT.md: 663 of 800 plain-BEGIN writes failed in a
+locked" under concurrency (../shared/design/ENVIRONMENT.md: 663 of 800 plain-BEGIN writes failed in a
 four-process test, none with BEGIN IMMEDIATE). Never hold a transaction across an embedding or
 model call: compute first, then write.
 
