@@ -319,7 +319,7 @@ class WorkerConfig(_Section):
         gt=0,
         description=(
             "How long a claimed stage is held before another worker may take it over; "
-            "extended every third of it during model calls."
+            "extended every third of it while the stage runs."
         ),
     )
     max_attempts: int = Field(

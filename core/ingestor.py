@@ -103,8 +103,9 @@ class WriteRequest:
     source_ref: str | None = None
     # memory_revise(correct): the record this write must replace.
     replaces: Record | None = None
-    # At most once: a write with a key already committed returns the first outcome (action
-    # "replayed") instead of writing again. The key commits in the record's transaction.
+    # At most once: a write with a key already committed returns the first outcome (its
+    # action, with replayed=True) instead of writing again. The key commits in the record's
+    # transaction.
     idempotency_key: str | None = None
     # False: never reinforce a near-duplicate, always add a record (session summaries: one
     # per session, even when two sessions read alike).
@@ -124,6 +125,9 @@ class WriteOutcome:
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     decisions: dict[str, Any] = field(default_factory=dict)
+    # True when the idempotency key had been committed already: nothing was written now, and
+    # ``action`` is what the first write did.
+    replayed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -334,10 +338,11 @@ class Ingestor:
             id=record_id,
             status=record.status,
             source_kind=record.source_kind,
-            action="replayed",
+            action=first_action,
             supersedes_id=record.supersedes_id,
             conflicts_with=record.conflicts_with,
             notes=[f"already written under {key} ({first_action}); not written again"],
+            replayed=True,
         )
 
     def _plan_entities(

@@ -2,9 +2,9 @@
 
 All connection setup happens in ``connect``; every write happens inside ``Store.transaction``,
 which issues ``BEGIN IMMEDIATE`` so that a read-then-write never fails with "database is
-locked" under concurrency (../shared/design/ENVIRONMENT.md: 663 of 800 plain-BEGIN writes failed in a
-four-process test, none with BEGIN IMMEDIATE). Never hold a transaction across an embedding or
-model call: compute first, then write.
+locked" under concurrency (../shared/design/ENVIRONMENT.md: 663 of 800 plain-BEGIN writes
+failed in a four-process test, none with BEGIN IMMEDIATE). Never hold a transaction across an
+embedding or model call: compute first, then write.
 
 Any change to a record bumps ``meta.records_version`` and appends to ``record_changes`` in the
 same transaction; that is the durable delta other processes' vector indexes replay.
@@ -234,10 +234,14 @@ class Store:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                # Also when COMMIT itself fails (a deferred constraint, a full disk): SQLite
+                # may keep the transaction open, and this connection is shared. When it has
+                # rolled back on its own already, there is nothing left to roll back.
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:

@@ -12,7 +12,7 @@
     summarize  exactly one episodic session summary per session, even when nothing survived
 
 ``Pipeline.run(job_id, stage)`` claims the stage, does its work outside any transaction
-(extending the lease from a background thread during model calls), and advances fenced by the
+(extending the lease from a background thread while it runs), and advances fenced by the
 claim token. Stage outputs are stored on the job, so a later stage reads what an earlier one
 decided, and a rerun of a stage redoes only that stage. Every record write carries an
 idempotency key committed with the record, so rerunning validate or summarize after a crash
@@ -117,7 +117,8 @@ class Pipeline:
         started = time.perf_counter()
         try:
             self._hook(stage, "claimed")
-            output = getattr(self, f"_{stage}")(claim)
+            with self._leased(claim):  # the whole stage: its model call, checks and writes
+                output = getattr(self, f"_{stage}")(claim)
             self._hook(stage, "before_advance")
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
@@ -140,14 +141,25 @@ class Pipeline:
 
     @contextmanager
     def _leased(self, claim: Claim) -> Iterator[None]:
-        """Extend the lease every third of its length while the block (a model call) runs."""
+        """Extend the lease every third of its length while the block (a stage) runs, so no
+        other worker takes over a stage that is slow but alive. A renewal that fails (the
+        store busy past its timeout) is logged and tried again at the next interval; renewing
+        stops only when the claim is lost."""
         stop = threading.Event()
         interval = max(self.jobs.policy.lease_seconds / 3, 0.05)
 
         def keep() -> None:
             while not stop.wait(interval):
-                if not self.jobs.extend(claim, now=self.clock()):
-                    return
+                try:
+                    if not self.jobs.extend(claim, now=self.clock()):
+                        return
+                except Exception as exc:  # the next interval tries again; the lease may hold
+                    log.warning(
+                        "stage.lease_not_extended",
+                        job_id=claim.job_id,
+                        stage=claim.stage,
+                        error=f"{type(exc).__name__}: {exc}",
+                    )
 
         keeper = threading.Thread(target=keep, name=f"lease-{claim.job_id}", daemon=True)
         keeper.start()
@@ -163,8 +175,7 @@ class Pipeline:
         started = time.perf_counter()
         view = self._view(claim.session_id)
         prepared = time.perf_counter()
-        with self._leased(claim):
-            result = self.backend.extract(view)
+        result = self.backend.extract(view)
         model_ms = _ms(prepared)
         self._hook("extract", "model_done")
         candidates = result.candidates[: self.config.max_candidates]
@@ -184,8 +195,7 @@ class Pipeline:
         items = self._review_items(session, view, candidates)
         prepared = time.perf_counter()
         if items:
-            with self._leased(claim):
-                review = self.backend.review(ReviewRequest(view, tuple(items)))
+            review = self.backend.review(ReviewRequest(view, tuple(items)))
         else:
             review = ReviewOutput(decisions=[])
         model_ms = _ms(prepared)
@@ -232,6 +242,7 @@ class Pipeline:
                     "index": index,
                     "id": outcome.id,
                     "action": outcome.action,
+                    "replayed": outcome.replayed,
                     "status": outcome.status.value,
                     "source_kind": outcome.source_kind.value,
                     "content": candidate.content,
@@ -249,8 +260,7 @@ class Pipeline:
         view = self._view(claim.session_id)
         kept = tuple(w["content"] for w in validated["written"] if w["action"] not in ("conflict",))
         started = time.perf_counter()
-        with self._leased(claim):
-            summary = self.backend.summarize(SummaryRequest(view, kept))
+        summary = self.backend.summarize(SummaryRequest(view, kept))
         model_ms = _ms(started)
         self._hook("summarize", "model_done")
         scope = summary_scope(session)
@@ -281,6 +291,7 @@ class Pipeline:
         return {
             "summary_id": outcome.id,
             "action": outcome.action,
+            "replayed": outcome.replayed,
             "scope": scope,
             "timings_ms": {"model": model_ms, "write": outcome.timings_ms},
         }

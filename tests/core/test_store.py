@@ -407,3 +407,18 @@ def test_migration_6_reads_entity_links_from_the_index_alone(store_path: Path) -
     assert "COVERING INDEX record_entities_by_entity" in plan
     assert len(linked) == 2
     assert version == 6
+
+
+def test_a_commit_that_fails_leaves_no_transaction_open(fast_memory: Memory) -> None:
+    """A COMMIT refused by SQLite (here a deferred foreign key) keeps the transaction open on
+    its own; the store rolls it back, so the shared connection takes the next write."""
+    store = fast_memory.store
+    with pytest.raises(sqlite3.IntegrityError), store.transaction() as conn:
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+        conn.execute(
+            "INSERT INTO observations (record_rowid, source_kind, kind, at) "
+            "VALUES (424242, 'system', 'created', '2026-11-29T12:00:00.000000Z')"
+        )
+    assert store.query("SELECT count(*) AS n FROM observations")[0]["n"] == 0
+    fast_memory.grant("planner", "user:u1", now=NOW)  # a write transaction again
+    assert [g.scope for g in fast_memory.grants()] == ["user:u1"]
