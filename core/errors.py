@@ -81,7 +81,12 @@ class EmbedderError(AgentMemoryError):
 
 
 class ExtractionError(AgentMemoryError):
-    """A stage of session extraction could not finish; the job stays retryable."""
+    """A stage of session extraction could not finish. ``retryable`` is False when that was
+    the job's last attempt (the job has failed, its error kept): a retry would be refused."""
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 class ModelOutputError(ExtractionError):

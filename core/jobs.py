@@ -307,13 +307,22 @@ class Jobs:
 
     # -- the sweep ---------------------------------------------------------------------------
 
-    def sweep(self, *, now: datetime, dispatcher: Dispatcher | None = None) -> SweepReport:
+    def sweep(
+        self, *, now: datetime, dispatcher: Dispatcher | None = None, resend_queued: bool = False
+    ) -> SweepReport:
         """Re-queue expired claims and queued stages whose message was lost (queued longer
         than requeue_after_seconds) or never sent (no ``queued_at``), fail jobs past their
-        attempts, and send a message for each re-queued stage. Safe to run from several
-        processes at once."""
+        attempts, and send a message for each re-queued stage. ``resend_queued`` treats every
+        queued stage as lost: a consumer starting after a crash sends them all again (a
+        worker killed between advancing a stage and sending the next one's message left it
+        queued with no message; a duplicate message is refused at its claim). Safe to run
+        from several processes at once."""
         at = format_time(now)
-        stale = format_time(now - timedelta(seconds=self.policy.requeue_after_seconds))
+        stale = (
+            at
+            if resend_queued
+            else format_time(now - timedelta(seconds=self.policy.requeue_after_seconds))
+        )
         report = SweepReport()
         with self.store.transaction() as conn:
             rows = conn.execute(

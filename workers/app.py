@@ -168,7 +168,12 @@ class WorkerApp:
 
     def _stage_runner(self, stage: str) -> Callable[[str], None]:
         def run_stage(job_id: str) -> None:
-            result = self.pipeline().run(job_id, stage)
+            try:
+                result = self.pipeline().run(job_id, stage)
+            except ExtractionError as exc:
+                if exc.retryable:
+                    raise  # Huey sends it again after worker.retry_delay_seconds
+                return  # the job has failed, its error kept: a retry would only be refused
             if result.next_stage is not None:
                 try:
                     self.dispatch(job_id, result.next_stage)
@@ -185,18 +190,22 @@ class WorkerApp:
     def _periodic_sweep(self) -> None:
         self.sweep()
 
-    def sweep(self, *, now: datetime | None = None) -> dict[str, Any] | None:
+    def sweep(
+        self, *, now: datetime | None = None, resend_queued: bool = False
+    ) -> dict[str, Any] | None:
         """One maintenance pass (see the module docstring). None when another sweep holds the
-        lock. Returns what it did."""
+        lock. Returns what it did. ``resend_queued``: send every queued stage again, not only
+        those queued longer than ``worker.requeue_after_seconds`` (a consumer's first sweep;
+        core.jobs.Jobs.sweep)."""
         try:
             with self._sweep_lock:
-                return self._sweep(now or self.clock())
+                return self._sweep(now or self.clock(), resend_queued=resend_queued)
         except TaskLockedException:
             return None
 
-    def _sweep(self, now: datetime) -> dict[str, Any]:
+    def _sweep(self, now: datetime, *, resend_queued: bool = False) -> dict[str, Any]:
         memory = self.memory
-        report = memory.jobs.sweep(now=now, dispatcher=self).to_json()
+        report = memory.jobs.sweep(now=now, dispatcher=self, resend_queued=resend_queued).to_json()
         report["review_flagged"] = memory.flag_due_reviews(now=now)
         report["expired"] = memory.expire_provisional(now=now)
         if any(report.values()):

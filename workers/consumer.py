@@ -4,7 +4,8 @@
   threads share one loaded embedder and one store connection;
 - Huey's periodic tasks on (the minute sweep), plus a ticker thread that runs the sweep every
   ``worker.sweep_seconds`` and once at start, so work left by a crashed consumer resumes as
-  soon as its leases expire;
+  soon as its leases expire; the first sweep sends every queued stage again, since a consumer
+  killed between advancing a stage and sending the next one's message left no message;
 - SIGTERM (and SIGINT) stop gracefully: running stages finish, nothing new starts. A second
   signal interrupts; an interrupted or killed stage is re-run by the sweep after its lease;
 - stale Huey locks (left by a consumer killed with SIGKILL) are cleared at start. Run one
@@ -77,9 +78,11 @@ def run_consumer(app: WorkerApp, *, threads: int) -> None:
     stop = threading.Event()
 
     def tick() -> None:
+        first = True  # sends every queued stage: a crashed worker may have lost its message
         while True:
             try:
-                app.sweep()
+                app.sweep(resend_queued=first)
+                first = False
             except Exception:  # keep sweeping; the error is logged with its traceback
                 log.exception("worker.sweep_failed")
             if stop.wait(worker.sweep_seconds):

@@ -106,8 +106,9 @@ class Pipeline:
     # -- running one stage -------------------------------------------------------------------
 
     def run(self, job_id: str, stage: str) -> StageResult:
-        """Claim and run ``stage`` of ``job_id``. Raises ExtractionError (after releasing the
-        stage for a retry, error kept) when the stage fails."""
+        """Claim and run ``stage`` of ``job_id``. Raises ExtractionError when the stage fails,
+        after releasing it with its error kept (``retryable`` False: that was the last
+        attempt, and the job has failed)."""
         claim = self.jobs.claim(job_id, stage, worker=self.worker, now=self.clock())
         if isinstance(claim, ClaimRefused):
             log.info("stage.refused", job_id=job_id, stage=stage, reason=claim.reason)
@@ -124,7 +125,9 @@ class Pipeline:
             error = f"{type(exc).__name__}: {exc}"[:2000]
             retryable = self.jobs.release(claim, error=error, now=self.clock())
             bound.warning("stage.failed", error=error, retryable=retryable)
-            raise ExtractionError(f"{stage} of {job_id} failed: {error}") from exc
+            raise ExtractionError(
+                f"{stage} of {job_id} failed: {error}", retryable=retryable
+            ) from exc
         duration = (time.perf_counter() - started) * 1000
         following = self.jobs.advance(claim, output=output, now=self.clock(), duration_ms=duration)
         if following is None:

@@ -222,3 +222,17 @@ def test_path_c_flags_due_reviews_once_and_changes_nothing_else(mem: Memory) -> 
     assert mem.flag_due_reviews(now=NOW) == []
     events = mem.store.query("SELECT record_id FROM events WHERE kind = 'record.review_due'")
     assert [e["record_id"] for e in events] == [due["id"]]
+
+
+def test_a_starting_consumer_resends_stages_queued_moments_ago(mem: Memory) -> None:
+    """A worker killed between advancing a stage and sending the next stage's message leaves
+    it queued, freshly, with no message. The regular sweep waits requeue_after_seconds before
+    calling a message lost; the first sweep of a consumer sends every queued stage at once."""
+    recorder = Recorder()
+    mem.dispatcher = recorder
+    job_id = ended(mem)  # queued and sent at NOW: as if that message was the one lost
+    soon = NOW + timedelta(seconds=5)
+    assert mem.jobs.sweep(now=soon, dispatcher=recorder).requeued == []
+    report = mem.jobs.sweep(now=soon, dispatcher=recorder, resend_queued=True)
+    assert report.requeued == [(job_id, "extract")]
+    assert recorder.sent == [(job_id, "extract"), (job_id, "extract")]

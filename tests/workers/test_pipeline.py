@@ -289,6 +289,23 @@ def test_a_reviewer_timeout_writes_nothing_and_leaves_the_job_retryable(mem: Mem
     assert backend.calls == ["extract", "review"]
 
 
+def test_the_last_failed_attempt_is_not_sent_again(mem: Memory) -> None:
+    """After worker.max_attempts failures the job has failed: the task ends there instead of
+    raising for Huey to retry a stage whose every claim would be refused."""
+    backend = Scripted(
+        candidates=[candidate("The user is vegetarian.", "I'm vegetarian")],
+        review=TimeoutError("the reviewer did not answer"),
+    )
+    attach(mem, backend)
+    with capture_logs() as logs:
+        job_id = converse(mem, CHAT)
+    status = mem.jobs.status(job_id)
+    assert status["status"] == "failed" and status["stages"][1]["attempts"] == 3
+    assert backend.calls == ["extract", "review", "review", "review"]
+    refused = [e for e in logs if e["event"] == "stage.refused"]
+    assert refused == []
+
+
 def test_reviewer_output_that_breaks_the_rules_fails_closed(mem: Memory) -> None:
     """Two decisions for one candidate make the whole review invalid: nothing is written."""
 
