@@ -397,7 +397,7 @@ def _read_transcript(path: str) -> list[tuple[str, str, datetime | None]]:
                 f"{where}: role must be one of {', '.join(ROLES)}; got {turn.get('role')!r}",
                 field="file",
             )
-        at = parse_time(turn["at"], field=f"{where} at") if turn.get("at") else None
+        at = parse_time(turn["at"], field=f"{where}: at") if turn.get("at") is not None else None
         parsed.append((turn["role"], turn["content"], at))
     return parsed
 
@@ -408,7 +408,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     turns = _read_transcript(args.file)
     config = load_config(args)
     app = WorkerApp(args.store, config, immediate=args.inline, environ=os.environ)
-    with app.attach(Memory.open(args.store, config)) as mem:
+    with Memory.open(args.store, config) as mem:
+        app.attach(mem)
         targets = dict(_pairs(args.write_target, what="--write-target")) or None
         session = mem.session(
             agent_id=args.agent, user_id=args.user, session_id=args.session, write_targets=targets
@@ -579,8 +580,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             "(scripts/install.sh installs it editable), not with the package",
             field="name",
         )
+    # argparse drops a leading "--" itself on some Python versions, not on others.
     passed = args.args[1:] if args.args[:1] == ["--"] else args.args
-    return subprocess.run([sys.executable, str(script), *passed], cwd=root).returncode
+    # The caller's working directory, so a relative --out means what they typed; the scripts
+    # find the repository from their own path.
+    return subprocess.run([sys.executable, str(script), *passed]).returncode
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -893,14 +897,14 @@ def build_parser() -> argparse.ArgumentParser:
         "is its own arguments. Each builds its own stores (--store and --config are not used) "
         "and writes its report under benchmarks/results/ unless given --out.",
         "agent-memory bench search --sizes 1000,10000 --queries 50\n"
-        "agent-memory bench write -- --help",
+        "agent-memory bench write --help",
         json_flag=False,
     )
     p.add_argument("name", choices=BENCHMARKS, help="which benchmark")
     p.add_argument(
         "args",
         nargs=argparse.REMAINDER,
-        help="its arguments (agent-memory bench NAME -- --help lists them)",
+        help="its arguments (agent-memory bench NAME --help lists them)",
     )
     p = add(
         "tools",

@@ -11,9 +11,10 @@ the gate on, and the returned ``source_ref``s are scored against the labelled ev
   and the share of category-5 (adversarial) questions answered empty.
 - LongMemEval-S: session-level recall_any@5, recall_all@5, recall_any@10 and turn-level
   recall@10 (turns marked ``has_answer``), per question type; a record per turn or per session.
-- Both: candidate recall, the share of the evidence turns that any generator found at all
-  (read from each search's search_log row), before the gate and the limit: what a better
-  ordering of the candidates (a reranker) could reach, told apart from what no generator finds.
+- Both: candidate recall, the share of the evidence turns among the candidates the
+  generators found (each its best ``retrieval.candidates_per_generator``; read from each
+  search's search_log row), before the gate and the limit: what a better ordering of the
+  candidates (a reranker) could reach, told apart from what no generator finds.
 - Calibration (``--calibrate``): sweeps the gate floors on a labelled set. Positives: answerable
   questions searched in their own conversation. Negatives: the same questions searched in a
   different conversation's scope, and off-topic queries. LoCoMo's category 5 is reported
@@ -264,10 +265,10 @@ class Answer:
     searched_in: str
     latency_ms: float
     candidates: dict[str, Any]
-    # source_refs of every candidate the generators found (each its retrieval
-    # .candidates_per_generator best), before the gate, duplicate collapse and the limit: the
-    # evidence no reordering of the candidates could bring into the results is what is not here.
-    found: frozenset[str] = frozenset()
+    # source_refs of every candidate the generators found (each generator's best
+    # retrieval.candidates_per_generator), before the gate, duplicate collapse and the limit.
+    # Evidence missing here is evidence no reordering of the candidates could return.
+    found: frozenset[str]
 
 
 def ask(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.errors import ConfigError
 
@@ -107,10 +107,12 @@ class RetrievalConfig(_Section):
             "ranks more (LoCoMo dev R@10: 0.68 at k=60, 0.72 at k=10 with dense_weight 0.5)."
         ),
     )
-    # The tool schema bounds a caller's limit (50) and budget (100,000) for every
-    # configuration (core.tools.SearchArgs: the definitions are static); these stay inside them.
+    # The tool schema bounds a caller's limit at 50 for every configuration (core.tools
+    # .SearchArgs: the definitions are static), so the limits stay inside it. A caller may ask
+    # for a budget of at most 100,000 tokens; the default used when it does not ask may be
+    # larger.
     budget_tokens: int = Field(
-        1500, ge=1, le=100_000, description="Default context budget of one memory_search (tokens)."
+        1500, ge=1, le=200_000, description="Default context budget of one memory_search (tokens)."
     )
     default_limit: int = Field(10, ge=1, le=50, description="Results returned when no limit.")
     max_limit: int = Field(
@@ -168,6 +170,14 @@ class RetrievalConfig(_Section):
         le=1.0,
         description="Results at least this similar to a better-ranked one are collapsed into it.",
     )
+
+    @model_validator(mode="after")
+    def _default_within_max(self) -> RetrievalConfig:
+        if self.default_limit > self.max_limit:
+            raise ValueError(
+                f"default_limit ({self.default_limit}) is above max_limit ({self.max_limit})"
+            )
+        return self
 
 
 class GateConfig(_Section):
@@ -309,8 +319,8 @@ class WorkerConfig(_Section):
     queue_path: str = Field(
         "",
         description=(
-            "Huey's SQLite queue file; empty means '<store>.queue.db' beside the store "
-            "(never inside the store file)."
+            "Huey's SQLite queue file, a relative path being relative to the store's folder; "
+            "empty means '<store>.queue.db' beside the store (never inside the store file)."
         ),
     )
     threads: int = Field(2, ge=1, le=64, description="Worker threads of `agent-memory worker`.")

@@ -33,6 +33,9 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
 RecordId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+Step = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_CONTENT)
+]
 
 
 class _Arguments(BaseModel):
@@ -59,13 +62,9 @@ class ProcedureArgs(_Arguments):
     """The body of a procedural record."""
 
     name: Name = Field(description="Short name of the procedure.")
-    when: Text = Field(description="When it applies.")
-    steps: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(
-        min_length=1, max_length=50, description="The steps, in order."
-    )
-    pitfalls: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(
-        default_factory=list, max_length=50, description="Known pitfalls."
-    )
+    when: Text = Field(max_length=MAX_CONTENT, description="When it applies.")
+    steps: list[Step] = Field(min_length=1, max_length=50, description="The steps, in order.")
+    pitfalls: list[Step] = Field(default_factory=list, max_length=50, description="Known pitfalls.")
 
 
 class WriteArgs(_Arguments):
@@ -80,9 +79,9 @@ class WriteArgs(_Arguments):
         "user_statement", "tool_result", "system", "agent_inference", "session_summary"
     ] = Field(
         description=(
-            "What supports it. user_statement, tool_result and system need a verbatim "
-            "evidence quote from a user, tool or system turn of this conversation; without "
-            "one the record is stored as agent_inference."
+            "What supports it. user_statement needs a verbatim evidence quote from a user "
+            "turn of this conversation, tool_result from a tool turn, system from a system "
+            "turn; without one the record is stored as agent_inference."
         )
     )
     attribute: Name | None = Field(

@@ -43,10 +43,12 @@ SWEEP_LOCK = "agent-memory-sweep"
 
 
 def queue_path_for(store_path: str | os.PathLike[str], config: Config) -> Path:
-    """The Huey queue file for a store: ``worker.queue_path``, else ``<store>.queue.db``."""
+    """The Huey queue file for a store: ``worker.queue_path`` (relative to the store's
+    folder, so a host and a worker started in different directories share it), else
+    ``<store>.queue.db``; absolute either way."""
+    store = Path(store_path).resolve()
     if config.worker.queue_path:
-        return Path(config.worker.queue_path)
-    store = Path(store_path)
+        return store.parent / Path(config.worker.queue_path).expanduser()
     return store.with_name(store.name + QUEUE_SUFFIX)
 
 
@@ -74,6 +76,8 @@ class WorkerApp:
         self.store_path = Path(store_path)
         self.config = config or (memory.config if memory is not None else Config())
         self.queue_path = queue_path_for(self.store_path, self.config)
+        if memory is not None:
+            self._check_serves(memory)
         if not immediate:
             self.queue_path.parent.mkdir(parents=True, exist_ok=True)
         self.huey = SqliteHuey(
@@ -113,6 +117,13 @@ class WorkerApp:
         The queue file comes from the Config the app was built with: a Memory of another
         store, or one whose own settings name another queue (``worker.queue_path``), is
         refused, since its sessions would be enqueued where its workers do not look."""
+        self._check_serves(memory)
+        with self._open_lock:
+            self._memory = memory
+            memory.dispatcher = self
+        return memory
+
+    def _check_serves(self, memory: Memory) -> None:
         if Path(memory.path).resolve() != self.store_path.resolve():
             raise ConfigError(
                 f"this WorkerApp serves {self.store_path}, not {memory.path}: build one for it"
@@ -123,10 +134,6 @@ class WorkerApp:
                 f"{self.queue_path}: build the app with the Memory's, WorkerApp(path, "
                 "memory.config)"
             )
-        with self._open_lock:
-            self._memory = memory
-            memory.dispatcher = self
-        return memory
 
     @property
     def backend(self) -> ModelBackend:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,14 +52,24 @@ def test_every_command_is_documented_in_the_readme(command: str) -> None:
 
 
 # The commands ../shared/design/CONTRACT.md says exist ("At least: ..."); others may be added.
-CONTRACT_COMMANDS = str.split(
+CONTRACT = README.parents[1] / "shared" / "design" / "CONTRACT.md"
+CONTRACT_COMMANDS = (
     "quickstart init grant revoke grants import search get write forget ingest jobs worker "
     "stats reembed snapshot restore eval bench tools"
-)
+).split()
 
 
 def test_every_command_of_the_contract_exists() -> None:
     assert set(CONTRACT_COMMANDS) <= set(commands())
+
+
+@pytest.mark.skipif(not CONTRACT.exists(), reason=f"no contract at {CONTRACT}")
+def test_the_contracts_command_list_is_the_one_checked_here() -> None:
+    """CONTRACT_COMMANDS is the contract's list as it stands (so a command it adds is caught)."""
+    listed = CONTRACT.read_text().split("At least:", 1)[1].split("Every command", 1)[0]
+    assert sorted(w.split()[0] for w in re.findall(r"`([^`]+)`", listed)) == sorted(
+        CONTRACT_COMMANDS
+    )
 
 
 def test_bench_runs_the_named_benchmark_with_the_rest_of_the_line(

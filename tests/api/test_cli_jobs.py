@@ -91,7 +91,8 @@ def test_ingest_queues_for_a_worker_and_jobs_lists_with_filters(
         ('["hi"]', "turn 1: expected an object"),
         ('[{"role": "user"}]', "turn 1: content must be a string"),
         ('[{"role": "robot", "content": "hi"}]', "role must be one of"),
-        ('[{"role": "user", "content": "hi", "at": "yesterday"}]', "turn 1 at must be an ISO 8601"),
+        ('[{"role": "user", "content": "hi", "at": "yesterday"}]', "turn 1: at must be an ISO"),
+        ('[{"role": "user", "content": "hi", "at": ""}]', "turn 1: at must be an ISO"),
     ],
 )
 def test_a_bad_transcript_exits_2_with_one_line(

@@ -57,6 +57,7 @@ def test_cli_variables_without_separator_are_not_settings() -> None:
         ({"retrieval": {"budget_tokens": "lots"}}, "retrieval.budget_tokens"),
         ({"retrieval": {"candidates_per_generator": 0}}, "candidates_per_generator"),
         ({"retrieval": {"max_limit": 51}}, "retrieval.max_limit"),
+        ({"retrieval": {"default_limit": 20, "max_limit": 10}}, "default_limit"),
         ({"trigger": {"mode": "sometimes"}}, "trigger.mode"),
         ({"reranker": {"mode": "before"}}, "reranker.mode"),
     ],

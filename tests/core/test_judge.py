@@ -520,11 +520,11 @@ def test_offline_judge_gives_up_on_a_quote_too_repetitive_to_align() -> None:
     assert 0.0 <= verdict.score <= 1.0
 
 
-_VOCABULARY = str.split(
+_VOCABULARY = (
     "I my me the user user's they their not never no might maybe 3 three 4 12 May 3pm kids "
     "children like likes dislike hate love lives in on at Berlin coffee tea , and but said "
     "think had was lived has have Tuesday Tuesdays enabled disabled before after open closed"
-)
+).split()
 
 
 @settings(max_examples=200, deadline=None)

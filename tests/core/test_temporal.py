@@ -3,6 +3,7 @@ leans to the future, and a query's, which looks back."""
 
 from __future__ import annotations
 
+import calendar
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
@@ -13,9 +14,6 @@ from core.temporal import expressions, query_window, supports
 
 # A Sunday.
 ANCHOR = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-MONTH_NAMES = str.split(
-    "January February March April May June July August September October November December"
-)
 
 
 @pytest.mark.parametrize(
@@ -206,7 +204,7 @@ def test_a_written_date_names_its_day_exactly_when_the_day_exists(
     if iso:
         text = f"What did I do on {year:04d}-{month:02d}-{day:02d}?"
     elif 1 <= month <= 12:
-        text = f"What did I do on {day} {MONTH_NAMES[month - 1]} {year:04d}?"
+        text = f"What did I do on {day} {calendar.month_name[month]} {year:04d}?"
     else:
         return  # no month name to write
     window = query_window(text, ANCHOR)

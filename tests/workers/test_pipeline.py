@@ -122,9 +122,24 @@ def test_attach_refuses_a_memory_its_queue_does_not_serve(tmp_path: Path) -> Non
             WorkerApp(memory.path).attach(memory)
         with pytest.raises(ConfigError, match="serves"):
             WorkerApp(tmp_path / "other.db", own).attach(memory)
+        with pytest.raises(ConfigError, match=r"own\.queue\.db"):
+            WorkerApp(memory.path, memory=memory, config=Config())
         app = WorkerApp(memory.path, own)
         assert app.attach(memory) is memory and memory.dispatcher is app
-        assert app.queue_path == tmp_path / "own.queue.db"
+        assert app.queue_path == (tmp_path / "own.queue.db").resolve()
+
+
+def test_a_relative_queue_path_is_the_stores_folders_wherever_the_process_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A host and a worker started in different directories share one queue file."""
+    config = Config(worker={"queue_path": "queues/q.db"})
+    paths = set()
+    for cwd in (tmp_path, tmp_path / "elsewhere"):
+        cwd.mkdir(exist_ok=True)
+        monkeypatch.chdir(cwd)
+        paths.add(WorkerApp(tmp_path / "m.db", config).queue_path)
+    assert paths == {(tmp_path / "queues" / "q.db").resolve()}
 
 
 def converse(mem: Memory, turns: list[tuple[str, str]], session_id: str = "s1") -> str:
