@@ -5,6 +5,7 @@ scripted one standing in for a model that times out, answers badly or was prompt
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -20,12 +21,14 @@ from core.evidence import Turn, find_quote
 from core.extraction import (
     ExtractionOutput,
     ModelBackend,
+    Pipeline,
     ReviewDecision,
     ReviewOutput,
     SummaryOutput,
 )
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
+from core.jobs import Claim, ClaimRefused
 from core.models import Record, SourceKind, format_time, utcnow
 from core.policy import source_rank
 from tests.conftest import NOW
@@ -493,13 +496,28 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
     }
 
 
+# The lease is renewed every third of it (0.33 s at the 1 s lease below): generous margins,
+# so a loaded machine that delays the renewing thread by a few hundred milliseconds passes.
+LEASE_1S = Config(worker={"lease_seconds": 1.0})
+
+
+def claim_meanwhile(
+    mem: Memory, pipeline: Pipeline, job_id: str, stage: str, started: threading.Event
+) -> Claim | ClaimRefused:
+    """Run ``stage`` on ``pipeline`` in a thread and, once it has ``started`` its slow part
+    and twice the lease has passed, try to claim the stage as another worker."""
+    runner = threading.Thread(target=pipeline.run, args=(job_id, stage))
+    runner.start()
+    assert started.wait(5)
+    time.sleep(2.0)  # twice the lease
+    other = mem.jobs.claim(job_id, stage, worker="other", now=utcnow())
+    runner.join(5)
+    return other
+
+
 def test_the_lease_is_extended_while_a_stage_writes_slowly(tmp_path: Path) -> None:
     """Not only the model call: a validate stage slow between its writes (an NLI judge, a
     busy store) keeps its lease too, so no second worker runs it at the same time."""
-    import threading
-
-    from core.extraction import Pipeline
-    from core.jobs import ClaimRefused
 
     class SlowWrites:
         def at(self, stage: str, point: str) -> None:
@@ -508,32 +526,19 @@ def test_the_lease_is_extended_while_a_stage_writes_slowly(tmp_path: Path) -> No
                 time.sleep(3.0)
 
     started = threading.Event()
-    config = Config(worker={"lease_seconds": 1.0})
-    mem = Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW)
-    try:
+    with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
         mem.grant("assistant", "user:alice", now=NOW)
         job_id = converse(mem, CHAT)
         plain = Pipeline(mem, OfflineBackend(), worker="plain")
         assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
         slow = Pipeline(mem, OfflineBackend(), worker="slow", hooks=SlowWrites())
-        runner = threading.Thread(target=slow.run, args=(job_id, "validate"))
-        runner.start()
-        assert started.wait(5)
-        time.sleep(2.0)  # twice the lease, the stage still between its writes
-        refused = mem.jobs.claim(job_id, "validate", worker="other", now=utcnow())
-        runner.join(5)
+        refused = claim_meanwhile(mem, slow, job_id, "validate", started)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
         assert mem.jobs.status(job_id)["stage"] == "summarize"
-    finally:
-        mem.close()
 
 
 def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
     """A model call longer than the lease does not let another worker take the stage over."""
-    import threading
-
-    from core.extraction import Pipeline
-    from core.jobs import ClaimRefused
 
     class Slow(Scripted):
         def extract(self, session: SessionView) -> ExtractionOutput:
@@ -541,24 +546,13 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
             time.sleep(3.0)
             return super().extract(session)
 
-    # The lease is renewed every third of it (0.33 s here): generous margins, so a loaded
-    # machine that delays the renewing thread by a few hundred milliseconds still passes.
     started = threading.Event()
-    config = Config(worker={"lease_seconds": 1.0})
-    mem = Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW)
-    try:
+    with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
         job_id = converse(mem, CHAT)
         pipeline = Pipeline(mem, Slow(), worker="slow")
-        runner = threading.Thread(target=pipeline.run, args=(job_id, "extract"))
-        runner.start()
-        assert started.wait(5)
-        time.sleep(2.0)  # twice the lease
-        refused = mem.jobs.claim(job_id, "extract", worker="other", now=utcnow())
-        runner.join(5)
+        refused = claim_meanwhile(mem, pipeline, job_id, "extract", started)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
         assert mem.jobs.status(job_id)["stage"] == "review"
-    finally:
-        mem.close()
 
 
 def test_a_later_session_stating_the_same_fact_reinforces_it(mem: Memory) -> None:
