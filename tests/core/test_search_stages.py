@@ -195,7 +195,9 @@ def test_a_slow_rewriter_falls_back_to_the_raw_query(tmp_path: Path) -> None:
 def test_a_limit_above_retrieval_max_limit_is_cut_to_it(tmp_path: Path) -> None:
     """The tool schema accepts up to 50; a store configured for fewer returns at most that
     many, and the log records the limit applied."""
-    mem = open_memory(tmp_path / "m.db", Config(retrieval={"max_limit": 2}, gate=OPEN_GATE))
+    mem = open_memory(
+        tmp_path / "m.db", Config(retrieval={"max_limit": 2, "default_limit": 2}, gate=OPEN_GATE)
+    )
     session = mem.session(agent_id="a", user_id="alice", session_id="s", now=NOW)
     result = session.call("memory_search", {"query": "Alice", "limit": 50}, now=NOW)
     assert len(result["results"]) == 2
