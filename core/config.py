@@ -332,6 +332,14 @@ class WorkerConfig(_Section):
             "extended every third of it while the stage runs."
         ),
     )
+    stage_timeout_seconds: float = Field(
+        1800.0,
+        gt=0,
+        description=(
+            "How long a stage may keep renewing its lease; after it the lease runs out and "
+            "another worker may take the stage over (a backend that hangs cannot hold a job)."
+        ),
+    )
     max_attempts: int = Field(
         5, ge=1, le=100, description="Attempts per stage before the job fails (last error kept)."
     )

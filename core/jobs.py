@@ -90,6 +90,7 @@ class LeasePolicy:
     lease_seconds: float
     max_attempts: int
     requeue_after_seconds: float
+    stage_timeout_seconds: float = 1800.0
 
 
 class Jobs:

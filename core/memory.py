@@ -58,6 +58,7 @@ class Memory:
                 lease_seconds=config.worker.lease_seconds,
                 max_attempts=config.worker.max_attempts,
                 requeue_after_seconds=config.worker.requeue_after_seconds,
+                stage_timeout_seconds=config.worker.stage_timeout_seconds,
             ),
         )
         self._ingestor: Ingestor | None = None

@@ -146,13 +146,24 @@ class Pipeline:
     def _leased(self, claim: Claim) -> Iterator[None]:
         """Extend the lease every third of its length while the block (a stage) runs, so no
         other worker takes over a stage that is slow but alive. A renewal that fails (the
-        store busy past its timeout) is logged and tried again at the next interval; renewing
-        stops only when the claim is lost."""
+        store busy past its timeout) is logged and tried again at the next interval. Renewing
+        stops when the claim is lost, or once the stage has run ``worker
+        .stage_timeout_seconds``: a stage that long is taken to hang, and its lease runs out
+        so that another worker can take it over (this one's advance is then refused)."""
         stop = threading.Event()
         interval = max(self.jobs.policy.lease_seconds / 3, 0.05)
+        deadline = time.monotonic() + self.jobs.policy.stage_timeout_seconds
 
         def keep() -> None:
             while not stop.wait(interval):
+                if time.monotonic() >= deadline:
+                    log.warning(
+                        "stage.timed_out",
+                        job_id=claim.job_id,
+                        stage=claim.stage,
+                        after_s=self.jobs.policy.stage_timeout_seconds,
+                    )
+                    return
                 try:
                     if not self.jobs.extend(claim, now=self.clock()):
                         return

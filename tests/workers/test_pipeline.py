@@ -537,6 +537,36 @@ def test_the_lease_is_extended_while_a_stage_writes_slowly(tmp_path: Path) -> No
         assert mem.jobs.status(job_id)["stage"] == "summarize"
 
 
+def test_a_stage_past_its_timeout_stops_holding_its_lease(tmp_path: Path) -> None:
+    """A stage that hangs (here: 6 s between two writes, against worker.stage_timeout_seconds
+    of 1 s) stops renewing its lease, so another worker can take the stage over; the hung
+    worker's advance is then refused."""
+
+    class Hang:
+        def at(self, stage: str, point: str) -> None:
+            if (stage, point) == ("validate", "written"):
+                started.set()
+                time.sleep(6.0)
+
+    started = threading.Event()
+    config = Config(worker={"lease_seconds": 1.0, "stage_timeout_seconds": 1.0})
+    with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("assistant", "user:alice", now=NOW)
+        job_id = converse(mem, CHAT)
+        plain = Pipeline(mem, OfflineBackend(), worker="plain")
+        assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
+        hung = Pipeline(mem, OfflineBackend(), worker="hung", hooks=Hang())
+        runner = threading.Thread(target=lambda: results.append(hung.run(job_id, "validate")))
+        results: list[Any] = []
+        runner.start()
+        assert started.wait(5)
+        time.sleep(3.0)  # past the timeout, plus the lease it had left
+        taken = mem.jobs.claim(job_id, "validate", worker="other", now=utcnow())
+        assert isinstance(taken, Claim)
+        runner.join(10)
+        assert results[0].ran is False and results[0].refused == "claim_lost"
+
+
 def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
     """A model call longer than the lease does not let another worker take the stage over."""
 
