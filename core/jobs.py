@@ -192,7 +192,12 @@ class Jobs:
             if stage_status not in ("queued", "running"):
                 return ClaimRefused("done", f"stage {stage} is {stage_status}")
             if attempts >= self.policy.max_attempts:
-                error = _last_error(conn, job_id, stage) or "lease expired"
+                previous = _last_error(conn, job_id, stage)
+                error = (
+                    _lease_expired(previous, last=True)
+                    if stage_status == "running"
+                    else previous or "no attempts left"
+                )
                 _fail(conn, job_id, stage, error=error, at=at, now=now)
                 return ClaimRefused("failed", error)
             token = secrets.token_hex(8)
@@ -335,9 +340,12 @@ class Jobs:
                 (at, stale),
             ).fetchall()
             for job_id, stage, status, attempts in rows:
+                previous = _last_error(conn, job_id, stage)
                 if attempts >= self.policy.max_attempts:
-                    error = _last_error(conn, job_id, stage) or (
-                        "the lease expired on the last attempt (the worker stopped or hung)"
+                    error = (
+                        _lease_expired(previous, last=True)
+                        if status == "running"
+                        else previous or "no attempts left"
                     )
                     _fail(conn, job_id, stage, error=error, at=at, now=now)
                     report.failed.append(job_id)
@@ -346,8 +354,8 @@ class Jobs:
                     conn.execute(
                         "UPDATE job_stages SET status = 'queued', claim_token = NULL, "
                         "claimed_by = NULL, claimed_until = NULL, queued_at = ?, "
-                        "last_error = coalesce(last_error, ?) WHERE job_id = ? AND stage = ?",
-                        (at, "lease expired (the worker stopped or hung)", job_id, stage),
+                        "last_error = ? WHERE job_id = ? AND stage = ?",
+                        (at, _lease_expired(previous, last=False), job_id, stage),
                     )
                     conn.execute(
                         "UPDATE jobs SET status = 'queued', updated_at = ? WHERE job_id = ?",
@@ -436,6 +444,19 @@ class Jobs:
         rows = self.store.query("SELECT status, count(*) AS n FROM jobs GROUP BY status")
         found = {r["status"]: r["n"] for r in rows}
         return {s: found.get(s, 0) for s in JOB_STATUSES}
+
+
+def _lease_expired(previous: str | None, *, last: bool) -> str:
+    """The error of an attempt whose lease ran out: that is what happened last, so it comes
+    first; an earlier attempt's error, if any, follows it."""
+    error = (
+        "the lease expired on the last attempt (the worker stopped or hung)"
+        if last
+        else "lease expired (the worker stopped or hung)"
+    )
+    if previous and not previous.startswith(("lease expired", "the lease expired")):
+        error += f"; an earlier attempt failed with: {previous}"
+    return error[:2000]
 
 
 def _last_error(conn: sqlite3.Connection, job_id: str, stage: str) -> str | None:

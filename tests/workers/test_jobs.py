@@ -154,7 +154,7 @@ def test_the_sweep_requeues_expired_claims_and_lost_messages_and_fails_spent_job
     mem: Memory,
 ) -> None:
     """Expired claims and stale queued stages are re-sent; a job whose last attempt's lease
-    expired fails, keeping the last error."""
+    expired fails, saying so first and keeping the earlier attempts' error after it."""
     mem.dispatcher = Recorder()  # every message is sent at end()
     expired_job = ended(mem, "s1")
     claimed(mem, expired_job)  # its worker was killed
@@ -172,7 +172,13 @@ def test_the_sweep_requeues_expired_claims_and_lost_messages_and_fails_spent_job
     assert sorted(recorder.sent) == sorted(report.requeued)
     assert mem.jobs.status(expired_job)["stages"][0]["status"] == "queued"
     spent = mem.jobs.status(spent_job)
-    assert spent["status"] == "failed" and spent["last_error"] == "OverloadedError: 529"
+    assert spent["status"] == "failed" and spent["last_error"] == (
+        "the lease expired on the last attempt (the worker stopped or hung); "
+        "an earlier attempt failed with: OverloadedError: 529"
+    )
+    assert mem.jobs.status(expired_job)["stages"][0]["last_error"] == (
+        "lease expired (the worker stopped or hung)"
+    )
     # A second sweep right after finds nothing new: re-sent stages count as freshly queued.
     assert mem.jobs.sweep(now=NOW + timedelta(seconds=122)).requeued == []
 
