@@ -284,6 +284,9 @@ class Ingestor:
             vector = self.memory.embedder.embed([embedding_text(draft)])[0]
 
         with clock.stage("duplicate_search"):
+            # Records written after this point are not among the neighbours; _insert looks
+            # for an exact twin among them (another writer's identical statement).
+            seen = self.store.query("SELECT coalesce(max(rowid), 0) AS m FROM records")[0]["m"]
             neighbours = self._neighbours(draft, vector, now=now)
             duplicate = None
             if request.replaces is None and request.reinforce:
@@ -305,7 +308,7 @@ class Ingestor:
                     outcome = self._reinforce(duplicate, draft, request, now=now)
                 else:
                     draft = replace(draft, conflicts_with=tuple(conflicts))
-                    outcome = self._insert(draft, vector, planned, request, now=now)
+                    outcome = self._insert(draft, vector, planned, request, seen=seen, now=now)
             except sqlite3.IntegrityError:
                 # Another writer committed the same idempotency key first.
                 if request.idempotency_key is None:
@@ -413,10 +416,24 @@ class Ingestor:
         planned: list[PlannedEntity],
         request: WriteRequest,
         *,
+        seen: int,
         now: datetime,
     ) -> WriteOutcome:
         notes: list[str] = []
         with self.store.transaction() as conn:
+            if request.reinforce and request.replaces is None:
+                # Another writer may have committed the same statement since the duplicate
+                # search (two sessions' extractions validating one fact at once): reinforce
+                # that record rather than add a second. Only rows added since ``seen`` can be
+                # such a twin, so this reads a handful of rows, not the scope.
+                twins = select_records(
+                    conn,
+                    f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.content = ? "
+                    f"AND r.status IN {_LIVE}",
+                    (seen, draft.scope, draft.type.value, draft.content),
+                )
+                if twins:
+                    return self._reinforced(conn, twins[0], draft, request, now=now)
             linked = [
                 entities.create_planned(conn, p, agent_id=request.agent_id, now=now)
                 for p in planned
@@ -522,25 +539,36 @@ class Ingestor:
     def _reinforce(
         self, existing: Record, draft: Record, request: WriteRequest, *, now: datetime
     ) -> WriteOutcome:
-        notes = [f"a near-duplicate of {existing.id}; reinforced it instead of adding a record"]
         with self.store.transaction() as conn:
             rows = select_records(conn, f"r.id = ? AND r.status IN {_LIVE}", (existing.id,))
             if not rows:
                 raise NotFound(f"{existing.id} stopped being live during the write", field="id")
-            current = rows[0]
-            status, source_kind, promoted = self.reinforce_in(
-                conn,
-                current,
-                request,
-                new_source=draft.source_kind,
-                evidence=draft.evidence,
-                now=now,
-            )
-            _remember_key(conn, request, existing.id, "reinforced", now=now)
-            if promoted:
-                notes.append(f"{existing.id} is now {status.value}")
+            return self._reinforced(conn, rows[0], draft, request, now=now)
+
+    def _reinforced(
+        self,
+        conn: sqlite3.Connection,
+        current: Record,
+        draft: Record,
+        request: WriteRequest,
+        *,
+        now: datetime,
+    ) -> WriteOutcome:
+        """Inside a transaction: the write's outcome when it reinforces live ``current``."""
+        notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]
+        status, source_kind, promoted = self.reinforce_in(
+            conn,
+            current,
+            request,
+            new_source=draft.source_kind,
+            evidence=draft.evidence,
+            now=now,
+        )
+        _remember_key(conn, request, current.id, "reinforced", now=now)
+        if promoted:
+            notes.append(f"{current.id} is now {status.value}")
         return WriteOutcome(
-            id=existing.id,
+            id=current.id,
             status=status,
             source_kind=source_kind,
             action="reinforced",

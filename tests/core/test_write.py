@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core import Memory
+from core import Config, HashingEmbedder, Memory
+from core.judge import OfflineJudge, Verdict
 from core.session import Session
 from tests.conftest import NOW
 
@@ -430,3 +433,56 @@ def test_the_transcript_reads_whole_or_its_last_turns(session: Session) -> None:
     assert len(turns) == before + 5
     assert session.transcript(last=2) == turns[-2:]
     assert [t.content for t in session.transcript(last=2)] == ["turn number 3", "turn number 4"]
+
+
+class GatedJudge(OfflineJudge):
+    """The offline judge, except that the first contradiction check made on the thread named
+    "A" waits until the test lets it go, and that any statement about a bicycle contradicts
+    anything: a seam to hold one write between its duplicate search and its transaction."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.searching = threading.Event()
+        self.go_on = threading.Event()
+
+    def contradicts(self, a: str, b: str) -> Verdict:
+        if threading.current_thread().name == "A" and not self.searching.is_set():
+            self.searching.set()
+            assert self.go_on.wait(10)
+        if "bicycle" in a or "bicycle" in b:
+            return Verdict(holds=True, score=1.0, reason="a test's rule")
+        return super().contradicts(a, b)
+
+
+def test_two_writers_of_one_statement_at_once_leave_one_record(tmp_path: Path) -> None:
+    """Writer A searches for duplicates and finds none; writer B then commits the same
+    statement; A's transaction finds B's record and reinforces it instead of adding a twin."""
+    judge = GatedJudge()
+    config = Config(ingest={"duplicate_floor": 0.0})
+    with Memory.open(
+        tmp_path / "m.db", config, embedder=HashingEmbedder(), judge=judge, now=NOW
+    ) as mem:
+        mem.grant("assistant", "user:u1", now=NOW)
+        a, b = (
+            mem.session(agent_id="assistant", user_id="u1", session_id=s, now=NOW)
+            for s in ("s-a", "s-b")
+        )
+        fact = {"type": "semantic", "source_kind": "agent_inference"}
+        # A neighbour for both searches to judge (and for A to wait on).
+        write(a, **fact, content="The user rides a red bicycle.")
+        outcome: list[dict[str, Any]] = []
+        writer_a = threading.Thread(
+            target=lambda: outcome.append(write(a, **fact, content="The user rides a red bike.")),
+            name="A",
+        )
+        writer_a.start()
+        assert judge.searching.wait(10)  # A is past its duplicate search
+        first = write(b, **fact, content="The user rides a red bike.")
+        judge.go_on.set()
+        writer_a.join(10)
+        assert first["action"] == "created"
+        assert outcome[0]["action"] == "reinforced" and outcome[0]["id"] == first["id"]
+        rows = mem.store.query(
+            "SELECT count(*) AS n FROM records WHERE content = 'The user rides a red bike.'"
+        )
+        assert rows[0]["n"] == 1
