@@ -421,19 +421,6 @@ class Ingestor:
     ) -> WriteOutcome:
         notes: list[str] = []
         with self.store.transaction() as conn:
-            if request.reinforce and request.replaces is None:
-                # Another writer may have committed the same statement since the duplicate
-                # search (two sessions' extractions validating one fact at once): reinforce
-                # that record rather than add a second. Only rows added since ``seen`` can be
-                # such a twin, so this reads a handful of rows, not the scope.
-                twins = select_records(
-                    conn,
-                    f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.content = ? "
-                    f"AND r.status IN {_LIVE}",
-                    (seen, draft.scope, draft.type.value, draft.content),
-                )
-                if twins:
-                    return self._reinforced(conn, twins[0], draft, request, now=now)
             linked = [
                 entities.create_planned(conn, p, agent_id=request.agent_id, now=now)
                 for p in planned
@@ -448,6 +435,29 @@ class Ingestor:
                     subject=entities.subject_of(subject_entity, draft.attribute),
                     entities=tuple(dict.fromkeys(p.id for p in linked)),
                 )
+            if request.reinforce and request.replaces is None:
+                # Another writer may have committed the same statement since the duplicate
+                # search (two sessions' extractions validating one fact at once): reinforce
+                # that record rather than add a second, under the duplicate rules that do not
+                # need the cosine (same subject; an episode on the same day). Only rows added
+                # since ``seen`` can be such a twin: a handful, not the scope.
+                twins = [
+                    twin
+                    for twin in select_records(
+                        conn,
+                        f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.content = ? "
+                        f"AND r.status IN {_LIVE}",
+                        (seen, draft.scope, draft.type.value, draft.content),
+                    )
+                    if twin.subject_entity_id == draft.subject_entity_id
+                    and twin.subject == draft.subject
+                    and (
+                        draft.type is not MemoryType.EPISODIC
+                        or _same_day(twin.event_at, draft.event_at)
+                    )
+                ]
+                if twins:
+                    return self._reinforced(conn, twins[0], draft, request, now=now)
             action = "created"
             replaced = self._current_holder(conn, draft, request, now=now)
             if replaced is not None:

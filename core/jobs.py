@@ -318,17 +318,14 @@ class Jobs:
     ) -> SweepReport:
         """Re-queue expired claims and queued stages whose message was lost (queued longer
         than requeue_after_seconds) or never sent (no ``queued_at``), fail jobs past their
-        attempts, and send a message for each re-queued stage. ``resend_queued`` treats every
-        queued stage as lost: a consumer starting after a crash sends them all again (a
-        worker killed between advancing a stage and sending the next one's message left it
-        queued with no message; a duplicate message is refused at its claim). Safe to run
-        from several processes at once."""
+        attempts, and send a message for each re-queued stage. ``resend_queued`` also treats
+        every queued stage that never failed as lost: a consumer starting after a crash sends
+        them again (a worker killed between advancing a stage and sending the next one's
+        message left it queued with no message; a duplicate is refused at its claim once the
+        first runs). A stage queued after a failure waits for its own Huey retry and its
+        back-off. Safe to run from several processes at once."""
         at = format_time(now)
-        stale = (
-            at
-            if resend_queued
-            else format_time(now - timedelta(seconds=self.policy.requeue_after_seconds))
-        )
+        stale = format_time(now - timedelta(seconds=self.policy.requeue_after_seconds))
         report = SweepReport()
         with self.store.transaction() as conn:
             rows = conn.execute(
@@ -336,8 +333,9 @@ class Jobs:
                 "JOIN jobs AS j ON j.job_id = s.job_id AND j.stage = s.stage "
                 "WHERE j.status IN ('queued', 'running') AND ("
                 " (s.status = 'running' AND s.claimed_until <= ?)"
-                " OR (s.status = 'queued' AND (s.queued_at IS NULL OR s.queued_at <= ?)))",
-                (at, stale),
+                " OR (s.status = 'queued' AND (s.queued_at IS NULL OR s.queued_at <= ?"
+                "  OR (? AND s.last_error IS NULL))))",
+                (at, stale, resend_queued),
             ).fetchall()
             for job_id, stage, status, attempts in rows:
                 previous = _last_error(conn, job_id, stage)
@@ -454,8 +452,11 @@ def _lease_expired(previous: str | None, *, last: bool) -> str:
         if last
         else "lease expired (the worker stopped or hung)"
     )
-    if previous and not previous.startswith(("lease expired", "the lease expired")):
-        error += f"; an earlier attempt failed with: {previous}"
+    marker = "; an earlier attempt failed with: "
+    if previous and previous.startswith(("lease expired", "the lease expired")):
+        previous = previous.split(marker, 1)[1] if marker in previous else None
+    if previous:
+        error += marker + previous
     return error[:2000]
 
 

@@ -81,8 +81,8 @@ def run_consumer(app: WorkerApp, *, threads: int) -> None:
         first = True  # sends every queued stage: a crashed worker may have lost its message
         while True:
             try:
-                app.sweep(resend_queued=first)
-                first = False
+                if app.sweep(resend_queued=first) is not None:  # None: another sweep ran
+                    first = False
             except Exception:  # keep sweeping; the error is logged with its traceback
                 log.exception("worker.sweep_failed")
             if stop.wait(worker.sweep_seconds):

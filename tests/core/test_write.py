@@ -454,9 +454,16 @@ class GatedJudge(OfflineJudge):
         return super().contradicts(a, b)
 
 
-def test_two_writers_of_one_statement_at_once_leave_one_record(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("kind", "days_apart", "records"),
+    [("semantic", 0, 1), ("episodic", 0, 1), ("episodic", 1, 2)],
+)
+def test_two_writers_of_one_statement_at_once_leave_one_record(
+    tmp_path: Path, kind: str, days_apart: int, records: int
+) -> None:
     """Writer A searches for duplicates and finds none; writer B then commits the same
-    statement; A's transaction finds B's record and reinforces it instead of adding a twin."""
+    statement; A's transaction finds B's record and reinforces it instead of adding a twin,
+    under the duplicate rules: an episode on another day is another record."""
     judge = GatedJudge()
     config = Config(ingest={"duplicate_floor": 0.0})
     with Memory.open(
@@ -467,22 +474,29 @@ def test_two_writers_of_one_statement_at_once_leave_one_record(tmp_path: Path) -
             mem.session(agent_id="assistant", user_id="u1", session_id=s, now=NOW)
             for s in ("s-a", "s-b")
         )
-        fact = {"type": "semantic", "source_kind": "agent_inference"}
-        # A neighbour for both searches to judge (and for A to wait on).
-        write(a, **fact, content="The user rides a red bicycle.")
+        fact = {"type": kind, "source_kind": "agent_inference"}
+        day = NOW.date().isoformat()
+        other_day = (NOW + timedelta(days=days_apart)).date().isoformat()
+        # A neighbour for A's duplicate search to judge, and to wait on: on A's day.
+        write(a, **fact, content="The user rides a red bicycle.", event_at=other_day)
         outcome: list[dict[str, Any]] = []
         writer_a = threading.Thread(
-            target=lambda: outcome.append(write(a, **fact, content="The user rides a red bike.")),
+            target=lambda: outcome.append(
+                write(a, **fact, content="The user rides a red bike.", event_at=other_day)
+            ),
             name="A",
         )
         writer_a.start()
         assert judge.searching.wait(10)  # A is past its duplicate search
-        first = write(b, **fact, content="The user rides a red bike.")
+        first = write(b, **fact, content="The user rides a red bike.", event_at=day)
         judge.go_on.set()
         writer_a.join(10)
         assert first["action"] == "created"
-        assert outcome[0]["action"] == "reinforced" and outcome[0]["id"] == first["id"]
         rows = mem.store.query(
             "SELECT count(*) AS n FROM records WHERE content = 'The user rides a red bike.'"
         )
-        assert rows[0]["n"] == 1
+        assert rows[0]["n"] == records
+        if records == 1:
+            assert outcome[0]["action"] == "reinforced" and outcome[0]["id"] == first["id"]
+        else:
+            assert outcome[0]["action"] == "created"

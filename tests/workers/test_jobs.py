@@ -242,3 +242,31 @@ def test_a_starting_consumer_resends_stages_queued_moments_ago(mem: Memory) -> N
     report = mem.jobs.sweep(now=soon, dispatcher=recorder, resend_queued=True)
     assert report.requeued == [(job_id, "extract")]
     assert recorder.sent == [(job_id, "extract"), (job_id, "extract")]
+
+
+def test_a_starting_consumer_leaves_a_failed_stage_to_its_own_retry(mem: Memory) -> None:
+    """A stage queued again after a failure has a Huey retry coming, after its back-off:
+    the first sweep does not send it a second time."""
+    recorder = Recorder()
+    job_id = ended(mem)
+    mem.jobs.release(claimed(mem, job_id), error="OverloadedError: 529", now=NOW)
+    soon = NOW + timedelta(seconds=5)
+    assert mem.jobs.sweep(now=soon, dispatcher=recorder, resend_queued=True).requeued == []
+    assert recorder.sent == []
+
+
+def test_a_lease_expired_twice_still_names_the_error_before() -> None:
+    from core.jobs import _lease_expired
+
+    once = _lease_expired("OverloadedError: 529", last=False)
+    assert once == (
+        "lease expired (the worker stopped or hung); an earlier attempt failed with: "
+        "OverloadedError: 529"
+    )
+    assert _lease_expired(once, last=True) == (
+        "the lease expired on the last attempt (the worker stopped or hung); "
+        "an earlier attempt failed with: OverloadedError: 529"
+    )
+    assert _lease_expired(_lease_expired(None, last=False), last=True) == (
+        "the lease expired on the last attempt (the worker stopped or hung)"
+    )
