@@ -24,6 +24,7 @@ from core.extraction import (
     Pipeline,
     ReviewDecision,
     ReviewOutput,
+    StageResult,
     SummaryOutput,
 )
 from core.extraction.offline import OfflineBackend
@@ -501,38 +502,58 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
 LEASE_1S = Config(worker={"lease_seconds": 1.0})
 
 
+class PauseAfterFirstWrite:
+    """Stage hooks: validate pauses ``seconds`` after its first write, saying when it starts."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started = threading.Event()
+
+    def at(self, stage: str, point: str) -> None:
+        if (stage, point) == ("validate", "written"):
+            self.started.set()
+            time.sleep(self.seconds)
+
+
+def ready_to_validate(mem: Memory) -> str:
+    """A job whose extract and review have run: its validate stage is next."""
+    mem.grant("assistant", "user:alice", now=NOW)
+    job_id = converse(mem, CHAT)
+    plain = Pipeline(mem, OfflineBackend(), worker="plain")
+    assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
+    return job_id
+
+
 def claim_meanwhile(
-    mem: Memory, pipeline: Pipeline, job_id: str, stage: str, started: threading.Event
-) -> Claim | ClaimRefused:
-    """Run ``stage`` on ``pipeline`` in a thread and, once it has ``started`` its slow part
-    and twice the lease has passed, try to claim the stage as another worker."""
-    runner = threading.Thread(target=pipeline.run, args=(job_id, stage))
+    mem: Memory,
+    pipeline: Pipeline,
+    job_id: str,
+    stage: str,
+    started: threading.Event,
+    *,
+    after: float = 2.0,
+) -> tuple[Claim | ClaimRefused, StageResult]:
+    """Run ``stage`` on ``pipeline`` in a thread and, ``after`` seconds past the moment it
+    has ``started`` its slow part (by default twice the lease), try to claim the stage as
+    another worker. Returns that claim and, once the thread ends, what the run did."""
+    done: list[StageResult] = []
+    runner = threading.Thread(target=lambda: done.append(pipeline.run(job_id, stage)))
     runner.start()
     assert started.wait(5)
-    time.sleep(2.0)  # twice the lease
+    time.sleep(after)
     other = mem.jobs.claim(job_id, stage, worker="other", now=utcnow())
-    runner.join(5)
-    return other
+    runner.join(10)
+    return other, done[0]
 
 
 def test_the_lease_is_extended_while_a_stage_writes_slowly(tmp_path: Path) -> None:
     """Not only the model call: a validate stage slow between its writes (an NLI judge, a
     busy store) keeps its lease too, so no second worker runs it at the same time."""
-
-    class SlowWrites:
-        def at(self, stage: str, point: str) -> None:
-            if (stage, point) == ("validate", "written"):
-                started.set()
-                time.sleep(3.0)
-
-    started = threading.Event()
+    hooks = PauseAfterFirstWrite(3.0)
     with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
-        mem.grant("assistant", "user:alice", now=NOW)
-        job_id = converse(mem, CHAT)
-        plain = Pipeline(mem, OfflineBackend(), worker="plain")
-        assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
-        slow = Pipeline(mem, OfflineBackend(), worker="slow", hooks=SlowWrites())
-        refused = claim_meanwhile(mem, slow, job_id, "validate", started)
+        job_id = ready_to_validate(mem)
+        slow = Pipeline(mem, OfflineBackend(), worker="slow", hooks=hooks)
+        refused, _ = claim_meanwhile(mem, slow, job_id, "validate", hooks.started)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
         assert mem.jobs.status(job_id)["stage"] == "summarize"
 
@@ -541,30 +562,15 @@ def test_a_stage_past_its_timeout_stops_holding_its_lease(tmp_path: Path) -> Non
     """A stage that hangs (here: 6 s between two writes, against worker.stage_timeout_seconds
     of 1 s) stops renewing its lease, so another worker can take the stage over; the hung
     worker's advance is then refused."""
-
-    class Hang:
-        def at(self, stage: str, point: str) -> None:
-            if (stage, point) == ("validate", "written"):
-                started.set()
-                time.sleep(6.0)
-
-    started = threading.Event()
+    hooks = PauseAfterFirstWrite(6.0)
     config = Config(worker={"lease_seconds": 1.0, "stage_timeout_seconds": 1.0})
     with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
-        mem.grant("assistant", "user:alice", now=NOW)
-        job_id = converse(mem, CHAT)
-        plain = Pipeline(mem, OfflineBackend(), worker="plain")
-        assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
-        hung = Pipeline(mem, OfflineBackend(), worker="hung", hooks=Hang())
-        runner = threading.Thread(target=lambda: results.append(hung.run(job_id, "validate")))
-        results: list[Any] = []
-        runner.start()
-        assert started.wait(5)
-        time.sleep(3.0)  # past the timeout, plus the lease it had left
-        taken = mem.jobs.claim(job_id, "validate", worker="other", now=utcnow())
+        job_id = ready_to_validate(mem)
+        hung = Pipeline(mem, OfflineBackend(), worker="hung", hooks=hooks)
+        # 3 s: past the timeout, plus the lease it had left
+        taken, hung_run = claim_meanwhile(mem, hung, job_id, "validate", hooks.started, after=3.0)
         assert isinstance(taken, Claim)
-        runner.join(10)
-        assert results[0].ran is False and results[0].refused == "claim_lost"
+        assert hung_run.ran is False and hung_run.refused == "claim_lost"
 
 
 def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
@@ -580,7 +586,7 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
     with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
         job_id = converse(mem, CHAT)
         pipeline = Pipeline(mem, Slow(), worker="slow")
-        refused = claim_meanwhile(mem, pipeline, job_id, "extract", started)
+        refused, _ = claim_meanwhile(mem, pipeline, job_id, "extract", started)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
         assert mem.jobs.status(job_id)["stage"] == "review"
 
