@@ -192,12 +192,7 @@ class Jobs:
             if stage_status not in ("queued", "running"):
                 return ClaimRefused("done", f"stage {stage} is {stage_status}")
             if attempts >= self.policy.max_attempts:
-                previous = _last_error(conn, job_id, stage)
-                error = (
-                    _lease_expired(previous, last=True)
-                    if stage_status == "running"
-                    else previous or "no attempts left"
-                )
+                error = _spent_error(conn, job_id, stage, stage_status)
                 _fail(conn, job_id, stage, error=error, at=at, now=now)
                 return ClaimRefused("failed", error)
             token = secrets.token_hex(8)
@@ -338,13 +333,8 @@ class Jobs:
                 (at, stale, resend_queued),
             ).fetchall()
             for job_id, stage, status, attempts in rows:
-                previous = _last_error(conn, job_id, stage)
                 if attempts >= self.policy.max_attempts:
-                    error = (
-                        _lease_expired(previous, last=True)
-                        if status == "running"
-                        else previous or "no attempts left"
-                    )
+                    error = _spent_error(conn, job_id, stage, status)
                     _fail(conn, job_id, stage, error=error, at=at, now=now)
                     report.failed.append(job_id)
                     continue
@@ -353,7 +343,12 @@ class Jobs:
                         "UPDATE job_stages SET status = 'queued', claim_token = NULL, "
                         "claimed_by = NULL, claimed_until = NULL, queued_at = ?, "
                         "last_error = ? WHERE job_id = ? AND stage = ?",
-                        (at, _lease_expired(previous, last=False), job_id, stage),
+                        (
+                            at,
+                            _lease_expired(_last_error(conn, job_id, stage), last=False),
+                            job_id,
+                            stage,
+                        ),
                     )
                     conn.execute(
                         "UPDATE jobs SET status = 'queued', updated_at = ? WHERE job_id = ?",
@@ -442,6 +437,15 @@ class Jobs:
         rows = self.store.query("SELECT status, count(*) AS n FROM jobs GROUP BY status")
         found = {r["status"]: r["n"] for r in rows}
         return {s: found.get(s, 0) for s in JOB_STATUSES}
+
+
+def _spent_error(conn: sqlite3.Connection, job_id: str, stage: str, status: str) -> str:
+    """The error a job fails with when ``stage`` (in ``status``) has no attempts left: a
+    stage still running had its last attempt's lease run out, and says so first."""
+    previous = _last_error(conn, job_id, stage)
+    if status == "running":
+        return _lease_expired(previous, last=True)
+    return previous or "no attempts left"
 
 
 def _lease_expired(previous: str | None, *, last: bool) -> str:
