@@ -568,8 +568,8 @@ BENCHMARKS = ("search", "write", "worker", "index")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Run benchmarks/bench_<name>.py in a process of its own (it measures that process's
-    RSS and cold starts), with this interpreter, from the repository root."""
+    """Run benchmarks/bench_<name>.py of this source checkout in a process of its own (it
+    measures that process's RSS and cold starts), with this interpreter."""
     import subprocess
 
     root = Path(__file__).resolve().parents[1]

@@ -389,9 +389,7 @@ class Ingestor:
         for record, cosine in neighbours:
             if cosine < self.config.ingest.duplicate_floor:
                 continue
-            if record.subject_entity_id != draft.subject_entity_id:
-                continue
-            if draft.type is MemoryType.EPISODIC and not _same_day(record.event_at, draft.event_at):
+            if not _same_occasion(record, draft):
                 continue
             if self.judge.contradicts(record.content, draft.content).holds:
                 continue
@@ -449,12 +447,7 @@ class Ingestor:
                         f"AND r.status IN {_LIVE}",
                         (seen, draft.scope, draft.type.value, draft.content),
                     )
-                    if twin.subject_entity_id == draft.subject_entity_id
-                    and twin.subject == draft.subject
-                    and (
-                        draft.type is not MemoryType.EPISODIC
-                        or _same_day(twin.event_at, draft.event_at)
-                    )
+                    if _same_occasion(twin, draft) and twin.subject == draft.subject
                 ]
                 if twins:
                     return self._reinforced(conn, twins[0], draft, request, now=now)
@@ -729,6 +722,14 @@ def _remember_key(
             "INSERT INTO ingest_keys (key, record_id, action, at) VALUES (?, ?, ?, ?)",
             (request.idempotency_key, record_id, action, format_time(now)),
         )
+
+
+def _same_occasion(record: Record, draft: Record) -> bool:
+    """Whether ``record`` can be the one ``draft`` repeats: about the same subject entity,
+    and for an episode, on the same day."""
+    if record.subject_entity_id != draft.subject_entity_id:
+        return False
+    return draft.type is not MemoryType.EPISODIC or _same_day(record.event_at, draft.event_at)
 
 
 def _same_day(a: str | None, b: str | None) -> bool:
