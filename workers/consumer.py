@@ -59,6 +59,21 @@ class PauseHooks:
             time.sleep(seconds)
 
 
+def sweep_until(app: WorkerApp, stop: threading.Event) -> None:
+    """Sweep at once, then every ``worker.sweep_seconds``, until ``stop`` is set. The first
+    sweep that runs sends every queued stage again (a crashed worker may have lost its
+    message); one skipped because another process held the sweep lock does not count."""
+    first = True
+    while True:
+        try:
+            if app.sweep(resend_queued=first) is not None:  # None: another sweep ran
+                first = False
+        except Exception:  # keep sweeping; the error is logged with its traceback
+            log.exception("worker.sweep_failed")
+        if stop.wait(app.config.worker.sweep_seconds):
+            return
+
+
 def run_consumer(app: WorkerApp, *, threads: int) -> None:
     """Run the consumer until SIGTERM or SIGINT (see the module docstring). Loads the store
     and the embedder first, so the first stage is as fast as the rest."""
@@ -76,18 +91,6 @@ def run_consumer(app: WorkerApp, *, threads: int) -> None:
         graceful_signal="TERM",
     )
     stop = threading.Event()
-
-    def tick() -> None:
-        first = True  # sends every queued stage: a crashed worker may have lost its message
-        while True:
-            try:
-                if app.sweep(resend_queued=first) is not None:  # None: another sweep ran
-                    first = False
-            except Exception:  # keep sweeping; the error is logged with its traceback
-                log.exception("worker.sweep_failed")
-            if stop.wait(worker.sweep_seconds):
-                return
-
     log.info(
         "worker.ready",
         store=str(app.store_path),
@@ -95,7 +98,7 @@ def run_consumer(app: WorkerApp, *, threads: int) -> None:
         threads=threads,
         backend=app.backend.name,
     )
-    ticker = threading.Thread(target=tick, name="sweeper", daemon=True)
+    ticker = threading.Thread(target=sweep_until, args=(app, stop), name="sweeper", daemon=True)
     ticker.start()
     try:
         consumer.run()  # returns after a graceful stop
@@ -105,4 +108,4 @@ def run_consumer(app: WorkerApp, *, threads: int) -> None:
         log.info("worker.stopped")
 
 
-__all__ = ["PAUSE_VARIABLE", "PauseHooks", "run_consumer"]
+__all__ = ["PAUSE_VARIABLE", "PauseHooks", "run_consumer", "sweep_until"]

@@ -33,7 +33,8 @@ from core.jobs import Claim, ClaimRefused
 from core.models import Record, SourceKind, format_time, utcnow
 from core.policy import source_rank
 from tests.conftest import NOW
-from workers.app import WorkerApp
+from workers.app import SWEEP_LOCK, WorkerApp
+from workers.consumer import sweep_until
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
 # Huey's immediate mode parks a delayed retry; the job then stays retryable for inspection.
@@ -495,6 +496,55 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
         "review_flagged": [],
         "expired": [],
     }
+
+
+class SeesSkippedSweeps(WorkerApp):
+    """A WorkerApp that says when one of its sweeps was skipped (another held the lock)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.skipped = threading.Event()
+
+    def sweep(self, **kw: Any) -> dict[str, Any] | None:
+        report = super().sweep(**kw)
+        if report is None:
+            self.skipped.set()
+        return report
+
+
+def test_a_starting_consumer_resends_lost_messages_on_its_first_sweep_that_runs(
+    tmp_path: Path,
+) -> None:
+    """A consumer's first sweep sends every queued stage again (its message may have died with
+    a worker). When another process holds the sweep lock at that moment, the first sweep that
+    does run sends it; the regular sweeps after it leave a freshly queued stage alone."""
+    config = Config(worker={"sweep_seconds": 0.02})  # requeue_after_seconds stays 300
+    with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as memory:
+        app = SeesSkippedSweeps(
+            memory.path, config, backend=OfflineBackend(), clock=lambda: NOW + timedelta(seconds=5)
+        )
+        app.attach(memory)
+        s = memory.session(agent_id="a", user_id="u", session_id="s1", now=NOW)
+        s.add_turn("user", "I'm vegetarian.", at=NOW)
+        job_id = s.end(now=NOW)
+        assert app.huey.pending_count() == 1
+        app.huey.flush()  # the message is lost; the job stays queued
+        stop = threading.Event()
+        sweeper = threading.Thread(target=sweep_until, args=(app, stop))
+        with WorkerApp(memory.path, config).huey.lock_task(SWEEP_LOCK):  # another consumer's
+            sweeper.start()
+            assert app.skipped.wait(30)
+            assert app.huey.pending_count() == 0
+        deadline = time.monotonic() + 30
+        while app.huey.pending_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        app.skipped.clear()
+        time.sleep(0.2)  # about ten more sweeps, none of which may send it again
+        stop.set()
+        sweeper.join(30)
+        (message,) = app.huey.pending()
+        assert message.args == (job_id,) and message.name.endswith("extract")
+        assert memory.jobs.status(job_id)["stage"] == "extract"
 
 
 # The lease is renewed every third of it (0.33 s at the 1 s lease below): generous margins,
