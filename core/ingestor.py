@@ -78,6 +78,15 @@ REINFORCE_STEP = 0.3  # each reinforcement closes this share of the gap to certa
 MAX_CONFIDENCE = 0.99
 _NEIGHBOURS = 8
 _LIVE = "('provisional', 'confirmed')"
+# How many times a write starts again after a likely duplicate was committed between its
+# duplicate search and its transaction; after that it writes (a store this contended is
+# better served by a second record than by a write that never lands).
+_RACE_RETRIES = 3
+
+
+class _Raced(Exception):
+    """Raised inside a write's transaction (rolling it back) when another writer committed
+    a likely duplicate since the write's duplicate search."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +233,12 @@ class Ingestor:
         now: datetime,
         verify_evidence: bool = True,
         tool: str = "memory_write",
+        races: int = 0,
     ) -> WriteOutcome:
         """Run every stage and return what happened. Raises InvalidArgument for input that
-        cannot be written (then nothing is written)."""
+        cannot be written (then nothing is written). ``races``: how many times this write
+        has already found, in its transaction, a likely duplicate committed since its search
+        and started again (at most ``_RACE_RETRIES``; then it writes)."""
         if request.idempotency_key is not None:
             replayed = self._replayed(request.idempotency_key)
             if replayed is not None:
@@ -285,7 +297,7 @@ class Ingestor:
 
         with clock.stage("duplicate_search"):
             # Records written after this point are not among the neighbours; _insert looks
-            # for an exact twin among them (another writer's identical statement).
+            # among them for a likely duplicate another writer committed meanwhile.
             seen = self.store.query("SELECT coalesce(max(rowid), 0) AS m FROM records")[0]["m"]
             neighbours = self._neighbours(draft, vector, now=now)
             duplicate = None
@@ -301,6 +313,8 @@ class Ingestor:
             "claimed_source_kind": request.source_kind.value,
             "neighbours": [{"id": r.id, "cosine": round(s, 4)} for r, s in neighbours],
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
+            # times a likely duplicate committed meanwhile made this write start again
+            "restarts": races,
         }
         with clock.stage("sqlite_transaction"):
             try:
@@ -308,7 +322,27 @@ class Ingestor:
                     outcome = self._reinforce(duplicate, draft, request, now=now)
                 else:
                     draft = replace(draft, conflicts_with=tuple(conflicts))
-                    outcome = self._insert(draft, vector, planned, request, seen=seen, now=now)
+                    outcome = self._insert(
+                        draft,
+                        vector,
+                        planned,
+                        request,
+                        seen=seen,
+                        settle_races=races < _RACE_RETRIES,
+                        now=now,
+                    )
+            except _Raced:
+                # Write again from the start: the duplicate search now finds the other
+                # writer's record, and judges it outside any transaction.
+                return self.write(
+                    request,
+                    readable=readable,
+                    transcript=transcript,
+                    now=now,
+                    verify_evidence=verify_evidence,
+                    tool=tool,
+                    races=races + 1,
+                )
             except sqlite3.IntegrityError:
                 # Another writer committed the same idempotency key first.
                 if request.idempotency_key is None:
@@ -396,6 +430,16 @@ class Ingestor:
             return record
         return None
 
+    def _duplicate_committed_since(
+        self, conn: sqlite3.Connection, seen: int, draft: Record, vector: np.ndarray
+    ) -> bool:
+        """Whether a record added after rowid ``seen`` (a handful of rows, not the scope)
+        passes the duplicate rules that need no judge: cosine and occasion."""
+        return any(
+            cosine >= self.config.ingest.duplicate_floor and _same_occasion(record, draft)
+            for record, cosine in _written_since(conn, seen, draft, vector)
+        )
+
     def _find_conflicts(self, draft: Record, neighbours: list[tuple[Record, float]]) -> list[str]:
         return [
             record.id
@@ -415,6 +459,7 @@ class Ingestor:
         request: WriteRequest,
         *,
         seen: int,
+        settle_races: bool,
         now: datetime,
     ) -> WriteOutcome:
         notes: list[str] = []
@@ -433,24 +478,16 @@ class Ingestor:
                     subject=entities.subject_of(subject_entity, draft.attribute),
                     entities=tuple(dict.fromkeys(p.id for p in linked)),
                 )
-            if request.reinforce and request.replaces is None:
-                # Another writer may have committed the same statement since the duplicate
-                # search (two sessions' extractions validating one fact at once): reinforce
-                # that record rather than add a second, under the duplicate rules that do not
-                # need the cosine (same subject; an episode on the same day). Only rows added
-                # since ``seen`` can be such a twin: a handful, not the scope.
-                twins = [
-                    twin
-                    for twin in select_records(
-                        conn,
-                        f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.content = ? "
-                        f"AND r.status IN {_LIVE}",
-                        (seen, draft.scope, draft.type.value, draft.content),
-                    )
-                    if _same_occasion(twin, draft) and twin.subject == draft.subject
-                ]
-                if twins:
-                    return self._reinforced(conn, twins[0], draft, request, now=now)
+            # Another writer may have committed the same fact since the duplicate search (two
+            # sessions' extractions validating it at once). The judge is a model call, never
+            # made inside a transaction: roll back and search again.
+            if (
+                settle_races
+                and request.reinforce
+                and request.replaces is None
+                and self._duplicate_committed_since(conn, seen, draft, vector)
+            ):
+                raise _Raced
             action = "created"
             replaced = self._current_holder(conn, draft, request, now=now)
             if replaced is not None:
@@ -722,6 +759,33 @@ def _remember_key(
             "INSERT INTO ingest_keys (key, record_id, action, at) VALUES (?, ?, ?, ?)",
             (request.idempotency_key, record_id, action, format_time(now)),
         )
+
+
+def _written_since(
+    conn: sqlite3.Connection, seen: int, draft: Record, vector: np.ndarray
+) -> list[tuple[Record, float]]:
+    """Live records of ``draft``'s scope and type added after rowid ``seen``, each with its
+    cosine to ``vector``."""
+    added = {
+        r.rowid: r
+        for r in select_records(
+            conn,
+            f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.status IN {_LIVE}",
+            (seen, draft.scope, draft.type.value),
+        )
+    }
+    if not added:
+        return []
+    rows = conn.execute(
+        "SELECT record_rowid, vector FROM embeddings "
+        f"WHERE record_rowid IN ({', '.join('?' * len(added))})",
+        tuple(added),
+    ).fetchall()
+    return [
+        (added[rowid], float(np.frombuffer(blob, np.float32) @ vector))
+        for rowid, blob in rows
+        if len(blob) == 4 * len(vector)  # a vector of another model (mid re-embed): skip
+    ]
 
 
 def _same_occasion(record: Record, draft: Record) -> bool:

@@ -454,16 +454,26 @@ class GatedJudge(OfflineJudge):
         return super().contradicts(a, b)
 
 
+SAME = "The user rides a red bike."
+
+
 @pytest.mark.parametrize(
-    ("kind", "days_apart", "records"),
-    [("semantic", 0, 1), ("episodic", 0, 1), ("episodic", 1, 2)],
+    ("kind", "days_apart", "b_says", "records"),
+    [
+        ("semantic", 0, SAME, 1),
+        ("episodic", 0, SAME, 1),
+        ("episodic", 1, SAME, 2),  # an episode on another day is another record
+        ("semantic", 0, "The user rides a red bike every day.", 1),  # other words, one fact
+        ("semantic", 0, "The user rides a red bicycle daily.", 2),  # the judge: contradicts
+    ],
 )
-def test_two_writers_of_one_statement_at_once_leave_one_record(
-    tmp_path: Path, kind: str, days_apart: int, records: int
+def test_two_writers_of_one_fact_at_once_leave_one_record(
+    tmp_path: Path, kind: str, days_apart: int, b_says: str, records: int
 ) -> None:
-    """Writer A searches for duplicates and finds none; writer B then commits the same
-    statement; A's transaction finds B's record and reinforces it instead of adding a twin,
-    under the duplicate rules: an episode on another day is another record."""
+    """Writer A searches for duplicates and finds none; writer B then commits the same fact;
+    A's transaction sees B's record and A starts again, so that its duplicate search finds
+    B's record and judges it outside any transaction: A reinforces it instead of adding a
+    second, under the duplicate rules (occasion, cosine, the judge)."""
     judge = GatedJudge()
     config = Config(ingest={"duplicate_floor": 0.0})
     with Memory.open(
@@ -481,22 +491,26 @@ def test_two_writers_of_one_statement_at_once_leave_one_record(
         write(a, **fact, content="The user rides a red bicycle.", event_at=other_day)
         outcome: list[dict[str, Any]] = []
         writer_a = threading.Thread(
-            target=lambda: outcome.append(
-                write(a, **fact, content="The user rides a red bike.", event_at=other_day)
-            ),
+            target=lambda: outcome.append(write(a, **fact, content=SAME, event_at=other_day)),
             name="A",
         )
         writer_a.start()
         assert judge.searching.wait(10)  # A is past its duplicate search
-        first = write(b, **fact, content="The user rides a red bike.", event_at=day)
+        first = write(b, **fact, content=b_says, event_at=day)
         judge.go_on.set()
         writer_a.join(10)
         assert first["action"] == "created"
         rows = mem.store.query(
-            "SELECT count(*) AS n FROM records WHERE content = 'The user rides a red bike.'"
+            "SELECT count(*) AS n FROM records WHERE content IN (?, ?)", (SAME, b_says)
         )
         assert rows[0]["n"] == records
         if records == 1:
             assert outcome[0]["action"] == "reinforced" and outcome[0]["id"] == first["id"]
         else:
             assert outcome[0]["action"] == "created"
+        logged = mem.store.query(
+            "SELECT payload FROM write_log WHERE record_id = ? ORDER BY rowid DESC LIMIT 1",
+            (outcome[0]["id"],),
+        )
+        restarts = json.loads(logged[0]["payload"])["decisions"]["restarts"]
+        assert restarts == (0 if days_apart else 1)  # another day: no duplicate to search for
