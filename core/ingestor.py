@@ -46,6 +46,7 @@ from core.errors import InvalidArgument, NotFound
 from core.evidence import Turn, find_quote, quote_problem
 from core.filters import RecordFilter
 from core.models import (
+    EmbedderIdentity,
     MemoryType,
     Procedure,
     Record,
@@ -86,7 +87,19 @@ _RACE_RETRIES = 3
 
 class _Raced(Exception):
     """Raised inside a write's transaction (rolling it back) when another writer committed
-    a likely duplicate since the write's duplicate search."""
+    a likely duplicate, ``record_id``, since the write's duplicate search."""
+
+    def __init__(self, record_id: str) -> None:
+        super().__init__(record_id)
+        self.record_id = record_id
+
+
+@dataclass(frozen=True, slots=True)
+class _Restart:
+    """An attempt rolled back for ``record_id`` (see _Raced); ``vector`` is its content's."""
+
+    record_id: str
+    vector: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,12 +246,9 @@ class Ingestor:
         now: datetime,
         verify_evidence: bool = True,
         tool: str = "memory_write",
-        races: int = 0,
     ) -> WriteOutcome:
         """Run every stage and return what happened. Raises InvalidArgument for input that
-        cannot be written (then nothing is written). ``races``: how many times this write
-        has already found, in its transaction, a likely duplicate committed since its search
-        and started again (at most ``_RACE_RETRIES``; then it writes)."""
+        cannot be written (then nothing is written)."""
         if request.idempotency_key is not None:
             replayed = self._replayed(request.idempotency_key)
             if replayed is not None:
@@ -251,7 +261,53 @@ class Ingestor:
                 source_kind, evidence, notes = self.check_evidence(request, transcript)
             else:
                 source_kind, evidence = request.source_kind, request.evidence
+        vector: np.ndarray | None = None  # the same text on every attempt: embedded once
+        raced: list[str] = []
+        while isinstance(
+            outcome := self._attempt(
+                request,
+                source_kind,
+                evidence,
+                vector,
+                readable=readable,
+                settle_races=len(raced) < _RACE_RETRIES,
+                clock=clock,
+                now=now,
+            ),
+            _Restart,
+        ):
+            # Another writer committed a likely duplicate since that attempt's search; its
+            # transaction rolled back. Search again, so that the judge decides, outside it.
+            vector = outcome.vector
+            raced.append(outcome.record_id)
+        if outcome.replayed:
+            return outcome
+        outcome.decisions["restarts"] = len(raced)
+        outcome.decisions["raced"] = raced  # the records that made it start over
+        outcome.notes = notes + outcome.notes
+        with clock.stage("vector_index_update"):
+            self.memory.index()
+        outcome.timings_ms = clock.timings
+        total = round((time.perf_counter() - started) * 1000, 3)
+        with clock.stage("log_write"):
+            self.log(request, outcome, total_ms=total, now=now, tool=tool)
+        outcome.timings_ms = clock.timings
+        return outcome
 
+    def _attempt(
+        self,
+        request: WriteRequest,
+        source_kind: SourceKind,
+        evidence: str | None,
+        vector: np.ndarray | None,
+        *,
+        readable: tuple[str, ...],
+        settle_races: bool,
+        clock: _Clock,
+        now: datetime,
+    ) -> WriteOutcome | _Restart:
+        """Plan, search and commit once. With ``settle_races``, a transaction that finds a
+        likely duplicate committed since the search rolls back and says so (``_Restart``)."""
         with clock.stage("entity_resolution"):
             planned = self._plan_entities(request, readable=readable, now=now)
         subject_entity = planned[0].id if planned else None
@@ -292,8 +348,9 @@ class Ingestor:
             entities=tuple(p.id for p in planned),
         )
 
-        with clock.stage("content_embedding"):
-            vector = self.memory.embedder.embed([embedding_text(draft)])[0]
+        if vector is None:
+            with clock.stage("content_embedding"):
+                vector = self.memory.embedder.embed([embedding_text(draft)])[0]
 
         with clock.stage("duplicate_search"):
             # Records written after this point are not among the neighbours; _insert looks
@@ -313,8 +370,6 @@ class Ingestor:
             "claimed_source_kind": request.source_kind.value,
             "neighbours": [{"id": r.id, "cosine": round(s, 4)} for r, s in neighbours],
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
-            # times a likely duplicate committed meanwhile made this write start again
-            "restarts": races,
         }
         with clock.stage("sqlite_transaction"):
             try:
@@ -328,21 +383,12 @@ class Ingestor:
                         planned,
                         request,
                         seen=seen,
-                        settle_races=races < _RACE_RETRIES,
+                        judged=frozenset(r.id for r, _ in neighbours),
+                        settle_races=settle_races,
                         now=now,
                     )
-            except _Raced:
-                # Write again from the start: the duplicate search now finds the other
-                # writer's record, and judges it outside any transaction.
-                return self.write(
-                    request,
-                    readable=readable,
-                    transcript=transcript,
-                    now=now,
-                    verify_evidence=verify_evidence,
-                    tool=tool,
-                    races=races + 1,
-                )
+            except _Raced as raced:
+                return _Restart(raced.record_id, vector)
             except sqlite3.IntegrityError:
                 # Another writer committed the same idempotency key first.
                 if request.idempotency_key is None:
@@ -351,15 +397,7 @@ class Ingestor:
                 if replayed is None:
                     raise
                 return replayed
-        outcome.notes = notes + outcome.notes
-        with clock.stage("vector_index_update"):
-            self.memory.index()
-        outcome.timings_ms = clock.timings
         outcome.decisions = decisions
-        total = round((time.perf_counter() - started) * 1000, 3)
-        with clock.stage("log_write"):
-            self.log(request, outcome, total_ms=total, now=now, tool=tool)
-        outcome.timings_ms = clock.timings
         return outcome
 
     def _replayed(self, key: str) -> WriteOutcome | None:
@@ -431,14 +469,24 @@ class Ingestor:
         return None
 
     def _duplicate_committed_since(
-        self, conn: sqlite3.Connection, seen: int, draft: Record, vector: np.ndarray
-    ) -> bool:
-        """Whether a record added after rowid ``seen`` (a handful of rows, not the scope)
-        passes the duplicate rules that need no judge: cosine and occasion."""
-        return any(
-            cosine >= self.config.ingest.duplicate_floor and _same_occasion(record, draft)
-            for record, cosine in _written_since(conn, seen, draft, vector)
-        )
+        self,
+        conn: sqlite3.Connection,
+        seen: int,
+        judged: frozenset[str],
+        draft: Record,
+        vector: np.ndarray,
+        now: datetime,
+    ) -> str | None:
+        """The id of a record added after rowid ``seen`` (a handful of rows, not the scope)
+        and not among the ``judged`` neighbours that the duplicate search would take to the
+        judge: live as of ``now``, close enough (the neighbour and duplicate floors), and of
+        the same occasion. None if there is none."""
+        floor = max(self.config.ingest.conflict_floor, self.config.ingest.duplicate_floor)
+        identity = self.memory.embedder.identity
+        for record, cosine in _written_since(conn, seen, draft, vector, identity, now):
+            if record.id not in judged and cosine >= floor and _same_occasion(record, draft):
+                return record.id
+        return None
 
     def _find_conflicts(self, draft: Record, neighbours: list[tuple[Record, float]]) -> list[str]:
         return [
@@ -459,6 +507,7 @@ class Ingestor:
         request: WriteRequest,
         *,
         seen: int,
+        judged: frozenset[str],
         settle_races: bool,
         now: datetime,
     ) -> WriteOutcome:
@@ -481,13 +530,16 @@ class Ingestor:
             # Another writer may have committed the same fact since the duplicate search (two
             # sessions' extractions validating it at once). The judge is a model call, never
             # made inside a transaction: roll back and search again.
-            if (
-                settle_races
-                and request.reinforce
-                and request.replaces is None
-                and self._duplicate_committed_since(conn, seen, draft, vector)
-            ):
-                raise _Raced
+            raced = None
+            if request.reinforce and request.replaces is None:
+                raced = self._duplicate_committed_since(conn, seen, judged, draft, vector, now)
+            if raced is not None:
+                if settle_races:
+                    raise _Raced(raced)
+                notes.append(
+                    f"{raced}, a likely duplicate, was committed by another writer during "
+                    f"this write; written anyway after {_RACE_RETRIES} searches again"
+                )
             action = "created"
             replaced = self._current_holder(conn, draft, request, now=now)
             if replaced is not None:
@@ -762,30 +814,34 @@ def _remember_key(
 
 
 def _written_since(
-    conn: sqlite3.Connection, seen: int, draft: Record, vector: np.ndarray
+    conn: sqlite3.Connection,
+    seen: int,
+    draft: Record,
+    vector: np.ndarray,
+    embedder: EmbedderIdentity,
+    now: datetime,
 ) -> list[tuple[Record, float]]:
-    """Live records of ``draft``'s scope and type added after rowid ``seen``, each with its
-    cosine to ``vector``."""
+    """Records of ``draft``'s scope and type added after rowid ``seen`` and live as of
+    ``now`` (as ``_neighbours`` sees them: a provisional record past its expiry is not),
+    each with the cosine of its ``embedder`` vector to ``vector``."""
     added = {
         r.rowid: r
         for r in select_records(
             conn,
-            f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.status IN {_LIVE}",
-            (seen, draft.scope, draft.type.value),
+            f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.status IN {_LIVE} "
+            "AND NOT (r.status = 'provisional' AND r.expires_at IS NOT NULL "
+            "AND r.expires_at <= ?)",
+            (seen, draft.scope, draft.type.value, format_time(now)),
         )
     }
     if not added:
         return []
     rows = conn.execute(
-        "SELECT record_rowid, vector FROM embeddings "
-        f"WHERE record_rowid IN ({', '.join('?' * len(added))})",
-        tuple(added),
+        "SELECT record_rowid, vector FROM embeddings WHERE model_name = ? "
+        f"AND model_version = ? AND record_rowid IN ({', '.join('?' * len(added))})",
+        (embedder.name, embedder.version, *added),
     ).fetchall()
-    return [
-        (added[rowid], float(np.frombuffer(blob, np.float32) @ vector))
-        for rowid, blob in rows
-        if len(blob) == 4 * len(vector)  # a vector of another model (mid re-embed): skip
-    ]
+    return [(added[rowid], float(np.frombuffer(blob, np.float32) @ vector)) for rowid, blob in rows]
 
 
 def _same_occasion(record: Record, draft: Record) -> bool:

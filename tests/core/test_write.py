@@ -457,25 +457,29 @@ class GatedJudge(OfflineJudge):
 SAME = "The user rides a red bike."
 
 
+# Cosines of SAME to each text, by the HashingEmbedder: "...red bicycle." 0.83, "...every
+# day." 0.87, "..., not a bicycle." 0.95, "...three cats and a parrot." 0.52. The duplicate
+# floor below is 0.8 (the neighbour floor stays 0.75).
 @pytest.mark.parametrize(
-    ("kind", "days_apart", "b_says", "records"),
+    ("kind", "days_apart", "b_says", "records", "restarts"),
     [
-        ("semantic", 0, SAME, 1),
-        ("episodic", 0, SAME, 1),
-        ("episodic", 1, SAME, 2),  # an episode on another day is another record
-        ("semantic", 0, "The user rides a red bike every day.", 1),  # other words, one fact
-        ("semantic", 0, "The user rides a red bicycle daily.", 2),  # the judge: contradicts
+        ("semantic", 0, SAME, 1, 1),
+        ("episodic", 0, SAME, 1, 1),
+        ("episodic", 1, SAME, 2, 0),  # an episode on another day is another record
+        ("semantic", 0, "The user rides a red bike every day.", 1, 1),  # other words
+        ("semantic", 0, "The user rides a red bike, not a bicycle.", 2, 1),  # contradicts
+        ("semantic", 0, "The user owns three cats and a parrot.", 2, 0),  # not close
     ],
 )
 def test_two_writers_of_one_fact_at_once_leave_one_record(
-    tmp_path: Path, kind: str, days_apart: int, b_says: str, records: int
+    tmp_path: Path, kind: str, days_apart: int, b_says: str, records: int, restarts: int
 ) -> None:
     """Writer A searches for duplicates and finds none; writer B then commits the same fact;
     A's transaction sees B's record and A starts again, so that its duplicate search finds
     B's record and judges it outside any transaction: A reinforces it instead of adding a
     second, under the duplicate rules (occasion, cosine, the judge)."""
     judge = GatedJudge()
-    config = Config(ingest={"duplicate_floor": 0.0})
+    config = Config(ingest={"duplicate_floor": 0.8})
     with Memory.open(
         tmp_path / "m.db", config, embedder=HashingEmbedder(), judge=judge, now=NOW
     ) as mem:
@@ -512,5 +516,68 @@ def test_two_writers_of_one_fact_at_once_leave_one_record(
             "SELECT payload FROM write_log WHERE record_id = ? ORDER BY rowid DESC LIMIT 1",
             (outcome[0]["id"],),
         )
-        restarts = json.loads(logged[0]["payload"])["decisions"]["restarts"]
-        assert restarts == (0 if days_apart else 1)  # another day: no duplicate to search for
+        decisions = json.loads(logged[0]["payload"])["decisions"]
+        assert decisions["restarts"] == restarts
+        assert decisions["raced"] == [first["id"]] * restarts
+
+
+class RacingJudge(OfflineJudge):
+    """The offline judge, with a rival writer: while ``rival`` is set, every contradiction
+    check (several in one duplicate search) commits, through it, a record close to the
+    statements below that this judge then calls contradictory (it names a bicycle). A write
+    judged this way is raced on every search."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rival: Session | None = None
+        self._racing = False
+
+    def contradicts(self, a: str, b: str) -> Verdict:
+        if self.rival is not None and not self._racing:
+            self._racing = True  # the rival's own write calls this judge too
+            try:
+                rival = write(
+                    self.rival,
+                    type="semantic",
+                    source_kind="agent_inference",
+                    content="The user rides a red bike, not a bicycle.",
+                )
+                assert rival["action"] == "created", rival
+            finally:
+                self._racing = False
+        if "bicycle" in a or "bicycle" in b:
+            return Verdict(holds=True, score=1.0, reason="a test's rule")
+        return super().contradicts(a, b)
+
+
+def test_a_write_raced_on_every_search_lands_after_three_restarts_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """A likely duplicate committed during every one of a write's searches makes it start
+    over three times; the fourth attempt writes, with a note naming the record it raced."""
+    judge = RacingJudge()
+    config = Config(ingest={"duplicate_floor": 0.8})
+    with Memory.open(
+        tmp_path / "m.db", config, embedder=HashingEmbedder(), judge=judge, now=NOW
+    ) as mem:
+        mem.grant("assistant", "user:u1", now=NOW)
+        a, b = (
+            mem.session(agent_id="assistant", user_id="u1", session_id=s, now=NOW)
+            for s in ("s-a", "s-b")
+        )
+        fact = {"type": "semantic", "source_kind": "agent_inference"}
+        write(a, **fact, content="The user rides a red bicycle.")  # a neighbour to judge
+        judge.rival = b
+        result = write(a, **fact, content=SAME)
+        judge.rival = None
+        assert result["action"] == "created"
+        [note] = [n for n in result["notes"] if "written anyway" in n]
+        rivals = mem.store.query(
+            "SELECT id FROM records WHERE content = 'The user rides a red bike, not a bicycle.'"
+        )
+        assert len(rivals) >= 4  # one or more during each of the four searches
+        assert any(r["id"] in note for r in rivals)
+        logged = mem.store.query(
+            "SELECT payload FROM write_log WHERE record_id = ?", (result["id"],)
+        )
+        assert json.loads(logged[0]["payload"])["decisions"]["restarts"] == 3
