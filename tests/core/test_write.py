@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -435,6 +437,22 @@ def test_the_transcript_reads_whole_or_its_last_turns(session: Session) -> None:
     assert [t.content for t in session.transcript(last=2)] == ["turn number 3", "turn number 4"]
 
 
+@contextmanager
+def two_writers(tmp_path: Path, judge: OfflineJudge) -> Iterator[tuple[Memory, Session, Session]]:
+    """A store judged by ``judge`` (duplicate floor 0.8) and two sessions writing to one
+    user's scope."""
+    config = Config(ingest={"duplicate_floor": 0.8})
+    with Memory.open(
+        tmp_path / "m.db", config, embedder=HashingEmbedder(), judge=judge, now=NOW
+    ) as mem:
+        mem.grant("assistant", "user:u1", now=NOW)
+        a, b = (
+            mem.session(agent_id="assistant", user_id="u1", session_id=s, now=NOW)
+            for s in ("s-a", "s-b")
+        )
+        yield mem, a, b
+
+
 class GatedJudge(OfflineJudge):
     """The offline judge, except that the first contradiction check made on the thread named
     "A" waits until the test lets it go, and that any statement about a bicycle contradicts
@@ -479,15 +497,7 @@ def test_two_writers_of_one_fact_at_once_leave_one_record(
     B's record and judges it outside any transaction: A reinforces it instead of adding a
     second, under the duplicate rules (occasion, cosine, the judge)."""
     judge = GatedJudge()
-    config = Config(ingest={"duplicate_floor": 0.8})
-    with Memory.open(
-        tmp_path / "m.db", config, embedder=HashingEmbedder(), judge=judge, now=NOW
-    ) as mem:
-        mem.grant("assistant", "user:u1", now=NOW)
-        a, b = (
-            mem.session(agent_id="assistant", user_id="u1", session_id=s, now=NOW)
-            for s in ("s-a", "s-b")
-        )
+    with two_writers(tmp_path, judge) as (mem, a, b):
         fact = {"type": kind, "source_kind": "agent_inference"}
         day = NOW.date().isoformat()
         other_day = (NOW + timedelta(days=days_apart)).date().isoformat()
@@ -556,15 +566,7 @@ def test_a_write_raced_on_every_search_lands_after_three_restarts_and_says_so(
     """A likely duplicate committed during every one of a write's searches makes it start
     over three times; the fourth attempt writes, with a note naming the record it raced."""
     judge = RacingJudge()
-    config = Config(ingest={"duplicate_floor": 0.8})
-    with Memory.open(
-        tmp_path / "m.db", config, embedder=HashingEmbedder(), judge=judge, now=NOW
-    ) as mem:
-        mem.grant("assistant", "user:u1", now=NOW)
-        a, b = (
-            mem.session(agent_id="assistant", user_id="u1", session_id=s, now=NOW)
-            for s in ("s-a", "s-b")
-        )
+    with two_writers(tmp_path, judge) as (mem, a, b):
         fact = {"type": "semantic", "source_kind": "agent_inference"}
         write(a, **fact, content="The user rides a red bicycle.")  # a neighbour to judge
         judge.rival = b
