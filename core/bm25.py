@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,10 +110,20 @@ class BM25Index:
 
     # -- scoring ---------------------------------------------------------------------------
 
-    def scores(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    def scores(
+        self,
+        words: Sequence[str],
+        *,
+        within: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """Every row matching any of ``words`` (query words, each quoted as one phrase in an
         FTS5 OR query) and its BM25 score (higher is better): (rowids, scores). None when a
-        word is a phrase of several terms, which only FTS5 can score."""
+        word is a phrase of several terms, which only FTS5 can score.
+
+        ``within`` (rowids -> a boolean each) limits the rows: only those it admits are
+        scored, and the statistics (N, each word's n, avgdl) are theirs. A search passes the
+        scopes its agent may read, so that no score depends on records it may not (FTS5's
+        own bm25() counts the whole table). Without it, the whole table, as FTS5."""
         with self._lock:
             stems = self._tokenizer.terms(words)
             if any(len(terms) > 1 for terms in stems):
@@ -121,16 +131,26 @@ class BM25Index:
             terms = [t[0] for t in stems if t]  # a word without terms matches nothing
             self._sync()
             postings = self._postings(terms)
-            if not terms or self._rows == 0:
+            counted = self._present
+            if within is not None:
+                present = np.flatnonzero(self._present)
+                counted = np.zeros(len(self._present), dtype=bool)
+                counted[present[within(present)]] = True
+            rows_counted = self._rows if within is None else int(np.count_nonzero(counted))
+            if not terms or rows_counted == 0:
                 return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-            average = self._tokens / self._rows
+            tokens = self._tokens if within is None else float(self._length[counted].sum())
+            average = tokens / rows_counted
             total = np.zeros(len(self._length), dtype=np.float64)
             matched = np.zeros(len(self._length), dtype=bool)
             for term in terms:  # one phrase per word: a repeated term counts again, as in FTS5
                 entry = postings[term]
                 rows, f = entry.rowids, entry.frequency
+                if within is not None:
+                    admitted = counted[rows]
+                    rows, f = rows[admitted], f[admitted]
                 n = len(rows)
-                idf = math.log((self._rows - n + 0.5) / (n + 0.5))
+                idf = math.log((rows_counted - n + 0.5) / (n + 0.5))
                 idf = idf if idf > 0 else _IDF_FLOOR
                 norm = K1 * (1 - B + B * self._length[rows] / average)
                 total[rows] += idf * ((f * (K1 + 1.0)) / (f + norm))

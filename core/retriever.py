@@ -159,7 +159,12 @@ class Retriever:
         words = query_tokens(query)
         # BM25 of every record matching a word, computed once for this and the time generator
         # (None: FTS5 scores instead, see _lexical).
-        scored = self.bm25.scores(words) if words and self.bm25 is not None else None
+        scored = None
+        if words and self.bm25 is not None:
+            # Statistics over every record of the readable scopes, whatever its status or
+            # type: what the agent could read with include_history, and nothing else.
+            counted = RecordFilter(scopes=where.scopes, statuses=HISTORY_STATUSES)
+            scored = self.bm25.scores(words, within=lambda rowids: index.passes(rowids, counted))
         lexical, lexical_scored_by, weightless = self._lexical(
             words, scored, where, depth, index=index
         )
@@ -257,6 +262,19 @@ class Retriever:
 
         t = time.perf_counter()
         kept, rerank_log = self._rerank(query, kept, records)
+        fallback_gate = None
+        if rerank_replaces and not rerank_log["applied"]:
+            # The reranker was to judge in place of the floors and did not (it failed, timed
+            # out or has nothing loaded): the floors judge after all.
+            fallback_gate = gate_cfg.mode
+            kept = ranking.apply_gate(
+                kept,
+                dense_floor=gate_cfg.dense_floor,
+                lexical_floor=gate_cfg.lexical_floor,
+                mode=fallback_gate,
+            )
+            gate_log["decision"] = "pass" if kept else "empty"
+            gate_log["passed"] = [c.record_id for c in kept]
         timer.run("reranking", t)
 
         t = time.perf_counter()
@@ -339,6 +357,8 @@ class Retriever:
                 "lexical_floor": gate_cfg.lexical_floor,
                 "duplicate_cosine": cfg.duplicate_cosine,
                 "gate_mode": gate_mode,
+                # the gate applied after a replace_floors reranker that did not run, or None
+                "gate_after_reranker": fallback_gate,
                 "limit": request.limit,
                 "depth": depth,
                 "embedder": str(self.memory.embedder.identity),

@@ -108,3 +108,73 @@ def test_nothing_leaks_from_unreadable_scopes(
         got = session.call("memory_get", {"ids": sorted(scope_of)}, now=NOW)
         assert {r["id"] for r in got["records"]} == visible
         assert set(got["missing"]) == set(scope_of) - visible
+
+
+def _outcome(mem: Memory, agent: str, user: str, query: str) -> dict[str, object]:
+    """A search's outcome without record ids (two stores give the same record other ids):
+    each result's content and every generator's score, and the response's gate and counts."""
+    session = mem.session(agent_id=agent, user_id=user, session_id="s", now=NOW)
+    result = session.call(
+        "memory_search", {"query": query, "limit": 50, "include_history": True}, now=NOW
+    )
+    assert "error" not in result, result
+    explanation = result["explanation"]
+    return {
+        "results": sorted(
+            (
+                r["content"],
+                tuple(
+                    sorted(
+                        (g, round(m["score"], 9)) for g, m in r["explanation"]["generators"].items()
+                    )
+                ),
+            )
+            for r in result["results"]
+        ),
+        "gate": explanation["gate"],
+        "candidates": explanation["candidates"],
+    }
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    records=records_strategy,
+    grants=grants_strategy,
+    agent=st.sampled_from(AGENTS),
+    user=st.sampled_from(USERS),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+)
+def test_no_score_depends_on_records_the_agent_cannot_read(
+    tmp_path_factory, records, grants, agent, user, query
+) -> None:
+    """The same search in a store that also holds other scopes' records and in one that
+    holds only the readable ones: the same results with the same scores from every
+    generator, the same gate and the same counts. (BM25's statistics are the readable
+    scopes', so no score reveals how many records elsewhere hold a word.)"""
+    folder = tmp_path_factory.mktemp("scores")
+    with Memory.open(folder / "all.db", OPEN_GATE, embedder=HashingEmbedder(), now=NOW) as mem:
+        for grantee, scope, access in grants:
+            mem.grant(grantee, scope, access=access, now=NOW)
+        readable = set(mem.readable_scopes(agent, user))
+        for scope, words, about in records:
+            mem.import_records(
+                [{"content": " ".join(words), "about": [{"kind": "other", "name": about}]}],
+                scope=scope,
+                now=NOW,
+            )
+        everything = _outcome(mem, agent, user, " ".join(query))
+    with Memory.open(folder / "own.db", OPEN_GATE, embedder=HashingEmbedder(), now=NOW) as mem:
+        for grantee, scope, access in grants:
+            mem.grant(grantee, scope, access=access, now=NOW)
+        for scope, words, about in records:
+            if scope in readable:
+                mem.import_records(
+                    [{"content": " ".join(words), "about": [{"kind": "other", "name": about}]}],
+                    scope=scope,
+                    now=NOW,
+                )
+        assert _outcome(mem, agent, user, " ".join(query)) == everything

@@ -270,9 +270,10 @@ def test_the_log_says_which_bm25_ranked(
 
 def test_in_memory_bm25_keeps_every_word_of_the_query(tmp_path: Path) -> None:
     """Computed in memory, BM25 scores every query word, the ones in half the store too, so
-    the candidates are the full FTS5 query's exactly: same records, same scores."""
-    alice = TEA_NOTES + [note(f"coffee {i} running") for i in range(8)]
-    mem = open_store(tmp_path / "m.db", alice, [note("tea runs")] * 4, scoring="memory")
+    the candidates are the full FTS5 query's exactly: same records, same scores (a store
+    the agent reads whole: FTS5 counts every scope, the search only the readable ones)."""
+    alice = TEA_NOTES + [note(f"coffee {i} running") for i in range(8)] + [note("tea runs")] * 4
+    mem = open_store(tmp_path / "m.db", alice, [], scoring="memory")
     payload = search_payload(mem, "teas runs coffee")
     expected = filtered_bm25(mem, '"teas" OR "runs" OR "coffee"')
     mem.close()
