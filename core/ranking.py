@@ -211,6 +211,13 @@ def replay(log: dict[str, Any]) -> list[str]:
         kept = sorted(
             (c for c in kept if c.record_id in position), key=lambda c: position[c.record_id]
         )
+    elif settings.get("gate_after_reranker"):  # absent from rows logged before it existed
+        kept = apply_gate(
+            kept,
+            dense_floor=settings["dense_floor"],
+            lexical_floor=settings["lexical_floor"],
+            mode=settings["gate_after_reranker"],
+        )
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

@@ -283,6 +283,31 @@ def test_replace_floors_drops_what_the_reranker_floors_and_the_log_replays_it(
     mem.close()
 
 
+@pytest.mark.parametrize("gate_mode", ["response", "candidate"])
+def test_replace_floors_without_a_working_reranker_leaves_the_judging_to_the_floors(
+    tmp_path: Path, gate_mode: str
+) -> None:
+    """replace_floors turns the floors off for the reranker to judge; a reranker that fails
+    does not judge, so the floors do: a query nothing matches strongly is answered empty, as
+    with the reranker off, and the log replays it."""
+    strict = {"dense_floor": 0.99, "lexical_floor": 1000.0, "mode": gate_mode}
+    reranker = {"enabled": True, "mode": "replace_floors"}
+    plain = open_memory(tmp_path / "plain.db", Config(gate=strict))
+    failing = open_memory(
+        tmp_path / "m.db", Config(gate=strict, reranker=reranker), reranker=Broken()
+    )
+    for query in ("tea coffee", "Alice"):  # weak everywhere; an exact entity match
+        expected = [r["content"] for r in search(plain, query)["results"]]
+        result = search(failing, query)
+        assert [r["content"] for r in result["results"]] == expected, query
+        payload = logged(failing, result)
+        assert payload["reranker"]["status"] == "failed (ValueError); fused order kept"
+        assert replay(payload) == [r["id"] for r in result["results"]]
+    assert search(failing, "tea coffee")["explanation"]["why_empty"].startswith("every candidate")
+    plain.close()
+    failing.close()
+
+
 def test_stages_returning_the_wrong_shape_fall_back_and_say_so(tmp_path: Path) -> None:
     """A rewriter that returns no text and a reranker that returns too few scores are stage
     failures: the raw query and the fused order are used, never an internal error."""
