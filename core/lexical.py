@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import string
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from core.evidence import normalise
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_PUNCTUATION = string.punctuation + "«»…"  # curly quotes are straight after normalise()
 MAX_QUERY_TOKENS = 64
 MAX_NAME_WORDS = 200
 
@@ -205,11 +207,29 @@ class TermStats:
                 self._tokenizer.close()
 
 
+# What ends a word in running text but is never the edge of a name: "Jean-Luc," and
+# "(Node.js)" are names, "Dr." keeps its dot.
+_SENTENCE_EDGE = ",;:!?\"'()[]{}<>«»"
+
+
 def name_candidates(text: str, *, longest: int = 4) -> list[str]:
     """Every run of 1 to ``longest`` consecutive words, normalised like entity aliases, so
-    names in a query ("Project Apollo", "Aditya") can be matched exactly against aliases."""
-    words = normalise(" ".join(_WORD.findall(text)[:MAX_NAME_WORDS])).split()
+    names in a query ("Project Apollo", "Aditya") can be matched exactly against aliases.
+    Words are read three ways, since aliases keep their punctuation: letters and digits only
+    ("apollo"), whitespace-separated without the punctuation of a sentence around them
+    ("jean-luc", "o'brien", "dr."), and without any punctuation at their edges ("node.js"
+    at the end of a sentence)."""
+    normal = normalise(text)
+    spaced = normal.split()[:MAX_NAME_WORDS]
+    readings = (
+        _WORD.findall(normal)[:MAX_NAME_WORDS],
+        [w.strip(_SENTENCE_EDGE) for w in spaced],
+        [w.strip(_PUNCTUATION) for w in spaced],
+    )
     grams = {
-        " ".join(words[i : i + n]) for n in range(1, longest + 1) for i in range(len(words) - n + 1)
+        " ".join(words[i : i + n])
+        for words in (list(filter(None, reading)) for reading in readings)
+        for n in range(1, longest + 1)
+        for i in range(len(words) - n + 1)
     }
     return sorted(g for g in grams if g not in STOPWORDS)

@@ -123,6 +123,30 @@ def test_entity_names_in_the_query_find_linked_records(alice: Session) -> None:
     assert top["explanation"]["entity_match"][0]["alias"] == "Apollo"
 
 
+@pytest.mark.parametrize(
+    ("name", "query"),
+    [
+        ("Jean-Luc", "What did Jean-Luc decide?"),
+        ("O'Brien", "Anything from O'Brien, lately?"),
+        ("Node.js", "Which version of Node.js?"),
+        ("Dr. Okafor", "When is my appointment with Dr. Okafor"),
+        ("AT&T", "(AT&T) contract renewal"),
+    ],
+)
+def test_a_name_with_punctuation_in_the_query_is_an_exact_entity_match(
+    alice: Session, name: str, query: str
+) -> None:
+    """Aliases keep their punctuation, so the query's words are also read with it."""
+    alice.memory.import_records(
+        [{"content": "A note about them.", "about": [{"kind": "other", "name": name}]}],
+        scope="user:alice",
+        now=NOW,
+    )
+    result = search(alice, query)
+    matched = [m["alias"] for r in result["results"] for m in r["explanation"]["entity_match"]]
+    assert name in matched
+
+
 def test_an_entity_named_by_many_records_weighs_less_in_fusion(alice: Session) -> None:
     """Apollo has one record: the entity generator keeps its full weight. Orion has 60, more
     than the 30 candidates it can return: its most recent 30 are an arbitrary slice, weighted
