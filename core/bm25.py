@@ -4,7 +4,7 @@ FTS5 computes BM25 for every row that matches any word of an OR query, at ~2.7 u
 a question that names a speaker or says "photo" matches 20,000-28,000 of 50,000 conversation
 turns: 30-130 ms a search here, most of an all-scopes search. This index computes the same
 function with numpy over posting lists read from FTS5 itself: the whole lexical stage takes
-1.9 ms p50 at 50,000 records (benchmarks/README.md).
+about 2 ms p50 at 50,000 records (benchmarks/README.md has the measured figures).
 
 The function is fts5_aux.c's ``bm25()``: for each query phrase (here: each query word, a
 single index term) with ``n`` of the ``N`` rows holding it,
@@ -13,9 +13,11 @@ column-weighted term frequency ``f`` and length ``D`` (tokens over all columns) 
 ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))`` summed over the query's words,
 with k1 = 1.2, b = 0.75 and avgdl the mean length over all rows. FTS5 is still the source of
 every number: row lengths come from its docsize table, postings from fts5vocab, and changed
-rows are tokenized by its own tokenizer (core.lexical.Tokenizer). The scores are FTS5's: the
-same operations in the same order (identical to the last bit for 80 LoCoMo questions over
-50,000 records; tests/core/test_bm25.py holds them equal on generated stores).
+rows are tokenized by its own tokenizer (core.lexical.Tokenizer). Over the whole table the
+scores are FTS5's: the same operations in the same order (identical to the last bit for 80
+LoCoMo questions over 50,000 records; tests/core/test_bm25.py holds them equal on generated
+stores). A search counts N, n and avgdl over the rows of the scopes its agent may read
+instead (``scores(within=...)``), so that no score depends on records it may not read.
 
 What it keeps: every row's length (read from docsize when the index is built: ~0.2 s at
 50,000 rows) and the postings of the terms queries have used, read on first use at ~0.6 us an

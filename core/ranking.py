@@ -41,8 +41,8 @@ def fuse(
     weights: dict[str, float],
 ) -> list[Candidate]:
     """Weighted reciprocal-rank fusion: each generator adds weight / (k + rank). Ranks, not
-    scores, so cosine and BM25 never have to be put on one scale. Ties keep first-seen order
-    (dense, then lexical, then entity, then time)."""
+    scores, so cosine and BM25 never have to be put on one scale. Unordered: ``order`` ranks
+    the candidates and breaks ties."""
     candidates: dict[str, Candidate] = {}
     for generator in GENERATORS:
         for rank, (record_id, score) in enumerate(ranked.get(generator, []), start=1):

@@ -20,8 +20,9 @@ Understood (English only, ASCII letters and digits):
 - months and years: "in|during|by|until|till|from|to|through|since|before|after July", "last
   July", "July [,] 2026", "in|during|throughout|back in 2026" (years 1900-2099);
 - periods: "next|this|last week|month|year", "this|last|past|previous weekend", "the past
-  week|month|year" and "in|over|within|during the last|past week|month|year" (the seven days,
-  month or year up to the anchor);
+  week|month|year" and "in|over|within|during the last|past week|month|year" (from the same
+  day a week, month or year before the anchor's day through that day: "the past week" on 30
+  November is 23-30 November);
 - counted: "in N days|weeks|months|years", "N days|weeks|months|years from now", "N
   days|weeks|months|years ago", "in|over|within|during the last|past N days|weeks|months|years"
   (N a number up to 999 or a word up to twelve).
