@@ -3,24 +3,32 @@
 Every command takes ``--store PATH`` (default: $AGENT_MEMORY_STORE, else
 ./agent-memory/memory.db) and ``--config FILE`` (default: $AGENT_MEMORY_CONFIG); settings may
 also come from AGENT_MEMORY_<SECTION>__<NAME> variables. Commands that print results take
-``--json``. Errors print one line (or a JSON object with --json) and exit 2; nothing is written.
+``--json``. Errors print one line (or a JSON object with --json) and exit 2, and the store is
+left as it was; a store file that does not exist yet is created on opening, as by ``init``,
+even when the command then fails. The tool commands (write, get, forget, search) run their
+tool on a deferred session (core.session.Session), so a refused call stores no session and no
+``--said`` turn; ingest likewise stores the session, its turns and its job only after every
+check. A malformed command line (argparse) prints the usage and an error line, and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import sqlite3
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from core import Memory
 from core.config import Config, settings
-from core.errors import AgentMemoryError, InvalidArgument
+from core.errors import AgentMemoryError, InvalidArgument, StoreError
 from core.logging import configure_logging
 from core.models import utcnow
 from core.session import Session
@@ -44,8 +52,54 @@ def load_config(args: argparse.Namespace) -> Config:
     return Config.load(path, environ=os.environ)
 
 
-def open_memory(args: argparse.Namespace) -> Memory:
-    return Memory.open(args.store, load_config(args))
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_store(path: str) -> str:
+    """``path`` if it can be a store: refuses a directory, or a file that is not a SQLite
+    database, with a StoreError before anything opens it. A missing file is fine (opening
+    creates it)."""
+    store = Path(path)
+    if store.is_dir():
+        raise StoreError(f"--store {path} is a directory; give the store's file")
+    if store.exists():
+        try:
+            with store.open("rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise StoreError(f"cannot read the store {path}: {exc.strerror}") from None
+        if header and header != SQLITE_HEADER:
+            raise StoreError(f"{path} is not an agent-memory store (not a SQLite database)")
+    return path
+
+
+@contextmanager
+def opening_store(path: str) -> Iterator[None]:
+    """Checks ``path`` (check_store), then reports what SQLite or the file system refuses
+    while the store is opened as a StoreError."""
+    check_store(path)
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the store {path}: {exc}") from None
+    except OSError as exc:
+        raise StoreError(f"cannot open the store {path}: {exc.strerror or exc}") from None
+
+
+def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
+    with opening_store(args.store):
+        return Memory.open(args.store, config or load_config(args))
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
@@ -172,9 +226,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_reembed(args: argparse.Namespace) -> int:
     from core.reembed import reembed
 
-    count = reembed(
-        args.store, load_config(args), batch_size=args.batch_size, progress=not args.json
-    )
+    config = load_config(args)
+    check_store(args.store)
+    count = reembed(args.store, config, batch_size=args.batch_size, progress=not args.json)
     emit(
         args,
         {"store": args.store, "reembedded": count},
@@ -207,33 +261,65 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    records = []
-    try:
-        with open(args.file, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InvalidArgument(
-                        f"{args.file} line {number}: not JSON: {exc.msg}", field="file"
-                    ) from None
-    except OSError as exc:
-        raise InvalidArgument(f"cannot read {args.file}: {exc.strerror}", field="file") from None
+    from core.importer import import_records
+
+    records, lines = _read_jsonl(args.file)
     with open_memory(args) as mem:
-        ids = mem.import_records(records, scope=args.scope, batch_size=args.batch_size)
+        ids = import_records(
+            mem, records, scope=args.scope, batch_size=args.batch_size, labels=lines
+        )
     emit(args, {"scope": args.scope, "ids": ids}, f"imported {len(ids)} records into {args.scope}")
     return EXIT_OK
 
 
-def _tool_session(mem: Memory, args: argparse.Namespace) -> Session:
-    """A session for an operator's tool call: identity from the flags, never from input."""
+def _read_jsonl(path: str) -> tuple[list[Any], list[str]]:
+    """The records of a JSON-lines file and, for each, ``"<path> line N"`` (1-based, blank
+    lines counted), which names it in every error, from reading to validation."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {path}: {exc.strerror}", field="file") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        number = data.count(b"\n", 0, exc.start) + 1
+        raise InvalidArgument(f"{path} line {number}: not UTF-8 text", field="file") from None
+    records, lines = [], []
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise InvalidArgument(f"{where}: not JSON: {exc.msg}", field="file") from None
+        except RecursionError:
+            raise InvalidArgument(f"{where}: not JSON: nested too deeply", field="file") from None
+        lines.append(where)
+    return records, lines
+
+
+def _tool_call(
+    args: argparse.Namespace, name: str, arguments: dict[str, Any], *, said: str | None = None
+) -> dict[str, Any]:
+    """Run one tool for an operator, with identity from the flags (never from input), on a
+    deferred session: the session and the ``said`` user turn are stored only if the call
+    succeeds, so a refused call changes nothing."""
     targets = dict(_pairs(args.write_target, what="--write-target")) or None
     session_id = args.session or f"cli-{utcnow().strftime('%Y%m%dT%H%M%S%f')}"
-    return mem.session(
-        agent_id=args.agent, user_id=args.user, session_id=session_id, write_targets=targets
-    )
+    with open_memory(args) as mem:
+        session = Session(
+            mem,
+            agent_id=args.agent,
+            user_id=args.user,
+            session_id=session_id,
+            write_targets=targets,
+            deferred=True,
+        )
+        if said:
+            session.add_turn("user", said)
+        return session.call(name, arguments)
 
 
 def _pairs(values: Sequence[str] | None, *, what: str) -> list[tuple[str, str]]:
@@ -282,11 +368,7 @@ def cmd_write(args: argparse.Namespace) -> int:
         ]
     if args.tag:
         arguments["tags"] = list(args.tag)
-    with open_memory(args) as mem:
-        session = _tool_session(mem, args)
-        if args.said:
-            session.add_turn("user", args.said)
-        result = session.call("memory_write", arguments)
+    result = _tool_call(args, "memory_write", arguments, said=args.said)
 
     def text() -> str:
         lines = [f"{result['action']} {result['id']} ({result['status']}, {result['source_kind']})"]
@@ -299,11 +381,9 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 
 def cmd_get(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        session = _tool_session(mem, args)
-        result = session.call(
-            "memory_get", {"ids": list(args.ids), "include_history": args.include_history}
-        )
+    result = _tool_call(
+        args, "memory_get", {"ids": list(args.ids), "include_history": args.include_history}
+    )
 
     def text() -> str:
         lines = [
@@ -317,12 +397,10 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        session = _tool_session(mem, args)
-        arguments = {"id": args.id}
-        if args.reason:
-            arguments["reason"] = args.reason
-        result = session.call("memory_forget", arguments)
+    arguments = {"id": args.id}
+    if args.reason:
+        arguments["reason"] = args.reason
+    result = _tool_call(args, "memory_forget", arguments)
     return _tool_result(args, result, lambda: f"forgot {result['id']}")
 
 
@@ -341,8 +419,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         arguments["entities"] = list(args.entity)
     if args.include_history:
         arguments["include_history"] = True
-    with open_memory(args) as mem:
-        result = _tool_session(mem, args).call("memory_search", arguments)
+    result = _tool_call(args, "memory_search", arguments)
 
     def text() -> str:
         if not result["results"]:
@@ -367,10 +444,14 @@ def _read_transcript(path: str) -> list[tuple[str, str, datetime | None]]:
             data = json.load(handle)
     except OSError as exc:
         raise InvalidArgument(f"cannot read {path}: {exc.strerror}", field="file") from None
+    except UnicodeDecodeError:
+        raise InvalidArgument(f"{path} is not UTF-8 text", field="file") from None
     except json.JSONDecodeError as exc:
         raise InvalidArgument(
             f"{path} is not JSON: {exc.msg} (line {exc.lineno})", field="file"
         ) from None
+    except RecursionError:
+        raise InvalidArgument(f"{path} is not JSON: nested too deeply", field="file") from None
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not turns:
         raise InvalidArgument(
@@ -406,21 +487,29 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from workers.app import WorkerApp
 
     turns = _read_transcript(args.file)
+    targets = dict(_pairs(args.write_target, what="--write-target")) or None
     config = load_config(args)
-    app = WorkerApp(args.store, config, immediate=args.inline, environ=os.environ)
-    with Memory.open(args.store, config) as mem:
-        app.attach(mem)
-        targets = dict(_pairs(args.write_target, what="--write-target")) or None
-        session = mem.session(
-            agent_id=args.agent, user_id=args.user, session_id=args.session, write_targets=targets
+    with open_memory(args, config) as mem:
+        # Deferred: every check comes first, and the session, its turns and its job are
+        # stored only at end(), so a refused ingest changes nothing.
+        session = Session(
+            mem,
+            agent_id=args.agent,
+            user_id=args.user,
+            session_id=args.session,
+            write_targets=targets,
+            deferred=True,
         )
-        if session.transcript():
+        if session.transcript() or session.ended:
             raise InvalidArgument(
-                f"session {args.session!r} already has a transcript; ingest each session once",
+                f"session {args.session!r} already has a transcript or has ended; ingest "
+                "each session once",
                 field="session",
             )
         for role, content, at in turns:
             session.add_turn(role, content, at=at)
+        app = WorkerApp(args.store, config, immediate=args.inline, environ=os.environ)
+        app.attach(mem)
         job_id = session.end()
         status = mem.jobs.status(job_id)
     data = {
@@ -526,6 +615,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from workers.consumer import PauseHooks, run_consumer
 
     config = load_config(args)
+    check_store(args.store)
     app = WorkerApp(
         args.store, config, hooks=PauseHooks.from_environ(os.environ), environ=os.environ
     )
@@ -540,16 +630,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     datasets = ("locomo", "longmemeval") if args.dataset == "all" else (args.dataset,)
     granularities = ("turn", "session") if args.granularity == "both" else (args.granularity,)
-    with tempfile.TemporaryDirectory(prefix="agent-memory-eval-") as scratch:
-        report = run(
-            data_dir=Path(args.data),
-            store_dir=Path(args.work_dir or scratch),
-            config=load_config(args),
-            datasets=datasets,
-            granularities=granularities,
-            do_calibrate=args.calibrate,
-            progress=not args.json,
+    config = load_config(args)
+    if not Path(args.data).is_dir():
+        raise InvalidArgument(
+            f"--data {args.data} is not a folder (it names the folder with the data set files)",
+            field="data",
         )
+    with tempfile.TemporaryDirectory(prefix="agent-memory-eval-") as scratch:
+        try:
+            report = run(
+                data_dir=Path(args.data),
+                store_dir=Path(args.work_dir or scratch),
+                config=config,
+                datasets=datasets,
+                granularities=granularities,
+                do_calibrate=args.calibrate,
+                progress=not args.json,
+            )
+        except FileNotFoundError as exc:
+            raise InvalidArgument(
+                f"cannot read {exc.filename}: {exc.strerror} (--data names the folder with the "
+                "data set files)",
+                field="data",
+            ) from None
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=2, default=str))
     if args.calibrate and not args.json:
@@ -733,14 +836,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="JSON lines, one record per line")
     p.add_argument("--scope", required=True, help="the scope every record goes into")
-    p.add_argument("--batch-size", type=int, default=256, help="records per embedding batch")
+    p.add_argument(
+        "--batch-size", type=positive_int, default=256, help="records per embedding batch"
+    )
     p = add(
         "reembed",
         cmd_reembed,
         "Re-embed the whole store with the configured embedder (after a model change).",
         "AGENT_MEMORY_EMBEDDER__MODEL=BAAI/bge-m3 agent-memory reembed --store data/memory.db",
     )
-    p.add_argument("--batch-size", type=int, default=256, help="records per embedding batch")
+    p.add_argument(
+        "--batch-size", type=positive_int, default=256, help="records per embedding batch"
+    )
     p = add(
         "snapshot",
         cmd_snapshot,

@@ -440,8 +440,18 @@ def _read_toml(path: Path) -> dict[str, dict[str, Any]]:
             data = tomllib.load(handle)
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory, not a TOML file") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {exc.start}); TOML files are UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"config file {path} is nested too deeply to read") from None
     for key, value in data.items():
         if not isinstance(value, dict):
             raise ConfigError(

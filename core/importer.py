@@ -18,7 +18,7 @@ supersession): it loads what the host says, as the host says it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -96,23 +96,29 @@ class ImportItem(BaseModel):
         return list(dict.fromkeys(cleaned))
 
 
-def validate_items(records: Iterable[Mapping[str, Any]]) -> list[ImportItem]:
-    """Validate every item or raise InvalidArgument naming the first bad one (0-based)."""
+def validate_items(
+    records: Iterable[Mapping[str, Any]], *, labels: Sequence[str] | None = None
+) -> list[ImportItem]:
+    """Validate every item or raise InvalidArgument naming the first bad one: as
+    ``labels[position]`` when given (e.g. a file's line), else as ``record N`` (0-based)."""
     items = []
     for position, raw in enumerate(records):
+        name = _label(labels, position)
         if not isinstance(raw, Mapping):
-            raise InvalidArgument(f"record {position}: must be a JSON object", field="records")
+            raise InvalidArgument(f"{name}: must be a JSON object", field="records")
         try:
             items.append(ImportItem.model_validate(dict(raw)))
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in error["loc"]) or "record"
-            raise InvalidArgument(
-                f"record {position}: {where}: {error['msg']}", field=where
-            ) from None
+            raise InvalidArgument(f"{name}: {where}: {error['msg']}", field=where) from None
         except InvalidArgument as exc:
-            raise InvalidArgument(f"record {position}: {exc.message}", field=exc.field) from None
+            raise InvalidArgument(f"{name}: {exc.message}", field=exc.field) from None
     return items
+
+
+def _label(labels: Sequence[str] | None, position: int) -> str:
+    return labels[position] if labels is not None else f"record {position}"
 
 
 def import_records(
@@ -123,16 +129,28 @@ def import_records(
     agent_id: str | None = None,
     batch_size: int = 256,
     now: datetime | None = None,
+    labels: Sequence[str] | None = None,
 ) -> list[str]:
-    """Validate, embed and write ``records`` into ``scope``. Returns ids in input order."""
+    """Validate, embed (``batch_size`` records at a time, at least 1) and write ``records``
+    into ``scope``. Returns ids in input order. Errors name the bad record as ``record N``
+    (0-based), or as ``labels[N]`` when given (the command line passes each record's file
+    line)."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InvalidArgument(
+            f"batch_size must be a whole number of at least 1, got {batch_size!r}",
+            field="batch_size",
+        )
     parsed_scope = Scope.parse(scope)
-    items = validate_items(records)
+    records = list(records)
+    if labels is not None and len(labels) != len(records):
+        raise ValueError(f"{len(labels)} labels for {len(records)} records")
+    items = validate_items(records, labels=labels)
     owner = parsed_scope.id if parsed_scope.kind is ScopeKind.USER else None
     for position, item in enumerate(items):
         if not item.about and item.type is not MemoryType.EPISODIC and owner is None:
             raise InvalidArgument(
-                f"record {position}: a {item.type.value} record in {scope} must say what it "
-                'is about: "about": [{"kind": "project", "name": "..."}]',
+                f"{_label(labels, position)}: a {item.type.value} record in {scope} must say "
+                'what it is about: "about": [{"kind": "project", "name": "..."}]',
                 field="about",
             )
     now = now or utcnow()

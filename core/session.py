@@ -14,6 +14,7 @@ it and it survives a crash of the host.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -61,7 +62,18 @@ ROLES = ("user", "assistant", "tool", "system")
 
 
 class Session:
-    """A conversation between one agent and one user. Create with ``Memory.session``."""
+    """A conversation between one agent and one user. Create with ``Memory.session``.
+
+    Opening a stored session again (after a restart) checks that it belongs to the same agent
+    and user (else StoreError) and keeps its write targets current. An ended session's write
+    targets never change: it keeps the stored ones when none are given, and giving others is
+    an InvalidArgument.
+
+    ``deferred=True`` (for one-shot callers such as the command line) stores nothing until a
+    tool call succeeds or ``end()`` is called: the session row (or its new write targets) and
+    the turns added so far are then stored in one transaction, after that tool's own writes.
+    A call that fails leaves the store as it was.
+    """
 
     def __init__(
         self,
@@ -72,6 +84,7 @@ class Session:
         session_id: str,
         write_targets: Mapping[str, str] | None = None,
         now: datetime | None = None,
+        deferred: bool = False,
     ) -> None:
         self.memory = memory
         self.principal = policy.Principal(agent_id, user_id)
@@ -82,7 +95,16 @@ class Session:
                 raise InvalidArgument("write target labels must be non-empty strings")
             Scope.parse(scope, field=f"write_targets.{label}")
         self.write_targets: dict[str, str] = targets
-        self._persist(now or utcnow())
+        self._targets_given = bool(write_targets)
+        self._started = now or utcnow()
+        # Deferred: the turns added but not yet stored; None once stored (or never deferred).
+        self._pending: list[tuple[str, str, str]] | None = None
+        if deferred:
+            with self.memory.store.reading() as conn:
+                self._check_stored(conn)
+            self._pending = []
+        else:
+            self._persist(self._started)
 
     @classmethod
     def resume(
@@ -101,6 +123,9 @@ class Session:
         session.principal = policy.Principal(agent_id, user_id)
         session.session_id = session_id
         session.write_targets = dict(write_targets)
+        session._targets_given = True
+        session._started = utcnow()
+        session._pending = None
         return session
 
     @property
@@ -113,38 +138,95 @@ class Session:
 
     def _persist(self, now: datetime) -> None:
         with self.memory.store.transaction() as conn:
-            row = conn.execute(
-                "SELECT agent_id, user_id FROM sessions WHERE session_id = ?", (self.session_id,)
-            ).fetchone()
-            if row is None:
-                conn.execute(
-                    "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
-                    "started_at) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        self.session_id,
-                        self.agent_id,
-                        self.user_id,
-                        json.dumps(self.write_targets, sort_keys=True),
-                        format_time(now),
-                    ),
+            self._save(conn, now)
+
+    def _check_stored(self, conn: sqlite3.Connection) -> sqlite3.Row | None:
+        """The stored row of this session, if any, after checking it against this session:
+        the same principal, and for an ended session the same write targets (adopted when
+        none were given). Reads only."""
+        row = conn.execute(
+            "SELECT agent_id, user_id, write_targets, ended_at FROM sessions WHERE session_id = ?",
+            (self.session_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        if (row[0], row[1]) != (self.agent_id, self.user_id):
+            raise StoreError(
+                f"session {self.session_id!r} belongs to agent {row[0]!r} and user "
+                f"{row[1]!r}; session ids cannot be reused by another principal"
+            )
+        if row[3] is not None:
+            stored = json.loads(row[2])
+            if self._targets_given and self.write_targets != stored:
+                raise InvalidArgument(
+                    f"session {self.session_id!r} ended at {row[3]}; its write targets cannot "
+                    "change (start a new session for a new conversation)",
+                    field="write_targets",
                 )
-                append_event(
-                    conn,
-                    kind="session.started",
-                    at=now,
-                    agent_id=self.agent_id,
-                    payload={"session_id": self.session_id, "user_id": self.user_id},
+            self.write_targets = stored
+        return row
+
+    def _save(self, conn: sqlite3.Connection, now: datetime) -> None:
+        row = self._check_stored(conn)
+        if row is None:
+            conn.execute(
+                "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
+                "started_at) VALUES (?, ?, ?, ?, ?)",
+                (
+                    self.session_id,
+                    self.agent_id,
+                    self.user_id,
+                    json.dumps(self.write_targets, sort_keys=True),
+                    format_time(now),
+                ),
+            )
+            append_event(
+                conn,
+                kind="session.started",
+                at=now,
+                agent_id=self.agent_id,
+                payload={"session_id": self.session_id, "user_id": self.user_id},
+            )
+        elif row[3] is None:  # resumed, e.g. after a host restart: keep the targets current
+            conn.execute(
+                "UPDATE sessions SET write_targets = ? WHERE session_id = ?",
+                (json.dumps(self.write_targets, sort_keys=True), self.session_id),
+            )
+
+    def _flush(self) -> None:
+        """Store what a deferred session held back, in one transaction; then it is an
+        ordinary session."""
+        if self._pending is None:
+            return
+        with self.memory.store.transaction() as conn:
+            self._save(conn, self._started)
+            if self._pending:
+                seq = self._next_seq(conn)
+                conn.executemany(
+                    "INSERT INTO turns (session_id, seq, role, content, at) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (self.session_id, seq + i, role, content, at)
+                        for i, (role, content, at) in enumerate(self._pending)
+                    ],
                 )
-            elif tuple(row) != (self.agent_id, self.user_id):
-                raise StoreError(
-                    f"session {self.session_id!r} belongs to agent {row[0]!r} and user "
-                    f"{row[1]!r}; session ids cannot be reused by another principal"
-                )
-            else:  # resumed, e.g. after a host restart: keep the targets current
-                conn.execute(
-                    "UPDATE sessions SET write_targets = ? WHERE session_id = ?",
-                    (json.dumps(self.write_targets, sort_keys=True), self.session_id),
-                )
+        self._pending = None
+
+    def _next_seq(self, conn: sqlite3.Connection) -> int:
+        """The next turn's sequence number; refuses if the session has ended."""
+        row = conn.execute(
+            "SELECT ended_at, (SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE session_id = ?) "
+            "FROM sessions WHERE session_id = ?",
+            (self.session_id, self.session_id),
+        ).fetchone()
+        if row is None:  # deferred and not stored yet
+            return 1
+        if row[0] is not None:
+            raise InvalidArgument(
+                f"session {self.session_id!r} ended at {row[0]}; its transcript is closed "
+                "(start a new session for a new conversation)",
+                field="session_id",
+            )
+        return int(row[1])
 
     # -- transcript (the turn_completed event) -----------------------------------------------
 
@@ -156,25 +238,19 @@ class Session:
             )
         if not isinstance(content, str):
             raise InvalidArgument("turn content must be a string", field="content")
+        at_text = format_time(at or utcnow())
+        if self._pending is not None:
+            with self.memory.store.reading() as conn:
+                seq = self._next_seq(conn) + len(self._pending)
+            self._pending.append((role, content, at_text))
+            return seq
         with self.memory.store.transaction() as conn:
-            ended = conn.execute(
-                "SELECT ended_at FROM sessions WHERE session_id = ?", (self.session_id,)
-            ).fetchone()[0]
-            if ended is not None:
-                raise InvalidArgument(
-                    f"session {self.session_id!r} ended at {ended}; its transcript is closed "
-                    "(start a new session for a new conversation)",
-                    field="session_id",
-                )
-            seq = conn.execute(
-                "SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE session_id = ?",
-                (self.session_id,),
-            ).fetchone()[0]
+            seq = self._next_seq(conn)
             conn.execute(
                 "INSERT INTO turns (session_id, seq, role, content, at) VALUES (?, ?, ?, ?, ?)",
-                (self.session_id, seq, role, content, format_time(at or utcnow())),
+                (self.session_id, seq, role, content, at_text),
             )
-        return int(seq)
+        return seq
 
     def end(self, *, now: datetime | None = None) -> str:
         """session_ended: close the transcript, persist the extraction job in the store, then
@@ -184,7 +260,8 @@ class Session:
 
         The job row is written first, so a crash, or a queue that cannot be reached, loses
         nothing: a worker's next sweep sends the message for a job whose message was not
-        sent (no dispatcher, or it failed)."""
+        sent (no dispatcher, or it failed). A deferred session is stored first."""
+        self._flush()
         dispatcher = self.memory.dispatcher
         job_id, created = self.memory.jobs.create_for_session(
             self.session_id, now=now or utcnow(), will_send=dispatcher is not None
@@ -213,12 +290,20 @@ class Session:
         """The session's turns in order; with ``last`` (>= 0), only the final ``last``."""
         if last is not None and last < 0:
             raise ValueError(f"last must be >= 0, got {last}")
+        pending = self._pending or []
         rows = self.memory.store.query(
             "SELECT * FROM (SELECT seq, role, content, at FROM turns WHERE session_id = ? "
             "ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-            (self.session_id, -1 if last is None else last),  # SQLite: LIMIT -1 is no limit
+            # SQLite: LIMIT -1 is no limit
+            (self.session_id, -1 if last is None or pending else last),
         )
-        return [Turn(r["seq"], r["role"], r["content"], r["at"]) for r in rows]
+        turns = [Turn(r["seq"], r["role"], r["content"], r["at"]) for r in rows]
+        if pending:  # a deferred session's turns, after the stored ones
+            first = (turns[-1].seq if turns else 0) + 1
+            turns += [Turn(first + i, *turn) for i, turn in enumerate(pending)]
+            if last is not None:
+                turns = turns[len(turns) - last :]
+        return turns
 
     # -- the tools ---------------------------------------------------------------------------
 
@@ -228,7 +313,8 @@ class Session:
         tool = TOOLS.get(name) if isinstance(name, str) else None
         if tool is None:
             known = ", ".join(sorted(TOOLS))
-            return _error("unknown_tool", f"unknown tool {name!r}; the tools are {known}")
+            shown = repr(_clip(name)) if isinstance(name, str) else _clip(repr(name))
+            return _error("unknown_tool", f"unknown tool {shown}; the tools are {known}")
         if not isinstance(arguments, dict):
             return _error("invalid_argument", "arguments must be a JSON object")
         try:
@@ -236,7 +322,7 @@ class Session:
         except ValidationError as exc:
             return _validation_error(exc)
         try:
-            return tool.handler(self, args, now or utcnow())
+            result = tool.handler(self, args, now or utcnow())
         except InvalidArgument as exc:
             return exc.as_tool_error()
         except AgentMemoryError:
@@ -244,6 +330,8 @@ class Session:
         except Exception:
             log.exception("tool.failed", tool=name, session_id=self.session_id)
             return internal_tool_error()
+        self._flush()  # a deferred session is stored once a call has succeeded
+        return result
 
     def readable_scopes(self) -> tuple[str, ...]:
         return policy.readable_scopes(self.principal, self.memory.store.grants(self.agent_id))
@@ -526,10 +614,19 @@ def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:
     return {"error": error}
 
 
+MAX_ECHO = 80
+
+
+def _clip(text: str) -> str:
+    """``text`` cut to MAX_ECHO characters (with an ellipsis), for echoing a model's input."""
+    return text if len(text) <= MAX_ECHO else text[: MAX_ECHO - 1] + "…"
+
+
 def _validation_error(exc: ValidationError) -> dict[str, Any]:
-    """The first problem pydantic found, as a structured tool error naming the argument."""
+    """The first problem pydantic found, as a structured tool error naming the argument
+    (a name longer than MAX_ECHO characters is cut, in the message and the field)."""
     first = exc.errors()[0]
-    location = ".".join(str(part) for part in first["loc"])
+    location = _clip(".".join(str(part) for part in first["loc"]))
     if first["type"] == "extra_forbidden":
         message = f"unknown argument {location!r}"
     elif first["type"] == "missing":

@@ -152,7 +152,7 @@ class SearchArgs(_Arguments):
         str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY)
     ] = Field(description="What to look for, in plain words (names, topics, dates).")
     types: list[Literal["semantic", "episodic", "procedural"]] | None = Field(
-        None, max_length=3, description="Only these memory types."
+        None, min_length=1, max_length=3, description="Only these memory types."
     )
     since: str | None = Field(None, description="Only events at or after this time (ISO 8601).")
     until: str | None = Field(None, description="Only events at or before this time (ISO 8601).")
