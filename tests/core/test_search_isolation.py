@@ -43,17 +43,20 @@ grants_strategy = st.lists(
 )
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+# A store, the grants in it, and one agent's search for one user.
+SCENARIO = {
+    "records": records_strategy,
+    "grants": grants_strategy,
+    "agent": st.sampled_from(AGENTS),
+    "user": st.sampled_from(USERS),
+    "query": st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+}
+SLOW = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
 @given(
-    records=records_strategy,
-    grants=grants_strategy,
-    agent=st.sampled_from(AGENTS),
-    user=st.sampled_from(USERS),
-    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    **SCENARIO,
     hints=st.lists(st.sampled_from(WORDS), max_size=2),
     # Time words naming the day every record was written on, so the time generator runs.
     when=st.sampled_from(["", " today", " in November"]),
@@ -136,18 +139,8 @@ def _outcome(mem: Memory, agent: str, user: str, query: str) -> dict[str, object
     }
 
 
-@settings(
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(
-    records=records_strategy,
-    grants=grants_strategy,
-    agent=st.sampled_from(AGENTS),
-    user=st.sampled_from(USERS),
-    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
-)
+@settings(max_examples=30, deadline=None, suppress_health_check=SLOW)
+@given(**SCENARIO)
 def test_no_score_depends_on_records_the_agent_cannot_read(
     tmp_path_factory, records, grants, agent, user, query
 ) -> None:
