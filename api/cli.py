@@ -425,7 +425,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         if not result["results"]:
             return f"nothing: {result['explanation']['why_empty']}"
         return "\n".join(
-            f"{r['explanation']['fused_rank']:>2}. {r['content']}\n"
+            f"{r['explanation']['rank']:>2}. {r['content']}\n"
             f"    {r['id']}  {r['type']} {r['status']}  {r['explanation']['gate']}"
             for r in result["results"]
         )

@@ -290,6 +290,7 @@ class Retriever:
         collapsed: dict[str, list[str]] = {}
         for duplicate in duplicates:
             collapsed.setdefault(duplicate.duplicate_of or "", []).append(duplicate.record_id)
+        fused_rank = {c.record_id: i for i, c in enumerate(ordered, start=1)}
         results = [
             {
                 **records[c.record_id].to_json(),
@@ -299,6 +300,7 @@ class Retriever:
                     query,
                     request,
                     rank,
+                    fused_rank[c.record_id],
                     rewrite,
                     matched_entities,
                     taken,
@@ -708,6 +710,7 @@ class Retriever:
         query: str,
         request: SearchRequest,
         rank: int,
+        fused_rank: int,
         rewrite: dict[str, Any],
         matched_entities: list[dict[str, str]],
         taken: list[Candidate],
@@ -727,7 +730,8 @@ class Retriever:
             "query": request.query,
             "rewritten_query": query if rewrite["status"] == "rewritten" else None,
             "generators": candidate.matches,
-            "fused_rank": rank,
+            "rank": rank,  # in the answer
+            "fused_rank": fused_rank,  # in the fused order, before gate, collapse and reranker
             "fused_score": round(candidate.fused, 8),
             "freshness": round(candidate.freshness, 8),
             "reranker": rerank,

@@ -215,9 +215,11 @@ def test_the_reranker_reorders_and_the_log_replays_it(tmp_path: Path) -> None:
     assert payload["reranker"]["order"] == list(reversed(payload["reranker"]["before"]))
     assert [r["id"] for r in result["results"]] == payload["reranker"]["order"]
     n = len(result["results"])
+    fused = [c["id"] for c in payload["candidates"]["fused"]]
     for rank, r in enumerate(result["results"], start=1):
-        assert r["explanation"]["reranker"]["rank_after"] == rank
+        assert r["explanation"]["reranker"]["rank_after"] == rank == r["explanation"]["rank"]
         assert r["explanation"]["reranker"]["rank_before"] == n + 1 - rank
+        assert r["explanation"]["fused_rank"] == fused.index(r["id"]) + 1 == n + 1 - rank
     assert replay(payload) == [r["id"] for r in result["results"]]
     mem.close()
 
