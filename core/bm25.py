@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +55,16 @@ _POSTINGS_KEPT = 4_000_000
 # A sync that would re-tokenize more rows than this rebuilds instead (a bulk import); the
 # change log cached postings are patched from keeps at most this many rows.
 _DELTA_AT_MOST = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Within:
+    """The rows a search may read, for ``BM25Index.scores``: ``rowids()`` lists them, and
+    ``key`` names them (equal keys, equal rows), so consecutive searches over the same scopes
+    share one count of their statistics."""
+
+    key: Hashable
+    rowids: Callable[[], np.ndarray]
 
 
 @dataclass(slots=True)
@@ -99,6 +109,8 @@ class BM25Index:
         # rowid -> (version it changed by, its weighted term frequencies, or None when gone);
         # ordered by that version, so a term patches with the tail newer than itself.
         self._changed: OrderedDict[int, tuple[int, dict[str, float] | None]] = OrderedDict()
+        # The last search's readable rows and their statistics (see _counted).
+        self._within: tuple[tuple[Hashable, int], tuple[np.ndarray, int, float]] | None = None
 
     @property
     def held(self) -> int:
@@ -116,14 +128,14 @@ class BM25Index:
         self,
         words: Sequence[str],
         *,
-        within: Callable[[np.ndarray], np.ndarray] | None = None,
+        within: Within | None = None,
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Every row matching any of ``words`` (query words, each quoted as one phrase in an
         FTS5 OR query) and its BM25 score (higher is better): (rowids, scores). None when a
         word is a phrase of several terms, which only FTS5 can score.
 
-        ``within`` (rowids -> a boolean each) limits the rows: only those it admits are
-        scored, and the statistics (N, each word's n, avgdl) are theirs. A search passes the
+        ``within`` limits the rows: only those are scored, and the statistics (N, each
+        word's n, avgdl) are theirs. A search passes the
         scopes its agent may read, so that no score depends on records it may not (FTS5's
         own bm25() counts the whole table). Without it, the whole table, as FTS5."""
         with self._lock:
@@ -133,22 +145,19 @@ class BM25Index:
             terms = [t[0] for t in stems if t]  # a word without terms matches nothing
             self._sync()
             postings = self._postings(terms)
-            counted = self._present
-            if within is not None:
-                present = np.flatnonzero(self._present)
-                counted = np.zeros(len(self._present), dtype=bool)
-                counted[present[within(present)]] = True
-            rows_counted = self._rows if within is None else int(np.count_nonzero(counted))
+            if within is None:
+                counted, rows_counted, tokens = self._present, self._rows, float(self._tokens)
+            else:
+                counted, rows_counted, tokens = self._counted(within)
             if not terms or rows_counted == 0:
                 return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-            tokens = self._tokens if within is None else float(self._length[counted].sum())
             average = tokens / rows_counted
             total = np.zeros(len(self._length), dtype=np.float64)
             matched = np.zeros(len(self._length), dtype=bool)
             for term in terms:  # one phrase per word: a repeated term counts again, as in FTS5
                 entry = postings[term]
                 rows, f = entry.rowids, entry.frequency
-                if within is not None:
+                if rows_counted < self._rows:  # some rows are not the search's to count
                     admitted = counted[rows]
                     rows, f = rows[admitted], f[admitted]
                 n = len(rows)
@@ -159,6 +168,20 @@ class BM25Index:
                 matched[rows] = True
             rowids = np.flatnonzero(matched)
             return rowids, total[rowids]
+
+    def _counted(self, within: Within) -> tuple[np.ndarray, int, float]:
+        """The rows ``within`` admits (a boolean per rowid), their number and their tokens;
+        kept for the next search with the same key at the same version."""
+        key = (within.key, self.version)
+        if self._within is not None and self._within[0] == key:
+            return self._within[1]
+        rowids = within.rowids()
+        counted = np.zeros(len(self._present), dtype=bool)
+        counted[rowids[(rowids >= 0) & (rowids < len(counted))]] = True
+        counted &= self._present
+        found = (counted, int(np.count_nonzero(counted)), float(self._length[counted].sum()))
+        self._within = (key, found)
+        return found
 
     # -- postings --------------------------------------------------------------------------
 

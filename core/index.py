@@ -290,6 +290,11 @@ class VectorIndex:
         order = np.lexsort((-rowids, -times, -weights))[: max(k, 0)]
         return [(int(rowids[i]), int(weights[i])) for i in order], len(rowids)
 
+    def rowids_passing(self, where: RecordFilter) -> np.ndarray:
+        """The rowids of the records that pass ``where``."""
+        with self._lock:
+            return self._rowids[: self._size][self.mask(where)]
+
     def passes(self, rowids: np.ndarray, where: RecordFilter) -> np.ndarray:
         """Per rowid, whether its record passes ``where`` (False when the index does not
         hold it: a forgotten record has no vector)."""

@@ -27,7 +27,7 @@ import numpy as np
 import structlog
 
 from core import ranking
-from core.bm25 import BM25Index
+from core.bm25 import BM25Index, Within
 from core.filters import RecordFilter
 from core.index import Hit, VectorIndex, top_k
 from core.lexical import TermStats, Tokenizer, fts_match, name_candidates, query_tokens
@@ -164,7 +164,11 @@ class Retriever:
             # Statistics over every record of the readable scopes, whatever its status or
             # type: what the agent could read with include_history, and nothing else.
             counted = RecordFilter(scopes=where.scopes, statuses=HISTORY_STATUSES)
-            scored = self.bm25.scores(words, within=lambda rowids: index.passes(rowids, counted))
+            within = Within(
+                key=(where.scopes, index.epoch, index.version),
+                rowids=lambda: index.rowids_passing(counted),
+            )
+            scored = self.bm25.scores(words, within=within)
         lexical, lexical_scored_by, weightless = self._lexical(
             words, scored, where, depth, index=index
         )

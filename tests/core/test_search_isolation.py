@@ -171,3 +171,24 @@ def test_no_score_depends_on_records_the_agent_cannot_read(
                     now=NOW,
                 )
         assert _outcome(mem, agent, user, " ".join(query)) == everything
+
+
+def test_bm25_statistics_follow_writes_to_the_readable_scopes_only(tmp_path: Path) -> None:
+    """The readable rows' statistics are kept between searches: a record written where the
+    agent reads changes the next search's scores; one written elsewhere does not."""
+    with Memory.open(tmp_path / "m.db", OPEN_GATE, embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a1", "user:u1", now=NOW)
+        filler = [{"content": f"note {i} about the budget"} for i in range(20)]
+        mem.import_records([{"content": "zeus deploy"}, *filler], scope="user:u1", now=NOW)
+        session = mem.session(agent_id="a1", user_id="u1", session_id="s", now=NOW)
+
+        def score() -> float:
+            result = session.call("memory_search", {"query": "zeus"}, now=NOW)
+            (top,) = [r for r in result["results"] if r["content"] == "zeus deploy"]
+            return float(top["explanation"]["generators"]["lexical"]["score"])
+
+        first = score()
+        mem.import_records([{"content": "zeus zeus"}] * 5, scope="user:u2", now=NOW)
+        assert score() == first
+        mem.import_records([{"content": "zeus again"}], scope="user:u1", now=NOW)
+        assert score() < first  # the word is less rare where the agent reads
