@@ -135,9 +135,9 @@ class BM25Index:
         word is a phrase of several terms, which only FTS5 can score.
 
         ``within`` limits the rows: only those are scored, and the statistics (N, each
-        word's n, avgdl) are theirs. A search passes the
-        scopes its agent may read, so that no score depends on records it may not (FTS5's
-        own bm25() counts the whole table). Without it, the whole table, as FTS5."""
+        word's n, avgdl) are theirs. A search passes the scopes its agent may read, so that
+        no score depends on records it may not (FTS5's own bm25() counts the whole table).
+        Without it, the whole table, as FTS5."""
         with self._lock:
             stems = self._tokenizer.terms(words)
             if any(len(terms) > 1 for terms in stems):
