@@ -444,13 +444,8 @@ class Ingestor:
     def _neighbours(
         self, draft: Record, vector: np.ndarray, *, now: datetime
     ) -> list[tuple[Record, float]]:
-        """Live records of the same scope and type, most similar first. Live as of ``now``: a
-        provisional record past expires_at is expired even before the sweep, so it is neither
-        reinforced back to life as a duplicate nor flagged as a conflict (as after the sweep)."""
-        where = RecordFilter(
-            scopes=(draft.scope,), types=frozenset({draft.type}), now=format_time(now)
-        )
-        hits = self.memory.index().search(vector, _NEIGHBOURS, where=where)
+        """The nearest records of ``_kin`` (live, same scope and type), most similar first."""
+        hits = self.memory.index().search(vector, _NEIGHBOURS, where=_kin(draft, now))
         hits = [h for h in hits if h.score >= self.config.ingest.conflict_floor]
         found = self.store.records_by_rowid([h.rowid for h in hits])
         return [(found[h.rowid], h.score) for h in hits if h.rowid in found]
@@ -813,6 +808,13 @@ def _remember_key(
         )
 
 
+def _kin(draft: Record, now: datetime) -> RecordFilter:
+    """The records a write's duplicate and conflict checks consider: live records of its
+    scope and type, live as of ``now`` (a provisional record past expires_at is expired even
+    before the sweep, so it is neither reinforced back to life nor flagged as a conflict)."""
+    return RecordFilter(scopes=(draft.scope,), types=frozenset({draft.type}), now=format_time(now))
+
+
 def _written_since(
     conn: sqlite3.Connection,
     seen: int,
@@ -821,18 +823,11 @@ def _written_since(
     embedder: EmbedderIdentity,
     now: datetime,
 ) -> list[tuple[Record, float]]:
-    """Records of ``draft``'s scope and type added after rowid ``seen`` and live as of
-    ``now`` (as ``_neighbours`` sees them: a provisional record past its expiry is not),
-    each with the cosine of its ``embedder`` vector to ``vector``."""
+    """The records ``_neighbours`` would consider (``_kin``) added after rowid ``seen``, each
+    with the cosine of its ``embedder`` vector to ``vector``."""
+    condition, params = _kin(draft, now).sql("r")
     added = {
-        r.rowid: r
-        for r in select_records(
-            conn,
-            f"r.rowid > ? AND r.scope = ? AND r.type = ? AND r.status IN {_LIVE} "
-            "AND NOT (r.status = 'provisional' AND r.expires_at IS NOT NULL "
-            "AND r.expires_at <= ?)",
-            (seen, draft.scope, draft.type.value, format_time(now)),
-        )
+        r.rowid: r for r in select_records(conn, f"r.rowid > ? AND {condition}", (seen, *params))
     }
     if not added:
         return []
