@@ -117,6 +117,15 @@ def validate_items(
     return items
 
 
+def check_batch_size(batch_size: int) -> None:
+    """Refuse a batch size that is not a whole number of at least 1 (import and re-embed)."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InvalidArgument(
+            f"batch_size must be a whole number of at least 1, got {batch_size!r}",
+            field="batch_size",
+        )
+
+
 def _label(labels: Sequence[str] | None, position: int) -> str:
     return labels[position] if labels is not None else f"record {position}"
 
@@ -135,11 +144,7 @@ def import_records(
     into ``scope``. Returns ids in input order. Errors name the bad record as ``record N``
     (0-based), or as ``labels[N]`` when given (the command line passes each record's file
     line)."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidArgument(
-            f"batch_size must be a whole number of at least 1, got {batch_size!r}",
-            field="batch_size",
-        )
+    check_batch_size(batch_size)
     parsed_scope = Scope.parse(scope)
     records = list(records)
     if labels is not None and len(labels) != len(records):

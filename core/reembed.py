@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from core.config import Config
 from core.embedder import Embedder, make_embedder
-from core.errors import InvalidArgument
+from core.importer import check_batch_size
 from core.models import utcnow
 from core.store import Store
 
@@ -44,7 +44,7 @@ def reembed(
     (``embedder.model``, which may be ``hashing``) or ``embedder``, ``batch_size`` (at least 1)
     records at a time. Returns the number of records re-embedded. Shows a progress bar unless
     ``progress`` is False (or TQDM_DISABLE is set)."""
-    _check_batch_size(batch_size)
+    check_batch_size(batch_size)
     config = config or Config()
     embedder = embedder or make_embedder(config.embedder)
     store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
@@ -76,11 +76,3 @@ def reembed(
         return swapped
     finally:
         store.close()
-
-
-def _check_batch_size(batch_size: int) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidArgument(
-            f"batch_size must be a whole number of at least 1, got {batch_size!r}",
-            field="batch_size",
-        )
