@@ -103,6 +103,16 @@ class _Restart:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidenceCheck:
+    """What a write's evidence supports (Ingestor.check_evidence)."""
+
+    source_kind: SourceKind
+    evidence: str | None  # the quote to store, or None
+    notes: list[str]  # why the claimed source was lowered, if it was
+    turn: Turn | None = None  # the transcript turn the quote was found in
+
+
+@dataclass(frozen=True, slots=True)
 class WriteRequest:
     """A validated write, its scope already resolved and permitted."""
 
@@ -189,11 +199,10 @@ class Ingestor:
 
     # -- evidence ----------------------------------------------------------------------------
 
-    def check_evidence(
-        self, request: WriteRequest, transcript: Sequence[Turn]
-    ) -> tuple[SourceKind, str | None, list[str]]:
-        """The source kind the evidence supports, the evidence to store, and notes on any
-        downgrade. Conservative: anything unproven becomes agent_inference."""
+    def check_evidence(self, request: WriteRequest, transcript: Sequence[Turn]) -> EvidenceCheck:
+        """What the evidence supports: the source kind, the evidence to store, the turn it
+        was found in, and notes on any downgrade. Conservative: anything unproven becomes
+        agent_inference."""
         claimed = request.source_kind
         quote = request.evidence
         notes: list[str] = []
@@ -205,17 +214,22 @@ class Ingestor:
             claimed = SourceKind.AGENT_INFERENCE
         roles = EVIDENCE_ROLES.get(claimed)
         if roles is None:  # agent_inference: evidence optional, kept only if it is verbatim
-            if quote and find_quote(quote, transcript, roles=("user", "tool", "system")) is None:
-                notes.append("evidence not found verbatim in this session's transcript; dropped")
-                quote = None
-            return claimed, quote, notes
+            turn = None
+            if quote:
+                turn = find_quote(quote, transcript, roles=("user", "tool", "system"))
+                if turn is None:
+                    notes.append(
+                        "evidence not found verbatim in this session's transcript; dropped"
+                    )
+                    quote = None
+            return EvidenceCheck(claimed, quote, notes, turn)
         downgrade = f"source_kind {claimed.value} became agent_inference"
         if not quote:
             notes.append(f"no evidence quote was given, so {downgrade}")
-            return SourceKind.AGENT_INFERENCE, None, notes
+            return EvidenceCheck(SourceKind.AGENT_INFERENCE, None, notes)
         if (problem := quote_problem(quote)) is not None:
             notes.append(f"{problem}, so {downgrade}")
-            return SourceKind.AGENT_INFERENCE, None, notes
+            return EvidenceCheck(SourceKind.AGENT_INFERENCE, None, notes)
         turn = find_quote(quote, transcript, roles=roles)
         if turn is None:
             where = " or ".join(roles)
@@ -226,14 +240,19 @@ class Ingestor:
             found_elsewhere = find_quote(
                 quote, transcript, roles=("user", "assistant", "tool", "system")
             )
-            return SourceKind.AGENT_INFERENCE, quote if found_elsewhere else None, notes
+            return EvidenceCheck(
+                SourceKind.AGENT_INFERENCE,
+                quote if found_elsewhere else None,
+                notes,
+                found_elsewhere,
+            )
         verdict = self.judge.entails(quote, request.content)
         if not verdict.holds:
             notes.append(
                 f"the quote does not entail the content ({verdict.reason}), so {downgrade}"
             )
-            return SourceKind.AGENT_INFERENCE, quote, notes
-        return claimed, quote, notes
+            return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
+        return EvidenceCheck(claimed, quote, notes, turn)
 
     # -- the write ---------------------------------------------------------------------------
 
@@ -258,7 +277,8 @@ class Ingestor:
         notes: list[str] = []
         with clock.stage("evidence_validation"):
             if verify_evidence:
-                source_kind, evidence, notes = self.check_evidence(request, transcript)
+                checked = self.check_evidence(request, transcript)
+                source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
             else:
                 source_kind, evidence = request.source_kind, request.evidence
         vector: np.ndarray | None = None  # the same text on every attempt: embedded once

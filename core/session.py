@@ -453,7 +453,8 @@ class Session:
             session_id=self.session_id,
             evidence=args.evidence,
         )
-        source_kind, evidence, notes = ingestor.check_evidence(request, self.transcript())
+        checked = ingestor.check_evidence(request, self.transcript())
+        source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
         with self.memory.store.transaction() as conn:
             current = select_records(
                 conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record.id,)
