@@ -13,10 +13,17 @@ a host using no framework at all) runs the identical pipeline:
         ...                                      # append it as a memory_search tool result
     host.call(session, "memory_write", {...})    # a model's tool call; errors come back as data
     host.assistant_turn(session, "How about a dal?")
+    host.tool_call(session, "deploy", '{"service": "billing"}')   # the model's tool call
+    host.tool_turn(session, "Deploy failed.", tool="deploy")      # and the tool's output
     job_id = host.end(session)                   # session_ended: extraction is enqueued
 
 Identity (agent id, user id, session id, write targets) is always supplied by the host; the
 model only ever sees the static tool definitions and the memory-use policy.
+
+Authoritative tools: ``MemoryHost(mem, authoritative_tools=["deploy"])`` (and each adapter's
+argument of that name) adds to ``evidence.authoritative_tools``; only those tools' output can
+back a confirmed tool_result. None is by default: tool output may be an attacker's text or the
+model's own words handed back.
 
 Trigger modes (``trigger.mode``; design §7): ``tool_only`` — the model searches through its
 tool; ``auto`` — the host searches once per user turn (never on assistant or tool turns) and
@@ -27,7 +34,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -87,9 +94,17 @@ ChatT = TypeVar("ChatT", bound=_Chat)
 class MemoryHost:
     """Sessions, turns and the search trigger for one ``Memory``. Thread-safe."""
 
-    def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        mode: TriggerMode | None = None,
+        authoritative_tools: Iterable[str] = (),
+    ) -> None:
         self.memory = memory
         self.mode: TriggerMode = mode or memory.config.trigger.mode
+        # Added to evidence.authoritative_tools for every session this host starts.
+        self.authoritative_tools = tuple(authoritative_tools)
         self.tool_names = tool_names(self.mode)  # validates the mode
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
@@ -120,6 +135,7 @@ class MemoryHost:
                 user_id=identity.user_id,
                 session_id=identity.session_id,
                 write_targets=identity.write_targets,
+                authoritative_tools=self.authoritative_tools,
                 now=now,
             )
             self._sessions[identity.session_id] = session
@@ -143,10 +159,21 @@ class MemoryHost:
         """turn_completed for the agent's reply. Never triggers a search."""
         return session.add_turn("assistant", content, at=at)
 
-    def tool_turn(self, session: Session, content: str, *, at: datetime | None = None) -> int:
-        """turn_completed for a (non-memory) tool's output, so it can be quoted as evidence.
-        Never triggers a search."""
-        return session.add_turn("tool", content, at=at)
+    def tool_call(
+        self, session: Session, tool: str, arguments: str, *, at: datetime | None = None
+    ) -> int:
+        """The model called a (non-memory) tool with ``arguments``: recorded as the model's
+        words, so a tool that hands them back (a file it wrote, a note, an echo) is not
+        taken for an independent source."""
+        return session.add_turn("assistant", arguments, at=at, tool=tool)
+
+    def tool_turn(
+        self, session: Session, content: str, *, at: datetime | None = None, tool: str | None = None
+    ) -> int:
+        """turn_completed for a (non-memory) tool's output, so it can be quoted as evidence:
+        as a confirmed tool_result only when ``tool`` is named authoritative. Never triggers
+        a search."""
+        return session.add_turn("tool", content, at=at, tool=tool)
 
     def end(self, session: Session, *, now: datetime | None = None) -> str:
         """session_ended: close the transcript and enqueue extraction. Returns the job id
@@ -186,8 +213,14 @@ class HostAdapter(ABC, Generic[ChatT]):
     policy, ``start`` (a chat for an identity) and ``session``, which scopes one so extraction
     is enqueued even when the run fails. An adapter says how its chat wraps a session."""
 
-    def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
-        self.host = MemoryHost(memory, mode=mode)
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        mode: TriggerMode | None = None,
+        authoritative_tools: Iterable[str] = (),
+    ) -> None:
+        self.host = MemoryHost(memory, mode=mode, authoritative_tools=authoritative_tools)
 
     @property
     def mode(self) -> TriggerMode:

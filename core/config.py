@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core.errors import ConfigError
 
@@ -277,6 +284,33 @@ class JudgeConfig(_Section):
     )
 
 
+class EvidenceConfig(_Section):
+    authoritative_tools: tuple[str, ...] = Field(
+        (),
+        description=(
+            "Tools whose output may back a confirmed tool_result (e.g. ['deploy', 'crm_lookup']; "
+            "in the environment, comma-separated). Empty by default, so safe by default: a tool "
+            "turn can carry what an attacker, a web page or the model itself wrote (a file it "
+            "saved and read back), so no tool's output is confirmed until the host vouches for "
+            "that tool. Hosts may add tools per session (the adapters' authoritative_tools)."
+        ),
+    )
+
+    @field_validator("authoritative_tools", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):  # an environment variable: "deploy, crm_lookup"
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("authoritative_tools")
+    @classmethod
+    def _named(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not name.strip() for name in value):
+            raise ValueError("tool names must be non-empty")
+        return tuple(dict.fromkeys(value))
+
+
 class PolicyConfig(_Section):
     provisional_ttl_days: int = Field(
         30, ge=1, le=3650, description="Days before an unreinforced provisional record expires."
@@ -303,6 +337,14 @@ class ExtractionConfig(_Section):
     )
     max_candidates: int = Field(
         50, ge=1, le=500, description="Candidates kept from one session (the rest are dropped)."
+    )
+    shared_target: str = Field(
+        "current_project",
+        min_length=1,
+        description=(
+            "The write target for decisions the user made with others ('we decided', 'the team "
+            "agreed'), when the session has it; else they go to 'personal'."
+        ),
     )
     related_records: int = Field(
         5, ge=0, le=50, description="Live records the reviewer sees beside each candidate."
@@ -377,6 +419,9 @@ class Config(BaseModel):
     rewrite: RewriteConfig = Field(default_factory=RewriteConfig, description="Query rewrite.")
     ingest: IngestConfig = Field(default_factory=IngestConfig, description="Write path.")
     judge: JudgeConfig = Field(default_factory=JudgeConfig, description="Evidence judge.")
+    evidence: EvidenceConfig = Field(
+        default_factory=EvidenceConfig, description="Which turns can vouch for a record."
+    )
     policy: PolicyConfig = Field(default_factory=PolicyConfig, description="Lifecycle policy.")
     extraction: ExtractionConfig = Field(
         default_factory=ExtractionConfig, description="Session extraction models."

@@ -4,9 +4,11 @@ memory_write, memory_revise(correct) and, later, the extraction validator all co
 ``Ingestor.write``. Its stages, each timed:
 
 1. evidence     a claimed source must be backed by a verbatim quote from this session's
-                transcript (user turns for user_statement, tool turns for tool_result, system
-                turns for system) that entails the content; otherwise the source is downgraded
-                to agent_inference and a note says why. Models cannot claim session_summary.
+                transcript (user turns for user_statement, tool turns of a tool the host names
+                authoritative, not repeating the model's own words, for tool_result, system
+                turns for system; core.evidence) that entails the content; otherwise the
+                source is downgraded to agent_inference and a note says why. Models cannot
+                claim session_summary.
 2. entities     ``about`` mentions resolve by exact alias in readable scopes, else become new
                 provisional entities in the writer's scope; in the principal's own user scope a
                 semantic or procedural write without ``about`` is about the principal.
@@ -43,7 +45,7 @@ import numpy as np
 from core import entities, policy
 from core.entities import EntityRef, PlannedEntity
 from core.errors import InvalidArgument, NotFound
-from core.evidence import Turn, find_quote, quote_problem
+from core.evidence import Turn, find_evidence, find_quote, quote_problem
 from core.filters import RecordFilter
 from core.models import (
     EmbedderIdentity,
@@ -230,11 +232,13 @@ class Ingestor:
         if (problem := quote_problem(quote)) is not None:
             notes.append(f"{problem}, so {downgrade}")
             return EvidenceCheck(SourceKind.AGENT_INFERENCE, None, notes)
-        turn = find_quote(quote, transcript, roles=roles)
+        turn, unfit = find_evidence(quote, transcript, roles=roles)
         if turn is None:
             where = " or ".join(roles)
             notes.append(
-                f"the evidence quote was not found verbatim in a {where} turn of this "
+                f"{unfit}, so {downgrade}"
+                if unfit
+                else f"the evidence quote was not found verbatim in a {where} turn of this "
                 f"session's transcript, so {downgrade}"
             )
             found_elsewhere = find_quote(

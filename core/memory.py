@@ -189,18 +189,22 @@ class Memory:
         user_id: str,
         session_id: str,
         write_targets: Mapping[str, str] | None = None,
+        authoritative_tools: Iterable[str] = (),
         now: datetime | None = None,
     ) -> Session:
         """Start (or resume, after a restart) the session ``session_id`` of ``agent_id`` acting
         for ``user_id``. ``write_targets`` maps the symbolic targets the model may name to
-        scopes; the default is ``{"personal": "user:<user_id>"}``. Identity always comes from
-        the host, never from the model."""
+        scopes; the default is ``{"personal": "user:<user_id>"}``. ``authoritative_tools``
+        adds to ``evidence.authoritative_tools`` the tools whose output may back a confirmed
+        tool_result in this session. Identity always comes from the host, never from the
+        model."""
         return Session(
             self,
             agent_id=agent_id,
             user_id=user_id,
             session_id=session_id,
             write_targets=write_targets,
+            authoritative_tools=authoritative_tools,
             now=now,
         )
 

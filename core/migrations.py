@@ -373,6 +373,21 @@ ENTITY_RECORDS_INDEX = Migration(
     ),
 )
 
+TOOL_TURNS = Migration(
+    7,
+    "which tool produced a turn, and which tools a session trusts",
+    (
+        # A tool turn vouches for a tool_result only when the host names its tool
+        # authoritative (core.evidence); turns stored before this have no tool name, so they
+        # vouch for nothing more than an inference.
+        "ALTER TABLE turns ADD COLUMN tool TEXT",
+        # The tools the host named authoritative when the session started (its config and
+        # adapter), kept with the session so a worker in another process judges alike.
+        "ALTER TABLE sessions ADD COLUMN authoritative_tools TEXT NOT NULL DEFAULT '[]' "
+        "CHECK (json_type(authoritative_tools) = 'array')",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -380,6 +395,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     JOBS,
     SCOPED_ALIAS_TEXT,
     ENTITY_RECORDS_INDEX,
+    TOOL_TURNS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -9,6 +9,11 @@ The model never names a scope: it picks a symbolic write target, and the session
 through the host-supplied ``write_targets`` (default ``{"personal": "user:<user_id>"}``) and then
 checks the grant table. The transcript is kept in the store, so evidence can be checked against
 it and it survives a crash of the host.
+
+Each tool turn names the tool that produced it (``add_turn("tool", ..., tool="deploy")``), and
+the session keeps which tools the host names authoritative (``evidence.authoritative_tools`` plus
+the ``authoritative_tools`` given here; none by default). Only their output can back a confirmed
+tool_result (core.evidence).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -83,6 +88,7 @@ class Session:
         user_id: str,
         session_id: str,
         write_targets: Mapping[str, str] | None = None,
+        authoritative_tools: Iterable[str] = (),
         now: datetime | None = None,
         deferred: bool = False,
     ) -> None:
@@ -96,9 +102,12 @@ class Session:
             Scope.parse(scope, field=f"write_targets.{label}")
         self.write_targets: dict[str, str] = targets
         self._targets_given = bool(write_targets)
+        self.authoritative_tools = _tool_names(
+            (*memory.config.evidence.authoritative_tools, *authoritative_tools)
+        )
         self._started = now or utcnow()
         # Deferred: the turns added but not yet stored; None once stored (or never deferred).
-        self._pending: list[tuple[str, str, str]] | None = None
+        self._pending: list[tuple[str, str, str, str | None]] | None = None
         if deferred:
             with self.memory.store.reading() as conn:
                 self._check_stored(conn)
@@ -115,14 +124,16 @@ class Session:
         user_id: str,
         session_id: str,
         write_targets: Mapping[str, str],
+        authoritative_tools: Iterable[str] = (),
     ) -> Session:
         """A stored session as it is, without writing anything: for the worker, which reads
-        ended sessions."""
+        ended sessions (and their stored authoritative tools, not its own config's)."""
         session = cls.__new__(cls)
         session.memory = memory
         session.principal = policy.Principal(agent_id, user_id)
         session.session_id = session_id
         session.write_targets = dict(write_targets)
+        session.authoritative_tools = _tool_names(authoritative_tools)
         session._targets_given = True
         session._started = utcnow()
         session._pending = None
@@ -145,7 +156,8 @@ class Session:
         the same principal, and for an ended session the same write targets (adopted when
         none were given). Reads only."""
         row = conn.execute(
-            "SELECT agent_id, user_id, write_targets, ended_at FROM sessions WHERE session_id = ?",
+            "SELECT agent_id, user_id, write_targets, ended_at, authoritative_tools "
+            "FROM sessions WHERE session_id = ?",
             (self.session_id,),
         ).fetchone()
         if row is None:
@@ -164,6 +176,7 @@ class Session:
                     field="write_targets",
                 )
             self.write_targets = stored
+            self.authoritative_tools = _tool_names(json.loads(row[4]))
         return row
 
     def _save(self, conn: sqlite3.Connection, now: datetime) -> None:
@@ -171,12 +184,13 @@ class Session:
         if row is None:
             conn.execute(
                 "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
-                "started_at) VALUES (?, ?, ?, ?, ?)",
+                "authoritative_tools, started_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     self.session_id,
                     self.agent_id,
                     self.user_id,
                     json.dumps(self.write_targets, sort_keys=True),
+                    json.dumps(sorted(self.authoritative_tools)),
                     format_time(now),
                 ),
             )
@@ -189,8 +203,13 @@ class Session:
             )
         elif row[3] is None:  # resumed, e.g. after a host restart: keep the targets current
             conn.execute(
-                "UPDATE sessions SET write_targets = ? WHERE session_id = ?",
-                (json.dumps(self.write_targets, sort_keys=True), self.session_id),
+                "UPDATE sessions SET write_targets = ?, authoritative_tools = ? "
+                "WHERE session_id = ?",
+                (
+                    json.dumps(self.write_targets, sort_keys=True),
+                    json.dumps(sorted(self.authoritative_tools)),
+                    self.session_id,
+                ),
             )
 
     def _flush(self) -> None:
@@ -203,10 +222,11 @@ class Session:
             if self._pending:
                 seq = self._next_seq(conn)
                 conn.executemany(
-                    "INSERT INTO turns (session_id, seq, role, content, at) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO turns (session_id, seq, role, content, at, tool) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
                     [
-                        (self.session_id, seq + i, role, content, at)
-                        for i, (role, content, at) in enumerate(self._pending)
+                        (self.session_id, seq + i, role, content, at, tool)
+                        for i, (role, content, at, tool) in enumerate(self._pending)
                     ],
                 )
         self._pending = None
@@ -230,25 +250,37 @@ class Session:
 
     # -- transcript (the turn_completed event) -----------------------------------------------
 
-    def add_turn(self, role: str, content: str, *, at: datetime | None = None) -> int:
-        """Append one turn to the transcript and return its sequence number."""
+    def add_turn(
+        self, role: str, content: str, *, at: datetime | None = None, tool: str | None = None
+    ) -> int:
+        """Append one turn to the transcript and return its sequence number. ``tool``: for a
+        tool turn, the tool whose output it is (only an authoritative tool's output can back
+        a confirmed tool_result); for an assistant turn, the tool the model called, with its
+        arguments as ``content`` (so output that hands them back is known as the model's)."""
         if role not in ROLES:
             raise InvalidArgument(
                 f"role must be one of {', '.join(ROLES)}; got {role!r}", field="role"
             )
         if not isinstance(content, str):
             raise InvalidArgument("turn content must be a string", field="content")
+        if tool is not None and (
+            not isinstance(tool, str) or not tool.strip() or role not in ("tool", "assistant")
+        ):
+            raise InvalidArgument(
+                "tool must be a non-empty tool name, on a tool or assistant turn", field="tool"
+            )
         at_text = format_time(at or utcnow())
         if self._pending is not None:
             with self.memory.store.reading() as conn:
                 seq = self._next_seq(conn) + len(self._pending)
-            self._pending.append((role, content, at_text))
+            self._pending.append((role, content, at_text, tool))
             return seq
         with self.memory.store.transaction() as conn:
             seq = self._next_seq(conn)
             conn.execute(
-                "INSERT INTO turns (session_id, seq, role, content, at) VALUES (?, ?, ?, ?, ?)",
-                (self.session_id, seq, role, content, at_text),
+                "INSERT INTO turns (session_id, seq, role, content, at, tool) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (self.session_id, seq, role, content, at_text, tool),
             )
         return seq
 
@@ -292,18 +324,22 @@ class Session:
             raise ValueError(f"last must be >= 0, got {last}")
         pending = self._pending or []
         rows = self.memory.store.query(
-            "SELECT * FROM (SELECT seq, role, content, at FROM turns WHERE session_id = ? "
-            "ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+            "SELECT * FROM (SELECT seq, role, content, at, tool FROM turns "
+            "WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
             # SQLite: LIMIT -1 is no limit
             (self.session_id, -1 if last is None or pending else last),
         )
-        turns = [Turn(r["seq"], r["role"], r["content"], r["at"]) for r in rows]
+        turns = [self._turn(r["seq"], r["role"], r["content"], r["at"], r["tool"]) for r in rows]
         if pending:  # a deferred session's turns, after the stored ones
             first = (turns[-1].seq if turns else 0) + 1
-            turns += [Turn(first + i, *turn) for i, turn in enumerate(pending)]
+            turns += [self._turn(first + i, *turn) for i, turn in enumerate(pending)]
             if last is not None:
                 turns = turns[len(turns) - last :]
         return turns
+
+    def _turn(self, seq: int, role: str, content: str, at: str, tool: str | None) -> Turn:
+        trusted = role == "tool" and tool is not None and tool in self.authoritative_tools
+        return Turn(seq, role, content, at, tool, trusted)
 
     # -- the tools ---------------------------------------------------------------------------
 
@@ -601,6 +637,16 @@ class Session:
         if record.scope not in self.writable_scopes():
             raise PermissionDenied(f"this agent may read but not change {record_id}", field="id")
         return record
+
+
+def _tool_names(names: Iterable[str]) -> frozenset[str]:
+    """The authoritative tool names, checked: a host's mistake raises InvalidArgument."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if any(not isinstance(n, str) or not n.strip() for n in names):
+        raise InvalidArgument(
+            "authoritative tools must be non-empty tool names", field="authoritative_tools"
+        )
+    return frozenset(names)
 
 
 def _check_window(valid_from: str | None, valid_until: str | None) -> None:

@@ -22,7 +22,10 @@ in a virtual environment of its own (``scripts/install.sh test`` builds ``.venv-
   failure channel): its ``message`` is the error JSON, its ``code`` the error code; the agent
   sees it and the run continues. Results are JSON strings; they are never cached.
 - Turns: ``chat.kickoff`` records the user turn and the crew's final answer; a global
-  after-tool-call hook records non-memory tools' outputs as tool turns as they happen. In auto
+  after-tool-call hook records each non-memory tool call's arguments (as the model's words)
+  and its output as a tool turn with the tool's name. Only tools named authoritative
+  (``CrewAIMemory(mem, authoritative_tools=[...])`` or ``evidence.authoritative_tools``) back a
+  confirmed tool_result. In auto
   and hybrid modes a before-LLM-call hook adds the host's search, once per kickoff, as an
   assistant tool call and its tool result message. Both hooks find the chat through the
   agent's memory tools, so crews without memory tools are untouched.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import structlog
@@ -146,8 +149,14 @@ class CrewChat:
 class CrewAIMemory(HostAdapter[CrewChat]):
     """The memory tools, policy and session events for CrewAI."""
 
-    def __init__(self, memory: Memory, *, mode: TriggerMode | None = None) -> None:
-        super().__init__(memory, mode=mode)
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        mode: TriggerMode | None = None,
+        authoritative_tools: Iterable[str] = (),
+    ) -> None:
+        super().__init__(memory, mode=mode, authoritative_tools=authoritative_tools)
         _install_hooks()
 
     def _chat(self, identity: Identity, session: Session) -> CrewChat:
@@ -192,12 +201,20 @@ def _before_llm_call(context: Any) -> None:
 
 
 def _after_tool_call(context: Any) -> None:
-    if is_memory_tool(getattr(context, "tool_name", None)):
+    name = getattr(context, "tool_name", None)
+    if is_memory_tool(name):
         return
     chat = _chat_of(getattr(context, "agent", None))
+    if chat is None:
+        return
+    name = name if isinstance(name, str) and name.strip() else None
+    arguments = getattr(context, "tool_input", None)
+    if name and arguments:  # the model's own words, recorded before what the tool returned
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
+        chat.host.tool_call(chat.session, name, text)
     result = getattr(context, "tool_result", None)
-    if chat is not None and isinstance(result, str) and result.strip():
-        chat.host.tool_turn(chat.session, result)
+    if isinstance(result, str) and result.strip():
+        chat.host.tool_turn(chat.session, result, tool=name)
 
 
 _hooks_lock = threading.Lock()

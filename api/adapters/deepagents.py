@@ -21,8 +21,12 @@ Agents, ``langchain.agents.create_agent``, a hand-built ``ToolNode`` graph).
   ``status="error"`` and the JSON as its content, and the run continues.
 - Turns: ``chat.invoke`` records the user turn (and, in auto and hybrid modes, adds the host's
   search as an ``AIMessage`` tool call plus its ``ToolMessage``); a callback handler records
-  each model reply and each non-memory tool output as they happen, so a later ``memory_write``
-  can quote them as evidence.
+  each model reply, each non-memory tool call's arguments (as the model's words) and each
+  non-memory tool output with its tool's name, as they happen, so a later ``memory_write``
+  can quote them as evidence. Tool output backs a confirmed tool_result only for tools named
+  authoritative (``DeepAgentsMemory(mem, authoritative_tools=[...])`` or
+  ``evidence.authoritative_tools``): Deep Agents' own file tools hand back what the model
+  wrote, so they never should be.
 """
 
 from __future__ import annotations
@@ -83,7 +87,12 @@ class _TurnRecorder(BaseCallbackHandler):
     def on_tool_start(
         self, serialized: dict[str, Any], input_str: str, *, run_id: UUID, **kwargs: Any
     ) -> None:
-        self._tool_names[run_id] = kwargs.get("name") or (serialized or {}).get("name", "")
+        name = kwargs.get("name") or (serialized or {}).get("name", "")
+        self._tool_names[run_id] = name
+        inputs = kwargs.get("inputs")
+        arguments = json.dumps(inputs, default=str) if isinstance(inputs, dict) else input_str
+        if name and not is_memory_tool(name) and arguments and arguments.strip():
+            self.host.tool_call(self.session, name, arguments)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         name = self._tool_names.pop(run_id, None) or kwargs.get("name")
@@ -92,7 +101,7 @@ class _TurnRecorder(BaseCallbackHandler):
         content = getattr(output, "content", output)
         text = content if isinstance(content, str) else json.dumps(content, default=str)
         if text.strip():
-            self.host.tool_turn(self.session, text)
+            self.host.tool_turn(self.session, text, tool=name or None)
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         for generations in response.generations:

@@ -316,7 +316,8 @@ class Pipeline:
         from core.session import Session
 
         rows = self.memory.store.query(
-            "SELECT agent_id, user_id, write_targets FROM sessions WHERE session_id = ?",
+            "SELECT agent_id, user_id, write_targets, authoritative_tools FROM sessions "
+            "WHERE session_id = ?",
             (session_id,),
         )
         if not rows:
@@ -327,6 +328,7 @@ class Pipeline:
             user_id=rows[0]["user_id"],
             session_id=session_id,
             write_targets=json.loads(rows[0]["write_targets"]),
+            authoritative_tools=json.loads(rows[0]["authoritative_tools"]),
         )
 
     def _view(self, session_id: str) -> SessionView:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core import HashingEmbedder, Memory
+from core import Config, HashingEmbedder, Memory
 from core.embedder import FlagEmbedder
 from core.errors import (
     EmbedderMismatchError,
@@ -375,9 +375,35 @@ def test_migration_5_drops_aliases_of_other_scopes_from_search_text(store_path: 
     }
 
 
+def _roll_back_to_version_6(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 6 left it (migration 7 undone)."""
+    conn.execute("ALTER TABLE turns DROP COLUMN tool")
+    conn.execute("ALTER TABLE sessions DROP COLUMN authoritative_tools")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 7")
+
+
+def test_migration_7_keeps_old_tool_turns_without_authority(store_path: Path) -> None:
+    """A version-6 store's tool turns have no tool name after migration 7, so they back an
+    inference at most, whatever tools are authoritative now."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    session.add_turn("tool", "Deploy of billing failed with exit code 2.", at=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_6(conn)
+    conn.close()
+    config = Config(evidence={"authoritative_tools": ["deploy"]})
+    mem = Memory.open(store_path, config, embedder=HashingEmbedder(), now=NOW)
+    [turn] = mem.session(agent_id="a", user_id="u1", session_id="s").transcript()
+    version = mem.store.schema_version
+    mem.close()
+    assert (turn.tool, turn.authoritative, version) == (None, False, LATEST_VERSION)
+
+
 def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 4 left it (migrations 5 and 6 undone: 5
+    """Make a current store file look as version 4 left it (migrations 5, 6 and 7 undone: 5
     changed only data, which each test sets up as it needs)."""
+    _roll_back_to_version_6(conn)
     conn.execute("DROP INDEX record_entities_by_entity")
     conn.execute("CREATE INDEX record_entities_entity ON record_entities (entity_id)")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
@@ -406,7 +432,7 @@ def test_migration_6_reads_entity_links_from_the_index_alone(store_path: Path) -
     mem.close()
     assert "COVERING INDEX record_entities_by_entity" in plan
     assert len(linked) == 2
-    assert version == 6
+    assert version == LATEST_VERSION
 
 
 def test_a_commit_that_fails_leaves_no_transaction_open(fast_memory: Memory) -> None:

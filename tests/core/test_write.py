@@ -27,6 +27,7 @@ def session(memory: Memory) -> Session:
         user_id="u1",
         session_id="s-1",
         now=NOW,
+        authoritative_tools=["deploy_status"],
         write_targets={
             "personal": "user:u1",
             "current_project": "project:apollo",
@@ -36,7 +37,12 @@ def session(memory: Memory) -> Session:
     )
     s.add_turn("user", "Please keep your answers concise. I live in Lisbon.", at=NOW)
     s.add_turn("assistant", "Understood, I will keep it short.", at=NOW)
-    s.add_turn("tool", "deploy-status: billing v2.3 deployed to production at 14:02 UTC", at=NOW)
+    s.add_turn(
+        "tool",
+        "deploy-status: billing v2.3 deployed to production at 14:02 UTC",
+        at=NOW,
+        tool="deploy_status",
+    )
     return s
 
 
@@ -111,7 +117,8 @@ def test_a_quote_that_does_not_entail_the_content_is_downgraded(session: Session
 
 
 def test_tool_results_need_a_tool_turn(session: Session) -> None:
-    """A tool_result quote must come from a tool turn and entail the content."""
+    """A tool_result quote must come from an authoritative tool's turn and entail the
+    content."""
     ok = write(
         session,
         type="episodic",
