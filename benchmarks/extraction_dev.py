@@ -140,12 +140,10 @@ def sentence_around(text: str, start: int, end: int) -> tuple[str, str]:
 def _reported(head: str) -> bool:
     """Whether the last reporting verb before the quote governs it: no clause break ("so",
     "but", a comma or semicolon) and at most eight words between them."""
-    last = None
-    for last in _REPORTING.finditer(head):
-        pass
-    if last is None:
+    found = list(_REPORTING.finditer(head))
+    if not found:
         return False
-    gap = head[last.end() :]
+    gap = head[found[-1].end() :]
     return len(gap.split()) <= 8 and not _CLAUSE_BREAK.search(gap)
 
 

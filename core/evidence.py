@@ -123,17 +123,17 @@ def vouching_problem(turn: Turn, quote: str, turns: Sequence[Turn]) -> str | Non
 def echoes_model(text: str, turn: Turn, turns: Sequence[Turn]) -> bool:
     """Whether ``text`` (found in ``turn``) only repeats words the model wrote before that
     turn: every word trigram of it occurs in an earlier assistant turn (see module doc)."""
+    earlier = [t.content for t in turns if t.role == "assistant" and t.seq < turn.seq]
+    return repeats(text, earlier)
+
+
+def repeats(text: str, said: Sequence[str]) -> bool:
+    """Whether every word trigram of ``text`` (its words, when it has fewer than three)
+    occurs in one of ``said``, compared normalised: ``text`` says nothing they did not."""
     words = _WORD.findall(normalise(text))
-    if not words:
+    if not words or not said:
         return False
-    said = [
-        " ".join(_WORD.findall(normalise(t.content)))
-        for t in turns
-        if t.role == "assistant" and t.seq < turn.seq
-    ]
-    if not said:
-        return False
+    spoken = [f" {' '.join(_WORD.findall(normalise(s)))} " for s in said]
     size = min(3, len(words))
     grams = {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
-    return all(any(f" {g} " in f" {s} " for s in said) for g in grams)
-
+    return all(any(f" {g} " in s for s in spoken) for g in grams)

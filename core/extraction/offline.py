@@ -41,13 +41,13 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 from pydantic import ValidationError
 
 from core import temporal
-from core.evidence import Turn, find_quote, normalise
+from core.evidence import Turn, find_quote, normalise, vouching_problem
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,
@@ -77,14 +77,49 @@ _HEDGE = re.compile(
     r"what if|unless|someday)\b",
     re.IGNORECASE,
 )
-_REPORTED = re.compile(r"\b(said|says|told|thinks|thought|claims?)\b", re.IGNORECASE)
+# Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: the
+# clause holding it, and the rest of its sentence, are not the user's own claim.
+_REPORTING = re.compile(
+    r"\b(said|says|say|saying|told|tells|tell|telling|thinks|think|thought|believes|believe|"
+    r"believed|claims?|claimed|insists?|insisted|reckons?|swears|swore|mentioned|suggests?|"
+    r"suggested|heard|wrote|writes|texted|asked|asks|feels|felt)\b|\baccording to\b|"
+    r"\b(apparently|supposedly|allegedly)\b",
+    re.IGNORECASE,
+)
+# A sentence taking back what was said before it ("That was a lie.", "just kidding").
+_RETRACTION = re.compile(
+    r"\b(just|only) (kidding|joking)\b|\bj/?k\b|\bi(?:'m| am| was)(?: just| only)? "
+    r"(kidding|joking)\b|\b(that|this|it)(?:'s| is| was)(?: all| just)? (a lie|a joke|not true|"
+    r"made up|untrue|false)\b|\bi lied\b|\bi made (that|it) up\b|\bscratch that\b|"
+    r"^(kidding|joking|not really|nah|not)\W*$",
+    re.IGNORECASE,
+)
+# Sarcasm: the sentence means the opposite of its words. One that is only the marker
+# ("Yeah right.", "/s") turns the sentence before it.
+_SARCASM = re.compile(
+    r"\byeah,? right\b|\bas if\b|(?:^|\s)/s\b|\bsure,? because\b|\boh,? (great|joy|wonderful|"
+    r"fantastic|perfect|lovely)\b|\bnot!|\U0001f644|\bjust what i (needed|wanted)\b|"
+    r"\blove that for me\b|\bwhat a (joy|treat)\b",
+    re.IGNORECASE,
+)
+# Words after which a period does not end a sentence ("Dr. Weber", "e.g. tea", "the U.S. too").
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms mx st prof sr jr mt ft vs etc approx dept no nos fig vol jan feb mar apr jun "
+    "jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
+)
+_BOUNDARY = re.compile(r"[.!?]+(?=[\s\"')\]]|$)|\n+")
 _LEAD = re.compile(
     r"^(?:(?:and|also|so|but|actually|well|oh|ok|okay|yes|no|btw|by the way|just so you know|"
     r"fyi|honestly|anyway|now|then|plus)\b[,\s]*)+",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_CLAUSE_BREAK = re.compile(r",\s+|;\s+|\s+but\s+|\s+-\s+|:\s+")
+_CLAUSE_BREAK = re.compile(
+    r",\s+|;\s+|\s+(?P<but>but)\s+|\s+-\s+|:\s+|\s+\(|\)\s*|"
+    r"\s+and\s+(?=(?:i|i'm|i've|my)\b)",
+    re.IGNORECASE,
+)
+_OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
+_QUOTES = re.compile(r"[\"\u201c\u201d]")
 
 _VERBS = (
     "prefer|like|love|enjoy|hate|dislike|want|need|use|own|have|live|work|speak|play|drink|"
@@ -99,8 +134,9 @@ _I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
 _I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
 _MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
 _DECISION = re.compile(
-    r"^(?:we|i)\s+(?:have\s+|just\s+)?(decided|agreed|chose|picked|settled on|went with|"
-    r"are going with|will go with)\b\s*(.+)$",
+    r"^(?P<who>we|i|the team|our team|my team|the family|(?:my\s+)?[\w'-]+ and i)\s+"
+    r"(?:(?:have|just|finally|already|eventually|all|both)\s+)*(?P<verb>decided|agreed|chose|"
+    r"picked|settled on|went with|are going with|will go with)\b\s*(?P<rest>.+)$",
     re.IGNORECASE,
 )
 _OUTCOME = re.compile(
@@ -160,17 +196,27 @@ class OfflineBackend(ModelBackend):
 
     def extract(self, session: SessionView) -> ExtractionOutput:
         self._wait()
+        found: list[Candidate] = []
+        last_user: list[Candidate] = []  # the previous user turn's, which a retraction undoes
+        for turn in session.turns:
+            if turn.role == "tool":
+                found.extend(_from_tool_turn(turn, session.turns))
+            elif turn.role == "user":
+                kept, retracts_before = _from_user_turn(turn, session.shared_target)
+                if retracts_before:
+                    found = [c for c in found if all(c is not r for r in last_user)]
+                found.extend(kept)
+                last_user = kept
         candidates: list[Candidate] = []
         seen: set[str] = set()
-        for turn in session.turns:
-            for candidate in _from_turn(turn):
-                key = normalise(candidate.content)
-                if key not in seen:
-                    seen.add(key)
-                    candidates.append(candidate)
-                # The schema's cap; the pipeline keeps fewer still (extraction.max_candidates).
-                if len(candidates) == MAX_CANDIDATES:
-                    return ExtractionOutput(candidates=candidates)
+        for candidate in found:
+            key = normalise(candidate.content)
+            if key not in seen:
+                seen.add(key)
+                candidates.append(candidate)
+            # The schema's cap; the pipeline keeps fewer still (extraction.max_candidates).
+            if len(candidates) == MAX_CANDIDATES:
+                break
         return ExtractionOutput(candidates=candidates)
 
     # -- reviewer ----------------------------------------------------------------------------
@@ -194,12 +240,13 @@ class OfflineBackend(ModelBackend):
                 )
             elif c.source_kind == "user_statement" and turn.role != "user":
                 decisions.append(
-                    ReviewDecision(
-                        index=item.index,
-                        verdict="revise",
-                        reason=f"the evidence is a {turn.role} turn, not the user's words",
-                        revision=Revision(source_kind="agent_inference"),
-                    )
+                    _narrow(item.index, f"the evidence is a {turn.role} turn, not the user's words")
+                )
+            elif c.source_kind == "tool_result" and (
+                turn.role != "tool" or vouching_problem(turn, c.evidence, turns) is not None
+            ):
+                decisions.append(
+                    _narrow(item.index, "the evidence is not an authoritative tool's own output")
                 )
             else:
                 decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
@@ -218,7 +265,7 @@ class OfflineBackend(ModelBackend):
         for turn in turns:
             if turn.role != "user" or INJECTION.search(turn.content):
                 continue
-            for sentence in _SENTENCE.findall(turn.content):
+            for sentence in _sentences(turn.content):
                 words.update(
                     w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
                 )
@@ -239,59 +286,102 @@ def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
     return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
 
 
-def _clauses(text: str) -> Iterator[tuple[str, str]]:
-    """(sentence, clause) pairs; each clause is an exact substring of ``text``."""
-    for sentence_match in _SENTENCE.finditer(text):
-        sentence = sentence_match.group(0).strip()
-        if not sentence:
-            continue
-        body = sentence.rstrip(".!")
-        start = 0
-        for brk in [*_CLAUSE_BREAK.finditer(body), None]:
-            end = brk.start() if brk else len(body)
-            clause = body[start:end].strip()
-            if brk:
-                start = brk.end()
-            lead = _LEAD.match(clause)
-            if lead:
-                clause = clause[lead.end() :].strip()
-            if clause:
-                yield sentence, clause
+def _narrow(index: int, reason: str) -> ReviewDecision:
+    return ReviewDecision(
+        index=index,
+        verdict="revise",
+        reason=reason,
+        revision=Revision(source_kind="agent_inference"),
+    )
 
 
-def _from_turn(turn: Turn) -> Iterator[Candidate]:
-    if turn.role == "tool":
-        yield from _from_tool_turn(turn)
-        return
-    if turn.role != "user":
-        return
-    anchor = parse_time(turn.at, field="at")
-    for sentence, clause in _clauses(turn.content):
-        if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
-            continue
-        if _HEDGE.search(sentence) or (
-            _REPORTED.search(sentence) and not clause.lower().startswith("i")
+def _sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text``, each an exact substring. A period after an abbreviation
+    ("Dr.", "e.g.", "U.S."), an initial or inside a number ("4.1") ends none."""
+    start = 0
+    for boundary in _BOUNDARY.finditer(text):
+        before = text[start : boundary.start()].split()
+        word = before[-1].lstrip("(\"'").lower() if before else ""
+        if boundary.group(0) == "." and (
+            word in _ABBREVIATIONS or re.fullmatch(r"[a-z](?:\.[a-z])*", word)
         ):
             continue
-        procedure = _PROCEDURE.match(sentence.rstrip(".! "))
+        sentence = text[start : boundary.end()].strip()
+        if sentence:
+            yield sentence
+        start = boundary.end()
+    if text[start:].strip():
+        yield text[start:].strip()
+
+
+def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
+    """(clause, own voice, quoted) for each clause of ``sentence``: each an exact substring;
+    own voice when it opens with "so" or "but" (the speaker again, after reported speech);
+    quoted when it lies in or holds quotation marks (someone's words, not the user's)."""
+    body = sentence.rstrip(".!?")
+    start = 0
+    after_but = False
+    for brk in [*_CLAUSE_BREAK.finditer(body), None]:
+        end = brk.start() if brk else len(body)
+        clause = body[start:end].strip()
+        quoted = bool(_QUOTES.search(clause)) or len(_QUOTES.findall(body[:start])) % 2 == 1
+        own = after_but or bool(_OWN_VOICE.match(clause))
+        if brk:
+            start = brk.end()
+            after_but = brk.group("but") is not None
+        lead = _LEAD.match(clause)
+        if lead:
+            clause = clause[lead.end() :].strip()
+        if clause:
+            yield clause, own, quoted
+
+
+def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bool]:
+    """The candidates of one user turn, and whether its first sentence takes back the
+    previous user turn. A retraction or a bare sarcasm marker undoes the sentences before it
+    in the turn; sarcastic, questioning, hedged, reported and quoted sentences give none."""
+    anchor = parse_time(turn.at, field="at")
+    kept: list[Candidate] = []
+    retracts_before = False
+    for index, sentence in enumerate(_sentences(turn.content)):
+        bare = sentence.rstrip(".!? ")
+        undoes = _RETRACTION.search(bare) or (_SARCASM.search(bare) and len(bare.split()) <= 3)
+        if undoes:
+            if index == 0:
+                retracts_before = True
+            kept.clear()
+            continue
+        if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
+            continue
+        if _HEDGE.search(sentence) or _SARCASM.search(sentence):
+            continue
+        kept.extend(_from_sentence(sentence, anchor, shared_target))
+    return kept, retracts_before
+
+
+def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:
+    procedure = _PROCEDURE.match(sentence.rstrip(".! "))
+    reported = False
+    for clause, own, quoted in _clauses(sentence):
+        if own:
+            reported = False
+        if _REPORTING.search(clause):
+            reported = True  # this clause and what it reports, to the next "so" or "but"
+        if reported or quoted:
+            continue
         if procedure and clause == sentence.rstrip(".! ").split(",")[0].strip():
             yield from _procedure(sentence.rstrip(".! "), procedure)
             continue
-        candidate = _fact(clause, anchor)
+        candidate = _fact(clause, anchor, shared_target)
         if candidate is not None:
             yield candidate
 
 
-def _fact(clause: str, anchor: datetime) -> Candidate | None:
+def _fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
     if _PLAN.match(clause) is not None:
         return _plan(clause, anchor)
     if (m := _DECISION.match(clause)) is not None:
-        verb, rest = m.group(1).lower(), _third_person(m.group(2))
-        text = {
-            "decided": f"It was decided {rest}",
-            "agreed": f"It was agreed {rest}",
-        }.get(verb, f"The choice was {rest}")
-        return _candidate("decision", "episodic", text, clause)
+        return _decision(clause, m, shared_target)
     if _OUTCOME.match(clause):
         return _candidate("outcome", "episodic", _third_person(clause), clause)
     if (m := _MY.match(clause)) is not None:
@@ -329,6 +419,15 @@ def _fact(clause: str, anchor: datetime) -> Candidate | None:
             attribute=attribute,
         )
     return None
+
+
+def _decision(clause: str, m: re.Match[str], shared_target: str) -> Candidate | None:
+    """ "I decided X" is the user's and personal; "we / the team / Sam and I decided X" keeps
+    who decided and goes to the target for shared decisions."""
+    who, verb, rest = m.group("who"), m.group("verb"), _third_person(m.group("rest"))
+    content = f"{_third_person(who)} {verb} {rest}"
+    target = "personal" if who.lower() == "i" else shared_target
+    return _candidate("decision", "episodic", content, clause, target=target)
 
 
 def _plan(clause: str, anchor: datetime) -> Candidate | None:
@@ -388,13 +487,16 @@ def _procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
     )
 
 
-def _from_tool_turn(turn: Turn) -> Iterator[Candidate]:
-    for sentence in _SENTENCE.findall(turn.content):
-        sentence = sentence.strip()
+def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:
+    """Outcomes a tool turn reports: a tool_result only from an authoritative tool's own
+    output, else an inference (core.evidence)."""
+    for sentence in _sentences(turn.content):
         if len(sentence.split()) < 3 or INJECTION.search(sentence):
             continue
         if _TOOL_OUTCOME.search(sentence):
-            candidate = _candidate("outcome", "episodic", sentence, sentence, source="tool_result")
+            trusted = vouching_problem(turn, sentence, turns) is None
+            source = "tool_result" if trusted else "agent_inference"
+            candidate = _candidate("outcome", "episodic", sentence, sentence, source=source)
             if candidate is not None:
                 yield candidate
 
@@ -407,6 +509,7 @@ def _candidate(
     *,
     attribute: str | None = None,
     source: str = "user_statement",
+    target: str = "personal",
 ) -> Candidate | None:
     """A candidate, or None for one the schema refuses (a 3,000-character "sentence" from a
     pasted log): a rule-based extractor must not fail a whole session over one line."""
@@ -419,6 +522,7 @@ def _candidate(
                 "evidence": evidence,
                 "source_kind": source,
                 "attribute": attribute.lower() if attribute else None,
+                "target": target,
             }
         )
     except ValidationError:

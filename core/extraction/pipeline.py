@@ -9,7 +9,11 @@
                evidence span found or reject; duplicates reinforce; contradictions follow the
                supersession rule; status from source kind; temporal fields only when the
                evidence turn contains the matching expression
-    summarize  exactly one episodic session summary per session, even when nothing survived
+    summarize  exactly one episodic session summary per session, even when nothing survived;
+               the summary writer is told which records the session confirmed and which it
+               stored only as inferences, and a summary that still repeats an inference (or a
+               tool turn that cannot vouch) is stored as agent_inference, provisional, instead
+               of session_summary: provisional content never enters a confirmed record
 
 ``Pipeline.run(job_id, stage)`` claims the stage, does its work outside any transaction
 (extending the lease from a background thread while it runs), and advances fenced by the
@@ -25,6 +29,7 @@ never writes a record twice.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import structlog
 
 from core.errors import ExtractionError, InvalidArgument
-from core.evidence import Turn, find_quote
+from core.evidence import Turn, find_quote, repeats, vouching_problem
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     Candidate,
@@ -272,18 +277,20 @@ class Pipeline:
         validated = self.jobs.stage_output(claim.job_id, "validate")
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
-        kept = tuple(w["content"] for w in validated["written"] if w["action"] not in ("conflict",))
+        kept, inferred = _kept_and_inferred(validated["written"])
         started = time.perf_counter()
-        summary = self.backend.summarize(SummaryRequest(view, kept))
+        summary = self.backend.summarize(SummaryRequest(view, kept, inferred))
         model_ms = _ms(started)
         self._hook("summarize", "model_done")
         scope = summary_scope(session)
         turns = view.turns
         event_at = turns[0].at if turns else format_time(self.clock())
+        # A summary that repeats what the session did not confirm is an inference itself.
+        unconfirmed = _states_unconfirmed(summary.summary, inferred, turns)
         request = WriteRequest(
             type=MemoryType.EPISODIC,
             content=summary.summary,
-            source_kind=SourceKind.SESSION_SUMMARY,
+            source_kind=SourceKind.AGENT_INFERENCE if unconfirmed else SourceKind.SESSION_SUMMARY,
             scope=scope,
             agent_id=session.agent_id,
             user_id=session.user_id,
@@ -307,6 +314,7 @@ class Pipeline:
             "action": outcome.action,
             "replayed": outcome.replayed,
             "scope": scope,
+            "source_kind": request.source_kind.value,
             "timings_ms": {"model": model_ms, "write": outcome.timings_ms},
         }
 
@@ -333,8 +341,17 @@ class Pipeline:
 
     def _view(self, session_id: str) -> SessionView:
         session = self._session(session_id)
+        shared = self.config.shared_target
+        writable = session.writable_scopes()
+        if session.write_targets.get(shared) not in writable:
+            shared = "personal"
         return SessionView(
-            session_id, session.agent_id, session.user_id, tuple(session.transcript())
+            session_id,
+            session.agent_id,
+            session.user_id,
+            tuple(session.transcript()),
+            targets=tuple(session.write_targets),
+            shared_target=shared,
         )
 
     def _review_items(
@@ -371,6 +388,40 @@ class Pipeline:
                 surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)
             items.append(ReviewItem(i, candidate, surrounding, related[i]))
         return items
+
+
+def _kept_and_inferred(written: Sequence[dict[str, Any]]) -> tuple[tuple[str, ...], ...]:
+    """The contents the session confirmed, and those it stored only as inferences or
+    disputed (a conflict): the summary may state the first as facts, never the second."""
+    kept = tuple(
+        w["content"] for w in written if w["status"] == "confirmed" and w["action"] != "conflict"
+    )
+    inferred = tuple(w["content"] for w in written if w["content"] not in kept)
+    return kept, tuple(dict.fromkeys(inferred))
+
+
+UNCONFIRMED_MARK = "unconfirmed"
+
+
+def _states_unconfirmed(summary: str, inferred: Sequence[str], turns: Sequence[Turn]) -> bool:
+    """Whether a summary repeats what the session did not confirm: it marks something
+    unconfirmed (the model backend's prompt asks for that word), or every word trigram of an
+    inferred record, or of a sentence of a tool turn that cannot vouch, is in it. Literal: a
+    paraphrase is not caught, which is why the prompt forbids stating such claims."""
+    if UNCONFIRMED_MARK in summary.lower():
+        return True
+    said = [summary]
+    if any(repeats(content, said) for content in inferred):
+        return True
+    for turn in turns:
+        if turn.role == "tool" and vouching_problem(turn, turn.content, turns) is not None:
+            sentences = (s for s in _SENTENCE.split(turn.content) if len(s.split()) >= 4)
+            if any(repeats(sentence, said) for sentence in sentences):
+                return True
+    return False
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _ms(start: float, end: float | None = None) -> float:

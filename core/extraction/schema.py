@@ -100,12 +100,15 @@ class SummaryOutput(_Model):
 
 @dataclass(frozen=True, slots=True)
 class SessionView:
-    """What every model call sees of the session."""
+    """What every model call sees of the session: its turns, the labels of its write targets
+    (never the scopes) and the one of them for decisions the user made with others."""
 
     session_id: str
     agent_id: str
     user_id: str
     turns: tuple[Turn, ...]
+    targets: tuple[str, ...] = ("personal",)
+    shared_target: str = "personal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,10 @@ class ReviewRequest:
 @dataclass(frozen=True, slots=True)
 class SummaryRequest:
     session: SessionView
-    kept: tuple[str, ...] = field(default_factory=tuple)  # contents of the records written
+    # Contents of the records the session confirmed; the summary may state these as facts.
+    kept: tuple[str, ...] = field(default_factory=tuple)
+    # Contents stored as inferences (or disputed): never to be stated as facts.
+    inferred: tuple[str, ...] = field(default_factory=tuple)
 
 
 __all__ = [

@@ -147,10 +147,25 @@ def test_a_relative_queue_path_is_the_stores_folders_wherever_the_process_runs(
     assert paths == {(tmp_path / "queues" / "q.db").resolve()}
 
 
-def converse(mem: Memory, turns: list[tuple[str, str]], session_id: str = "s1") -> str:
-    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=NOW)
-    for i, (role, text) in enumerate(turns):
-        s.add_turn(role, text, at=NOW + timedelta(seconds=i))
+def converse(
+    mem: Memory,
+    turns: list[tuple[str, ...]],
+    session_id: str = "s1",
+    *,
+    authoritative: tuple[str, ...] = ("deploy",),
+    **kw: Any,
+) -> str:
+    """A session of ``turns`` ((role, text) or, for a tool turn, (role, text, tool)), ended."""
+    s = mem.session(
+        agent_id="assistant",
+        user_id="alice",
+        session_id=session_id,
+        now=NOW,
+        authoritative_tools=authoritative,
+        **kw,
+    )
+    for i, (role, text, *tool) in enumerate(turns):
+        s.add_turn(role, text, at=NOW + timedelta(seconds=i), tool=tool[0] if tool else None)
     return s.end(now=NOW + timedelta(minutes=5))
 
 
@@ -167,7 +182,7 @@ CHAT = [
     ("user", "I'm vegetarian, by the way. My favourite colour is blue."),
     ("assistant", "Noted. Anything else?"),
     ("user", "I am moving to Berlin next month. We decided to use SQLite for the store."),
-    ("tool", "Deploy of billing-api failed with exit code 2."),
+    ("tool", "Deploy of billing-api failed with exit code 2.", "deploy"),
 ]
 
 
@@ -482,14 +497,14 @@ def test_a_compromised_model_cannot_launder_an_injection(mem: Memory) -> None:
 def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory) -> None:
     """WorkerApp.sweep runs Path C and the expiry sweep with the jobs sweep."""
     app = attach(mem)
-    converse(mem, CHAT)
+    converse(mem, CHAT, authoritative=())  # so the deploy outcome is an inference
     later = NOW + timedelta(days=40)
     report = app.sweep(now=later)
     assert report is not None
     berlin = [r for r in records_of(mem, "s1") if "Berlin" in r.content]
     assert report["review_flagged"] == [berlin[0].id]
-    decided = [r for r in records_of(mem, "s1") if r.content.startswith("It was decided")]
-    assert decided and decided[0].id in report["expired"]
+    guessed = [r for r in records_of(mem, "s1") if r.content.startswith("Deploy of")]
+    assert guessed and guessed[0].id in report["expired"]
     assert app.sweep(now=later) == {
         "requeued": [],
         "failed": [],
