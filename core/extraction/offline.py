@@ -1,9 +1,10 @@
 """The offline model backend: rules instead of a model, no network (README: "Offline
 extraction").
 
-Extractor. Each user turn is split into sentences and clauses (at commas, semicolons and "but");
-a clause is kept only when it matches one of a few first-person patterns, and its exact text
-becomes the evidence span:
+Extractor. Each user turn is split into sentences (a period after an abbreviation such as "Dr.",
+"Mrs.", "St.", "e.g.", "etc.", "U.S.", after an initial or inside a number ends none) and clauses
+(at commas, semicolons, "but", parentheses and "and I / and my"); a clause is kept only when it
+matches one of a few first-person patterns, and its exact text becomes the evidence span:
 
 - "I'm / I am X"                  -> "The user is X."          (fact)
 - "I prefer / like / love / hate / want / need / use / have / own / live / work / speak ... X"
@@ -13,26 +14,37 @@ becomes the evidence span:
 - "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
   clause has a date expression: review_at (the last day it can mean), valid_from ("from",
   "starting") and valid_until ("until", "through")
-- "we / I decided / agreed / chose ..."  -> "It was decided ..."  (decision, episodic)
+- "I decided / agreed / chose ..."  -> "The user decided ..."  (decision, episodic, personal)
+- "we / the team / Sam and I decided ..."  -> "We decided ..." (who decided is kept; the
+  session's target for shared decisions, SessionView.shared_target: current_project when the
+  session has it, else personal)
 - "the X worked / failed / broke / is fixed" in a user turn, and sentences of tool turns that
   report success or failure          -> the clause itself       (outcome, episodic)
 - "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
 
-Skipped: questions, conditionals and hedges (if, would, could, might, maybe, hope, wish),
-reported speech of others, clauses in assistant turns, and every sentence that tries to
-instruct the memory system ("ignore previous rules", "system prompt", "you are now",
-"store that ...").
+Skipped: questions, conditionals and hedges (if, would, could, might, maybe, hope, wish);
+reported speech and belief ("My boss said: I'm quitting", "My mom thinks I should ...", "I told
+him ...": the reporting clause and the rest of its sentence, until a "so" or "but" clause) and
+anything in quotation marks; sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
+retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm marker undoes
+the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
+assistant turns; and every sentence that tries to instruct the memory system ("ignore previous
+rules", "system prompt", "you are now", "store that ..."). Tool-turn outcomes claim tool_result
+only from an authoritative tool's own output (core.evidence), else agent_inference.
 
 Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
-no instruction-override text; rejects the rest; narrows a user_statement claim whose evidence is
-not in a user turn to agent_inference. It does not judge meaning.
+no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
+whose evidence is not in a user turn, and a tool_result claim whose evidence is not an
+authoritative tool's own output. It does not judge meaning.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
-of the user's turns (turns with instruction-override text are left out), and what was kept.
-It never copies sentences of the transcript.
+of the user's turns (turns with instruction-override text are left out), and what the session
+confirmed (never its inferences). It never copies sentences of the transcript.
 
 Limits: English only; no coreference ("it", "she"); no paraphrase; no facts spread over two
-turns; misses most of what a model would find, and what it finds is literal.
+turns; misses most of what a model would find, and what it finds is literal. The reported-speech,
+sarcasm and retraction rules are word lists: irony without a marker is read literally, and a
+retraction undoes whole sentences, not the one claim it meant (a missing record over a wrong one).
 ``latency_ms`` sleeps in every call, to stand in for a hosted model in tests and benchmarks.
 """
 
@@ -424,10 +436,8 @@ def _fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Can
 def _decision(clause: str, m: re.Match[str], shared_target: str) -> Candidate | None:
     """ "I decided X" is the user's and personal; "we / the team / Sam and I decided X" keeps
     who decided and goes to the target for shared decisions."""
-    who, verb, rest = m.group("who"), m.group("verb"), _third_person(m.group("rest"))
-    content = f"{_third_person(who)} {verb} {rest}"
-    target = "personal" if who.lower() == "i" else shared_target
-    return _candidate("decision", "episodic", content, clause, target=target)
+    target = "personal" if m.group("who").lower() == "i" else shared_target
+    return _candidate("decision", "episodic", _third_person(clause), clause, target=target)
 
 
 def _plan(clause: str, anchor: datetime) -> Candidate | None:
