@@ -18,8 +18,9 @@ judge). Then it counts:
 (b) records that misread the turn they quote, found by patterns over the quoted turn (not the
     extractor's own rules): reported speech (the quote's sentence has someone other than the
     user saying, thinking or telling), a retraction after the quote ("that was a lie", "just
-    kidding"), sarcasm in or after its sentence ("yeah right", "as if"), and a quote cut at an
-    abbreviation ("Dr." read as a sentence end: the quote ends at one, or starts after one).
+    kidding"), sarcasm in or after its sentence ("yeah right", "as if"), a quote cut at an
+    abbreviation ("Dr." read as a sentence end: the quote ends at one, or starts after one),
+    and one cut inside a number ("4.1" read as "4.").
 
 This is not the personal-memory retrieval evaluation (``agent-memory eval --dataset personal``);
 it reads the store, never searches it. ``--show`` prints the flagged records (dev data only).
@@ -165,6 +166,8 @@ def flags(record: dict[str, Any], turns: dict[str, list[dict[str, Any]]]) -> lis
     cut_after = text[end : end + 1] == "." and _ABBREVIATION.search(text[: end + 1])
     if cut_after or _ABBREVIATION.search(text[:start].rstrip()):
         marks.append("cut at an abbreviation")
+    if re.match(r"\.\d", text[end : end + 2]) and text[end - 1 : end].isdigit():
+        marks.append("cut inside a number")
     return marks
 
 
@@ -213,7 +216,13 @@ def main() -> None:
     started = time.perf_counter()
     result = measure(data, embedder=args.embedder, show=args.show)
     t = result["totals"]
-    classes = ("reported speech", "retraction", "sarcasm", "cut at an abbreviation")
+    classes = (
+        "reported speech",
+        "retraction",
+        "sarcasm",
+        "cut at an abbreviation",
+        "cut inside a number",
+    )
     rows = [
         ["records stored (not summaries)", str(t.get("records", 0))],
         ["of them confirmed", str(t.get("confirmed", 0))],

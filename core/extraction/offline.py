@@ -59,7 +59,7 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from core import temporal
-from core.evidence import Turn, find_quote, normalise, vouching_problem
+from core.evidence import MIN_QUOTE_CHARS, Turn, find_quote, normalise, vouching_problem
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,
@@ -92,10 +92,11 @@ _HEDGE = re.compile(
 # Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: the
 # clause holding it, and the rest of its sentence, are not the user's own claim.
 _REPORTING = re.compile(
-    r"\b(said|says|say|saying|told|tells|tell|telling|thinks|think|thought|believes|believe|"
-    r"believed|claims?|claimed|insists?|insisted|reckons?|swears|swore|mentioned|suggests?|"
-    r"suggested|heard|wrote|writes|texted|asked|asks|feels|felt)\b|\baccording to\b|"
-    r"\b(apparently|supposedly|allegedly)\b",
+    r"\b(said|says|saying|told|tells|telling|thinks|thought|believes|believed|claims|claimed|"
+    r"insists|insisted|reckons|swears|swore|mentioned|suggested|heard|wrote|texted|asked)\b|"
+    # A present-tense verb only after a subject: "please suggest email" is a request.
+    r"\b(i|we|they|people|everyone)\s+(?:\w+\s+)?(think|believe|say|reckon|claim|insist|"
+    r"guess|suppose|heard)\b|\baccording to\b|\b(apparently|supposedly|allegedly)\b",
     re.IGNORECASE,
 )
 # A sentence taking back what was said before it ("That was a lie.", "just kidding").
@@ -127,7 +128,7 @@ _LEAD = re.compile(
 )
 _CLAUSE_BREAK = re.compile(
     r",\s+|;\s+|\s+(?P<but>but)\s+|\s+-\s+|:\s+|\s+\(|\)\s*|"
-    r"\s+and\s+(?=(?:i|i'm|i've|my)\b)",
+    r"\s+(?P<and>and)\s+(?=(?:i|i'm|i've|my)\b)",
     re.IGNORECASE,
 )
 _OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
@@ -333,7 +334,13 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
     body = sentence.rstrip(".!?")
     start = 0
     after_but = False
-    for brk in [*_CLAUSE_BREAK.finditer(body), None]:
+    # "and I" splits only where the first part can stand as a quote ("I'm 68 and I ...").
+    breaks: list[re.Match[str]] = []
+    for b in _CLAUSE_BREAK.finditer(body):
+        begin = breaks[-1].end() if breaks else 0
+        if b.group("and") is None or len(body[begin : b.start()].strip()) >= MIN_QUOTE_CHARS:
+            breaks.append(b)
+    for brk in [*breaks, None]:
         end = brk.start() if brk else len(body)
         clause = body[start:end].strip()
         quoted = bool(_QUOTES.search(clause)) or len(_QUOTES.findall(body[:start])) % 2 == 1
