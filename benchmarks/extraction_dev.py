@@ -171,6 +171,22 @@ def flags(record: dict[str, Any], turns: dict[str, list[dict[str, Any]]]) -> lis
     return marks
 
 
+def turn_classes(text: str) -> list[str]:
+    """Which of the classes a user turn holds at all, so the counts above have a base."""
+    marks = []
+    if _REPORTING.search(text):
+        marks.append("reported speech")
+    if _RETRACTION.search(text):
+        marks.append("retraction")
+    if _SARCASM.search(text):
+        marks.append("sarcasm")
+    if re.search(r"\b(dr|mr|mrs|ms|st|prof|e\.g|i\.e|etc|vs|u\.s)\.\s", text, re.I):
+        marks.append("cut at an abbreviation")
+    if re.search(r"\d\.\d", text):
+        marks.append("cut inside a number")
+    return marks
+
+
 def measure(data: dict[str, Any], *, embedder: str, show: bool) -> dict[str, Any]:
     totals: Counter[str] = Counter()
     flagged: list[dict[str, Any]] = []
@@ -194,6 +210,11 @@ def measure(data: dict[str, Any], *, embedder: str, show: bool) -> dict[str, Any
                 totals["labelled_found_confirmed"] += any(
                     r["status"] == "confirmed" for r in inside
                 )
+            for session in persona["sessions"]:
+                for turn in session["turns"]:
+                    if turn["role"] == "user":
+                        for mark in turn_classes(turn["text"]):
+                            totals[f"turns: {mark}"] += 1
             for record in records:
                 for mark in flags(record, turns):
                     totals[mark] += 1
@@ -234,7 +255,10 @@ def main() -> None:
             "... with a confirmed record",
             f"{t.get('labelled_found_confirmed', 0)} / {t.get('labelled_turns', 0)}",
         ],
-        *([f"records from {c}", str(t.get(c, 0))] for c in classes),
+    ]
+    rows += [
+        [f"records from {c}", f"{t.get(c, 0)} (of {t.get(f'turns: {c}', 0)} user turns with one)"]
+        for c in classes
     ]
     print("\n".join(table(["measure", "count"], rows)))
     print(f"\n({time.perf_counter() - started:.0f} s, embedder {args.embedder})")
