@@ -298,9 +298,15 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         )
         app = WorkerApp(path, config, immediate=True, environ=os.environ)
         app.attach(mem)
-        chat = mem.session(agent_id="assistant", user_id="alice", session_id="demo-3")
+        # The host names which tools' output it trusts; none is by default (README).
+        chat = mem.session(
+            agent_id="assistant",
+            user_id="alice",
+            session_id="demo-3",
+            authoritative_tools=["migration_runner"],
+        )
         for role, text in EXTRACTION_CHAT:
-            chat.add_turn(role, text)
+            chat.add_turn(role, text, tool="migration_runner" if role == "tool" else None)
             out.line(f"turn      {role:<9} {text}", turn={"role": role, "content": text})
         started = time.perf_counter()
         job_id = chat.end()
