@@ -628,6 +628,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from api.evaluation import run, summary
 
+    if args.dataset == "personal":
+        return _eval_personal(args)
     datasets = ("locomo", "longmemeval") if args.dataset == "all" else (args.dataset,)
     granularities = ("turn", "session") if args.granularity == "both" else (args.granularity,)
     config = load_config(args)
@@ -664,6 +666,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 f"{row['precision']:>9}  {row['recall']:>6}  {row['f1']}"
             )
     emit(args, report, lambda: summary(report))
+    return EXIT_OK
+
+
+def _eval_personal(args: argparse.Namespace) -> int:
+    """The personal-memory evaluation (api.personal_eval); --data is the file or its folder."""
+    from api import personal_eval
+
+    data = Path(args.data)
+    if not personal_eval.data_file(data).is_file():
+        raise InvalidArgument(
+            f"--data {args.data}: no {personal_eval.FILE_NAME} there (it names the file or "
+            "the folder holding it)",
+            field="data",
+        )
+    report = personal_eval.run(
+        data=data,
+        config=load_config(args),
+        store_dir=Path(args.work_dir) if args.work_dir else None,
+        progress=not args.json,
+    )
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    emit(args, report, lambda: personal_eval.summary(report))
     return EXIT_OK
 
 
@@ -982,12 +1007,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "eval",
         cmd_eval,
-        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency).",
+        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency), or "
+        "on everyday personal chats (--dataset personal: extracted and turn records).",
         "agent-memory eval --data ../shared/data --dataset locomo --out eval.json\n"
-        "agent-memory eval --data ../shared/data --dataset locomo --calibrate",
+        "agent-memory eval --data ../shared/data --dataset locomo --calibrate\n"
+        "agent-memory eval --dataset personal --data ../shared/data/personal-memory-dev.json",
     )
-    p.add_argument("--data", default="../shared/data", help="folder with the data set files")
-    p.add_argument("--dataset", default="all", choices=["locomo", "longmemeval", "all"])
+    p.add_argument(
+        "--data",
+        default="../shared/data",
+        help="folder with the data set files (personal: the file itself, or its folder)",
+    )
+    p.add_argument(
+        "--dataset",
+        default="all",
+        choices=["locomo", "longmemeval", "all", "personal"],
+        help="'all' is LoCoMo and LongMemEval",
+    )
     p.add_argument(
         "--granularity",
         default="turn",
