@@ -204,19 +204,26 @@ def session_records(turns: list[Turn]) -> list[dict[str, Any]]:
 
 def conversation_turns(
     turns: list[Turn], *, speakers_are_people: bool
-) -> dict[str, list[dict[str, Any]]]:
-    """The turns of each session in Memory.import_conversation's shape. Named speakers
-    (LoCoMo's people) are given as ``speaker``, so each turn is about the person who said it;
-    role speakers (LongMemEval's user and assistant) are the role."""
-    by_session: dict[str, list[dict[str, Any]]] = defaultdict(list)
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Each session's turns, in order, in Memory.import_conversation's shape: one entry per
+    run of consecutive turns of a session (a LongMemEval haystack may hold the same session
+    twice, on two dates; each copy is its own conversation). Named speakers (LoCoMo's people)
+    are given as ``speaker``, so each turn is about the person who said it; role speakers
+    (LongMemEval's user and assistant) are the role. A turn without text (LongMemEval has 5,
+    none labelled) is left out: the import refuses blank turns, and it says nothing."""
+    runs: list[tuple[str, list[dict[str, Any]]]] = []
     for turn in turns:
+        if not turn.text.strip():
+            continue
         item: dict[str, Any] = {"id": turn.ref, "text": turn.text, "at": format_time(turn.at)}
         if speakers_are_people:
             item |= {"role": "user", "speaker": turn.speaker}
         else:
             item["role"] = turn.speaker
-        by_session[turn.session].append(item)
-    return by_session
+        if not runs or runs[-1][0] != turn.session:
+            runs.append((turn.session, []))
+        runs[-1][1].append(item)
+    return runs
 
 
 def turn_records(turns: list[Turn], *, speakers_are_people: bool) -> list[dict[str, Any]]:
@@ -224,9 +231,7 @@ def turn_records(turns: list[Turn], *, speakers_are_people: bool) -> list[dict[s
     own), in the order of ``turns``."""
     sessions = conversation_turns(turns, speakers_are_people=speakers_are_people)
     return [
-        record
-        for items in sessions.values()
-        for record in conversation_records(validate_turns(items))
+        record for _, items in sessions for record in conversation_records(validate_turns(items))
     ]
 
 
@@ -247,7 +252,7 @@ def import_dataset(
             mem.import_records(session_records(turns), scope=scope, agent_id=AGENT)
             continue
         sessions = conversation_turns(turns, speakers_are_people=dataset.speakers_are_people)
-        for session, items in sessions.items():
+        for session, items in sessions:
             mem.import_conversation(
                 items, scope=scope, session_id=_key(f"{key}-{session}"), agent_id=AGENT
             )

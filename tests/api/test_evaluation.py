@@ -171,3 +171,23 @@ def test_calibration_negatives_skip_conversations_where_a_named_person_also_talk
     assert _unrelated_conversation(about_maria, ["a", "b", "c"], speakers) == "b"
     everyone = {"a": {"john"}, "b": {"john"}}
     assert _unrelated_conversation(about_john, ["a", "b"], everyone) is None
+
+
+def test_a_session_repeated_in_a_haystack_is_imported_once_per_copy(memory: Memory) -> None:
+    """LongMemEval haystacks may hold one session twice, on two dates: each copy is its own
+    conversation (same turn ids, no refusal for repeated ids); blank turns are left out."""
+    first, later = datetime(2023, 5, 20, tzinfo=UTC), datetime(2023, 5, 29, tzinfo=UTC)
+    turns = [
+        Turn("s1#0", "s1", "user", "I bought a red kayak.", first),
+        Turn("s1#1", "s1", "assistant", "  ", first),
+        Turn("s2#0", "s2", "user", "Unrelated chat.", first),
+        Turn("s1#0", "s1", "user", "I bought a red kayak.", later),
+    ]
+    dataset = Dataset("tiny", conversations={"c1": turns})
+    import_dataset(memory, dataset, progress=False)
+    rows = memory.store.query("SELECT source_ref, event_at FROM records ORDER BY rowid")
+    assert [(r["source_ref"], r["event_at"][:10]) for r in rows] == [
+        ("s1#0", "2023-05-20"),
+        ("s2#0", "2023-05-20"),
+        ("s1#0", "2023-05-29"),
+    ]
