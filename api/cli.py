@@ -272,6 +272,62 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_import_conversation(args: argparse.Namespace) -> int:
+    from core.conversation import import_conversation
+
+    turns, labels = _read_turns(args.file)
+    with open_memory(args) as mem:
+        ids = import_conversation(
+            mem,
+            turns,
+            scope=args.scope,
+            session_id=args.session,
+            batch_size=args.batch_size,
+            labels=labels,
+        )
+    emit(
+        args,
+        {"scope": args.scope, "session_id": args.session, "ids": ids},
+        f"imported {len(ids)} turns into {args.scope}",
+    )
+    return EXIT_OK
+
+
+def _read_turns(path: str) -> tuple[list[Any], list[str]]:
+    """The turns of a conversation file and a label naming each in errors: JSON lines (a
+    ``.jsonl`` file, one turn a line) or JSON (a list of turns, or ``{"turns": [...]}``)."""
+    if path.endswith(".jsonl"):
+        turns, labels = _read_jsonl(path)
+    else:
+        data = _read_json(path)
+        found = data.get("turns") if isinstance(data, dict) else data
+        if not isinstance(found, list):
+            raise InvalidArgument(
+                f'{path} must hold a list of turns or {{"turns": [...]}}', field="file"
+            )
+        turns = found
+        labels = [f"{path} turn {number}" for number in range(1, len(turns) + 1)]
+    if not turns:
+        raise InvalidArgument(f"{path} holds no turns", field="file")
+    return turns, labels
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {path}: {exc.strerror}", field="file") from None
+    except UnicodeDecodeError:
+        raise InvalidArgument(f"{path} is not UTF-8 text", field="file") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(
+            f"{path} is not JSON: {exc.msg} (line {exc.lineno})", field="file"
+        ) from None
+    except RecursionError:
+        raise InvalidArgument(f"{path} is not JSON: nested too deeply", field="file") from None
+
+
 def _read_jsonl(path: str) -> tuple[list[Any], list[str]]:
     """The records of a JSON-lines file and, for each, ``"<path> line N"`` (1-based, blank
     lines counted), which names it in every error, from reading to validation."""
@@ -628,6 +684,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from api.evaluation import run, summary
 
+    if args.dataset == "personal":
+        return _eval_personal(args)
     datasets = ("locomo", "longmemeval") if args.dataset == "all" else (args.dataset,)
     granularities = ("turn", "session") if args.granularity == "both" else (args.granularity,)
     config = load_config(args)
@@ -664,6 +722,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 f"{row['precision']:>9}  {row['recall']:>6}  {row['f1']}"
             )
     emit(args, report, lambda: summary(report))
+    return EXIT_OK
+
+
+def _eval_personal(args: argparse.Namespace) -> int:
+    """The personal-memory evaluation (api.personal_eval); --data is the file or its folder."""
+    from api import personal_eval
+
+    data = Path(args.data)
+    if not personal_eval.data_file(data).is_file():
+        raise InvalidArgument(
+            f"--data {args.data}: no {personal_eval.FILE_NAME} there (it names the file or "
+            "the folder holding it)",
+            field="data",
+        )
+    report = personal_eval.run(
+        data=data,
+        config=load_config(args),
+        store_dir=Path(args.work_dir) if args.work_dir else None,
+        progress=not args.json,
+    )
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    emit(args, report, lambda: personal_eval.summary(report))
     return EXIT_OK
 
 
@@ -840,6 +921,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch-size", type=positive_int, default=256, help="records per embedding batch"
     )
     p = add(
+        "import-conversation",
+        cmd_import_conversation,
+        "Import one conversation session, a record per turn with its retrieval context.",
+        "agent-memory import-conversation chat.json --scope user:u1 --session s-042\n"
+        '# chat.json: [{"id": "t1", "role": "user", "text": "I moved to Lyon.",\n'
+        '#              "at": "2026-07-01T09:00:00Z"}, ...]   (or chat.jsonl, a turn a line;\n'
+        '#              "speaker": "Ann" names who said it)',
+    )
+    p.add_argument("file", help="JSON (a list of turns) or JSON lines (.jsonl, a turn a line)")
+    p.add_argument("--scope", required=True, help="the scope every turn record goes into")
+    p.add_argument("--session", help="the session id stored on every record (optional)")
+    p.add_argument(
+        "--batch-size", type=positive_int, default=256, help="records per embedding batch"
+    )
+    p = add(
         "reembed",
         cmd_reembed,
         "Re-embed the whole store with the configured embedder (after a model change).",
@@ -982,12 +1078,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "eval",
         cmd_eval,
-        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency).",
+        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency), or "
+        "on everyday personal chats (--dataset personal: extracted and turn records).",
         "agent-memory eval --data ../shared/data --dataset locomo --out eval.json\n"
-        "agent-memory eval --data ../shared/data --dataset locomo --calibrate",
+        "agent-memory eval --data ../shared/data --dataset locomo --calibrate\n"
+        "agent-memory eval --dataset personal --data ../shared/data/personal-memory-dev.json",
     )
-    p.add_argument("--data", default="../shared/data", help="folder with the data set files")
-    p.add_argument("--dataset", default="all", choices=["locomo", "longmemeval", "all"])
+    p.add_argument(
+        "--data",
+        default="../shared/data",
+        help="folder with the data set files (personal: the file itself, or its folder)",
+    )
+    p.add_argument(
+        "--dataset",
+        default="all",
+        choices=["locomo", "longmemeval", "all", "personal"],
+        help="'all' is LoCoMo and LongMemEval",
+    )
     p.add_argument(
         "--granularity",
         default="turn",

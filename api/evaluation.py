@@ -1,9 +1,10 @@
 """Retrieval evaluation on real conversations: `agent-memory eval` and benchmarks/eval_retrieval.py.
 
 Each conversation is imported into its own scope (``user:<conversation>``), one episodic record
-per turn, with the turn's id as ``source_ref``. Every record carries retrieval context: the
-session's date and the turns just before it in the same session (a general policy for
-conversation turns, the same for every data set: a turn alone is often too short to find).
+per turn, with the turn's id as ``source_ref``, through ``Memory.import_conversation`` (the
+product's conversation import, core.conversation), one call per session: every record carries
+its retrieval context, the session's date and the turns just before it in the same session (a
+general policy for conversation turns, the same for every data set and every host).
 Each question is then asked through memory_search, acting for that conversation's user, with
 the gate on, and the returned ``source_ref``s are scored against the labelled evidence.
 
@@ -41,16 +42,12 @@ from typing import Any
 from tqdm import tqdm
 
 from core import Memory
+from core.conversation import turn_records as conversation_records
+from core.conversation import validate_turns
 from core.models import format_time
 
 AGENT = "eval"
-MAX_CONTENT = 8000  # the importer's limit; longer turns are cut (the embedder truncates further)
-# Each preceding turn enters a record's retrieval context as an excerpt of at most this many
-# characters: enough to say what a short reply answers ("Yes, the red one"), not so much that a
-# long preceding answer's vocabulary lets the record match queries about that answer. Measured
-# on the dev sets (benchmarks/README.md, "Retrieval quality"): 300 instead of 1,000 raised
-# LongMemEval-S turn recall@10 from 0.76 to 0.81 and left LoCoMo R@10 within 0.003.
-CONTEXT_EXCERPT = 300
+MAX_CONTENT = 8000  # the importer's limit; longer sessions are cut (the embedder reads less)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,74 +185,77 @@ def _longmemeval_date(text: str) -> datetime:
 # Importing and asking
 
 
-def records_for(
-    turns: list[Turn], *, granularity: str, context_turns: int, link_speakers: bool = False
-) -> list[dict[str, Any]]:
-    """One record per turn (with the session date and excerpts of the preceding turns as
-    context), or one per session (its turns concatenated). With ``link_speakers`` a turn is
-    about the person who said it, as a host importing a conversation between named people
-    would record it: the speaker becomes a person entity in the conversation's scope."""
-    if granularity == "session":
-        by_session: dict[str, list[Turn]] = defaultdict(list)
-        for turn in turns:
-            by_session[turn.session].append(turn)
-        return [
-            {
-                "type": "episodic",
-                "source_kind": "system",
-                "source_ref": session,
-                "event_at": format_time(group[0].at),
-                "content": "\n".join(f"{t.speaker}: {t.text}" for t in group)[:MAX_CONTENT],
-            }
-            for session, group in by_session.items()
-        ]
-    records = []
-    for i, turn in enumerate(turns):
-        before = [t for t in turns[max(0, i - context_turns) : i] if t.session == turn.session]
-        context = (
-            turn.at.strftime("%d %B %Y")
-            + "\n"
-            + "\n".join(f"{t.speaker}: {t.text}"[:CONTEXT_EXCERPT] for t in before)
-        )
-        records.append(
-            {
-                "type": "episodic",
-                "source_kind": "system",
-                "source_ref": turn.ref,
-                "event_at": format_time(turn.at),
-                "content": f"{turn.speaker}: {turn.text}"[:MAX_CONTENT],
-                "context": context[:MAX_CONTENT],
-            }
-            | ({"about": [{"kind": "person", "name": turn.speaker}]} if link_speakers else {})
-        )
-    return records
+def session_records(turns: list[Turn]) -> list[dict[str, Any]]:
+    """One record per session, its turns concatenated (LongMemEval's session granularity)."""
+    by_session: dict[str, list[Turn]] = defaultdict(list)
+    for turn in turns:
+        by_session[turn.session].append(turn)
+    return [
+        {
+            "type": "episodic",
+            "source_kind": "system",
+            "source_ref": session,
+            "event_at": format_time(group[0].at),
+            "content": "\n".join(f"{t.speaker}: {t.text}" for t in group)[:MAX_CONTENT],
+        }
+        for session, group in by_session.items()
+    ]
+
+
+def conversation_turns(
+    turns: list[Turn], *, speakers_are_people: bool
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Each session's turns, in order, in Memory.import_conversation's shape: one entry per
+    run of consecutive turns of a session (a LongMemEval haystack may hold the same session
+    twice, on two dates; each copy is its own conversation). Named speakers (LoCoMo's people)
+    are given as ``speaker``, so each turn is about the person who said it; role speakers
+    (LongMemEval's user and assistant) are the role. A turn without text (LongMemEval has 5,
+    none labelled) is left out: the import refuses blank turns, and it says nothing."""
+    runs: list[tuple[str, list[dict[str, Any]]]] = []
+    for turn in turns:
+        if not turn.text.strip():
+            continue
+        item: dict[str, Any] = {"id": turn.ref, "text": turn.text, "at": format_time(turn.at)}
+        if speakers_are_people:
+            item |= {"role": "user", "speaker": turn.speaker}
+        else:
+            item["role"] = turn.speaker
+        if not runs or runs[-1][0] != turn.session:
+            runs.append((turn.session, []))
+        runs[-1][1].append(item)
+    return runs
+
+
+def turn_records(turns: list[Turn], *, speakers_are_people: bool) -> list[dict[str, Any]]:
+    """The records import_dataset stores per turn (for benchmarks that build stores of their
+    own), in the order of ``turns``."""
+    sessions = conversation_turns(turns, speakers_are_people=speakers_are_people)
+    return [
+        record for _, items in sessions for record in conversation_records(validate_turns(items))
+    ]
 
 
 def import_dataset(
-    mem: Memory,
-    dataset: Dataset,
-    *,
-    granularity: str = "turn",
-    context_turns: int = 2,
-    progress: bool = True,
+    mem: Memory, dataset: Dataset, *, granularity: str = "turn", progress: bool = True
 ) -> None:
+    """Import each conversation into its own scope: per turn through the product's own
+    conversation import (what a host gets is what is measured), or per session."""
     for key, turns in tqdm(
         dataset.conversations.items(),
         desc=f"importing {dataset.name}",
         unit="conversation",
         disable=not progress,
     ):
-        mem.grant(AGENT, f"user:{key}")
-        mem.import_records(
-            records_for(
-                turns,
-                granularity=granularity,
-                context_turns=context_turns,
-                link_speakers=dataset.speakers_are_people,
-            ),
-            scope=f"user:{key}",
-            agent_id=AGENT,
-        )
+        scope = f"user:{key}"
+        mem.grant(AGENT, scope)
+        if granularity == "session":
+            mem.import_records(session_records(turns), scope=scope, agent_id=AGENT)
+            continue
+        sessions = conversation_turns(turns, speakers_are_people=dataset.speakers_are_people)
+        for session, items in sessions:
+            mem.import_conversation(
+                items, scope=scope, session_id=_key(f"{key}-{session}"), agent_id=AGENT
+            )
 
 
 @dataclass(slots=True)

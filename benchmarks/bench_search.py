@@ -13,7 +13,8 @@ several store sizes, and for the reranker's latency against its candidate count.
    embedder: the turns of ``locomo-dev.json`` (6 conversations, 3,321 turns) and of the
    ``--haystacks`` smallest haystacks of ``longmemeval-s-dev.json.gz`` (5 by default, 2,270
    turns; all 30 hold 14,717), turned into records exactly as
-   ``agent-memory eval`` does (``api.evaluation.records_for``: one episodic record per turn,
+   ``agent-memory eval`` does (``api.evaluation.turn_records``, the records
+   ``Memory.import_conversation`` stores: one episodic record per turn,
    the session date and the two turns before it as retrieval context), LoCoMo turns also linked
    to their speaker (a person entity, so the entity generator has work on questions that name
    someone). Conversations are laid out smallest first, alternately LoCoMo and LongMemEval,
@@ -115,7 +116,7 @@ from _common import (
     utc_now,
 )
 
-from api.evaluation import load_locomo, load_longmemeval, records_for
+from api.evaluation import load_locomo, load_longmemeval, turn_records
 from core import Config, Embedder, EmbedderIdentity, Memory
 from core.embedder import FlagEmbedder, shared_embedder
 from core.migrations import LATEST_VERSION
@@ -178,10 +179,8 @@ def load_conversations(data: Path, haystacks: int) -> list[Conversation]:
             questions.setdefault(question.conversation, []).append(question.text)
         conversations = []
         for key, turns in dataset.conversations.items():
-            records = records_for(turns, granularity="turn", context_turns=2)
-            if name == "locomo":  # speakers are people: link each turn to its speaker
-                for record, turn in zip(records, turns, strict=True):
-                    record["about"] = [{"kind": "person", "name": turn.speaker}]
+            # LoCoMo's speakers are people: each turn is linked to its speaker
+            records = turn_records(turns, speakers_are_people=name == "locomo")
             conversations.append(Conversation(key, name, records, questions.get(key, [])))
         found[name] = sorted(conversations, key=lambda c: (len(c.records), c.key))
     locomo, kept = found["locomo"], found["longmemeval"][:haystacks]

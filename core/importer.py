@@ -139,11 +139,13 @@ def import_records(
     batch_size: int = 256,
     now: datetime | None = None,
     labels: Sequence[str] | None = None,
+    session_id: str | None = None,
 ) -> list[str]:
     """Validate, embed (``batch_size`` records at a time, at least 1) and write ``records``
     into ``scope``. Returns ids in input order. Errors name the bad record as ``record N``
     (0-based), or as ``labels[N]`` when given (the command line passes each record's file
-    line)."""
+    line). ``session_id`` is stored on every record (core.conversation: the session the turns
+    came from)."""
     check_batch_size(batch_size)
     parsed_scope = Scope.parse(scope)
     records = list(records)
@@ -167,7 +169,12 @@ def import_records(
                 _plan(conn, item, scope=str(parsed_scope), owner=owner, now=now) for item in batch
             ]
         drafts = [
-            _record(item, plan, scope=str(parsed_scope), agent_id=agent_id, now=now, memory=memory)
+            replace(
+                _record(
+                    item, plan, scope=str(parsed_scope), agent_id=agent_id, now=now, memory=memory
+                ),
+                session_id=session_id,
+            )
             for item, plan in zip(batch, plans, strict=True)
         ]
         vectors = memory.embedder.embed([embedding_text(r) for r in drafts])

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import importer, policy
+from core import conversation, importer, policy
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.errors import InvalidArgument, StoreClosedError
@@ -272,6 +272,30 @@ class Memory:
         One invalid record rejects the whole call and writes nothing. See core.importer."""
         return importer.import_records(
             self, records, scope=scope, agent_id=agent_id, batch_size=batch_size, now=now
+        )
+
+    def import_conversation(
+        self,
+        turns: Iterable[Mapping[str, Any]],
+        *,
+        scope: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        batch_size: int = 256,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Store each turn of one session (``{id, role, text, speaker?, at}``, in order) as an
+        episodic record with ``source_ref`` = the turn id and the session date and preceding
+        turns as retrieval context; ids in input order. One invalid turn rejects the whole
+        call and writes nothing. See core.conversation."""
+        return conversation.import_conversation(
+            self,
+            turns,
+            scope=scope,
+            session_id=session_id,
+            agent_id=agent_id,
+            batch_size=batch_size,
+            now=now,
         )
 
     def forget(

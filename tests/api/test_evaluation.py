@@ -20,9 +20,11 @@ from api.evaluation import (
     load_longmemeval,
     locomo_metrics,
     longmemeval_metrics,
-    records_for,
+    session_records,
+    turn_records,
 )
 from core import Memory
+from core.conversation import CONTEXT_EXCERPT
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"evaluation data not at {DATA}")
@@ -65,35 +67,33 @@ def test_longmemeval_loads_haystacks_answers_and_dates() -> None:
 
 
 def test_turn_records_carry_preceding_turns_of_the_same_session_as_context() -> None:
-    """Context holds the session date and up to N earlier turns, never another session's."""
+    """Context holds the session date and up to two earlier turns, never another session's;
+    named speakers become the person each turn is about."""
     at = datetime(2023, 5, 8, tzinfo=UTC)
-    from api.evaluation import Turn
-
     turns = [
         Turn("D1:1", "s1", "A", "hello", at),
         Turn("D1:2", "s1", "B", "hi there", at),
         Turn("D2:1", "s2", "A", "new day", at),
     ]
-    records = records_for(turns, granularity="turn", context_turns=2)
+    records = turn_records(turns, speakers_are_people=True)
     assert records[1]["content"] == "B: hi there" and "A: hello" in records[1]["context"]
     assert "08 May 2023" in records[1]["context"]
     assert "hello" not in records[2]["context"] and records[2]["source_ref"] == "D2:1"
-    sessions = records_for(turns, granularity="session", context_turns=2)
+    assert records[1]["about"] == [{"kind": "person", "name": "B"}]
+    sessions = session_records(turns)
     assert [r["source_ref"] for r in sessions] == ["s1", "s2"]
-    assert "about" not in records[0]
-    linked = records_for(turns, granularity="turn", context_turns=2, link_speakers=True)
-    assert linked[1]["about"] == [{"kind": "person", "name": "B"}]
+    roles = [Turn("s1#0", "s1", "user", "hello", at), Turn("s1#1", "s1", "assistant", "hi", at)]
+    by_role = turn_records(roles, speakers_are_people=False)
+    assert "about" not in by_role[0] and by_role[1]["content"] == "assistant: hi"
 
 
 def test_a_long_preceding_turn_enters_the_context_as_an_excerpt() -> None:
     """A 2,000-character answer before a short reply contributes its first CONTEXT_EXCERPT
     characters, so its vocabulary does not make the reply match everything it covered."""
-    from api.evaluation import CONTEXT_EXCERPT, Turn
-
     at = datetime(2023, 5, 8, tzinfo=UTC)
     long_answer = "word " * 400
     turns = [Turn("D1:1", "s1", "B", long_answer, at), Turn("D1:2", "s1", "A", "thanks", at)]
-    [_, reply] = records_for(turns, granularity="turn", context_turns=2)
+    [_, reply] = turn_records(turns, speakers_are_people=True)
     assert reply["context"].endswith(f"B: {long_answer}"[:CONTEXT_EXCERPT])
     assert len(reply["context"]) == len("08 May 2023\n") + CONTEXT_EXCERPT
 
@@ -150,7 +150,7 @@ def test_candidate_recall_reads_what_the_generators_found_from_the_search_log(
         Turn("D1:2", "S1", "Ann", "Pixel the kitten sleeps on my keyboard.", asked),
         Turn("D1:3", "S1", "Ann", "The train to Lyon was late again.", asked),
     ]
-    dataset = Dataset("tiny", conversations={"c1": turns})
+    dataset = Dataset("tiny", speakers_are_people=True, conversations={"c1": turns})
     import_dataset(memory, dataset, progress=False)
     question = Question(
         "q1", "c1", "What is my kitten called?", "1", frozenset({"D1:1", "D1:2"}), asked_at=asked
@@ -171,3 +171,23 @@ def test_calibration_negatives_skip_conversations_where_a_named_person_also_talk
     assert _unrelated_conversation(about_maria, ["a", "b", "c"], speakers) == "b"
     everyone = {"a": {"john"}, "b": {"john"}}
     assert _unrelated_conversation(about_john, ["a", "b"], everyone) is None
+
+
+def test_a_session_repeated_in_a_haystack_is_imported_once_per_copy(memory: Memory) -> None:
+    """LongMemEval haystacks may hold one session twice, on two dates: each copy is its own
+    conversation (same turn ids, no refusal for repeated ids); blank turns are left out."""
+    first, later = datetime(2023, 5, 20, tzinfo=UTC), datetime(2023, 5, 29, tzinfo=UTC)
+    turns = [
+        Turn("s1#0", "s1", "user", "I bought a red kayak.", first),
+        Turn("s1#1", "s1", "assistant", "  ", first),
+        Turn("s2#0", "s2", "user", "Unrelated chat.", first),
+        Turn("s1#0", "s1", "user", "I bought a red kayak.", later),
+    ]
+    dataset = Dataset("tiny", conversations={"c1": turns})
+    import_dataset(memory, dataset, progress=False)
+    rows = memory.store.query("SELECT source_ref, event_at FROM records ORDER BY rowid")
+    assert [(r["source_ref"], r["event_at"][:10]) for r in rows] == [
+        ("s1#0", "2023-05-20"),
+        ("s2#0", "2023-05-20"),
+        ("s1#0", "2023-05-29"),
+    ]

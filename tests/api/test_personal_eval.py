@@ -1,0 +1,208 @@
+"""The personal-memory evaluation: a tiny hand-written file, two personas, every path, and
+figures checked against the data set README's scoring rule applied to what search returned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api import personal_eval
+from api.cli import main
+from api.personal_eval import Answer, Question, fold, metrics
+from core import Config, Memory
+
+AT = "2026-04-01T10:00:00Z"
+
+
+def turn(tid: str, role: str, text: str) -> dict[str, str]:
+    return {"id": tid, "role": role, "text": text}
+
+
+def question(qid: str, text: str, kind: str, evidence=(), stale=()) -> dict[str, Any]:
+    return {
+        "id": qid,
+        "asked_at": AT,
+        "question": text,
+        "kind": kind,
+        "evidence": list(evidence),
+        "answer": None,
+        "stale": list(stale),
+    }
+
+
+DATA = {
+    "version": 1,
+    "personas": [
+        {
+            "id": "P1",
+            "user_name": "Dana",
+            "sessions": [
+                {
+                    "id": "P1-s1",
+                    "started_at": "2026-02-03T18:20:00Z",
+                    "turns": [
+                        turn("P1-s1-t1", "user", "My favourite colour is teal."),
+                        turn("P1-s1-t2", "assistant", "Teal is a lovely colour."),
+                        turn("P1-s1-t3", "user", "I work as a nurse at Mercy Hospital."),
+                        turn("P1-s1-t4", "assistant", "That sounds demanding."),
+                    ],
+                },
+                {
+                    "id": "P1-s2",
+                    "started_at": "2026-03-10T09:00:00Z",
+                    "turns": [
+                        turn("P1-s2-t1", "user", "My favourite colour is orange these days."),
+                        turn("P1-s2-t2", "assistant", "Orange it is."),
+                    ],
+                },
+            ],
+            "questions": [
+                question("P1-q1", "Where do I work as a nurse?", "direct", ["P1-s1-t3"]),
+                question(
+                    "P1-q2", "What is my favourite colour?", "update", ["P1-s2-t1"], ["P1-s1-t1"]
+                ),
+                question("P1-q3", "What is the boiling point of tungsten?", "unanswerable"),
+            ],
+        },
+        {
+            "id": "P2",
+            "user_name": "Omar",
+            "sessions": [
+                {
+                    "id": "P2-s1",
+                    "started_at": "2026-01-05T20:00:00Z",
+                    "turns": [
+                        turn("P2-s1-t1", "user", "I am allergic to peanuts."),
+                        turn("P2-s1-t2", "assistant", "Good to know, I will keep that in mind."),
+                    ],
+                },
+            ],
+            "questions": [
+                question("P2-q1", "Am I allergic to peanuts?", "paraphrase", ["P2-s1-t1"]),
+                question("P2-q2", "How do I configure a BGP route reflector?", "unanswerable_near"),
+            ],
+        },
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    folder = tmp_path_factory.mktemp("personal")
+    (folder / "personal-memory-dev.json").write_text(json.dumps(DATA))
+    stores = folder / "stores"
+    report = personal_eval.run(data=folder, config=Config(), store_dir=stores, progress=False)
+    return report, stores
+
+
+def by_readme(stores: Path, path: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each question with the first five results of the same search, asked again in the
+    store the eval built."""
+    asked = []
+    for persona in DATA["personas"]:
+        with Memory.open(stores / f"{persona['id']}-{path}.db") as mem:
+            session = mem.session(agent_id="assistant", user_id=persona["id"], session_id="x")
+            for q in persona["questions"]:
+                result = session.call("memory_search", {"query": q["question"]}, now=None)
+                asked.append((q | {"turns": _texts(persona)}, result["results"][:5]))
+    return asked
+
+
+def _texts(persona: dict[str, Any]) -> dict[str, str]:
+    return {t["id"]: t["text"] for s in persona["sessions"] for t in s["turns"]}
+
+
+def _matched(q: dict[str, Any], result: dict[str, Any], path: str) -> set[str]:
+    """The README's rule, written out plainly."""
+    labelled = set(q["evidence"]) | set(q["stale"])
+    if path == "turns":
+        return {result["source_ref"]} & labelled
+    quote = " ".join("".join(c if c.isalnum() else " " for c in result["evidence"] or "").split())
+    quote = quote.lower()
+    if len(quote) < 8:
+        return set()
+    return {t for t in labelled if quote in fold(q["turns"][t])}
+
+
+@pytest.mark.parametrize("path", ["extracted", "turns"])
+def test_reported_figures_follow_the_readme_rule_on_what_search_returned(
+    run: tuple[dict[str, Any], Path], path: str
+) -> None:
+    report, stores = run
+    figures = report[path]
+    answerable = [(q, r) for q, r in by_readme(stores, path) if not q["kind"].startswith("un")]
+    hits = [any(_matched(q, x, path) & set(q["evidence"]) for x in r) for q, r in answerable]
+    empty = [not r for _, r in answerable]
+    assert figures["answerable"]["n"] == 3
+    assert figures["answerable"]["hit@5"] == pytest.approx(sum(hits) / 3, abs=1e-4)
+    assert figures["answerable"]["empty"] == pytest.approx(sum(empty) / 3, abs=1e-4)
+    assert figures["by_kind"]["update"]["n"] == 1 and figures["questions"] == 5
+
+
+def test_counts_that_do_not_depend_on_ranking(run: tuple[dict[str, Any], Path]) -> None:
+    """The turns path stores every turn (8 turns, 2 personas); the superseded colour is never
+    shown on the extracted path; off-topic questions in a tiny store come back empty."""
+    report, _ = run
+    assert report["personas"] == 2
+    assert report["turns"]["records_per_persona"] == 4.0
+    assert report["extracted"]["update_stale_shown"] == 0.0
+    assert report["extracted"]["update_current_first"] == 1.0
+    for path in ("extracted", "turns"):
+        assert report[path]["unanswerable_empty"] == 1.0
+        assert report[path]["unanswerable_near_empty"] == 1.0
+        assert report[path]["result_chars"] > report[path]["content_chars"]
+
+
+def _answer(kind: str, matches: list[set[str]], evidence=(), stale=()) -> Answer:
+    q = Question("q", "?", kind, None, tuple(evidence), tuple(stale))  # type: ignore[arg-type]
+    return Answer(q, tuple(frozenset(m) for m in matches), 100, 10)
+
+
+def test_update_ordering_recall_and_empty_rates() -> None:
+    """Current first only when a current match ranks above every stale one within the
+    first five; stale shown counts any stale match; recall is the share of evidence."""
+    answers = [
+        _answer("update", [{"new"}, {"old"}], ["new"], ["old"]),  # right, stale shown
+        _answer("update", [{"old"}, {"new"}], ["new"], ["old"]),  # wrong
+        _answer("update", [set()] * 5 + [{"new"}], ["new"], ["old"]),  # past the fifth
+        _answer("multi", [{"a"}], ["a", "b"]),
+        _answer("unanswerable", []),
+        _answer("unanswerable_near", [set()]),
+    ]
+    m = metrics(answers)
+    assert m["update_current_first"] == pytest.approx(1 / 3, abs=1e-4)
+    assert m["update_stale_shown"] == pytest.approx(2 / 3, abs=1e-4)
+    assert m["by_kind"]["multi"]["recall@5"] == 0.5 and m["by_kind"]["multi"]["hit@5"] == 1.0
+    assert m["unanswerable_empty"] == 1.0 and m["unanswerable_near_empty"] == 0.0
+    assert (
+        m["answerable"]["n"] == 4 and m["answerable"]["hit@5"] == 0.75
+    )  # the 2nd update still holds the current value
+
+
+def test_evidence_matches_inside_a_labelled_turn_only_when_long_enough() -> None:
+    folded = {"t1": fold("My favourite colour is TEAL, honestly!"), "t2": fold("Orange it is.")}
+    assert personal_eval._matches({"evidence": "colour is teal,  honestly"}, "extracted", folded)
+    assert not personal_eval._matches({"evidence": "teal!"}, "extracted", folded)  # < 8
+    assert not personal_eval._matches({"evidence": "teal honestly orange"}, "extracted", folded)
+    assert not personal_eval._matches({"evidence": None}, "extracted", folded)
+    assert personal_eval._matches({"source_ref": "t2"}, "turns", folded) == {"t2"}
+    assert not personal_eval._matches({"source_ref": "t9"}, "turns", folded)
+
+
+def test_the_command_prints_a_summary_and_refuses_a_missing_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "tiny.json"
+    source.write_text(json.dumps(DATA))
+    out_file = tmp_path / "report.json"
+    assert (
+        main(["eval", "--dataset", "personal", "--data", str(source), "--out", str(out_file)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "extracted: hit@5" in out and "turns: hit@5" in out and "current first" in out
+    assert json.loads(out_file.read_text())["personas"] == 2
+    assert main(["eval", "--dataset", "personal", "--data", str(tmp_path / "none")]) == 2
+    assert "personal-memory-dev.json" in capsys.readouterr().err

@@ -1,0 +1,121 @@
+"""Conversation import: a record per turn, source_ref = the turn id, the preceding turns as
+retrieval context that search uses, and nothing stored on bad input."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from core import Memory
+from core.errors import InvalidArgument, InvalidIdentifier
+from tests.conftest import NOW
+
+AT = "2026-03-02T18:00:00Z"
+
+
+def chat() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": "c1-t1",
+            "role": "assistant",
+            "text": "Which city did you end up choosing?",
+            "at": AT,
+        },
+        {"id": "c1-t2", "role": "user", "text": "Lyon, we sign the lease on Friday.", "at": AT},
+        {"id": "c1-t3", "role": "assistant", "text": "Congratulations!", "at": AT},
+        {"id": "c1-t4", "role": "user", "text": "Yes, finally.", "at": "2026-03-02T18:06:00Z"},
+    ]
+
+
+def test_each_turn_becomes_an_episodic_record_in_input_order(memory: Memory) -> None:
+    """Ids in input order; content is the turn as said, source_ref its id, event_at its
+    time; the session id is kept; records are confirmed and never expire."""
+    ids = memory.import_conversation(chat(), scope="user:u1", session_id="c1", now=NOW)
+    records = memory.store.get_records(ids)
+    stored = [records[i] for i in ids]
+    assert [r.source_ref for r in stored] == ["c1-t1", "c1-t2", "c1-t3", "c1-t4"]
+    assert stored[1].content == "user: Lyon, we sign the lease on Friday."
+    assert all(r.type.value == "episodic" and r.session_id == "c1" for r in stored)
+    assert all(r.status.value == "confirmed" and r.expires_at is None for r in stored)
+    assert stored[3].event_at == "2026-03-02T18:06:00.000000Z"
+
+
+def test_context_holds_the_date_and_the_two_preceding_turns(memory: Memory) -> None:
+    """A short reply carries its date and the turns before it (never the turn itself)."""
+    ids = memory.import_conversation(chat(), scope="user:u1", now=NOW)
+    last = memory.store.get_records(ids)[ids[3]]
+    assert last.context == (
+        "02 March 2026\nuser: Lyon, we sign the lease on Friday.\nassistant: Congratulations!"
+    )
+    first = memory.store.get_records(ids)[ids[0]]
+    assert first.context == "02 March 2026\n"
+
+
+def test_search_finds_a_short_reply_through_its_context(memory: Memory) -> None:
+    """'Yes, finally.' says nothing by itself; the lease talk before it lets a question
+    about the lease find it, and the result names the host's turn id."""
+    memory.grant("assistant", "user:u1", now=NOW)
+    memory.import_conversation(chat(), scope="user:u1", session_id="c1", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
+    result = session.call(
+        "memory_search", {"query": "signing the lease in Lyon"}, now=NOW + timedelta(days=1)
+    )
+    refs = [r["source_ref"] for r in result["results"]]
+    assert "c1-t2" in refs and "c1-t4" in refs
+    assert all("context" not in r for r in result["results"])  # searched, never returned
+
+
+def test_a_named_speaker_labels_the_turn_and_is_what_it_is_about(memory: Memory) -> None:
+    turns = [{"id": "D1:1", "role": "user", "speaker": "Ann", "text": "I paint.", "at": AT}]
+    [record_id] = memory.import_conversation(turns, scope="user:u1", now=NOW)
+    record = memory.store.get_records([record_id])[record_id]
+    assert record.content == "Ann: I paint." and record.entities
+    [entity] = memory.store.query(
+        "SELECT kind, canonical_name, scope FROM entities WHERE id = ?", record.entities
+    )
+    assert tuple(entity) == ("person", "Ann", "user:u1")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"role": "narrator"}, "turn 2: role"),
+        ({"text": "   "}, "turn 2: text: Value error, text is blank"),
+        ({"at": "yesterday"}, "turn 2: at"),
+        ({"at": None}, "turn 2: at"),
+        ({"mood": "happy"}, "turn 2: mood: Extra inputs"),
+        ({"id": "c1-t1"}, "turn 2: id repeats the id of turn 0"),
+        ({"speaker": ""}, "turn 2: speaker"),
+    ],
+)
+def test_one_bad_turn_refuses_the_whole_call_and_stores_nothing(
+    fast_memory: Memory, change: dict[str, Any], message: str
+) -> None:
+    turns = chat()
+    turns[2] = turns[2] | change
+    with pytest.raises(InvalidArgument) as caught:
+        fast_memory.import_conversation(turns, scope="user:u1", now=NOW)
+    assert caught.value.message.startswith(message), caught.value.message
+    assert "Congratulations" not in caught.value.message  # no turn text in errors
+    assert fast_memory.stats()["records"] == 0
+
+
+def test_a_missing_field_a_non_object_and_a_bad_session_are_refused(fast_memory: Memory) -> None:
+    without_at = [{"id": "t", "role": "user", "text": "hi"}]
+    with pytest.raises(InvalidArgument, match="turn 0: at: Field required"):
+        fast_memory.import_conversation(without_at, scope="user:u1")
+    with pytest.raises(InvalidArgument, match="turn 0: must be a JSON object"):
+        fast_memory.import_conversation(["hi"], scope="user:u1")  # type: ignore[list-item]
+    with pytest.raises(InvalidIdentifier, match="session_id"):
+        fast_memory.import_conversation(chat(), scope="user:u1", session_id="a/b")
+    with pytest.raises(InvalidArgument, match="scope"):
+        fast_memory.import_conversation(chat(), scope="nowhere")
+    assert fast_memory.stats()["records"] == 0
+
+
+def test_a_very_long_turn_is_stored_cut_to_the_content_limit(fast_memory: Memory) -> None:
+    turns = [{"id": "t", "role": "assistant", "text": "x" * 9000, "at": AT}]
+    [record_id] = fast_memory.import_conversation(turns, scope="user:u1", now=NOW)
+    assert len(fast_memory.store.get_records([record_id])[record_id].content) == 8000
