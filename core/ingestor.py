@@ -29,6 +29,7 @@ Nothing here holds a transaction open across the model or the judge.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -43,8 +44,10 @@ import numpy as np
 from core import entities, policy
 from core.entities import EntityRef, PlannedEntity
 from core.errors import InvalidArgument, NotFound
-from core.evidence import Turn, find_quote, quote_problem
+from core.evidence import Turn, find_quote, normalise, quote_problem
 from core.filters import RecordFilter
+from core.judge.contradiction import relation_words
+from core.lexical import fts_match, query_tokens
 from core.models import (
     EmbedderIdentity,
     MemoryType,
@@ -75,9 +78,15 @@ EVIDENCE_ROLES: dict[SourceKind, tuple[str, ...]] = {
     SourceKind.TOOL_RESULT: ("tool",),
     SourceKind.SYSTEM: ("system",),
 }
-REINFORCE_STEP = 0.3  # each reinforcement closes this share of the gap to certainty
+REINFORCE_STEP = 0.3  # each evidenced reinforcement closes this share of the gap to certainty
+REPEAT_STEP = 0.1  # a repetition without new evidence, a smaller share
 MAX_CONFIDENCE = 0.99
+# Turns whose words can count toward promoting a provisional record: the user's own and the
+# host's. A tool turn counts only when its quote verified as a tool_result (an authoritative
+# tool): other tool output may be the model's own words echoed back.
+WITNESS_ROLES = ("user", "system")
 _NEIGHBOURS = 8
+_LEXICAL_NEIGHBOURS = 8
 _LIVE = "('provisional', 'confirmed')"
 # How many times a write starts again after a likely duplicate was committed between its
 # duplicate search and its transaction; after that it writes (a store this contended is
@@ -110,6 +119,18 @@ class EvidenceCheck:
     evidence: str | None  # the quote to store, or None
     notes: list[str]  # why the claimed source was lowered, if it was
     turn: Turn | None = None  # the transcript turn the quote was found in
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """What one observation of a record rests on, as the observations table keeps it: the
+    turn its quote was found in and a digest of the normalised quote (never the quote)."""
+
+    session_id: str | None
+    turn_seq: int
+    turn_role: str
+    digest: str
+    counts: bool  # whether it can count toward promotion (see Ingestor.witness)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +172,7 @@ class WriteOutcome:
     id: str
     status: Status
     source_kind: SourceKind
-    action: str  # created | reinforced | superseded | conflict
+    action: str  # created | reinforced | superseded | conflict | history
     supersedes_id: str | None = None
     conflicts_with: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
@@ -160,9 +181,11 @@ class WriteOutcome:
     # True when the idempotency key had been committed already: nothing was written now, and
     # ``action`` is what the first write did.
     replayed: bool = False
+    # action "history": the newer record this statement was stored before.
+    superseded_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shape = {
             "id": self.id,
             "status": self.status.value,
             "source_kind": self.source_kind.value,
@@ -171,6 +194,9 @@ class WriteOutcome:
             "conflicts_with": list(self.conflicts_with),
             "notes": list(self.notes),
         }
+        if self.superseded_by is not None:
+            shape["superseded_by"] = self.superseded_by
+        return shape
 
 
 class _Clock:
@@ -254,6 +280,28 @@ class Ingestor:
             return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
         return EvidenceCheck(claimed, quote, notes, turn)
 
+    def witness(self, checked: EvidenceCheck, request: WriteRequest) -> Witness | None:
+        """The observation's evidence, for the promotion rule (reinforce_in): the turn its
+        quote was found in and the quote's digest. It counts toward promotion when the turn
+        is the user's or the host's (WITNESS_ROLES), or the quote verified a stronger source,
+        and the judge does not find the quote contradicting the content. None without a
+        quote found in the transcript."""
+        turn, quote = checked.turn, checked.evidence
+        if turn is None or not quote:
+            return None
+        counts = (
+            turn.role in WITNESS_ROLES or checked.source_kind is not SourceKind.AGENT_INFERENCE
+        ) and not self.judge.contradicts(quote, request.content).holds
+        digest = hashlib.sha256(normalise(quote).encode()).hexdigest()[:32]
+        return Witness(request.session_id, turn.seq, turn.role, digest, counts)
+
+    @staticmethod
+    def stated_at(checked: EvidenceCheck, now: datetime) -> str:
+        """When the statement was made: its evidence turn's time, else the write's."""
+        if checked.turn is not None and checked.evidence:
+            return checked.turn.at
+        return format_time(now)
+
     # -- the write ---------------------------------------------------------------------------
 
     def write(
@@ -278,16 +326,17 @@ class Ingestor:
         with clock.stage("evidence_validation"):
             if verify_evidence:
                 checked = self.check_evidence(request, transcript)
-                source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
             else:
-                source_kind, evidence = request.source_kind, request.evidence
+                checked = EvidenceCheck(request.source_kind, request.evidence, [])
+            notes = checked.notes
+            witness = self.witness(checked, request)
         vector: np.ndarray | None = None  # the same text on every attempt: embedded once
         raced: list[str] = []
         while isinstance(
             outcome := self._attempt(
                 request,
-                source_kind,
-                evidence,
+                checked,
+                witness,
                 vector,
                 readable=readable,
                 settle_races=len(raced) < _RACE_RETRIES,
@@ -317,8 +366,8 @@ class Ingestor:
     def _attempt(
         self,
         request: WriteRequest,
-        source_kind: SourceKind,
-        evidence: str | None,
+        checked: EvidenceCheck,
+        witness: Witness | None,
         vector: np.ndarray | None,
         *,
         readable: tuple[str, ...],
@@ -338,6 +387,7 @@ class Ingestor:
             subject_entity = request.replaces.subject_entity_id
             attribute = attribute or request.replaces.attribute
         subject = entities.subject_of(subject_entity, attribute)
+        source_kind, evidence = checked.source_kind, checked.evidence
 
         status = policy.initial_status(source_kind)
         expires = policy.expires_at(status, now=now, config=self.config)
@@ -350,6 +400,7 @@ class Ingestor:
             status=status,
             confidence=policy.initial_confidence(source_kind),
             created_at=format_time(now),
+            stated_at=self.stated_at(checked, now),
             subject_entity_id=subject_entity,
             attribute=attribute,
             subject=subject,
@@ -372,37 +423,46 @@ class Ingestor:
             with clock.stage("content_embedding"):
                 vector = self.memory.embedder.embed([embedding_text(draft)])[0]
 
+        # A writer sees only what it may read: a write-only grant neither reinforces,
+        # contradicts nor supersedes a record, and no result or note names one (design §5).
+        sees = draft.scope in readable
         with clock.stage("duplicate_search"):
             # Records written after this point are not among the neighbours; _insert looks
             # among them for a likely duplicate another writer committed meanwhile.
             seen = self.store.query("SELECT coalesce(max(rowid), 0) AS m FROM records")[0]["m"]
-            neighbours = self._neighbours(draft, vector, now=now)
+            neighbours = self._neighbours(draft, vector, now=now) if sees else []
             duplicate = None
             if request.replaces is None and request.reinforce:
                 duplicate = self._find_duplicate(draft, neighbours)
 
-        conflicts: list[str] = []
         with clock.stage("contradiction_check"):
-            if duplicate is None:
-                conflicts = self._find_conflicts(draft, neighbours)
+            lexical = self._lexical_neighbours(draft, neighbours, now=now) if sees else []
+            candidates = [r for r, _ in neighbours] + lexical
+            contradicted = self._find_contradicted(draft, candidates, duplicate)
+            if duplicate is not None and self._outdated(duplicate, draft, contradicted):
+                duplicate = None  # a newer record says otherwise: not reinforced (see _insert)
 
         decisions: dict[str, Any] = {
             "claimed_source_kind": request.source_kind.value,
+            "stated_at": draft.stated_at,
             "neighbours": [{"id": r.id, "cosine": round(s, 4)} for r, s in neighbours],
+            "lexical_neighbours": [r.id for r in lexical],
+            "contradicted": [r.id for r in contradicted],
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
         }
         with clock.stage("sqlite_transaction"):
             try:
                 if duplicate is not None:
-                    outcome = self._reinforce(duplicate, draft, request, now=now)
+                    outcome = self._reinforce(duplicate, draft, request, witness, now=now)
                 else:
-                    draft = replace(draft, conflicts_with=tuple(conflicts))
                     outcome = self._insert(
                         draft,
                         vector,
                         planned,
                         request,
-                        seen=seen,
+                        witness,
+                        contradicted=tuple(r.id for r in contradicted),
+                        seen=seen if sees else None,
                         judged=frozenset(r.id for r, _ in neighbours),
                         settle_races=settle_races,
                         now=now,
@@ -503,14 +563,62 @@ class Ingestor:
                 return record.id
         return None
 
-    def _find_conflicts(self, draft: Record, neighbours: list[tuple[Record, float]]) -> list[str]:
-        return [
-            record.id
-            for record, _ in neighbours
-            if record.subject_entity_id == draft.subject_entity_id
-            and record.subject != draft.subject  # same subject: supersession decides
-            and self.judge.contradicts(record.content, draft.content).holds
-        ]
+    def _lexical_neighbours(
+        self, draft: Record, neighbours: list[tuple[Record, float]], *, now: datetime
+    ) -> list[Record]:
+        """Live records of ``_kin`` about the draft's subject entity that share its rarer
+        words or the words of the relation it states (core.judge.contradiction): a
+        correction ("moved to Porto") is often far from what it corrects ("lives in
+        Lisbon") in embedding space. FTS5's BM25 over the words that are not in at least half
+        of the records (those weigh nothing and would make FTS5 score nearly every row)."""
+        if draft.subject_entity_id is None:
+            return []
+        words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
+        index = self.memory.index()
+        terms = self.memory.retriever().terms
+        weightless = terms.weightless(words, epoch=index.epoch, version=index.version)
+        match = fts_match([w for w in words if w not in weightless])
+        if match is None:
+            return []
+        condition, params = _kin(draft, now).sql("r")
+        known = {r.id for r, _ in neighbours}
+        with self.store.reading() as conn:
+            found = select_records(
+                conn,
+                f"r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
+                f"AND +rowid IN (SELECT r.rowid FROM records AS r WHERE {condition} "
+                "AND r.subject_entity_id = ?) ORDER BY rank LIMIT ?)",
+                (match, *params, draft.subject_entity_id, _LEXICAL_NEIGHBOURS),
+            )
+        return [r for r in found if r.id not in known]
+
+    def _find_contradicted(
+        self,
+        draft: Record,
+        candidates: list[Record],
+        duplicate: Record | None,
+    ) -> list[Record]:
+        """The candidates about the draft's subject entity that the judge calls
+        contradictory (the duplicate, if any, the judge has already cleared). Same subject
+        (entity and attribute) needs no judge: _insert's holder replaces it."""
+        found: dict[str, Record] = {}
+        for record in candidates:
+            if record.id in found or (duplicate is not None and record.id == duplicate.id):
+                continue
+            if record.subject_entity_id != draft.subject_entity_id:
+                continue
+            if self.judge.contradicts(record.content, draft.content).holds:
+                found[record.id] = record
+        return list(found.values())
+
+    def _outdated(self, duplicate: Record, draft: Record, contradicted: list[Record]) -> bool:
+        """Whether a record stated after the draft contradicts the draft's duplicate: then
+        reinforcing it would strengthen what a newer statement replaced."""
+        return any(
+            _stated_after(record, draft)
+            and self.judge.contradicts(record.content, duplicate.content).holds
+            for record in contradicted
+        )
 
     # -- inside the transaction --------------------------------------------------------------
 
@@ -520,12 +628,17 @@ class Ingestor:
         vector: np.ndarray,
         planned: list[PlannedEntity],
         request: WriteRequest,
+        witness: Witness | None,
         *,
-        seen: int,
+        contradicted: tuple[str, ...],
+        seen: int | None,
         judged: frozenset[str],
         settle_races: bool,
         now: datetime,
     ) -> WriteOutcome:
+        """Inside one transaction: the entities, the race check, the lineage decision
+        (_settle), the record and what it supersedes. ``seen`` None: the writer cannot read
+        the scope, so no record of it is looked at."""
         notes: list[str] = []
         with self.store.transaction() as conn:
             linked = [
@@ -546,7 +659,7 @@ class Ingestor:
             # sessions' extractions validating it at once). The judge is a model call, never
             # made inside a transaction: roll back and search again.
             raced = None
-            if request.reinforce and request.replaces is None:
+            if seen is not None and request.reinforce and request.replaces is None:
                 raced = self._duplicate_committed_since(conn, seen, judged, draft, vector, now)
             if raced is not None:
                 if settle_races:
@@ -555,35 +668,14 @@ class Ingestor:
                     f"{raced}, a likely duplicate, was committed by another writer during "
                     f"this write; written anyway after {_RACE_RETRIES} searches again"
                 )
-            action = "created"
-            replaced = self._current_holder(conn, draft, request, now=now)
-            if replaced is not None:
-                if draft.type is not MemoryType.EPISODIC and policy.can_supersede(
-                    draft.source_kind, replaced.source_kind
-                ):
-                    draft = replace(
-                        draft,
-                        supersedes_id=replaced.id,
-                        version=replaced.version + 1,
-                        lineage_id=replaced.lineage_id or replaced.id,
-                    )
-                    action = "superseded"
-                elif request.replaces is not None:
-                    raise InvalidArgument(
-                        f"a correction from {draft.source_kind.value} cannot replace a "
-                        f"{replaced.source_kind.value} record; quote the user's words as "
-                        "evidence, or write a new record",
-                        field="source_kind",
-                    )
-                else:
-                    draft = replace(draft, conflicts_with=(*draft.conflicts_with, replaced.id))
-                    action = "conflict"
-                    notes.append(
-                        f"{replaced.id} ({replaced.source_kind.value}) holds this subject and "
-                        f"outranks {draft.source_kind.value}; stored beside it as a conflict"
-                    )
-            if draft.conflicts_with and action == "created":
-                action = "conflict"
+            rivals = self._rivals(
+                conn, draft, request, contradicted, sees=seen is not None, now=now
+            )
+            plan = _settle(draft, rivals, request)
+            notes += plan.notes
+            draft = plan.draft
+            if plan.successor is not None:
+                draft = _into_lineage(conn, draft, plan.successor, now=now)
             rowid = insert_record(
                 conn,
                 NewRecord(draft, vector),
@@ -591,31 +683,61 @@ class Ingestor:
                 now=now,
                 event_kind="record.created",
             )
-            _observe(conn, rowid, request, kind="created", source_kind=draft.source_kind, now=now)
-            _remember_key(conn, request, draft.id, action, now=now)
-            if action == "superseded" and replaced is not None and replaced.rowid is not None:
-                conn.execute(
-                    "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
-                    (format_time(now), replaced.rowid),
-                )
-                bump_records_version(conn, [replaced.rowid])
+            _observe(
+                conn,
+                rowid,
+                request,
+                witness,
+                kind="created",
+                source_kind=draft.source_kind,
+                now=now,
+            )
+            _remember_key(conn, request, draft.id, plan.action, now=now)
+            if plan.successor is not None:
                 append_event(
                     conn,
                     kind="record.superseded",
                     at=now,
-                    record_id=replaced.id,
+                    record_id=draft.id,
                     agent_id=request.agent_id,
-                    payload={"by": draft.id},
+                    payload={"by": plan.successor.id, "reason": "stated before it"},
                 )
+            for old in plan.replaced:
+                _mark_superseded(conn, old, by=draft.id, agent_id=request.agent_id, now=now)
         return WriteOutcome(
             id=draft.id,
             status=draft.status,
             source_kind=draft.source_kind,
-            action=action,
+            action=plan.action,
             supersedes_id=draft.supersedes_id,
             conflicts_with=draft.conflicts_with,
             notes=notes,
+            superseded_by=plan.successor.id if plan.successor is not None else None,
         )
+
+    def _rivals(
+        self,
+        conn: sqlite3.Connection,
+        draft: Record,
+        request: WriteRequest,
+        contradicted: tuple[str, ...],
+        *,
+        sees: bool,
+        now: datetime,
+    ) -> list[Record]:
+        """Inside the transaction: the live records the draft may replace or clash with:
+        the one being corrected, else the holder of its subject and the records the judge
+        found contradictory (read again: live as of ``now``, not only when judged)."""
+        holder = self._current_holder(conn, draft, request, now=now) if sees else None
+        if request.replaces is not None or not contradicted:
+            return [holder] if holder is not None else []
+        live, params = _kin(draft, now).sql("r")
+        marks = ",".join("?" * len(contradicted))
+        found = select_records(conn, f"r.id IN ({marks}) AND {live}", (*contradicted, *params))
+        rivals = {r.id: r for r in found}
+        if holder is not None:
+            rivals[holder.id] = holder
+        return sorted(rivals.values(), key=_statement_order)
 
     def _current_holder(
         self, conn: sqlite3.Connection, draft: Record, request: WriteRequest, *, now: datetime
@@ -644,34 +766,31 @@ class Ingestor:
         return rows[0] if rows else None
 
     def _reinforce(
-        self, existing: Record, draft: Record, request: WriteRequest, *, now: datetime
+        self,
+        existing: Record,
+        draft: Record,
+        request: WriteRequest,
+        witness: Witness | None,
+        *,
+        now: datetime,
     ) -> WriteOutcome:
         with self.store.transaction() as conn:
             rows = select_records(conn, f"r.id = ? AND r.status IN {_LIVE}", (existing.id,))
             if not rows:
                 raise NotFound(f"{existing.id} stopped being live during the write", field="id")
-            return self._reinforced(conn, rows[0], draft, request, now=now)
-
-    def _reinforced(
-        self,
-        conn: sqlite3.Connection,
-        current: Record,
-        draft: Record,
-        request: WriteRequest,
-        *,
-        now: datetime,
-    ) -> WriteOutcome:
-        """Inside a transaction: the write's outcome when it reinforces live ``current``."""
-        notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]
-        status, source_kind, promoted = self.reinforce_in(
-            conn,
-            current,
-            request,
-            new_source=draft.source_kind,
-            evidence=draft.evidence,
-            now=now,
-        )
-        _remember_key(conn, request, current.id, "reinforced", now=now)
+            current = rows[0]
+            notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]
+            status, source_kind, promoted = self.reinforce_in(
+                conn,
+                current,
+                request,
+                new_source=draft.source_kind,
+                evidence=draft.evidence,
+                witness=witness,
+                stated_at=draft.stated_at,
+                now=now,
+            )
+            _remember_key(conn, request, current.id, "reinforced", now=now)
         if promoted:
             notes.append(f"{current.id} is now {status.value}")
         return WriteOutcome(
@@ -690,47 +809,50 @@ class Ingestor:
         *,
         new_source: SourceKind,
         evidence: str | None,
+        witness: Witness | None,
+        stated_at: str | None,
         now: datetime,
         kind: str = "reinforced",
     ) -> tuple[Status, SourceKind, bool]:
-        """Inside a transaction: raise confidence, extend expiry, record the observation, and
-        promote when warranted: a stronger verified source upgrades the record, and a second
-        independent observation (another session) confirms a provisional one."""
+        """Inside a transaction: record the observation, raise confidence, extend expiry,
+        and promote when warranted. A stronger verified source upgrades the record. A
+        provisional record becomes confirmed on two observations whose quotes differ and
+        come from different user or host turns (``_witnessed``); repeating a guess, in any
+        number of sessions, only extends its expiry. The record's stated_at moves to the
+        later of the two statements."""
         assert current.rowid is not None
-        sessions = {
-            r[0]
-            for r in conn.execute(
-                "SELECT DISTINCT session_id FROM observations WHERE record_rowid = ? "
-                "AND session_id IS NOT NULL",
-                (current.rowid,),
-            )
-        }
-        _observe(conn, current.rowid, request, kind=kind, source_kind=new_source, now=now)
-        independent = request.session_id is not None and request.session_id not in sessions
-        confidence = min(
-            MAX_CONFIDENCE, current.confidence + (1 - current.confidence) * REINFORCE_STEP
-        )
+        _observe(conn, current.rowid, request, witness, kind=kind, source_kind=new_source, now=now)
+        step = REINFORCE_STEP if witness is not None and witness.counts else REPEAT_STEP
+        confidence = min(MAX_CONFIDENCE, current.confidence + (1 - current.confidence) * step)
         status, source_kind, ev = current.status, current.source_kind, current.evidence
+        why: dict[str, Any] = {}
         if policy.source_rank(new_source) > policy.source_rank(current.source_kind):
             source_kind, ev = new_source, evidence or current.evidence
             status = policy.initial_status(new_source)
             confidence = max(confidence, policy.initial_confidence(new_source))
-        if (
-            status is Status.PROVISIONAL
-            and independent
-            and len(sessions | {request.session_id}) >= 2
-        ):
-            status = Status.CONFIRMED
+            why = {"reason": f"a verified {new_source.value} quote raised the source"}
+        if status is Status.PROVISIONAL:
+            witnesses = _witnessed(conn, current.rowid)
+            if witnesses is not None:
+                status = Status.CONFIRMED
+                why = {
+                    "reason": "two observations quote different words from different user "
+                    "or host turns",
+                    "turns": witnesses,
+                }
         expires = policy.expires_at(status, now=now, config=self.config)
+        stated = max(current.stated_at or current.created_at, stated_at or format_time(now))
         conn.execute(
             "UPDATE records SET confidence = ?, status = ?, source_kind = ?, evidence = ?, "
-            "expires_at = ?, observations = observations + 1, updated_at = ? WHERE rowid = ?",
+            "expires_at = ?, stated_at = ?, observations = observations + 1, updated_at = ? "
+            "WHERE rowid = ?",
             (
                 confidence,
                 status.value,
                 source_kind.value,
                 ev,
                 format_time(expires) if expires else None,
+                stated,
                 format_time(now),
                 current.rowid,
             ),
@@ -748,7 +870,10 @@ class Ingestor:
                 "source_kind": new_source.value,
                 "status": status.value,
                 "confidence": round(confidence, 4),
-                "independent": independent,
+                "evidence_turn": None
+                if witness is None
+                else {"session_id": witness.session_id, "seq": witness.turn_seq},
+                **(why if promoted or why.get("reason", "").startswith("a verified") else {}),
             },
         )
         return status, source_kind, promoted
@@ -804,15 +929,180 @@ def _observe(
     conn: sqlite3.Connection,
     rowid: int,
     request: WriteRequest,
+    witness: Witness | None,
     *,
     kind: str,
     source_kind: SourceKind,
     now: datetime,
 ) -> None:
+    """One observation row: who saw the record, when, and the turn its quote came from;
+    the quote's digest only when it can count toward promotion (Ingestor.witness)."""
     conn.execute(
-        "INSERT INTO observations (record_rowid, session_id, agent_id, source_kind, kind, at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (rowid, request.session_id, request.agent_id, source_kind.value, kind, format_time(now)),
+        "INSERT INTO observations (record_rowid, session_id, agent_id, source_kind, kind, at, "
+        "turn_seq, turn_role, evidence_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            rowid,
+            request.session_id,
+            request.agent_id,
+            source_kind.value,
+            kind,
+            format_time(now),
+            None if witness is None else witness.turn_seq,
+            None if witness is None else witness.turn_role,
+            witness.digest if witness is not None and witness.counts else None,
+        ),
+    )
+
+
+def _witnessed(conn: sqlite3.Connection, rowid: int) -> list[list[Any]] | None:
+    """Two observations of the record that promote it, as [session_id, turn_seq] pairs:
+    different quote digests from different turns. None when there are not two."""
+    first: dict[str, tuple[Any, Any]] = {}
+    rows = conn.execute(
+        "SELECT session_id, turn_seq, evidence_digest FROM observations "
+        "WHERE record_rowid = ? AND evidence_digest IS NOT NULL ORDER BY rowid",
+        (rowid,),
+    )
+    for session_id, seq, digest in rows:
+        for other, turn in first.items():
+            if other != digest and turn != (session_id, seq):
+                return [list(turn), [session_id, seq]]
+        first.setdefault(digest, (session_id, seq))
+    return None
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What a new record does to the live records it meets (``_settle``)."""
+
+    draft: Record
+    action: str = "created"
+    replaced: list[Record] = field(default_factory=list)  # superseded by the draft
+    successor: Record | None = None  # action "history": the newer record it goes before
+    notes: list[str] = field(default_factory=list)
+
+
+def _statement_order(record: Record) -> tuple[str, str, int]:
+    """Statements in the order they were made; a tie goes to the later write."""
+    return (record.stated_at or record.created_at, record.created_at, record.rowid or 0)
+
+
+def _stated_after(record: Record, draft: Record) -> bool:
+    """Whether ``record`` was stated after the draft. A tie is not: the draft is written
+    later, and write order is all that is left to go by."""
+    return (record.stated_at or record.created_at) > (draft.stated_at or draft.created_at)
+
+
+def _settle(draft: Record, rivals: list[Record], request: WriteRequest) -> _Plan:
+    """The supersession rule over ``rivals`` (in statement order). A correction replaces
+    the record it names, whatever the times (it says the record was wrong, not that the
+    fact changed). An episode is never superseded: a clash is a conflict. Otherwise a rival
+    stated after the draft that may replace it (equal or higher rank) makes the draft
+    superseded history; the draft replaces older rivals of equal or lower rank, and is stored
+    beside the rest as a conflict."""
+    plan = _Plan(draft)
+    if request.replaces is not None:
+        [replaced] = rivals
+        if not policy.can_supersede(draft.source_kind, replaced.source_kind):
+            raise InvalidArgument(
+                f"a correction from {draft.source_kind.value} cannot replace a "
+                f"{replaced.source_kind.value} record; quote the user's words as "
+                "evidence, or write a new record",
+                field="source_kind",
+            )
+        plan.replaced = [replaced]
+        plan.draft = _successor_of(draft, replaced)
+        plan.action = "superseded"
+        return plan
+    if draft.type is MemoryType.EPISODIC:
+        return _conflicts(plan, rivals, "")
+    newer = [r for r in rivals if _stated_after(r, draft)]
+    older = [r for r in rivals if not _stated_after(r, draft)]
+    successor = next(
+        (r for r in newer if policy.can_supersede(r.source_kind, draft.source_kind)), None
+    )
+    if successor is not None:
+        plan.successor = successor
+        plan.draft = replace(draft, status=Status.SUPERSEDED, expires_at=None)
+        plan.action = "history"
+        plan.notes.append(
+            f"{successor.id} ({successor.source_kind.value}) was stated after this and says "
+            "otherwise; stored as superseded history before it"
+        )
+        return plan
+    _conflicts(plan, newer, f", was stated after it and ranks below {draft.source_kind.value}")
+    plan.replaced = [r for r in older if policy.can_supersede(draft.source_kind, r.source_kind)]
+    if plan.replaced:
+        plan.draft = _successor_of(plan.draft, plan.replaced[-1])
+        plan.action = "superseded"
+    outranking = [r for r in older if r not in plan.replaced]
+    return _conflicts(plan, outranking, f" and outranks {draft.source_kind.value}")
+
+
+def _successor_of(draft: Record, old: Record) -> Record:
+    return replace(
+        draft, supersedes_id=old.id, version=old.version + 1, lineage_id=old.lineage_id or old.id
+    )
+
+
+def _conflicts(plan: _Plan, records: list[Record], why: str) -> _Plan:
+    """Store the draft beside ``records`` as a conflict, a note for each."""
+    if not records:
+        return plan
+    ids = tuple(r.id for r in records)
+    plan.draft = replace(plan.draft, conflicts_with=(*plan.draft.conflicts_with, *ids))
+    if plan.action == "created":
+        plan.action = "conflict"
+    for record in records:
+        lead = "holds this subject" if record.subject == plan.draft.subject else "contradicts this"
+        plan.notes.append(
+            f"{record.id} ({record.source_kind.value}) {lead}{why}; stored beside it as a conflict"
+        )
+    return plan
+
+
+def _into_lineage(
+    conn: sqlite3.Connection, draft: Record, successor: Record, *, now: datetime
+) -> Record:
+    """Inside the transaction: place a history record in ``successor``'s lineage at the
+    time it was stated (before the first member stated after it), renumbering the versions
+    after it, so that a lineage read in version order is in statement order."""
+    lineage = successor.lineage_id or successor.id
+    members = select_records(conn, "r.lineage_id = ? ORDER BY r.version", (lineage,))
+    at = next(i for i, m in enumerate(members) if m.id == successor.id or _stated_after(m, draft))
+    after = members[at]
+    before = members[at - 1] if at > 0 else None
+    conn.execute(
+        "UPDATE records SET version = version + 1, updated_at = ? "
+        "WHERE lineage_id = ? AND version >= ?",
+        (format_time(now), lineage, after.version),
+    )
+    conn.execute("UPDATE records SET supersedes_id = ? WHERE rowid = ?", (draft.id, after.rowid))
+    bump_records_version(conn, [m.rowid for m in members[at:] if m.rowid is not None])
+    return replace(
+        draft,
+        lineage_id=lineage,
+        version=after.version,
+        supersedes_id=before.id if before is not None else None,
+    )
+
+
+def _mark_superseded(
+    conn: sqlite3.Connection, record: Record, *, by: str, agent_id: str, now: datetime
+) -> None:
+    assert record.rowid is not None
+    conn.execute(
+        "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
+        (format_time(now), record.rowid),
+    )
+    bump_records_version(conn, [record.rowid])
+    append_event(
+        conn,
+        kind="record.superseded",
+        at=now,
+        record_id=record.id,
+        agent_id=agent_id,
+        payload={"by": by},
     )
 
 

@@ -63,7 +63,7 @@ _HOME = re.compile(
     rf"(?:just )?(?:moved|relocated)) (?:now )?(?:in|to) {_NAME}",
 )
 _MOVED_FROM = re.compile(
-    rf"\b(?:moved|relocated) (?:away )?from (?P<old>[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*)"
+    r"\b(?:moved|relocated) (?:away )?from (?P<old>[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*)"
 )
 _REPLACED = (
     re.compile(r"\b(?:switched|moved|changed|migrated|went) from (?P<old>.+?) (?:to|for) "),
