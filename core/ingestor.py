@@ -87,6 +87,11 @@ MAX_CONFIDENCE = 0.99
 WITNESS_ROLES = ("user", "system")
 _NEIGHBOURS = 8
 _LEXICAL_NEIGHBOURS = 8
+# Below this many records every word may go to FTS5 (matching them all is cheap); above it
+# the words in half of the records are left out (core.lexical.TermStats), or a word like
+# "user" would make FTS5 score nearly every row. In a small store nearly every word is in
+# half of it.
+_SMALL_STORE = 2000
 _LIVE = "('provisional', 'confirmed')"
 # How many times a write starts again after a likely duplicate was committed between its
 # duplicate search and its transaction; after that it writes (a store this contended is
@@ -575,9 +580,11 @@ class Ingestor:
             return []
         words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
         index = self.memory.index()
-        terms = self.memory.retriever().terms
-        weightless = terms.weightless(words, epoch=index.epoch, version=index.version)
-        match = fts_match([w for w in words if w not in weightless])
+        if len(index) >= _SMALL_STORE:
+            terms = self.memory.retriever().terms
+            weightless = terms.weightless(words, epoch=index.epoch, version=index.version)
+            words = [w for w in words if w not in weightless]
+        match = fts_match(words)
         if match is None:
             return []
         condition, params = _kin(draft, now).sql("r")
