@@ -441,7 +441,9 @@ class Ingestor:
                 duplicate = self._find_duplicate(draft, neighbours)
 
         with clock.stage("contradiction_check"):
-            lexical = self._lexical_neighbours(draft, neighbours, now=now) if sees else []
+            lexical = []
+            if sees and draft.type is not MemoryType.EPISODIC:
+                lexical = self._lexical_neighbours(draft, neighbours, now=now)
             candidates = [r for r, _ in neighbours] + lexical
             contradicted = self._find_contradicted(draft, candidates, duplicate)
             if duplicate is not None and self._outdated(duplicate, draft, contradicted):
@@ -609,6 +611,8 @@ class Ingestor:
         contradictory (the duplicate, if any, the judge has already cleared). Same subject
         (entity and attribute) needs no judge: _insert's holder replaces it."""
         found: dict[str, Record] = {}
+        if draft.type is MemoryType.EPISODIC:
+            return []  # events are each their own: "moved to Lisbon" then "moved to Porto"
         for record in candidates:
             if record.id in found or (duplicate is not None and record.id == duplicate.id):
                 continue

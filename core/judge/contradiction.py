@@ -146,7 +146,8 @@ def _home_conflict(a: _Statement, b: _Statement) -> str | None:
     here, there = left[1], right[1]
     if here in there or there in here:
         return None
-    return f"one home at a time: {here!r} vs {there!r}"
+    first, second = sorted((here, there))
+    return f"one home at a time: {first!r} vs {second!r}"
 
 
 def _gone(s: _Statement) -> set[str] | None:
@@ -195,7 +196,8 @@ def _attribute_conflict(a: _Statement, b: _Statement) -> str | None:
         return None
     if left[2] in right[2] or right[2] in left[2]:
         return None
-    return f"one {left[1]} at a time: {left[2]!r} vs {right[2]!r}"
+    first, second = sorted((left[2], right[2]))
+    return f"one {left[1]} at a time: {first!r} vs {second!r}"
 
 
 def exclusive_conflict(a: str, b: str) -> Verdict | None:
