@@ -13,18 +13,34 @@ memory_write, memory_revise(correct) and, later, the extraction validator all co
 3. embedding    the content (for procedures: name, trigger and content).
 4. duplicates   a live record of the same scope, type and subject entity with cosine at or
                 above ``ingest.duplicate_floor`` that the judge does not call contradictory is
-                reinforced instead of adding a record.
-5. conflicts    neighbours above ``ingest.conflict_floor`` that the judge calls contradictory
-                are recorded in ``conflicts_with``.
-6. transaction  supersession on subject (entity + normalised attribute) is decided inside the
-                write transaction: a source of equal or higher rank supersedes the live record,
-                a lower one is stored beside it with ``conflicts_with``; episodic records are
-                never superseded. Record, vector, FTS, links, entities, observation, audit
-                events and records_version commit together.
+                reinforced instead of adding a record, unless a live record stated after the
+                write contradicts it (a late restatement must not strengthen what a newer one
+                replaced). Reinforcing records the observation (its turn and quote digest),
+                raises confidence (less without new evidence) and extends expiry; a stronger
+                verified source upgrades the record; a provisional record is confirmed only by
+                two observations with different quotes from different user or host turns
+                (``reinforce_in``), never by repetition.
+5. contradictions  the dense neighbours above ``ingest.conflict_floor`` and up to eight FTS5
+                matches on the content's words and its relation's words
+                (core.judge.contradiction.relation_words), about the same subject entity, go
+                to the judge's contradiction check (episodes are never contradicted).
+6. transaction  the rivals are the record being corrected, else the live holder of the same
+                subject (entity + normalised attribute) and the contradicted records, read again
+                as of now. Statement time decides (``stated_at``: the evidence turn's time, else
+                the write's; a tie goes to the later write): a rival stated after the draft
+                that ranks equal or higher makes the draft superseded history, placed in the
+                rival's lineage at its time (action ``history``); the draft supersedes older
+                rivals of equal or lower rank and is stored beside the rest with
+                ``conflicts_with`` (action ``conflict``). A correction replaces the record it
+                names whatever the times. Record, vector, FTS, links, entities, observation,
+                audit events and records_version commit together.
 7. index        this process's vector index applies the change.
 8. log          one write_log row with the request, the decisions and the stage timings.
 
-Nothing here holds a transaction open across the model or the judge.
+Every stage that looks at stored records looks only at the scopes the writer can read: a
+write-only grant never reinforces, contradicts or supersedes a record, and no result or note
+names one. The supersession rule itself is core.supersession. Nothing here holds a
+transaction open across the model or the judge.
 """
 
 from __future__ import annotations
@@ -41,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import entities, policy
+from core import entities, policy, supersession
 from core.entities import EntityRef, PlannedEntity
 from core.errors import InvalidArgument, NotFound
 from core.evidence import Turn, find_quote, normalise, quote_problem
@@ -626,7 +642,7 @@ class Ingestor:
         """Whether a record stated after the draft contradicts the draft's duplicate: then
         reinforcing it would strengthen what a newer statement replaced."""
         return any(
-            _stated_after(record, draft)
+            supersession.stated_after(record, draft)
             and self.judge.contradicts(record.content, duplicate.content).holds
             for record in contradicted
         )
@@ -682,11 +698,11 @@ class Ingestor:
             rivals = self._rivals(
                 conn, draft, request, contradicted, sees=seen is not None, now=now
             )
-            plan = _settle(draft, rivals, request)
+            plan = supersession.settle(draft, rivals, correcting=request.replaces is not None)
             notes += plan.notes
             draft = plan.draft
             if plan.successor is not None:
-                draft = _into_lineage(conn, draft, plan.successor, now=now)
+                draft = supersession.into_lineage(conn, draft, plan.successor, now=now)
             rowid = insert_record(
                 conn,
                 NewRecord(draft, vector),
@@ -714,7 +730,9 @@ class Ingestor:
                     payload={"by": plan.successor.id, "reason": "stated before it"},
                 )
             for old in plan.replaced:
-                _mark_superseded(conn, old, by=draft.id, agent_id=request.agent_id, now=now)
+                supersession.mark_superseded(
+                    conn, old, by=draft.id, agent_id=request.agent_id, now=now
+                )
         return WriteOutcome(
             id=draft.id,
             status=draft.status,
@@ -748,7 +766,7 @@ class Ingestor:
         rivals = {r.id: r for r in found}
         if holder is not None:
             rivals[holder.id] = holder
-        return sorted(rivals.values(), key=_statement_order)
+        return sorted(rivals.values(), key=supersession.statement_order)
 
     def _current_holder(
         self, conn: sqlite3.Connection, draft: Record, request: WriteRequest, *, now: datetime
@@ -980,141 +998,6 @@ def _witnessed(conn: sqlite3.Connection, rowid: int) -> list[list[Any]] | None:
                 return [list(turn), [session_id, seq]]
         first.setdefault(digest, (session_id, seq))
     return None
-
-
-@dataclass(slots=True)
-class _Plan:
-    """What a new record does to the live records it meets (``_settle``)."""
-
-    draft: Record
-    action: str = "created"
-    replaced: list[Record] = field(default_factory=list)  # superseded by the draft
-    successor: Record | None = None  # action "history": the newer record it goes before
-    notes: list[str] = field(default_factory=list)
-
-
-def _statement_order(record: Record) -> tuple[str, str, int]:
-    """Statements in the order they were made; a tie goes to the later write."""
-    return (record.stated_at or record.created_at, record.created_at, record.rowid or 0)
-
-
-def _stated_after(record: Record, draft: Record) -> bool:
-    """Whether ``record`` was stated after the draft. A tie is not: the draft is written
-    later, and write order is all that is left to go by."""
-    return (record.stated_at or record.created_at) > (draft.stated_at or draft.created_at)
-
-
-def _settle(draft: Record, rivals: list[Record], request: WriteRequest) -> _Plan:
-    """The supersession rule over ``rivals`` (in statement order). A correction replaces
-    the record it names, whatever the times (it says the record was wrong, not that the
-    fact changed). An episode is never superseded: a clash is a conflict. Otherwise a rival
-    stated after the draft that may replace it (equal or higher rank) makes the draft
-    superseded history; the draft replaces older rivals of equal or lower rank, and is stored
-    beside the rest as a conflict."""
-    plan = _Plan(draft)
-    if request.replaces is not None:
-        [replaced] = rivals
-        if not policy.can_supersede(draft.source_kind, replaced.source_kind):
-            raise InvalidArgument(
-                f"a correction from {draft.source_kind.value} cannot replace a "
-                f"{replaced.source_kind.value} record; quote the user's words as "
-                "evidence, or write a new record",
-                field="source_kind",
-            )
-        plan.replaced = [replaced]
-        plan.draft = _successor_of(draft, replaced)
-        plan.action = "superseded"
-        return plan
-    if draft.type is MemoryType.EPISODIC:
-        return _conflicts(plan, rivals, "")
-    newer = [r for r in rivals if _stated_after(r, draft)]
-    older = [r for r in rivals if not _stated_after(r, draft)]
-    successor = next(
-        (r for r in newer if policy.can_supersede(r.source_kind, draft.source_kind)), None
-    )
-    if successor is not None:
-        plan.successor = successor
-        plan.draft = replace(draft, status=Status.SUPERSEDED, expires_at=None)
-        plan.action = "history"
-        plan.notes.append(
-            f"{successor.id} ({successor.source_kind.value}) was stated after this and says "
-            "otherwise; stored as superseded history before it"
-        )
-        return plan
-    _conflicts(plan, newer, f", was stated after it and ranks below {draft.source_kind.value}")
-    plan.replaced = [r for r in older if policy.can_supersede(draft.source_kind, r.source_kind)]
-    if plan.replaced:
-        plan.draft = _successor_of(plan.draft, plan.replaced[-1])
-        plan.action = "superseded"
-    outranking = [r for r in older if r not in plan.replaced]
-    return _conflicts(plan, outranking, f" and outranks {draft.source_kind.value}")
-
-
-def _successor_of(draft: Record, old: Record) -> Record:
-    return replace(
-        draft, supersedes_id=old.id, version=old.version + 1, lineage_id=old.lineage_id or old.id
-    )
-
-
-def _conflicts(plan: _Plan, records: list[Record], why: str) -> _Plan:
-    """Store the draft beside ``records`` as a conflict, a note for each."""
-    if not records:
-        return plan
-    ids = tuple(r.id for r in records)
-    plan.draft = replace(plan.draft, conflicts_with=(*plan.draft.conflicts_with, *ids))
-    if plan.action == "created":
-        plan.action = "conflict"
-    for record in records:
-        lead = "holds this subject" if record.subject == plan.draft.subject else "contradicts this"
-        plan.notes.append(
-            f"{record.id} ({record.source_kind.value}) {lead}{why}; stored beside it as a conflict"
-        )
-    return plan
-
-
-def _into_lineage(
-    conn: sqlite3.Connection, draft: Record, successor: Record, *, now: datetime
-) -> Record:
-    """Inside the transaction: place a history record in ``successor``'s lineage at the
-    time it was stated (before the first member stated after it), renumbering the versions
-    after it, so that a lineage read in version order is in statement order."""
-    lineage = successor.lineage_id or successor.id
-    members = select_records(conn, "r.lineage_id = ? ORDER BY r.version", (lineage,))
-    at = next(i for i, m in enumerate(members) if m.id == successor.id or _stated_after(m, draft))
-    after = members[at]
-    before = members[at - 1] if at > 0 else None
-    conn.execute(
-        "UPDATE records SET version = version + 1, updated_at = ? "
-        "WHERE lineage_id = ? AND version >= ?",
-        (format_time(now), lineage, after.version),
-    )
-    conn.execute("UPDATE records SET supersedes_id = ? WHERE rowid = ?", (draft.id, after.rowid))
-    bump_records_version(conn, [m.rowid for m in members[at:] if m.rowid is not None])
-    return replace(
-        draft,
-        lineage_id=lineage,
-        version=after.version,
-        supersedes_id=before.id if before is not None else None,
-    )
-
-
-def _mark_superseded(
-    conn: sqlite3.Connection, record: Record, *, by: str, agent_id: str, now: datetime
-) -> None:
-    assert record.rowid is not None
-    conn.execute(
-        "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
-        (format_time(now), record.rowid),
-    )
-    bump_records_version(conn, [record.rowid])
-    append_event(
-        conn,
-        kind="record.superseded",
-        at=now,
-        record_id=record.id,
-        agent_id=agent_id,
-        payload={"by": by},
-    )
 
 
 def _remember_key(
