@@ -32,6 +32,7 @@ contradiction supersedes a true fact, so anything they are unsure of is "no cont
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -99,6 +100,7 @@ class _Statement:
     past: bool
 
 
+@functools.lru_cache(maxsize=4096)
 def _read(text: str) -> _Statement:
     cased = " ".join(text.replace("\u2019", "'").split()).rstrip(".!;")
     for pattern, replacement in _CONTRACTIONS:

@@ -77,6 +77,7 @@ vegetarian" / "I eat steak"). Symmetric by construction.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
@@ -504,7 +505,7 @@ class OfflineJudge(Judge):
     def contradicts(self, a: str, b: str) -> Verdict:
         # Exclusive relations (core.judge.contradiction) first: a correction rarely shares
         # enough words with what it corrects for the overlap rule below.
-        return exclusive_conflict(a, b) or _contradicts(_Facts.of(a), _Facts.of(b))
+        return exclusive_conflict(a, b) or _contradicts(_facts(a), _facts(b))
 
 
 # -- contradiction --------------------------------------------------------------------------
@@ -629,6 +630,11 @@ class _Facts:
     @property
     def negated(self) -> bool:
         return (len(self.negs) + len(self.flips)) % 2 == 1
+
+
+# A write judges its draft against up to 16 neighbours, and neighbours recur across writes:
+# parse each text once (the facts are only read).
+_facts = functools.lru_cache(maxsize=4096)(_Facts.of)
 
 
 def _past_participle(tok: Token) -> bool:
