@@ -272,7 +272,10 @@ class Pipeline:
         validated = self.jobs.stage_output(claim.job_id, "validate")
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
-        kept = tuple(w["content"] for w in validated["written"] if w["action"] not in ("conflict",))
+        # Neither a conflict nor history (a statement a newer record replaced) is current.
+        kept = tuple(
+            w["content"] for w in validated["written"] if w["action"] not in ("conflict", "history")
+        )
         started = time.perf_counter()
         summary = self.backend.summarize(SummaryRequest(view, kept))
         model_ms = _ms(started)
