@@ -847,8 +847,9 @@ class Ingestor:
         and promote when warranted. A stronger verified source upgrades the record. A
         provisional record becomes confirmed on two observations whose quotes differ and
         come from different user or host turns (``_witnessed``); repeating a guess, in any
-        number of sessions, only extends its expiry. The record's stated_at moves to the
-        later of the two statements."""
+        number of sessions, only extends its expiry. A quoted observation moves the record's
+        stated_at to its turn's time when that is later; a repetition without a quote does
+        not (nobody stated anything then)."""
         assert current.rowid is not None
         _observe(conn, current.rowid, request, witness, kind=kind, source_kind=new_source, now=now)
         step = REINFORCE_STEP if witness is not None and witness.counts else REPEAT_STEP
@@ -870,7 +871,9 @@ class Ingestor:
                     "turns": witnesses,
                 }
         expires = policy.expires_at(status, now=now, config=self.config)
-        stated = max(current.stated_at or current.created_at, stated_at or format_time(now))
+        stated = current.stated_at or current.created_at
+        if witness is not None and stated_at is not None:  # restated: a quote, from that turn
+            stated = max(stated, stated_at)
         conn.execute(
             "UPDATE records SET confidence = ?, status = ?, source_kind = ?, evidence = ?, "
             "expires_at = ?, stated_at = ?, observations = observations + 1, updated_at = ? "
