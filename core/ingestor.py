@@ -15,22 +15,39 @@ memory_write, memory_revise(correct) and, later, the extraction validator all co
 3. embedding    the content (for procedures: name, trigger and content).
 4. duplicates   a live record of the same scope, type and subject entity with cosine at or
                 above ``ingest.duplicate_floor`` that the judge does not call contradictory is
-                reinforced instead of adding a record.
-5. conflicts    neighbours above ``ingest.conflict_floor`` that the judge calls contradictory
-                are recorded in ``conflicts_with``.
-6. transaction  supersession on subject (entity + normalised attribute) is decided inside the
-                write transaction: a source of equal or higher rank supersedes the live record,
-                a lower one is stored beside it with ``conflicts_with``; episodic records are
-                never superseded. Record, vector, FTS, links, entities, observation, audit
-                events and records_version commit together.
+                reinforced instead of adding a record, unless a live record stated after the
+                write contradicts it (a late restatement must not strengthen what a newer one
+                replaced). Reinforcing records the observation (its turn and quote digest),
+                raises confidence (less without new evidence) and extends expiry; a stronger
+                verified source upgrades the record; a provisional record is confirmed only by
+                two observations with different quotes from different user or host turns
+                (``reinforce_in``), never by repetition.
+5. contradictions  the dense neighbours above ``ingest.conflict_floor`` and up to eight FTS5
+                matches on the content's words and its relation's words
+                (core.judge.contradiction.relation_words), about the same subject entity, go
+                to the judge's contradiction check (episodes are never contradicted).
+6. transaction  the rivals are the record being corrected, else the live holder of the same
+                subject (entity + normalised attribute) and the contradicted records, read again
+                as of now. Statement time decides (``stated_at``: the evidence turn's time, else
+                the write's; a tie goes to the later write): a rival stated after the draft
+                that ranks equal or higher makes the draft superseded history, placed in the
+                rival's lineage at its time (action ``history``); the draft supersedes older
+                rivals of equal or lower rank and is stored beside the rest with
+                ``conflicts_with`` (action ``conflict``). A correction replaces the record it
+                names whatever the times. Record, vector, FTS, links, entities, observation,
+                audit events and records_version commit together.
 7. index        this process's vector index applies the change.
 8. log          one write_log row with the request, the decisions and the stage timings.
 
-Nothing here holds a transaction open across the model or the judge.
+Every stage that looks at stored records looks only at the scopes the writer can read: a
+write-only grant never reinforces, contradicts or supersedes a record, and no result or note
+names one. The supersession rule itself is core.supersession. Nothing here holds a
+transaction open across the model or the judge.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -42,11 +59,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import entities, policy
+from core import entities, policy, supersession
 from core.entities import EntityRef, PlannedEntity
 from core.errors import InvalidArgument, NotFound
-from core.evidence import Turn, find_evidence, find_quote, quote_problem
+from core.evidence import Turn, find_evidence, find_quote, normalise, quote_problem
 from core.filters import RecordFilter
+from core.judge.contradiction import relation_words
+from core.lexical import fts_match, query_tokens
 from core.models import (
     EmbedderIdentity,
     MemoryType,
@@ -77,9 +96,20 @@ EVIDENCE_ROLES: dict[SourceKind, tuple[str, ...]] = {
     SourceKind.TOOL_RESULT: ("tool",),
     SourceKind.SYSTEM: ("system",),
 }
-REINFORCE_STEP = 0.3  # each reinforcement closes this share of the gap to certainty
+REINFORCE_STEP = 0.3  # each evidenced reinforcement closes this share of the gap to certainty
+REPEAT_STEP = 0.1  # a repetition without new evidence, a smaller share
 MAX_CONFIDENCE = 0.99
+# Turns whose words can count toward promoting a provisional record: the user's own and the
+# host's. A tool turn counts only when its quote verified as a tool_result (an authoritative
+# tool): other tool output may be the model's own words echoed back.
+WITNESS_ROLES = ("user", "system")
 _NEIGHBOURS = 8
+_LEXICAL_NEIGHBOURS = 8
+# Below this many records every word may go to FTS5 (matching them all is cheap); above it
+# the words in half of the records are left out (core.lexical.TermStats), or a word like
+# "user" would make FTS5 score nearly every row. In a small store nearly every word is in
+# half of it.
+_SMALL_STORE = 2000
 _LIVE = "('provisional', 'confirmed')"
 # How many times a write starts again after a likely duplicate was committed between its
 # duplicate search and its transaction; after that it writes (a store this contended is
@@ -112,6 +142,18 @@ class EvidenceCheck:
     evidence: str | None  # the quote to store, or None
     notes: list[str]  # why the claimed source was lowered, if it was
     turn: Turn | None = None  # the transcript turn the quote was found in
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """What one observation of a record rests on, as the observations table keeps it: the
+    turn its quote was found in and a digest of the normalised quote (never the quote)."""
+
+    session_id: str | None
+    turn_seq: int
+    turn_role: str
+    digest: str
+    counts: bool  # whether it can count toward promotion (see Ingestor.witness)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +195,7 @@ class WriteOutcome:
     id: str
     status: Status
     source_kind: SourceKind
-    action: str  # created | reinforced | superseded | conflict
+    action: str  # created | reinforced | superseded | conflict | history
     supersedes_id: str | None = None
     conflicts_with: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
@@ -162,9 +204,11 @@ class WriteOutcome:
     # True when the idempotency key had been committed already: nothing was written now, and
     # ``action`` is what the first write did.
     replayed: bool = False
+    # action "history": the newer record this statement was stored before.
+    superseded_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shape = {
             "id": self.id,
             "status": self.status.value,
             "source_kind": self.source_kind.value,
@@ -173,6 +217,9 @@ class WriteOutcome:
             "conflicts_with": list(self.conflicts_with),
             "notes": list(self.notes),
         }
+        if self.superseded_by is not None:
+            shape["superseded_by"] = self.superseded_by
+        return shape
 
 
 class _Clock:
@@ -258,6 +305,28 @@ class Ingestor:
             return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
         return EvidenceCheck(claimed, quote, notes, turn)
 
+    def witness(self, checked: EvidenceCheck, request: WriteRequest) -> Witness | None:
+        """The observation's evidence, for the promotion rule (reinforce_in): the turn its
+        quote was found in and the quote's digest. It counts toward promotion when the turn
+        is the user's or the host's (WITNESS_ROLES), or the quote verified a stronger source,
+        and the judge does not find the quote contradicting the content. None without a
+        quote found in the transcript."""
+        turn, quote = checked.turn, checked.evidence
+        if turn is None or not quote:
+            return None
+        counts = (
+            turn.role in WITNESS_ROLES or checked.source_kind is not SourceKind.AGENT_INFERENCE
+        ) and not self.judge.contradicts(quote, request.content).holds
+        digest = hashlib.sha256(normalise(quote).encode()).hexdigest()[:32]
+        return Witness(request.session_id, turn.seq, turn.role, digest, counts)
+
+    @staticmethod
+    def stated_at(checked: EvidenceCheck, now: datetime) -> str:
+        """When the statement was made: its evidence turn's time, else the write's."""
+        if checked.turn is not None and checked.evidence:
+            return checked.turn.at
+        return format_time(now)
+
     # -- the write ---------------------------------------------------------------------------
 
     def write(
@@ -282,16 +351,17 @@ class Ingestor:
         with clock.stage("evidence_validation"):
             if verify_evidence:
                 checked = self.check_evidence(request, transcript)
-                source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
             else:
-                source_kind, evidence = request.source_kind, request.evidence
+                checked = EvidenceCheck(request.source_kind, request.evidence, [])
+            notes = checked.notes
+            witness = self.witness(checked, request)
         vector: np.ndarray | None = None  # the same text on every attempt: embedded once
         raced: list[str] = []
         while isinstance(
             outcome := self._attempt(
                 request,
-                source_kind,
-                evidence,
+                checked,
+                witness,
                 vector,
                 readable=readable,
                 settle_races=len(raced) < _RACE_RETRIES,
@@ -321,8 +391,8 @@ class Ingestor:
     def _attempt(
         self,
         request: WriteRequest,
-        source_kind: SourceKind,
-        evidence: str | None,
+        checked: EvidenceCheck,
+        witness: Witness | None,
         vector: np.ndarray | None,
         *,
         readable: tuple[str, ...],
@@ -342,6 +412,7 @@ class Ingestor:
             subject_entity = request.replaces.subject_entity_id
             attribute = attribute or request.replaces.attribute
         subject = entities.subject_of(subject_entity, attribute)
+        source_kind, evidence = checked.source_kind, checked.evidence
 
         status = policy.initial_status(source_kind)
         expires = policy.expires_at(status, now=now, config=self.config)
@@ -354,6 +425,7 @@ class Ingestor:
             status=status,
             confidence=policy.initial_confidence(source_kind),
             created_at=format_time(now),
+            stated_at=self.stated_at(checked, now),
             subject_entity_id=subject_entity,
             attribute=attribute,
             subject=subject,
@@ -376,37 +448,48 @@ class Ingestor:
             with clock.stage("content_embedding"):
                 vector = self.memory.embedder.embed([embedding_text(draft)])[0]
 
+        # A writer sees only what it may read: a write-only grant neither reinforces,
+        # contradicts nor supersedes a record, and no result or note names one (design §5).
+        sees = draft.scope in readable
         with clock.stage("duplicate_search"):
             # Records written after this point are not among the neighbours; _insert looks
             # among them for a likely duplicate another writer committed meanwhile.
             seen = self.store.query("SELECT coalesce(max(rowid), 0) AS m FROM records")[0]["m"]
-            neighbours = self._neighbours(draft, vector, now=now)
+            neighbours = self._neighbours(draft, vector, now=now) if sees else []
             duplicate = None
             if request.replaces is None and request.reinforce:
                 duplicate = self._find_duplicate(draft, neighbours)
 
-        conflicts: list[str] = []
         with clock.stage("contradiction_check"):
-            if duplicate is None:
-                conflicts = self._find_conflicts(draft, neighbours)
+            lexical = []
+            if sees and draft.type is not MemoryType.EPISODIC:
+                lexical = self._lexical_neighbours(draft, neighbours, now=now)
+            candidates = [r for r, _ in neighbours] + lexical
+            contradicted = self._find_contradicted(draft, candidates, duplicate)
+            if duplicate is not None and self._outdated(duplicate, draft, contradicted):
+                duplicate = None  # a newer record says otherwise: not reinforced (see _insert)
 
         decisions: dict[str, Any] = {
             "claimed_source_kind": request.source_kind.value,
+            "stated_at": draft.stated_at,
             "neighbours": [{"id": r.id, "cosine": round(s, 4)} for r, s in neighbours],
+            "lexical_neighbours": [r.id for r in lexical],
+            "contradicted": [r.id for r in contradicted],
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
         }
         with clock.stage("sqlite_transaction"):
             try:
                 if duplicate is not None:
-                    outcome = self._reinforce(duplicate, draft, request, now=now)
+                    outcome = self._reinforce(duplicate, draft, request, witness, now=now)
                 else:
-                    draft = replace(draft, conflicts_with=tuple(conflicts))
                     outcome = self._insert(
                         draft,
                         vector,
                         planned,
                         request,
-                        seen=seen,
+                        witness,
+                        contradicted=tuple(r.id for r in contradicted),
+                        seen=seen if sees else None,
                         judged=frozenset(r.id for r, _ in neighbours),
                         settle_races=settle_races,
                         now=now,
@@ -507,14 +590,66 @@ class Ingestor:
                 return record.id
         return None
 
-    def _find_conflicts(self, draft: Record, neighbours: list[tuple[Record, float]]) -> list[str]:
-        return [
-            record.id
-            for record, _ in neighbours
-            if record.subject_entity_id == draft.subject_entity_id
-            and record.subject != draft.subject  # same subject: supersession decides
-            and self.judge.contradicts(record.content, draft.content).holds
-        ]
+    def _lexical_neighbours(
+        self, draft: Record, neighbours: list[tuple[Record, float]], *, now: datetime
+    ) -> list[Record]:
+        """Live records of ``_kin`` about the draft's subject entity that share its rarer
+        words or the words of the relation it states (core.judge.contradiction): a
+        correction ("moved to Porto") is often far from what it corrects ("lives in
+        Lisbon") in embedding space. FTS5's BM25 over the words that are not in at least half
+        of the records (those weigh nothing and would make FTS5 score nearly every row)."""
+        if draft.subject_entity_id is None:
+            return []
+        words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
+        index = self.memory.index()
+        if len(index) >= _SMALL_STORE:
+            terms = self.memory.retriever().terms
+            weightless = terms.weightless(words, epoch=index.epoch, version=index.version)
+            words = [w for w in words if w not in weightless]
+        match = fts_match(words)
+        if match is None:
+            return []
+        condition, params = _kin(draft, now).sql("r")
+        known = {r.id for r, _ in neighbours}
+        with self.store.reading() as conn:
+            found = select_records(
+                conn,
+                f"r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
+                f"AND +rowid IN (SELECT r.rowid FROM records AS r WHERE {condition} "
+                "AND r.subject_entity_id = ?) ORDER BY rank LIMIT ?)",
+                (match, *params, draft.subject_entity_id, _LEXICAL_NEIGHBOURS),
+            )
+        return [r for r in found if r.id not in known]
+
+    def _find_contradicted(
+        self,
+        draft: Record,
+        candidates: list[Record],
+        duplicate: Record | None,
+    ) -> list[Record]:
+        """The candidates about the draft's subject entity that the judge calls
+        contradictory (the duplicate, if any, the judge has already cleared). Same subject
+        (entity and attribute) needs no judge: _insert's holder replaces it."""
+        found: dict[str, Record] = {}
+        if draft.type is MemoryType.EPISODIC:
+            return []  # events are each their own: "moved to Lisbon" then "moved to Porto"
+        for record in candidates:
+            if record.id in found or (duplicate is not None and record.id == duplicate.id):
+                continue
+            if record.subject_entity_id != draft.subject_entity_id:
+                continue
+            if self.judge.contradicts(record.content, draft.content).holds:
+                found[record.id] = record
+        return list(found.values())
+
+    def _outdated(self, duplicate: Record, draft: Record, contradicted: list[Record]) -> bool:
+        """Whether a record stated after the draft contradicts the draft's duplicate: then
+        reinforcing it would strengthen what a newer statement replaced."""
+        return any(
+            supersession.stated_after(record, draft)
+            and self.judge.contradicts(record.content, duplicate.content).holds
+            for record in contradicted
+        )
 
     # -- inside the transaction --------------------------------------------------------------
 
@@ -524,12 +659,17 @@ class Ingestor:
         vector: np.ndarray,
         planned: list[PlannedEntity],
         request: WriteRequest,
+        witness: Witness | None,
         *,
-        seen: int,
+        contradicted: tuple[str, ...],
+        seen: int | None,
         judged: frozenset[str],
         settle_races: bool,
         now: datetime,
     ) -> WriteOutcome:
+        """Inside one transaction: the entities, the race check, the lineage decision
+        (_settle), the record and what it supersedes. ``seen`` None: the writer cannot read
+        the scope, so no record of it is looked at."""
         notes: list[str] = []
         with self.store.transaction() as conn:
             linked = [
@@ -550,7 +690,7 @@ class Ingestor:
             # sessions' extractions validating it at once). The judge is a model call, never
             # made inside a transaction: roll back and search again.
             raced = None
-            if request.reinforce and request.replaces is None:
+            if seen is not None and request.reinforce and request.replaces is None:
                 raced = self._duplicate_committed_since(conn, seen, judged, draft, vector, now)
             if raced is not None:
                 if settle_races:
@@ -559,35 +699,14 @@ class Ingestor:
                     f"{raced}, a likely duplicate, was committed by another writer during "
                     f"this write; written anyway after {_RACE_RETRIES} searches again"
                 )
-            action = "created"
-            replaced = self._current_holder(conn, draft, request, now=now)
-            if replaced is not None:
-                if draft.type is not MemoryType.EPISODIC and policy.can_supersede(
-                    draft.source_kind, replaced.source_kind
-                ):
-                    draft = replace(
-                        draft,
-                        supersedes_id=replaced.id,
-                        version=replaced.version + 1,
-                        lineage_id=replaced.lineage_id or replaced.id,
-                    )
-                    action = "superseded"
-                elif request.replaces is not None:
-                    raise InvalidArgument(
-                        f"a correction from {draft.source_kind.value} cannot replace a "
-                        f"{replaced.source_kind.value} record; quote the user's words as "
-                        "evidence, or write a new record",
-                        field="source_kind",
-                    )
-                else:
-                    draft = replace(draft, conflicts_with=(*draft.conflicts_with, replaced.id))
-                    action = "conflict"
-                    notes.append(
-                        f"{replaced.id} ({replaced.source_kind.value}) holds this subject and "
-                        f"outranks {draft.source_kind.value}; stored beside it as a conflict"
-                    )
-            if draft.conflicts_with and action == "created":
-                action = "conflict"
+            rivals = self._rivals(
+                conn, draft, request, contradicted, sees=seen is not None, now=now
+            )
+            plan = supersession.settle(draft, rivals, correcting=request.replaces is not None)
+            notes += plan.notes
+            draft = plan.draft
+            if plan.successor is not None:
+                draft = supersession.into_lineage(conn, draft, plan.successor, now=now)
             rowid = insert_record(
                 conn,
                 NewRecord(draft, vector),
@@ -595,31 +714,63 @@ class Ingestor:
                 now=now,
                 event_kind="record.created",
             )
-            _observe(conn, rowid, request, kind="created", source_kind=draft.source_kind, now=now)
-            _remember_key(conn, request, draft.id, action, now=now)
-            if action == "superseded" and replaced is not None and replaced.rowid is not None:
-                conn.execute(
-                    "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
-                    (format_time(now), replaced.rowid),
-                )
-                bump_records_version(conn, [replaced.rowid])
+            _observe(
+                conn,
+                rowid,
+                request,
+                witness,
+                kind="created",
+                source_kind=draft.source_kind,
+                now=now,
+            )
+            _remember_key(conn, request, draft.id, plan.action, now=now)
+            if plan.successor is not None:
                 append_event(
                     conn,
                     kind="record.superseded",
                     at=now,
-                    record_id=replaced.id,
+                    record_id=draft.id,
                     agent_id=request.agent_id,
-                    payload={"by": draft.id},
+                    payload={"by": plan.successor.id, "reason": "stated before it"},
+                )
+            for old in plan.replaced:
+                supersession.mark_superseded(
+                    conn, old, by=draft.id, agent_id=request.agent_id, now=now
                 )
         return WriteOutcome(
             id=draft.id,
             status=draft.status,
             source_kind=draft.source_kind,
-            action=action,
+            action=plan.action,
             supersedes_id=draft.supersedes_id,
             conflicts_with=draft.conflicts_with,
             notes=notes,
+            superseded_by=plan.successor.id if plan.successor is not None else None,
         )
+
+    def _rivals(
+        self,
+        conn: sqlite3.Connection,
+        draft: Record,
+        request: WriteRequest,
+        contradicted: tuple[str, ...],
+        *,
+        sees: bool,
+        now: datetime,
+    ) -> list[Record]:
+        """Inside the transaction: the live records the draft may replace or clash with:
+        the one being corrected, else the holder of its subject and the records the judge
+        found contradictory (read again: live as of ``now``, not only when judged)."""
+        holder = self._current_holder(conn, draft, request, now=now) if sees else None
+        if request.replaces is not None or not contradicted:
+            return [holder] if holder is not None else []
+        live, params = _kin(draft, now).sql("r")
+        marks = ",".join("?" * len(contradicted))
+        found = select_records(conn, f"r.id IN ({marks}) AND {live}", (*contradicted, *params))
+        rivals = {r.id: r for r in found}
+        if holder is not None:
+            rivals[holder.id] = holder
+        return sorted(rivals.values(), key=supersession.statement_order)
 
     def _current_holder(
         self, conn: sqlite3.Connection, draft: Record, request: WriteRequest, *, now: datetime
@@ -648,34 +799,31 @@ class Ingestor:
         return rows[0] if rows else None
 
     def _reinforce(
-        self, existing: Record, draft: Record, request: WriteRequest, *, now: datetime
+        self,
+        existing: Record,
+        draft: Record,
+        request: WriteRequest,
+        witness: Witness | None,
+        *,
+        now: datetime,
     ) -> WriteOutcome:
         with self.store.transaction() as conn:
             rows = select_records(conn, f"r.id = ? AND r.status IN {_LIVE}", (existing.id,))
             if not rows:
                 raise NotFound(f"{existing.id} stopped being live during the write", field="id")
-            return self._reinforced(conn, rows[0], draft, request, now=now)
-
-    def _reinforced(
-        self,
-        conn: sqlite3.Connection,
-        current: Record,
-        draft: Record,
-        request: WriteRequest,
-        *,
-        now: datetime,
-    ) -> WriteOutcome:
-        """Inside a transaction: the write's outcome when it reinforces live ``current``."""
-        notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]
-        status, source_kind, promoted = self.reinforce_in(
-            conn,
-            current,
-            request,
-            new_source=draft.source_kind,
-            evidence=draft.evidence,
-            now=now,
-        )
-        _remember_key(conn, request, current.id, "reinforced", now=now)
+            current = rows[0]
+            notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]
+            status, source_kind, promoted = self.reinforce_in(
+                conn,
+                current,
+                request,
+                new_source=draft.source_kind,
+                evidence=draft.evidence,
+                witness=witness,
+                stated_at=draft.stated_at,
+                now=now,
+            )
+            _remember_key(conn, request, current.id, "reinforced", now=now)
         if promoted:
             notes.append(f"{current.id} is now {status.value}")
         return WriteOutcome(
@@ -694,47 +842,53 @@ class Ingestor:
         *,
         new_source: SourceKind,
         evidence: str | None,
+        witness: Witness | None,
+        stated_at: str | None,
         now: datetime,
         kind: str = "reinforced",
     ) -> tuple[Status, SourceKind, bool]:
-        """Inside a transaction: raise confidence, extend expiry, record the observation, and
-        promote when warranted: a stronger verified source upgrades the record, and a second
-        independent observation (another session) confirms a provisional one."""
+        """Inside a transaction: record the observation, raise confidence, extend expiry,
+        and promote when warranted. A stronger verified source upgrades the record. A
+        provisional record becomes confirmed on two observations whose quotes differ and
+        come from different user or host turns (``_witnessed``); repeating a guess, in any
+        number of sessions, only extends its expiry. A quoted observation moves the record's
+        stated_at to its turn's time when that is later; a repetition without a quote does
+        not (nobody stated anything then)."""
         assert current.rowid is not None
-        sessions = {
-            r[0]
-            for r in conn.execute(
-                "SELECT DISTINCT session_id FROM observations WHERE record_rowid = ? "
-                "AND session_id IS NOT NULL",
-                (current.rowid,),
-            )
-        }
-        _observe(conn, current.rowid, request, kind=kind, source_kind=new_source, now=now)
-        independent = request.session_id is not None and request.session_id not in sessions
-        confidence = min(
-            MAX_CONFIDENCE, current.confidence + (1 - current.confidence) * REINFORCE_STEP
-        )
+        _observe(conn, current.rowid, request, witness, kind=kind, source_kind=new_source, now=now)
+        step = REINFORCE_STEP if witness is not None and witness.counts else REPEAT_STEP
+        confidence = min(MAX_CONFIDENCE, current.confidence + (1 - current.confidence) * step)
         status, source_kind, ev = current.status, current.source_kind, current.evidence
+        why: dict[str, Any] = {}
         if policy.source_rank(new_source) > policy.source_rank(current.source_kind):
             source_kind, ev = new_source, evidence or current.evidence
             status = policy.initial_status(new_source)
             confidence = max(confidence, policy.initial_confidence(new_source))
-        if (
-            status is Status.PROVISIONAL
-            and independent
-            and len(sessions | {request.session_id}) >= 2
-        ):
-            status = Status.CONFIRMED
+            why = {"reason": f"a verified {new_source.value} quote raised the source"}
+        if status is Status.PROVISIONAL:
+            witnesses = _witnessed(conn, current.rowid)
+            if witnesses is not None:
+                status = Status.CONFIRMED
+                why = {
+                    "reason": "two observations quote different words from different user "
+                    "or host turns",
+                    "turns": witnesses,
+                }
         expires = policy.expires_at(status, now=now, config=self.config)
+        stated = current.stated_at or current.created_at
+        if witness is not None and stated_at is not None:  # restated: a quote, from that turn
+            stated = max(stated, stated_at)
         conn.execute(
             "UPDATE records SET confidence = ?, status = ?, source_kind = ?, evidence = ?, "
-            "expires_at = ?, observations = observations + 1, updated_at = ? WHERE rowid = ?",
+            "expires_at = ?, stated_at = ?, observations = observations + 1, updated_at = ? "
+            "WHERE rowid = ?",
             (
                 confidence,
                 status.value,
                 source_kind.value,
                 ev,
                 format_time(expires) if expires else None,
+                stated,
                 format_time(now),
                 current.rowid,
             ),
@@ -752,7 +906,10 @@ class Ingestor:
                 "source_kind": new_source.value,
                 "status": status.value,
                 "confidence": round(confidence, 4),
-                "independent": independent,
+                "evidence_turn": None
+                if witness is None
+                else {"session_id": witness.session_id, "seq": witness.turn_seq},
+                **(why if promoted or why.get("reason", "").startswith("a verified") else {}),
             },
         )
         return status, source_kind, promoted
@@ -808,16 +965,46 @@ def _observe(
     conn: sqlite3.Connection,
     rowid: int,
     request: WriteRequest,
+    witness: Witness | None,
     *,
     kind: str,
     source_kind: SourceKind,
     now: datetime,
 ) -> None:
+    """One observation row: who saw the record, when, and the turn its quote came from;
+    the quote's digest only when it can count toward promotion (Ingestor.witness)."""
     conn.execute(
-        "INSERT INTO observations (record_rowid, session_id, agent_id, source_kind, kind, at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (rowid, request.session_id, request.agent_id, source_kind.value, kind, format_time(now)),
+        "INSERT INTO observations (record_rowid, session_id, agent_id, source_kind, kind, at, "
+        "turn_seq, turn_role, evidence_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            rowid,
+            request.session_id,
+            request.agent_id,
+            source_kind.value,
+            kind,
+            format_time(now),
+            None if witness is None else witness.turn_seq,
+            None if witness is None else witness.turn_role,
+            witness.digest if witness is not None and witness.counts else None,
+        ),
     )
+
+
+def _witnessed(conn: sqlite3.Connection, rowid: int) -> list[list[Any]] | None:
+    """Two observations of the record that promote it, as [session_id, turn_seq] pairs:
+    different quote digests from different turns. None when there are not two."""
+    first: dict[str, tuple[Any, Any]] = {}
+    rows = conn.execute(
+        "SELECT session_id, turn_seq, evidence_digest FROM observations "
+        "WHERE record_rowid = ? AND evidence_digest IS NOT NULL ORDER BY rowid",
+        (rowid,),
+    )
+    for session_id, seq, digest in rows:
+        for other, turn in first.items():
+            if other != digest and turn != (session_id, seq):
+                return [list(turn), [session_id, seq]]
+        first.setdefault(digest, (session_id, seq))
+    return None
 
 
 def _remember_key(

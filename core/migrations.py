@@ -388,6 +388,26 @@ TOOL_TURNS = Migration(
     ),
 )
 
+STATED_AT = Migration(
+    8,
+    "when each record was stated, and the evidence of each observation",
+    (
+        # Supersession follows when a statement was made (its evidence turn's time, or the
+        # write's for an unevidenced record), not when it was written: an extraction that runs
+        # late must not let Monday's words replace Tuesday's. Existing rows were stated when
+        # they were written, as far as the store knows.
+        "ALTER TABLE records ADD COLUMN stated_at TEXT",
+        "UPDATE records SET stated_at = created_at",
+        # What an observation rests on, so that "two independent observations promote a
+        # provisional record" can be checked: the turn its quote was found in (session_id
+        # above, turn_seq, turn_role) and a digest of the normalised quote (never the quote:
+        # personal text stays in records and turns, which forget erases).
+        "ALTER TABLE observations ADD COLUMN turn_seq INTEGER",
+        "ALTER TABLE observations ADD COLUMN turn_role TEXT",
+        "ALTER TABLE observations ADD COLUMN evidence_digest TEXT",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -396,6 +416,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     SCOPED_ALIAS_TEXT,
     ENTITY_RECORDS_INDEX,
     TOOL_TURNS,
+    STATED_AT,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -241,6 +241,9 @@ class Record:
     entities: tuple[str, ...] = ()
     # Retrieval context (e.g. the turns before a conversation turn): searched, never returned.
     context: str | None = None
+    # When the statement was made: its evidence turn's time, else the write's (created_at).
+    # Supersession orders statements by it (core.ingestor), not by when they were written.
+    stated_at: str | None = None
     rowid: int | None = field(default=None, compare=False)
 
     def status_at(self, now: str | None) -> Status:
@@ -274,6 +277,7 @@ class Record:
             "creator_agent_id": self.creator_agent_id,
             "evidence": self.evidence,
             "created_at": self.created_at,
+            "stated_at": self.stated_at or self.created_at,
             "event_at": self.event_at,
             "expires_at": self.expires_at,
             "valid_from": self.valid_from,

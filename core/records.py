@@ -103,9 +103,9 @@ def insert_record(
             procedure, scope_kind, scope, source_kind, source_ref, creator_agent_id, session_id,
             evidence, created_at, updated_at, event_at, expires_at, valid_from, valid_until,
             review_at, review_flagged_at, confidence, status, supersedes_id, conflicts_with, tags,
-            context
+            context, stated_at
         ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                  ?, ?, ?)
+                  ?, ?, ?, ?)
         """,
         (
             r.id,
@@ -138,6 +138,7 @@ def insert_record(
             json.dumps(list(r.conflicts_with)),
             json.dumps(list(r.tags)),
             r.context,
+            r.stated_at or r.created_at,
         ),
     )
     rowid = int(cursor.lastrowid or 0)
@@ -267,6 +268,7 @@ def row_to_record(row: Mapping[str, Any] | sqlite3.Row) -> Record:
         tags=_json_tuple(row["tags"]),
         entities=_json_tuple(row["entity_ids"]),
         context=row["context"],
+        stated_at=row["stated_at"] or row["created_at"],
     )
 
 

@@ -491,6 +491,8 @@ class Session:
         )
         checked = ingestor.check_evidence(request, self.transcript())
         source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
+        # An agent's word alone never promotes: only a quote can (Ingestor.reinforce_in).
+        witness = ingestor.witness(checked, request)
         with self.memory.store.transaction() as conn:
             current = select_records(
                 conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record.id,)
@@ -503,6 +505,8 @@ class Session:
                 request,
                 new_source=source_kind,
                 evidence=evidence,
+                witness=witness,
+                stated_at=ingestor.stated_at(checked, now) if witness is not None else None,
                 now=now,
                 kind="confirmed",
             )

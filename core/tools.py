@@ -242,7 +242,8 @@ TOOLS: dict[str, Tool] = {
             "or was decided (episodic), or a reusable procedure (procedural). Quote the user's "
             "or tool's exact words as evidence; unsupported claims are stored as tentative "
             "agent_inference and expire unless confirmed. Returns the record id and what "
-            "happened (created, reinforced an existing record, superseded one, or conflict).",
+            "happened (created, reinforced an existing record, superseded one, conflict, or "
+            "history: a newer record already says otherwise).",
             WriteArgs,
             _write,
         ),

@@ -69,15 +69,19 @@ enable/disable, open/closed, pass/fail, increase/decrease, before/after, allowed
 words (Jaccard >= 0.6 over content stems) and either their polarity differs, or they give
 different numbers for the same thing ("3 kids" / "4 children"), different dates, weekdays,
 months or times. Hedged statements ("I might (not) move") and statements in different tenses
-never contradict. It does not know which other words exclude each other ("my name is Alice" /
-"my name is Bob", "I am vegetarian" / "I eat steak"). Symmetric by construction.
+never contradict. Before that rule, core.judge.contradiction's exclusive relations (one home,
+a replaced tool, "no longer ...", one manager or name at a time) are checked; its docstring
+gives their limits. Beyond those it does not know which words exclude each other ("I am
+vegetarian" / "I eat steak"). Symmetric by construction.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
+from core.judge.contradiction import exclusive_conflict
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -499,7 +503,9 @@ class OfflineJudge(Judge):
         return Verdict(True, round(min(scores), 4), reason)
 
     def contradicts(self, a: str, b: str) -> Verdict:
-        return _contradicts(_Facts.of(a), _Facts.of(b))
+        # Exclusive relations (core.judge.contradiction) first: a correction rarely shares
+        # enough words with what it corrects for the overlap rule below.
+        return exclusive_conflict(a, b) or _contradicts(_facts(a), _facts(b))
 
 
 # -- contradiction --------------------------------------------------------------------------
@@ -624,6 +630,11 @@ class _Facts:
     @property
     def negated(self) -> bool:
         return (len(self.negs) + len(self.flips)) % 2 == 1
+
+
+# A write judges its draft against up to 16 neighbours, and neighbours recur across writes:
+# parse each text once (the facts are only read).
+_facts = functools.lru_cache(maxsize=4096)(_Facts.of)
 
 
 def _past_participle(tok: Token) -> bool:

@@ -376,7 +376,8 @@ def test_migration_5_drops_aliases_of_other_scopes_from_search_text(store_path: 
 
 
 def _roll_back_to_version_6(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 6 left it (migration 7 undone)."""
+    """Make a current store file look as version 6 left it (migrations 7 and 8 undone)."""
+    _roll_back_to_version_7(conn)
     conn.execute("ALTER TABLE turns DROP COLUMN tool")
     conn.execute("ALTER TABLE sessions DROP COLUMN authoritative_tools")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 7")
@@ -401,12 +402,40 @@ def test_migration_7_keeps_old_tool_turns_without_authority(store_path: Path) ->
 
 
 def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 4 left it (migrations 5, 6 and 7 undone: 5
+    """Make a current store file look as version 4 left it (migrations 5 to 8 undone: 5
     changed only data, which each test sets up as it needs)."""
     _roll_back_to_version_6(conn)
     conn.execute("DROP INDEX record_entities_by_entity")
     conn.execute("CREATE INDEX record_entities_entity ON record_entities (entity_id)")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
+
+
+def _roll_back_to_version_7(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 7 left it (migration 8 undone)."""
+    conn.execute("ALTER TABLE records DROP COLUMN stated_at")
+    for column in ("turn_seq", "turn_role", "evidence_digest"):
+        conn.execute(f"ALTER TABLE observations DROP COLUMN {column}")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 8")
+
+
+def test_migration_8_dates_every_record_by_when_it_was_written(store_path: Path) -> None:
+    """A version-7 store has no stated_at; migrating fills it with created_at, and the
+    Record shape returns it."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    args = {"type": "semantic", "source_kind": "agent_inference", "content": "Likes tea."}
+    made = session.call("memory_write", args, now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_7(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    [record] = session.call("memory_get", {"ids": [made["id"]]}, now=NOW)["records"]
+    assert record["stated_at"] == record["created_at"]
+    assert mem.store.query("SELECT stated_at FROM records")[0][0] == record["created_at"]
+    mem.close()
 
 
 def test_migration_6_reads_entity_links_from_the_index_alone(store_path: Path) -> None:

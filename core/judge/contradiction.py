@@ -1,0 +1,235 @@
+"""Exclusive relations: contradictions the offline judge finds when the words differ.
+
+The word-overlap rule in core.judge.offline catches "vegetarian" / "not vegetarian" and "3 kids"
+/ "4 kids", where the two statements share most words. A correction usually does not: "The
+user moved to Porto." shares one word with "The user lives in Lisbon.". These rules know a few
+general relations that hold one value at a time, and call two statements contradictory when
+they give that relation different values for the same holder:
+
+- home: "lives in X" / "is based in X" / "moved to X" / "relocated to X" (X a capitalised name);
+  "moved from X to Y" says the home is Y and no longer X.
+- replacement: "switched from A to B", "moved from A to B", "replaced A with B", "B instead of
+  A", "changed from A to B": A is no longer in use, so it contradicts a present "uses A" (any
+  present, unhedged, unnegated statement that holds all of A's words).
+- cessation: "no longer ...", "not ... anymore", "stopped ...", "quit ...", "gave up ...",
+  "used to ...": the rest of the statement (its content words, "doing"/"being" dropped)
+  contradicts a present, unhedged, unnegated statement that holds all of those words ("The
+  user is not doing keto anymore." / "The user is on a keto diet.").
+- single-valued attributes: "<holder>'s manager/boss/name/wife/... is X" against the same
+  attribute with another value (a short list of nouns that name one person or value at a
+  time; "friend" or "colleague" are not on it).
+
+The holder must be the same on both sides: "I"/"we"/"the user" (one person to these rules, as
+to the rest of the judge) or the same words. A question, a hedge ("might", "maybe", "plans
+to") or a statement about the future ("will move") never contradicts.
+
+Limits, honestly: these are patterns, not a parser. They cannot tell a city from a country
+("lives in Lisbon" / "lives in Portugal" contradict here; "Lisbon, Portugal" and "Lisbon" do
+not), do not know which products compete (a bare "uses Neovim now" does not replace "uses VS
+Code": two tools can both be in use), and read the first relation of a statement only. A false
+contradiction supersedes a true fact, so anything they are unsure of is "no contradiction".
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from core.judge.base import Verdict
+from core.judge.text import stem_word
+
+_CONTRACTIONS = (
+    (r"\bi'm\b", "i am"),
+    (r"\bwe're\b", "we are"),
+    (r"\b(\w+)'ve\b", r"\1 have"),
+    (r"\bisn't\b", "is not"),
+    (r"\baren't\b", "are not"),
+    (r"\bdon't\b", "do not"),
+    (r"\bdoesn't\b", "does not"),
+    (r"\b(\w+)'s\b", r"\1 's"),
+)
+_SELF = r"(?:i|we|the user|user|they|the user and (?:his|her|their) \w+)"
+# Words that mark a statement as not plainly asserting the present.
+_UNSURE = re.compile(
+    r"\b(?:might|may|maybe|perhaps|probably|possibly|could|would|will|should|plan|plans|"
+    r"planning|think|thinks|considering|hope|hopes|want|wants|if|unless|soon|next)\b|\?"
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|nobody|nothing|none|neither|nor|without)\b")
+_PAST = re.compile(r"\b(?:was|were|had|did|used to|previously|formerly|once|ago)\b")
+_NAME = r"(?P<place>[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*)"
+_HOME = re.compile(
+    rf"^(?P<who>.+?) (?:now )?(?:lives?|is living|are living|am living|resides?|"
+    rf"(?:is|are|am) (?:now )?based|(?:has|have) (?:just )?(?:moved|relocated)|"
+    rf"(?:just )?(?:moved|relocated)) (?:now )?(?:in|to) {_NAME}",
+)
+_MOVED_FROM = re.compile(
+    r"\b(?:moved|relocated) (?:away )?from (?P<old>[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*)"
+)
+_REPLACED = (
+    re.compile(r"\b(?:switched|moved|changed|migrated|went) from (?P<old>.+?) (?:to|for) "),
+    re.compile(r"\breplaced (?P<old>.+?) with "),
+    re.compile(r"\binstead of (?P<old>.+?)(?:[,.;]|$| now\b| these days\b)"),
+)
+_CESSATION = (
+    re.compile(r"\bno longer (?P<rest>.+)$"),
+    re.compile(r"\b(?:is|are|am|do|does) not (?P<rest>.+?) any ?more\b"),
+    re.compile(r"\b(?:stopped|quit|gave up|has given up|have given up) (?P<rest>.+)$"),
+    re.compile(r"\bused to (?P<rest>.+)$"),
+)
+# Nouns that name one person or value at a time.
+_SINGLE = (
+    "name manager boss supervisor wife husband spouse partner girlfriend boyfriend fiance "
+    "fiancee age birthday employer landlord dentist doctor therapist hometown nationality "
+    "team lead"
+).split()
+_ATTRIBUTE = re.compile(
+    rf"^(?P<who>my|our|the user 's|user 's) (?P<attr>{'|'.join(_SINGLE)}) "
+    r"(?:is|'s) (?:called |named )?(?P<value>.+)$"
+)
+_FILLER = set("a an the is are am be being been do does doing did of to on in at for".split())
+_ONE_PERSON = re.compile(rf"^{_SELF}$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    text: str  # lowercased, contractions expanded, one sentence end trimmed
+    cased: str  # the same with the original case
+    unsure: bool
+    negated: bool
+    past: bool
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(text: str) -> _Statement:
+    cased = " ".join(text.replace("\u2019", "'").split()).rstrip(".!;")
+    for pattern, replacement in _CONTRACTIONS:
+        cased = re.sub(pattern, replacement, cased, flags=re.IGNORECASE)
+    lowered = cased.lower()
+    return _Statement(
+        lowered,
+        cased,
+        unsure=bool(_UNSURE.search(lowered)),
+        negated=bool(_NEGATION.search(lowered)),
+        past=bool(_PAST.search(lowered)),
+    )
+
+
+def _holder(words: str) -> str:
+    words = words.strip().lower()
+    words = re.sub(r"\b(?:actually|now|also|still|recently|just|finally|,)\b", " ", words)
+    words = " ".join(words.split())
+    return "self" if _ONE_PERSON.match(words) else words
+
+
+def _stems(text: str) -> set[str]:
+    return {stem_word(w) for w in re.findall(r"[\w'-]+", text.lower()) if w not in _FILLER}
+
+
+def _home(s: _Statement) -> tuple[str, str, str | None] | None:
+    """(holder, current home, former home or None) of a plain present statement."""
+    if s.unsure or s.negated or "used to" in s.text or "lived in" in s.text:
+        return None
+    found = _HOME.search(s.cased)
+    if found is None:
+        return None
+    former = _MOVED_FROM.search(s.cased)
+    return (
+        _holder(found["who"]),
+        found["place"].lower(),
+        former["old"].lower() if former else None,
+    )
+
+
+def _home_conflict(a: _Statement, b: _Statement) -> str | None:
+    left, right = _home(a), _home(b)
+    if left is None or right is None or left[0] != right[0]:
+        return None
+    here, there = left[1], right[1]
+    if here in there or there in here:
+        return None
+    first, second = sorted((here, there))
+    return f"one home at a time: {first!r} vs {second!r}"
+
+
+def _gone(s: _Statement) -> set[str] | None:
+    """The content words of what ``s`` says is no longer so (replaced or ceased)."""
+    if s.unsure:
+        return None
+    for pattern in _REPLACED:
+        found = pattern.search(s.text)
+        if found is not None:
+            return _stems(found["old"]) or None
+    for pattern in _CESSATION:
+        found = pattern.search(s.text)
+        if found is not None:
+            rest = re.sub(r"\b(?:any ?more|these days|now)\b", " ", found["rest"])
+            return _stems(rest) or None
+    return None
+
+
+def _present(s: _Statement) -> bool:
+    return not (s.unsure or s.negated or s.past or _gone(s) is not None)
+
+
+def _cessation_conflict(a: _Statement, b: _Statement) -> str | None:
+    for ended, current in ((a, b), (b, a)):
+        gone = _gone(ended)
+        if gone is None or not _present(current):
+            continue
+        if gone <= _stems(current.text):
+            return "one statement says the other is no longer so"
+    return None
+
+
+def _attribute(s: _Statement) -> tuple[str, str, str] | None:
+    if s.unsure or s.negated or s.past:
+        return None
+    found = _ATTRIBUTE.search(s.text)
+    if found is None:
+        return None
+    who = "self" if found["who"] in ("my", "our", "the user 's", "user 's") else found["who"]
+    return who, found["attr"], " ".join(found["value"].split())
+
+
+def _attribute_conflict(a: _Statement, b: _Statement) -> str | None:
+    left, right = _attribute(a), _attribute(b)
+    if left is None or right is None or left[:2] != right[:2]:
+        return None
+    if left[2] in right[2] or right[2] in left[2]:
+        return None
+    first, second = sorted((left[2], right[2]))
+    return f"one {left[1]} at a time: {first!r} vs {second!r}"
+
+
+def exclusive_conflict(a: str, b: str) -> Verdict | None:
+    """A contradiction between ``a`` and ``b`` under the relations above, or None when these
+    rules see none (the caller's other rules may still). Symmetric."""
+    left, right = _read(a), _read(b)
+    for rule in (_home_conflict, _attribute_conflict, _cessation_conflict):
+        reason = rule(left, right) or rule(right, left)
+        if reason is not None:
+            return Verdict(True, 0.8, reason)
+    return None
+
+
+# The words that say a statement is about a home, for the write path's lexical neighbours:
+# "moved to Porto" must find "lives in Lisbon" although they share no content word.
+_HOME_WORDS = ("live", "lives", "living", "moved", "relocated", "based", "resides")
+_HOME_CUE = re.compile(r"\b(?:lives?|living|moved|relocated|based|resides?)\b", re.IGNORECASE)
+
+
+def relation_words(text: str) -> list[str]:
+    """Words a record stating the same relation as ``text`` would hold, beyond ``text``'s
+    own: the home words for a statement about a home, the replaced thing's words for a
+    replacement or cessation."""
+    words: list[str] = []
+    if _HOME_CUE.search(text):
+        words += _HOME_WORDS
+    gone = _gone(_read(text))
+    if gone:
+        words += sorted(gone)
+    return words
+
+
+__all__ = ["exclusive_conflict", "relation_words"]

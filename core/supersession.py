@@ -1,0 +1,164 @@
+"""The supersession rule: what a new record does to the live records it meets.
+
+A record's rivals (core.ingestor finds them: the record a correction names, else the live
+holder of the same subject and the live records the judge calls contradictory) are settled by
+when each statement was made (``stated_at``: the evidence turn's time, else the write's) and by
+source rank (design §4):
+
+- a rival stated after the new record that ranks equal or higher wins: the new record is
+  superseded history, placed in the rival's lineage at the time it was stated, so a lineage
+  read in version order is in statement order (action ``history``);
+- the new record supersedes rivals stated before it of equal or lower rank (the newest gives
+  the lineage: version + 1);
+- every other rival stays, and the new record is stored beside it with ``conflicts_with``
+  (action ``conflict``): one that outranks it, or a newer one that ranks below it.
+
+Ties in time go to the later write: it is the only order left. A correction
+(memory_revise correct) replaces the record it names whatever the times, and needs equal or
+higher rank. Episodes are never superseded.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from core import policy
+from core.errors import InvalidArgument
+from core.models import MemoryType, Record, Status, format_time
+from core.records import append_event, bump_records_version, select_records
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a new record does to the live records it meets (``_settle``)."""
+
+    draft: Record
+    action: str = "created"
+    replaced: list[Record] = field(default_factory=list)  # superseded by the draft
+    successor: Record | None = None  # action "history": the newer record it goes before
+    notes: list[str] = field(default_factory=list)
+
+
+def statement_order(record: Record) -> tuple[str, str, int]:
+    """Statements in the order they were made; a tie goes to the later write."""
+    return (record.stated_at or record.created_at, record.created_at, record.rowid or 0)
+
+
+def stated_after(record: Record, draft: Record) -> bool:
+    """Whether ``record`` was stated after the draft. A tie is not: the draft is written
+    later, and write order is all that is left to go by."""
+    return (record.stated_at or record.created_at) > (draft.stated_at or draft.created_at)
+
+
+def settle(draft: Record, rivals: list[Record], *, correcting: bool) -> Plan:
+    """The rule (module docstring) over ``rivals``, in statement order; ``correcting``: the
+    write is a correction and ``rivals`` is the one record it names."""
+    plan = Plan(draft)
+    if correcting:
+        [replaced] = rivals
+        if not policy.can_supersede(draft.source_kind, replaced.source_kind):
+            raise InvalidArgument(
+                f"a correction from {draft.source_kind.value} cannot replace a "
+                f"{replaced.source_kind.value} record; quote the user's words as "
+                "evidence, or write a new record",
+                field="source_kind",
+            )
+        plan.replaced = [replaced]
+        plan.draft = _successor_of(draft, replaced)
+        plan.action = "superseded"
+        return plan
+    if draft.type is MemoryType.EPISODIC:
+        return _conflicts(plan, rivals, "")
+    newer = [r for r in rivals if stated_after(r, draft)]
+    older = [r for r in rivals if not stated_after(r, draft)]
+    successor = next(
+        (r for r in newer if policy.can_supersede(r.source_kind, draft.source_kind)), None
+    )
+    if successor is not None:
+        plan.successor = successor
+        plan.draft = replace(draft, status=Status.SUPERSEDED, expires_at=None)
+        plan.action = "history"
+        plan.notes.append(
+            f"{successor.id} ({successor.source_kind.value}) was stated after this and says "
+            "otherwise; stored as superseded history before it"
+        )
+        return plan
+    _conflicts(plan, newer, f", was stated after it and ranks below {draft.source_kind.value}")
+    plan.replaced = [r for r in older if policy.can_supersede(draft.source_kind, r.source_kind)]
+    if plan.replaced:
+        plan.draft = _successor_of(plan.draft, plan.replaced[-1])
+        plan.action = "superseded"
+    outranking = [r for r in older if r not in plan.replaced]
+    return _conflicts(plan, outranking, f" and outranks {draft.source_kind.value}")
+
+
+def _successor_of(draft: Record, old: Record) -> Record:
+    return replace(
+        draft, supersedes_id=old.id, version=old.version + 1, lineage_id=old.lineage_id or old.id
+    )
+
+
+def _conflicts(plan: Plan, records: list[Record], why: str) -> Plan:
+    """Store the draft beside ``records`` as a conflict, a note for each."""
+    if not records:
+        return plan
+    ids = tuple(r.id for r in records)
+    plan.draft = replace(plan.draft, conflicts_with=(*plan.draft.conflicts_with, *ids))
+    if plan.action == "created":
+        plan.action = "conflict"
+    for record in records:
+        lead = "holds this subject" if record.subject == plan.draft.subject else "contradicts this"
+        plan.notes.append(
+            f"{record.id} ({record.source_kind.value}) {lead}{why}; stored beside it as a conflict"
+        )
+    return plan
+
+
+def into_lineage(
+    conn: sqlite3.Connection, draft: Record, successor: Record, *, now: datetime
+) -> Record:
+    """Inside the transaction: place a history record in ``successor``'s lineage at the
+    time it was stated (before the first member stated after it), renumbering the versions
+    after it, so that a lineage read in version order is in statement order."""
+    lineage = successor.lineage_id or successor.id
+    members = select_records(conn, "r.lineage_id = ? ORDER BY r.version", (lineage,))
+    at = next(i for i, m in enumerate(members) if m.id == successor.id or stated_after(m, draft))
+    after = members[at]
+    before = members[at - 1] if at > 0 else None
+    conn.execute(
+        "UPDATE records SET version = version + 1, updated_at = ? "
+        "WHERE lineage_id = ? AND version >= ?",
+        (format_time(now), lineage, after.version),
+    )
+    conn.execute("UPDATE records SET supersedes_id = ? WHERE rowid = ?", (draft.id, after.rowid))
+    bump_records_version(conn, [m.rowid for m in members[at:] if m.rowid is not None])
+    return replace(
+        draft,
+        lineage_id=lineage,
+        version=after.version,
+        supersedes_id=before.id if before is not None else None,
+    )
+
+
+def mark_superseded(
+    conn: sqlite3.Connection, record: Record, *, by: str, agent_id: str, now: datetime
+) -> None:
+    assert record.rowid is not None
+    conn.execute(
+        "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
+        (format_time(now), record.rowid),
+    )
+    bump_records_version(conn, [record.rowid])
+    append_event(
+        conn,
+        kind="record.superseded",
+        at=now,
+        record_id=record.id,
+        agent_id=agent_id,
+        payload={"by": by},
+    )
+
+
+__all__ = ["Plan", "into_lineage", "mark_superseded", "settle", "stated_after", "statement_order"]
