@@ -78,6 +78,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
+from core.judge.context import read
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -461,7 +462,13 @@ class OfflineJudge(Judge):
 
     name = "offline-rules-v1"
 
-    def entails(self, premise: str, hypothesis: str) -> Verdict:
+    def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
+        reading = read(premise, context, hypothesis)
+        if reading.refusal is not None:
+            return Verdict(False, 0.0, reading.refusal)
+        return self._entails(reading.premise, hypothesis)
+
+    def _entails(self, premise: str, hypothesis: str) -> Verdict:
         quote = parse_sentences(premise, statement=False)
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
