@@ -626,6 +626,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import tempfile
 
+    if args.dataset == "judge":
+        return cmd_eval_judge(args)
     from api.evaluation import run, summary
 
     datasets = ("locomo", "longmemeval") if args.dataset == "all" else (args.dataset,)
@@ -664,6 +666,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 f"{row['precision']:>9}  {row['recall']:>6}  {row['f1']}"
             )
     emit(args, report, lambda: summary(report))
+    return EXIT_OK
+
+
+def cmd_eval_judge(args: argparse.Namespace) -> int:
+    """The evidence judge on labelled (quote, content) pairs (api/judge_eval.py)."""
+    from api import judge_eval
+
+    report = judge_eval.run(load_config(args), Path(args.data))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    emit(args, report, lambda: judge_eval.summary(report))
     return EXIT_OK
 
 
@@ -982,12 +995,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "eval",
         cmd_eval,
-        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency).",
+        "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency), or "
+        "the evidence judge on labelled quote/content pairs (--dataset judge).",
         "agent-memory eval --data ../shared/data --dataset locomo --out eval.json\n"
-        "agent-memory eval --data ../shared/data --dataset locomo --calibrate",
+        "agent-memory eval --data ../shared/data --dataset locomo --calibrate\n"
+        "agent-memory eval --dataset judge --data ../shared/data/judge-pairs-dev.jsonl",
     )
-    p.add_argument("--data", default="../shared/data", help="folder with the data set files")
-    p.add_argument("--dataset", default="all", choices=["locomo", "longmemeval", "all"])
+    p.add_argument(
+        "--data",
+        default="../shared/data",
+        help="folder with the data set files (judge: a .jsonl file or a folder holding it)",
+    )
+    p.add_argument("--dataset", default="all", choices=["locomo", "longmemeval", "judge", "all"])
     p.add_argument(
         "--granularity",
         default="turn",
