@@ -12,7 +12,8 @@ when the turn itself takes the quote out of the user's mouth:
 - quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
   non-human source ("..., says the error message", "the log says");
 - a later retraction in the same turn ("That's not true.", "Just kidding.", "That was a lie.",
-  or a correction opened by "actually", "wait", "sorry").
+  or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
+  most two words after "well", "I mean", "or rather": "Well, worked.").
 
 A cue word that the statement itself keeps ("The user is writing a novel.") does not refuse.
 Sentences end at ``.``, ``!``, ``?`` or a line break, not after common abbreviations ("Dr.").
@@ -68,7 +69,14 @@ _RETRACTION = re.compile(
     r"\b(not true|isn't true|is not true|wasn't true|was not true|that's false|that is false|"
     r"just kidding|only kidding|kidding|joking|jk|j/k|that was a lie|i lied|i was lying|"
     r"that's a lie|that is a lie|scratch that|never mind|nevermind|ignore that|"
-    r"lol no|haha no|i take that back|take it back|actually|correction|wait|sorry)\b"
+    r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
+    r"take it back|actually|correction|wait|sorry)\b"
+)
+
+
+# A short later sentence that corrects the speaker: "Well, worked." "I mean, Lisbon."
+_SELF_CORRECTION = re.compile(
+    r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
 )
 
 
@@ -99,10 +107,31 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
     premise = context[origin[lo] : origin[hi - 1] + 1].strip()
     refusal = _quoted(folded, start, end) or _refusal(folded, lo, hi, _fold(statement)[0])
     if refusal is None:
-        later = folded[hi:]
-        if (cue := _RETRACTION.search(later)) and cue.group(0) not in _fold(statement)[0]:
-            refusal = f"a later sentence of its turn takes it back ({cue.group(0)!r})"
+        refusal = retraction(folded[hi:], statement)
     return Reading(premise or quote, refusal)
+
+
+def retraction(later: str, statement: str) -> str | None:
+    """Why text that follows a claim in its turn takes the claim back, or None."""
+    folded = _fold(later)[0]
+    if (cue := _RETRACTION.search(folded)) and cue.group(0) not in _fold(statement)[0]:
+        return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
+    if cue := _SELF_CORRECTION.search(folded):
+        return f"a later sentence of its turn corrects it ({cue.group(0).strip(' .!?')!r})"
+    return None
+
+
+def split(text: str) -> list[str]:
+    """The sentences of ``text``, as written (see the module docstring for where one ends)."""
+    folded, origin = _fold(text)
+    out: list[str] = []
+    if not folded:
+        return out
+    for lo, hi in _sentences(folded):
+        piece = text[origin[lo] : origin[hi - 1] + 1].strip()
+        if piece:
+            out.append(piece)
+    return out
 
 
 def _fold(text: str) -> tuple[str, list[int]]:

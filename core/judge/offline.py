@@ -78,7 +78,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
-from core.judge.context import read
+from core.judge.context import read, retraction, split
+from core.judge.paraphrase import read_paraphrase
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -115,13 +116,6 @@ _REQUEST_VERBS = set(
     )
 )
 _SEARCH_BUDGET = 4000
-# Words in a later quote sentence that may take an earlier one back ("Just kidding, ...").
-_RETRACTIONS = set(
-    split_words(
-        "kidding joking jk sarcasm sarcastic sarcastically correction scratch actually wait "
-        "sorry lied nevermind"
-    )
-)
 
 
 def _covers(want: Token, have: Token) -> bool:
@@ -457,6 +451,19 @@ def _request(premise: Sentence, statement: Sentence) -> _Attempt | None:
     return _Attempt(True, 1.0, 4, "the quote asks for exactly what the statement says is wanted")
 
 
+def _paraphrases(
+    quote: list[tuple[Sentence, str]], part: Sentence, hypothesis: str
+) -> list[_Attempt]:
+    """The paraphrase reading (core.judge.paraphrase) of each quote sentence that the text
+    after it does not take back; a pass scores as a loose match."""
+    passed = []
+    for sentence, later in quote:
+        reading = read_paraphrase(sentence, part)
+        if reading.holds and retraction(later, hypothesis) is None:
+            passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
+    return passed
+
+
 class OfflineJudge(Judge):
     """Rule-based, conservative, deterministic; no model. See the module docstring."""
 
@@ -469,7 +476,12 @@ class OfflineJudge(Judge):
         return self._entails(reading.premise, hypothesis)
 
     def _entails(self, premise: str, hypothesis: str) -> Verdict:
-        quote = parse_sentences(premise, statement=False)
+        # Each quote sentence with the text after it, which may take it back.
+        quote: list[tuple[Sentence, str]] = []
+        raw = split(premise)
+        for k, text in enumerate(raw):
+            later = " ".join(raw[k + 1 :])
+            quote += [(sentence, later) for sentence in parse_sentences(text, statement=False)]
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")
@@ -478,17 +490,14 @@ class OfflineJudge(Judge):
         scores: list[float] = []
         reasons: list[str] = []
         for part in statement:
-            attempts = [_entail_sentence(sentence, part) for sentence in quote]
+            attempts = [_entail_sentence(sentence, part) for sentence, _ in quote]
             for k, attempt in enumerate(attempts):
-                later = {t.text for sent in quote[k + 1 :] for t in sent.tokens} & _RETRACTIONS
-                if attempt.holds and later:
-                    attempts[k] = _Attempt(
-                        False,
-                        attempt.coverage,
-                        3,
-                        f"a later sentence of the quote may take it back ({sorted(later)[0]!r})",
-                    )
+                taken_back = retraction(quote[k][1], hypothesis) if attempt.holds else None
+                if taken_back is not None:
+                    attempts[k] = _Attempt(False, attempt.coverage, 3, taken_back)
             passed = [a for a in attempts if a.holds]
+            if not passed:
+                passed = _paraphrases(quote, part, hypothesis)
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)
