@@ -28,6 +28,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
+
 _TRANSLATE = str.maketrans(
     {
         "\u2018": "'",
@@ -46,7 +48,7 @@ _TRANSLATE = str.maketrans(
     }
 )
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "st", "prof", "vs", "etc", "e.g", "i.e", "jr", "sr"}
-_SENTENCE_END = re.compile(r"[.!?]+|\n+")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n+")
 
 # Fiction, role-play and hypotheticals: what follows is not the user's claim about themselves.
 _FICTION = re.compile(
@@ -105,7 +107,12 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
     last = max(k for k, (s, _) in enumerate(spans) if s < end)
     lo, hi = spans[first][0], spans[last][1]
     premise = context[origin[lo] : origin[hi - 1] + 1].strip()
-    refusal = _quoted(folded, start, end) or _refusal(folded, lo, hi, _fold(statement)[0])
+    kept = _fold(statement)[0]
+    refusal = (
+        _quoted(folded, start, end)
+        or _refusal(folded, lo, hi, kept)
+        or _cut_away(folded[lo:start], folded[end:hi], kept)
+    )
     if refusal is None:
         refusal = retraction(folded[hi:], statement)
     return Reading(premise or quote, refusal)
@@ -167,6 +174,33 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     if begin < len(text):
         spans.append((begin, len(text)))
     return spans or [(0, len(text))]
+
+
+def _cut_away(before: str, after: str, kept: str) -> str | None:
+    """What the quote's own sentence says around it that changes it: a negation, hedge,
+    report or condition before it that no clause word ("but", "and", "so") closes off; a
+    negation, hedge or report right after it in the same clause; a condition or report
+    anywhere after it; a question mark ending the sentence."""
+    words = set(kept.replace(",", " ").replace(".", " ").split())
+    tokens = [t for s in parse_sentences(before, statement=False) for t in s.tokens]
+    for k, tok in enumerate(tokens):
+        if tok.cls not in (NEG, MODAL) or tok.text in words or tok.form == "can":
+            continue
+        if not any(t.cls in (CLAUSE, CONJ) for t in tokens[k + 1 :]):
+            return f"its sentence says {tok.text!r} before the quote, which the quote cuts away"
+    tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
+    in_clause = True
+    for tok in tokens:
+        if tok.cls in (CLAUSE, CONJ):
+            in_clause = False
+        if tok.text in words:
+            continue
+        condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
+        if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
+            return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
+    if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
+        return "its sentence is a question, which the quote cuts away"
+    return None
 
 
 def _quoted(text: str, start: int, end: int) -> str | None:

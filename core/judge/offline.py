@@ -470,10 +470,11 @@ class OfflineJudge(Judge):
     name = "offline-rules-v1"
 
     def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
+        # The turn may void the quote (context.read); the rules then judge the quote itself.
         reading = read(premise, context, hypothesis)
         if reading.refusal is not None:
             return Verdict(False, 0.0, reading.refusal)
-        return self._entails(reading.premise, hypothesis)
+        return self._entails(premise, hypothesis)
 
     def _entails(self, premise: str, hypothesis: str) -> Verdict:
         # Each quote sentence with the text after it, which may take it back.
