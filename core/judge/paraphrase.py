@@ -75,6 +75,14 @@ from core.judge.text import (
     stem_word,
 )
 
+_CASUAL = [
+    ["these", "days"],
+    ["right", "now"],
+    ["at", "the", "moment"],
+    ["for", "now"],
+    ["at", "present"],
+    ["as", "of", "now"],
+]
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
 # Words that say the same thing either way round.
@@ -119,6 +127,8 @@ _CATEGORY = {
         "medication format style output text"
     )
 }
+# Getting something: "we adopted a greyhound" gives "the user has a greyhound".
+_ACQUIRE = {stem_word(w) for w in split_words("adopt buy get receive rescue inherit")}
 _HOUSE = {stem_word(w) for w in split_words("household family home team")}
 _WISH = {"want", "prefer", "like", "request", "requested", "ask", "asked", "wish"}
 _PRIVATIVE = set(
@@ -272,8 +282,8 @@ def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] 
             continue
         if tok.text in ("named", "called") and i + 1 < len(toks) and toks[i + 1].cls == WORD:
             continue  # "a dog named Rufus": the name itself must be covered ("my dog Rufus")
-        if tok.form in _HOUSE and premise_we and prev is not None and prev.cls == SELFPOSS:
-            continue
+        if tok.form in _HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
+            continue  # "the user's household" or "the team" for the quote's "we"
         needs.append(tok)
     if request and not wish:
         return "a request entails only what the user wants"
@@ -282,7 +292,7 @@ def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] 
 
 def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     """Does one quote sentence say what one statement sentence says? See the module doc."""
-    tokens = premise.tokens
+    tokens = _without_casual(premise.tokens)
     if len(tokens) > _MAX_TOKENS:
         return Reading(False, "the quote sentence is too long to read as a paraphrase")
     texts = [t.text for t in tokens]
@@ -341,6 +351,20 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     if problem is not None:
         return Reading(False, problem)
     return Reading(True, "every statement word is covered by one quote sentence (paraphrase)")
+
+
+def _without_casual(tokens: list[Token]) -> list[Token]:
+    """The sentence without casual time phrases that change nothing ("these days")."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        run = next((c for c in _CASUAL if [t.text for t in tokens[i : i + len(c)]] == c), None)
+        if run is None:
+            out.append(tokens[i])
+            i += 1
+        else:
+            i += len(run)
+    return out
 
 
 def _soft(want: Token, tokens: list[Token], kept: set[str]) -> str | None:
@@ -417,14 +441,16 @@ def _predicate(
 ) -> str | None:
     """Between the speaker and the first covered word no other verb or noun may stand:
     "I stopped eating meat" does not give "the user eats meat", nor "I miss living in the
-    city" "the user lives in the city". Light verbs (have, got, use) may."""
+    city" "the user lives in the city". Light verbs (have, got, use) may, and for a statement
+    that the user has something, verbs of getting it (adopted, bought, inherited)."""
     for p in positions:
         if p in covered:
             return None
         tok = tokens[p]
         if tok.cls != WORD or tok.text in kept or tok.text in _DISCOURSE:
             continue
-        if not _lemmas(tok) & _LIGHT_VERBS:
+        acquired = kept & {"has", "have"} and _lemmas(tok) & _ACQUIRE
+        if not (_lemmas(tok) & _LIGHT_VERBS or acquired):
             return f"the quote says more about it: {tok.text!r} stands before what it covers"
     return None
 
