@@ -6,8 +6,9 @@ one quote sentence, in any order, and that no veto stops. It runs on the same to
 (core.judge.text).
 
 Coverage: the same stem; the same lemma ("called"/"call", "given"/"give"); one entry of a small
-table of general relation and wording synonyms (boss/manager, "report to"/manager,
-picked/chose/decided, called/named, hate/dislike, spouse/wife/husband, ...); or a shared
+table of general relation and wording synonyms (boss/manager, picked/chose/decided,
+called/named, hate/dislike), or of one-way entailments (a quote's "report to" gives "manager",
+"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared
 prefix of at least five letters for words of five or more ("allergic"/"allergy",
 "honeymoon"/"honeymooned", "diabetic"/"diabetes"). A few statement words claim nothing a
 quote must say and need no cover: light verbs (have, use, take, hold, follow, own, get, work
