@@ -483,13 +483,24 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
     """WorkerApp.sweep runs Path C and the expiry sweep with the jobs sweep."""
     app = attach(mem)
     converse(mem, CHAT)
+    # Every record the extraction of CHAT writes is evidenced (confirmed); a guess is not.
+    guesser = mem.session(agent_id="assistant", user_id="alice", session_id="s2", now=NOW)
+    guess = guesser.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": "The user might enjoy Lisbon.",
+            "source_kind": "agent_inference",
+        },
+        now=NOW,
+    )
+    assert guess["status"] == "provisional"
     later = NOW + timedelta(days=40)
     report = app.sweep(now=later)
     assert report is not None
     berlin = [r for r in records_of(mem, "s1") if "Berlin" in r.content]
     assert report["review_flagged"] == [berlin[0].id]
-    decided = [r for r in records_of(mem, "s1") if r.content.startswith("It was decided")]
-    assert decided and decided[0].id in report["expired"]
+    assert report["expired"] == [guess["id"]]
     assert app.sweep(now=later) == {
         "requeued": [],
         "failed": [],
