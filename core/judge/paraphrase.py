@@ -19,6 +19,9 @@ request ("Please keep it short", "Call me Sam", "Can you give me ... ?") the wan
 the statement (wants, prefers, would like, asks for, to be) need no cover either. Names,
 numbers, dates, modifiers like "permanently" or "successfully" always do.
 
+In the quote, between the speaker and the first covered word only light verbs, "work as", and
+(for a statement that the user has something) verbs of getting it (adopted, bought) may stand.
+
 Vetoes (each one is the reason given):
 - the covering words span a contrast ("but", "although", "though", "however", "whereas");
 - the first covering clause has someone else as its subject: before its first covering word
@@ -451,6 +454,9 @@ def _predicate(
         if tok.cls != WORD or tok.text in kept or tok.text in _DISCOURSE:
             continue
         acquired = kept & {"has", "have"} and _lemmas(tok) & _ACQUIRE
+        following = tokens[p + 1].text if p + 1 < len(tokens) else ""
+        if tok.form == "work" and following == "as":
+            continue  # "I work as a plumber": the user is a plumber
         if not (_lemmas(tok) & _LIGHT_VERBS or acquired):
             return f"the quote says more about it: {tok.text!r} stands before what it covers"
     return None
