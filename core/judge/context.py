@@ -3,10 +3,14 @@
 An agent picks the quote, so it can cut away what makes it false: "I'm not sure I'm pregnant."
 quoted as "I'm pregnant", "My ex said I am abusive. That's not true." quoted as "I am
 abusive". ``read`` finds the quote in the turn it came from and returns the whole sentence(s)
-around it, which every judge then reads as the premise (so a negation, hedge, question,
-condition or report in the same sentence is seen by the rules or the model), plus a refusal
-when the turn itself takes the quote out of the user's mouth:
+around it (the NLI judge's premise; the offline rules judge the quote itself), plus a refusal
+when the turn takes the quote out of the user's mouth:
 
+- its own sentence says, around the quote, what the quote cuts away: a negation, hedge, report
+  or condition before it that no clause word ("but", "and", "so") closes off ("I'm not sure
+  I'm pregnant", "My doctor thinks I have cancer"); a negation, hedge or report right after it
+  in the same clause; a condition or report anywhere after it ("..., if I get the job"); or a
+  question mark ending the sentence;
 - fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
   turn ("in the novel I'm writing", "let's pretend", "imagine", "hypothetically");
 - quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
