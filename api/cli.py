@@ -682,6 +682,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import tempfile
 
+    if args.dataset == "judge":
+        return cmd_eval_judge(args)
     from api.evaluation import run, summary
 
     if args.dataset == "personal":
@@ -745,6 +747,17 @@ def _eval_personal(args: argparse.Namespace) -> int:
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=2, default=str))
     emit(args, report, lambda: personal_eval.summary(report))
+    return EXIT_OK
+
+
+def cmd_eval_judge(args: argparse.Namespace) -> int:
+    """The evidence judge on labelled (quote, content) pairs (api/judge_eval.py)."""
+    from api import judge_eval
+
+    report = judge_eval.run(load_config(args), Path(args.data))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    emit(args, report, lambda: judge_eval.summary(report))
     return EXIT_OK
 
 
@@ -1079,20 +1092,23 @@ def build_parser() -> argparse.ArgumentParser:
         "eval",
         cmd_eval,
         "Measure retrieval on LoCoMo and LongMemEval-S (recall@k, empty answers, latency), or "
-        "on everyday personal chats (--dataset personal: extracted and turn records).",
+        "on everyday personal chats (--dataset personal: extracted and turn records), or the "
+        "evidence judge on labelled quote/content pairs (--dataset judge).",
         "agent-memory eval --data ../shared/data --dataset locomo --out eval.json\n"
         "agent-memory eval --data ../shared/data --dataset locomo --calibrate\n"
-        "agent-memory eval --dataset personal --data ../shared/data/personal-memory-dev.json",
+        "agent-memory eval --dataset personal --data ../shared/data/personal-memory-dev.json\n"
+        "agent-memory eval --dataset judge --data ../shared/data/judge-pairs-dev.jsonl",
     )
     p.add_argument(
         "--data",
         default="../shared/data",
-        help="folder with the data set files (personal: the file itself, or its folder)",
+        help="folder with the data set files (personal: the file itself, or its folder; judge: "
+        "a .jsonl file or a folder holding it)",
     )
     p.add_argument(
         "--dataset",
         default="all",
-        choices=["locomo", "longmemeval", "all", "personal"],
+        choices=["locomo", "longmemeval", "all", "personal", "judge"],
         help="'all' is LoCoMo and LongMemEval",
     )
     p.add_argument(

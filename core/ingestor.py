@@ -297,7 +297,7 @@ class Ingestor:
                 notes,
                 found_elsewhere,
             )
-        verdict = self.judge.entails(quote, request.content)
+        verdict = self.judge.entails(quote, request.content, context=turn.content)
         if not verdict.holds:
             notes.append(
                 f"the quote does not entail the content ({verdict.reason}), so {downgrade}"

@@ -36,8 +36,12 @@ class Judge(ABC):
     name: str
 
     @abstractmethod
-    def entails(self, premise: str, hypothesis: str) -> Verdict:
-        """Does ``premise`` (a verbatim quote) entail ``hypothesis`` (a stored statement)?"""
+    def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
+        """Does ``premise`` (a verbatim quote) entail ``hypothesis`` (a stored statement)?
+
+        ``context`` is the full text of the transcript turn the quote was found in: a judge
+        reads the quote's whole sentences there and refuses a quote that its turn negates,
+        hedges, reports, frames as fiction or takes back (core.judge.context)."""
 
     @abstractmethod
     def contradicts(self, a: str, b: str) -> Verdict:

@@ -1,7 +1,9 @@
 """The NLI judge: a natural-language-inference cross-encoder through transformers.
 
 For machines that can load one (``judge.kind = "nli"``, ``judge.nli_model``). Nothing loads at
-import or construction; the model loads on first use, once, under a lock.
+import or construction; the model loads on first use, once, under a lock. Given the quote's
+turn, the premise is the quote's whole sentences there, and the turn's own refusals (fiction,
+quoted text, a later retraction: core.judge.context) apply before the model is asked.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from core.errors import ConfigError
 from core.hf import apply_torch_threads, quiet_transformers
 from core.judge.base import Judge, JudgeUnavailable, Verdict
+from core.judge.context import read
 
 
 class NLIJudge(Judge):
@@ -115,10 +118,14 @@ class NLIJudge(Judge):
             raise JudgeUnavailable(self.model, f"inference failed: {exc}") from exc
         return [list(map(float, row)) for row in probabilities]
 
-    def entails(self, premise: str, hypothesis: str) -> Verdict:
+    def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
         if not premise.strip() or not hypothesis.strip():
             return Verdict(False, 0.0, "the quote or the statement is empty")
-        [row] = self._probabilities([(premise, hypothesis)])
+        # The model reads the quote's whole sentences, so a cut quote cannot win here either.
+        reading = read(premise, context, hypothesis)
+        if reading.refusal is not None:
+            return Verdict(False, 0.0, reading.refusal)
+        [row] = self._probabilities([(reading.premise, hypothesis)])
         p = row[self._labels["entailment"]]
         holds = p >= self.entail_threshold
         sign = ">=" if holds else "<"

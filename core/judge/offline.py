@@ -49,18 +49,37 @@ How the offline judge decides entailment
    entails "the user wants/prefers/would like/asked for <the same words>", when the request
    has no words beyond a few request verbs (keep, make, give, use, write, ...).
 
-The verdict's score is 0.75-1.0 when it holds (lower when words had to be skipped) and below
-0.5 otherwise (the fraction of statement words found, halved); the reason names the first thing
-that failed ("number 4 in the statement is not in the quote").
+6. The quote in its turn (``entails(..., context=turn)``, core.judge.context): the turn may void
+   the quote before any rule runs: its own sentence says a negation, hedge, report, condition
+   or question that the quote cuts away ("I'm not sure I'm pregnant." quoted as "I'm
+   pregnant"), the turn frames it as fiction or a hypothetical, the quote is quoted text or
+   names a non-human source ("..., says the error message"), or a later sentence takes it back
+   ("That's not true.", "Just kidding.", "Well, worked."). The rules then judge the quote.
+7. When the ordered-words rules refuse, a second reading accepts a paraphrase
+   (core.judge.paraphrase): every content word of the statement covered by one quote sentence,
+   in any order, through stems, lemmas and a small table of relation synonyms (boss/manager,
+   "report to"/manager, picked/chose, called/named, wife/spouse), with light verbs, category
+   nouns ("answers", "units"), "years old" and "we" as the team or household needing no cover,
+   under vetoes for another subject, hedges, negation kind and count, tense, numbers that count
+   another thing, "from" origins, prepositions, privative and approximate words ("former",
+   "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers after an
+   attitude verb, a negation or "the user is X". Its rules and limits are in that module.
 
-Limits, honestly: it is a bag of ordered words, not a parser. It misses real paraphrases
-("I don't eat meat" does not give "the user is vegetarian"), reordered sentences, statements
-spread over two quote sentences, and most synonyms; those are downgraded, which is the safe
-direction. A later quote sentence with a retraction cue ("Just kidding", "Actually, ...",
-"Sorry", "Wait") voids the earlier ones. It can still be fooled by constructions its rules do
-not see, e.g. a coordinated qualifier ("I hate meetings and calls before 10am" gives "the
-user hates meetings"), a later sentence that takes an earlier one back without such a cue, or
-a pronoun in the statement that means someone other than the user.
+The verdict's score is 0.75-1.0 when it holds (lower when words had to be skipped; 0.75 for a
+paraphrase) and below 0.5 otherwise (the fraction of statement words found, halved); the reason
+names the first thing that failed ("number 4 in the statement is not in the quote").
+
+Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence judge"): on the
+200 dev pairs precision 1.00, recall 0.49; on the half of them not looked at while writing the
+rules, recall 0.36. So it is still far from an NLI model: most true paraphrases that need world
+knowledge ("decaf" is coffee, "celiac" a disease, "golden retriever" a dog) are downgraded to
+agent_inference, which is the safe direction.
+
+Limits, honestly: it is words and clauses, not a parser. It misses paraphrases that need world
+knowledge, reordered facts spread over two quote sentences, and most synonyms outside its table.
+It can still be fooled by constructions its rules do not see, e.g. a coordinated qualifier ("I
+hate meetings and calls before 10am" gives "the user hates meetings"), a retraction without one
+of the cue words, or a pronoun in the statement that means someone other than the user.
 
 Contradiction (offline): both statements are normalised the same way (first person and "the
 user" are the same person), antonyms from a small general table (like/dislike, love/hate,
@@ -81,7 +100,9 @@ import functools
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
+from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
+from core.judge.paraphrase import read_paraphrase
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -118,13 +139,6 @@ _REQUEST_VERBS = set(
     )
 )
 _SEARCH_BUDGET = 4000
-# Words in a later quote sentence that may take an earlier one back ("Just kidding, ...").
-_RETRACTIONS = set(
-    split_words(
-        "kidding joking jk sarcasm sarcastic sarcastically correction scratch actually wait "
-        "sorry lied nevermind"
-    )
-)
 
 
 def _covers(want: Token, have: Token) -> bool:
@@ -460,13 +474,38 @@ def _request(premise: Sentence, statement: Sentence) -> _Attempt | None:
     return _Attempt(True, 1.0, 4, "the quote asks for exactly what the statement says is wanted")
 
 
+def _paraphrases(
+    quote: list[tuple[Sentence, str]], part: Sentence, hypothesis: str
+) -> list[_Attempt]:
+    """The paraphrase reading (core.judge.paraphrase) of each quote sentence that the text
+    after it does not take back; a pass scores as a loose match."""
+    passed = []
+    for sentence, later in quote:
+        reading = read_paraphrase(sentence, part)
+        if reading.holds and retraction(later, hypothesis) is None:
+            passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
+    return passed
+
+
 class OfflineJudge(Judge):
     """Rule-based, conservative, deterministic; no model. See the module docstring."""
 
     name = "offline-rules-v1"
 
-    def entails(self, premise: str, hypothesis: str) -> Verdict:
-        quote = parse_sentences(premise, statement=False)
+    def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
+        # The turn may void the quote (context.read); the rules then judge the quote itself.
+        reading = read(premise, context, hypothesis)
+        if reading.refusal is not None:
+            return Verdict(False, 0.0, reading.refusal)
+        return self._entails(premise, hypothesis)
+
+    def _entails(self, premise: str, hypothesis: str) -> Verdict:
+        # Each quote sentence with the text after it, which may take it back.
+        quote: list[tuple[Sentence, str]] = []
+        raw = split(premise)
+        for k, text in enumerate(raw):
+            later = " ".join(raw[k + 1 :])
+            quote += [(sentence, later) for sentence in parse_sentences(text, statement=False)]
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")
@@ -475,17 +514,14 @@ class OfflineJudge(Judge):
         scores: list[float] = []
         reasons: list[str] = []
         for part in statement:
-            attempts = [_entail_sentence(sentence, part) for sentence in quote]
+            attempts = [_entail_sentence(sentence, part) for sentence, _ in quote]
             for k, attempt in enumerate(attempts):
-                later = {t.text for sent in quote[k + 1 :] for t in sent.tokens} & _RETRACTIONS
-                if attempt.holds and later:
-                    attempts[k] = _Attempt(
-                        False,
-                        attempt.coverage,
-                        3,
-                        f"a later sentence of the quote may take it back ({sorted(later)[0]!r})",
-                    )
+                taken_back = retraction(quote[k][1], hypothesis) if attempt.holds else None
+                if taken_back is not None:
+                    attempts[k] = _Attempt(False, attempt.coverage, 3, taken_back)
             passed = [a for a in attempts if a.holds]
+            if not passed:
+                passed = _paraphrases(quote, part, hypothesis)
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)

@@ -814,3 +814,75 @@ def test_real_nli_model_on_the_tables() -> None:
     _report(contradiction, f"{judge.name} contradiction")
     assert entailment.precision >= 0.9 and entailment.accuracy >= 0.75
     assert contradiction.accuracy >= 0.7
+
+
+# =============================================================================================
+# Paraphrases (the offline judge's second reading, core/judge/paraphrase.py) and the quote in
+# its turn (core/judge/context.py).
+
+PARAPHRASES = [
+    ("Please keep answers concise and technical.", "The user prefers concise technical answers."),
+    ("I'm vegetarian these days", "The user is vegetarian."),
+    ("Call me Sam, not Samuel.", "The user wants to be called Sam."),
+    ("We decided to ship on Friday", "The team decided to ship on Friday."),
+    ("We adopted a greyhound, she's called Nell", "The user has a greyhound named Nell."),
+    ("I'm 34", "The user is 34 years old."),
+    ("My boss is Dana Reyes.", "The user's manager is Dana Reyes."),
+    ("I report to Dana Reyes.", "The user's manager is Dana Reyes."),
+    ("We have two cats at home.", "The user's household has two cats."),
+]
+
+
+@pytest.mark.parametrize(("premise", "hypothesis"), PARAPHRASES)
+def test_offline_accepts_true_paraphrases(premise: str, hypothesis: str) -> None:
+    """First person to "the user", requests to preferences, casual qualifiers, relation
+    synonyms, numbers in other forms, "we" as the team or household."""
+    verdict = OfflineJudge().entails(premise, hypothesis, context=premise)
+    assert verdict.holds, verdict.reason
+    assert verdict.score >= 0.75
+
+
+OWN_PAIRS = Path(__file__).resolve().parents[1] / "data" / "judge-pairs-own.jsonl"
+
+
+def test_offline_on_our_own_labelled_pairs() -> None:
+    """tests/data/judge-pairs-own.jsonl: pairs of each class written for these tests (not
+    taken from any evaluation set), true paraphrases and hard negatives. Every verdict
+    matches its label."""
+    import json
+
+    rows = [json.loads(line) for line in OWN_PAIRS.read_text().splitlines() if line.strip()]
+    assert sum(r["label"] for r in rows) >= 15 and sum(not r["label"] for r in rows) >= 20
+    judge = OfflineJudge()
+    wrong = [
+        (r["id"], judge.entails(r["quote"], r["content"], context=r["quote"]).reason)
+        for r in rows
+        if judge.entails(r["quote"], r["content"], context=r["quote"]).holds != r["label"]
+    ]
+    assert wrong == []
+
+
+def test_a_later_retraction_in_the_quote_refuses_a_paraphrase_too() -> None:
+    """The text after the sentence that supports a statement may take it back, whichever
+    reading supported it."""
+    judge = OfflineJudge()
+    assert judge.entails("My boss is Dana Reyes.", "The user's manager is Dana Reyes.").holds
+    for later in ("Just kidding.", "That was a lie.", "Well, was."):
+        quote = f"My boss is Dana Reyes. {later}"
+        assert not judge.entails(quote, "The user's manager is Dana Reyes.").holds, later
+
+
+def test_the_nli_judge_reads_the_quote_in_its_turn(tiny_nli: Callable[..., Path]) -> None:
+    """The NLI judge refuses what the turn voids before asking the model (fiction, quoted
+    text, a later retraction), and asks it with the quote's whole sentence as the premise."""
+    judge = NLIJudge(str(tiny_nli(_LABELS, probabilities=[1e-6, 1 - 2e-6, 1e-6])))
+    plain = judge.entails("I am a spy", "The user is a spy.", context="I am a spy.")
+    assert plain.holds
+    fiction = judge.entails(
+        "I am a spy", "The user is a spy.", context="In the novel I'm writing, I am a spy."
+    )
+    assert not fiction.holds and "fiction" in fiction.reason
+    taken_back = judge.entails(
+        "I am a spy", "The user is a spy.", context="I am a spy. Just kidding."
+    )
+    assert not taken_back.holds and "takes it back" in taken_back.reason

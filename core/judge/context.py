@@ -1,0 +1,225 @@
+"""Reading a quote in its turn: what the judge must see, and what voids the quote outright.
+
+An agent picks the quote, so it can cut away what makes it false: "I'm not sure I'm pregnant."
+quoted as "I'm pregnant", "My ex said I am abusive. That's not true." quoted as "I am
+abusive". ``read`` finds the quote in the turn it came from and returns the whole sentence(s)
+around it (the NLI judge's premise; the offline rules judge the quote itself), plus a refusal
+when the turn takes the quote out of the user's mouth:
+
+- its own sentence says, around the quote, what the quote cuts away: a negation, hedge, report
+  or condition before it that no clause word ("but", "and", "so") closes off ("I'm not sure
+  I'm pregnant", "My doctor thinks I have cancer"); a negation, hedge or report right after it
+  in the same clause; a condition or report anywhere after it ("..., if I get the job"); or a
+  question mark ending the sentence;
+- fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
+  turn ("in the novel I'm writing", "let's pretend", "imagine", "hypothetically");
+- quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
+  non-human source ("..., says the error message", "the log says");
+- a later retraction in the same turn ("That's not true.", "Just kidding.", "That was a lie.",
+  or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
+  most two words after "well", "I mean", "or rather": "Well, worked.").
+
+A cue word that the statement itself keeps ("The user is writing a novel.") does not refuse.
+Sentences end at ``.``, ``!``, ``?`` or a line break, not after common abbreviations ("Dr.").
+Limits: cues are a word list, not a discourse model: a retraction phrased without one of them
+("Scrap what I said") is missed, and a cue in an unrelated later sentence refuses too (the safe
+direction).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
+
+_TRANSLATE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u2033": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+    }
+)
+_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "st", "prof", "vs", "etc", "e.g", "i.e", "jr", "sr"}
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n+")
+
+# Fiction, role-play and hypotheticals: what follows is not the user's claim about themselves.
+_FICTION = re.compile(
+    r"\b(pretend|pretending|imagine|imagining|hypothetically|hypothetical|fictional|"
+    r"roleplay|role-play|role play|roleplaying|role-playing|let's say|lets say|what if|"
+    r"make-believe|i dreamt|i dreamed|my character|"
+    r"in (?:the|my|a|this|our|his|her|their) (?:novel|story|book|game|film|movie|play|"
+    r"script|screenplay|campaign|dream|fiction|scene|sketch))\b"
+)
+# A source that is not a person speaking for themselves.
+_NON_HUMAN_SOURCE = re.compile(
+    r"\b(says|said|reads|read|shows|showed|displays|displayed|prints|printed)\s+(the|an|a|my|"
+    r"this|that)\s+(error|message|log|logs|page|screen|prompt|popup|pop-up|banner|output|"
+    r"website|site|app|form|email|sign|label|document|file|doc|warning|notification|"
+    r"template|example|sample)\b|\b(the|an|this|that)\s+(error|message|log|page|screen|prompt|"
+    r"popup|banner|output|website|app|form|email|sign|label|warning|notification|template)"
+    r"\s+(says|said|reads|read|shows|showed|displays|prints|printed)\b"
+)
+_RETRACTION = re.compile(
+    r"\b(not true|isn't true|is not true|wasn't true|was not true|that's false|that is false|"
+    r"just kidding|only kidding|kidding|joking|jk|j/k|that was a lie|i lied|i was lying|"
+    r"that's a lie|that is a lie|scratch that|never mind|nevermind|ignore that|"
+    r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
+    r"take it back|actually|correction|wait|sorry)\b"
+)
+
+
+# A short later sentence that corrects the speaker: "Well, worked." "I mean, Lisbon."
+_SELF_CORRECTION = re.compile(
+    r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The premise to judge (the quote's whole sentences) and, if the turn voids the quote,
+    why."""
+
+    premise: str
+    refusal: str | None = None
+
+
+def read(quote: str, context: str | None, statement: str) -> Reading:
+    """The quote in its turn (see the module docstring); without a context, the quote alone."""
+    if context is None or not context.strip():
+        return Reading(quote)
+    folded, origin = _fold(context)
+    needle, _ = _fold(quote)
+    start = folded.find(needle) if needle else -1
+    if start < 0:
+        # Not locatable (an unusual Unicode form): the whole turn is the safe premise.
+        return Reading(context, _refusal(folded, 0, len(folded), _fold(statement)[0]))
+    end = start + len(needle)
+    spans = _sentences(folded)
+    first = next(k for k, (_, e) in enumerate(spans) if e > start)
+    last = max(k for k, (s, _) in enumerate(spans) if s < end)
+    lo, hi = spans[first][0], spans[last][1]
+    premise = context[origin[lo] : origin[hi - 1] + 1].strip()
+    kept = _fold(statement)[0]
+    refusal = (
+        _quoted(folded, start, end)
+        or _refusal(folded, lo, hi, kept)
+        or _cut_away(folded[lo:start], folded[end:hi], kept)
+    )
+    if refusal is None:
+        refusal = retraction(folded[hi:], statement)
+    return Reading(premise or quote, refusal)
+
+
+def retraction(later: str, statement: str) -> str | None:
+    """Why text that follows a claim in its turn takes the claim back, or None."""
+    folded = _fold(later)[0]
+    if (cue := _RETRACTION.search(folded)) and cue.group(0) not in _fold(statement)[0]:
+        return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
+    if cue := _SELF_CORRECTION.search(folded):
+        return f"a later sentence of its turn corrects it ({cue.group(0).strip(' .!?')!r})"
+    return None
+
+
+def split(text: str) -> list[str]:
+    """The sentences of ``text``, as written (see the module docstring for where one ends)."""
+    folded, origin = _fold(text)
+    out: list[str] = []
+    if not folded:
+        return out
+    for lo, hi in _sentences(folded):
+        piece = text[origin[lo] : origin[hi - 1] + 1].strip()
+        if piece:
+            out.append(piece)
+    return out
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    """Casefolded text with one space for each whitespace run, and for every folded
+    character the index of the original character it came from."""
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        piece = unicodedata.normalize("NFKC", ch).translate(_TRANSLATE).casefold()
+        for sub in piece:
+            if sub.isspace() and sub != "\n":
+                if out and out[-1] in (" ", "\n"):
+                    continue
+                sub = " "
+            out.append(sub)
+            origin.append(i)
+    folded = "".join(out)
+    while folded and folded[-1].isspace():
+        folded, origin = folded[:-1], origin[:-1]
+    return folded, origin
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence, ends included; abbreviations do not end one."""
+    spans: list[tuple[int, int]] = []
+    begin = 0
+    for match in _SENTENCE_END.finditer(text):
+        word = re.search(r"([\w.]+)$", text[begin : match.start()])
+        if match.group(0) == "." and word and word.group(1).casefold() in _ABBREVIATIONS:
+            continue
+        spans.append((begin, match.end()))
+        begin = match.end()
+    if begin < len(text):
+        spans.append((begin, len(text)))
+    return spans or [(0, len(text))]
+
+
+def _cut_away(before: str, after: str, kept: str) -> str | None:
+    """What the quote's own sentence says around it that changes it: a negation, hedge,
+    report or condition before it that no clause word ("but", "and", "so") closes off; a
+    negation, hedge or report right after it in the same clause; a condition or report
+    anywhere after it; a question mark ending the sentence."""
+    words = set(kept.replace(",", " ").replace(".", " ").split())
+    tokens = [t for s in parse_sentences(before, statement=False) for t in s.tokens]
+    for k, tok in enumerate(tokens):
+        if tok.cls not in (NEG, MODAL) or tok.text in words or tok.form == "can":
+            continue
+        if not any(t.cls in (CLAUSE, CONJ) for t in tokens[k + 1 :]):
+            return f"its sentence says {tok.text!r} before the quote, which the quote cuts away"
+    tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
+    in_clause = True
+    for tok in tokens:
+        if tok.cls in (CLAUSE, CONJ):
+            in_clause = False
+        if tok.text in words:
+            continue
+        condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
+        if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
+            return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
+    if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
+        return "its sentence is a question, which the quote cuts away"
+    return None
+
+
+def _quoted(text: str, start: int, end: int) -> str | None:
+    """The quote stands inside a pair of double quotation marks of its turn."""
+    before = text[:start].count('"')
+    if before % 2 == 1 and '"' in text[end:]:
+        return "the quote is itself quoted text in its turn, not the user's own words"
+    return None
+
+
+def _refusal(text: str, lo: int, hi: int, statement: str) -> str | None:
+    """Fiction or a hypothetical up to the quote's sentences, or a non-human source in them."""
+    for cue in _FICTION.finditer(text[:hi]):
+        if cue.group(0) not in statement:
+            return f"its turn frames it as fiction or a hypothetical ({cue.group(0)!r})"
+    if source := _NON_HUMAN_SOURCE.search(text[lo:hi]):
+        return f"its sentence quotes another source ({source.group(0)!r})"
+    return None

@@ -1,0 +1,684 @@
+"""The offline judge's second reading: a paraphrase of one quote sentence, under vetoes.
+
+The ordered-words rules (core.judge.offline) accept only near-verbatim restatements. When they
+refuse, this reading accepts a statement whose every content word is *covered* by a word of
+one quote sentence, in any order, and that no veto stops. It runs on the same tokens
+(core.judge.text).
+
+Coverage: the same stem; the same lemma ("called"/"call", "given"/"give"); one entry of a small
+table of general relation and wording synonyms (boss/manager, picked/chose/decided,
+called/named, hate/dislike), or of one-way entailments (a quote's "report to" gives "manager",
+"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared
+prefix of at least five letters for words of five or more ("allergic"/"allergy",
+"honeymoon"/"honeymooned", "diabetic"/"diabetes"). A few statement words claim nothing a
+quote must say and need no cover: light verbs (have, use, take, hold, follow, own, get, work
+as), category nouns (answers, responses, units, spelling, disease, medication), "years old"
+after a number, the user's household/family/home/team when the quote speaks as we/our, and
+"now"/"currently" (present quote) or "recently" (a quote with just/last/recently/ago). In a
+request ("Please keep it short", "Call me Sam", "Can you give me ... ?") the wanting words of
+the statement (wants, prefers, would like, asks for, to be) need no cover either. Names,
+numbers, dates, modifiers like "permanently" or "successfully" always do.
+
+In the quote, between the speaker and the first covered word only light verbs, "work as", and
+(for a statement that the user has something) verbs of getting it (adopted, bought) may stand.
+
+Vetoes (each one is the reason given):
+- the covering words span a contrast ("but", "although", "though", "however", "whereas");
+- the first covering clause has someone else as its subject: before its first covering word
+  stands a word that covers nothing, or another person (``he``, ``everyone``, ``Marcus``,
+  ``my coworker``); a later covering clause may start with a pronoun ("she's called Nell")
+  but not with a possessive or a new noun ("her boss is ...");
+- a hedge, condition, report, wish or plan (the modal words of core.judge.text, plus need,
+  turning, applied, about to, going to) in the covering clauses or before them in the
+  sentence, unless the statement keeps a hedge too; "can" (ability) does not count;
+- a negation count that differs from the statement's in the covering clauses and before them,
+  or a negated self anywhere in the sentence ("..., not me", "except me");
+- a question, unless it is a request ("Can you ...?") and the statement is a wish;
+- sarcasm openers ("yeah right", "like I'd ever", "sure, because", "as if");
+- a privative modifier the statement does not keep (previous, former, ex, future, fake,
+  almost, would-be, potential);
+- the quote's covering clauses in the past (was/were/did/had, used to; "have had" is present)
+  while the statement is not, or a covered verb in another tense than the statement's
+  ("lived" / "lives");
+- after an attitude verb (like, love, hate, prefer, want, mind, enjoy), content words of the
+  quote after the last covering word of that clause ("I hate meetings before 10am" does not
+  give "the user hates meetings").
+
+Limits: it is still words, not a parse. It cannot read world knowledge ("decaf" is not
+"coffee", "celiac" is not "gluten"), implications across sentences, or paraphrases whose words
+are all new ("I'm terrified of flying, so trains" / "prefers trains"); those are refused. A
+covered word can be the right word in the wrong role ("my sister's cat is called Tom, I'm Tom"
+style constructions); the subject veto catches the common shapes only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.judge.text import (
+    CLAUSE,
+    CONJ,
+    HEDGES,
+    MODAL,
+    NEG,
+    NOT_LIKE,
+    POSS,
+    PREP,
+    PRON,
+    PUNCT,
+    REL,
+    SELF,
+    SELFPOSS,
+    SOFT,
+    STOP,
+    VALUE,
+    WORD,
+    Sentence,
+    Token,
+    split_words,
+    stem_word,
+)
+
+_CASUAL = [
+    ["these", "days"],
+    ["right", "now"],
+    ["at", "the", "moment"],
+    ["for", "now"],
+    ["at", "present"],
+    ["as", "of", "now"],
+]
+_MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
+_CONTRAST = set(split_words("but although though however whereas"))
+# Words that say the same thing either way round.
+_GROUPS = [
+    "manager boss supervisor",
+    "pick picked choose chose chosen decide decided select selected opt opted",
+    "call called name named",
+    "hate hated dislike disliked loathe loathed detest detested",
+    "medication med meds medicine",
+    "allergy allergic",
+    "purchase purchased buy bought",
+    "wed married marry",
+    "prefer rather",
+]
+# A statement word (key) that these quote words entail, but not the other way round.
+_ENTAILED_BY = {
+    "manager": "report",
+    "boss": "report",
+    "spouse": "wife husband",
+    "partner": "wife husband spouse girlfriend boyfriend fiance fiancee",
+    "like": "love adore enjoy",
+    "enjoy": "love adore",
+    "vehicle": "car truck van",
+    "phone": "smartphone iphone",
+    "child": "son daughter",
+    "parent": "mother father",
+    "sibling": "brother sister",
+}
+_SYNONYM: dict[str, int] = {}
+for _index, _group in enumerate(_GROUPS):
+    for _word in _group.split():
+        _SYNONYM.setdefault(stem_word(_word), _index)
+_HYPONYMS = {
+    stem_word(key): {stem_word(w) for w in words.split()} for key, words in _ENTAILED_BY.items()
+}
+# Statement words that claim nothing the quote must say.
+_LIGHT_VERBS = {stem_word(w) for w in split_words("have use take hold follow own get keep")}
+_CATEGORY = {
+    stem_word(w)
+    for w in split_words(
+        "answer answers response responses reply replies unit units spelling disease condition "
+        "medication format style output text"
+    )
+}
+# Getting something: "we adopted a greyhound" gives "the user has a greyhound".
+_ACQUIRE = {stem_word(w) for w in split_words("adopt buy get receive rescue inherit")}
+_HOUSE = {stem_word(w) for w in split_words("household family home team")}
+_WISH = {"want", "prefer", "like", "request", "requested", "ask", "asked", "wish"}
+_PRIVATIVE = set(
+    split_words("previous former ex future fake almost nearly potential imaginary would-be")
+)
+# Words anywhere in the sentence that make a covered claim approximate, ended or lost.
+_APPROXIMATE = set(
+    split_words("almost nearly ish around roughly approximately about-to sort kind partly")
+)
+_ENDED = set(
+    split_words(
+        "died dead lost sold left quit stop stopped avoid ended divorced cancelled canceled "
+        "returned former formerly"
+    )
+)
+_EXTRA_HEDGES = {stem_word(w) for w in split_words("need needs needed turning applied goal")}
+_ATTITUDE = {stem_word(w) for w in split_words("like love hate prefer mind enjoy dislike")}
+_RECENT = set(split_words("just last recently lately ago yesterday new newly"))
+_SARCASM = [["yeah", "right"], ["like", "would", "ever"], ["sure", ","], ["as", "if"]]
+_REQUEST_START = set(
+    split_words(
+        "please pls keep make give use write answer reply respond call format put send show "
+        "explain tell"
+    )
+)
+_IRREGULAR_PAST = {
+    "given": "give",
+    "gave": "give",
+    "chosen": "choose",
+    "chose": "choose",
+    "got": "get",
+    "gotten": "get",
+    "bought": "buy",
+    "made": "make",
+    "taken": "take",
+    "took": "take",
+    "went": "go",
+    "gone": "go",
+    "left": "leave",
+    "grew": "grow",
+    "grown": "grow",
+    "taught": "teach",
+    "wrote": "write",
+    "written": "write",
+    "began": "begin",
+    "begun": "begin",
+    "met": "meet",
+    "spent": "spend",
+    "held": "hold",
+    "kept": "keep",
+}
+_REQUEST_FILLER = set(split_words("you your me it everything all this these things"))
+_SUBJECT_PRONOUNS = set(split_words("he she it they"))
+_WE = set(split_words("we us our ours ourselves"))
+_DISCOURSE = set(split_words("finally ugh honestly yeah so well oh hey lol sure big"))
+
+
+def _lemmas(tok: Token) -> set[str]:
+    """The token's form, and its forms with a regular ``-ed`` or an irregular past taken off."""
+    text = tok.text
+    forms = {tok.form}
+    if text in _IRREGULAR_PAST:
+        forms.add(stem_word(_IRREGULAR_PAST[text]))
+    elif tok.cls == WORD and len(text) > 4 and text.endswith("ed"):
+        root = text[:-2]
+        forms |= {stem_word(root), stem_word(root + "e")}
+        if len(root) >= 2 and root[-1] == root[-2]:
+            forms.add(stem_word(root[:-1]))
+    return forms
+
+
+def _past_form(tok: Token) -> bool:
+    return tok.text in _IRREGULAR_PAST or (
+        tok.cls == WORD and len(tok.text) > 4 and tok.text.endswith("ed")
+    )
+
+
+def _covers(want: Token, have: Token) -> bool:
+    if have.cls not in (WORD, VALUE, PREP, SOFT):
+        return False
+    if want.cls == VALUE or have.cls == VALUE:
+        return want.cls == have.cls and (
+            want.form == have.form
+            or (want.form[:1] == "@" and have.form.startswith(want.form + "-"))
+        )
+    la, lb = _lemmas(want), _lemmas(have)
+    if la & lb:
+        return True
+    groups = {_SYNONYM[f] for f in la if f in _SYNONYM}
+    if groups & {_SYNONYM[f] for f in lb if f in _SYNONYM}:
+        return True
+    if any(_HYPONYMS.get(f, set()) & lb for f in la):
+        return True
+    shorter = min(len(want.text), len(have.text))
+    return shorter >= 5 and want.text[:5] == have.text[:5]
+
+
+@dataclass(slots=True)
+class Reading:
+    holds: bool
+    reason: str
+
+
+def _clauses(tokens: list[Token]) -> list[int]:
+    """The clause number of every token: a new clause at and/but/because/... or a comma."""
+    clause, out = 0, []
+    for tok in tokens:
+        if tok.cls in (CLAUSE, CONJ, PUNCT):
+            clause += 1
+        out.append(clause)
+    return out
+
+
+def _is_request(tokens: list[Token]) -> bool:
+    words = [t for t in tokens if t.cls not in (STOP, PUNCT, SOFT)]
+    if not words:
+        return False
+    if any(t.text in ("please", "pls") for t in tokens):
+        return True
+    first = words[0]
+    if first.text in _REQUEST_START or (first.cls == NEG and len(words) > 1):
+        return True
+    return (
+        first.cls == MODAL
+        and first.form in ("can", "could", "would", "will")
+        and len(words) > 1
+        and words[1].text == "you"
+    )
+
+
+def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] | str:
+    """The statement tokens a quote word must cover, or why the statement cannot be read."""
+    toks = statement.tokens
+    needs: list[Token] = []
+    wish = False
+    for i, tok in enumerate(toks):
+        prev = toks[i - 1] if i else None
+        if (tok.cls == MODAL and tok.form in ("want", "wish")) or tok.form in _WISH:
+            wish = True
+            if request:
+                continue
+        if tok.cls not in (WORD, VALUE, SOFT):
+            continue
+        if request and wish and tok.form in ("to", "be", "for", "like"):
+            continue
+        if tok.form in _LIGHT_VERBS or tok.form in _CATEGORY:
+            continue
+        if tok.form == "work" and i + 1 < len(toks) and toks[i + 1].text == "as":
+            continue
+        if tok.form in ("year", "old") and any(t.cls == VALUE for t in toks[max(0, i - 2) : i]):
+            continue
+        if tok.text in ("named", "called") and i + 1 < len(toks) and toks[i + 1].cls == WORD:
+            continue  # "a dog named Rufus": the name itself must be covered ("my dog Rufus")
+        if tok.form in _HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
+            continue  # "the user's household" or "the team" for the quote's "we"
+        needs.append(tok)
+    if request and not wish:
+        return "a request entails only what the user wants"
+    return needs
+
+
+def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
+    """Does one quote sentence say what one statement sentence says? See the module doc."""
+    tokens = _without_casual(premise.tokens)
+    if len(tokens) > _MAX_TOKENS:
+        return Reading(False, "the quote sentence is too long to read as a paraphrase")
+    texts = [t.text for t in tokens]
+    request = _is_request(tokens)
+    if premise.question and not request:
+        return Reading(False, "the quote is a question, which asserts nothing")
+    for cue in _SARCASM:
+        if any(texts[i : i + len(cue)] == cue for i in range(len(texts))):
+            return Reading(False, f"the quote is sarcastic ({' '.join(cue)!r})")
+    premise_we = any(t.text in _WE for t in tokens)
+    needs = _needs(statement, request, premise_we)
+    if isinstance(needs, str):
+        return Reading(False, needs)
+    if not needs:
+        return Reading(False, "the statement has no content words to check")
+    kept = {t.text for t in statement.tokens}
+    statement_hedged = any(t.cls == MODAL and t.form in HEDGES for t in statement.tokens)
+    clause_of = _clauses(tokens)
+    cover: list[int] = []
+    for want in needs:
+        if want.text in ("previously", "formerly"):
+            if not any(t.past or _past_form(t) for t in tokens):
+                return Reading(False, f"the statement says {want.text!r} and the quote is not past")
+            continue
+        if want.cls == SOFT:
+            problem = _soft(want, tokens, kept)
+            if problem is not None:
+                return Reading(False, problem)
+            continue
+        found = [p for p, tok in enumerate(tokens) if _covers(want, tok)]
+        if not found:
+            return Reading(False, f"{want.text!r} in the statement is not in the quote")
+        cover.append(found[0])
+        have = tokens[found[0]]
+        retensed = want.cls == WORD and want.form != have.form and _lemmas(want) & _lemmas(have)
+        if retensed and _past_form(have) and not _past_form(want):
+            return Reading(False, f"{have.text!r} is in another tense")
+    if not cover:
+        return Reading(False, "the statement has no content words to check")
+    used = sorted(set(clause_of[p] for p in cover))
+    first_pos = min(cover)
+    for p in range(first_pos, max(cover)):
+        if tokens[p].text in _CONTRAST:
+            return Reading(False, f"the quote's words span a contrast ({tokens[p].text!r})")
+    problem = (
+        _whole_sentence(tokens, kept)
+        or _values(tokens, clause_of, needs, cover, statement)
+        or _origins(tokens, needs, cover, statement)
+        or _subject(tokens, clause_of, used, cover, request, kept)
+        or _hedges(tokens, clause_of, used, statement_hedged, kept, request)
+        or _negation(tokens, clause_of, used, statement)
+        or _tense(tokens, clause_of, used, statement)
+        or _attitude(tokens, clause_of, cover, request, kept)
+        or _strict(tokens, clause_of, cover, statement, request)
+    )
+    if problem is not None:
+        return Reading(False, problem)
+    return Reading(True, "every statement word is covered by one quote sentence (paraphrase)")
+
+
+def _without_casual(tokens: list[Token]) -> list[Token]:
+    """The sentence without casual time phrases that change nothing ("these days")."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        run = next((c for c in _CASUAL if [t.text for t in tokens[i : i + len(c)]] == c), None)
+        if run is None:
+            out.append(tokens[i])
+            i += 1
+        else:
+            i += len(run)
+    return out
+
+
+def _soft(want: Token, tokens: list[Token], kept: set[str]) -> str | None:
+    texts = [t.text for t in tokens]
+    if want.text in texts:
+        return None
+    past = any(t.past for t in tokens)
+    if want.text in ("now", "currently", "nowadays", "still") and not past:
+        return None
+    if want.text in ("recently", "lately") and set(texts) & _RECENT:
+        return None
+    if want.text == "always" and (
+        _has(texts, ["whole", "life"]) or _has(texts, ["all", "my", "life"])
+    ):
+        return None
+    if want.text == "daily" and ("day" in texts or "days" in texts):
+        return None
+    return f"the statement adds {want.text!r}, which the quote does not say"
+
+
+def _has(texts: list[str], run: list[str]) -> bool:
+    return any(texts[i : i + len(run)] == run for i in range(len(texts)))
+
+
+def _subject(
+    tokens: list[Token],
+    clause_of: list[int],
+    used: list[int],
+    cover: list[int],
+    request: bool,
+    kept: set[str],
+) -> str | None:
+    """Each covering clause is about the user: its first word that matters is the speaker
+    (I, we, my/our + a covered word), a request verb, a covered word, or, after the first
+    clause, a subject pronoun that can point back ("she's called Nell")."""
+    covered = set(cover)
+    for rank, clause in enumerate(used):
+        positions = [p for p, c in enumerate(clause_of) if c == clause]
+        for k, p in enumerate(positions):
+            tok = tokens[p]
+            if tok.cls in (STOP, SOFT, PUNCT, CONJ, CLAUSE, NEG) or tok.text in _DISCOURSE:
+                continue
+            if tok.cls == MODAL and not (request and tok.text == "you"):
+                continue
+            if p in covered:
+                break
+            if tok.cls == SELF or tok.text in ("we", "us", "im"):
+                problem = _predicate(tokens, positions[k + 1 :], covered, kept)
+                if problem is not None:
+                    return problem
+                break
+            if tok.cls == SELFPOSS or tok.text in ("our", "ours"):
+                following = positions[k + 1] if k + 1 < len(positions) else None
+                if following is not None and (
+                    following in covered or tokens[following].cls == VALUE
+                ):
+                    break
+                if following is not None and tokens[following].text in kept:
+                    break
+                shown = tokens[following].text if following is not None else tok.text
+                return f"the quote may be about someone or something else: {shown!r}"
+            if request and rank == 0:
+                break
+            if rank > 0 and tok.text in _SUBJECT_PRONOUNS:
+                break
+            if tok.text in kept:
+                break
+            return f"the quote may be about someone or something else: {tok.text!r}"
+    return None
+
+
+def _predicate(
+    tokens: list[Token], positions: list[int], covered: set[int], kept: set[str]
+) -> str | None:
+    """Between the speaker and the first covered word no other verb or noun may stand:
+    "I stopped eating meat" does not give "the user eats meat", nor "I miss living in the
+    city" "the user lives in the city". Light verbs (have, got, use) may, and for a statement
+    that the user has something, verbs of getting it (adopted, bought, inherited)."""
+    for p in positions:
+        if p in covered:
+            return None
+        tok = tokens[p]
+        if tok.cls != WORD or tok.text in kept or tok.text in _DISCOURSE:
+            continue
+        acquired = kept & {"has", "have"} and _lemmas(tok) & _ACQUIRE
+        following = tokens[p + 1].text if p + 1 < len(tokens) else ""
+        if tok.form == "work" and following == "as":
+            continue  # "I work as a plumber": the user is a plumber
+        if not (_lemmas(tok) & _LIGHT_VERBS or acquired):
+            return f"the quote says more about it: {tok.text!r} stands before what it covers"
+    return None
+
+
+def _hedges(
+    tokens: list[Token],
+    clause_of: list[int],
+    used: list[int],
+    statement_hedged: bool,
+    kept: set[str],
+    request: bool,
+) -> str | None:
+    last = max(used)
+    for p, tok in enumerate(tokens):
+        if clause_of[p] > last:
+            break
+        if clause_of[p] not in used and clause_of[p] > min(used):
+            continue
+        hedge = (tok.cls == MODAL and tok.form != "can") or tok.form in _EXTRA_HEDGES
+        if tok.text in _PRIVATIVE and tok.text not in kept:
+            return f"the quote qualifies it ({tok.text!r})"
+        if tok.text == "going" and p + 1 < len(tokens) and tokens[p + 1].text == "to":
+            hedge = True
+        if tok.text == "about" and p + 1 < len(tokens) and tokens[p + 1].text == "to":
+            hedge = True
+        if tok.form == "would" and p + 1 < len(tokens) and tokens[p + 1].text == "rather":
+            hedge = not kept & {"prefers", "prefer", "rather"}
+        if not hedge or tok.text in kept:
+            continue
+        if request and tok.form in ("can", "could", "would", "will", "when"):
+            continue
+        if statement_hedged and tok.form not in ("say", "used", "if", "or", "when"):
+            continue
+        return (
+            f"the quote hedges, conditions or reports it ({tok.text!r}) and the statement "
+            "states it plainly"
+        )
+    return None
+
+
+def _negation(
+    tokens: list[Token], clause_of: list[int], used: list[int], statement: Sentence
+) -> str | None:
+    last = max(used)
+    negs = sum(
+        1
+        for p, tok in enumerate(tokens)
+        if tok.cls == NEG
+        and clause_of[p] <= last
+        and (clause_of[p] in used or clause_of[p] < min(used))
+    )
+    wanted = [t.form for t in statement.tokens if t.cls == NEG]
+    if negs != len(wanted):
+        return f"the quote has {negs} negations where the statement has {len(wanted)}"
+    forms = {
+        tok.form
+        for p, tok in enumerate(tokens)
+        if tok.cls == NEG and clause_of[p] <= last and clause_of[p] >= min(used)
+    }
+    for form in wanted:
+        if form not in forms and not (form == "not" and forms & NOT_LIKE):
+            return f"the statement says {form!r} and the quote does not"
+    for form in forms - NOT_LIKE:
+        if form not in wanted:
+            return f"the quote says {form!r} and the statement does not"
+    for p, tok in enumerate(tokens):
+        if tok.cls == NEG and clause_of[p] not in used:
+            rest = [t for q, t in enumerate(tokens) if clause_of[q] == clause_of[p]]
+            if any(t.cls == SELF for t in rest) and len(rest) <= 4:
+                return f"the quote negates the speaker ({tok.text!r})"
+    return None
+
+
+def _tense(
+    tokens: list[Token], clause_of: list[int], used: list[int], statement: Sentence
+) -> str | None:
+    toks = statement.tokens
+    statement_past = any(t.past for t in toks) or any(
+        _past_form(t) and (i == 0 or toks[i - 1].text not in ("is", "are", "am"))
+        for i, t in enumerate(toks)
+    )
+    if statement_past:
+        return None
+    for p, tok in enumerate(tokens):
+        if clause_of[p] not in used or not tok.past:
+            continue
+        perfect = p > 0 and tokens[p - 1].form == "have" and tokens[p - 1].cls == STOP
+        if not perfect:
+            return f"the quote is in the past ({tok.text!r}) and the statement is not"
+    return None
+
+
+def _attitude(
+    tokens: list[Token], clause_of: list[int], cover: list[int], request: bool, kept: set[str]
+) -> str | None:
+    """After an attitude verb, or in a request, no other content word in the clause: "I
+    prefer tea over coffee", "Please use emojis sparingly"."""
+    covered = set(cover)
+    for clause in sorted({clause_of[p] for p in cover}):
+        in_clause = [p for p, c in enumerate(clause_of) if c == clause]
+        attitude = any(tokens[p].form in _ATTITUDE for p in in_clause)
+        if not (attitude or (request and clause == clause_of[min(cover)])):
+            continue
+        start = min(p for p in in_clause if p in covered)
+        for p in in_clause:
+            tok = tokens[p]
+            if p in covered or p < start or tok.form in _ATTITUDE:
+                continue
+            if request and (tok.text in _REQUEST_START or tok.text in _REQUEST_FILLER):
+                continue
+            if tok.cls == PREP and tok.text in kept:
+                continue
+            if tok.cls in (WORD, VALUE, PREP, POSS, PRON, REL, SOFT):
+                return f"the quote qualifies it further: {tok.text!r}"
+    return None
+
+
+def _whole_sentence(tokens: list[Token], kept: set[str]) -> str | None:
+    """Approximations ("around 30", "30-ish", "a doctor, well, almost") and endings ("my cat
+    died") anywhere in the sentence, unless the statement says them too."""
+    for tok in tokens:
+        if tok.text in kept:
+            continue
+        if tok.text in _APPROXIMATE or tok.text in _PRIVATIVE:
+            return f"the quote qualifies it ({tok.text!r})"
+        if tok.text in _ENDED:
+            return f"the quote says it ended or changed ({tok.text!r})"
+    return None
+
+
+def _next_word(tokens: list[Token], p: int) -> Token | None:
+    for tok in tokens[p + 1 :]:
+        if tok.cls in (CLAUSE, CONJ, PUNCT, REL):
+            return None
+        if tok.cls == WORD:
+            return tok
+    return None
+
+
+def _values(
+    tokens: list[Token],
+    clause_of: list[int],
+    needs: list[Token],
+    cover: list[int],
+    statement: Sentence,
+) -> str | None:
+    """A number counts the same thing on both sides: "3 kids and 2 dogs" does not give
+    "2 kids"."""
+    covering = iter(cover)
+    for want in needs:
+        if want.cls == SOFT or want.text in ("previously", "formerly"):
+            continue
+        p = next(covering)
+        if want.cls != VALUE:
+            continue
+        mine = _next_word(statement.tokens, statement.tokens.index(want))
+        theirs = _next_word(tokens, p)
+        if mine is None or theirs is None or mine.form in ("year", "old"):
+            continue
+        if not _covers(mine, theirs):
+            return f"{want.text} counts {theirs.text!r} in the quote"
+    return None
+
+
+def _origins(
+    tokens: list[Token], needs: list[Token], cover: list[int], statement: Sentence
+) -> str | None:
+    """A word the quote puts after "from" (where something moved from, an old value) is not
+    the statement's unless the statement also says "from"; prepositions before a covered
+    name or value must agree ("near Berlin" is not "in Berlin")."""
+    covering = iter(cover)
+    for want in needs:
+        if want.cls == SOFT or want.text in ("previously", "formerly"):
+            continue
+        p = next(covering)
+        theirs = _preposition(tokens, p)
+        mine = _preposition(statement.tokens, statement.tokens.index(want))
+        if theirs == "from" and mine != "from":
+            return f"{tokens[p].text!r} is where it came from in the quote"
+        if theirs and mine and theirs != mine and {theirs, mine} - {"in", "at"}:
+            return f"the quote says {theirs!r} {tokens[p].text!r}, not {mine!r}"
+    return None
+
+
+def _preposition(tokens: list[Token], p: int) -> str | None:
+    q = p - 1
+    while q >= 0 and tokens[q].cls in (STOP, SOFT):
+        q -= 1
+    return tokens[q].text if q >= 0 and tokens[q].cls == PREP else None
+
+
+def _strict(
+    tokens: list[Token],
+    clause_of: list[int],
+    cover: list[int],
+    statement: Sentence,
+    request: bool,
+) -> str | None:
+    """Under a negation, or for "the user is X", the quote may not qualify the covered words
+    further ("I don't eat meat on Fridays", "I'm a doctor in training", "a doctor's
+    assistant")."""
+    negated = any(t.cls == NEG for t in statement.tokens)
+    words = [t for t in statement.tokens if t.cls not in (STOP, PUNCT)]
+    copular = (
+        any(
+            t.text in ("is", "are", "am")
+            for t in statement.tokens[: statement.tokens.index(words[1])]
+        )
+        if len(words) > 1
+        else False
+    )
+    covered = set(cover)
+    for p in cover:
+        if p + 1 < len(tokens) and tokens[p + 1].cls == POSS and p + 1 not in covered:
+            return f"{tokens[p].text!r} belongs to something else in the quote"
+    if not (negated or copular) or request:
+        return None
+    last = max(cover)
+    for p in range(last + 1, len(tokens)):
+        if clause_of[p] != clause_of[last]:
+            break
+        if tokens[p].cls in (WORD, VALUE, PREP, POSS, PRON, REL):
+            return f"the quote qualifies it further: {tokens[p].text!r} follows"
+    return None

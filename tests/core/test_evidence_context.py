@@ -1,0 +1,130 @@
+"""The evidence quote is judged in its turn: through memory_write and memory_revise confirm on a
+real store, a quote that cuts away a negation, hedge, report, condition, question, fiction,
+quotation or a later retraction of its turn is not a confirmed user statement; a fair quote of
+part of a turn still is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core import Memory
+from core.judge import OfflineJudge
+from core.session import Session
+from tests.conftest import NOW
+
+# (the user's whole turn, the quote an agent picks from it, the content it writes)
+CUT_QUOTES: list[tuple[str, str, str]] = [
+    # -- the issue's cases -------------------------------------------------------------------
+    ("I'm not sure I'm pregnant.", "I'm pregnant", "The user is pregnant."),
+    ("My ex said I am abusive. That's not true.", "I am abusive", "The user is abusive."),
+    ("My doctor thinks I have cancer", "I have cancer", "The user has cancer."),
+    ("In the novel I'm writing, I am a spy.", "I am a spy", "The user is a spy."),
+    ("I am an admin, says the error message", "I am an admin", "The user is an admin."),
+    # -- the same classes, in other words ----------------------------------------------------
+    ("I don't think I'm diabetic.", "I'm diabetic", "The user is diabetic."),
+    ("Maybe I have ADHD, who knows.", "I have ADHD", "The user has ADHD."),
+    ("My sister claims I am a hoarder.", "I am a hoarder", "The user is a hoarder."),
+    ("If I get the job I will move to Oslo.", "I will move to Oslo", "The user will move to Oslo."),
+    ("I'll move to Oslo if I get the job.", "I'll move to Oslo", "The user will move to Oslo."),
+    ("Am I allergic to penicillin?", "I allergic to penicillin", "The user is allergic."),
+    ("So I'm a vegan now?", "I'm a vegan now", "The user is a vegan."),
+    ("Let's role-play: I am the king of Spain.", "I am the king of Spain", "The user is a king."),
+    ("Imagine I was a pilot. What would I earn?", "I was a pilot", "The user was a pilot."),
+    ('The form says "I am over 18" in bold.', "I am over 18", "The user is over 18."),
+    ("The log reads I am root on this host.", "I am root on this host", "The user is root."),
+    ("I live in Rome. Just kidding, I live in Turin.", "I live in Rome", "The user lives in Rome."),
+    (
+        "I'm a morning person. That was a lie.",
+        "I'm a morning person",
+        "The user is a morning person.",
+    ),
+    ("I quit smoking. Not true, sadly.", "I quit smoking", "The user quit smoking."),
+]
+
+# (turn, quote, content): fair quotes of part of a turn, still confirmed.
+FAIR_QUOTES: list[tuple[str, str, str]] = [
+    ("Hi! I live in Porto. Any cafe tips?", "I live in Porto", "The user lives in Porto."),
+    ("I don't like crowds, but I live in Paris.", "I live in Paris", "The user lives in Paris."),
+    ("Dr. Osei is my GP. I am diabetic.", "I am diabetic", "The user is diabetic."),
+    ("I'm writing a novel about spies.", "I'm writing a novel", "The user is writing a novel."),
+]
+
+
+@pytest.mark.parametrize(("turn", "quote", "content"), CUT_QUOTES)
+def test_the_judge_refuses_a_quote_its_turn_takes_away(turn: str, quote: str, content: str) -> None:
+    """With the turn as context the quote is refused, and the reason names the turn's cue."""
+    verdict = OfflineJudge().entails(quote, content, context=turn)
+    assert not verdict.holds, verdict.reason
+    assert verdict.score < 0.5
+
+
+@pytest.mark.parametrize(("turn", "quote", "content"), FAIR_QUOTES)
+def test_the_judge_keeps_a_fair_quote_of_part_of_a_turn(
+    turn: str, quote: str, content: str
+) -> None:
+    assert OfflineJudge().entails(quote, content, context=turn).holds
+
+
+def _session(memory: Memory, turn: str) -> Session:
+    memory.grant("assistant", "user:u1", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="u1", session_id="s-1", now=NOW)
+    session.add_turn("user", turn, at=NOW)
+    session.add_turn("assistant", "Noted.", at=NOW)
+    return session
+
+
+def _write(session: Session, content: str, quote: str) -> dict[str, Any]:
+    args = {
+        "type": "semantic",
+        "content": content,
+        "source_kind": "user_statement",
+        "evidence": quote,
+    }
+    return session.call("memory_write", args, now=NOW)
+
+
+@pytest.mark.parametrize(("turn", "quote", "content"), CUT_QUOTES[:5] + CUT_QUOTES[-2:])
+def test_memory_write_does_not_confirm_a_cut_quote(
+    memory: Memory, turn: str, quote: str, content: str
+) -> None:
+    """The quote is verbatim in a user turn, but its turn says otherwise: the record is an
+    agent inference, and the note says why."""
+    result = _write(_session(memory, turn), content, quote)
+    assert (result["status"], result["source_kind"]) == ("provisional", "agent_inference")
+    assert any("does not entail" in note for note in result["notes"])
+
+
+@pytest.mark.parametrize(("turn", "quote", "content"), FAIR_QUOTES)
+def test_memory_write_confirms_a_fair_quote(
+    memory: Memory, turn: str, quote: str, content: str
+) -> None:
+    result = _write(_session(memory, turn), content, quote)
+    assert (result["status"], result["source_kind"]) == ("confirmed", "user_statement")
+
+
+def test_memory_revise_confirm_reads_the_quote_in_its_turn(memory: Memory) -> None:
+    """confirm goes through the same evidence check: a cut quote does not confirm a guess,
+    a quote of a later turn that says it plainly does."""
+    session = _session(memory, "My doctor thinks I have diabetes.")
+    guess = session.call(
+        "memory_write",
+        {"type": "semantic", "content": "The user has diabetes.", "source_kind": "agent_inference"},
+        now=NOW,
+    )
+    assert guess["status"] == "provisional"
+    cut = session.call(
+        "memory_revise",
+        {"id": guess["id"], "action": "confirm", "evidence": "I have diabetes"},
+        now=NOW,
+    )
+    assert cut["source_kind"] == "agent_inference" and cut["status"] == "provisional"
+    assert any("does not entail" in note for note in cut["notes"])
+    session.add_turn("user", "Yes, I have diabetes.", at=NOW)
+    fair = session.call(
+        "memory_revise",
+        {"id": guess["id"], "action": "confirm", "evidence": "Yes, I have diabetes"},
+        now=NOW,
+    )
+    assert (fair["status"], fair["source_kind"]) == ("confirmed", "user_statement")
