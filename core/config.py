@@ -161,8 +161,8 @@ class RetrievalConfig(_Section):
             "Where the lexical generator computes BM25: memory (the same function over FTS5's "
             "postings, cached in memory by core.bm25: ~2 ms instead of 30-130 ms at 50,000 "
             "records; its statistics are the readable scopes') or fts5 (FTS5's bm25() in SQL, "
-            "nothing held in memory; its statistics are the whole table's, so scores depend "
-            "on other scopes' record counts)."
+            "for a search whose agent may read every record in the store; FTS5 counts the "
+            "whole table, so any other search is scored in memory as with memory)."
         ),
     )
     freshness_weight: float = Field(

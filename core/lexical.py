@@ -6,8 +6,8 @@ token is wrapped in double quotes (a quoted string is always a literal in FTS5),
 are OR-ed, so BM25 ranks records by how many and how rare the matching words are. Common English
 function words are dropped unless nothing else is left.
 
-When FTS5 computes BM25 (``retrieval.lexical_scoring = "fts5"``, or a query word FTS5 splits
-into a phrase; by default core.bm25 computes it in memory and keeps every word), words that
+When FTS5 computes BM25 (``retrieval.lexical_scoring = "fts5"``, for an agent that may read
+every record; by default core.bm25 computes it in memory and keeps every word), words that
 occur in at least half of the indexed records are left out of the query as well
 (``TermStats``): FTS5's BM25 gives such a word an IDF of 1e-6 (its log((N - n + 0.5) /
 (n + 0.5)) is <= 0 there and clamped), so it adds at most 2.2e-6 to any score, yet matching it

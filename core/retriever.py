@@ -109,10 +109,10 @@ class Retriever:
         # records_fts's tokenizer in a private in-memory table, shared by both BM25 paths.
         self.tokenizer = Tokenizer()
         self.terms = TermStats(self.store.term_documents, tokenizer=self.tokenizer)
-        self.bm25: BM25Index | None = None
-        if self.config.retrieval.lexical_scoring == "memory":
-            weights = (1.0, 0.5, 0.5, self.config.retrieval.context_weight)
-            self.bm25 = BM25Index(self.store, weights=weights, tokenizer=self.tokenizer)
+        # Read from the store on first use: with lexical_scoring "fts5", only by a search of
+        # an agent that may not read every record (see search).
+        weights = (1.0, 0.5, 0.5, self.config.retrieval.context_weight)
+        self.bm25 = BM25Index(self.store, weights=weights, tokenizer=self.tokenizer)
 
     def close(self) -> None:
         """Release what the retriever holds beside the store (the tokenizer's connection)."""
@@ -157,18 +157,7 @@ class Retriever:
 
         t = time.perf_counter()
         words = query_tokens(query)
-        # BM25 of every record matching a word, computed once for this and the time generator
-        # (None: FTS5 scores instead, see _lexical).
-        scored = None
-        if words and self.bm25 is not None:
-            # Statistics over every record of the readable scopes, whatever its status or
-            # type: what the agent could read with include_history, and nothing else.
-            counted = RecordFilter(scopes=where.scopes, statuses=HISTORY_STATUSES)
-            within = Within(
-                key=(where.scopes, index.epoch, index.version),
-                rowids=lambda: index.rowids_passing(counted),
-            )
-            scored = self.bm25.scores(words, within=within)
+        scored = self._scored(words, where.scopes, index=index)
         lexical, lexical_scored_by, weightless = self._lexical(
             words, scored, where, depth, index=index
         )
@@ -428,6 +417,28 @@ class Retriever:
         rows = self.store.query(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", rowids)
         return {r["rowid"]: r["id"] for r in rows}
 
+    def _scored(
+        self, words: list[str], scopes: tuple[str, ...], *, index: VectorIndex
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """BM25 of every record matching a query word, computed in memory once for the lexical
+        and time generators, its statistics (N, each word's n, avgdl) counted over every
+        record of the readable ``scopes``, whatever its status or type: what the agent could
+        read with include_history, and nothing else. None where FTS5 ranks instead: with
+        lexical_scoring "fts5", and only when the agent may read every record in the store,
+        since FTS5's bm25() counts the whole table (and SQLite's Python binding cannot give
+        it other statistics); any other search scores here, so no score depends on records
+        the agent cannot read."""
+        if not words:
+            return None
+        counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
+        if self.config.retrieval.lexical_scoring == "fts5" and index.share(counted) == 1.0:
+            return None
+        within = Within(
+            key=(scopes, index.epoch, index.version),
+            rowids=lambda: index.rowids_passing(counted),
+        )
+        return self.bm25.scores(words, within=within)
+
     def _lexical(
         self,
         words: list[str],
@@ -440,8 +451,8 @@ class Retriever:
         """BM25 over content, subject, aliases and context (column weights 1, 0.5, 0.5 and
         retrieval.context_weight), the ``depth`` best records passing ``where``; higher is
         better. ``scored`` is the query ``words``' BM25 computed in memory (core.bm25: rowids
-        and scores of every matching record); None when it is configured off or a query word
-        is a phrase to FTS5, and then FTS5 computes it (``_fts5``). Also which of the two
+        and scores of every matching record); None when FTS5 computes it (``_fts5``; see
+        ``_scored``). Also which of the two
         ranked ("memory", "fts5", or None for a query without words) and the query words
         FTS5's path left out of its query."""
         if not words:
@@ -475,7 +486,7 @@ class Retriever:
         those the lexical generator ranked below records from other times. BM25 rather than
         cosine inside the window: on LoCoMo's questions with a time cue, R@5 0.697 against
         0.644 (README, Retrieval quality; measured with the parser's first version). Where
-        FTS5 scores (a phrase word, or lexical_scoring "fts5") this is a second FTS5 query,
+        FTS5 scores (lexical_scoring "fts5", see ``_scored``) this is a second FTS5 query,
         whose choice of words to leave out (``_fts5``) is made again for the records inside
         the window."""
         if cue is None or not words:

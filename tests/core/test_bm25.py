@@ -21,10 +21,14 @@ from tests.conftest import NOW
 
 WEIGHTS = (1.0, 0.5, 0.5, 0.3)
 # Stems shared between forms ("runs", "running"), a word the tokenizer folds ("Café"), digits,
-# a name, and words that occur everywhere or nowhere.
+# a name, words that occur everywhere or nowhere, and words the tokenizer splits into several
+# terms (a phrase to FTS5: "well_known", "e-mail", "node.js", "o'brien", "ça_va", "tea_tea"),
+# beside their parts alone and in other orders.
 VOCABULARY = [
     "tea", "teas", "running", "runs", "ran", "coffee", "Café", "cafe", "caroline", "2023",
     "photo", "photos", "x", "pottery", "melanie", "share", "shared", "the",
+    "well", "known", "well_known", "e-mail", "mail", "node.js", "o'brien", "x2", "ça_va",
+    "tea_tea",
 ]  # fmt: skip
 
 
@@ -76,7 +80,11 @@ record = st.fixed_dictionaries(
         ),
     },
 )
-query = st.lists(st.sampled_from([*VOCABULARY, "absent", "running"]), min_size=1, max_size=5)
+query = st.lists(
+    st.sampled_from([*VOCABULARY, "absent", "running", "known_well", "teas_running", "_"]),
+    min_size=1,
+    max_size=5,
+)
 
 
 @settings(
@@ -124,15 +132,29 @@ def test_column_weights_are_fts5s(tmp_path: Path) -> None:
     assert got == pytest.approx(expected, rel=1e-12)
 
 
-def test_a_word_the_tokenizer_splits_is_left_to_fts5(tmp_path: Path) -> None:
-    """ "well_known" is two FTS5 terms, a phrase whose frequency needs positions."""
+def test_a_word_the_tokenizer_splits_is_scored_as_fts5s_phrase(tmp_path: Path) -> None:
+    """ "well_known" is two FTS5 terms, a phrase: it matches where they are adjacent in one
+    column, each place counts (overlapping ones too: "tea_tea" twice in "tea tea tea"), and
+    it is scored in memory like any word."""
     mem = open_memory(tmp_path / "m.db")
-    mem.import_records([{"content": "well known tea"}], scope="user:alice", now=NOW)
+    mem.import_records(
+        [
+            {"content": "well known tea"},
+            {"content": "known well", "context": "well"},  # the terms, not the phrase
+            {"content": "well", "context": "known tea tea tea"},  # not across columns
+            {"content": "tea tea tea well known well known"},
+        ],
+        scope="user:alice",
+        now=NOW,
+    )
     index = BM25Index(mem.store, weights=WEIGHTS)
-    assert index.scores(["well_known", "tea"]) is None
-    assert memory_scores(index, ["tea", "_"]).keys() == {1}  # "_" has no terms: matches nothing
-    index.close()
-    mem.close()
+    try:
+        assert memory_scores(index, ["well_known"]).keys() == {1, 4}
+        assert_same(index, mem, [["well_known", "tea"], ["tea_tea"], ["known_well", "well"]])
+        assert memory_scores(index, ["tea", "_"]).keys() == {1, 3, 4}  # "_": no terms, no match
+    finally:
+        index.close()
+        mem.close()
 
 
 def test_the_index_follows_every_change_by_any_process(tmp_path: Path) -> None:
@@ -147,17 +169,23 @@ def test_the_index_follows_every_change_by_any_process(tmp_path: Path) -> None:
             {"content": "Caroline shared a photo of tea", "about": [person("Caroline")]},
             {"content": "Melanie runs pottery classes", "about": [person("Mel")]},
             {"content": "coffee and tea in 2023", "context": "photo"},
+            {"content": "a well-known photo", "context": "well known tea"},
         ],
         scope="user:alice",
         now=NOW,
     )
     snapshot = mem.snapshot(tmp_path / "before.db")
     index = BM25Index(mem.store, weights=WEIGHTS)
-    queries = [["tea", "photo"], ["caroline", "pottery"], ["mel", "melanie", "running"]]
+    queries = [
+        ["tea", "photo"],
+        ["caroline", "pottery"],
+        ["mel", "melanie", "running"],
+        ["well_known", "known_photo", "tea"],  # phrases: read again after every change
+    ]
     assert_same(index, mem, queries)  # every term cached now
 
     other.import_records(
-        [{"content": f"tea {i} photo"} for i in range(5)], scope="user:alice", now=NOW
+        [{"content": f"tea {i} photo well known"} for i in range(5)], scope="user:alice", now=NOW
     )
     assert_same(index, mem, queries)
     other.forget(first[0], now=NOW)
@@ -269,17 +297,17 @@ class WriteBeforeReading:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.mem.store, name)
 
-    def postings(self, terms: Any) -> Any:
+    def postings(self, terms: Any, **options: Any) -> Any:
         self.writes += 1
         self.other.import_records(
-            [{"content": f"tea {self.writes} photo"}], scope="user:alice", now=NOW
+            [{"content": f"tea {self.writes} photo tea"}], scope="user:alice", now=NOW
         )
         ids = [
             r["id"] for r in self.mem.store.query("SELECT id FROM records WHERE content = 'tea'")
         ]
         if ids:
             self.other.forget(ids[0], now=NOW)  # a row holding the term goes, too
-        return self.mem.store.postings(terms)
+        return self.mem.store.postings(terms, **options)
 
 
 def test_postings_read_at_a_newer_version_are_brought_level(tmp_path: Path) -> None:
@@ -295,6 +323,32 @@ def test_postings_read_at_a_newer_version_are_brought_level(tmp_path: Path) -> N
     assert_same(index, mem, [["tea", "photo"]])  # cached now: no more writes
     assert store.writes == 1
     assert index.version == mem.store.index_version()[1]
+    index.close()
+    mem.close()
+    other.close()
+
+
+def test_a_phrase_read_at_a_newer_version_is_read_until_current(tmp_path: Path) -> None:
+    """A phrase's postings are not patched: read at a newer version than the index's, or
+    older than a later write, they are read again, so they always match the row lengths."""
+    path = tmp_path / "m.db"
+    mem, other = open_memory(path), open_memory(path)
+    mem.import_records([{"content": "tea"}, {"content": "photo tea"}], scope="user:alice", now=NOW)
+    store = WriteBeforeReading(mem, other)
+    index = BM25Index(store, weights=WEIGHTS)  # type: ignore[arg-type]
+    index.sync()
+
+    def same_after_reading(words: list[str]) -> None:  # the reads write: FTS5 is asked last
+        got = memory_scores(index, words)
+        assert got == pytest.approx(fts5_scores(mem, words), rel=1e-12)
+
+    same_after_reading(["photo_tea", "tea"])
+    assert store.writes == 2  # the term "tea", then the phrase, each read once
+    same_after_reading(["photo_tea"])  # current: not read again
+    assert store.writes == 2
+    other.import_records([{"content": "photo tea photo tea"}], scope="user:alice", now=NOW)
+    same_after_reading(["photo_tea", "tea"])
+    assert store.writes == 3  # the phrase again; the term was patched
     index.close()
     mem.close()
     other.close()

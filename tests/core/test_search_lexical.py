@@ -132,31 +132,60 @@ TEA_NOTES = [note(f"tea note {i} running " + "filler " * i) for i in range(6)]
 
 
 @pytest.mark.parametrize(
-    ("bob", "query", "why"),
+    ("others", "types", "query", "why"),
     [
-        # Alice reads the whole store: rank first, filter after. The query says "runs", the
-        # same porter stem as the records' "running".
-        ([], "tea runs", "rank then filter, a stem shared with the records"),
-        # Bob's records are most of the store: the filter goes inside the FTS query.
-        ([note(f"coffee {i} running") for i in range(30)], "tea running", "filter inside"),
+        # Alice's semantic notes are the whole store: rank first, filter after. The query
+        # says "runs", the same porter stem as the records' "running".
+        ([note(f"coffee {i} running") for i in range(8)], None, "tea runs", "rank then filter"),
+        # Episodic notes are most of the store and the search asks for semantic ones: the
+        # filter goes inside the FTS query.
+        (
+            [note(f"coffee {i} running", "episodic") for i in range(30)],
+            ("semantic",),
+            "tea running",
+            "filter inside",
+        ),
     ],
 )
 def test_a_word_in_half_the_store_is_left_out_and_the_ranking_is_unchanged(
-    tmp_path: Path, bob: list[dict[str, Any]], query: str, why: str
+    tmp_path: Path,
+    others: list[dict[str, Any]],
+    types: tuple[str, ...] | None,
+    query: str,
+    why: str,
 ) -> None:
     """Every record says "running" (as every turn's context holds its session's date): BM25
     gives it an IDF of 1e-6, so the query leaves it out and the ranking is the full query's,
     scores equal to 1e-5, in either placement of the filter."""
-    alice = TEA_NOTES + ([] if bob else [note(f"coffee {i} running") for i in range(8)])
-    mem = open_store(tmp_path / "m.db", alice, bob)
-    payload = search_payload(mem, query)
+    mem = open_store(tmp_path / "m.db", TEA_NOTES + others, [])
+    payload = search_payload(mem, query, **({"types": list(types)} if types else {}))
     tea, common = query.split()
-    expected = filtered_bm25(mem, f'"{tea}" OR "{common}"')
+    expected = filtered_bm25(mem, f'"{tea}" OR "{common}"', types=types)
     got = [(c["id"], c["score"]) for c in payload["candidates"]["lexical"]]
     mem.close()
+    assert payload["lexical_scored_by"] == "fts5", why
     assert payload["lexical_words_ignored"] == [common], why
     assert [i for i, _ in got] == [i for i, _ in expected], why
     assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(got, expected, strict=True)), why
+
+
+@pytest.mark.parametrize(("bobs", "scored_by"), [(5, "memory"), (0, "fts5")])
+def test_fts5_scoring_runs_only_for_an_agent_that_reads_the_whole_store(
+    tmp_path: Path, bobs: int, scored_by: str
+) -> None:
+    """FTS5's bm25() counts the whole table, so with lexical_scoring "fts5" it ranks only a
+    search whose agent may read every record; any other is scored in memory over the
+    readable scopes' statistics (the scores a store of Alice's records alone would give)."""
+    alice = [note("tea note"), note("coffee note"), note("filler")]
+    mem = open_store(tmp_path / "m.db", alice, [note("tea")] * bobs)
+    payload = search_payload(mem, "tea note")
+    mem.close()
+    assert payload["lexical_scored_by"] == scored_by
+    if scored_by == "memory":
+        alone = open_store(tmp_path / "alone.db", alice, [], scoring="memory")
+        expected = [c["score"] for c in search_payload(alone, "tea note")["candidates"]["lexical"]]
+        alone.close()
+        assert [c["score"] for c in payload["candidates"]["lexical"]] == expected
 
 
 def test_too_few_matches_without_the_common_word_run_the_full_query(tmp_path: Path) -> None:
@@ -252,7 +281,7 @@ def test_the_store_counts_words_as_fts5_holds_them_after_a_forget(tmp_path: Path
     ("scoring", "query", "scored_by"),
     [
         ("memory", "tea", "memory"),
-        ("memory", "well_known tea", "fts5"),  # a phrase to FTS5: only FTS5 can score it
+        ("memory", "well_known tea", "memory"),  # a phrase to FTS5, scored in memory too
         ("fts5", "tea", "fts5"),
     ],
 )
