@@ -103,6 +103,7 @@ from core.judge.base import Judge, Verdict
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.paraphrase import read_paraphrase
+from core.judge.similar import DEFAULT_THRESHOLD, SimilarityReading, TextEmbedder
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -487,10 +488,29 @@ def _paraphrases(
     return passed
 
 
+def _similar(
+    reading: SimilarityReading, quote: list[tuple[Sentence, str]], part: Sentence, hypothesis: str
+) -> list[_Attempt]:
+    """The embedder reading (core.judge.similar) of each quote sentence not taken back."""
+    passed = []
+    for sentence, later in quote:
+        reason = reading.holds(sentence, part, hypothesis)
+        if reason is not None and retraction(later, hypothesis) is None:
+            passed.append(_Attempt(True, 1.0, 4, reason, 0.0))
+            break
+    return passed
+
+
 class OfflineJudge(Judge):
     """Rule-based, conservative, deterministic; no model. See the module docstring."""
 
     name = "offline-rules-v1"
+
+    def __init__(
+        self, embedder: TextEmbedder | None = None, *, threshold: float = DEFAULT_THRESHOLD
+    ) -> None:
+        # With an embedder, a third reading (core.judge.similar) runs when the rules refuse.
+        self._similar = SimilarityReading(embedder, threshold) if embedder is not None else None
 
     def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
         # The turn may void the quote (context.read); the rules then judge the quote itself.
@@ -522,6 +542,8 @@ class OfflineJudge(Judge):
             passed = [a for a in attempts if a.holds]
             if not passed:
                 passed = _paraphrases(quote, part, hypothesis)
+            if not passed and self._similar is not None:
+                passed = _similar(self._similar, quote, part, hypothesis)
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)
