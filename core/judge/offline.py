@@ -73,7 +73,10 @@ Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence 
 200 dev pairs precision 1.00, recall 0.49; on the half of them not looked at while writing the
 rules, recall 0.36. So it is still far from an NLI model: most true paraphrases that need world
 knowledge ("decaf" is coffee, "celiac" a disease, "golden retriever" a dog) are downgraded to
-agent_inference, which is the safe direction.
+agent_inference, which is the safe direction. A third reading by the packaged embedder's
+cosine (under polarity, tense, modality, other-person, number and name vetoes) was measured
+and left out: it adds little recall and lets role swaps through ("I prefer cats to dogs" /
+"prefers dogs", "close to Madrid" / "in Madrid"); figures in benchmarks/README.md.
 
 Limits, honestly: it is words and clauses, not a parser. It misses paraphrases that need world
 knowledge, reordered facts spread over two quote sentences, and most synonyms outside its table.
@@ -103,7 +106,6 @@ from core.judge.base import Judge, Verdict
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.paraphrase import read_paraphrase
-from core.judge.similar import DEFAULT_THRESHOLD, SimilarityReading, TextEmbedder
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -488,29 +490,10 @@ def _paraphrases(
     return passed
 
 
-def _similar(
-    reading: SimilarityReading, quote: list[tuple[Sentence, str]], part: Sentence, hypothesis: str
-) -> list[_Attempt]:
-    """The embedder reading (core.judge.similar) of each quote sentence not taken back."""
-    passed = []
-    for sentence, later in quote:
-        reason = reading.holds(sentence, part, hypothesis)
-        if reason is not None and retraction(later, hypothesis) is None:
-            passed.append(_Attempt(True, 1.0, 4, reason, 0.0))
-            break
-    return passed
-
-
 class OfflineJudge(Judge):
     """Rule-based, conservative, deterministic; no model. See the module docstring."""
 
     name = "offline-rules-v1"
-
-    def __init__(
-        self, embedder: TextEmbedder | None = None, *, threshold: float = DEFAULT_THRESHOLD
-    ) -> None:
-        # With an embedder, a third reading (core.judge.similar) runs when the rules refuse.
-        self._similar = SimilarityReading(embedder, threshold) if embedder is not None else None
 
     def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
         # The turn may void the quote (context.read); the rules then judge the quote itself.
@@ -542,8 +525,6 @@ class OfflineJudge(Judge):
             passed = [a for a in attempts if a.holds]
             if not passed:
                 passed = _paraphrases(quote, part, hypothesis)
-            if not passed and self._similar is not None:
-                passed = _similar(self._similar, quote, part, hypothesis)
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)

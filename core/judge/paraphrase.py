@@ -204,17 +204,6 @@ def _lemmas(tok: Token) -> set[str]:
     return forms
 
 
-def is_past_form(tok: Token) -> bool:
-    """A past verb form the tokenizer does not mark (``-ed``, a few irregular ones)."""
-    return _past_form(tok)
-
-
-def is_sarcastic(tokens: list[Token]) -> bool:
-    """The sentence contains one of the sarcasm openers ("yeah right", "as if")."""
-    texts = [t.text for t in tokens]
-    return any(texts[i : i + len(cue)] == cue for cue in _SARCASM for i in range(len(texts)))
-
-
 def _past_form(tok: Token) -> bool:
     return tok.text in _IRREGULAR_PAST or (
         tok.cls == WORD and len(tok.text) > 4 and tok.text.endswith("ed")
