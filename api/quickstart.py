@@ -130,6 +130,35 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             "ms (user:alice 4, user:bob 2, project:apollo 1)",
             imported=len(ids),
         )
+        # A conversation imported as it was said: one record per turn, with the session date
+        # and the turns before it as retrieval context, so a short reply is still found.
+        mem.grant("assistant", "user:carol", access="readwrite")
+        turns = [
+            {
+                "id": "c1",
+                "role": "user",
+                "at": "2026-11-20T18:00:00Z",
+                "text": "Which cafe should we book for Friday?",
+            },
+            {
+                "id": "c2",
+                "role": "assistant",
+                "at": "2026-11-20T18:01:00Z",
+                "text": "Blue Door or Lantern?",
+            },
+            {
+                "id": "c3",
+                "role": "user",
+                "at": "2026-11-20T18:02:00Z",
+                "text": "Lantern, they have oat milk.",
+            },
+        ]
+        conversation = mem.import_conversation(turns, scope="user:carol", session_id="carol-1")
+        out.line(
+            f"import    a conversation of {len(conversation)} turns into user:carol "
+            "(source_ref = the turn id)",
+            imported_turns=len(conversation),
+        )
 
         out.section(
             "5. A conversation writes memory",
@@ -142,6 +171,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         s.add_turn("user", "I'm vegetarian, by the way. And please keep answers short.")
         s.add_turn("assistant", "Noted: vegetarian, short answers.")
         s.add_turn("user", "Actually, I now prefer detailed answers with examples.")
+        s.add_turn("user", "I'm not sure I'm moving to Berlin, we'll see.")
         calls = [
             (
                 "quoted",
@@ -192,6 +222,15 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
                 ),
             ),
             (
+                "cut quote",
+                dict(
+                    type="semantic",
+                    content="The user is moving to Berlin.",
+                    source_kind="user_statement",
+                    evidence="I'm moving to Berlin",
+                ),
+            ),
+            (
                 "guess",
                 dict(
                     type="semantic",
@@ -228,12 +267,14 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             "returned; every search is logged and can be replayed.",
         )
         bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
+        carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol")
         searches = [
             (s, "alice", "How does the user like answers?"),
             (s, "alice", "Which project database is used for staging?"),
             (s, "alice", "Which database did Alice's team choose in September 2026?"),
             (bob, "bob", "Does the user prefer short or detailed answers?"),
             (bob, "bob", "Is Alice allergic to anything?"),
+            (carol, "carol", "Which cafe has oat milk?"),
             (s, "alice", "What is the boiling point of tungsten?"),
         ]
         for session, user, query in searches:
