@@ -1102,8 +1102,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--data",
         default="../shared/data",
-        help="folder with the data set files (personal: the file itself, or its folder; judge: "
-        "a .jsonl file or a folder holding it)",
+        help="folder with the data set files (personal: the file itself, or its folder, or "
+        "a LongMemEval .json.gz, each question a user holding only its evidence sessions; "
+        "judge: a .jsonl file or a folder holding it)",
     )
     p.add_argument(
         "--dataset",

@@ -26,6 +26,7 @@ tool returns (``json.dumps`` of the result) and its records' content.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import statistics
@@ -113,7 +114,12 @@ def data_file(path: Path) -> Path:
 
 
 def load(path: Path) -> list[Persona]:
-    data = json.loads(data_file(path).read_text())
+    """The personas of a personal-memory file, or of a LongMemEval file (``.json.gz``)."""
+    file = data_file(path)
+    if file.name.endswith(".gz"):
+        with gzip.open(file) as handle:
+            return [_longmemeval_persona(item) for item in json.loads(handle.read())]
+    data = json.loads(file.read_text())
     return [_persona(p) for p in data["personas"]]
 
 
@@ -138,6 +144,63 @@ def _persona(raw: dict[str, Any]) -> Persona:
         for q in raw["questions"]
     )
     return Persona(raw["id"], tuple(sessions), questions)
+
+
+# LongMemEval's question types as the personal set's kinds. An abstention question (its id ends
+# in _abs) asks about something close to its sessions that they never state.
+LONGMEMEVAL_KINDS = {
+    "single-session-user": "direct",
+    "single-session-assistant": "direct",
+    "single-session-preference": "implicit",
+    "multi-session": "multi",
+    "temporal-reasoning": "temporal",
+    "knowledge-update": "update",
+}
+
+
+def _longmemeval_persona(item: dict[str, Any]) -> Persona:
+    """One LongMemEval question as a user whose store holds only its evidence sessions (the
+    sessions that answer it), so the figures say what one real user's few sessions give.
+
+    Turn ids are ``<session id>#<n>``, turn times the session's date plus two minutes a turn;
+    the evidence is the turns marked has_answer. A knowledge update's turns do not say which
+    value is current, so both count as evidence and none as stale."""
+    question_id = str(item["question_id"])
+    abstains = question_id.endswith("_abs")
+    answering = set(item["answer_session_ids"])
+    sessions: list[Session] = []
+    evidence: list[str] = []
+    for session_id, date, raw_turns in zip(
+        item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"], strict=True
+    ):
+        if session_id not in answering or not raw_turns:
+            continue
+        start = _longmemeval_time(date)
+        turns = tuple(
+            Turn(f"{session_id}#{n}", t["role"], t["content"], start + n * TURN_STEP)
+            for n, t in enumerate(raw_turns)
+        )
+        sessions.append(Session(session_id, turns))
+        if not abstains:
+            evidence += [
+                t.id for t, raw in zip(turns, raw_turns, strict=True) if raw.get("has_answer")
+            ]
+    sessions.sort(key=lambda s: s.turns[0].at)
+    question = Question(
+        question_id,
+        item["question"],
+        "unanswerable_near" if abstains else LONGMEMEVAL_KINDS[item["question_type"]],
+        _longmemeval_time(item["question_date"]),
+        tuple(evidence),
+        (),
+    )
+    return Persona(re.sub(r"[^A-Za-z0-9_-]", "-", question_id), tuple(sessions), (question,))
+
+
+def _longmemeval_time(text: str) -> datetime:
+    """LongMemEval's '2023/05/20 (Sat) 10:44' as an aware UTC time."""
+    day, _, clock = text.partition(" (")
+    return datetime.strptime(f"{day} {clock[-5:]}", "%Y/%m/%d %H:%M").replace(tzinfo=UTC)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -206,3 +206,53 @@ def test_the_command_prints_a_summary_and_refuses_a_missing_file(
     assert json.loads(out_file.read_text())["personas"] == 2
     assert main(["eval", "--dataset", "personal", "--data", str(tmp_path / "none")]) == 2
     assert "personal-memory-dev.json" in capsys.readouterr().err
+
+
+def _longmemeval_item(question_id: str, question_type: str) -> dict[str, Any]:
+    """A LongMemEval-S item: a distractor session and an answering one, out of date order."""
+    return {
+        "question_id": question_id,
+        "question_type": question_type,
+        "question": "What colour is my bike?",
+        "question_date": "2023/05/30 (Tue) 22:53",
+        "answer": "red",
+        "answer_session_ids": ["answer_1"],
+        "haystack_session_ids": ["answer_1", "noise_1"],
+        "haystack_dates": ["2023/05/21 (Sun) 17:01", "2023/05/20 (Sat) 10:44"],
+        "haystack_sessions": [
+            [
+                {"role": "user", "content": "Hi there."},
+                {"role": "assistant", "content": "Hello!"},
+                {"role": "user", "content": "I painted my bike red.", "has_answer": True},
+            ],
+            [{"role": "user", "content": "Tell me about Toulouse."}],
+        ],
+    }
+
+
+def test_longmemeval_questions_become_users_holding_only_their_evidence_sessions(
+    tmp_path: Path,
+) -> None:
+    import gzip
+
+    source = tmp_path / "lme.json.gz"
+    items = [
+        _longmemeval_item("q1", "single-session-user"),
+        _longmemeval_item("q2_abs", "single-session-user"),
+        _longmemeval_item("q3", "knowledge-update"),
+    ]
+    source.write_bytes(gzip.compress(json.dumps(items).encode()))
+    first, abstains, update = personal_eval.load(source)
+    assert [s.id for s in first.sessions] == ["answer_1"]  # the distractor is not stored
+    [turn1, _, turn3] = first.sessions[0].turns
+    assert (turn1.id, turn3.id) == ("answer_1#0", "answer_1#2")
+    assert turn3.at - turn1.at == 2 * personal_eval.TURN_STEP
+    [question] = first.questions
+    assert (question.kind, question.evidence, question.stale) == ("direct", ("answer_1#2",), ())
+    assert abstains.questions[0].kind == "unanswerable_near"
+    assert abstains.questions[0].evidence == ()
+    assert update.questions[0].kind == "update"
+
+    report = personal_eval.run(data=source, config=Config(), paths=("turns",), progress=False)
+    assert report["personas"] == 3
+    assert report["turns"]["answerable"]["hit@5"] == 1.0  # the painted-bike turn is found
