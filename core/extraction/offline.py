@@ -10,10 +10,14 @@ matches one of a few first-person patterns, and its exact text becomes the evide
 - "I prefer / like / love / hate / want / need / use / have / own / live / work / speak ... X"
                                    -> "The user prefers X." ... (fact)
 - "I don't / do not V X", "I can't V X"  -> "The user does not V X." (fact)
-- "my X is / are Y"               -> "The user's X is Y."     (fact, attribute X)
+- "I'd rather / I would prefer X"  -> "The user would rather X." (fact: a preference)
+- "my X is / are Y", "Y is (now) my X"  -> "The user's X is Y."  (fact, attribute X: a later
+  holder of the same X supersedes the earlier one through the ingestor)
+- "I stopped / quit / gave up / no longer X"  -> "The user has stopped X." (fact)
 - "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
-  clause has a date expression: review_at (the last day it can mean), valid_from ("from",
-  "starting") and valid_until ("until", "through")
+  clause has a date expression: event_at (the day it happens, else the day it starts),
+  review_at (the last day it can mean), valid_from ("from", "starting") and valid_until
+  ("until", "through")
 - "I decided / agreed / chose ..."  -> "The user decided ..."  (decision, episodic, personal)
 - "we / the team / Sam and I decided ..."  -> "We decided ..." (who decided is kept; the
   session's target for shared decisions, SessionView.shared_target: current_project when the
@@ -22,7 +26,12 @@ matches one of a few first-person patterns, and its exact text becomes the evide
   report success or failure          -> the clause itself       (outcome, episodic)
 - "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
 
-Skipped: questions, conditionals and hedges (if, would, could, might, maybe, hope, wish);
+A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
+when it is informative: an episodic ``statement`` whose content is its own evidence
+(core.extraction.verbatim), never a semantic fact.
+
+Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, might, maybe,
+hope, wish, let's say);
 reported speech and belief ("My boss said: I'm quitting", "My mom thinks I should ...", "I told
 him ...": the reporting clause and the rest of its sentence, until a "so" or "but" clause) and
 anything in quotation marks; sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
@@ -60,6 +69,7 @@ from pydantic import ValidationError
 
 from core import temporal
 from core.evidence import MIN_QUOTE_CHARS, Turn, find_quote, normalise, vouching_problem
+from core.extraction import verbatim
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,
@@ -85,10 +95,12 @@ INJECTION = re.compile(
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
-    r"\b(if|would|could|might|maybe|perhaps|probably|hope|wish|suppose|imagine|pretend|"
-    r"what if|unless|someday)\b",
+    r"\b(if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|wish|suppose|"
+    r"imagine|pretend|what if|unless|someday|let's say|lets say|say i|hypothetically|in theory)\b",
     re.IGNORECASE,
 )
+# "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
+_RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
 # Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: the
 # clause holding it, and the rest of its sentence, are not the user's own claim.
 _REPORTING = re.compile(
@@ -146,6 +158,20 @@ _PLAN = re.compile(
 _I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
 _I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
 _MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
+# "Bianca is my sous-chef", "Dana is now my manager": a named holder of the user's role, keyed
+# like "my sous-chef is Bianca" so that a later holder supersedes an earlier one. Names only
+# (capitalised, case-sensitive), never a pronoun or a demonstrative.
+_NAMED_HOLDER = re.compile(
+    r"^(?!(?:It|This|That|He|She|They|There|Here|What|Which|Who|Everything|Nothing)\b)"
+    r"(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+is\s+(?:now\s+)?my\s+"
+    r"(?P<what>(?:[a-z'-]+\s+){0,2}?[a-z'-]+?)(?:\s+now)?$"
+)
+# "I stopped drinking beer", "I've quit Rocco's", "I no longer run": a habit or role ended.
+_STOPPED = re.compile(
+    r"^i(?:'ve| have)?\s+(?:just\s+|finally\s+|completely\s+)?(?P<verb>stopped|quit|gave up|"
+    r"given up|no longer)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
 _DECISION = re.compile(
     r"^(?P<who>we|i|the team|our team|my team|the family|(?:my\s+)?[\w'-]+ and i)\s+"
     r"(?:(?:have|just|finally|already|eventually|all|both)\s+)*(?P<verb>decided|agreed|chose|"
@@ -309,8 +335,14 @@ def _narrow(index: int, reason: str) -> ReviewDecision:
 
 
 def _sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``, each an exact substring. A period after an abbreviation
-    ("Dr.", "e.g.", "U.S."), an initial or inside a number ("4.1") ends none."""
+    """The sentences of ``text``, each an exact substring (``_sentence_spans``)."""
+    for start, end in _sentence_spans(text):
+        yield text[start:end]
+
+
+def _sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``, without its surrounding space. A period after
+    an abbreviation ("Dr.", "e.g.", "U.S."), an initial or inside a number ("4.1") ends none."""
     start = 0
     for boundary in _BOUNDARY.finditer(text):
         before = text[start : boundary.start()].split()
@@ -319,12 +351,16 @@ def _sentences(text: str) -> Iterator[str]:
             word in _ABBREVIATIONS or re.fullmatch(r"[a-z](?:\.[a-z])*", word)
         ):
             continue
-        sentence = text[start : boundary.end()].strip()
-        if sentence:
-            yield sentence
+        yield from _trimmed(text, start, boundary.end())
         start = boundary.end()
-    if text[start:].strip():
-        yield text[start:].strip()
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    piece = text[start:end]
+    if piece.strip():
+        lead = len(piece) - len(piece.lstrip())
+        yield start + lead, start + len(piece.rstrip())
 
 
 def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
@@ -358,24 +394,31 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
 def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bool]:
     """The candidates of one user turn, and whether its first sentence takes back the
     previous user turn. A retraction or a bare sarcasm marker undoes the sentences before it
-    in the turn; sarcastic, questioning, hedged, reported and quoted sentences give none."""
+    in the turn; sarcastic, questioning, hedged, reported and quoted sentences give none. A
+    sentence no rule phrases may be kept verbatim (core.extraction.verbatim)."""
     anchor = parse_time(turn.at, field="at")
     kept: list[Candidate] = []
+    unphrased: list[tuple[int, int, int]] = []  # (position, start, end) for the fallback
     retracts_before = False
-    for index, sentence in enumerate(_sentences(turn.content)):
+    for index, (start, end) in enumerate(_sentence_spans(turn.content)):
+        sentence = turn.content[start:end]
         bare = sentence.rstrip(".!? ")
         undoes = _RETRACTION.search(bare) or (_SARCASM.search(bare) and len(bare.split()) <= 3)
         if undoes:
             if index == 0:
                 retracts_before = True
             kept.clear()
+            unphrased.clear()
             continue
         if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
             continue
         if _HEDGE.search(sentence) or _SARCASM.search(sentence):
             continue
-        kept.extend(_from_sentence(sentence, anchor, shared_target))
-    return kept, retracts_before
+        phrased = list(_from_sentence(sentence, anchor, shared_target))
+        kept.extend(phrased)
+        if not phrased and not (_REPORTING.search(sentence) or _QUOTES.search(sentence)):
+            unphrased.append((index, start, end))
+    return kept + verbatim.statements(turn.content, unphrased), retracts_before
 
 
 def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:
@@ -403,6 +446,22 @@ def _fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Can
         return _decision(clause, m, shared_target)
     if _OUTCOME.match(clause):
         return _candidate("outcome", "episodic", _third_person(clause), clause)
+    if (m := _RATHER.match(clause)) is not None:
+        rest = _third_person(m.group(2))
+        return _candidate("fact", "semantic", f"The user would {m.group(1).lower()}{rest}", clause)
+    if (m := _NAMED_HOLDER.match(clause)) is not None:
+        what = m.group("what")
+        return _candidate(
+            "fact", "semantic", f"The user's {what} is {m.group('who')}", clause, attribute=what
+        )
+    if (m := _STOPPED.match(clause)) is not None:
+        verb, rest = m.group("verb").lower(), _third_person(m.group("rest"))
+        if verb == "no longer":  # "I no longer run" -> "The user no longer runs"
+            first, _, tail = rest.partition(" ")
+            text = f"no longer {_conjugate(first.lower())} {tail}"
+        else:
+            text = f"has {'given up' if verb.startswith('g') else verb} {rest}"
+        return _candidate("fact", "semantic", f"The user {text}", clause)
     if (m := _MY.match(clause)) is not None:
         thing, verb, rest = m.group(1), m.group(2), _third_person(m.group(3))
         return _candidate(
@@ -456,6 +515,9 @@ def _plan(clause: str, anchor: datetime) -> Candidate | None:
         return None
     valid_from = valid_until = None
     review: temporal.Expression | None = None
+    # event_at: the plan's own date ("on 4 December"), else the day it starts ("from ...").
+    happens: temporal.Expression | None = None
+    starts: temporal.Expression | None = None
     for expression in found:
         # The words before the expression, and its own first word ("until July" is one
         # expression, "until 3 July" a word and an expression).
@@ -465,9 +527,12 @@ def _plan(clause: str, anchor: datetime) -> Candidate | None:
             review = review or expression
         elif re.search(r"\b(from|starting|as of|beginning)\s*(\S+)?$", before):
             valid_from = expression.start.isoformat()
+            starts = expression
         else:
             review = expression
+            happens = happens or expression
     review = review or found[0]
+    day = happens or starts
     head = re.match(r"^i(?:'m| am| will|'ll| plan to| intend to)\b", clause, flags=re.I)
     verb = {"'m": "is", " am": "is", " will": "will", "'ll": "will"}.get(
         head.group(0)[1:].lower() if head else "", ""
@@ -484,6 +549,7 @@ def _plan(clause: str, anchor: datetime) -> Candidate | None:
         valid_from=valid_from,
         valid_until=valid_until,
         review_at=review.end.isoformat(),
+        event_at=day.start.isoformat() if day else None,
     )
 
 

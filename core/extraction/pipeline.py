@@ -265,6 +265,7 @@ class Pipeline:
                     "status": outcome.status.value,
                     "source_kind": outcome.source_kind.value,
                     "content": candidate.content,
+                    "kind": candidate.kind,
                     "notes": notes + outcome.notes,
                     "timings_ms": outcome.timings_ms,
                 }
@@ -392,11 +393,13 @@ class Pipeline:
 
 def _kept_and_inferred(written: Sequence[dict[str, Any]]) -> tuple[tuple[str, ...], ...]:
     """The contents the session confirmed, and those it stored only as inferences or
-    disputed (a conflict): the summary may state the first as facts, never the second."""
+    disputed (a conflict): the summary may state the first as facts, never the second. The
+    user's verbatim statements are neither: they are words to recall, not facts to restate."""
+    phrased = [w for w in written if w.get("kind") != "statement"]
     kept = tuple(
-        w["content"] for w in written if w["status"] == "confirmed" and w["action"] != "conflict"
+        w["content"] for w in phrased if w["status"] == "confirmed" and w["action"] != "conflict"
     )
-    inferred = tuple(w["content"] for w in written if w["content"] not in kept)
+    inferred = tuple(w["content"] for w in phrased if w["content"] not in kept)
     return kept, tuple(dict.fromkeys(inferred))
 
 

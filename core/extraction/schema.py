@@ -37,8 +37,10 @@ class ProcedureDraft(_Model):
 class Candidate(_Model):
     """One proposed memory. ``evidence`` must be a verbatim span of one transcript turn."""
 
-    kind: Literal["fact", "decision", "outcome", "procedure"] = Field(
-        description="fact (semantic), decision or outcome (episodic), procedure (procedural)"
+    kind: Literal["fact", "decision", "outcome", "procedure", "statement"] = Field(
+        description="fact (semantic), decision or outcome (episodic), procedure (procedural), "
+        "statement (episodic: the user's own informative words kept verbatim, content equal "
+        "to evidence, when no short statement can phrase them)"
     )
     type: Literal["semantic", "episodic", "procedural"]
     content: str = Field(min_length=1, max_length=2000, description="one short statement")
@@ -58,6 +60,11 @@ class Candidate(_Model):
     valid_until: str | None = Field(None, description="ISO 8601, only if the evidence says so")
     review_at: str | None = Field(
         None, description="ISO 8601: when this dated claim should be reconsidered"
+    )
+    event_at: str | None = Field(
+        None,
+        description="ISO 8601: the day a planned or reported event happens, only if the "
+        "evidence says so",
     )
     procedure: ProcedureDraft | None = None
 
@@ -81,6 +88,7 @@ class Revision(_Model):
     valid_from: str | None = None
     valid_until: str | None = None
     review_at: str | None = None
+    event_at: str | None = None
 
 
 class ReviewDecision(_Model):

@@ -6,7 +6,8 @@ decision may change, and what a reviewed candidate must satisfy before the inges
   raise the source kind, bring evidence that is not part of the quote, change the target
   (scope) or change the primary entity.
 - ``validate_candidate``: design §6 list 1, 4 (with the ingestor) and 5: evidence verbatim or
-  reject; target writable; temporal fields only when the evidence turn has the matching
+  reject; target writable; a verbatim statement episodic and word for word its evidence
+  (tagged ``verbatim``); temporal fields only when the evidence turn has the matching
   expression; instruction-override text in the evidence turn caps the source at
   agent_inference. Duplicates and contradictions (2, 3) are the ingestor's.
 """
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from core.session import Session
 
 ALL_ROLES = ("user", "assistant", "tool", "system")
+# The tag of a record that keeps the user's words verbatim (Candidate kind "statement").
+VERBATIM_TAG = "verbatim"
 
 
 def apply_review(
@@ -136,6 +139,8 @@ def validate_candidate(
             field="target",
         )
     memory_type = MemoryType(candidate.type)
+    if candidate.kind == "statement":
+        _check_statement(candidate, turn)
     procedure = None
     if memory_type is MemoryType.PROCEDURAL:
         if candidate.procedure is None:
@@ -148,7 +153,7 @@ def validate_candidate(
         )
     anchor = parse_time(turn.at, field="at")
     dates: dict[str, str | None] = {}
-    for name in ("valid_from", "valid_until", "review_at"):
+    for name in ("valid_from", "valid_until", "review_at", "event_at"):
         value = getattr(candidate, name)
         dates[name] = None
         if value is None:
@@ -187,14 +192,35 @@ def validate_candidate(
         attribute=candidate.attribute,
         evidence=candidate.evidence,
         about=about,
-        event_at=turn.at if memory_type is MemoryType.EPISODIC else None,
+        # An episode happened when it was said, unless the evidence dates it (a plan's day).
+        event_at=dates["event_at"] or (turn.at if memory_type is MemoryType.EPISODIC else None),
         valid_from=dates["valid_from"],
         valid_until=dates["valid_until"],
         review_at=dates["review_at"],
         procedure=procedure,
+        tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
         idempotency_key=key,
     )
     return request, notes
+
+
+def _check_statement(candidate: Candidate, turn: Turn) -> None:
+    """A verbatim statement is what the user said, kept as an episode: never a semantic fact
+    (its words are not phrased as one), never anything but its own evidence, and never the
+    words of another role (an assistant's or a tool's text is no one's statement)."""
+    if turn.role != "user":
+        raise InvalidArgument(
+            f"a verbatim statement must quote a user turn, not a {turn.role} turn",
+            field="evidence",
+        )
+    if candidate.type != "episodic":
+        raise InvalidArgument(
+            f"a verbatim statement is an episode, not {candidate.type}", field="type"
+        )
+    if normalise(candidate.content) != normalise(candidate.evidence):
+        raise InvalidArgument(
+            "a verbatim statement's content must be its evidence, word for word", field="content"
+        )
 
 
 def summary_scope(session: Session) -> str:
@@ -208,6 +234,7 @@ def summary_scope(session: Session) -> str:
 
 __all__ = [
     "ALL_ROLES",
+    "VERBATIM_TAG",
     "apply_review",
     "revise",
     "summary_scope",
