@@ -44,7 +44,9 @@ only from an authoritative tool's own output (core.evidence), else agent_inferen
 Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
 no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
 whose evidence is not in a user turn, and a tool_result claim whose evidence is not an
-authoritative tool's own output. It does not judge meaning.
+authoritative tool's own output; names the stored record a user's correction replaces when its
+words say something changed and a record the user stated is close enough
+(core.extraction.corrections). It does not otherwise judge meaning.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
 of the user's turns (turns with instruction-override text are left out), and what the session
@@ -69,7 +71,7 @@ from pydantic import ValidationError
 
 from core import temporal
 from core.evidence import MIN_QUOTE_CHARS, Turn, find_quote, normalise, vouching_problem
-from core.extraction import verbatim
+from core.extraction import corrections, verbatim
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,
@@ -287,6 +289,8 @@ class OfflineBackend(ModelBackend):
                 decisions.append(
                     _narrow(item.index, "the evidence is not an authoritative tool's own output")
                 )
+            elif (old := corrections.corrected(c, item.related)) is not None:
+                decisions.append(_correction(item.index, old))
             else:
                 decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
         return ReviewOutput(decisions=decisions)
@@ -323,6 +327,16 @@ class OfflineBackend(ModelBackend):
 
 def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
     return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
+
+
+def _correction(index: int, old: dict[str, object]) -> ReviewDecision:
+    """Accept, replacing the stored record the words correct (core.extraction.corrections)."""
+    return ReviewDecision(
+        index=index,
+        verdict="revise",
+        reason=f"the user's words correct {old['id']} (cosine {old['cosine']})",
+        revision=Revision(replaces=str(old["id"])),
+    )
 
 
 def _narrow(index: int, reason: str) -> ReviewDecision:

@@ -67,6 +67,12 @@ class Candidate(_Model):
         "evidence says so",
     )
     procedure: ProcedureDraft | None = None
+    replaces: str | None = Field(
+        None,
+        max_length=100,
+        description="the id of a stored record this corrects; only the reviewer sets it, from "
+        "the related records it was shown",
+    )
 
 
 MAX_CANDIDATES = 500
@@ -89,6 +95,12 @@ class Revision(_Model):
     valid_until: str | None = None
     review_at: str | None = None
     event_at: str | None = None
+    replaces: str | None = Field(
+        None,
+        max_length=100,
+        description="the id of one of the related records shown that the user's words correct "
+        "(a changed value, a cancelled plan, a habit given up); the new record supersedes it",
+    )
 
 
 class ReviewDecision(_Model):

@@ -14,7 +14,8 @@ decision may change, and what a reviewed candidate must satisfy before the inges
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from core import policy, temporal
@@ -28,6 +29,7 @@ from core.models import (
     EntityKind,
     MemoryType,
     Procedure,
+    Record,
     Scope,
     SourceKind,
     format_time,
@@ -43,11 +45,15 @@ VERBATIM_TAG = "verbatim"
 
 
 def apply_review(
-    candidates: Sequence[Candidate], review: ReviewOutput
+    candidates: Sequence[Candidate],
+    review: ReviewOutput,
+    shown: Sequence[Collection[str]] = (),
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
     """The candidates that survive review, and one logged decision per candidate. A decision
     for an unknown index, or two for one candidate, make the whole output invalid
-    (ModelOutputError: nothing is written); a candidate without a decision is rejected."""
+    (ModelOutputError: nothing is written); a candidate without a decision is rejected, and
+    so is one that would replace a record the reviewer was not shown for it (``shown``: the
+    related record ids per candidate index)."""
     by_index: dict[int, ReviewDecision] = {}
     for decision in review.decisions:
         if decision.index >= len(candidates):
@@ -62,6 +68,7 @@ def apply_review(
     logged: list[dict[str, Any]] = []
     for index, candidate in enumerate(candidates):
         found = by_index.get(index)
+        kept_before = len(accepted)
         entry: dict[str, Any] = {"index": index, "content": candidate.content}
         if found is None:
             entry.update(verdict="reject", reason="the reviewer gave no decision (fails closed)")
@@ -80,9 +87,22 @@ def apply_review(
         else:
             revised = revise(candidate, decision.revision)
             entry.update(verdict="revise", reason=decision.reason, revised=revised.content)
+            if revised.replaces is not None:
+                entry["replaces"] = revised.replaces
             accepted.append(revised)
+        if len(accepted) > kept_before and not _replaces_shown(accepted[-1], shown, index):
+            accepted.pop()
+            entry.update(verdict="reject", reason="it would replace a record it was not shown")
         logged.append(entry)
     return accepted, logged
+
+
+def _replaces_shown(candidate: Candidate, shown: Sequence[Collection[str]], index: int) -> bool:
+    """Whether the record ``candidate`` would replace, if any, is one the reviewer was shown
+    for it: a model may correct only what it saw, never an id it made up or read elsewhere."""
+    if candidate.replaces is None:
+        return True
+    return index < len(shown) and candidate.replaces in shown[index]
 
 
 def widening(candidate: Candidate, revision: Revision) -> str | None:
@@ -121,7 +141,12 @@ def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
 
 
 def validate_candidate(
-    candidate: Candidate, *, session: Session, turns: Sequence[Turn], key: str
+    candidate: Candidate,
+    *,
+    session: Session,
+    turns: Sequence[Turn],
+    key: str,
+    now: datetime | None = None,
 ) -> tuple[WriteRequest, list[str]]:
     """The write request for a reviewed candidate, and notes on what was dropped. Raises
     InvalidArgument (the candidate is rejected) when its evidence is not verbatim in the
@@ -181,6 +206,7 @@ def validate_candidate(
             f"source_kind {source_kind.value} became agent_inference"
         )
         source_kind = SourceKind.AGENT_INFERENCE
+    replaced = _replaced(candidate, session, scope, notes, now=now or anchor)
     request = WriteRequest(
         type=memory_type,
         content=candidate.content,
@@ -200,8 +226,28 @@ def validate_candidate(
         procedure=procedure,
         tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
         idempotency_key=key,
+        replaces=replaced,
     )
     return request, notes
+
+
+def _replaced(
+    candidate: Candidate, session: Session, scope: str, notes: list[str], *, now: datetime
+) -> Record | None:
+    """The live record the candidate corrects, when the reviewer named one this agent may
+    change in the candidate's own scope; otherwise None, with a note (the candidate is still
+    written, as a record of its own)."""
+    if candidate.replaces is None:
+        return None
+    try:
+        record = session.writable_record(candidate.replaces, now=now)
+    except InvalidArgument as exc:
+        notes.append(f"replaces {candidate.replaces} dropped: {exc.message}")
+        return None
+    if record.scope != scope:
+        notes.append(f"replaces {candidate.replaces} dropped: it is in another scope")
+        return None
+    return record
 
 
 def _check_statement(candidate: Candidate, turn: Turn) -> None:

@@ -389,3 +389,31 @@ def test_a_correction_the_model_keys_by_attribute_supersedes(mem: Memory, stub: 
     old, new = facts["The user's manager is Priya."], facts["The user's manager is Devon."]
     assert old.status.value == "superseded" and new.supersedes_id == old.id
     assert "the same name each time" in stub.requests[0]["system"]
+
+
+def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: Stub) -> None:
+    """A revision may name a stored record to replace only among the related records the
+    reviewer was shown for that candidate; an id from anywhere else drops the candidate."""
+    stub.script["record_review"] = (
+        200,
+        tool_answer(
+            "record_review",
+            {
+                "decisions": [
+                    {
+                        "index": 0,
+                        "verdict": "revise",
+                        "reason": "corrects an older record",
+                        "revision": {"replaces": "mem_0000000000000000000000aa"},
+                    },
+                    {"index": 1, "verdict": "reject", "reason": "not in the transcript"},
+                ]
+            },
+        ),
+        0.0,
+    )
+    status = end_session(mem)
+    assert status["status"] == "done"
+    decision = status["stages"][1]["output"]["decisions"][0]
+    assert decision["verdict"] == "reject" and "not shown" in decision["reason"]
+    assert [r.source_kind for r in records(mem)] == [SourceKind.SESSION_SUMMARY]

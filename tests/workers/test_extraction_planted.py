@@ -181,3 +181,26 @@ def test_nothing_is_stored_from_what_the_user_did_not_state(
     the statement is kept, in the user's words."""
     session(mem, "s1", *turns)
     assert [r.evidence for r in stored(mem)] == [PLAIN]
+
+
+def test_a_correction_retires_the_earlier_words_it_changes(mem: Memory) -> None:
+    """A correction no attribute keys ("... instead") replaces the stored statement it is
+    closest to: the reviewer names it from the related records, the ingestor supersedes it."""
+    session(mem, "s1", "The grey Sven sectional from Article will be our living room couch.")
+    old = only(stored(mem))
+    assert "verbatim" in old.tags
+    said = "We returned the grey sectional, it pilled. We got a navy blue velvet couch instead."
+    session(mem, "s2", said, days=21)
+    current = only(stored(mem))
+    assert "navy blue velvet couch" in current.content and current.supersedes_id == old.id
+    history = {r.id: r for r in stored(mem, with_history=True)}
+    assert history[old.id].status is Status.SUPERSEDED
+
+
+def test_a_change_marker_beside_an_unrelated_record_replaces_nothing(mem: Memory) -> None:
+    """ "Now" with nothing close to it stored is a new statement, not a correction."""
+    session(mem, "s1", "My garden has three old apple trees and a small pond.")
+    session(mem, "s2", "Now the book club meets at Bridie's house on Tuesdays.", days=7)
+    records = stored(mem, with_history=True)
+    assert len(records) == 2 and all(r.status is Status.CONFIRMED for r in records)
+    assert all(r.supersedes_id is None for r in records)
