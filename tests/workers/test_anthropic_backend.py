@@ -416,4 +416,5 @@ def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: 
     assert status["status"] == "done"
     decision = status["stages"][1]["output"]["decisions"][0]
     assert decision["verdict"] == "reject" and "not shown" in decision["reason"]
+    assert "replaces" in stub.requests[1]["system"]
     assert [r.source_kind for r in records(mem)] == [SourceKind.SESSION_SUMMARY]
