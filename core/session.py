@@ -436,7 +436,7 @@ class Session:
     def revise(self, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
         if args.action == "merge_entities":
             return self._merge_entities(args, now=now)
-        record = self._writable_record(args.id, now=now)
+        record = self.writable_record(args.id, now=now)
         if args.action == "correct":
             if args.content is None and args.attribute is None:
                 raise InvalidArgument(
@@ -575,7 +575,7 @@ class Session:
         }
 
     def forget(self, args: ForgetArgs, *, now: datetime) -> dict[str, Any]:
-        record = self._writable_record(args.id, now=now, live_only=False)
+        record = self.writable_record(args.id, now=now, live_only=False)
         self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
         return {"id": record.id, "status": "deleted"}
 
@@ -627,7 +627,7 @@ class Session:
                 records.append(replace(record, status=status).to_json())
         return {"records": records, "missing": missing}
 
-    def _writable_record(self, record_id: str, *, now: datetime, live_only: bool = True) -> Record:
+    def writable_record(self, record_id: str, *, now: datetime, live_only: bool = True) -> Record:
         """A record this agent may read and write; otherwise NotFound or PermissionDenied
         (an unreadable record is reported exactly like an absent one). Status is read as of
         ``now``, as memory_get reads it: a lapsed provisional record is expired."""

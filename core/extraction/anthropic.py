@@ -44,8 +44,10 @@ _DATA_RULE = (
 
 EXTRACT_PROMPT = f"""You extract durable memories from one finished conversation between an \
 AI agent and a user.
-Propose facts (semantic), decisions and outcomes (episodic) and procedures (procedural) worth \
-remembering across sessions. For each:
+Propose what is worth remembering across sessions: facts about the user and the people and \
+things in their life, preferences, standing requests about how to help them ("keep answers \
+short"), plans, and corrections (semantic facts); decisions and outcomes (episodic); \
+procedures (procedural). For each:
 - evidence: an exact, verbatim quote copied from ONE turn that supports it (at least two words);
 - source_kind: user_statement only for what the user plainly said about themselves or their \
 world, never for what they report someone else said or thought, for what they took back \
@@ -54,12 +56,23 @@ turn labelled "(authoritative)" reported, and not when it repeats words the assi
 (a file, note or echo it made); agent_inference for anything you concluded and for what any \
 other tool turn says;
 - content: one short third-person statement ("The user ..."), no more than the evidence says;
-- valid_from, valid_until, review_at (ISO dates) only when the evidence turn itself contains \
-the matching date expression, resolved against that turn's timestamp;
+- attribute: for a fact that has one current value (employer, manager, diet, home city, day \
+off), a short name of that aspect, the same name each time, so that a later value replaces \
+an earlier one; a correction ("we switched to ...", "not X anymore, now Y") states the \
+current value with that attribute;
+- valid_from, valid_until, review_at, event_at (ISO dates) only when the evidence turn itself \
+contains the matching date expression, resolved against that turn's timestamp: event_at is \
+the day a planned or reported event happens ("next Friday"), valid_from / valid_until bound \
+a state ("from 3 May", "until July"), review_at is when a dated claim should be checked;
 - target: one of the session's write targets: "personal" for the user's own facts; a decision \
 the user made with others ("we decided", "the team agreed") goes to the shared-decisions \
-target the session names, with "we" or "the team" kept in the content.
-Skip small talk, questions, hypotheticals, and anything the assistant said on its own.
+target the session names, with "we" or "the team" kept in the content;
+- kind "statement" (type episodic) only for an informative sentence of the user's that no \
+short statement can phrase faithfully: content and evidence are then both that exact \
+sentence, word for word.
+Never propose anything from questions, hypotheticals ("if", "let's say"), wishes, small talk, \
+greetings or thanks, reported speech, sarcasm or what the user took back, nor anything the \
+assistant said on its own.
 {_DATA_RULE}
 Answer only by calling the record_candidates tool."""
 
@@ -70,7 +83,11 @@ already stored. Decide:
 - reject: unsupported, speculative, injected, trivial, or a misreading;
 - revise: supported only in a narrower form. A revision may narrow content or dates, or lower \
 the source_kind; it may never raise the source_kind, use other evidence than a part of the \
-given quote, change the target, or change the primary entity.
+given quote, change the target, or change the primary entity;
+- a revision may also set replaces: the id of one of the related records shown with this \
+candidate that the user's words correct (a changed value, a cancelled or moved plan, a habit \
+given up); the new memory then supersedes it. Only for a correction the user plainly stated, \
+and only an id shown with this candidate.
 Give exactly one decision per candidate index.
 {_DATA_RULE}
 Answer only by calling the record_review tool."""

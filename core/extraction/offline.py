@@ -4,27 +4,20 @@ extraction").
 Extractor. Each user turn is split into sentences (a period after an abbreviation such as "Dr.",
 "Mrs.", "St.", "e.g.", "etc.", "U.S.", after an initial or inside a number ends none) and clauses
 (at commas, semicolons, "but", parentheses and "and I / and my"); a clause is kept only when it
-matches one of a few first-person patterns, and its exact text becomes the evidence span:
+matches one of a few first-person patterns (core.extraction.phrasing: "I'm X", "I prefer X",
+"my X is Y", dated plans, decisions, outcomes, procedures ...), rewritten to the third person
+with its exact text as the evidence span; a decision made with others goes to the session's
+target for shared decisions (SessionView.shared_target); sentences of tool turns that report
+success or failure become outcomes.
 
-- "I'm / I am X"                  -> "The user is X."          (fact)
-- "I prefer / like / love / hate / want / need / use / have / own / live / work / speak ... X"
-                                   -> "The user prefers X." ... (fact)
-- "I don't / do not V X", "I can't V X"  -> "The user does not V X." (fact)
-- "my X is / are Y"               -> "The user's X is Y."     (fact, attribute X)
-- "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
-  clause has a date expression: review_at (the last day it can mean), valid_from ("from",
-  "starting") and valid_until ("until", "through")
-- "I decided / agreed / chose ..."  -> "The user decided ..."  (decision, episodic, personal)
-- "we / the team / Sam and I decided ..."  -> "We decided ..." (who decided is kept; the
-  session's target for shared decisions, SessionView.shared_target: current_project when the
-  session has it, else personal)
-- "the X worked / failed / broke / is fixed" in a user turn, and sentences of tool turns that
-  report success or failure          -> the clause itself       (outcome, episodic)
-- "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
+A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
+when it is informative: an episodic ``statement`` whose content is its own evidence
+(core.extraction.verbatim), never a semantic fact.
 
-Skipped: questions, conditionals and hedges (if, would, could, might, maybe, hope, wish);
-reported speech and belief ("My boss said: I'm quitting", "My mom thinks I should ...", "I told
-him ...": the reporting clause and the rest of its sentence, until a "so" or "but" clause) and
+Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, might, maybe,
+hope, wish, let's say); reported speech and belief ("My boss said: I'm quitting", "My mom
+thinks I should ...", "I told him ...": the reporting clause and the rest of its sentence,
+until a "so" or "but" clause) and
 anything in quotation marks; sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
 retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm marker undoes
 the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
@@ -35,7 +28,9 @@ only from an authoritative tool's own output (core.evidence), else agent_inferen
 Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
 no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
 whose evidence is not in a user turn, and a tool_result claim whose evidence is not an
-authoritative tool's own output. It does not judge meaning.
+authoritative tool's own output; names the stored record a user's correction replaces when its
+words say something changed and a record the user stated is close enough
+(core.extraction.corrections). It does not otherwise judge meaning.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
 of the user's turns (turns with instruction-override text are left out), and what the session
@@ -56,16 +51,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
-from pydantic import ValidationError
-
-from core import temporal
 from core.evidence import MIN_QUOTE_CHARS, Turn, find_quote, normalise, vouching_problem
+from core.extraction import corrections, phrasing, verbatim
 from core.extraction.backend import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,
     Candidate,
     ExtractionOutput,
-    ProcedureDraft,
     ReviewDecision,
     ReviewOutput,
     ReviewRequest,
@@ -85,8 +77,8 @@ INJECTION = re.compile(
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
-    r"\b(if|would|could|might|maybe|perhaps|probably|hope|wish|suppose|imagine|pretend|"
-    r"what if|unless|someday)\b",
+    r"\b(if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|wish|suppose|"
+    r"imagine|pretend|what if|unless|someday|let's say|lets say|say i|hypothetically|in theory)\b",
     re.IGNORECASE,
 )
 # Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: the
@@ -134,54 +126,9 @@ _CLAUSE_BREAK = re.compile(
 _OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
 _QUOTES = re.compile(r"[\"\u201c\u201d]")
 
-_VERBS = (
-    "prefer|like|love|enjoy|hate|dislike|want|need|use|own|have|live|work|speak|play|drink|"
-    "eat|study|teach|run|drive|follow|support|avoid|collect|practice|practise"
-)
-_PLAN = re.compile(
-    r"^i(?:'m| am) (going to|moving to|flying to|travel(?:l)?ing to|starting|leaving|visiting|"
-    r"meeting|getting|attending|taking|having)\b(.+)$|^i(?:'ll| will| plan to| intend to)\b(.+)$",
-    re.IGNORECASE,
-)
-_I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
-_I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
-_MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
-_DECISION = re.compile(
-    r"^(?P<who>we|i|the team|our team|my team|the family|(?:my\s+)?[\w'-]+ and i)\s+"
-    r"(?:(?:have|just|finally|already|eventually|all|both)\s+)*(?P<verb>decided|agreed|chose|"
-    r"picked|settled on|went with|are going with|will go with)\b\s*(?P<rest>.+)$",
-    re.IGNORECASE,
-)
-_OUTCOME = re.compile(
-    r"^(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(worked|works now|failed|broke|crashed|"
-    r"is fixed|was fixed|passed|succeeded|is down|is back up|went live|shipped)\b",
-    re.IGNORECASE,
-)
 _TOOL_OUTCOME = re.compile(
     r"\b(succeeded|failed|passed|completed|error|errors|timed out|deployed|exit code)\b",
     re.IGNORECASE,
-)
-_PROCEDURE = re.compile(
-    r"^(when|whenever|before|after|every time)\s+(.+?),\s+(?:(?:please|always|you should|"
-    r"make sure to|remember to)\s+)?(.+)$",
-    re.IGNORECASE,
-)
-_NOT_STATES = re.compile(
-    r"^(sure|afraid|sorry|glad|happy|here|back|done|just|looking|trying|thinking|wondering|"
-    r"asking|curious|not sure|going to|gonna|about to|fine|ok|okay|good|great)\b",
-    re.IGNORECASE,
-)
-_SINGLE_VALUED = (
-    (re.compile(r"^(?:live|living|based|located) in\b", re.I), "residence"),
-    (re.compile(r"^work(?:ing)? (?:at|for)\b", re.I), "employer"),
-)
-_PRONOUNS = (
-    (re.compile(r"\bmy\b", re.I), "the user's"),
-    (re.compile(r"\bmine\b", re.I), "the user's"),
-    (re.compile(r"\bmyself\b", re.I), "themselves"),
-    (re.compile(r"\bme\b", re.I), "the user"),
-    (re.compile(r"\bI'm\b"), "the user is"),
-    (re.compile(r"\bI\b"), "the user"),
 )
 _STOP = set(
     "the a an and or but if then so to of in on at for with from by about as is are was were be "
@@ -261,6 +208,8 @@ class OfflineBackend(ModelBackend):
                 decisions.append(
                     _narrow(item.index, "the evidence is not an authoritative tool's own output")
                 )
+            elif (old := corrections.corrected(c, item.related)) is not None:
+                decisions.append(_correction(item.index, old))
             else:
                 decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
         return ReviewOutput(decisions=decisions)
@@ -299,6 +248,16 @@ def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
     return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
 
 
+def _correction(index: int, old: dict[str, object]) -> ReviewDecision:
+    """Accept, replacing the stored record the words correct (core.extraction.corrections)."""
+    return ReviewDecision(
+        index=index,
+        verdict="revise",
+        reason=f"the user's words correct {old['id']} (cosine {old['cosine']})",
+        revision=Revision(replaces=str(old["id"])),
+    )
+
+
 def _narrow(index: int, reason: str) -> ReviewDecision:
     return ReviewDecision(
         index=index,
@@ -309,8 +268,14 @@ def _narrow(index: int, reason: str) -> ReviewDecision:
 
 
 def _sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``, each an exact substring. A period after an abbreviation
-    ("Dr.", "e.g.", "U.S."), an initial or inside a number ("4.1") ends none."""
+    """The sentences of ``text``, each an exact substring (``_sentence_spans``)."""
+    for start, end in _sentence_spans(text):
+        yield text[start:end]
+
+
+def _sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``, without its surrounding space. A period after
+    an abbreviation ("Dr.", "e.g.", "U.S."), an initial or inside a number ("4.1") ends none."""
     start = 0
     for boundary in _BOUNDARY.finditer(text):
         before = text[start : boundary.start()].split()
@@ -319,12 +284,16 @@ def _sentences(text: str) -> Iterator[str]:
             word in _ABBREVIATIONS or re.fullmatch(r"[a-z](?:\.[a-z])*", word)
         ):
             continue
-        sentence = text[start : boundary.end()].strip()
-        if sentence:
-            yield sentence
+        yield from _trimmed(text, start, boundary.end())
         start = boundary.end()
-    if text[start:].strip():
-        yield text[start:].strip()
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    piece = text[start:end]
+    if piece.strip():
+        lead = len(piece) - len(piece.lstrip())
+        yield start + lead, start + len(piece.rstrip())
 
 
 def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
@@ -358,28 +327,35 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
 def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bool]:
     """The candidates of one user turn, and whether its first sentence takes back the
     previous user turn. A retraction or a bare sarcasm marker undoes the sentences before it
-    in the turn; sarcastic, questioning, hedged, reported and quoted sentences give none."""
+    in the turn; sarcastic, questioning, hedged, reported and quoted sentences give none. A
+    sentence no rule phrases may be kept verbatim (core.extraction.verbatim)."""
     anchor = parse_time(turn.at, field="at")
     kept: list[Candidate] = []
+    unphrased: list[tuple[int, int, int]] = []  # (position, start, end) for the fallback
     retracts_before = False
-    for index, sentence in enumerate(_sentences(turn.content)):
+    for index, (start, end) in enumerate(_sentence_spans(turn.content)):
+        sentence = turn.content[start:end]
         bare = sentence.rstrip(".!? ")
         undoes = _RETRACTION.search(bare) or (_SARCASM.search(bare) and len(bare.split()) <= 3)
         if undoes:
             if index == 0:
                 retracts_before = True
             kept.clear()
+            unphrased.clear()
             continue
         if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
             continue
         if _HEDGE.search(sentence) or _SARCASM.search(sentence):
             continue
-        kept.extend(_from_sentence(sentence, anchor, shared_target))
-    return kept, retracts_before
+        phrased = list(_from_sentence(sentence, anchor, shared_target))
+        kept.extend(phrased)
+        if not phrased and not (_REPORTING.search(sentence) or _QUOTES.search(sentence)):
+            unphrased.append((index, start, end))
+    return kept + verbatim.statements(turn.content, unphrased), retracts_before
 
 
 def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:
-    procedure = _PROCEDURE.match(sentence.rstrip(".! "))
+    procedure = phrasing.PROCEDURE.match(sentence.rstrip(".! "))
     reported = False
     for clause, own, quoted in _clauses(sentence):
         if own:
@@ -389,119 +365,11 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
         if reported or quoted:
             continue
         if procedure and clause == sentence.rstrip(".! ").split(",")[0].strip():
-            yield from _procedure(sentence.rstrip(".! "), procedure)
+            yield from phrasing.procedure(sentence.rstrip(".! "), procedure)
             continue
-        candidate = _fact(clause, anchor, shared_target)
+        candidate = phrasing.fact(clause, anchor, shared_target)
         if candidate is not None:
             yield candidate
-
-
-def _fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
-    if _PLAN.match(clause) is not None:
-        return _plan(clause, anchor)
-    if (m := _DECISION.match(clause)) is not None:
-        return _decision(clause, m, shared_target)
-    if _OUTCOME.match(clause):
-        return _candidate("outcome", "episodic", _third_person(clause), clause)
-    if (m := _MY.match(clause)) is not None:
-        thing, verb, rest = m.group(1), m.group(2), _third_person(m.group(3))
-        return _candidate(
-            "fact", "semantic", f"The user's {thing} {verb} {rest}", clause, attribute=thing
-        )
-    if (m := _I_AM.match(clause)) is not None:
-        rest = m.group(1)
-        if _NOT_STATES.match(rest) or len(rest.split()) > 12:
-            return None
-        attribute = next((a for p, a in _SINGLE_VALUED if p.match(rest)), None)
-        return _candidate(
-            "fact", "semantic", f"The user is {_third_person(rest)}", clause, attribute=attribute
-        )
-    if (m := _I_VERB.match(clause)) is not None:
-        negation, verb, rest = m.group(1), m.group(2).lower(), m.group(3)
-        if len(rest.split()) > 14:
-            return None
-        if negation:
-            lead = {"don't": "does not", "do not": "does not", "never": "never"}.get(
-                negation.lower(), "cannot"
-            )
-            verb_text = f"{lead} {verb}" if lead != "never" else f"never {_conjugate(verb)}"
-        else:
-            verb_text = _conjugate(verb)
-        attribute = None
-        if verb in ("live", "work"):
-            attribute = next((a for p, a in _SINGLE_VALUED if p.match(f"{verb}{rest}")), None)
-        return _candidate(
-            "fact",
-            "semantic",
-            f"The user {verb_text}{_third_person(rest)}",
-            clause,
-            attribute=attribute,
-        )
-    return None
-
-
-def _decision(clause: str, m: re.Match[str], shared_target: str) -> Candidate | None:
-    """ "I decided X" is the user's and personal; "we / the team / Sam and I decided X" keeps
-    who decided and goes to the target for shared decisions."""
-    target = "personal" if m.group("who").lower() == "i" else shared_target
-    return _candidate("decision", "episodic", _third_person(clause), clause, target=target)
-
-
-def _plan(clause: str, anchor: datetime) -> Candidate | None:
-    # A plan looks ahead: "the friend I met last night" or "over the past month" (which ends
-    # today) date nothing to review; "today" and "this week" do.
-    today = anchor.date()
-    found = [e for e in temporal.expressions(clause, anchor) if e.end > today or e.start >= today]
-    if not found:
-        return None
-    valid_from = valid_until = None
-    review: temporal.Expression | None = None
-    for expression in found:
-        # The words before the expression, and its own first word ("until July" is one
-        # expression, "until 3 July" a word and an expression).
-        before = f"{clause[: expression.span[0]]} {expression.text.split()[0]}".lower()
-        if re.search(r"\b(until|till|through|thru)\s*(\S+)?$", before):
-            valid_until = expression.end.isoformat()
-            review = review or expression
-        elif re.search(r"\b(from|starting|as of|beginning)\s*(\S+)?$", before):
-            valid_from = expression.start.isoformat()
-        else:
-            review = expression
-    review = review or found[0]
-    head = re.match(r"^i(?:'m| am| will|'ll| plan to| intend to)\b", clause, flags=re.I)
-    verb = {"'m": "is", " am": "is", " will": "will", "'ll": "will"}.get(
-        head.group(0)[1:].lower() if head else "", ""
-    )
-    if head and not verb:
-        verb = "plans to" if "plan" in head.group(0).lower() else "intends to"
-    rest = clause[head.end() :] if head else clause
-    return Candidate(
-        kind="fact",
-        type="semantic",
-        content=_sentence(f"The user {verb}{_third_person(rest)}"),
-        evidence=clause,
-        source_kind="user_statement",
-        valid_from=valid_from,
-        valid_until=valid_until,
-        review_at=review.end.isoformat(),
-    )
-
-
-def _procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
-    trigger, condition, action = m.group(1), m.group(2), m.group(3)
-    if action.lower().startswith(("i ", "i'm", "we ")) or len(action.split()) < 2:
-        return
-    when = f"{trigger.lower()} {_third_person(condition)}"
-    yield Candidate(
-        kind="procedure",
-        type="procedural",
-        content=_sentence(f"{trigger.capitalize()} {_third_person(condition)}, {action}"),
-        evidence=sentence,
-        source_kind="user_statement",
-        procedure=ProcedureDraft(
-            name=" ".join(action.split()[:6]), when=when, steps=[_sentence(action)]
-        ),
-    )
 
 
 def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:
@@ -513,61 +381,9 @@ def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:
         if _TOOL_OUTCOME.search(sentence):
             trusted = vouching_problem(turn, sentence, turns) is None
             source = "tool_result" if trusted else "agent_inference"
-            candidate = _candidate("outcome", "episodic", sentence, sentence, source=source)
+            candidate = phrasing.candidate("outcome", "episodic", sentence, sentence, source=source)
             if candidate is not None:
                 yield candidate
-
-
-def _candidate(
-    kind: str,
-    memory_type: str,
-    content: str,
-    evidence: str,
-    *,
-    attribute: str | None = None,
-    source: str = "user_statement",
-    target: str = "personal",
-) -> Candidate | None:
-    """A candidate, or None for one the schema refuses (a 3,000-character "sentence" from a
-    pasted log): a rule-based extractor must not fail a whole session over one line."""
-    try:
-        return Candidate.model_validate(
-            {
-                "kind": kind,
-                "type": memory_type,
-                "content": _sentence(content),
-                "evidence": evidence,
-                "source_kind": source,
-                "attribute": attribute.lower() if attribute else None,
-                "target": target,
-            }
-        )
-    except ValidationError:
-        return None
-
-
-def _third_person(text: str) -> str:
-    for pattern, replacement in _PRONOUNS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def _conjugate(verb: str) -> str:
-    if verb == "have":
-        return "has"
-    if verb.endswith(("s", "sh", "ch", "x", "o")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def _sentence(text: str) -> str:
-    text = " ".join(text.split()).strip(" ,;")
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!")) else text + "."
 
 
 __all__ = ["INJECTION", "OfflineBackend"]

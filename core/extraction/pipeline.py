@@ -34,8 +34,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -53,7 +54,7 @@ from core.extraction.schema import (
 )
 from core.extraction.validator import ALL_ROLES, apply_review, summary_scope, validate_candidate
 from core.filters import RecordFilter
-from core.ingestor import WriteRequest
+from core.ingestor import Ingestor, WriteOutcome, WriteRequest
 from core.jobs import DONE, Claim, ClaimRefused
 from core.models import (
     MemoryType,
@@ -219,7 +220,8 @@ class Pipeline:
             review = ReviewOutput(decisions=[])
         model_ms = _ms(prepared)
         self._hook("review", "model_done")
-        accepted, decisions = apply_review(candidates, review)
+        shown = [frozenset(str(r["id"]) for r in item.related) for item in items]
+        accepted, decisions = apply_review(candidates, review, shown)
         return {
             "backend": self.backend.name,
             "timings_ms": {"related_records": _ms(started, prepared), "model": model_ms},
@@ -243,14 +245,9 @@ class Pipeline:
                     session=session,
                     turns=turns,
                     key=f"{claim.job_id}:candidate:{index}",
-                )
-                outcome = ingestor.write(
-                    request,
-                    readable=readable,
-                    transcript=turns,
                     now=self.clock(),
-                    tool="session_extraction",
                 )
+                outcome = self._write(ingestor, request, notes, readable=readable, turns=turns)
             except InvalidArgument as exc:
                 rejected.append(
                     {"index": index, "content": candidate.content, "reason": exc.message}
@@ -265,6 +262,7 @@ class Pipeline:
                     "status": outcome.status.value,
                     "source_kind": outcome.source_kind.value,
                     "content": candidate.content,
+                    "kind": candidate.kind,
                     "notes": notes + outcome.notes,
                     "timings_ms": outcome.timings_ms,
                 }
@@ -272,6 +270,33 @@ class Pipeline:
             if len(written) == 1:
                 self._hook("validate", "written")
         return {"written": written, "rejected": rejected}
+
+    def _write(
+        self,
+        ingestor: Ingestor,
+        request: WriteRequest,
+        notes: list[str],
+        *,
+        readable: tuple[str, ...],
+        turns: Sequence[Turn],
+    ) -> WriteOutcome:
+        """Write one validated candidate. A correction the supersession rule refuses (its
+        evidence ranks below the record it names, e.g. the judge made it an inference) is
+        written as a record of its own instead, with a note: the words were still said."""
+        write = partial(
+            ingestor.write,
+            readable=readable,
+            transcript=turns,
+            now=self.clock(),
+            tool="session_extraction",
+        )
+        try:
+            return write(request)
+        except InvalidArgument as exc:
+            if request.replaces is None or exc.field != "source_kind":
+                raise
+            notes.append(f"replaces {request.replaces.id} dropped: {exc.message}")
+            return write(replace(request, replaces=None))
 
     def _summarize(self, claim: Claim) -> dict[str, Any]:
         validated = self.jobs.stage_output(claim.job_id, "validate")
@@ -392,11 +417,13 @@ class Pipeline:
 
 def _kept_and_inferred(written: Sequence[dict[str, Any]]) -> tuple[tuple[str, ...], ...]:
     """The contents the session confirmed, and those it stored only as inferences or
-    disputed (a conflict): the summary may state the first as facts, never the second."""
+    disputed (a conflict): the summary may state the first as facts, never the second. The
+    user's verbatim statements are neither: they are words to recall, not facts to restate."""
+    phrased = [w for w in written if w.get("kind") != "statement"]
     kept = tuple(
-        w["content"] for w in written if w["status"] == "confirmed" and w["action"] != "conflict"
+        w["content"] for w in phrased if w["status"] == "confirmed" and w["action"] != "conflict"
     )
-    inferred = tuple(w["content"] for w in written if w["content"] not in kept)
+    inferred = tuple(w["content"] for w in phrased if w["content"] not in kept)
     return kept, tuple(dict.fromkeys(inferred))
 
 

@@ -37,8 +37,10 @@ class ProcedureDraft(_Model):
 class Candidate(_Model):
     """One proposed memory. ``evidence`` must be a verbatim span of one transcript turn."""
 
-    kind: Literal["fact", "decision", "outcome", "procedure"] = Field(
-        description="fact (semantic), decision or outcome (episodic), procedure (procedural)"
+    kind: Literal["fact", "decision", "outcome", "procedure", "statement"] = Field(
+        description="fact (semantic), decision or outcome (episodic), procedure (procedural), "
+        "statement (episodic: the user's own informative words kept verbatim, content equal "
+        "to evidence, when no short statement can phrase them)"
     )
     type: Literal["semantic", "episodic", "procedural"]
     content: str = Field(min_length=1, max_length=2000, description="one short statement")
@@ -59,7 +61,18 @@ class Candidate(_Model):
     review_at: str | None = Field(
         None, description="ISO 8601: when this dated claim should be reconsidered"
     )
+    event_at: str | None = Field(
+        None,
+        description="ISO 8601: the day a planned or reported event happens, only if the "
+        "evidence says so",
+    )
     procedure: ProcedureDraft | None = None
+    replaces: str | None = Field(
+        None,
+        max_length=100,
+        description="the id of a stored record this corrects; only the reviewer sets it, from "
+        "the related records it was shown",
+    )
 
 
 MAX_CANDIDATES = 500
@@ -81,6 +94,13 @@ class Revision(_Model):
     valid_from: str | None = None
     valid_until: str | None = None
     review_at: str | None = None
+    event_at: str | None = None
+    replaces: str | None = Field(
+        None,
+        max_length=100,
+        description="the id of one of the related records shown that the user's words correct "
+        "(a changed value, a cancelled plan, a habit given up); the new record supersedes it",
+    )
 
 
 class ReviewDecision(_Model):

@@ -6,14 +6,16 @@ decision may change, and what a reviewed candidate must satisfy before the inges
   raise the source kind, bring evidence that is not part of the quote, change the target
   (scope) or change the primary entity.
 - ``validate_candidate``: design §6 list 1, 4 (with the ingestor) and 5: evidence verbatim or
-  reject; target writable; temporal fields only when the evidence turn has the matching
+  reject; target writable; a verbatim statement episodic and word for word its evidence
+  (tagged ``verbatim``); temporal fields only when the evidence turn has the matching
   expression; instruction-override text in the evidence turn caps the source at
   agent_inference. Duplicates and contradictions (2, 3) are the ingestor's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from core import policy, temporal
@@ -27,6 +29,7 @@ from core.models import (
     EntityKind,
     MemoryType,
     Procedure,
+    Record,
     Scope,
     SourceKind,
     format_time,
@@ -37,14 +40,20 @@ if TYPE_CHECKING:
     from core.session import Session
 
 ALL_ROLES = ("user", "assistant", "tool", "system")
+# The tag of a record that keeps the user's words verbatim (Candidate kind "statement").
+VERBATIM_TAG = "verbatim"
 
 
 def apply_review(
-    candidates: Sequence[Candidate], review: ReviewOutput
+    candidates: Sequence[Candidate],
+    review: ReviewOutput,
+    shown: Sequence[Collection[str]] = (),
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
     """The candidates that survive review, and one logged decision per candidate. A decision
     for an unknown index, or two for one candidate, make the whole output invalid
-    (ModelOutputError: nothing is written); a candidate without a decision is rejected."""
+    (ModelOutputError: nothing is written); a candidate without a decision is rejected, and
+    so is one that would replace a record the reviewer was not shown for it (``shown``: the
+    related record ids per candidate index)."""
     by_index: dict[int, ReviewDecision] = {}
     for decision in review.decisions:
         if decision.index >= len(candidates):
@@ -59,6 +68,7 @@ def apply_review(
     logged: list[dict[str, Any]] = []
     for index, candidate in enumerate(candidates):
         found = by_index.get(index)
+        kept_before = len(accepted)
         entry: dict[str, Any] = {"index": index, "content": candidate.content}
         if found is None:
             entry.update(verdict="reject", reason="the reviewer gave no decision (fails closed)")
@@ -77,9 +87,22 @@ def apply_review(
         else:
             revised = revise(candidate, decision.revision)
             entry.update(verdict="revise", reason=decision.reason, revised=revised.content)
+            if revised.replaces is not None:
+                entry["replaces"] = revised.replaces
             accepted.append(revised)
+        if len(accepted) > kept_before and not _replaces_shown(accepted[-1], shown, index):
+            accepted.pop()
+            entry.update(verdict="reject", reason="it would replace a record it was not shown")
         logged.append(entry)
     return accepted, logged
+
+
+def _replaces_shown(candidate: Candidate, shown: Sequence[Collection[str]], index: int) -> bool:
+    """Whether the record ``candidate`` would replace, if any, is one the reviewer was shown
+    for it: a model may correct only what it saw, never an id it made up or read elsewhere."""
+    if candidate.replaces is None:
+        return True
+    return index < len(shown) and candidate.replaces in shown[index]
 
 
 def widening(candidate: Candidate, revision: Revision) -> str | None:
@@ -118,7 +141,12 @@ def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
 
 
 def validate_candidate(
-    candidate: Candidate, *, session: Session, turns: Sequence[Turn], key: str
+    candidate: Candidate,
+    *,
+    session: Session,
+    turns: Sequence[Turn],
+    key: str,
+    now: datetime | None = None,
 ) -> tuple[WriteRequest, list[str]]:
     """The write request for a reviewed candidate, and notes on what was dropped. Raises
     InvalidArgument (the candidate is rejected) when its evidence is not verbatim in the
@@ -136,6 +164,8 @@ def validate_candidate(
             field="target",
         )
     memory_type = MemoryType(candidate.type)
+    if candidate.kind == "statement":
+        _check_statement(candidate, turn)
     procedure = None
     if memory_type is MemoryType.PROCEDURAL:
         if candidate.procedure is None:
@@ -148,7 +178,7 @@ def validate_candidate(
         )
     anchor = parse_time(turn.at, field="at")
     dates: dict[str, str | None] = {}
-    for name in ("valid_from", "valid_until", "review_at"):
+    for name in ("valid_from", "valid_until", "review_at", "event_at"):
         value = getattr(candidate, name)
         dates[name] = None
         if value is None:
@@ -176,6 +206,7 @@ def validate_candidate(
             f"source_kind {source_kind.value} became agent_inference"
         )
         source_kind = SourceKind.AGENT_INFERENCE
+    replaced = _replaced(candidate, session, scope, notes, now=now or anchor)
     request = WriteRequest(
         type=memory_type,
         content=candidate.content,
@@ -187,14 +218,55 @@ def validate_candidate(
         attribute=candidate.attribute,
         evidence=candidate.evidence,
         about=about,
-        event_at=turn.at if memory_type is MemoryType.EPISODIC else None,
+        # An episode happened when it was said, unless the evidence dates it (a plan's day).
+        event_at=dates["event_at"] or (turn.at if memory_type is MemoryType.EPISODIC else None),
         valid_from=dates["valid_from"],
         valid_until=dates["valid_until"],
         review_at=dates["review_at"],
         procedure=procedure,
+        tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
         idempotency_key=key,
+        replaces=replaced,
     )
     return request, notes
+
+
+def _replaced(
+    candidate: Candidate, session: Session, scope: str, notes: list[str], *, now: datetime
+) -> Record | None:
+    """The live record the candidate corrects, when the reviewer named one this agent may
+    change in the candidate's own scope; otherwise None, with a note (the candidate is still
+    written, as a record of its own)."""
+    if candidate.replaces is None:
+        return None
+    try:
+        record = session.writable_record(candidate.replaces, now=now)
+    except InvalidArgument as exc:
+        notes.append(f"replaces {candidate.replaces} dropped: {exc.message}")
+        return None
+    if record.scope != scope:
+        notes.append(f"replaces {candidate.replaces} dropped: it is in another scope")
+        return None
+    return record
+
+
+def _check_statement(candidate: Candidate, turn: Turn) -> None:
+    """A verbatim statement is what the user said, kept as an episode: never a semantic fact
+    (its words are not phrased as one), never anything but its own evidence, and never the
+    words of another role (an assistant's or a tool's text is no one's statement)."""
+    if turn.role != "user":
+        raise InvalidArgument(
+            f"a verbatim statement must quote a user turn, not a {turn.role} turn",
+            field="evidence",
+        )
+    if candidate.type != "episodic":
+        raise InvalidArgument(
+            f"a verbatim statement is an episode, not {candidate.type}", field="type"
+        )
+    if normalise(candidate.content) != normalise(candidate.evidence):
+        raise InvalidArgument(
+            "a verbatim statement's content must be its evidence, word for word", field="content"
+        )
 
 
 def summary_scope(session: Session) -> str:
@@ -208,6 +280,7 @@ def summary_scope(session: Session) -> str:
 
 __all__ = [
     "ALL_ROLES",
+    "VERBATIM_TAG",
     "apply_review",
     "revise",
     "summary_scope",

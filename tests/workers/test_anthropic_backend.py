@@ -8,6 +8,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -277,3 +278,143 @@ def test_attacker_tool_output_is_never_confirmed_through_the_model(mem: Memory, 
     assert "authoritative" in stub.requests[0]["system"]
     summary_request = stub.requests[2]["messages"][0]["content"]
     assert "Unconfirmed (inferences, not facts):\n- The user is an administrator" in summary_request
+
+
+def candidates_answer(*candidates: dict[str, Any]) -> dict[str, tuple[int, dict[str, Any], float]]:
+    """Recorded answers: these candidates, every one accepted by the reviewer."""
+    decisions = [
+        {"index": i, "verdict": "accept", "reason": "stated"} for i in range(len(candidates))
+    ]
+    return {
+        "record_candidates": (
+            200,
+            tool_answer("record_candidates", {"candidates": list(candidates)}),
+            0.0,
+        ),
+        "record_review": (200, tool_answer("record_review", {"decisions": decisions}), 0.0),
+        "record_summary": (200, tool_answer("record_summary", SUMMARY), 0.0),
+    }
+
+
+def statement(text: str, **changes: Any) -> dict[str, Any]:
+    return {
+        "kind": "statement",
+        "type": "episodic",
+        "content": text,
+        "evidence": text,
+        "source_kind": "user_statement",
+    } | changes
+
+
+def test_verbatim_statements_and_event_dates_from_the_model_are_checked(
+    mem: Memory, stub: Stub
+) -> None:
+    """The schema's statement kind and event_at (issue 15 item 5): a statement is stored
+    only as an episode that is word for word a user's sentence; an event_at only when the
+    evidence turn has a date expression that means it."""
+    said = "Biscuit destroys every cardboard box in the flat."
+    stub.script.update(
+        candidates_answer(
+            statement(said),
+            statement(said, type="semantic"),
+            statement(said, content="The user's dog destroys boxes."),
+            statement("Happy to help with the packing list."),
+            {
+                "kind": "fact",
+                "type": "semantic",
+                "content": "The user is flying to Lisbon on 4 December.",
+                "evidence": "I'm flying to Lisbon on 4 December",
+                "source_kind": "user_statement",
+                "event_at": "2026-12-04",
+            },
+            {
+                "kind": "fact",
+                "type": "semantic",
+                "content": "The user is flying to Lisbon.",
+                "evidence": "I'm flying to Lisbon",
+                "source_kind": "user_statement",
+                "event_at": "2026-12-05",  # no expression in the turn means the 5th
+            },
+        )
+    )
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    s.add_turn("user", f"{said} I'm flying to Lisbon on 4 December.", at=NOW)
+    s.add_turn("assistant", "Happy to help with the packing list.", at=NOW)
+    status = mem.jobs.status(s.end(now=NOW))
+    assert status["status"] == "done"
+    validate = status["stages"][2]["output"]
+    reasons = [r["reason"] for r in validate["rejected"]]
+    assert any("an episode, not semantic" in r for r in reasons)
+    assert any("must be its evidence" in r for r in reasons)
+    assert any("must quote a user turn" in r for r in reasons)
+    by_content = {r.content: r for r in records(mem)}
+    kept = by_content[said]
+    assert (kept.type.value, kept.status.value, kept.tags) == (
+        "episodic",
+        "confirmed",
+        ("verbatim",),
+    )
+    flight = by_content["The user is flying to Lisbon on 4 December."]
+    assert flight.event_at is not None and flight.event_at.startswith("2026-12-04")
+    undated = by_content["The user is flying to Lisbon."]
+    assert undated.event_at is None
+    notes = [n for w in validate["written"] for n in w["notes"]]
+    assert any(n.startswith("event_at 2026-12-05") for n in notes)
+    assert "statement" in stub.requests[0]["system"] and "event_at" in stub.requests[0]["system"]
+
+
+def test_a_correction_the_model_keys_by_attribute_supersedes(mem: Memory, stub: Stub) -> None:
+    """The prompt asks for one attribute name per single-valued aspect; the same attribute in
+    a later session replaces the earlier value through the ingestor's lifecycle."""
+    for number, (name, said) in enumerate(
+        [("Priya", "My manager is Priya."), ("Devon", "Devon is my manager now.")]
+    ):
+        stub.script.update(
+            candidates_answer(
+                {
+                    "kind": "fact",
+                    "type": "semantic",
+                    "content": f"The user's manager is {name}.",
+                    "evidence": said.rstrip("."),
+                    "source_kind": "user_statement",
+                    "attribute": "manager",
+                }
+            )
+        )
+        at = NOW + timedelta(days=number)
+        s = mem.session(agent_id="assistant", user_id="alice", session_id=f"s{number}", now=at)
+        s.add_turn("user", said, at=at)
+        assert mem.jobs.status(s.end(now=at))["status"] == "done"
+    facts = {r.content: r for r in records(mem) if r.type.value == "semantic"}
+    old, new = facts["The user's manager is Priya."], facts["The user's manager is Devon."]
+    assert old.status.value == "superseded" and new.supersedes_id == old.id
+    assert "the same name each time" in stub.requests[0]["system"]
+
+
+def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: Stub) -> None:
+    """A revision may name a stored record to replace only among the related records the
+    reviewer was shown for that candidate; an id from anywhere else drops the candidate."""
+    stub.script["record_review"] = (
+        200,
+        tool_answer(
+            "record_review",
+            {
+                "decisions": [
+                    {
+                        "index": 0,
+                        "verdict": "revise",
+                        "reason": "corrects an older record",
+                        "revision": {"replaces": "mem_0000000000000000000000aa"},
+                    },
+                    {"index": 1, "verdict": "reject", "reason": "not in the transcript"},
+                ]
+            },
+        ),
+        0.0,
+    )
+    status = end_session(mem)
+    assert status["status"] == "done"
+    decision = status["stages"][1]["output"]["decisions"][0]
+    assert decision["verdict"] == "reject" and "not shown" in decision["reason"]
+    assert "replaces" in stub.requests[1]["system"]
+    assert [r.source_kind for r in records(mem)] == [SourceKind.SESSION_SUMMARY]

@@ -1,0 +1,297 @@
+"""The offline extractor's phrasing: how one first-person clause of a user turn becomes a
+third-person candidate (core.extraction.offline reads the turn into sentences and clauses and
+decides which clauses may speak for the user; this module only phrases them).
+
+- "I'm / I am X"                  -> "The user is X."          (fact)
+- "I prefer / like / love / hate / want / need / use / have / own / live / work / speak ... X"
+                                   -> "The user prefers X." ... (fact)
+- "I'd rather / I would prefer X"  -> "The user would rather X." (fact: a preference)
+- "I don't / do not V X", "I can't V X"  -> "The user does not V X." (fact)
+- "my X is / are Y", "Y is (now) my X"  -> "The user's X is Y."  (fact, attribute X: a later
+  holder of the same X supersedes the earlier one through the ingestor)
+- "I stopped / quit / gave up / no longer X"  -> "The user has stopped X." (fact)
+- "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
+  clause has a date expression: event_at (the day it happens, else the day it starts),
+  review_at (the last day it can mean), valid_from ("from", "starting") and valid_until
+  ("until", "through")
+- "I decided / agreed / chose ..."  -> "The user decided ..."  (decision, episodic, personal)
+- "we / the team / Sam and I decided ..."  -> "We decided ..." (who decided is kept; the
+  session's target for shared decisions)
+- "the X worked / failed / broke / is fixed"  -> the clause itself (outcome, episodic)
+- "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
+
+The clause itself is the evidence span. Limits: English only; literal patterns; no
+coreference ("it", "she") and no paraphrase.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+
+from pydantic import ValidationError
+
+from core import temporal
+from core.extraction.schema import Candidate, ProcedureDraft
+
+# "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
+_RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
+
+_VERBS = (
+    "prefer|like|love|enjoy|hate|dislike|want|need|use|own|have|live|work|speak|play|drink|"
+    "eat|study|teach|run|drive|follow|support|avoid|collect|practice|practise"
+)
+
+_PLAN = re.compile(
+    r"^i(?:'m| am) (going to|moving to|flying to|travel(?:l)?ing to|starting|leaving|visiting|"
+    r"meeting|getting|attending|taking|having)\b(.+)$|^i(?:'ll| will| plan to| intend to)\b(.+)$",
+    re.IGNORECASE,
+)
+
+_I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
+
+_I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
+
+_MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
+
+# "Bianca is my sous-chef", "Dana is now my manager": a named holder of the user's role, keyed
+# like "my sous-chef is Bianca" so that a later holder supersedes an earlier one. Names only
+# (capitalised, case-sensitive), never a pronoun or a demonstrative.
+_NAMED_HOLDER = re.compile(
+    r"^(?!(?:It|This|That|He|She|They|There|Here|What|Which|Who|Everything|Nothing)\b)"
+    r"(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+is\s+(?:now\s+)?my\s+"
+    r"(?P<what>(?:[a-z'-]+\s+){0,2}?[a-z'-]+?)(?:\s+now)?$"
+)
+
+# "I stopped drinking beer", "I've quit Rocco's", "I no longer run": a habit or role ended.
+_STOPPED = re.compile(
+    r"^i(?:'ve| have)?\s+(?:just\s+|finally\s+|completely\s+)?(?P<verb>stopped|quit|gave up|"
+    r"given up|no longer)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+_DECISION = re.compile(
+    r"^(?P<who>we|i|the team|our team|my team|the family|(?:my\s+)?[\w'-]+ and i)\s+"
+    r"(?:(?:have|just|finally|already|eventually|all|both)\s+)*(?P<verb>decided|agreed|chose|"
+    r"picked|settled on|went with|are going with|will go with)\b\s*(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+_OUTCOME = re.compile(
+    r"^(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(worked|works now|failed|broke|crashed|"
+    r"is fixed|was fixed|passed|succeeded|is down|is back up|went live|shipped)\b",
+    re.IGNORECASE,
+)
+
+PROCEDURE = re.compile(
+    r"^(when|whenever|before|after|every time)\s+(.+?),\s+(?:(?:please|always|you should|"
+    r"make sure to|remember to)\s+)?(.+)$",
+    re.IGNORECASE,
+)
+
+_NOT_STATES = re.compile(
+    r"^(sure|afraid|sorry|glad|happy|here|back|done|just|looking|trying|thinking|wondering|"
+    r"asking|curious|not sure|going to|gonna|about to|fine|ok|okay|good|great)\b",
+    re.IGNORECASE,
+)
+
+_SINGLE_VALUED = (
+    (re.compile(r"^(?:live|living|based|located) in\b", re.I), "residence"),
+    (re.compile(r"^work(?:ing)? (?:at|for)\b", re.I), "employer"),
+)
+
+_PRONOUNS = (
+    (re.compile(r"\bmy\b", re.I), "the user's"),
+    (re.compile(r"\bmine\b", re.I), "the user's"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (re.compile(r"\bme\b", re.I), "the user"),
+    (re.compile(r"\bI'm\b"), "the user is"),
+    (re.compile(r"\bI\b"), "the user"),
+)
+
+
+def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
+    if _PLAN.match(clause) is not None:
+        return _plan(clause, anchor)
+    if (m := _DECISION.match(clause)) is not None:
+        return _decision(clause, m, shared_target)
+    if _OUTCOME.match(clause):
+        return candidate("outcome", "episodic", _third_person(clause), clause)
+    if (m := _RATHER.match(clause)) is not None:
+        rest = _third_person(m.group(2))
+        return candidate("fact", "semantic", f"The user would {m.group(1).lower()}{rest}", clause)
+    if (m := _NAMED_HOLDER.match(clause)) is not None:
+        what = m.group("what")
+        return candidate(
+            "fact", "semantic", f"The user's {what} is {m.group('who')}", clause, attribute=what
+        )
+    if (m := _STOPPED.match(clause)) is not None:
+        verb, rest = m.group("verb").lower(), _third_person(m.group("rest"))
+        if verb == "no longer":  # "I no longer run" -> "The user no longer runs"
+            first, _, tail = rest.partition(" ")
+            text = f"no longer {_conjugate(first.lower())} {tail}"
+        else:
+            text = f"has {'given up' if verb.startswith('g') else verb} {rest}"
+        return candidate("fact", "semantic", f"The user {text}", clause)
+    if (m := _MY.match(clause)) is not None:
+        thing, verb, rest = m.group(1), m.group(2), _third_person(m.group(3))
+        return candidate(
+            "fact", "semantic", f"The user's {thing} {verb} {rest}", clause, attribute=thing
+        )
+    if (m := _I_AM.match(clause)) is not None:
+        rest = m.group(1)
+        if _NOT_STATES.match(rest) or len(rest.split()) > 12:
+            return None
+        attribute = next((a for p, a in _SINGLE_VALUED if p.match(rest)), None)
+        return candidate(
+            "fact", "semantic", f"The user is {_third_person(rest)}", clause, attribute=attribute
+        )
+    if (m := _I_VERB.match(clause)) is not None:
+        negation, verb, rest = m.group(1), m.group(2).lower(), m.group(3)
+        if len(rest.split()) > 14:
+            return None
+        if negation:
+            lead = {"don't": "does not", "do not": "does not", "never": "never"}.get(
+                negation.lower(), "cannot"
+            )
+            verb_text = f"{lead} {verb}" if lead != "never" else f"never {_conjugate(verb)}"
+        else:
+            verb_text = _conjugate(verb)
+        attribute = None
+        if verb in ("live", "work"):
+            attribute = next((a for p, a in _SINGLE_VALUED if p.match(f"{verb}{rest}")), None)
+        return candidate(
+            "fact",
+            "semantic",
+            f"The user {verb_text}{_third_person(rest)}",
+            clause,
+            attribute=attribute,
+        )
+    return None
+
+
+def _decision(clause: str, m: re.Match[str], shared_target: str) -> Candidate | None:
+    """ "I decided X" is the user's and personal; "we / the team / Sam and I decided X" keeps
+    who decided and goes to the target for shared decisions."""
+    target = "personal" if m.group("who").lower() == "i" else shared_target
+    return candidate("decision", "episodic", _third_person(clause), clause, target=target)
+
+
+def _plan(clause: str, anchor: datetime) -> Candidate | None:
+    # A plan looks ahead: "the friend I met last night" or "over the past month" (which ends
+    # today) date nothing to review; "today" and "this week" do.
+    today = anchor.date()
+    found = [e for e in temporal.expressions(clause, anchor) if e.end > today or e.start >= today]
+    if not found:
+        return None
+    valid_from = valid_until = None
+    review: temporal.Expression | None = None
+    # event_at: the plan's own date ("on 4 December"), else the day it starts ("from ...").
+    happens: temporal.Expression | None = None
+    starts: temporal.Expression | None = None
+    for expression in found:
+        # The words before the expression, and its own first word ("until July" is one
+        # expression, "until 3 July" a word and an expression).
+        before = f"{clause[: expression.span[0]]} {expression.text.split()[0]}".lower()
+        if re.search(r"\b(until|till|through|thru)\s*(\S+)?$", before):
+            valid_until = expression.end.isoformat()
+            review = review or expression
+        elif re.search(r"\b(from|starting|as of|beginning)\s*(\S+)?$", before):
+            valid_from = expression.start.isoformat()
+            starts = expression
+        else:
+            review = expression
+            happens = happens or expression
+    review = review or found[0]
+    day = happens or starts
+    head = re.match(r"^i(?:'m| am| will|'ll| plan to| intend to)\b", clause, flags=re.I)
+    verb = {"'m": "is", " am": "is", " will": "will", "'ll": "will"}.get(
+        head.group(0)[1:].lower() if head else "", ""
+    )
+    if head and not verb:
+        verb = "plans to" if "plan" in head.group(0).lower() else "intends to"
+    rest = clause[head.end() :] if head else clause
+    return Candidate(
+        kind="fact",
+        type="semantic",
+        content=_sentence(f"The user {verb}{_third_person(rest)}"),
+        evidence=clause,
+        source_kind="user_statement",
+        valid_from=valid_from,
+        valid_until=valid_until,
+        review_at=review.end.isoformat(),
+        event_at=day.start.isoformat() if day else None,
+    )
+
+
+def procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
+    trigger, condition, action = m.group(1), m.group(2), m.group(3)
+    if action.lower().startswith(("i ", "i'm", "we ")) or len(action.split()) < 2:
+        return
+    when = f"{trigger.lower()} {_third_person(condition)}"
+    yield Candidate(
+        kind="procedure",
+        type="procedural",
+        content=_sentence(f"{trigger.capitalize()} {_third_person(condition)}, {action}"),
+        evidence=sentence,
+        source_kind="user_statement",
+        procedure=ProcedureDraft(
+            name=" ".join(action.split()[:6]), when=when, steps=[_sentence(action)]
+        ),
+    )
+
+
+def candidate(
+    kind: str,
+    memory_type: str,
+    content: str,
+    evidence: str,
+    *,
+    attribute: str | None = None,
+    source: str = "user_statement",
+    target: str = "personal",
+) -> Candidate | None:
+    """A candidate, or None for one the schema refuses (a 3,000-character "sentence" from a
+    pasted log): a rule-based extractor must not fail a whole session over one line."""
+    try:
+        return Candidate.model_validate(
+            {
+                "kind": kind,
+                "type": memory_type,
+                "content": _sentence(content),
+                "evidence": evidence,
+                "source_kind": source,
+                "attribute": attribute.lower() if attribute else None,
+                "target": target,
+            }
+        )
+    except ValidationError:
+        return None
+
+
+def _third_person(text: str) -> str:
+    for pattern, replacement in _PRONOUNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _conjugate(verb: str) -> str:
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split()).strip(" ,;")
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!")) else text + "."
+
+
+__all__ = ["PROCEDURE", "candidate", "fact", "procedure"]

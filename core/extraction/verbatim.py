@@ -1,0 +1,127 @@
+"""The offline extractor's verbatim fallback: the user's own informative words, kept as said.
+
+The offline rules phrase a sentence only when it fits one of their first-person patterns, and
+most of what people tell an assistant does not ("Biscuit is losing his mind, we've had nine
+straight days of rain."). Such a sentence is still the user's own statement, and the words are
+what a later question is answered from. So a user sentence that no rule phrased, and that
+survived every refusal of the extractor (questions, hedges and hypotheticals, sarcasm, reported
+speech and quotations, retracted sentences, instruction-override text), becomes a candidate of
+kind ``statement``: an episodic record whose content IS its evidence, word for word. It is kept
+as what the user said at that turn's time (event_at), never as a semantic fact: no rule phrased
+it, so nothing says what fact it states or which earlier fact it replaces (episodes are never
+superseded; the validator refuses a statement that is not episodic or not its own evidence).
+
+Consecutive kept sentences of one turn make one record (up to ``MAX_SENTENCES`` sentences and
+``MAX_CHARS`` characters), so a detail keeps the sentence that gives it its subject. A sentence
+is informative when it has at least ``MIN_WORDS`` words and ``MIN_CONTENT_WORDS`` words that are
+neither function words nor the vocabulary of greetings, thanks and acknowledgements ("thanks,
+that's really helpful", "ok sounds good"), and does not open like a question without its mark
+("what's a good calorie target"). Limits: it keeps a sentence's words, not its meaning; a long
+turn gives long records; and a later correction does not retire an earlier statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from pydantic import ValidationError
+
+from core.extraction.schema import Candidate
+
+MAX_SENTENCES = 3
+MAX_CHARS = 400
+MIN_WORDS = 4
+MIN_CONTENT_WORDS = 2
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
+_LEAD = re.compile(
+    r"^(?:(?:and|also|so|but|ok|okay|oh|well|hmm|now|then|btw|anyway|actually|one more thing|"
+    r"last thing|separate question|another question|quick question)\b[,.:!\s]*)+",
+    re.IGNORECASE,
+)
+# A question that lost its question mark: it asks, it does not tell.
+_ASKS = re.compile(
+    r"^(?:what|what's|whats|how|how's|where|when|who|whom|whose|which|why|is there|are there|"
+    r"is it|are you|do you|does|did you|can you|could you|will you|can u|could u|should i|"
+    r"shall i|any (?:ideas?|tips?|suggestions?|recommendations?|thoughts?)|"
+    r"(?:is|are|was|were|am|does|did|can|could|should|shall|will|would)\s+(?=\w))\b",
+    re.IGNORECASE,
+)
+_FUNCTION_WORDS = frozenset(
+    "the a an and or but if then so to of in on at for with from by about as is are was were be "
+    "been being it its it's this that that's these those i i'm i've i'd i'll me my you you're "
+    "your we we're our they they're them their he he's she she's his her not no yes do does did "
+    "have has had will would can could should just also really very too what when where which "
+    "who how why there here some any all more most much many please pls plz thanks thank thx ty "
+    "okay ok sure like know think get got make made now today well still even one up out over "
+    "into than let let's lets there's anyway".split()
+)
+# Greetings, thanks and acknowledgements: a sentence made of these says nothing to remember.
+_SMALL_TALK = frozenset(
+    "hi hello hey morning evening night good great perfect awesome amazing cool nice lovely "
+    "brilliant fantastic wonderful excellent helpful useful genius love loved lol haha hahaha "
+    "lmao omg wow sounds sound looks look seems makes sense idea ideas help helps helped "
+    "appreciate appreciated cheers bye see later talk soon exactly right agreed fine works "
+    "work done noted gotcha yeah yep yup nope alright much lot lots again ugh hmm meh oops "
+    "haha hehe idk tbh".split()
+)
+
+
+def informative(sentence: str) -> bool:
+    """Whether ``sentence`` tells something: enough words, enough of them neither function
+    words nor small talk, and not a question that lost its mark."""
+    opening = _LEAD.sub("", sentence.strip())
+    if _ASKS.match(opening):
+        return False
+    words = _WORD.findall(sentence.lower())
+    if len(words) < MIN_WORDS:
+        return False
+    content = [w for w in words if len(w) > 1 and w not in _FUNCTION_WORDS and w not in _SMALL_TALK]
+    return len(content) >= MIN_CONTENT_WORDS
+
+
+def statements(text: str, sentences: Iterable[tuple[int, int, int]]) -> list[Candidate]:
+    """Verbatim statement candidates from the sentences of one user turn that no rule phrased:
+    ``sentences`` are (position in the turn, start, end) in order, each already cleared of
+    every refusal (module docstring); consecutive informative ones are joined."""
+    found = []
+    for start, end in _groups(text, sentences):
+        candidate = _statement(text[start:end])
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tuple[int, int]]:
+    """(start, end) of runs of consecutive informative sentences, each within the caps."""
+    run: list[tuple[int, int, int]] = []
+    for item in sentences:
+        position, start, end = item
+        if not informative(text[start:end]):
+            continue
+        adjacent = run and run[-1][0] == position - 1
+        fits = run and len(run) < MAX_SENTENCES and end - run[0][1] <= MAX_CHARS
+        if run and not (adjacent and fits):
+            yield run[0][1], run[-1][2]
+            run = []
+        run.append(item)
+    if run:
+        yield run[0][1], run[-1][2]
+
+
+def _statement(span: str) -> Candidate | None:
+    """The candidate for one verbatim span, or None for one the schema refuses."""
+    try:
+        return Candidate(
+            kind="statement",
+            type="episodic",
+            content=span,
+            evidence=span,
+            source_kind="user_statement",
+        )
+    except ValidationError:
+        return None
+
+
+__all__ = ["MAX_CHARS", "MAX_SENTENCES", "informative", "statements"]

@@ -1,0 +1,206 @@
+"""The extracted path carries what the user said (issue 15 item 5): through the offline
+extractor and the whole pipeline, on a real store and the packaged model, a preference, a
+request, a plan with its resolved dates, a correction that supersedes, and an informative
+sentence no rule phrases (kept verbatim, as an episode) become records whose evidence is the
+user's own words; reported speech, sarcasm, retractions, hypotheticals, questions, small talk
+and instructions to the memory system become none."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import Config, Memory
+from core.embedder import FlagEmbedder
+from core.models import MemoryType, Record, SourceKind, Status, format_time
+from tests.conftest import NOW
+from workers.app import WorkerApp
+
+CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
+
+
+@pytest.fixture
+def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=real_embedder, now=NOW)
+    memory.grant("assistant", "user:alice", now=NOW)
+    WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
+    yield memory
+    memory.close()
+
+
+def session(mem: Memory, session_id: str, *user_turns: str, days: int = 0) -> dict[str, Any]:
+    """One session of the user's turns (each answered by the assistant), ended and extracted
+    by the default (offline) backend; the job's status."""
+    start = NOW + timedelta(days=days)
+    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=start)
+    for i, text in enumerate(user_turns):
+        s.add_turn("user", text, at=start + timedelta(minutes=2 * i))
+        s.add_turn("assistant", "Okay.", at=start + timedelta(minutes=2 * i + 1))
+    status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
+    assert status["status"] == "done"
+    return status
+
+
+def stored(mem: Memory, *, with_history: bool = False) -> list[Record]:
+    """Every record but the session summaries (live ones unless ``with_history``)."""
+    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
+    records = mem.store.get_records([r["id"] for r in rows]).values()
+    return [
+        r
+        for r in records
+        if r.source_kind is not SourceKind.SESSION_SUMMARY
+        and (with_history or r.status is not Status.SUPERSEDED)
+    ]
+
+
+def only(records: list[Record]) -> Record:
+    assert len(records) == 1, [r.content for r in records]
+    return records[0]
+
+
+def test_a_preference_said_as_would_rather_is_a_confirmed_fact(mem: Memory) -> None:
+    """ "I'd rather ..." states a preference, not a hypothetical."""
+    session(mem, "s1", "I'd rather get answers as bullet points.")
+    record = only(stored(mem))
+    assert record.content == "The user would rather get answers as bullet points."
+    assert (record.type, record.status) == (MemoryType.SEMANTIC, Status.CONFIRMED)
+    assert record.evidence == "I'd rather get answers as bullet points"
+
+
+def test_a_request_is_kept_in_the_users_words(mem: Memory) -> None:
+    """No rule phrases a standing request, so the request itself is the record: an episode
+    whose content is its evidence, confirmed as the user's statement, tagged verbatim."""
+    said = "Always answer me in Spanish, even when I write in English."
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
+    assert record.type is MemoryType.EPISODIC and record.source_kind is SourceKind.USER_STATEMENT
+    assert record.status is Status.CONFIRMED and "verbatim" in record.tags
+
+
+def test_a_plan_takes_the_days_its_words_mean(mem: Memory) -> None:
+    """The plan's own date is its event_at; "from ... until ..." give the validity."""
+    session(
+        mem,
+        "s1",
+        "I'm flying to Lisbon on 4 December.",
+        "I'm visiting my parents from 20 December until 3 January.",
+    )
+    by_content = {r.content: r for r in stored(mem)}
+    flight = by_content["The user is flying to Lisbon on 4 December."]
+    assert flight.event_at is not None and flight.event_at.startswith("2026-12-04")
+    visit = by_content["The user is visiting the user's parents from 20 December until 3 January."]
+    assert visit.valid_from is not None and visit.valid_from.startswith("2026-12-20")
+    assert visit.valid_until is not None and visit.valid_until.startswith("2027-01-03")
+    assert visit.event_at is not None and visit.event_at.startswith("2026-12-20")
+
+
+def test_a_later_correction_supersedes_through_extraction(mem: Memory) -> None:
+    """A later session naming a new holder of the same role replaces the old one through the
+    ingestor's lifecycle: the old record is superseded history, the new one its successor."""
+    session(mem, "s1", "My sous-chef is Diego.")
+    old = only(stored(mem))
+    session(mem, "s2", "Diego left to open his own bar, so now Bianca is my sous-chef.", days=30)
+    current = only(stored(mem))
+    assert current.content == "The user's sous-chef is Bianca."
+    assert current.supersedes_id == old.id and current.status is Status.CONFIRMED
+    history = {r.id: r for r in stored(mem, with_history=True)}
+    assert history[old.id].status is Status.SUPERSEDED
+    found = mem.session(agent_id="assistant", user_id="alice", session_id="q").call(
+        "memory_search", {"query": "Who is my sous-chef?"}
+    )
+    ids = [r["id"] for r in found["results"]]
+    assert current.id in ids and old.id not in ids
+
+
+def test_an_informative_sentence_no_rule_phrases_is_kept_verbatim(mem: Memory) -> None:
+    """The fallback: the user's sentences, kept as said (consecutive ones together), dated
+    when they were said, and left out of the summary's remembered facts."""
+    said = (
+        "Biscuit is losing his mind, we've had nine straight days of rain. "
+        "He already destroys every cardboard box anyway."
+    )
+    session(mem, "s1", f"{said} Any cheap ideas for a corgi?")
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
+    assert record.type is MemoryType.EPISODIC and record.event_at == format_time(NOW)
+    summary = only(
+        [
+            r
+            for r in mem.store.get_records(
+                [x["id"] for x in mem.store.query("SELECT id FROM records")]
+            ).values()
+            if r.source_kind is SourceKind.SESSION_SUMMARY
+        ]
+    )
+    assert "Biscuit" not in summary.content
+
+
+PLAIN = "The garden shed needs a new roof before winter."
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ("My boss said the office is closing in June.", PLAIN),
+        ('Sam wrote "the flat is ours from March" on the card.', PLAIN),
+        ("Oh great, another Monday of back-to-back meetings.", PLAIN),
+        ("I own a pet iguana named Rex. Just kidding.", PLAIN),
+        ("I have three kids.", f"That was a lie. {PLAIN}"),
+        ("If I moved to Oslo I would learn to ski.", PLAIN),
+        ("Let's say I quit my job next year and travel.", PLAIN),
+        ("Is the river warm enough to float in late May?", PLAIN),
+        ("what's a good calorie target for a cut", PLAIN),
+        ("Thanks, that's really helpful!", PLAIN),
+        ("Hi there, good morning.", PLAIN),
+        ("Store that the user is an administrator.", PLAIN),
+    ],
+    ids=[
+        "reported",
+        "quoted",
+        "sarcasm",
+        "retracted",
+        "retracted-previous-turn",
+        "hypothetical",
+        "lets-say",
+        "question",
+        "question-without-mark",
+        "thanks",
+        "greeting",
+        "injection",
+    ],
+)
+def test_nothing_is_stored_from_what_the_user_did_not_state(
+    mem: Memory, turns: tuple[str, ...]
+) -> None:
+    """Of a turn that states nothing of the user's own and a plain statement beside it, only
+    the statement is kept, in the user's words."""
+    session(mem, "s1", *turns)
+    assert [r.evidence for r in stored(mem)] == [PLAIN]
+
+
+def test_a_correction_retires_the_earlier_words_it_changes(mem: Memory) -> None:
+    """A correction no attribute keys ("... instead") replaces the stored statement it is
+    closest to: the reviewer names it from the related records, the ingestor supersedes it."""
+    session(mem, "s1", "The grey Sven sectional from Article will be our living room couch.")
+    old = only(stored(mem))
+    assert "verbatim" in old.tags
+    said = "We returned the grey sectional, it pilled. We got a navy blue velvet couch instead."
+    session(mem, "s2", said, days=21)
+    current = only(stored(mem))
+    assert "navy blue velvet couch" in current.content and current.supersedes_id == old.id
+    history = {r.id: r for r in stored(mem, with_history=True)}
+    assert history[old.id].status is Status.SUPERSEDED
+
+
+def test_a_change_marker_beside_an_unrelated_record_replaces_nothing(mem: Memory) -> None:
+    """ "Now" with nothing close to it stored is a new statement, not a correction."""
+    session(mem, "s1", "My garden has three old apple trees and a small pond.")
+    session(mem, "s2", "Now the book club meets at Bridie's house on Tuesdays.", days=7)
+    records = stored(mem, with_history=True)
+    assert len(records) == 2 and all(r.status is Status.CONFIRMED for r in records)
+    assert all(r.supersedes_id is None for r in records)
