@@ -102,7 +102,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from core.judge import parse
 from core.judge.base import Judge, Verdict
+from core.judge.clauses import read_clauses
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.paraphrase import read_paraphrase
@@ -490,6 +492,25 @@ def _paraphrases(
     return passed
 
 
+def _part_text(hypothesis: str, statement: list[Sentence], part: Sentence) -> str:
+    """The text of one statement sentence (the whole statement if the splits disagree)."""
+    texts = split(hypothesis)
+    return texts[statement.index(part)] if len(texts) == len(statement) else hypothesis
+
+
+def _clause_readings(raw: list[str], statement: str) -> list[_Attempt]:
+    """The clause reading (core.judge.clauses) of each quote sentence that the text after it
+    does not take back; a pass scores as a loose match."""
+    passed = []
+    # A semicolon joins two sentences; the small parser reads them better apart.
+    pieces = [piece.strip() for text in raw for piece in text.split(";") if piece.strip()]
+    for k, sentence in enumerate(pieces):
+        reading = read_clauses(sentence, statement)
+        if reading.holds and retraction(" ".join(pieces[k + 1 :]), statement) is None:
+            passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
+    return passed
+
+
 class OfflineJudge(Judge):
     """Rule-based, conservative, deterministic; no model. See the module docstring."""
 
@@ -525,6 +546,8 @@ class OfflineJudge(Judge):
             passed = [a for a in attempts if a.holds]
             if not passed:
                 passed = _paraphrases(quote, part, hypothesis)
+            if not passed:
+                passed = _clause_readings(raw, _part_text(hypothesis, statement, part))
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)
