@@ -164,6 +164,7 @@ _SARCASM = re.compile(
 )
 # Verbs that may govern a covered verb without changing the claim ("I started running").
 _ASPECT = {"start", "begin", "keep", "continue", "get", "go", "be", "do", "have"}
+_APPROXIMATE = {"about", "around", "approximately", "roughly"}
 _CONDITIONS = {"if", "unless", "whether", "when", "once", "until", "whenever"}
 _PRIVATIVE = {
     "former",
@@ -244,13 +245,23 @@ def _as_person(statement: str) -> str:
 
 
 def _lemma(tok: Token) -> str:
-    """The lowercase lemma, a phrasal verb as verb_particle ("pass_away")."""
+    """The lowercase lemma, a phrasal verb as verb_particle ("pass_away"), "can't stand"
+    as "dislike" (its negation is then part of the word)."""
     base = tok.lemma_.lower()
+    if base == "stand" and _idiom_negation(tok) is not None:
+        return "dislike"
     if tok.pos_ == "VERB":
         particle = next((c for c in tok.children if c.dep_ == "prt"), None)
         if particle is not None:
             return f"{base}_{particle.lower_}"
     return base
+
+
+def _idiom_negation(tok: Token) -> Token | None:
+    """The "n't" of "can't stand", which makes one word with it."""
+    if tok.lemma_.lower() != "stand" or not any(c.lower_ in ("ca", "can") for c in tok.children):
+        return None
+    return next((c for c in tok.children if c.dep_ == "neg"), None)
 
 
 def _values(text: str) -> set[str]:
@@ -298,7 +309,18 @@ class _Judgement:
             return True
         if self.q_we and lemma in _HOUSE and subject is not None and tok == subject:
             return True
-        return bool(_is_number(tok))
+        if lemma in _APPROXIMATE and tok.i + 1 < len(self.s) and _is_number(self.s[tok.i + 1]):
+            return True  # "about 800" is weaker than "800"
+        return lemma == "work" and self._works_as(tok)
+
+    def _works_as(self, work: Token) -> bool:
+        """"works as a nurse" says what "is a nurse" says; "works at Shopify" what "is an
+        engineer at Shopify" says."""
+        preps = {c.lower_ for c in work.children if c.dep_ == "prep"}
+        if "as" in preps:
+            return True
+        role = any(t.dep_ == "attr" and t.head.lemma_ == "be" for t in self.q)
+        return role and bool(preps & {"at", "for"})
 
     def _negated_near(self, tok: Token) -> bool:
         return any(t.lower_ in ("no", "not", "n't") for t in self.s[max(0, tok.i - 2) : tok.i + 1])
@@ -350,7 +372,7 @@ class _Judgement:
             if tok.is_punct:
                 continue
             if proper or tok.pos_ == "PROPN":
-                if tok.lower_ == want.lower_:
+                if tok.lower_ == want.lower_ or tok.lower_.rstrip("s") == want.lower_.rstrip("s"):
                     return tok
                 continue
             have = _lemma(tok)
@@ -403,6 +425,38 @@ class _Judgement:
         return any(
             t.dep_ == "poss" and t.lower_ in _SPEAKER_POSS for t in self._modifiers(head)
         )
+
+    def _same_possessed(self, want: Token) -> list[Token]:
+        """Quote nouns that name the same possession as the statement's ``want``: "my mum's
+        birthday" for "the user's mother's birthday", "my husband Raj" for "the user's
+        husband"; the owners must match word for word, ending with the speaker."""
+        mine = self._possessors(want)
+        found = []
+        for tok in self.q:
+            if tok.pos_ not in ("NOUN", "PROPN") or not same_word(_lemma(want), _lemma(tok)):
+                continue
+            theirs = self._possessors(tok)
+            if len(theirs) != len(mine) or not mine:
+                continue
+            if mine[-1].lower_ != "her" or theirs[-1].lower_ not in _SPEAKER_POSS:
+                continue
+            if all(same_word(_lemma(a), _lemma(b)) for a, b in zip(mine[:-1], theirs[:-1], strict=True)):
+                found.append(tok)
+        return found
+
+    def _possessors(self, tok: Token) -> list[Token]:
+        """The chain of owners of a noun: "my mum's birthday" gives [mum, my]."""
+        chain: list[Token] = []
+        node = tok
+        for _ in range(4):
+            while node.dep_ in ("compound", "appos") and node.head != node:
+                node = node.head
+            owner = next((c for c in self._modifiers(node) if c.dep_ == "poss"), None)
+            if owner is None:
+                return chain
+            chain.append(owner)
+            node = owner
+        return chain
 
     @staticmethod
     def _modifiers(head: Token) -> list[Token]:
@@ -509,10 +563,10 @@ class _Judgement:
         if subject.lemma_.lower() in _HOUSE and self.q_we:
             if q_subject.lower_ in ("we", "us") or self._owned(q_subject):
                 return None
-        cover = covers.get(subject.i)
-        if cover is not None and (cover == q_subject or cover in q_subject.subtree):
-            if self._owned(q_subject) or self._owned(cover):
+        for match in self._same_possessed(subject):
+            if match == q_subject or match in q_subject.subtree:
                 return None
+        cover = covers.get(subject.i)
         if cover is not None and self._speaker(q_subject) and self._owned(cover):
             return None
         if cover is not None and self._speaker(q_subject) and subject.lemma_.lower() in ("manager", "boss"):
@@ -615,6 +669,14 @@ class _Judgement:
             return Reading(False, "the statement is in the past and the quote is not")
         return None
 
+    def _preference(self, node: Token) -> bool:
+        """"I'd rather ..." and "I'd like ..." state a preference, not a hedge, when the
+        statement is one."""
+        if not self.s_lemmas & {"prefer", "like", "want"}:
+            return False
+        rather = any(c.lower_ == "rather" for c in node.children)
+        return rather or _lemma(node) in ("like", "prefer", "love")
+
     @staticmethod
     def _embeds(node: Token, below: Token, covering: set[int]) -> bool:
         """An uncovered verb that takes the covered clause as its complement ("People keep
@@ -635,6 +697,8 @@ class _Judgement:
         for child in node.children:
             word = child.lower_
             if child.dep_ == "aux" and (child.tag_ == "MD" or word in _MODALS) and word not in ("can", "ca"):
+                if self._preference(node):
+                    continue
                 if child.lemma_.lower() not in self.s_lemmas and word not in self.s_lemmas:
                     return f"the quote has a modal ({child.text!r}) the statement does not"
             if child.dep_ == "advmod" and word in _HEDGE_ADVERBS and word not in self.s_lemmas:
@@ -644,6 +708,8 @@ class _Judgement:
             if child.dep_ in ("amod", "advmod", "compound", "npadvmod") and word in _PRIVATIVE:
                 if word not in self.s_lemmas:
                     return f"the quote qualifies it ({child.text!r})"
+        if node.tag_ == "VBG" and lemma in _RESULT and node.i not in covering:
+            return f"the quote says it is still to happen ({node.text!r})"
         if lemma == "go" and any(c.dep_ == "xcomp" for c in node.children) and node.tag_ == "VBG":
             return f"the quote speaks of a plan ({node.text!r})"
         return None
@@ -653,7 +719,10 @@ class _Judgement:
         does not repeat counts as one ("I quit smoking" gives "no longer smokes")."""
         covering = {c.i for c in covers.values()} if covers else set()
         count = 0
+        idiom = _idiom_negation(node)
         for child in node.children:
+            if child == idiom:
+                continue
             if child.dep_ == "neg" or (child.dep_ in ("det", "advmod") and child.lower_ in _NEG_WORDS | _RARELY):
                 count += 1
         if node.lower_ in ("without", "never", "nothing", "nobody"):
