@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 _SPEAKER = {"i", "we", "me", "us"}
+_PRONOUNS = {"he", "she", "it", "they"}
 _SPEAKER_POSS = {"my", "our", "mine", "ours"}
 _USER_WORDS = {"she", "her", "hers", "herself"}
 _LIGHT = {"have", "use", "take", "get", "keep", "follow", "be", "do"}
@@ -198,10 +199,17 @@ _MAX_TOKENS = 60
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """The clause reading's answer and why."""
+    """The clause reading's answer and why; ``veto`` when the parse shows the quote says
+    something else (another subject, swapped roles, a hedge, negation or tense), as opposed
+    to a statement word it could not find."""
 
     holds: bool
     reason: str
+    veto: bool = False
+
+
+def _veto(reason: str) -> Reading:
+    return Reading(False, reason, veto=True)
 
 
 def read_clauses(quote: str, statement: str) -> Reading:
@@ -262,6 +270,23 @@ def _idiom_negation(tok: Token) -> Token | None:
     if tok.lemma_.lower() != "stand" or not any(c.lower_ in ("ca", "can") for c in tok.children):
         return None
     return next((c for c in tok.children if c.dep_ == "neg"), None)
+
+
+def _correction(neg: Token, covering: set[int]) -> bool:
+    """The "not" of ", not Samuel" after what is meant: it rules out another name that the
+    statement does not use, it does not negate the clause ("allergic to cats, not dogs"
+    still negates "allergic to dogs")."""
+    doc = neg.doc
+    before = doc[neg.i - 1] if neg.i > 0 else None
+    after = doc[neg.i + 1] if neg.i + 1 < len(doc) else None
+    return (
+        neg.lower_ == "not"
+        and before is not None
+        and before.text == ","
+        and after is not None
+        and after.pos_ in ("NOUN", "PROPN")
+        and after.i not in covering
+    )
 
 
 def _values(text: str) -> set[str]:
@@ -390,6 +415,8 @@ class _Judgement:
         while tok.dep_ not in ("ROOT", "advcl", "parataxis") and not (
             tok.dep_ == "conj" and tok.pos_ in ("VERB", "AUX")
         ):
+            if _spliced(tok):
+                break
             tok = tok.head
         return tok
 
@@ -476,7 +503,7 @@ class _Judgement:
 
     def run(self) -> Reading:
         if _SARCASM.search(self.q.text) or _SARCASM.match(self.q.text.lower()):
-            return Reading(False, "the quote opens sarcastically")
+            return _veto("the quote opens sarcastically")
         if self.q.text.rstrip().endswith("?") and not self.request:
             return Reading(False, "the quote is a question, which asserts nothing")
         if not self.s.text:
@@ -512,10 +539,16 @@ class _Judgement:
         return f"clause reading: every statement word is said in the quote's clause of {top.text!r}"
 
     def _one_chain(self, covers: dict[int, Token]) -> Reading | None:
-        tops = {self._unit_top(c).i for c in covers.values()}
-        if len(tops) > 1:
-            return Reading(False, "the statement joins words from different clauses of the quote")
-        return None
+        tops = {self._unit_top(c) for c in covers.values()}
+        if len(tops) == 1:
+            return None
+        reason = "the statement joins words from different clauses of the quote"
+        subjects = [self._clause_subject(top) for top in sorted(tops, key=lambda t: t.i)[1:]]
+        if all(s is not None and s.lower_ in _PRONOUNS for s in subjects):
+            # "We adopted a beagle, he's called Rocco": the later clause may well say more
+            # of the same thing; not read here, but no sign of another subject either.
+            return Reading(False, reason)
+        return _veto(reason)
 
     def _anchor(self, subject: Token, covers: dict[int, Token]) -> Token:
         """The quote word that says the statement's predicate: the cover of its verb, or of
@@ -538,8 +571,10 @@ class _Judgement:
             subj = next((c for c in node.children if c.dep_ in ("nsubj", "nsubjpass")), None)
             if node.dep_ == "relcl" and (subj is None or subj.tag_ in ("WP", "WDT")):
                 return node.head
-            if subj is not None or node.head == node:
+            if subj is not None or node.head == node or _spliced(node):
                 return subj
+            if node.tag_ == "VB" and node.i < node.head.i and node.dep_ in ("advcl", "ccomp"):
+                return None  # an imperative before the main clause: "Write ..., my readers are"
             if node.dep_ not in ("xcomp", "conj", "acl", "advcl", "ccomp", "pcomp", "pobj", "prep"):
                 return None
             node = node.head
@@ -547,19 +582,22 @@ class _Judgement:
 
     def _subject_agrees(self, subject: Token, covers: dict[int, Token]) -> Reading | None:
         q_subject = self._subject_of(self._anchor(subject, covers))
+        owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+        if subject.lemma_.lower() == "name" and owner is not None and owner.lower_ != "her":
+            subject = owner  # "the user's husband's name is Tom": the husband is called Tom
         about_user = subject.lower_ == "she"
         root = subject.head
         if about_user and root.lemma_.lower() in _OWN | {"marry", "married"}:
             if any(self._owned(c) for c in covers.values()):
                 return None
-        if q_subject is None:
+        if q_subject is None or (self.request and q_subject.lower_ == "you"):
             if self.request:
                 return None
             return Reading(False, "the quote's clause has no subject to check")
         if about_user:
             if self._speaker(q_subject):
                 return None
-            return Reading(False, f"the quote says it of {q_subject.text!r}, not of the speaker")
+            return _veto(f"the quote says it of {q_subject.text!r}, not of the speaker")
         if subject.lemma_.lower() in _HOUSE and self.q_we:
             if q_subject.lower_ in ("we", "us") or self._owned(q_subject):
                 return None
@@ -571,7 +609,7 @@ class _Judgement:
             return None
         if cover is not None and self._speaker(q_subject) and subject.lemma_.lower() in ("manager", "boss"):
             return None
-        return Reading(False, f"the quote's clause is about {q_subject.text!r}, not the user's {subject.text!r}")
+        return _veto(f"the quote's clause is about {q_subject.text!r}, not the user's {subject.text!r}")
 
     def _roles(self, covers: dict[int, Token]) -> Reading | None:
         args = [
@@ -581,11 +619,11 @@ class _Judgement:
         ]
         for k, a in enumerate(args):
             for b in args[k + 1 :]:
-                if a.head == b.head or _verb_of(a) == _verb_of(b):
-                    if covers[a.i].i > covers[b.i].i:
-                        return Reading(
-                            False,
-                            f"the quote has {covers[b.i].text!r} and {covers[a.i].text!r} "
+                verb = _verb_of(a)
+                if verb != _verb_of(b) or verb.i not in covers:
+                    continue
+                if _lemma(covers[verb.i]) == _lemma(verb) and covers[a.i].i > covers[b.i].i:
+                        return _veto(f"the quote has {covers[b.i].text!r} and {covers[a.i].text!r} "
                             "the other way round",
                         )
         return self._modifier_roles(covers) or self._counted(covers)
@@ -602,18 +640,18 @@ class _Judgement:
             if tok.dep_ in ("compound", "amod", "poss", "nmod", "npadvmod"):
                 continue
             if cover.dep_ in ("poss", "compound") and cover.head.i not in placed:
-                return Reading(
-                    False, f"in the quote {cover.text!r} only qualifies {cover.head.text!r}"
+                return _veto(f"in the quote {cover.text!r} only qualifies {cover.head.text!r}"
                 )
             verb = covers.get(tok.head.i)
             if (
                 tok.dep_ == "dobj"
                 and verb is not None
                 and verb.pos_ == "VERB"
+                and _lemma(verb) == _lemma(tok.head)
                 and cover.dep_ == "pobj"
                 and cover.head.head == verb
             ):
-                return Reading(False, f"in the quote {cover.text!r} has another role")
+                return _veto(f"in the quote {cover.text!r} has another role")
         return None
 
     def _counted(self, covers: dict[int, Token]) -> Reading | None:
@@ -626,8 +664,7 @@ class _Judgement:
             counted = covers[tok.head.i]
             numbers = [c for c in counted.children if c.dep_ == "nummod"]
             if values and numbers and not any(values & _values(c.text) for c in numbers):
-                return Reading(
-                    False, f"the quote gives another number of {counted.text!r}"
+                return _veto(f"the quote gives another number of {counted.text!r}"
                 )
         return None
 
@@ -648,25 +685,23 @@ class _Judgement:
                     continue
                 seen.add(node.i)
                 if below is not None and self._embeds(node, below, covering):
-                    return Reading(
-                        False, f"the quote embeds it in {node.text!r}, which the statement does not say"
+                    return _veto(f"the quote embeds it in {node.text!r}, which the statement does not say"
                     )
                 problem = self._hedged(node, covers)
                 if problem is not None:
-                    return Reading(False, problem)
+                    return _veto(problem)
                 negs += self._negations(node, covers)
                 past = past or self._past(node)
                 result = result or _lemma(node) in _RESULT
         s_negs = sum(1 for t in self.s if t.dep_ == "neg" or t.lower_ in _NEG_WORDS | _RARELY)
         if negs != s_negs:
-            return Reading(
-                False, f"the quote has {negs} negations in the covering clause and the statement {s_negs}"
+            return _veto(f"the quote has {negs} negations in the covering clause and the statement {s_negs}"
             )
         s_past = any(self._past(t) for t in self.s)
         if past and not s_past and not result:
-            return Reading(False, "the quote is in the past and the statement is not")
+            return _veto("the quote is in the past and the statement is not")
         if s_past and not past:
-            return Reading(False, "the statement is in the past and the quote is not")
+            return _veto("the statement is in the past and the quote is not")
         return None
 
     def _preference(self, node: Token) -> bool:
@@ -721,7 +756,7 @@ class _Judgement:
         count = 0
         idiom = _idiom_negation(node)
         for child in node.children:
-            if child == idiom:
+            if child == idiom or _correction(child, covering):
                 continue
             if child.dep_ == "neg" or (child.dep_ in ("det", "advmod") and child.lower_ in _NEG_WORDS | _RARELY):
                 count += 1
@@ -750,8 +785,18 @@ class _Judgement:
             if theirs.pos_ != "ADP" or theirs.lower_ == mine:
                 continue
             if not any(mine in g and theirs.lower_ in g for g in _PREP_GROUPS):
-                return Reading(False, f"the quote says {theirs.text!r} where the statement says {mine!r}")
+                return _veto(f"the quote says {theirs.text!r} where the statement says {mine!r}")
         return None
+
+
+def _spliced(tok: Token) -> bool:
+    """A clause the parser hung under a later one across a comma ("I hate cilantro, it tastes
+    like soap"): a comma splice, two sentences, unless the later verb reports or hedges it
+    ("I'm pregnant, I think")."""
+    if tok.dep_ != "ccomp" or tok.i > tok.head.i or tok.head.lemma_.lower() in _HEDGE_VERBS:
+        return False
+    between = tok.doc[tok.right_edge.i + 1 : tok.head.i]
+    return any(t.text in (",", ";", ":", "-") for t in between) or tok.right_edge.text == ","
 
 
 def _verb_of(tok: Token) -> Token:

@@ -144,6 +144,8 @@ _REQUEST_VERBS = set(
     )
 )
 _SEARCH_BUDGET = 4000
+# A quote sentence as the rules read it, the text it came from, and the text after that.
+_QuoteSentence = tuple[Sentence, str, str]
 
 
 def _covers(want: Token, have: Token) -> bool:
@@ -479,17 +481,24 @@ def _request(premise: Sentence, statement: Sentence) -> _Attempt | None:
     return _Attempt(True, 1.0, 4, "the quote asks for exactly what the statement says is wanted")
 
 
-def _paraphrases(
-    quote: list[tuple[Sentence, str]], part: Sentence, hypothesis: str
-) -> list[_Attempt]:
+def _paraphrases(quote: list[_QuoteSentence], part: Sentence, statement: str) -> list[_Attempt]:
     """The paraphrase reading (core.judge.paraphrase) of each quote sentence that the text
-    after it does not take back; a pass scores as a loose match."""
+    after it does not take back and that the parse does not veto (another subject, swapped
+    roles: "Maria hired me" is no "the user hired Maria"); a pass scores as a loose match."""
     passed = []
-    for sentence, later in quote:
+    for sentence, source, later in quote:
         reading = read_paraphrase(sentence, part)
-        if reading.holds and retraction(later, hypothesis) is None:
+        if not reading.holds or retraction(later, statement) is not None:
+            continue
+        veto = next((r for r in map(lambda p: read_clauses(p, statement), _pieces([source])) if r.veto), None)
+        if veto is None:
             passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
     return passed
+
+
+def _pieces(raw: list[str]) -> list[str]:
+    """Quote sentences for the parser: a semicolon joins two sentences, read better apart."""
+    return [piece.strip() for text in raw for piece in text.split(";") if piece.strip()]
 
 
 def _part_text(hypothesis: str, statement: list[Sentence], part: Sentence) -> str:
@@ -502,8 +511,7 @@ def _clause_readings(raw: list[str], statement: str) -> list[_Attempt]:
     """The clause reading (core.judge.clauses) of each quote sentence that the text after it
     does not take back; a pass scores as a loose match."""
     passed = []
-    # A semicolon joins two sentences; the small parser reads them better apart.
-    pieces = [piece.strip() for text in raw for piece in text.split(";") if piece.strip()]
+    pieces = _pieces(raw)
     for k, sentence in enumerate(pieces):
         reading = read_clauses(sentence, statement)
         if reading.holds and retraction(" ".join(pieces[k + 1 :]), statement) is None:
@@ -525,11 +533,11 @@ class OfflineJudge(Judge):
 
     def _entails(self, premise: str, hypothesis: str) -> Verdict:
         # Each quote sentence with the text after it, which may take it back.
-        quote: list[tuple[Sentence, str]] = []
+        quote: list[_QuoteSentence] = []
         raw = split(premise)
         for k, text in enumerate(raw):
             later = " ".join(raw[k + 1 :])
-            quote += [(sentence, later) for sentence in parse_sentences(text, statement=False)]
+            quote += [(s, text, later) for s in parse_sentences(text, statement=False)]
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")
@@ -538,14 +546,14 @@ class OfflineJudge(Judge):
         scores: list[float] = []
         reasons: list[str] = []
         for part in statement:
-            attempts = [_entail_sentence(sentence, part) for sentence, _ in quote]
+            attempts = [_entail_sentence(sentence, part) for sentence, _, _ in quote]
             for k, attempt in enumerate(attempts):
-                taken_back = retraction(quote[k][1], hypothesis) if attempt.holds else None
+                taken_back = retraction(quote[k][2], hypothesis) if attempt.holds else None
                 if taken_back is not None:
                     attempts[k] = _Attempt(False, attempt.coverage, 3, taken_back)
             passed = [a for a in attempts if a.holds]
             if not passed:
-                passed = _paraphrases(quote, part, hypothesis)
+                passed = _paraphrases(quote, part, _part_text(hypothesis, statement, part))
             if not passed:
                 passed = _clause_readings(raw, _part_text(hypothesis, statement, part))
             if passed:
