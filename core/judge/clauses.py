@@ -100,8 +100,6 @@ _PARTIAL = {
     "often",
     "generally",
     "normally",
-    "weekday",
-    "weekend",
     "training",
     "except",
     "ish",
@@ -109,6 +107,9 @@ _PARTIAL = {
     "once",
     "twice",
 }
+# Parts of the week limit a state ("vegan except on weekends"), not a habit ("plays in a
+# band on weekends").
+_WEEK_PART = {"weekday", "weekend"}
 _FUTURE = {"next", "tomorrow", "tonight", "soon", "later", "upcoming", "someday"}
 _ENDING = {"quit", "stop", "sell", "give_up", "leave", "retire", "drop", "cancel", "lose"}
 _RESULT = {
@@ -603,6 +604,16 @@ class _Judgement:
                 return covers[child.i]
         return next(iter(covers.values()))
 
+    @staticmethod
+    def _antecedent(noun: Token) -> Token:
+        """Who a relative clause is about: its noun, or the subject that noun describes ("I'm
+        the only one who knows SQL" is about the speaker)."""
+        if noun.dep_ == "attr" and noun.head.lemma_ == "be":
+            subject = next((c for c in noun.head.children if c.dep_ == "nsubj"), None)
+            if subject is not None:
+                return subject
+        return noun
+
     def _subject_of(self, tok: Token) -> Token | None:
         """The subject of the nearest clause around ``tok``: a relative clause's is the noun
         it describes ("Maria, who is a nurse"); a clause without one borrows its head's."""
@@ -612,7 +623,7 @@ class _Judgement:
         for _ in range(6):
             subj = next((c for c in node.children if c.dep_ in ("nsubj", "nsubjpass")), None)
             if node.dep_ == "relcl" and (subj is None or subj.tag_ in ("WP", "WDT")):
-                return node.head
+                return self._antecedent(node.head)
             if subj is not None or node.head == node or _spliced(node):
                 return subj
             if node.tag_ == "VB" and node.i < node.head.i and node.dep_ in ("advcl", "ccomp"):
@@ -828,6 +839,11 @@ class _Judgement:
                     found.append("not")
         return found
 
+    def _state(self) -> bool:
+        """The statement says what the user is ("is vegan"), not what they do."""
+        root = next((t for t in self.s if t.dep_ == "ROOT"), None)
+        return root is not None and root.lemma_ == "be"
+
     def _qualified(self, node: Token, covering: set[int]) -> str | None:
         """A qualifier that limits the claim in time or extent ("sometimes", "on weekends",
         "in training", "30-ish", "next week", "except ...") that the statement drops."""
@@ -840,7 +856,8 @@ class _Judgement:
                 word = _lemma(tok)
                 if tok.i in covering:
                     break
-                if (word in _PARTIAL or word in _FUTURE) and word not in self.s_lemmas:
+                limits = word in _PARTIAL or word in _FUTURE or (word in _WEEK_PART and self._state())
+                if limits and word not in self.s_lemmas:
                     return f"the quote limits it ({tok.text!r})"
         return None
 
@@ -940,8 +957,12 @@ class _Judgement:
 def _spliced(tok: Token) -> bool:
     """A clause the parser hung under a later one across a comma ("I hate cilantro, it tastes
     like soap"): a comma splice, two sentences, unless the later verb reports or hedges it
-    ("I'm pregnant, I think")."""
-    if tok.dep_ != "ccomp" or tok.i > tok.head.i or tok.head.lemma_.lower() in _HEDGE_VERBS:
+    ("I'm pregnant, I think"; but "I'm training, so I need ideas" is a splice)."""
+    if tok.dep_ != "ccomp" or tok.i > tok.head.i:
+        return False
+    head = tok.head
+    parenthetical = not any(c.dep_ in ("dobj", "xcomp", "attr", "acomp") for c in head.children)
+    if head.lemma_.lower() in _HEDGE_VERBS and parenthetical:
         return False
     between = tok.doc[tok.right_edge.i + 1 : tok.head.i]
     return any(t.text in (",", ";", ":", "-") for t in between) or tok.right_edge.text == ","
