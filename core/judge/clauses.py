@@ -553,7 +553,7 @@ class _Judgement:
             return Reading(False, "the statement is not about the user")
         subject = self._subject()
         if subject is None or not any(t.lower_ in ("she", "her") for t in subject.subtree):
-            return Reading(False, "the statement's subject is not the user")
+            return self._swapped(subject) or Reading(False, "the statement's subject is not the user")
         missing = sorted(_values(self.s.text) - _values(self.q.text))
         if missing:
             return Reading(False, f"the statement's value {missing[0].lstrip('#@')} is not in the quote")
@@ -576,6 +576,19 @@ class _Judgement:
             or self._prepositions(covers)
             or Reading(True, self._accepted(covers))
         )
+
+    def _swapped(self, subject: Token | None) -> Reading | None:
+        """A statement with someone else doing something to the user ("Tom beat the user")
+        where the quote has the speaker doing it ("I beat Tom"): the roles are swapped."""
+        if subject is None or not any(t.lower_ in ("she", "her") for t in self.s):
+            return None
+        cover = self._word_cover(subject.head)
+        if cover is None:
+            return None
+        doer = self._subject_of(cover)
+        if doer is not None and self._speaker(doer):
+            return _veto(f"the quote has the speaker do {cover.text!r}, not {subject.text!r}")
+        return None
 
     def _accepted(self, covers: dict[int, Token]) -> str:
         top = self._unit_top(next(iter(covers.values())))
@@ -734,8 +747,11 @@ class _Judgement:
             counted = covers[tok.head.i]
             numbers = [c for c in counted.children if c.dep_ == "nummod"]
             if values and numbers and not any(values & _values(c.text) for c in numbers):
-                return _veto(f"the quote gives another number of {counted.text!r}"
-                )
+                return _veto(f"the quote gives another number of {counted.text!r}")
+            same = covers.get(tok.i)
+            plural = tok.head.tag_ == "NNS"  # a count, not a model number ("Pixel 6")
+            if plural and not numbers and same is not None and same.head != counted:
+                return _veto(f"in the quote {same.text!r} counts {same.head.text!r}")
         return None
 
     @staticmethod
@@ -844,6 +860,15 @@ class _Judgement:
         root = next((t for t in self.s if t.dep_ == "ROOT"), None)
         return root is not None and root.lemma_ == "be"
 
+    def _future_statement(self) -> bool:
+        """The statement speaks of what is to come ("is getting married", "will move"), so
+        the quote's "next spring" only dates it."""
+        return any(
+            (t.tag_ == "VBG" and (_lemma(t) in _RESULT or t.dep_ == "auxpass"))
+            or t.lower_ in ("will", "'ll", "going")
+            for t in self.s
+        )
+
     def _qualified(self, node: Token, covering: set[int]) -> str | None:
         """A qualifier that limits the claim in time or extent ("sometimes", "on weekends",
         "in training", "30-ish", "next week", "except ...") that the statement drops."""
@@ -856,7 +881,8 @@ class _Judgement:
                 word = _lemma(tok)
                 if tok.i in covering:
                     break
-                limits = word in _PARTIAL or word in _FUTURE or (word in _WEEK_PART and self._state())
+                future = word in _FUTURE and not self._future_statement()
+                limits = word in _PARTIAL or future or (word in _WEEK_PART and self._state())
                 if limits and word not in self.s_lemmas:
                     return f"the quote limits it ({tok.text!r})"
         return None
@@ -904,6 +930,9 @@ class _Judgement:
                     return f"the quote qualifies it ({child.text!r})"
         if node.tag_ == "VBG" and lemma in _RESULT and node.i not in covering:
             return f"the quote says it is still to happen ({node.text!r})"
+        getting = next((c for c in node.children if c.dep_ == "auxpass" and c.tag_ == "VBG"), None)
+        if getting is not None and getting.lower_ not in self.s_lemmas:
+            return f"the quote says it is still to happen ({getting.text!r})"
         if lemma == "go" and any(c.dep_ == "xcomp" for c in node.children) and node.tag_ == "VBG":
             return f"the quote speaks of a plan ({node.text!r})"
         return None

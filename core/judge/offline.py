@@ -492,14 +492,16 @@ def _paraphrases(
         reading = read_paraphrase(sentence, part)
         if not reading.holds or retraction(later, statement) is not None:
             continue
-        if parser is None or not _vetoed(parser, source, statement):
+        if parser is None or _veto(parser, source, statement) is None:
             passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
     return passed
 
 
-def _vetoed(parser: Parser, source: str, statement: str) -> bool:
-    """Does the parse of a quote sentence show it says something else than the statement?"""
-    return any(read_clauses(parser, piece, statement).veto for piece in _pieces([source]))
+def _veto(parser: Parser, source: str, statement: str) -> str | None:
+    """Why the parse of a quote sentence shows it says something else than the statement
+    (another subject, swapped roles, a hedge...), or None."""
+    readings = (read_clauses(parser, piece, statement) for piece in _pieces([source]))
+    return next((f"{r.reason} (clause reading)" for r in readings if r.veto), None)
 
 
 def _pieces(raw: list[str]) -> list[str]:
@@ -535,6 +537,9 @@ class OfflineJudge(Judge):
     def __init__(self, parser: Parser | None = None, *, clauses: bool = True) -> None:
         self._parser = (parser or default_parser()) if clauses else None
 
+    def _veto(self, source: str, statement: str) -> str | None:
+        return None if self._parser is None else _veto(self._parser, source, statement)
+
     @property
     def name(self) -> str:  # type: ignore[override]
         """"offline-rules-v1+clauses (spacy ... with ...)" or why the clause reading is off."""
@@ -567,13 +572,15 @@ class OfflineJudge(Judge):
         reasons: list[str] = []
         for part in statement:
             attempts = [_entail_sentence(sentence, part) for sentence, _, _ in quote]
+            text = _part_text(hypothesis, statement, part)
             for k, attempt in enumerate(attempts):
-                taken_back = retraction(quote[k][2], hypothesis) if attempt.holds else None
-                if taken_back is not None:
-                    attempts[k] = _Attempt(False, attempt.coverage, 3, taken_back)
+                if not attempt.holds:
+                    continue
+                refusal = retraction(quote[k][2], hypothesis) or self._veto(quote[k][1], text)
+                if refusal is not None:
+                    attempts[k] = _Attempt(False, attempt.coverage, 3, refusal)
             passed = [a for a in attempts if a.holds]
             if not passed:
-                text = _part_text(hypothesis, statement, part)
                 passed = _paraphrases(self._parser, quote, part, text)
                 if not passed and self._parser is not None:
                     passed = _clause_readings(self._parser, raw, text)
