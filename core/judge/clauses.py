@@ -331,7 +331,9 @@ def _neg_kind(tok: Token) -> str:
 
 
 def _values(text: str) -> set[str]:
-    return {t.form for s in parse_sentences(text, statement=False) for t in s.tokens if t.cls == VALUE}
+    return {
+        t.form for s in parse_sentences(text, statement=False) for t in s.tokens if t.cls == VALUE
+    }
 
 
 def _is_number(tok: Token) -> bool:
@@ -369,7 +371,9 @@ class _Judgement:
             return True
         if tok.pos_ == "NOUN" and lemma in _CATEGORY:
             return True
-        if lemma in ("year", "old") and any(_is_number(t) for t in self.s[max(0, tok.i - 2) : tok.i]):
+        if lemma in ("year", "old") and any(
+            _is_number(t) for t in self.s[max(0, tok.i - 2) : tok.i]
+        ):
             return True
         if self.request and (lemma in _WISH or (lemma == "be" and tok.head.lemma_ == "call")):
             return True
@@ -380,7 +384,7 @@ class _Judgement:
         return lemma == "work" and self._works_as(tok)
 
     def _works_as(self, work: Token) -> bool:
-        """"works as a nurse" says what "is a nurse" says; "works at Shopify" what "is an
+        """ "works as a nurse" says what "is a nurse" says; "works at Shopify" what "is an
         engineer at Shopify" says."""
         preps = {c.lower_ for c in work.children if c.dep_ == "prep"}
         if "as" in preps:
@@ -426,7 +430,9 @@ class _Judgement:
         """A light verb ("has", "takes", "uses") is said by a verb of having or using, or by
         the speaker's possessive on its object ("my meds" gives "takes meds")."""
         kin = _HAVING if _lemma(want) in ("have", "own", "get", "keep") else _USING
-        match = next((t for t in self.q if _lemma(t) in kin and t.pos_ in ("VERB", "AUX", "ADP")), None)
+        match = next(
+            (t for t in self.q if _lemma(t) in kin and t.pos_ in ("VERB", "AUX", "ADP")), None
+        )
         if match is not None:
             return match
         obj = next((c for c in want.children if c.dep_ in ("dobj", "attr")), None)
@@ -492,9 +498,7 @@ class _Judgement:
             head = head.head
         if head.pos_ not in ("NOUN", "PROPN"):
             return False
-        return any(
-            t.dep_ == "poss" and t.lower_ in _SPEAKER_POSS for t in self._modifiers(head)
-        )
+        return any(t.dep_ == "poss" and t.lower_ in _SPEAKER_POSS for t in self._modifiers(head))
 
     def _same_possessed(self, want: Token) -> list[Token]:
         """Quote nouns that name the same possession as the statement's ``want``: "my mum's
@@ -510,7 +514,9 @@ class _Judgement:
                 continue
             if mine[-1].lower_ != "her" or theirs[-1].lower_ not in _SPEAKER_POSS:
                 continue
-            if all(same_word(_lemma(a), _lemma(b)) for a, b in zip(mine[:-1], theirs[:-1], strict=True)):
+            if all(
+                same_word(_lemma(a), _lemma(b)) for a, b in zip(mine[:-1], theirs[:-1], strict=True)
+            ):
                 found.append(tok)
         return found
 
@@ -553,10 +559,14 @@ class _Judgement:
             return Reading(False, "the statement is not about the user")
         subject = self._subject()
         if subject is None or not any(t.lower_ in ("she", "her") for t in subject.subtree):
-            return self._swapped(subject) or Reading(False, "the statement's subject is not the user")
+            return self._swapped(subject) or Reading(
+                False, "the statement's subject is not the user"
+            )
         missing = sorted(_values(self.s.text) - _values(self.q.text))
         if missing:
-            return Reading(False, f"the statement's value {missing[0].lstrip('#@')} is not in the quote")
+            return Reading(
+                False, f"the statement's value {missing[0].lstrip('#@')} is not in the quote"
+            )
         covers: dict[int, Token] = {}
         for tok in self.s:
             if self._free(tok, subject):
@@ -613,7 +623,10 @@ class _Judgement:
         if root.i in covers:
             return covers[root.i]
         for child in root.children:
-            if child.dep_ in ("attr", "acomp", "dobj", "oprd", "xcomp", "prep") and child.i in covers:
+            if (
+                child.dep_ in ("attr", "acomp", "dobj", "oprd", "xcomp", "prep")
+                and child.i in covers
+            ):
                 return covers[child.i]
         return next(iter(covers.values()))
 
@@ -673,15 +686,19 @@ class _Judgement:
         cover = covers.get(subject.i)
         if cover is not None and self._speaker(q_subject) and self._owned(cover):
             return None
-        if cover is not None and self._speaker(q_subject) and subject.lemma_.lower() in ("manager", "boss"):
+        if (
+            cover is not None
+            and self._speaker(q_subject)
+            and subject.lemma_.lower() in ("manager", "boss")
+        ):
             return None
-        return _veto(f"the quote's clause is about {q_subject.text!r}, not the user's {subject.text!r}")
+        return _veto(
+            f"the quote's clause is about {q_subject.text!r}, not the user's {subject.text!r}"
+        )
 
     def _roles(self, covers: dict[int, Token]) -> Reading | None:
         args = [
-            t
-            for t in self.s
-            if t.i in covers and t.pos_ in ("NOUN", "PROPN") and self._argument(t)
+            t for t in self.s if t.i in covers and t.pos_ in ("NOUN", "PROPN") and self._argument(t)
         ]
         for k, a in enumerate(args):
             for b in args[k + 1 :]:
@@ -689,9 +706,10 @@ class _Judgement:
                 if verb != _verb_of(b) or verb.i not in covers:
                     continue
                 if _lemma(covers[verb.i]) == _lemma(verb) and covers[a.i].i > covers[b.i].i:
-                        return _veto(f"the quote has {covers[b.i].text!r} and {covers[a.i].text!r} "
-                            "the other way round",
-                        )
+                    return _veto(
+                        f"the quote has {covers[b.i].text!r} and {covers[a.i].text!r} "
+                        "the other way round",
+                    )
         return self._modifier_roles(covers) or self._counted(covers)
 
     def _modifier_roles(self, covers: dict[int, Token]) -> Reading | None:
@@ -706,8 +724,7 @@ class _Judgement:
             if tok.dep_ in ("compound", "amod", "poss", "nmod", "npadvmod"):
                 continue
             if cover.dep_ in ("poss", "compound") and cover.head.i not in placed:
-                return _veto(f"in the quote {cover.text!r} only qualifies {cover.head.text!r}"
-                )
+                return _veto(f"in the quote {cover.text!r} only qualifies {cover.head.text!r}")
             problem = self._other_role(tok, cover, covers)
             if problem is not None:
                 return _veto(problem)
@@ -888,7 +905,7 @@ class _Judgement:
         return None
 
     def _preference(self, node: Token) -> bool:
-        """"I'd rather ..." states a preference, not a hedge, when the statement is one."""
+        """ "I'd rather ..." states a preference, not a hedge, when the statement is one."""
         if not self.s_lemmas & {"prefer", "like", "want"}:
             return False
         return any(c.lower_ == "rather" for c in node.children)
@@ -912,7 +929,11 @@ class _Judgement:
                 return f"the quote hedges, plans or reports it ({node.text!r})"
         for child in node.children:
             word = child.lower_
-            if child.dep_ == "aux" and (child.tag_ == "MD" or word in _MODALS) and word not in ("can", "ca"):
+            if (
+                child.dep_ == "aux"
+                and (child.tag_ == "MD" or word in _MODALS)
+                and word not in ("can", "ca")
+            ):
                 if self._preference(node):
                     continue
                 if child.lemma_.lower() not in self.s_lemmas and word not in self.s_lemmas:
@@ -964,7 +985,9 @@ class _Judgement:
     def _past(node: Token) -> bool:
         if node.pos_ not in ("VERB", "AUX"):
             return False
-        perfect = any(c.dep_ == "aux" and c.lemma_ == "have" and c.tag_ != "VBD" for c in node.children)
+        perfect = any(
+            c.dep_ == "aux" and c.lemma_ == "have" and c.tag_ != "VBD" for c in node.children
+        )
         if perfect:
             return False
         if node.tag_ == "VBD" or node.lower_ == "used":

@@ -542,7 +542,7 @@ class OfflineJudge(Judge):
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        """"offline-rules-v1+clauses (spacy ... with ...)" or why the clause reading is off."""
+        """ "offline-rules-v1+clauses (spacy ... with ...)" or why the clause reading is off."""
         if self._parser is None:
             return "offline-rules-v1 (clause reading off)"
         if not self._parser.available:

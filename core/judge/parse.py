@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +72,7 @@ class Parser:
 def _load(packages: tuple[str, ...]) -> tuple[Any, str]:
     """The spaCy pipeline and a description, or (None, why it is unavailable)."""
     try:
-        spacy = importlib.import_module("spacy")
+        spacy = _import_without_torch("spacy")
     except ImportError:
         return None, "spaCy is not installed"
     for package in packages:
@@ -86,6 +87,23 @@ def _load(packages: tuple[str, ...]) -> tuple[Any, str]:
         version = nlp.meta.get("version", "")
         return nlp, f"spacy {spacy.__version__} with {package} {version}".strip()
     return None, f"no English model package is installed (tried {', '.join(packages)})"
+
+
+def _import_without_torch(name: str) -> Any:
+    """Import ``name`` while hiding torch, unless torch is already loaded.
+
+    spaCy's array library (thinc) imports torch when it can, to offer it as a backend; the
+    small CPU pipeline never uses it, and importing torch would double the load time and
+    add hundreds of MB to a process that otherwise never needs it (the NLI judge and the
+    embedder load it themselves, on their first use). A ``None`` entry in ``sys.modules``
+    makes ``import torch`` fail inside thinc only; it is removed right after."""
+    if "torch" in sys.modules:
+        return importlib.import_module(name)
+    sys.modules["torch"] = None  # type: ignore[assignment]
+    try:
+        return importlib.import_module(name)
+    finally:
+        del sys.modules["torch"]
 
 
 _default: Parser | None = None
