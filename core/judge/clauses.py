@@ -45,202 +45,50 @@ sentence at a time.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.judge.clause_checks import PathChecks, Reading, veto
+from core.judge.lexicon import (
+    AGAINST,
+    APPROXIMATE,
+    CATEGORY,
+    HAVING,
+    HOUSE,
+    LIGHT,
+    NOW,
+    OWN,
+    PRONOUNS,
+    REQUEST_START,
+    SPEAKER_POSS,
+    USER_WORDS,
+    USING,
+    WISH,
+)
 from core.judge.parse import Parser
-from core.judge.relations import derived, same_word
-from core.judge.text import VALUE, parse_sentences
+from core.judge.relations import same_word
+from core.judge.syntax import (
+    clause_subject,
+    is_number,
+    is_speaker,
+    lemma_of,
+    owned,
+    possessors,
+    subject_of,
+    unit_top,
+    values_in,
+    verb_of,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-_SPEAKER = {"i", "we", "me", "us"}
-_PRONOUNS = {"he", "she", "it", "they"}
-_SPEAKER_POSS = {"my", "our", "mine", "ours"}
-_USER_WORDS = {"she", "her", "hers", "herself"}
-_LIGHT = {"have", "use", "take", "get", "keep", "follow", "be", "do"}
-_OWN = {"have", "own", "take", "use", "get", "be"}
-_HAVING = {"have", "get", "own", "keep", "adopt", "buy", "receive", "rescue", "inherit", "with"}
-_USING = {"take", "use", "follow", "on", "have", "run", "drive"}
 # A covered word the checks do not place (a number written in several words, an owned object).
 _ANYWHERE = "anywhere"
-_CATEGORY = {
-    "answer",
-    "response",
-    "reply",
-    "unit",
-    "spelling",
-    "format",
-    "style",
-    "output",
-    "disease",
-    "condition",
-}
-_HOUSE = {"household", "family", "home", "team", "house"}
-_NOW = {"now", "currently", "presently", "still", "today"}
-_WISH = {"want", "prefer", "like", "would", "ask", "request", "wish"}
-_REQUEST_START = {"please", "pls", "can", "could", "would", "will"}
-_NEG_WORDS = {"not", "never", "no", "nothing", "nobody", "none", "without", "neither", "nor"}
-_RARELY = {"rarely", "seldom", "hardly", "barely", "scarcely"}
-# Quote negation kinds that give a statement's plain "not".
-_NOT_LIKE = {"not", "never", "end"}
-# Modifiers that limit a claim in extent or time, and words that put it in the future.
-_QUALIFYING = {"advmod", "prep", "npadvmod", "amod", "acomp", "advcl", "punct", "dep"}
-_PARTIAL = {
-    "sometimes",
-    "occasionally",
-    "sparingly",
-    "partly",
-    "partially",
-    "somewhat",
-    "mostly",
-    "mainly",
-    "usually",
-    "often",
-    "generally",
-    "normally",
-    "training",
-    "except",
-    "ish",
-    "part-time",
-    "once",
-    "twice",
-}
-# Parts of the week limit a state ("vegan except on weekends"), not a habit ("plays in a
-# band on weekends").
-_WEEK_PART = {"weekday", "weekend"}
-_FUTURE = {"next", "tomorrow", "tonight", "soon", "later", "upcoming", "someday"}
-_ENDING = {"quit", "stop", "sell", "give_up", "leave", "retire", "drop", "cancel", "lose"}
-_RESULT = {
-    "move",
-    "marry",
-    "start",
-    "turn",
-    "buy",
-    "adopt",
-    "switch",
-    "join",
-    "become",
-    "get",
-    "retire",
-    "quit",
-    "sell",
-    "give_up",
-    "stop",
-    "begin",
-    "relocate",
-    "take_up",
-}
-_MODALS = {"might", "may", "could", "would", "should", "will", "shall", "must", "'d", "'ll"}
-_HEDGE_VERBS = {
-    "think",
-    "guess",
-    "hope",
-    "plan",
-    "want",
-    "wish",
-    "try",
-    "consider",
-    "say",
-    "tell",
-    "believe",
-    "suppose",
-    "expect",
-    "apply",
-    "dream",
-    "imagine",
-    "need",
-    "seem",
-    "doubt",
-    "pretend",
-    "intend",
-    "aim",
-    "claim",
-    "worry",
-    "wonder",
-    "ask",
-    "suggest",
-    "recommend",
-    "advise",
-    "mean",
-    "look",
-}
-_HEDGE_ADVERBS = {
-    "maybe",
-    "probably",
-    "perhaps",
-    "possibly",
-    "hopefully",
-    "apparently",
-    "supposedly",
-    "allegedly",
-    "kinda",
-    "sorta",
-    "eventually",
-    "someday",
-    "soon",
-    "basically",
-    "practically",
-    "technically",
-    "kind",
-    "sort",
-    "almost",
-}
+_MAX_TOKENS = 60  # a bound on the cost per sentence; longer ones are left to the word rules
 _SARCASM = re.compile(
     r"^\W*(?:ha\w*\W+)?(?:oh\W+)?(?:sure|yeah,? right|as if|like i'd ever)\b"
     r"|\b(?:LOVE|ADORE|ENJOY|LIKE)\b"
 )
-# Verbs that may govern a covered verb without changing the claim ("I started running").
-_ASPECT = {"start", "begin", "keep", "continue", "get", "go", "be", "do", "have"}
-_AGAINST = {"than", "over", "instead"}
-# Prepositions that give a reason or a duration, which a negation does not narrow.
-_REASONS = {"for", "because", "due", "since"}
-_APPROXIMATE = {"about", "around", "approximately", "roughly"}
-_CONDITIONS = {"if", "unless", "whether", "when", "once", "until", "whenever", "like"}
-_PRIVATIVE = {
-    "former",
-    "ex",
-    "previous",
-    "future",
-    "fake",
-    "almost",
-    "nearly",
-    "potential",
-    "imaginary",
-    "late",
-    "would-be",
-    "approximately",
-    "around",
-    "roughly",
-}
-_PREP_GROUPS = [
-    {"in", "at", "on", "inside", "within", "into"},
-    {"to", "for", "toward", "towards"},
-    {"to", "over", "than"},
-    {"with"},
-    {"from"},
-    {"by", "via"},
-    {"of"},
-    {"as"},
-]
-_EMBED = {"xcomp", "ccomp", "advcl", "relcl", "acl", "pcomp", "csubj", "prep", "pobj"}
-_MAX_TOKENS = 60
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """The clause reading's answer and why; ``veto`` when the parse shows the quote says
-    something else (another subject, swapped roles, a hedge, negation or tense), as opposed
-    to a statement word it could not find."""
-
-    holds: bool
-    reason: str
-    veto: bool = False
-
-
-def _veto(reason: str) -> Reading:
-    return Reading(False, reason, veto=True)
 
 
 def read_clauses(parser: Parser, quote: str, statement: str) -> Reading:
@@ -283,74 +131,36 @@ def _as_person(statement: str) -> str:
     return _USER.sub(swap, statement)
 
 
-def _lemma(tok: Token) -> str:
-    """The lowercase lemma, a phrasal verb as verb_particle ("pass_away"), "can't stand"
-    as "dislike" (its negation is then part of the word)."""
-    base = tok.lemma_.lower()
-    if base == "stand" and _idiom_negation(tok) is not None:
-        return "dislike"
-    if tok.pos_ == "VERB":
-        particle = next((c for c in tok.children if c.dep_ == "prt"), None)
-        if particle is not None:
-            return f"{base}_{particle.lower_}"
-    return base
+def clause_passes(parser: Parser, sentences: list[str], statement: str) -> list[str]:
+    """The clause reading's reasons for each quote sentence that entails ``statement``."""
+    return [
+        reading.reason
+        for reading in (read_clauses(parser, piece, statement) for piece in pieces(sentences))
+        if reading.holds
+    ]
 
 
-def _idiom_negation(tok: Token) -> Token | None:
-    """The "n't" of "can't stand", which makes one word with it."""
-    if tok.lemma_.lower() != "stand" or not any(c.lower_ in ("ca", "can") for c in tok.children):
-        return None
-    return next((c for c in tok.children if c.dep_ == "neg"), None)
+def clause_veto(parser: Parser, sentence: str, statement: str) -> str | None:
+    """Why the parse of a quote sentence shows it says something else than the statement
+    (another subject, swapped roles, a hedge...), or None."""
+    readings = (read_clauses(parser, piece, statement) for piece in pieces([sentence]))
+    return next((f"{r.reason} (clause reading)" for r in readings if r.veto), None)
 
 
-def _correction(neg: Token, covering: set[int]) -> bool:
-    """The "not" of ", not Samuel" after what is meant: it rules out another name that the
-    statement does not use, it does not negate the clause ("allergic to cats, not dogs"
-    still negates "allergic to dogs")."""
-    doc = neg.doc
-    before = doc[neg.i - 1] if neg.i > 0 else None
-    after = doc[neg.i + 1] if neg.i + 1 < len(doc) else None
-    return (
-        neg.lower_ == "not"
-        and before is not None
-        and before.text == ","
-        and after is not None
-        and after.pos_ in ("NOUN", "PROPN")
-        and after.i not in covering
-    )
+def pieces(sentences: list[str]) -> list[str]:
+    """Quote sentences for the parser: a semicolon joins two sentences, read better apart."""
+    return [piece.strip() for text in sentences for piece in text.split(";") if piece.strip()]
 
 
-def _is_negation(tok: Token) -> bool:
-    return tok.dep_ == "neg" or tok.lower_ in _NEG_WORDS or tok.lower_ in _RARELY
-
-
-def _neg_kind(tok: Token) -> str:
-    if tok.lower_ in _RARELY:
-        return "rare"
-    return "never" if tok.lower_ == "never" else "not"
-
-
-def _values(text: str) -> set[str]:
-    return {
-        t.form for s in parse_sentences(text, statement=False) for t in s.tokens if t.cls == VALUE
-    }
-
-
-def _is_number(tok: Token) -> bool:
-    return tok.like_num or any(ch.isdigit() for ch in tok.text)
-
-
-class _Judgement:
-    """One quote sentence against one statement."""
+class _Judgement(PathChecks):
+    """One quote sentence against one statement (see the module docstring)."""
 
     def __init__(self, quote: Doc, statement: Doc) -> None:
         self.q = quote
         self.s = statement
         self.q_we = any(t.lower_ in ("we", "our", "us", "ours") for t in quote)
         self.request = self._is_request()
-        self.s_lemmas = {_lemma(t) for t in statement} | {t.lower_ for t in statement}
-
-    # -- the statement -----------------------------------------------------------------
+        self.s_lemmas = {lemma_of(t) for t in statement} | {t.lower_ for t in statement}
 
     def _subject(self) -> Token | None:
         root = next((t for t in self.s if t.dep_ == "ROOT"), None)
@@ -360,26 +170,26 @@ class _Judgement:
 
     def _free(self, tok: Token, subject: Token | None) -> bool:
         """Statement words that claim nothing the quote must say (see the docstring)."""
-        lemma = _lemma(tok)
+        lemma = lemma_of(tok)
         if tok.is_punct or tok.pos_ in ("DET", "AUX", "CCONJ", "PART", "ADP", "SCONJ"):
             return True
-        if lemma in _USER_WORDS or tok.dep_ == "neg" or lemma in _NOW:
+        if lemma in USER_WORDS or tok.dep_ == "neg" or lemma in NOW:
             return True
         if tok.lower_ in ("longer", "anymore") and self._negated_near(tok):
             return True
         if tok.pos_ == "VERB" and lemma in ("be", "do"):
             return True
-        if tok.pos_ == "NOUN" and lemma in _CATEGORY:
+        if tok.pos_ == "NOUN" and lemma in CATEGORY:
             return True
         if lemma in ("year", "old") and any(
-            _is_number(t) for t in self.s[max(0, tok.i - 2) : tok.i]
+            is_number(t) for t in self.s[max(0, tok.i - 2) : tok.i]
         ):
             return True
-        if self.request and (lemma in _WISH or (lemma == "be" and tok.head.lemma_ == "call")):
+        if self.request and (lemma in WISH or (lemma == "be" and tok.head.lemma_ == "call")):
             return True
-        if self.q_we and lemma in _HOUSE and subject is not None and tok == subject:
+        if self.q_we and lemma in HOUSE and subject is not None and tok == subject:
             return True
-        if lemma in _APPROXIMATE and tok.i + 1 < len(self.s) and _is_number(self.s[tok.i + 1]):
+        if lemma in APPROXIMATE and tok.i + 1 < len(self.s) and is_number(self.s[tok.i + 1]):
             return True  # "about 800" is weaker than "800"
         return lemma == "work" and self._works_as(tok)
 
@@ -395,8 +205,6 @@ class _Judgement:
     def _negated_near(self, tok: Token) -> bool:
         return any(t.lower_ in ("no", "not", "n't") for t in self.s[max(0, tok.i - 2) : tok.i + 1])
 
-    # -- the quote ---------------------------------------------------------------------
-
     def _is_request(self) -> bool:
         words = [t for t in self.q if not t.is_punct]
         if not words:
@@ -404,7 +212,7 @@ class _Judgement:
         if any(t.lower_ in ("please", "pls") for t in words):
             return True
         first = words[0]
-        if first.lower_ in _REQUEST_START and any(t.lower_ == "you" for t in words[:3]):
+        if first.lower_ in REQUEST_START and any(t.lower_ == "you" for t in words[:3]):
             return True
         root = next((t for t in self.q if t.dep_ == "ROOT"), None)
         has_subject = root is not None and any(
@@ -413,34 +221,34 @@ class _Judgement:
         return bool(root is not None and root.tag_ == "VB" and not has_subject)
 
     def _cover(self, want: Token) -> Token | str | None:
-        if _is_number(want):
+        if is_number(want):
             return self._number_cover(want)
-        if want.pos_ == "VERB" and _lemma(want) in _LIGHT:
+        if want.pos_ == "VERB" and lemma_of(want) in LIGHT:
             return self._light_cover(want)
         return self._word_cover(want)
 
-    def _number_cover(self, want: Token) -> Token | str:
-        values = _values(want.text)
+    def _number_cover(self, want: Token) -> Token | str | None:
+        values = values_in(want.text)
         if not values:  # "0", which the word rules read as a negation
             return next((t for t in self.q if t.lower_ == want.lower_), None)
-        match = next((t for t in self.q if values & _values(t.text)), None)
+        match = next((t for t in self.q if values & values_in(t.text)), None)
         return match if match is not None else _ANYWHERE
 
     def _light_cover(self, want: Token) -> Token | str | None:
         """A light verb ("has", "takes", "uses") is said by a verb of having or using, or by
         the speaker's possessive on its object ("my meds" gives "takes meds")."""
-        kin = _HAVING if _lemma(want) in ("have", "own", "get", "keep") else _USING
+        kin = HAVING if lemma_of(want) in ("have", "own", "get", "keep") else USING
         match = next(
-            (t for t in self.q if _lemma(t) in kin and t.pos_ in ("VERB", "AUX", "ADP")), None
+            (t for t in self.q if lemma_of(t) in kin and t.pos_ in ("VERB", "AUX", "ADP")), None
         )
         if match is not None:
             return match
         obj = next((c for c in want.children if c.dep_ in ("dobj", "attr")), None)
         cover = None if obj is None else self._word_cover(obj)
-        return _ANYWHERE if cover is not None and self._owned(cover) else None
+        return _ANYWHERE if cover is not None and owned(cover) else None
 
     def _word_cover(self, want: Token) -> Token | None:
-        lemma, proper = _lemma(want), want.pos_ == "PROPN"
+        lemma, proper = lemma_of(want), want.pos_ == "PROPN"
         best = None
         for tok in self.q:
             if tok.is_punct:
@@ -449,7 +257,7 @@ class _Judgement:
                 if tok.lower_ == want.lower_ or tok.lower_.rstrip("s") == want.lower_.rstrip("s"):
                     return tok
                 continue
-            have = _lemma(tok)
+            have = lemma_of(tok)
             if have == lemma or tok.lower_ == want.lower_:
                 return tok
             if best is None and (same_word(lemma, have) or same_word(want.lower_, tok.lower_)):
@@ -458,101 +266,30 @@ class _Judgement:
             return None
         return best
 
-    def _unit_top(self, tok: Token) -> Token:
-        """The top of the token's clause chain: up the parse, stopping below a coordinated
-        verb ("..., but I love swimming") or the root."""
-        while tok.dep_ not in ("ROOT", "advcl", "parataxis") and not (
-            tok.dep_ == "conj" and tok.pos_ in ("VERB", "AUX")
-        ):
-            if _spliced(tok):
-                break
-            tok = tok.head
-        return tok
-
-    def _path(self, tok: Token) -> list[Token]:
-        """The token and its heads up to (and with) the top of its clause chain."""
-        path = [tok]
-        top = self._unit_top(tok)
-        while path[-1] != top:
-            path.append(path[-1].head)
-        return path
-
-    def _clause_subject(self, top: Token) -> Token | None:
-        node = top
-        while True:
-            subj = next((c for c in node.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-            if subj is not None or node.dep_ not in ("conj", "xcomp") or node.head == node:
-                return subj
-            node = node.head
-
-    def _speaker(self, tok: Token) -> bool:
-        if tok.lower_ in _SPEAKER:
-            return True
-        return any(c.dep_ == "conj" and c.lower_ in _SPEAKER for c in tok.children)
-
-    def _owned(self, tok: Token) -> bool:
-        """The token is something of the speaker's ("my meds", "our son", "my blood pressure
-        meds"): a my/our in its noun phrase, before its head."""
-        head = tok
-        while head.dep_ in ("compound", "amod", "appos", "conj") and head.head != head:
-            head = head.head
-        if head.pos_ not in ("NOUN", "PROPN"):
-            return False
-        return any(t.dep_ == "poss" and t.lower_ in _SPEAKER_POSS for t in self._modifiers(head))
-
     def _same_possessed(self, want: Token) -> list[Token]:
         """Quote nouns that name the same possession as the statement's ``want``: "my mum's
         birthday" for "the user's mother's birthday", "my husband Raj" for "the user's
         husband"; the owners must match word for word, ending with the speaker."""
-        mine = self._possessors(want)
+        mine = possessors(want)
         found = []
         for tok in self.q:
-            if tok.pos_ not in ("NOUN", "PROPN") or not same_word(_lemma(want), _lemma(tok)):
+            if tok.pos_ not in ("NOUN", "PROPN") or not same_word(lemma_of(want), lemma_of(tok)):
                 continue
-            theirs = self._possessors(tok)
+            theirs = possessors(tok)
             if len(theirs) != len(mine) or not mine:
                 continue
-            if mine[-1].lower_ != "her" or theirs[-1].lower_ not in _SPEAKER_POSS:
+            if mine[-1].lower_ != "her" or theirs[-1].lower_ not in SPEAKER_POSS:
                 continue
             if all(
-                same_word(_lemma(a), _lemma(b)) for a, b in zip(mine[:-1], theirs[:-1], strict=True)
+                same_word(lemma_of(a), lemma_of(b))
+                for a, b in zip(mine[:-1], theirs[:-1], strict=True)
             ):
                 found.append(tok)
         return found
 
-    def _possessors(self, tok: Token) -> list[Token]:
-        """The chain of owners of a noun: "my mum's birthday" gives [mum, my]."""
-        chain: list[Token] = []
-        node = tok
-        for _ in range(4):
-            while node.dep_ in ("compound", "appos") and node.head != node:
-                node = node.head
-            owner = next((c for c in self._modifiers(node) if c.dep_ == "poss"), None)
-            if owner is None:
-                return chain
-            chain.append(owner)
-            node = owner
-        return chain
-
-    @staticmethod
-    def _modifiers(head: Token) -> list[Token]:
-        """The head noun's own modifiers and those of its compounds, not a possessor's
-        ("my blood pressure meds": my; "my sister's wedding": sister's, not my)."""
-        out, todo = [], [head]
-        while todo:
-            node = todo.pop()
-            for child in node.children:
-                if child.i < head.i:
-                    out.append(child)
-                    if child.dep_ == "compound":
-                        todo.append(child)
-        return out
-
-    # -- the checks --------------------------------------------------------------------
-
     def run(self) -> Reading:
         if _SARCASM.search(self.q.text) or _SARCASM.match(self.q.text.lower()):
-            return _veto("the quote opens sarcastically")
+            return veto("the quote opens sarcastically")
         if self.q.text.rstrip().endswith("?") and not self.request:
             return Reading(False, "the quote is a question, which asserts nothing")
         if not self.s.text:
@@ -562,7 +299,7 @@ class _Judgement:
             return self._swapped(subject) or Reading(
                 False, "the statement's subject is not the user"
             )
-        missing = sorted(_values(self.s.text) - _values(self.q.text))
+        missing = sorted(values_in(self.s.text) - values_in(self.q.text))
         if missing:
             return Reading(
                 False, f"the statement's value {missing[0].lstrip('#@')} is not in the quote"
@@ -595,26 +332,26 @@ class _Judgement:
         cover = self._word_cover(subject.head)
         if cover is None:
             return None
-        doer = self._subject_of(cover)
-        if doer is not None and self._speaker(doer):
-            return _veto(f"the quote has the speaker do {cover.text!r}, not {subject.text!r}")
+        doer = subject_of(cover)
+        if doer is not None and is_speaker(doer):
+            return veto(f"the quote has the speaker do {cover.text!r}, not {subject.text!r}")
         return None
 
     def _accepted(self, covers: dict[int, Token]) -> str:
-        top = self._unit_top(next(iter(covers.values())))
+        top = unit_top(next(iter(covers.values())))
         return f"clause reading: every statement word is said in the quote's clause of {top.text!r}"
 
     def _one_chain(self, covers: dict[int, Token]) -> Reading | None:
-        tops = {self._unit_top(c) for c in covers.values()}
+        tops = {unit_top(c) for c in covers.values()}
         if len(tops) == 1:
             return None
         reason = "the statement joins words from different clauses of the quote"
-        subjects = [self._clause_subject(top) for top in sorted(tops, key=lambda t: t.i)[1:]]
-        if all(s is not None and s.lower_ in _PRONOUNS for s in subjects):
+        subjects = [clause_subject(top) for top in sorted(tops, key=lambda t: t.i)[1:]]
+        if all(s is not None and s.lower_ in PRONOUNS for s in subjects):
             # "We adopted a beagle, he's called Rocco": the later clause may well say more
             # of the same thing; not read here, but no sign of another subject either.
             return Reading(False, reason)
-        return _veto(reason)
+        return veto(reason)
 
     def _anchor(self, subject: Token, covers: dict[int, Token]) -> Token:
         """The quote word that says the statement's predicate: the cover of its verb, or of
@@ -630,69 +367,40 @@ class _Judgement:
                 return covers[child.i]
         return next(iter(covers.values()))
 
-    @staticmethod
-    def _antecedent(noun: Token) -> Token:
-        """Who a relative clause is about: its noun, or the subject that noun describes ("I'm
-        the only one who knows SQL" is about the speaker)."""
-        if noun.dep_ == "attr" and noun.head.lemma_ == "be":
-            subject = next((c for c in noun.head.children if c.dep_ == "nsubj"), None)
-            if subject is not None:
-                return subject
-        return noun
-
-    def _subject_of(self, tok: Token) -> Token | None:
-        """The subject of the nearest clause around ``tok``: a relative clause's is the noun
-        it describes ("Maria, who is a nurse"); a clause without one borrows its head's."""
-        node = tok
-        while node.pos_ not in ("VERB", "AUX") and node.head != node:
-            node = node.head
-        for _ in range(6):
-            subj = next((c for c in node.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-            if node.dep_ == "relcl" and (subj is None or subj.tag_ in ("WP", "WDT")):
-                return self._antecedent(node.head)
-            if subj is not None or node.head == node or _spliced(node):
-                return subj
-            if node.tag_ == "VB" and node.i < node.head.i and node.dep_ in ("advcl", "ccomp"):
-                return None  # an imperative before the main clause: "Write ..., my readers are"
-            if node.dep_ not in ("xcomp", "conj", "acl", "advcl", "ccomp", "pcomp", "pobj", "prep"):
-                return None
-            node = node.head
-        return None
-
     def _subject_agrees(self, subject: Token, covers: dict[int, Token]) -> Reading | None:
-        q_subject = self._subject_of(self._anchor(subject, covers))
+        q_subject = subject_of(self._anchor(subject, covers))
         owner = next((c for c in subject.children if c.dep_ == "poss"), None)
         if subject.lemma_.lower() == "name" and owner is not None and owner.lower_ != "her":
             subject = owner  # "the user's husband's name is Tom": the husband is called Tom
         about_user = subject.lower_ == "she"
         root = subject.head
-        if about_user and root.lemma_.lower() in _OWN | {"marry", "married"}:
-            if any(self._owned(c) for c in covers.values()):
-                return None
+        having = about_user and root.lemma_.lower() in OWN | {"marry", "married"}
+        if having and any(owned(c) for c in covers.values()):
+            return None
         if q_subject is None or (self.request and q_subject.lower_ == "you"):
             if self.request:
                 return None
             return Reading(False, "the quote's clause has no subject to check")
         if about_user:
-            if self._speaker(q_subject):
+            if is_speaker(q_subject):
                 return None
-            return _veto(f"the quote says it of {q_subject.text!r}, not of the speaker")
-        if subject.lemma_.lower() in _HOUSE and self.q_we:
-            if q_subject.lower_ in ("we", "us") or self._owned(q_subject):
-                return None
+            return veto(f"the quote says it of {q_subject.text!r}, not of the speaker")
+        we = q_subject.lower_ in ("we", "us") or owned(q_subject)
+        if subject.lemma_.lower() in HOUSE and self.q_we and we:
+            return None
         for match in self._same_possessed(subject):
             if match == q_subject or match in q_subject.subtree:
                 return None
         cover = covers.get(subject.i)
-        if cover is not None and self._speaker(q_subject) and self._owned(cover):
+        if cover is not None and is_speaker(q_subject) and owned(cover):
             return None
         if (
             cover is not None
-            and self._speaker(q_subject)
+            and is_speaker(q_subject)
             and subject.lemma_.lower() in ("manager", "boss")
         ):
             return None
-        return _veto(
+        return veto(
             f"the quote's clause is about {q_subject.text!r}, not the user's {subject.text!r}"
         )
 
@@ -702,11 +410,11 @@ class _Judgement:
         ]
         for k, a in enumerate(args):
             for b in args[k + 1 :]:
-                verb = _verb_of(a)
-                if verb != _verb_of(b) or verb.i not in covers:
+                verb = verb_of(a)
+                if verb != verb_of(b) or verb.i not in covers:
                     continue
-                if _lemma(covers[verb.i]) == _lemma(verb) and covers[a.i].i > covers[b.i].i:
-                    return _veto(
+                if lemma_of(covers[verb.i]) == lemma_of(verb) and covers[a.i].i > covers[b.i].i:
+                    return veto(
                         f"the quote has {covers[b.i].text!r} and {covers[a.i].text!r} "
                         "the other way round",
                     )
@@ -724,10 +432,10 @@ class _Judgement:
             if tok.dep_ in ("compound", "amod", "poss", "nmod", "npadvmod"):
                 continue
             if cover.dep_ in ("poss", "compound") and cover.head.i not in placed:
-                return _veto(f"in the quote {cover.text!r} only qualifies {cover.head.text!r}")
+                return veto(f"in the quote {cover.text!r} only qualifies {cover.head.text!r}")
             problem = self._other_role(tok, cover, covers)
             if problem is not None:
-                return _veto(problem)
+                return veto(problem)
         return None
 
     def _other_role(self, tok: Token, cover: Token, covers: dict[int, Token]) -> str | None:
@@ -737,9 +445,9 @@ class _Judgement:
         if cover.dep_ != "pobj":
             return None
         prep = cover.head.lower_
-        if tok.dep_ in ("dobj", "attr", "pobj") and prep in _AGAINST:
-            if not (tok.dep_ == "pobj" and tok.head.lower_ in _AGAINST):
-                return f"in the quote {cover.text!r} is what it is compared with ({prep!r})"
+        compared = not (tok.dep_ == "pobj" and tok.head.lower_ in AGAINST)
+        if tok.dep_ in ("dobj", "attr", "pobj") and prep in AGAINST and compared:
+            return f"in the quote {cover.text!r} is what it is compared with ({prep!r})"
         about_user = tok.head.pos_ == "AUX" and any(c.lower_ == "she" for c in tok.head.children)
         if about_user and tok.dep_ in ("attr", "acomp", "oprd") and prep not in ("as", "like"):
             return f"in the quote {cover.text!r} is the object of {prep!r}, not what the user is"
@@ -748,7 +456,7 @@ class _Judgement:
             tok.dep_ == "dobj"
             and verb is not None
             and verb.pos_ == "VERB"
-            and _lemma(verb) == _lemma(tok.head)
+            and lemma_of(verb) == lemma_of(tok.head)
             and cover.head.head == verb
         ):
             return f"in the quote {cover.text!r} has another role"
@@ -760,271 +468,20 @@ class _Judgement:
         for tok in self.s:
             if tok.dep_ != "nummod" or tok.head.i not in covers:
                 continue
-            values = _values(tok.text)
+            values = values_in(tok.text)
             counted = covers[tok.head.i]
             numbers = [c for c in counted.children if c.dep_ == "nummod"]
-            if values and numbers and not any(values & _values(c.text) for c in numbers):
-                return _veto(f"the quote gives another number of {counted.text!r}")
+            if values and numbers and not any(values & values_in(c.text) for c in numbers):
+                return veto(f"the quote gives another number of {counted.text!r}")
             same = covers.get(tok.i)
             plural = tok.head.tag_ == "NNS"  # a count, not a model number ("Pixel 6")
             if plural and not numbers and same is not None and same.head != counted:
-                return _veto(f"in the quote {same.text!r} counts {same.head.text!r}")
+                return veto(f"in the quote {same.text!r} counts {same.head.text!r}")
         return None
 
     @staticmethod
     def _argument(tok: Token) -> bool:
         return tok.dep_ in ("dobj", "pobj", "dative", "attr", "oprd", "nsubj", "nsubjpass")
 
-    def _on_the_way(self, covers: dict[int, Token]) -> Reading | None:
-        seen: set[int] = set()
-        negs: list[str] = []
-        past = result = False
-        covering = {c.i for c in covers.values()}
-        for cover in covers.values():
-            path = self._path(cover)
-            for below, node in zip([None, *path], path, strict=False):
-                if node.i in seen:
-                    continue
-                seen.add(node.i)
-                if below is not None and self._embeds(node, below, covering):
-                    return _veto(
-                        f"the quote embeds it in {node.text!r}, which the statement does not say"
-                    )
-                problem = self._hedged(node, covers) or self._qualified(node, covering)
-                if problem is not None:
-                    return _veto(problem)
-                negs += self._negations(node, covering)
-                past = past or self._past(node)
-                result = result or _lemma(node) in _RESULT
-            problem = self._governed(path[-1], negs)
-            if problem is not None:
-                return _veto(problem)
-        negs += self._wide_negations(min(covering), seen)
-        return self._polarity(negs, covering, seen) or self._tense(past, result)
 
-    def _polarity(self, negs: list[str], covering: set[int], seen: set[int]) -> Reading | None:
-        """The quote's negations match the statement's in number and kind: "never" gives
-        "not", "rarely" only "rarely", a quit/sold (an ending) gives "no longer"."""
-        wanted = [_neg_kind(t) for t in self.s if _is_negation(t)]
-        if len(negs) != len(wanted):
-            return _veto(
-                f"the quote has {len(negs)} negations in the covering clause and the "
-                f"statement {len(wanted)}"
-            )
-        left = list(negs)
-        for kind in wanted:
-            match = next((k for k in left if k == kind or (kind == "not" and k in _NOT_LIKE)), None)
-            if match is None:
-                return _veto(f"the quote's negation is not the statement's ({kind!r})")
-            left.remove(match)
-        if set(negs) - {"end"}:
-            extra = self._negated_extras(covering, seen)
-            if extra is not None:
-                return _veto(f"under a negation the quote says more: {extra.text!r}")
-        return None
-
-    def _negated_extras(self, covering: set[int], seen: set[int]) -> Token | None:
-        """A negated clause with a qualifier the statement lacks ("I don't eat meat on
-        Fridays" is not "does not eat meat")."""
-        for i in seen:
-            node = self.q[i]
-            for child in node.children:
-                if child.dep_ not in ("prep", "npadvmod") or child.lower_ in _REASONS:
-                    continue
-                if not any(t.i in covering for t in child.subtree):
-                    return child
-        return None
-
-    def _tense(self, past: bool, result: bool) -> Reading | None:
-        s_past = any(self._past(t) for t in self.s)
-        if past and not s_past and not result:
-            return _veto("the quote is in the past and the statement is not")
-        if s_past and not past:
-            return _veto("the statement is in the past and the quote is not")
-        return None
-
-    def _governed(self, top: Token, negs: list[str]) -> str | None:
-        """Above a coordinated clause, the verbs that govern the whole coordination ("It's not
-        true that I'm 34 and I live in Porto", "I think I'm 34 and live in Porto")."""
-        node = top.head if top.dep_ == "conj" else top
-        while node.dep_ in ("ccomp", "xcomp", "csubj") and not _spliced(node):
-            governor = node.head
-            if _lemma(governor) in _HEDGE_VERBS and governor.i not in self.s_lemmas:
-                return f"the quote hedges, plans or reports it ({governor.text!r})"
-            negs += [_neg_kind(c) for c in governor.children if _is_negation(c)]
-            subject = next((c for c in governor.children if c.dep_ == "nsubj"), None)
-            if subject is not None and subject.lower_ in _NEG_WORDS:
-                negs.append("not")
-            node = governor
-        return None
-
-    def _wide_negations(self, first: int, seen: set[int]) -> list[str]:
-        """A negation before the covered words that takes a "that" clause or a colon ("It
-        is not the case that ...", "Nobody thinks: ...") scopes over all that follows,
-        whatever the parse made of it."""
-        found = []
-        for tok in self.q[:first]:
-            if not (_is_negation(tok) or tok.lower_ in ("nobody", "noone")):
-                continue
-            between = self.q[tok.i + 1 : first]
-            if any(t.lower_ == "that" and t.dep_ == "mark" or t.text == ":" for t in between):
-                if tok.head.i not in seen:
-                    found.append("not")
-        return found
-
-    def _state(self) -> bool:
-        """The statement says what the user is ("is vegan"), not what they do."""
-        root = next((t for t in self.s if t.dep_ == "ROOT"), None)
-        return root is not None and root.lemma_ == "be"
-
-    def _future_statement(self) -> bool:
-        """The statement speaks of what is to come ("is getting married", "will move"), so
-        the quote's "next spring" only dates it."""
-        return any(
-            (t.tag_ == "VBG" and (_lemma(t) in _RESULT or t.dep_ == "auxpass"))
-            or t.lower_ in ("will", "'ll", "going")
-            for t in self.s
-        )
-
-    def _qualified(self, node: Token, covering: set[int]) -> str | None:
-        """A qualifier that limits the claim in time or extent ("sometimes", "on weekends",
-        "in training", "30-ish", "next week", "except ...") that the statement drops."""
-        if node.i not in covering and _lemma(node) in _PARTIAL - self.s_lemmas:
-            return f"the quote limits it ({node.text!r})"
-        for child in node.children:
-            if child.i in covering or child.dep_ not in _QUALIFYING:
-                continue
-            for tok in child.subtree:
-                word = _lemma(tok)
-                if tok.i in covering:
-                    break
-                future = word in _FUTURE and not self._future_statement()
-                limits = word in _PARTIAL or future or (word in _WEEK_PART and self._state())
-                if limits and word not in self.s_lemmas:
-                    return f"the quote limits it ({tok.text!r})"
-        return None
-
-    def _preference(self, node: Token) -> bool:
-        """ "I'd rather ..." states a preference, not a hedge, when the statement is one."""
-        if not self.s_lemmas & {"prefer", "like", "want"}:
-            return False
-        return any(c.lower_ == "rather" for c in node.children)
-
-    @staticmethod
-    def _embeds(node: Token, below: Token, covering: set[int]) -> bool:
-        """An uncovered verb that takes the covered clause as its complement ("People keep
-        assuming I'm Australian", "I miss living in the city")."""
-        return (
-            below.dep_ in ("ccomp", "xcomp", "pcomp", "csubj", "acl")
-            and node.pos_ == "VERB"
-            and node.i not in covering
-            and _lemma(node) not in _ASPECT
-        )
-
-    def _hedged(self, node: Token, covers: dict[int, Token]) -> str | None:
-        covering = {c.i for c in covers.values()}
-        lemma = _lemma(node)
-        if node.pos_ in ("VERB", "AUX") and lemma in _HEDGE_VERBS and node.i not in covering:
-            if not (self.request and lemma == "want"):
-                return f"the quote hedges, plans or reports it ({node.text!r})"
-        for child in node.children:
-            word = child.lower_
-            if (
-                child.dep_ == "aux"
-                and (child.tag_ == "MD" or word in _MODALS)
-                and word not in ("can", "ca")
-            ):
-                if self._preference(node):
-                    continue
-                if child.lemma_.lower() not in self.s_lemmas and word not in self.s_lemmas:
-                    return f"the quote has a modal ({child.text!r}) the statement does not"
-            if child.dep_ == "advmod" and word in _HEDGE_ADVERBS and word not in self.s_lemmas:
-                return f"the quote hedges it ({child.text!r})"
-            if child.dep_ == "mark" and word in _CONDITIONS and word not in self.s_lemmas:
-                return f"the quote makes it conditional ({child.text!r})"
-            if child.dep_ == "advcl" and child.i not in covering:
-                mark = next((m for m in child.children if m.dep_ == "mark"), None)
-                if mark is not None and mark.lower_ in _CONDITIONS - self.s_lemmas:
-                    return f"the quote makes it conditional ({mark.text!r})"
-            if child.dep_ in ("amod", "advmod", "compound", "npadvmod") and word in _PRIVATIVE:
-                if word not in self.s_lemmas:
-                    return f"the quote qualifies it ({child.text!r})"
-        if node.tag_ == "VBG" and lemma in _RESULT and node.i not in covering:
-            return f"the quote says it is still to happen ({node.text!r})"
-        getting = next((c for c in node.children if c.dep_ == "auxpass" and c.tag_ == "VBG"), None)
-        if getting is not None and getting.lower_ not in self.s_lemmas:
-            return f"the quote says it is still to happen ({getting.text!r})"
-        if lemma == "go" and any(c.dep_ == "xcomp" for c in node.children) and node.tag_ == "VBG":
-            return f"the quote speaks of a plan ({node.text!r})"
-        return None
-
-    def _negations(self, node: Token, covering: set[int]) -> list[str]:
-        """The kinds of the negations on ``node`` ("not", "never", "rare", "end"): its
-        negation words (also "hardly ever", and in its subject: "Neither my wife nor I"),
-        and an ending verb ("quit", "sold") that the statement does not repeat."""
-        kinds = []
-        idiom = _idiom_negation(node)
-        for child in node.children:
-            if child == idiom or _correction(child, covering):
-                continue
-            if child.dep_ == "neg" or (child.dep_ in ("det", "advmod") and _is_negation(child)):
-                kinds.append(_neg_kind(child))
-            elif child.dep_ == "advmod":
-                kinds += [_neg_kind(g) for g in child.children if g.lower_ in _RARELY]
-            elif child.dep_ in ("nsubj", "nsubjpass") and any(
-                t.lower_ in _NEG_WORDS for t in child.subtree
-            ):
-                kinds.append("not")
-        if node.lower_ in ("without", "never", "nothing", "nobody"):
-            kinds.append(_neg_kind(node))
-        elif _lemma(node) in _ENDING and node.i not in covering:
-            kinds.append("end")
-        return kinds
-
-    @staticmethod
-    def _past(node: Token) -> bool:
-        if node.pos_ not in ("VERB", "AUX"):
-            return False
-        perfect = any(
-            c.dep_ == "aux" and c.lemma_ == "have" and c.tag_ != "VBD" for c in node.children
-        )
-        if perfect:
-            return False
-        if node.tag_ == "VBD" or node.lower_ == "used":
-            return True
-        return any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in node.children)
-
-    def _prepositions(self, covers: dict[int, Token]) -> Reading | None:
-        for tok in self.s:
-            if tok.dep_ != "pobj" or tok.i not in covers or tok.head.pos_ != "ADP":
-                continue
-            mine, theirs = tok.head.lower_, covers[tok.i].head
-            if theirs.pos_ != "ADP" or theirs.lower_ == mine:
-                continue
-            if not any(mine in g and theirs.lower_ in g for g in _PREP_GROUPS):
-                return _veto(f"the quote says {theirs.text!r} where the statement says {mine!r}")
-        return None
-
-
-def _spliced(tok: Token) -> bool:
-    """A clause the parser hung under a later one across a comma ("I hate cilantro, it tastes
-    like soap"): a comma splice, two sentences, unless the later verb reports or hedges it
-    ("I'm pregnant, I think"; but "I'm training, so I need ideas" is a splice)."""
-    if tok.dep_ != "ccomp" or tok.i > tok.head.i:
-        return False
-    head = tok.head
-    parenthetical = not any(c.dep_ in ("dobj", "xcomp", "attr", "acomp") for c in head.children)
-    if head.lemma_.lower() in _HEDGE_VERBS and parenthetical:
-        return False
-    between = tok.doc[tok.right_edge.i + 1 : tok.head.i]
-    return any(t.text in (",", ";", ":", "-") for t in between) or tok.right_edge.text == ","
-
-
-def _verb_of(tok: Token) -> Token:
-    node = tok
-    while node.pos_ not in ("VERB", "AUX") and node.head != node:
-        node = node.head
-    return node
-
-
-__all__ = ["Reading", "derived", "read_clauses"]
+__all__ = ["Reading", "clause_passes", "clause_veto", "read_clauses"]

@@ -103,7 +103,7 @@ import functools
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
-from core.judge.clauses import read_clauses
+from core.judge.clauses import clause_passes, clause_veto
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.paraphrase import read_paraphrase
@@ -492,21 +492,9 @@ def _paraphrases(
         reading = read_paraphrase(sentence, part)
         if not reading.holds or retraction(later, statement) is not None:
             continue
-        if parser is None or _veto(parser, source, statement) is None:
+        if parser is None or clause_veto(parser, source, statement) is None:
             passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
     return passed
-
-
-def _veto(parser: Parser, source: str, statement: str) -> str | None:
-    """Why the parse of a quote sentence shows it says something else than the statement
-    (another subject, swapped roles, a hedge...), or None."""
-    readings = (read_clauses(parser, piece, statement) for piece in _pieces([source]))
-    return next((f"{r.reason} (clause reading)" for r in readings if r.veto), None)
-
-
-def _pieces(raw: list[str]) -> list[str]:
-    """Quote sentences for the parser: a semicolon joins two sentences, read better apart."""
-    return [piece.strip() for text in raw for piece in text.split(";") if piece.strip()]
 
 
 def _part_text(hypothesis: str, statement: list[Sentence], part: Sentence) -> str:
@@ -519,11 +507,10 @@ def _clause_readings(parser: Parser, raw: list[str], statement: str) -> list[_At
     """The clause reading (core.judge.clauses) of each quote sentence that the text after it
     does not take back; a pass scores as a loose match."""
     passed = []
-    pieces = _pieces(raw)
-    for k, sentence in enumerate(pieces):
-        reading = read_clauses(parser, sentence, statement)
-        if reading.holds and retraction(" ".join(pieces[k + 1 :]), statement) is None:
-            passed.append(_Attempt(True, 1.0, 4, reading.reason, 0.0))
+    for k, sentence in enumerate(raw):
+        if retraction(" ".join(raw[k + 1 :]), statement) is None:
+            reasons = clause_passes(parser, [sentence], statement)
+            passed += [_Attempt(True, 1.0, 4, reason, 0.0) for reason in reasons]
     return passed
 
 
@@ -538,7 +525,7 @@ class OfflineJudge(Judge):
         self._parser = (parser or default_parser()) if clauses else None
 
     def _veto(self, source: str, statement: str) -> str | None:
-        return None if self._parser is None else _veto(self._parser, source, statement)
+        return None if self._parser is None else clause_veto(self._parser, source, statement)
 
     @property
     def name(self) -> str:  # type: ignore[override]
