@@ -65,24 +65,31 @@ How the offline judge decides entailment
    "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers after an
    attitude verb, a negation or "the user is X". Its rules and limits are in that module.
 
+8. When both refuse, the clause reading (core.judge.clauses) parses the quote sentence and
+   the statement (core.judge.parse: spaCy's small English model, packaged; optional) and
+   accepts when every statement word is said in one clause chain of the quote with the same
+   subject, roles, polarity, modality and tense. The same parse also *vetoes* a pass of the
+   two readings above when it shows another subject or swapped roles ("Maria hired me" does
+   not give "the user hired Maria"). Without spaCy or its model the word readings judge
+   alone, and ``name`` says so.
+
 The verdict's score is 0.75-1.0 when it holds (lower when words had to be skipped; 0.75 for a
-paraphrase) and below 0.5 otherwise (the fraction of statement words found, halved); the reason
-names the first thing that failed ("number 4 in the statement is not in the quote").
+paraphrase or a clause reading) and below 0.5 otherwise (the fraction of statement words found,
+halved); the reason names the first thing that failed ("number 4 in the statement is not in
+the quote") or the reading that accepted.
 
 Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence judge"): on the
-200 dev pairs precision 1.00, recall 0.49; on the half of them not looked at while writing the
-rules, recall 0.36. So it is still far from an NLI model: most true paraphrases that need world
-knowledge ("decaf" is coffee, "celiac" a disease, "golden retriever" a dog) are downgraded to
-agent_inference, which is the safe direction. A third reading by the packaged embedder's
-cosine (under polarity, tense, modality, other-person, number and name vetoes) was measured
-and left out: it adds little recall and lets role swaps through ("I prefer cats to dogs" /
-"prefers dogs", "close to Madrid" / "in Madrid"); figures in benchmarks/README.md.
+200 dev pairs precision 1.00, recall 0.64 with the clause reading (0.49 without); on held-out
+pairs written before it was tuned, precision 0.98, recall 0.77. Paraphrases that need world
+knowledge ("decaf" is coffee, "golden retriever" a dog) are still downgraded to
+agent_inference, the safe direction. A reading by the packaged embedder's cosine was measured
+and left out: it lets role swaps through ("I prefer cats to dogs" / "prefers dogs").
 
-Limits, honestly: it is words and clauses, not a parser. It misses paraphrases that need world
-knowledge, reordered facts spread over two quote sentences, and most synonyms outside its table.
-It can still be fooled by constructions its rules do not see, e.g. a coordinated qualifier ("I
-hate meetings and calls before 10am" gives "the user hates meetings"), a retraction without one
-of the cue words, or a pronoun in the statement that means someone other than the user.
+Limits, honestly: the word readings are words and clauses, not a parser, and the parser is a
+small statistical model that mis-parses some casual text. Reordered facts spread over two
+quote sentences are missed. A coordinated qualifier ("I hate meetings and calls before 10am"
+gives "the user hates meetings"), a retraction without one of the cue words, or a pronoun in
+the statement that means someone other than the user can still fool it.
 
 Contradiction (offline): both statements are normalised the same way (first person and "the
 user" are the same person), antonyms from a small general table (like/dislike, love/hate,
@@ -563,7 +570,11 @@ class OfflineJudge(Judge):
             for k, attempt in enumerate(attempts):
                 if not attempt.holds:
                     continue
-                refusal = retraction(quote[k][2], hypothesis) or self._veto(quote[k][1], text)
+                refusal = retraction(quote[k][2], hypothesis)
+                if refusal is None and attempt.tightness < 1.0:
+                    # Words were skipped ("two sisters and a brother"): let the parse check
+                    # the roles; a tight in-order match needs no parse.
+                    refusal = self._veto(quote[k][1], text)
                 if refusal is not None:
                     attempts[k] = _Attempt(False, attempt.coverage, 3, refusal)
             passed = [a for a in attempts if a.holds]
