@@ -98,7 +98,9 @@ enable/disable, open/closed, pass/fail, increase/decrease, before/after, allowed
 words (Jaccard >= 0.6 over content stems) and either their polarity differs, or they give
 different numbers for the same thing ("3 kids" / "4 children"), different dates, weekdays,
 months or times. Hedged statements ("I might (not) move") and statements in different tenses
-never contradict. Before that rule, core.judge.contradiction's exclusive relations (one home,
+never contradict; another value for a differently named thing ("a trip to Athens in February"
+/ "a trip to Auckland in April") is not a contradiction either, and an adverb is not its
+adjective's antonym ("closely" / "closed"). Before that rule, core.judge.contradiction's exclusive relations (one home,
 a replaced tool, "no longer ...", one manager or name at a time) are checked; its docstring
 gives their limits. Beyond those it does not know which words exclude each other ("I am
 vegetarian" / "I eat steak"). Symmetric by construction.
@@ -106,7 +108,9 @@ vegetarian" / "I eat steak"). Symmetric by construction.
 
 from __future__ import annotations
 
+import calendar
 import functools
+import re
 from dataclasses import dataclass
 
 from core.judge.base import Judge, Verdict
@@ -649,9 +653,14 @@ for _positive, _negative in _ANTONYM_GROUPS:
         _ANTONYMS[stem_word(_w)] = (_name, True)
 
 
+_ANTONYM_WORDS = {w for pair in _ANTONYM_GROUPS for side in pair for w in side.split()}
+
+
 def _antonym(tok: Token) -> tuple[str, bool] | None:
-    candidates = [tok.form]
     text = tok.text
+    if text.endswith("ly") and text not in _ANTONYM_WORDS:
+        return None  # an adverb is not its adjective's antonym: "closely" is not "closed"
+    candidates = [tok.form]
     if text.endswith("ed") and len(text) > 4:
         root = text[:-2]
         candidates += [root, root + "e", stem_word(root)]
@@ -675,6 +684,7 @@ class _Facts:
     past: bool
     numbers: dict[str, set[str]]
     kinds: dict[str, set[str]]
+    names: set[str]
 
     @classmethod
     def of(cls, text: str) -> _Facts:
@@ -721,6 +731,7 @@ class _Facts:
             past=any(t.past for t in tokens) or any(_past_participle(t) for t in tokens),
             numbers=numbers,
             kinds=kinds,
+            names=_names(text),
         )
 
     @property
@@ -731,6 +742,24 @@ class _Facts:
 # A write judges its draft against up to 16 neighbours, and neighbours recur across writes:
 # parse each text once (the facts are only read).
 _facts = functools.lru_cache(maxsize=4096)(_Facts.of)
+
+
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b([A-Z][\w'-]*)")
+
+
+_CALENDAR = {
+    name.lower()
+    for name in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name)
+    if name
+}
+
+
+def _names(text: str) -> set[str]:
+    """The capitalised words of ``text`` that are not a sentence start, "I", a month or a
+    weekday: the named things a statement is about ("a trip to Athens", "the Apollo review
+    with Aisha")."""
+    found = {m.group(1).lower() for m in _CAPITALISED.finditer(text.strip())}
+    return {w for w in found if w != "i" and w not in _CALENDAR and w[:-1] not in _CALENDAR}
 
 
 def _past_participle(tok: Token) -> bool:
@@ -788,6 +817,13 @@ def _contradicts(a: _Facts, b: _Facts) -> Verdict:
             return Verdict(True, high, f"one statement negates the other ({negs[0]!r})")
         return Verdict(True, high, "one statement is negated and the other is not")
     if conflict is not None:
+        if a.modals & HEDGES:
+            word = sorted(a.modals & HEDGES)[0]
+            return Verdict(False, low, f"{conflict}, but both are hedged ({word!r})")
+        if a.names != b.names:
+            # Another number or date for a differently named thing is no contradiction: a
+            # trip to Athens in February and one to Auckland in April are two trips.
+            return Verdict(False, low, f"{conflict}, but the statements name different things")
         return Verdict(True, high, conflict)
     return Verdict(False, low, "same polarity and no conflicting numbers or dates")
 
