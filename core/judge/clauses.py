@@ -35,6 +35,14 @@ statement (core.judge.parse) and accepts when:
    kept; a statement's preposition must not be contradicted by the quote's ("near Boston" is
    not "in Boston").
 
+A failed check of 2-5 (or a sarcastic opener, or a statement in which someone else does to the
+user what the quote has the speaker do: "I beat Tom" / "Tom beat the user") is a *veto*: the
+parse shows the quote says something else, and the offline judge then also refuses a pass of
+its word readings (core.judge.offline): "Maria hired me" never gives "the user hired Maria".
+A statement word with no cover is not a veto: the word readings may know a synonym this
+reading does not. The statement is parsed with "the user" as "she" ("The user honeymooned in
+Iceland" as "She honeymooned in Iceland"), which the small parser reads far more reliably.
+
 Its reason names the first failed check, or says "clause reading" with the covering clause.
 Limits: the parser is a small statistical model and mis-parses some casual text; the relation
 table is small, so paraphrases that need world knowledge ("decaf" is coffee, "school run" is
