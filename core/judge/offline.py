@@ -100,8 +100,8 @@ different numbers for the same thing ("3 kids" / "4 children"), different dates,
 months or times. Hedged statements ("I might (not) move") and statements in different tenses
 never contradict; another value for a differently named thing ("a trip to Athens in February"
 / "a trip to Auckland in April") is not a contradiction either, and an adverb is not its
-adjective's antonym ("closely" / "closed"). Before that rule, core.judge.contradiction's exclusive relations (one home,
-a replaced tool, "no longer ...", one manager or name at a time) are checked; its docstring
+adjective's antonym ("closely" / "closed"). Before that rule, core.judge.contradiction's
+exclusive relations (one home, a replaced tool, "no longer ...", one manager or name at a time) are checked; its docstring
 gives their limits. Beyond those it does not know which words exclude each other ("I am
 vegetarian" / "I eat steak"). Symmetric by construction.
 """
