@@ -101,9 +101,9 @@ months or times. Hedged statements ("I might (not) move") and statements in diff
 never contradict; another value for a differently named thing ("a trip to Athens in February"
 / "a trip to Auckland in April") is not a contradiction either, and an adverb is not its
 adjective's antonym ("closely" / "closed"). Before that rule, core.judge.contradiction's
-exclusive relations (one home, a replaced tool, "no longer ...", one manager or name at a time) are checked; its docstring
-gives their limits. Beyond those it does not know which words exclude each other ("I am
-vegetarian" / "I eat steak"). Symmetric by construction.
+exclusive relations (one home, a replaced tool, "no longer ...", one manager or name at a
+time) are checked; its docstring gives their limits. Beyond those it does not know which
+words exclude each other ("I am vegetarian" / "I eat steak"). Symmetric by construction.
 """
 
 from __future__ import annotations
