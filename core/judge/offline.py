@@ -535,6 +535,17 @@ class OfflineJudge(Judge):
     def __init__(self, parser: Parser | None = None, *, clauses: bool = True) -> None:
         self._parser = (parser or default_parser()) if clauses else None
 
+    def warm(self) -> None:
+        """Load the clause reading's parser now (about 2 s) rather than in the first write
+        that needs it; a parser that cannot load is reported by ``name``, not raised."""
+        if self._parser is not None:
+            self._parser.available  # noqa: B018 - the property loads the pipeline
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the clause reading's parser has been loaded (or found unavailable)."""
+        return self._parser is None or self._parser.loaded
+
     def _veto(self, source: str, statement: str) -> str | None:
         return None if self._parser is None else clause_veto(self._parser, source, statement)
 

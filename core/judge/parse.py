@@ -45,6 +45,11 @@ class Parser:
         self.parse = functools.lru_cache(maxsize=_CACHE)(self._parse)
 
     @property
+    def loaded(self) -> bool:
+        """Whether loading has been tried (so ``parse`` will not pay for it)."""
+        return self._about is not None
+
+    @property
     def available(self) -> bool:
         """Whether the pipeline loads (loads it on first use)."""
         return self._pipeline() is not None

@@ -10,6 +10,8 @@ were written before the reading was tuned and were never tuned on: every false o
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +184,17 @@ def test_memory_write_confirms_a_paraphrase_read_from_the_parse(memory: Memory) 
 def test_memory_write_does_not_confirm_a_role_swap(memory: Memory) -> None:
     result = _write(memory, "Maria hired me last year.", "The user hired Maria last year.")
     assert (result["status"], result["source_kind"]) == ("provisional", "agent_inference")
+
+
+def test_memory_warm_loads_the_judges_parser(tmp_path: Path) -> None:
+    """In a fresh process: the parser loads on first use, and Memory.warm() is that use, so
+    no write pays for it."""
+    code = (
+        "import sys; from pathlib import Path; from core import Memory; "
+        "from core.embedder import HashingEmbedder; "
+        f"m = Memory.open(Path({str(tmp_path / 'm.db')!r}), embedder=HashingEmbedder()); "
+        "before = m.judge.loaded; m.warm(); "
+        "print(before, m.judge.loaded, 'torch' in sys.modules); m.close()"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "False"]
