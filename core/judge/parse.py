@@ -40,6 +40,7 @@ class Parser:
     def __init__(self, packages: tuple[str, ...] = MODEL_PACKAGES) -> None:
         self.packages = packages
         self._lock = threading.Lock()
+        self._parse_lock = threading.Lock()  # a spaCy pipeline is not documented thread-safe
         self._nlp: Any = None
         self._about: str | None = None
         self.parse = functools.lru_cache(maxsize=_CACHE)(self._parse)
@@ -71,7 +72,10 @@ class Parser:
     def _parse(self, text: str) -> Doc | None:
         """The parse of ``text``, or None without a pipeline (cached per text)."""
         nlp = self._pipeline()
-        return None if nlp is None else nlp(text)
+        if nlp is None:
+            return None
+        with self._parse_lock:
+            return nlp(text)
 
 
 def _load(packages: tuple[str, ...]) -> tuple[Any, str]:
