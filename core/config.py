@@ -268,8 +268,9 @@ class JudgeConfig(_Section):
     kind: Literal["offline", "nli"] = Field(
         "offline",
         description=(
-            "Entailment and contradiction judge: 'offline' (rule-based, no model, "
-            "conservative) or 'nli' (a cross-encoder NLI model through transformers)."
+            "Entailment and contradiction judge: 'offline' (rules and a small packaged "
+            "parser, no download, conservative) or 'nli' (a cross-encoder NLI model through "
+            "transformers)."
         ),
     )
     nli_model: str = Field(

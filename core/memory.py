@@ -124,13 +124,15 @@ class Memory:
         return self.store.path
 
     def warm(self) -> None:
-        """Get the embedder ready for queries and build the vector index now, instead of on
-        first use. Hosts call this at startup so the first search is as fast as the rest.
+        """Get the embedder ready for queries, build the vector index and load the evidence
+        judge's parser now, instead of on first use. Hosts call this at startup so the first
+        search and the first evidenced write are as fast as the rest.
         (With a cached ONNX graph the embedder is ready without torch, which then loads on
         the first bulk embedding; see core.embedder.)"""
         if hasattr(self.embedder, "load"):
             self.embedder.load()
         self.index()
+        self.judge.warm()
 
     def index(self) -> VectorIndex:
         """This process's vector index, built on first use and synced with the store (and so

@@ -7,13 +7,16 @@ when unsure, the answer is "not entailed". The same judge answers "do these two 
 contradict?" (so "I like coffee" and "I don't like coffee" are never merged as duplicates, and
 conflicting records are flagged).
 
-``OfflineJudge`` (the default, ``judge.kind = "offline"``) is a small set of explainable rules:
-no model, no download, deterministic, well under a millisecond for a short pair. ``NLIJudge``
+``OfflineJudge`` (the default, ``judge.kind = "offline"``) is a set of explainable rules and a
+clause reading over a small packaged parser (spaCy, optional): no download, deterministic,
+tens of milliseconds at most for a short pair. ``NLIJudge``
 (``judge.kind = "nli"``) runs a natural-language-inference cross-encoder through transformers,
 loaded lazily on first use. ``make_judge`` builds the configured one.
 
 Modules: ``base`` (the interface), ``text`` (normalisation and tokens, shared by the offline
-rules), ``offline`` (the rules and their documented limits), ``nli`` (the cross-encoder).
+rules), ``offline`` (the rules and their documented limits), ``paraphrase`` and ``context``
+(its second reading, the quote in its turn), ``clauses`` with ``clause_checks``, ``syntax``,
+``lexicon``, ``relations`` and ``parse`` (its clause reading), ``nli`` (the cross-encoder).
 """
 
 from __future__ import annotations

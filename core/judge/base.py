@@ -46,3 +46,7 @@ class Judge(ABC):
     @abstractmethod
     def contradicts(self, a: str, b: str) -> Verdict:
         """Do ``a`` and ``b`` contradict each other? Symmetric."""
+
+    def warm(self) -> None:  # noqa: B027 - a deliberate no-op default, not an abstract method
+        """Load now what the judge would load on first use (``Memory.warm`` calls this at a
+        host's startup, so that no write pays for it). Nothing by default."""

@@ -1,0 +1,90 @@
+"""The words the clause reading (core.judge.clauses) treats specially, as lowercase lemmas.
+
+Each list is a general class of English words (hedges, negations, modals, light verbs,
+qualifiers that limit a claim), not words taken from any evaluation set. A word missing from
+a list that refuses makes the judge less precise; a word missing from a list that accepts
+(light verbs, category nouns) makes it refuse more: lists of the second kind are kept short.
+"""
+
+from __future__ import annotations
+
+SPEAKER = frozenset("i me us we".split())
+PRONOUNS = frozenset("he it she they".split())
+SPEAKER_POSS = frozenset("mine my our ours".split())
+USER_WORDS = frozenset("her hers herself she".split())
+LIGHT = frozenset("be do follow get have keep take use".split())
+OWN = frozenset("be get have own take use".split())
+HAVING = frozenset("adopt buy get have inherit keep own receive rescue with".split())
+USING = frozenset("drive follow have on run take use".split())
+CATEGORY = frozenset(
+    ("answer condition disease format output reply response spelling style unit").split()
+)
+HOUSE = frozenset("family home house household team".split())
+NOW = frozenset("currently now presently still today".split())
+WISH = frozenset("ask like prefer request want wish would".split())
+REQUEST_START = frozenset("can could please pls will would".split())
+NEG_WORDS = frozenset("neither never no nobody none nor not nothing without".split())
+RARELY = frozenset("barely hardly rarely scarcely seldom".split())
+# Quote negation kinds that give a statement's plain "not".
+NOT_LIKE = frozenset("end never not".split())
+# Modifiers that limit a claim in extent or time, and words that put it in the future.
+QUALIFYING = frozenset("acomp advcl advmod amod dep npadvmod prep punct".split())
+PARTIAL = frozenset(
+    (
+        "except generally ish mainly mostly normally occasionally often once part-time "
+        "partially partly sometimes somewhat sparingly training twice usually"
+    ).split()
+)
+# Parts of the week limit a state ("vegan except on weekends"), not a habit ("plays in a
+# band on weekends").
+WEEK_PART = frozenset("weekday weekend".split())
+FUTURE = frozenset("later next someday soon tomorrow tonight upcoming".split())
+ENDING = frozenset("cancel drop give_up leave lose quit retire sell stop".split())
+RESULT = frozenset(
+    (
+        "adopt become begin buy get give_up join marry move quit relocate retire sell start "
+        "stop switch take_up turn"
+    ).split()
+)
+MODALS = frozenset("'d 'll could may might must shall should will would".split())
+HEDGE_VERBS = frozenset(
+    (
+        "advise aim apply ask believe claim consider doubt dream expect guess hope imagine "
+        "intend look mean need plan pretend recommend say seem suggest suppose tell think try "
+        "want wish wonder worry"
+    ).split()
+)
+HEDGE_ADVERBS = frozenset(
+    (
+        "allegedly almost apparently basically eventually hopefully kind kinda maybe perhaps "
+        "possibly practically probably someday soon sort sorta supposedly technically"
+    ).split()
+)
+# Verbs that may govern a covered verb without changing the claim ("I started running").
+ASPECT = frozenset("be begin continue do get go have keep start".split())
+AGAINST = frozenset("instead over than".split())
+# Prepositions that give a reason or a duration, which a negation does not narrow.
+REASONS = frozenset("because due for since".split())
+APPROXIMATE = frozenset("about approximately around roughly".split())
+CONDITIONS = frozenset("if like once unless until when whenever whether".split())
+PRIVATIVE = frozenset(
+    (
+        "almost approximately around ex fake former future imaginary late nearly potential "
+        "previous roughly would-be"
+    ).split()
+)
+PREP_GROUPS = [
+    frozenset("at in inside into on within".split()),
+    frozenset("for to toward towards".split()),
+    frozenset("over than to".split()),
+    frozenset("with".split()),
+    frozenset("from".split()),
+    frozenset("by via".split()),
+    frozenset("of".split()),
+    frozenset("as".split()),
+]
+all__ = [
+    frozenset("R a d e g i n".split()),
+    frozenset("d d e e i r v".split()),
+    frozenset("_ a a c d e e l r s s u".split()),
+]

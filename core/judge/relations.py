@@ -1,0 +1,111 @@
+"""Which quote word covers which statement word: lemmas, a few general relations, spellings.
+
+The clause reading (core.judge.clauses) asks, for each content word of a statement, whether a
+word of the quote says it. The same lemma does; so does a word of the same synonym group, a
+word that entails it (a quote's "wife" gives a statement's "spouse", never the reverse), a
+phrasal verb's meaning ("passed away" gives "died"), or a derived form of the same word
+("allergic"/"allergy", "teach"/"teacher", "fluent"/"fluently": a shared start of five letters
+or more, all of the shorter word but its ending). Names never match by anything but their spelling.
+
+The tables are general English relations (kinship, roles, everyday synonyms), not the words of
+any evaluation set, and deliberately small: a missing relation costs recall (the statement
+becomes an agent inference), a wrong one costs precision.
+"""
+
+from __future__ import annotations
+
+# Words that say the same thing either way round (lemmas; a phrasal verb is "verb_particle").
+_GROUPS = [
+    "manager boss supervisor",
+    "pick choose decide select opt",
+    "call name",
+    "hate dislike loathe detest",
+    "medication med meds medicine",
+    "allergy allergic",
+    "purchase buy",
+    "wed marry married",
+    "move relocate",
+    "bike cycle",
+    "die pass_away",
+    "exercise work_out",
+    "quit give_up",
+    "mother mum mom",
+    "father dad",
+    "grandmother grandma gran",
+    "grandfather grandpa granddad",
+    "child kid",
+    "favorite favourite",
+    "color colour",
+    "reply response answer",
+    "poorly badly",
+    "start begin",
+    "travel trip",
+    "job occupation",
+    "fluent fluently",
+    "often frequently",
+    "home house",
+    "run jog",
+    "film movie",
+    "phone cell mobile",
+    "rent lease",
+    "practice practise",
+    "apartment flat",
+]
+# A statement word (key) that these quote words entail, but not the other way round.
+_ENTAILED_BY = {
+    "manager": "report",
+    "boss": "report",
+    "spouse": "wife husband",
+    "partner": "wife husband spouse girlfriend boyfriend fiance fiancee",
+    "married": "wife husband spouse",
+    "like": "love adore enjoy fan",
+    "enjoy": "love adore",
+    "dislike": "hate",
+    "vehicle": "car truck van motorbike motorcycle",
+    "child": "son daughter",
+    "parent": "mother father mum mom dad",
+    "sibling": "brother sister",
+    "pet": "dog cat puppy kitten",
+    "dog": "puppy",
+    "cat": "kitten",
+    "work": "job",
+    "travel": "fly drive",
+    "exercise": "train run swim lift",
+    "commute": "take_train take_bus drive",
+    "diet": "vegan vegetarian keto paleo",
+    "sleep": "nap",
+    "wedding": "anniversary",
+}
+
+
+def _index() -> tuple[dict[str, set[int]], dict[str, set[str]]]:
+    groups: dict[str, set[int]] = {}
+    for number, group in enumerate(_GROUPS):
+        for word in group.split():
+            groups.setdefault(word, set()).add(number)
+    entailed = {key: set(words.split()) for key, words in _ENTAILED_BY.items()}
+    return groups, entailed
+
+
+_SYNONYM, _HYPONYM = _index()
+_MIN_SHARED = 5
+
+
+def same_word(want: str, have: str) -> bool:
+    """Does the quote's lemma ``have`` say the statement's lemma ``want``? Both lowercase."""
+    if want == have:
+        return True
+    if _SYNONYM.get(want, set()) & _SYNONYM.get(have, set()):
+        return True
+    if have in _HYPONYM.get(want, ()):
+        return True
+    return derived(want, have)
+
+
+def derived(want: str, have: str) -> bool:
+    """One word derived from the other: they share a start of five letters or more that is
+    all of the shorter word but its last two letters ("allergy"/"allergic", "teach"/"teacher";
+    not "vegetable"/"vegetarian")."""
+    shorter = min(len(want), len(have))
+    need = max(_MIN_SHARED, shorter - 2)
+    return shorter >= _MIN_SHARED and want[:need] == have[:need]
