@@ -628,10 +628,49 @@ def _job_text(job: dict[str, Any]) -> str:
     lines.append(
         _table(rows, ("stage", "status", "attempts", "claimed by", "took", "result", "last error"))
     )
+    if job.get("history"):
+        lines += ["", "history"] + [f"  {_history_line(step)}" for step in job["history"]]
     return "\n".join(lines)
 
 
+def _history_line(step: dict[str, Any]) -> str:
+    """One step of a job's history: when, what, at which stage and attempt, and why."""
+    where = f" {step['stage']}" if step.get("stage") else ""
+    if step.get("attempt"):
+        where += f" attempt {step['attempt']}"
+    detail = ""
+    if step.get("retry_at"):
+        detail += f", retry at {step['retry_at']}"
+    if step.get("attempts_spent") is not None:
+        detail += f", after {step['attempts_spent']} attempts"
+    if step.get("error"):
+        detail += f": {step['error'][:100]}"
+    return f"{step['at']}  {step['event']}{where}{detail}"
+
+
+def cmd_jobs_retry(args: argparse.Namespace) -> int:
+    """`jobs retry JOB` or `jobs retry --failed`: queue failed jobs again for the worker."""
+    from workers.app import WorkerApp
+
+    if (args.target is None) == (not args.failed):
+        raise InvalidArgument("jobs retry takes a job id or --failed", field="job")
+    config = load_config(args)
+    with open_memory(args, config) as mem:
+        WorkerApp(args.store, config, environ=os.environ).attach(mem)  # sends to its queue
+        retried = mem.jobs.retry(status="failed") if args.failed else mem.jobs.retry(args.target)
+    emit(
+        args,
+        {"retried": retried},
+        f"queued again: {len(retried)} job(s)" + "".join(f"\n  {j}" for j in retried),
+    )
+    return EXIT_OK
+
+
 def cmd_jobs(args: argparse.Namespace) -> int:
+    if args.job == "retry":
+        return cmd_jobs_retry(args)
+    if args.target is not None or args.failed:
+        raise InvalidArgument("a second job id and --failed go with `jobs retry`", field="job")
     with open_memory(args) as mem:
         if args.job:
             job = mem.jobs.status(args.job)
@@ -1071,10 +1110,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "jobs",
         cmd_jobs,
-        "List extraction jobs, or show one job's stages with attempts, claims, errors, timings.",
-        "agent-memory jobs --status failed\nagent-memory jobs job_01a2... --json",
+        "List extraction jobs, show one job's stages with attempts, claims, errors, timings "
+        "and history, or retry failed jobs (`jobs retry JOB`, `jobs retry --failed`).",
+        "agent-memory jobs --status failed\nagent-memory jobs job_01a2... --json\n"
+        "agent-memory jobs retry job_01a2...\nagent-memory jobs retry --failed",
     )
-    p.add_argument("job", nargs="?", help="a job id: show its stages")
+    p.add_argument("job", nargs="?", help="a job id: show its stages; or `retry`")
+    p.add_argument("target", nargs="?", help="with `retry`: the failed job to queue again")
+    p.add_argument("--failed", action="store_true", help="with `retry`: every failed job")
     p.add_argument("--status", choices=["queued", "running", "done", "failed"])
     p.add_argument("--session", help="only this session's job")
     p.add_argument("--agent", help="only this agent's sessions")

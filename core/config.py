@@ -385,10 +385,36 @@ class WorkerConfig(_Section):
         ),
     )
     max_attempts: int = Field(
-        5, ge=1, le=100, description="Attempts per stage before the job fails (last error kept)."
+        8,
+        ge=1,
+        le=100,
+        description=(
+            "Attempts per stage before the job fails (last error kept); with the default "
+            "back-off, eight attempts span 15 to 20 minutes. `agent-memory jobs retry` "
+            "starts a failed job again."
+        ),
     )
     retry_delay_seconds: float = Field(
-        10.0, ge=0, description="Delay before Huey retries a failed stage."
+        10.0,
+        ge=0,
+        description=(
+            "Delay before the first retry of a failed stage; each further retry waits twice "
+            "as long, up to retry_max_delay_seconds."
+        ),
+    )
+    retry_max_delay_seconds: float = Field(
+        600.0,
+        ge=0,
+        description="The longest wait between two attempts of a stage (the back-off's cap).",
+    )
+    retry_jitter: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description=(
+            "Each retry's wait is shortened by a random fraction up to this, so workers that "
+            "failed together (a provider outage) do not all retry at the same moment."
+        ),
     )
     sweep_seconds: float = Field(
         30.0,

@@ -59,7 +59,11 @@ class Memory:
                 max_attempts=config.worker.max_attempts,
                 requeue_after_seconds=config.worker.requeue_after_seconds,
                 stage_timeout_seconds=config.worker.stage_timeout_seconds,
+                retry_delay_seconds=config.worker.retry_delay_seconds,
+                retry_max_delay_seconds=config.worker.retry_max_delay_seconds,
+                retry_jitter=config.worker.retry_jitter,
             ),
+            dispatcher=lambda: self.dispatcher,
         )
         self._ingestor: Ingestor | None = None
         self._retriever: Retriever | None = None

@@ -408,6 +408,38 @@ STATED_AT = Migration(
     ),
 )
 
+JOB_HISTORY = Migration(
+    9,
+    "what happened to each job, in order",
+    (
+        # Every attempt that failed (and when it is retried), every lease that ran out, the
+        # job failing and being retried by an operator, its end: so `agent-memory jobs JOB`
+        # shows why a job took an hour, and that a failed job was started again. Details are
+        # error texts and counts, never transcript text.
+        """
+        CREATE TABLE job_history (
+            seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+            job_id  TEXT NOT NULL REFERENCES jobs (job_id) ON DELETE CASCADE,
+            at      TEXT NOT NULL,
+            event   TEXT NOT NULL,
+            stage   TEXT,
+            attempt INTEGER,
+            detail  TEXT NOT NULL DEFAULT '{}' CHECK (json_type(detail) = 'object')
+        ) STRICT
+        """,
+        "CREATE INDEX job_history_job ON job_history (job_id, seq)",
+        # Jobs that failed before this migration get their failure into the history, so a
+        # retry after an upgrade still reads as "failed, then retried".
+        """
+        INSERT INTO job_history (job_id, at, event, stage, attempt, detail)
+        SELECT j.job_id, coalesce(j.finished_at, j.updated_at), 'failed', j.stage, s.attempts,
+               json_object('error', coalesce(j.last_error, ''))
+          FROM jobs AS j JOIN job_stages AS s ON s.job_id = j.job_id AND s.stage = j.stage
+         WHERE j.status = 'failed'
+        """,
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -417,6 +449,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ENTITY_RECORDS_INDEX,
     TOOL_TURNS,
     STATED_AT,
+    JOB_HISTORY,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -6,8 +6,9 @@
 
 Each stage task is a thin wrapper: ``Pipeline.run(job_id, stage)`` (core) claims the stage in
 the store, runs it and advances it; the task then enqueues the next stage. Messages carry only
-the job id. Huey retries a failed stage after ``worker.retry_delay_seconds``; the attempt count
-that matters is the one in the store.
+the job id. Huey retries a failed stage after the back-off the store chose (exponential from
+``worker.retry_delay_seconds``, capped at ``worker.retry_max_delay_seconds``, jittered); the
+attempt count that matters is the one in the store.
 
 The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, in
 ``agent-memory worker``, every ``worker.sweep_seconds`` from a ticker thread; a Huey lock keeps
@@ -28,7 +29,7 @@ from typing import Any
 
 import structlog
 from huey import SqliteHuey, crontab, signals
-from huey.exceptions import TaskLockedException
+from huey.exceptions import RetryTask, TaskLockedException
 
 from core import Config, Memory
 from core.errors import ConfigError, ExtractionError
@@ -178,9 +179,11 @@ class WorkerApp:
             try:
                 result = self.pipeline().run(job_id, stage)
             except ExtractionError as exc:
-                if exc.retryable:
-                    raise  # Huey sends it again after worker.retry_delay_seconds
-                return  # the job has failed, its error kept: a retry would only be refused
+                if not exc.retryable:
+                    return  # the job has failed, its error kept: a retry would only be refused
+                # Huey sends it again after the back-off the store chose (core.jobs); it
+                # retries as long as the store says so, so Huey's own count never ends a job.
+                raise RetryTask(delay=exc.retry_in or None) from exc
             if result.next_stage is not None:
                 try:
                     self.dispatch(job_id, result.next_stage)

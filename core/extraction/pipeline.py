@@ -128,10 +128,13 @@ class Pipeline:
             self._hook(stage, "before_advance")
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
-            retryable = self.jobs.release(claim, error=error, now=self.clock())
-            bound.warning("stage.failed", error=error, retryable=retryable)
+            retry_in = self.jobs.backoff(claim.attempt)
+            retryable = self.jobs.release(claim, error=error, now=self.clock(), retry_in=retry_in)
+            bound.warning(
+                "stage.failed", error=error, retryable=retryable, retry_in_s=round(retry_in, 1)
+            )
             raise ExtractionError(
-                f"{stage} of {job_id} failed: {error}", retryable=retryable
+                f"{stage} of {job_id} failed: {error}", retryable=retryable, retry_in=retry_in
             ) from exc
         duration = (time.perf_counter() - started) * 1000
         following = self.jobs.advance(claim, output=output, now=self.clock(), duration_ms=duration)
