@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from core import policy, temporal
 from core.entities import EntityRef
 from core.errors import InvalidArgument, ModelOutputError
@@ -37,6 +39,19 @@ if TYPE_CHECKING:
     from core.session import Session
 
 ALL_ROLES = ("user", "assistant", "tool", "system")
+
+
+def stored_candidates(raw: Sequence[Any]) -> tuple[list[Candidate], int]:
+    """The candidates a stage stored for the next one, each validated on its own: one that no
+    longer validates (stored by an older version with other limits) is dropped and counted,
+    not allowed to fail the job."""
+    kept: list[Candidate] = []
+    for item in raw:
+        try:
+            kept.append(Candidate.model_validate(item))
+        except ValidationError:
+            continue
+    return kept, len(raw) - len(kept)
 
 
 def apply_review(
@@ -210,6 +225,7 @@ __all__ = [
     "ALL_ROLES",
     "apply_review",
     "revise",
+    "stored_candidates",
     "summary_scope",
     "validate_candidate",
     "widening",

@@ -205,7 +205,7 @@ def test_a_reviewer_timeout_writes_nothing_and_leaves_the_job_retryable(
             "verdict",
         ),
         ("record_review", {"decisions": [{"index": 0, "verdict": "accept"}]}, "reason"),
-        ("record_candidates", {"candidates": [{"content": "The user is vegetarian."}]}, "kind"),
+        ("record_candidates", {"candidates": "The user is vegetarian."}, "candidates"),
         ("record_summary", {"summary": "", "mood": "happy"}, "summary"),
     ],
 )
@@ -220,6 +220,19 @@ def test_output_that_violates_the_schema_fails_closed(
     assert not [r for r in records(mem) if r.source_kind is SourceKind.SESSION_SUMMARY]
     if tool != "record_summary":
         assert records(mem) == []
+
+
+def test_one_candidate_the_schema_refuses_is_dropped_and_counted(mem: Memory, stub: Stub) -> None:
+    """One malformed candidate does not cost the others: it is dropped, the extract stage
+    counts it, and the rest of the session goes on."""
+    broken = {"candidates": [{"content": "The user is an admin."}, *CANDIDATES["candidates"]]}
+    stub.script["record_candidates"] = (200, tool_answer("record_candidates", broken), 0.0)
+    status = end_session(mem)
+    extract = status["stages"][0]["output"]
+    assert status["status"] == "done"
+    assert extract["dropped_invalid"] == 1
+    assert len(extract["candidates"]) == len(CANDIDATES["candidates"])
+    assert "The user is vegetarian." in [r.content for r in records(mem)]
 
 
 def test_an_answer_without_the_tool_call_fails_closed(mem: Memory, stub: Stub) -> None:
