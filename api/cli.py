@@ -1206,7 +1206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.store_given = args.store is not None or "AGENT_MEMORY_STORE" in os.environ
     args.store = args.store or default_store()
-    configure_logging(level=args.log_level)
+    # The worker's Huey lines (consumer start, task retries, errors) go through the same
+    # renderer as its own events: one JSON line each, on stderr, without exception content.
+    configure_logging(level=args.log_level, stdlib=("huey",) if args.command == "worker" else ())
     try:
         return int(args.handler(args))
     except AgentMemoryError as exc:

@@ -33,15 +33,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-import structlog
-
 from core.errors import InvalidArgument, NotFound
 from core.job_status import JOB_STATUSES, job_counts, job_list, job_status
+from core.logging import get_logger
 from core.models import format_time, new_id, utcnow
 from core.records import append_event
 from core.store import Store
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 STAGES: tuple[str, ...] = ("extract", "review", "validate", "summarize")
 DONE = "done"  # what ``Jobs.advance`` returns after the last stage

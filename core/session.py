@@ -26,7 +26,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import structlog
 from pydantic import ValidationError
 
 from core import entities, policy
@@ -41,6 +40,7 @@ from core.errors import (
 )
 from core.evidence import Turn
 from core.ingestor import WriteOutcome, WriteRequest
+from core.logging import get_logger
 from core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
@@ -61,7 +61,7 @@ from core.tools import TOOLS, ForgetArgs, GetArgs, ReviseArgs, SearchArgs, Write
 if TYPE_CHECKING:
     from core.memory import Memory
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 ROLES = ("user", "assistant", "tool", "system")
 

@@ -27,7 +27,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import structlog
 from huey import SqliteHuey, crontab, signals
 from huey.exceptions import RetryTask, TaskLockedException
 
@@ -35,9 +34,10 @@ from core import Config, Memory
 from core.errors import ConfigError, ExtractionError
 from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
 from core.jobs import STAGES
+from core.logging import get_logger
 from core.models import utcnow
 
-log = structlog.get_logger("agent_memory.worker")
+log = get_logger("agent_memory.worker")
 
 QUEUE_SUFFIX = ".queue.db"
 SWEEP_LOCK = "agent-memory-sweep"

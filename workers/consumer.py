@@ -23,11 +23,10 @@ import threading
 import time
 from collections.abc import Mapping
 
-import structlog
-
+from core.logging import get_logger
 from workers.app import WorkerApp
 
-log = structlog.get_logger("agent_memory.worker")
+log = get_logger("agent_memory.worker")
 
 PAUSE_VARIABLE = "AGENT_MEMORY_WORKER_PAUSE"
 

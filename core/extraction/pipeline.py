@@ -38,8 +38,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-import structlog
-
 from core.errors import ExtractionError, InvalidArgument
 from core.evidence import Turn, find_quote, repeats, vouching_problem
 from core.extraction.backend import ModelBackend
@@ -62,6 +60,7 @@ from core.extraction.validator import (
 from core.filters import RecordFilter
 from core.ingestor import WriteRequest
 from core.jobs import DONE, Claim, ClaimRefused
+from core.logging import get_logger
 from core.models import (
     MemoryType,
     SourceKind,
@@ -73,7 +72,7 @@ if TYPE_CHECKING:
     from core.memory import Memory
     from core.session import Session
 
-log = structlog.get_logger("agent_memory.extraction")
+log = get_logger("agent_memory.extraction")
 
 
 class StageHooks(Protocol):
