@@ -292,7 +292,13 @@ class Session:
 
         The job row is written first, so a crash, or a queue that cannot be reached, loses
         nothing: a worker's next sweep sends the message for a job whose message was not
-        sent (no dispatcher, or it failed). A deferred session is stored first."""
+        sent (no dispatcher, or it failed). A deferred session is stored first.
+
+        Refused (PermissionDenied, field ``write_targets``; nothing changes, the session stays
+        open) while a write target names a scope the agent may not write: extraction would
+        reject everything bound there and send the summary elsewhere, silently."""
+        if not self.ended:
+            self._check_write_targets()
         self._flush()
         dispatcher = self.memory.dispatcher
         job_id, created = self.memory.jobs.create_for_session(
@@ -310,6 +316,22 @@ class Session:
                     error=f"{type(exc).__name__}: {exc}",
                 )
         return job_id
+
+    def _check_write_targets(self) -> None:
+        writable = set(self.writable_scopes())
+        missing = [
+            f"{label} ({scope})"
+            for label, scope in sorted(self.write_targets.items())
+            if scope not in writable
+        ]
+        if missing:
+            raise PermissionDenied(
+                f"agent {self.agent_id!r} may not write its write target(s) {', '.join(missing)}"
+                ": extraction would reject every memory bound there. Grant write access first "
+                f"(mem.grant({self.agent_id!r}, SCOPE, access='write'), or agent-memory grant), "
+                "or leave the target out; the session is still open",
+                field="write_targets",
+            )
 
     @property
     def ended(self) -> bool:

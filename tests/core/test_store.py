@@ -453,6 +453,7 @@ def test_migration_9_gives_a_job_that_failed_before_it_its_failure_in_the_histor
     into it, so that a retry after the upgrade reads as failed, then retried."""
     config = Config(worker={"max_attempts": 1})
     mem = Memory.open(store_path, config, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
     session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
     session.add_turn("user", "I'm vegetarian.", at=NOW)
     job_id = session.end(now=NOW)

@@ -5,6 +5,9 @@ pipeline runs against it in Huey's immediate mode."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +19,7 @@ import anthropic
 import pytest
 
 from core import Config, HashingEmbedder, Memory
+from core.errors import ConfigError
 from core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput, make_backend
 from core.extraction.anthropic import AnthropicBackend
 from core.models import SourceKind
@@ -290,3 +294,30 @@ def test_attacker_tool_output_is_never_confirmed_through_the_model(mem: Memory, 
     assert "authoritative" in stub.requests[0]["system"]
     summary_request = stub.requests[2]["messages"][0]["content"]
     assert "Unconfirmed (inferences, not facts):\n- The user is an administrator" in summary_request
+
+
+def test_a_worker_set_to_anthropic_without_a_key_refuses_to_start(tmp_path: Path) -> None:
+    """`agent-memory worker` with extraction.backend = anthropic and no key exits at once
+    with a one-line error naming the variable, instead of running and failing every job."""
+    store = tmp_path / "m.db"
+    Memory.open(store, embedder=HashingEmbedder(), now=NOW).close()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    }
+    env.update(
+        {"AGENT_MEMORY_EXTRACTION__BACKEND": "anthropic", "AGENT_MEMORY_EMBEDDER__MODEL": "hashing"}
+    )
+    agent_memory = Path(sys.executable).parent / "agent-memory"
+    done = subprocess.run(
+        [str(agent_memory), "worker", "--store", str(store)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert "ANTHROPIC_API_KEY is not set" in done.stderr and "Traceback" not in done.stderr
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
+        make_backend(Config(extraction={"backend": "anthropic"}).extraction, environ={})

@@ -35,6 +35,7 @@ class Broken:
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
     memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
+    memory.grant("a", "user:u", now=NOW)
     yield memory
     memory.close()
 
@@ -301,6 +302,7 @@ def test_a_failed_attempt_waits_its_back_off_before_the_sweep_calls_its_message_
         worker={"retry_delay_seconds": 200, "retry_jitter": 0, "requeue_after_seconds": 120}
     )
     with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
         job_id = ended(mem)
         claim = claimed(mem, job_id)
         claim = claimed(mem, job_id) if mem.jobs.release(claim, error="E1", now=NOW) else claim
