@@ -261,14 +261,23 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.importer import import_records
+    from core.importer import import_items
 
     records, lines = _read_jsonl(args.file)
     with open_memory(args) as mem:
-        ids = import_records(
+        outcome = import_items(
             mem, records, scope=args.scope, batch_size=args.batch_size, labels=lines
         )
-    emit(args, {"scope": args.scope, "ids": ids}, f"imported {len(ids)} records into {args.scope}")
+    data = {
+        "scope": args.scope,
+        "ids": outcome.ids,
+        "created": outcome.created,
+        "already_stored": outcome.already_stored,
+    }
+    text = f"imported {outcome.created} records into {args.scope}"
+    if outcome.already_stored:
+        text += f" ({outcome.already_stored} already stored by an earlier run, skipped)"
+    emit(args, data, text)
     return EXIT_OK
 
 
