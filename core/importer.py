@@ -14,8 +14,8 @@ semantic or procedural record in ``user:<id>`` without ``about`` is about that u
 ``about`` is required). An import does not reconcile with existing records (no dedup or
 supersession): it loads what the host says, as the host says it.
 
-An import converges when run again: each item has an import key (a digest of the scope, its
-``source_ref`` and its type and content, ``import_key``) committed in ``ingest_keys`` in the
+An import converges when run again: each item has an import key (``import_key``: a digest
+of the scope, the session and everything the item says) committed in ``ingest_keys`` in the
 same transaction as its record, and an item whose key is stored is not written again (nor
 embedded): its id is the stored record's. So an import killed half-way (SIGKILL, a full disk)
 and run again finishes the rest without duplicates, and ``ImportOutcome.already_stored`` says
@@ -25,6 +25,7 @@ how many were there. The same item twice in one call is stored once.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -148,9 +149,12 @@ class ImportOutcome:
     already_stored: int
 
 
-def import_key(scope: str, item: ImportItem) -> str:
-    """The key that makes an item's import happen once: scope, source_ref, type, content."""
-    parts = (scope, item.source_ref or "", item.type.value, item.content)
+def import_key(scope: str, item: ImportItem, session_id: str | None = None) -> str:
+    """The key that makes an item's import happen once: a digest of the scope, the session
+    and everything the item says (its ``source_ref``, type, content, times, tags...). The
+    same line imported again has the same key; a copy dated otherwise, or edited, does not."""
+    said = json.dumps(item.model_dump(mode="json"), sort_keys=True, ensure_ascii=True)
+    parts = (scope, session_id or "", said)
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return f"import:{digest}"
 
@@ -211,7 +215,7 @@ def import_items(
                 field="about",
             )
     now = now or utcnow()
-    keys = [import_key(str(parsed_scope), item) for item in items]
+    keys = [import_key(str(parsed_scope), item, session_id) for item in items]
     ids: dict[str, str] = {}  # import key -> record id, stored before or by this call
     created = 0
     for start in range(0, len(items), batch_size):
