@@ -614,6 +614,10 @@ def _job_text(job: dict[str, Any]) -> str:
         output = stage["output"] or {}
         if stage["stage"] == "extract" and output:
             result = f"{len(output['candidates'])} candidates"
+            if output.get("dropped_over_limit"):
+                result += f", {output['dropped_over_limit']} cut"
+            if output.get("dropped_invalid"):
+                result += f", {output['dropped_invalid']} invalid"
         elif stage["stage"] == "review" and output:
             result = f"{len(output['accepted'])} of {len(output['decisions'])} accepted"
         elif stage["stage"] == "validate" and output:
@@ -637,9 +641,31 @@ def _job_text(job: dict[str, Any]) -> str:
     lines.append(
         _table(rows, ("stage", "status", "attempts", "claimed by", "took", "result", "last error"))
     )
+    extract = job["stages"][0]["output"] if job["stages"] else None
+    if extract and extract.get("cut"):
+        lines += ["", _cut_text(extract["cut"])]
+    if extract and extract.get("dropped_invalid"):
+        lines.append(
+            f"{extract['dropped_invalid']} candidate(s) the schema refused were dropped "
+            "(an overlong or malformed one does not fail the job)"
+        )
     if job.get("history"):
         lines += ["", "history"] + [f"  {_history_line(step)}" for step in job["history"]]
     return "\n".join(lines)
+
+
+def _cut_text(cut: dict[str, Any]) -> str:
+    """What extraction.max_candidates dropped from a long session, and where it came from."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(cut["dropped_by_source_kind"].items()))
+    turns = cut["dropped_turns"]
+    shown = ", ".join(str(t) for t in turns[:20]) + (
+        f" and {len(turns) - 20} more" if len(turns) > 20 else ""
+    )
+    return (
+        f"cut       kept {cut['proposed'] - cut['dropped']} of {cut['proposed']} candidates "
+        f"(extraction.max_candidates = {cut['limit']}, the user's statements first); dropped "
+        f"{cut['dropped']} ({kinds}) from turns {shown or 'unknown'}"
+    )
 
 
 def _history_line(step: dict[str, Any]) -> str:

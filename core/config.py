@@ -336,7 +336,14 @@ class ExtractionConfig(_Section):
         4096, ge=256, le=64_000, description="Output token limit of one model call."
     )
     max_candidates: int = Field(
-        50, ge=1, le=500, description="Candidates kept from one session (the rest are dropped)."
+        50,
+        ge=1,
+        le=500,
+        description=(
+            "Candidates kept from one session: the user's own statements first, then tool "
+            "results, then the rest; the extract stage's output says how many were dropped "
+            "and from which turns."
+        ),
     )
     shared_target: str = Field(
         "current_project",

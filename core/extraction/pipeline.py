@@ -53,6 +53,7 @@ from core.extraction.stage_errors import stage_error_text
 from core.extraction.validator import (
     ALL_ROLES,
     apply_review,
+    select_candidates,
     stored_candidates,
     summary_scope,
     validate_candidate,
@@ -215,13 +216,24 @@ class Pipeline:
         result = self.backend.extract(view)
         model_ms = _ms(prepared)
         self._hook("extract", "model_done")
-        candidates = result.candidates[: self.config.max_candidates]
+        candidates, cut = select_candidates(
+            result.candidates, self.config.max_candidates, view.turns
+        )
+        if cut:
+            log.warning(
+                "extract.candidates_cut",
+                job_id=claim.job_id,
+                kept=len(candidates),
+                dropped=cut["dropped"],
+                limit=cut["limit"],
+            )
         return {
             "backend": self.backend.name,
             "timings_ms": {"transcript_preparation": _ms(started, prepared), "model": model_ms},
             "candidates": [c.model_dump(mode="json") for c in candidates],
             "dropped_over_limit": len(result.candidates) - len(candidates),
             "dropped_invalid": result.invalid,
+            **({"cut": cut} if cut else {}),
         }
 
     def _review(self, claim: Claim) -> dict[str, Any]:

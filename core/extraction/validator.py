@@ -54,6 +54,44 @@ def stored_candidates(raw: Sequence[Any]) -> tuple[list[Candidate], int]:
     return kept, len(raw) - len(kept)
 
 
+# Which candidates a long session keeps first when extraction.max_candidates cuts it: what
+# the user said outranks what a tool reported, which outranks the system and inferences.
+_KEEP_FIRST = ("user_statement", "tool_result", "system", "agent_inference")
+
+
+def select_candidates(
+    candidates: Sequence[Candidate], limit: int, turns: Sequence[Turn]
+) -> tuple[list[Candidate], dict[str, Any]]:
+    """Keep at most ``limit`` candidates: the user's own statements first, then tool
+    results, then the rest, each in transcript order; the kept ones stay in their original
+    order. Returns them and a report of the cut (empty when nothing was cut): how many were
+    dropped, of which source kinds, and from which turns (their seq numbers)."""
+    if len(candidates) <= limit:
+        return list(candidates), {}
+    ranked = sorted(
+        range(len(candidates)),
+        key=lambda i: (_KEEP_FIRST.index(candidates[i].source_kind), i),
+    )
+    kept = set(ranked[:limit])
+    dropped = [candidates[i] for i in range(len(candidates)) if i not in kept]
+    seqs = []
+    for candidate in dropped:
+        turn = find_quote(candidate.evidence, turns, roles=ALL_ROLES)
+        if turn is not None:
+            seqs.append(turn.seq)
+    kinds: dict[str, int] = {}
+    for candidate in dropped:
+        kinds[candidate.source_kind] = kinds.get(candidate.source_kind, 0) + 1
+    report = {
+        "limit": limit,
+        "proposed": len(candidates),
+        "dropped": len(dropped),
+        "dropped_by_source_kind": kinds,
+        "dropped_turns": sorted(set(seqs)),
+    }
+    return [candidates[i] for i in sorted(kept)], report
+
+
 def apply_review(
     candidates: Sequence[Candidate], review: ReviewOutput
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
