@@ -602,13 +602,15 @@ def _job_text(job: dict[str, Any]) -> str:
     lines = [
         f"job       {job['job_id']} ({job['kind']})",
         f"session   {job['session_id']} (agent {job['agent_id']}, user {job['user_id']})",
-        f"status    {job['status']} at stage {job['stage']}"
+        f"status    {_status_text(job)} at stage {job['stage']}"
         + (" (retryable)" if job["retryable"] else ""),
         f"created   {job['created_at']}"
         + (f", finished {job['finished_at']}" if job["finished_at"] else ""),
     ]
     if job["last_error"]:
         lines.append(f"error     {job['last_error']}")
+    if job["records"]:
+        lines.append(f"records   {len(job['records'])} committed: {', '.join(job['records'][:10])}")
     rows = []
     for stage in job["stages"]:
         output = stage["output"] or {}
@@ -629,9 +631,9 @@ def _job_text(job: dict[str, Any]) -> str:
         rows.append(
             (
                 stage["stage"],
-                stage["status"],
+                _status_text(stage),
                 stage["attempts"],
-                stage["claimed_by"] or "",
+                (stage["claimed_by"] or "") + (" (gone?)" if stage.get("lease_expired") else ""),
                 f"{stage['duration_ms']:.0f} ms" if stage["duration_ms"] is not None else "",
                 result,
                 (stage["last_error"] or "")[:80],
@@ -652,6 +654,14 @@ def _job_text(job: dict[str, Any]) -> str:
     if job.get("history"):
         lines += ["", "history"] + [f"  {_history_line(step)}" for step in job["history"]]
     return "\n".join(lines)
+
+
+def _status_text(item: dict[str, Any]) -> str:
+    """A job's or stage's status, saying when a running one's lease has lapsed: its worker
+    stopped or hung, and the sweep will hand it to another."""
+    if item.get("lease_expired"):
+        return "lease expired, will be reclaimed"
+    return str(item["status"])
 
 
 def _cut_text(cut: dict[str, Any]) -> str:
@@ -723,7 +733,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
                     (
                         j["job_id"],
                         j["session_id"],
-                        j["status"],
+                        _status_text(j),
                         j["stage"],
                         j["attempts"],
                         j["created_at"],

@@ -9,17 +9,25 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from core.errors import InvalidArgument, NotFound
+from core.models import format_time, utcnow
 from core.store import Store
 
 JOB_STATUSES = ("queued", "running", "done", "failed")
 
 
-def job_status(store: Store, job_id: str) -> dict[str, Any]:
+def job_status(store: Store, job_id: str, *, now: datetime | None = None) -> dict[str, Any]:
     """One job: its session, status, current stage, last error, each stage with its
-    attempts, claim holder, lease, error, timings and output, and its history."""
+    attempts, claim holder, lease, error, timings and output, and its history.
+
+    A stage still marked running whose lease has lapsed (its worker died or hung) says so:
+    ``lease_expired`` true, on the stage and the job; the next sweep re-queues it. The
+    records a job has committed include those of a stage that has not finished (each keyed
+    write is committed with its record), so a stage killed half-way shows what it wrote."""
+    at = format_time(now or utcnow())
     rows = store.query(
         "SELECT j.*, s.agent_id, s.user_id FROM jobs AS j "
         "JOIN sessions AS s ON s.session_id = j.session_id WHERE j.job_id = ?",
@@ -29,8 +37,11 @@ def job_status(store: Store, job_id: str) -> dict[str, Any]:
         raise NotFound(f"no job {job_id!r}", field="job_id")
     job = job_json(rows[0])
     stages = store.query("SELECT * FROM job_stages WHERE job_id = ? ORDER BY position", (job_id,))
-    job["stages"] = [stage_json(s) for s in stages]
-    job["records"] = records_of(job["stages"])
+    job["stages"] = [{**stage_json(s), "lease_expired": _lapsed(s, at)} for s in stages]
+    job["lease_expired"] = any(s["lease_expired"] for s in job["stages"])
+    job["records"] = list(
+        dict.fromkeys(records_of(job["stages"]) + _committed(store, job_id, job["session_id"]))
+    )
     job["history"] = [
         {
             "at": h["at"],
@@ -51,8 +62,11 @@ def job_list(
     session_id: str | None = None,
     agent_id: str | None = None,
     limit: int = 50,
+    now: datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """Jobs, newest first, optionally filtered; each without its stages' outputs."""
+    """Jobs, newest first, optionally filtered; each without its stages' outputs, with
+    ``lease_expired`` when its running stage's lease has lapsed (see ``job_status``)."""
+    at = format_time(now or utcnow())
     if status is not None and status not in JOB_STATUSES:
         raise InvalidArgument(
             f"status must be one of {', '.join(JOB_STATUSES)}; got {status!r}", field="status"
@@ -67,14 +81,44 @@ def job_list(
         "SELECT j.*, s.agent_id, s.user_id, "
         "(SELECT sum(attempts) FROM job_stages AS t WHERE t.job_id = j.job_id) AS attempts, "
         "(SELECT count(*) FROM job_history AS h WHERE h.job_id = j.job_id "
-        " AND h.event = 'retried') AS retries "
+        " AND h.event = 'retried') AS retries, "
+        "(SELECT t.claimed_until FROM job_stages AS t WHERE t.job_id = j.job_id "
+        " AND t.stage = j.stage AND t.status = 'running') AS claimed_until "
         "FROM jobs AS j JOIN sessions AS s ON s.session_id = j.session_id"
     )
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY j.created_at DESC, j.rowid DESC LIMIT ?"
     rows = store.query(sql, [*params, int(limit)])
-    return [{**job_json(r), "attempts": r["attempts"] or 0, "retries": r["retries"]} for r in rows]
+    return [
+        {
+            **job_json(r),
+            "attempts": r["attempts"] or 0,
+            "retries": r["retries"],
+            "lease_expired": r["claimed_until"] is not None and r["claimed_until"] <= at,
+        }
+        for r in rows
+    ]
+
+
+def _lapsed(stage: sqlite3.Row, at: str) -> bool:
+    return bool(
+        stage["status"] == "running"
+        and stage["claimed_until"] is not None
+        and stage["claimed_until"] <= at
+    )
+
+
+def _committed(store: Store, job_id: str, session_id: str) -> list[str]:
+    """Records the job's keyed writes committed (core.extraction.pipeline's keys), finished
+    stage or not, in the order written."""
+    prefix = f"{job_id}:candidate:"
+    rows = store.query(
+        "SELECT record_id FROM ingest_keys WHERE key = ? OR (key >= ? AND key < ?) "
+        "ORDER BY at, rowid",
+        (f"summary:{session_id}", prefix, prefix[:-1] + ";"),  # ';' sorts right after ':'
+    )
+    return [r["record_id"] for r in rows]
 
 
 def job_counts(store: Store) -> dict[str, int]:

@@ -486,10 +486,11 @@ class Jobs:
         result: dict[str, Any] = json.loads(rows[0]["output"])
         return result
 
-    def status(self, job_id: str) -> dict[str, Any]:
+    def status(self, job_id: str, *, now: datetime | None = None) -> dict[str, Any]:
         """One job: its session, status, current stage, last error, each stage with its
-        attempts, claim holder, lease, error, timings and output, and its history."""
-        return job_status(self.store, job_id)
+        attempts, claim holder, lease (``lease_expired`` once it lapsed), error, timings and
+        output, the records it committed, and its history (core.job_status)."""
+        return job_status(self.store, job_id, now=now)
 
     def list(
         self,
@@ -498,10 +499,16 @@ class Jobs:
         session_id: str | None = None,
         agent_id: str | None = None,
         limit: int = 50,
+        now: datetime | None = None,
     ) -> list[dict[str, Any]]:
         """Jobs, newest first, optionally filtered; each without its stages' outputs."""
         return job_list(
-            self.store, status=status, session_id=session_id, agent_id=agent_id, limit=limit
+            self.store,
+            status=status,
+            session_id=session_id,
+            agent_id=agent_id,
+            limit=limit,
+            now=now,
         )
 
     def counts(self) -> dict[str, int]:
