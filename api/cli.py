@@ -384,7 +384,10 @@ def _tool_call(
         )
         if said:
             session.add_turn("user", said)
-        return session.call(name, arguments)
+        result = session.call(name, arguments)
+        if not args.session:  # a one-off session: nothing left open for the idle sweep
+            session.close_unused()
+        return result
 
 
 def _pairs(values: Sequence[str] | None, *, what: str) -> list[tuple[str, str]]:
@@ -745,6 +748,40 @@ def cmd_jobs(args: argparse.Namespace) -> int:
             )
             if jobs
             else "no jobs"
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        sessions = mem.sessions(
+            open=True if args.open else None,
+            agent_id=args.agent,
+            user_id=args.user,
+            limit=args.limit,
+        )
+    emit(
+        args,
+        sessions,
+        lambda: (
+            _table(
+                [
+                    (
+                        s["session_id"],
+                        s["agent_id"],
+                        s["user_id"],
+                        s["turns"],
+                        s["last_active_at"] or s["started_at"],
+                        f"ended ({s['end_reason']})" if s["ended_at"] else "open",
+                        s["job_id"] or "",
+                    )
+                    for s in sessions
+                ],
+                ("session", "agent", "user", "turns", "last active", "state", "job"),
+            )
+            if sessions
+            else ("no open sessions" if args.open else "no sessions")
         ),
     )
     return EXIT_OK
@@ -1167,6 +1204,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session", help="only this session's job")
     p.add_argument("--agent", help="only this agent's sessions")
     p.add_argument("--limit", type=int, default=50, help="at most this many (newest first)")
+    p = add(
+        "sessions",
+        cmd_sessions,
+        "List sessions, most recently active first: turns, last activity, how each ended "
+        "(ended, idle, cli) and its extraction job. --open lists those not ended yet, which the "
+        "worker's sweep ends after worker.session_idle_seconds without activity.",
+        "agent-memory sessions --open\nagent-memory sessions --agent planner --json",
+    )
+    p.add_argument("--open", action="store_true", help="only sessions not ended yet")
+    p.add_argument("--agent", help="only this agent's sessions")
+    p.add_argument("--user", help="only this user's sessions")
+    p.add_argument("--limit", type=int, default=100, help="at most this many")
     p = add(
         "worker",
         cmd_worker,

@@ -431,6 +431,15 @@ class WorkerConfig(_Section):
             "review_at records flagged, provisional records expired."
         ),
     )
+    session_idle_seconds: float = Field(
+        86400.0,
+        ge=0,
+        description=(
+            "A session with turns and no activity for this long is ended by the sweep "
+            "(session_ended, reason idle) and extracted, for hosts that never call end(); "
+            "0 never ends one."
+        ),
+    )
     requeue_after_seconds: float = Field(
         300.0,
         gt=0,

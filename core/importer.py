@@ -19,7 +19,8 @@ of the scope, the session and everything the item says) committed in ``ingest_ke
 same transaction as its record, and an item whose key is stored is not written again (nor
 embedded): its id is the stored record's. So an import killed half-way (SIGKILL, a full disk)
 and run again finishes the rest without duplicates, and ``ImportOutcome.already_stored`` says
-how many were there. The same item twice in one call is stored once.
+how many were there. An item twice in one call is stored twice, as before (its copies are
+numbered in the key).
 """
 
 from __future__ import annotations
@@ -215,7 +216,7 @@ def import_items(
                 field="about",
             )
     now = now or utcnow()
-    keys = [import_key(str(parsed_scope), item, session_id) for item in items]
+    keys = _numbered([import_key(str(parsed_scope), item, session_id) for item in items])
     ids: dict[str, str] = {}  # import key -> record id, stored before or by this call
     created = 0
     for start in range(0, len(items), batch_size):
@@ -275,6 +276,18 @@ def import_items(
                 created += 1
     memory.index()
     return ImportOutcome([ids[key] for key in keys], created, len(keys) - created)
+
+
+def _numbered(keys: Sequence[str]) -> list[str]:
+    """The keys with the second and later copies of an item in one call numbered (``:2``,
+    ``:3``...): a call holding an item twice stores it twice, and its re-run still matches
+    each copy with its own record."""
+    seen: dict[str, int] = {}
+    numbered = []
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+        numbered.append(key if seen[key] == 1 else f"{key}:{seen[key]}")
+    return numbered
 
 
 def _stored(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, str]:

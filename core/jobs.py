@@ -132,10 +132,11 @@ class Jobs:
     # -- creation ----------------------------------------------------------------------------
 
     def create_for_session(
-        self, session_id: str, *, now: datetime, will_send: bool = True
+        self, session_id: str, *, now: datetime, will_send: bool = True, reason: str = "ended"
     ) -> tuple[str, bool]:
         """The session's extraction job, created with its stages if it has none.
-        Returns (job_id, created). Ends the session (ended_at) in the same transaction.
+        Returns (job_id, created). Ends the session (ended_at, end_reason ``reason``: ended,
+        or idle from the sweep) in the same transaction.
         ``will_send`` False (no dispatcher) leaves the first stage's ``queued_at`` empty, which
         tells the next sweep to send its message at once."""
         at = format_time(now)
@@ -153,7 +154,8 @@ class Jobs:
                 return existing[0], False
             if row[1] is None:
                 conn.execute(
-                    "UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at, session_id)
+                    "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ?",
+                    (at, reason, session_id),
                 )
             job_id = new_id("job", now)
             conn.execute(
@@ -175,13 +177,13 @@ class Jobs:
                     for i, stage in enumerate(STAGES)
                 ],
             )
-            _history(conn, job_id, at, "created", STAGES[0])
+            _history(conn, job_id, at, "created", STAGES[0], reason=reason)
             append_event(
                 conn,
                 kind="session.ended",
                 at=now,
                 agent_id=row[0],
-                payload={"session_id": session_id, "job_id": job_id},
+                payload={"session_id": session_id, "job_id": job_id, "reason": reason},
             )
         return job_id, True
 

@@ -440,6 +440,27 @@ JOB_HISTORY = Migration(
     ),
 )
 
+SESSION_ACTIVITY = Migration(
+    10,
+    "when each session was last active, and why it ended",
+    (
+        # The sweep ends a session idle longer than worker.session_idle_seconds (a host that
+        # never calls end() still gets its sessions extracted); activity is when the host last
+        # stored something for it, by the store's clock, not the turns' own times.
+        "ALTER TABLE sessions ADD COLUMN last_active_at TEXT",
+        """
+        UPDATE sessions SET last_active_at = max(
+            started_at,
+            coalesce((SELECT max(t.at) FROM turns AS t WHERE t.session_id = sessions.session_id),
+                     started_at))
+        """,
+        # 'ended' (Session.end), 'idle' (the sweep), 'cli' (a one-off command's session).
+        "ALTER TABLE sessions ADD COLUMN end_reason TEXT",
+        "UPDATE sessions SET end_reason = 'ended' WHERE ended_at IS NOT NULL",
+        "CREATE INDEX sessions_open ON sessions (last_active_at) WHERE ended_at IS NULL",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -450,6 +471,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     TOOL_TURNS,
     STATED_AT,
     JOB_HISTORY,
+    SESSION_ACTIVITY,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

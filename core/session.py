@@ -184,13 +184,14 @@ class Session:
         if row is None:
             conn.execute(
                 "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
-                "authoritative_tools, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "authoritative_tools, started_at, last_active_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     self.session_id,
                     self.agent_id,
                     self.user_id,
                     json.dumps(self.write_targets, sort_keys=True),
                     json.dumps(sorted(self.authoritative_tools)),
+                    format_time(now),
                     format_time(now),
                 ),
             )
@@ -220,6 +221,7 @@ class Session:
         with self.memory.store.transaction() as conn:
             self._save(conn, self._started)
             if self._pending:
+                _touch(conn, self.session_id)
                 seq = self._next_seq(conn)
                 conn.executemany(
                     "INSERT INTO turns (session_id, seq, role, content, at, tool) "
@@ -282,9 +284,10 @@ class Session:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (self.session_id, seq, role, content, at_text, tool),
             )
+            _touch(conn, self.session_id)
         return seq
 
-    def end(self, *, now: datetime | None = None) -> str:
+    def end(self, *, now: datetime | None = None, reason: str = "ended") -> str:
         """session_ended: close the transcript, persist the extraction job in the store, then
         send the queue message (through the Memory's dispatcher, if it has one). Returns the
         job id. Calling it again returns the same job: a session is extracted once, and gets
@@ -302,7 +305,7 @@ class Session:
         self._flush()
         dispatcher = self.memory.dispatcher
         job_id, created = self.memory.jobs.create_for_session(
-            self.session_id, now=now or utcnow(), will_send=dispatcher is not None
+            self.session_id, now=now or utcnow(), will_send=dispatcher is not None, reason=reason
         )
         if created and dispatcher is not None:
             try:
@@ -332,6 +335,30 @@ class Session:
                 "or leave the target out; the session is still open",
                 field="write_targets",
             )
+
+    def close_unused(self, *, now: datetime | None = None) -> None:
+        """For a one-off session (a CLI command's): leave nothing to extract or sweep. With
+        no turn, its row goes (the session.started audit event stays); with turns (the
+        evidence of a record it wrote), it is closed without an extraction job, reason
+        ``cli``. A session with a job is left as it is."""
+        if self._pending is not None:
+            return  # never stored: nothing to remove
+        at = now or utcnow()
+        with self.memory.store.transaction() as conn:
+            if conn.execute(
+                "SELECT 1 FROM jobs WHERE session_id = ?", (self.session_id,)
+            ).fetchone():
+                return
+            if conn.execute(
+                "SELECT 1 FROM turns WHERE session_id = ? LIMIT 1", (self.session_id,)
+            ).fetchone():
+                conn.execute(
+                    "UPDATE sessions SET ended_at = ?, end_reason = 'cli' "
+                    "WHERE session_id = ? AND ended_at IS NULL",
+                    (format_time(at), self.session_id),
+                )
+            else:
+                conn.execute("DELETE FROM sessions WHERE session_id = ?", (self.session_id,))
 
     @property
     def ended(self) -> bool:
@@ -713,3 +740,11 @@ def _validation_error(exc: ValidationError) -> dict[str, Any]:
 
 
 __all__ = ["Session"]
+
+
+def _touch(conn: sqlite3.Connection, session_id: str) -> None:
+    """Note activity on a session, by the store's clock (the idle sweep reads it)."""
+    conn.execute(
+        "UPDATE sessions SET last_active_at = ? WHERE session_id = ?",
+        (format_time(utcnow()), session_id),
+    )

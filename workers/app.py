@@ -14,7 +14,8 @@ The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, i
 ``agent-memory worker``, every ``worker.sweep_seconds`` from a ticker thread; a Huey lock keeps
 two from overlapping (and every change it makes is an atomic transaction anyway). It re-queues
 expired claims and queued stages whose message was lost, fails jobs past their attempts,
-flags due review_at records (Path C) and expires unreinforced provisional records.
+ends sessions idle longer than ``worker.session_idle_seconds`` (so they are extracted), flags
+due review_at records (Path C) and expires unreinforced provisional records.
 """
 
 from __future__ import annotations
@@ -216,6 +217,7 @@ class WorkerApp:
     def _sweep(self, now: datetime, *, resend_queued: bool = False) -> dict[str, Any]:
         memory = self.memory
         report = memory.jobs.sweep(now=now, dispatcher=self, resend_queued=resend_queued).to_json()
+        report["idle_ended"] = memory.end_idle_sessions(now=now)
         report["review_flagged"] = memory.flag_due_reviews(now=now)
         report["expired"] = memory.expire_provisional(now=now)
         if any(report.values()):

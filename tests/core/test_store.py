@@ -411,8 +411,17 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
 
 
+def _roll_back_to_version_9(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 9 left it (migration 10 undone)."""
+    conn.execute("DROP INDEX sessions_open")
+    for column in ("last_active_at", "end_reason"):
+        conn.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 10")
+
+
 def _roll_back_to_version_8(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 8 left it (migration 9 undone)."""
+    """Make a current store file look as version 8 left it (migrations 9 and 10 undone)."""
+    _roll_back_to_version_9(conn)
     conn.execute("DROP TABLE job_history")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 9")
 
@@ -474,6 +483,30 @@ def test_migration_9_gives_a_job_that_failed_before_it_its_failure_in_the_histor
         ("failed", "extract", "OverloadedError: 529")
     ]
     assert after == ["failed", "retried"] and version == LATEST_VERSION
+
+
+def test_migration_10_dates_each_sessions_last_activity_and_its_end(store_path: Path) -> None:
+    """A version-9 store has no session activity; migrating takes the last turn's time (or
+    the start) as the last activity and 'ended' as the reason of every ended session, and
+    the open one is listed as open."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    for session_id in ("open", "done"):
+        session = mem.session(agent_id="a", user_id="u1", session_id=session_id, now=NOW)
+        session.add_turn("user", "I'm vegetarian.", at=NOW)
+    session.end(now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_9(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    listed = {s["session_id"]: s for s in mem.sessions()}
+    still_open = [s["session_id"] for s in mem.sessions(open=True)]
+    version = mem.store.schema_version
+    mem.close()
+    assert still_open == ["open"] and version == LATEST_VERSION
+    assert listed["open"]["last_active_at"] == listed["open"]["started_at"]
+    assert (listed["done"]["end_reason"], listed["open"]["end_reason"]) == ("ended", None)
 
 
 def test_migration_6_reads_entity_links_from_the_index_alone(store_path: Path) -> None:

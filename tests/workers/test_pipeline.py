@@ -508,6 +508,7 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
     assert app.sweep(now=later) == {
         "requeued": [],
         "failed": [],
+        "idle_ended": [],
         "review_flagged": [],
         "expired": [],
     }
