@@ -88,7 +88,9 @@ def opening_store(path: str) -> Iterator[None]:
 
 def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
     with opening_store(args.store):
-        return Memory.open(args.store, config or load_config(args))
+        return Memory.open(
+            args.store, config or load_config(args), initialise=getattr(args, "initialise", False)
+        )
 
 
 def positive_int(text: str) -> int:
@@ -1010,11 +1012,17 @@ def build_parser() -> argparse.ArgumentParser:
         "Run a guided tour on a fresh demo store: provisioning, import, search, forget.",
         "agent-memory quickstart    # uses ./agent-memory/quickstart.db, recreated each run",
     )
-    add(
+    p = add(
         "init",
         cmd_init,
         "Create (or migrate) a store file.",
         "agent-memory init --store data/memory.db",
+    )
+    p.add_argument(
+        "--initialise",
+        action="store_true",
+        help="add a store's tables to an existing SQLite database of another application "
+        "(refused without it)",
     )
     p = add(
         "grant",
@@ -1305,6 +1313,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(level=args.log_level, stdlib=("huey",) if args.command == "worker" else ())
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        # The reader went away (`| head`): the work is done, only its output was cut. Point
+        # stdout at /dev/null so the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except AgentMemoryError as exc:
         if getattr(args, "json", False):
             error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}

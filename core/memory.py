@@ -91,6 +91,7 @@ class Memory:
         rewriter: QueryRewriter | None = None,
         dispatcher: Dispatcher | None = None,
         now: datetime | None = None,
+        initialise: bool = False,
     ) -> Memory:
         """Open or create the store at ``path``, migrating it to the current schema.
 
@@ -101,10 +102,16 @@ class Memory:
         worker's sweep finds it). Opening a
         store whose vectors came from another model raises EmbedderMismatchError, which names
         ``agent-memory reembed``. The model itself loads on first use, not here.
+
+        A path that holds no store is refused with StoreError and left unchanged: a corrupt
+        or non-SQLite file, a read-only file or folder, and an SQLite database of another
+        application, unless ``initialise`` asks to add a store's tables to it.
         """
         config = config or Config()
         embedder = embedder or make_embedder(config.embedder)
-        store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
+        store = Store.open(
+            path, busy_timeout_ms=config.store.busy_timeout_ms, initialise=initialise
+        )
         try:
             store.bind_embedder(embedder.identity, now=now or utcnow())
         except BaseException:

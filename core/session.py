@@ -19,6 +19,7 @@ tool_result (core.evidence).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -265,6 +266,12 @@ class Session:
             )
         if not isinstance(content, str):
             raise InvalidArgument("turn content must be a string", field="content")
+        if (bad := _LONE_SURROGATE.search(content)) is not None:
+            raise InvalidArgument(
+                f"turn content is not valid Unicode text: a lone surrogate at character "
+                f"{bad.start()} (bytes that are not UTF-8?); replace it, e.g. with U+FFFD",
+                field="content",
+            )
         if tool is not None and (
             not isinstance(tool, str) or not tool.strip() or role not in ("tool", "assistant")
         ):
@@ -715,6 +722,15 @@ def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:
 
 
 MAX_ECHO = 80
+# A code point UTF-8 cannot encode (half of a UTF-16 pair, or an undecodable byte Python kept
+# as surrogateescape): SQLite cannot store it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD: what a recorder of other
+    software's text (a tool's output) stores instead of refusing the turn."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _clip(text: str) -> str:

@@ -46,9 +46,13 @@ def test_connections_use_wal_normal_sync_foreign_keys_and_secure_delete(store_pa
 
 def _hold_a_write_lock_on_a_new_file(path: Path) -> sqlite3.Connection:
     """What a second process creating the same store looks like at its first open: a
-    rollback-journal file with a connection inside BEGIN IMMEDIATE."""
+    rollback-journal file with a connection inside BEGIN IMMEDIATE. (Its table is the
+    store's own first one: a file with only another application's tables is refused.)"""
     other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    other.execute("CREATE TABLE being_created (x)")
+    other.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+        "applied_at TEXT NOT NULL) STRICT"
+    )
     other.execute("BEGIN IMMEDIATE")
     return other
 
