@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import random
 import secrets
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -35,6 +34,14 @@ from typing import Any, Protocol
 
 from core.errors import InvalidArgument, NotFound
 from core.job_status import JOB_STATUSES, job_counts, job_list, job_status
+from core.job_steps import (
+    fail_job,
+    last_error_of,
+    lease_expired_error,
+    record_step,
+    restart_failed,
+    spent_error,
+)
 from core.logging import get_logger
 from core.models import format_time, new_id, utcnow
 from core.records import append_event
@@ -177,7 +184,7 @@ class Jobs:
                     for i, stage in enumerate(STAGES)
                 ],
             )
-            _history(conn, job_id, at, "created", STAGES[0], reason=reason)
+            record_step(conn, job_id, at, "created", STAGES[0], reason=reason)
             append_event(
                 conn,
                 kind="session.ended",
@@ -224,8 +231,8 @@ class Jobs:
             if stage_status not in ("queued", "running"):
                 return ClaimRefused("done", f"stage {stage} is {stage_status}")
             if attempts >= self.policy.max_attempts:
-                error = _spent_error(conn, job_id, stage, stage_status)
-                _fail(conn, job_id, stage, error=error, at=at, now=now)
+                error = spent_error(conn, job_id, stage, stage_status)
+                fail_job(conn, job_id, stage, error=error, at=at, now=now)
                 return ClaimRefused("failed", error)
             token = secrets.token_hex(8)
             until = now + timedelta(seconds=self.policy.lease_seconds)
@@ -292,7 +299,7 @@ class Jobs:
                     "last_error = NULL WHERE job_id = ?",
                     (at, at, claim.job_id),
                 )
-                _history(conn, claim.job_id, at, "done", claim.stage, claim.attempt)
+                record_step(conn, claim.job_id, at, "done", claim.stage, claim.attempt)
                 append_event(
                     conn,
                     kind="job.done",
@@ -333,7 +340,7 @@ class Jobs:
             if row is None:
                 return True  # taken over; the new holder decides
             spent = row[0] >= self.policy.max_attempts
-            _history(
+            record_step(
                 conn,
                 claim.job_id,
                 at,
@@ -344,7 +351,7 @@ class Jobs:
                 **({} if spent else {"retry_at": due}),
             )
             if spent:
-                _fail(conn, claim.job_id, claim.stage, error=error, at=at, now=now)
+                fail_job(conn, claim.job_id, claim.stage, error=error, at=at, now=now)
                 return False
             conn.execute(
                 "UPDATE job_stages SET status = 'queued', claim_token = NULL, claimed_by = NULL, "
@@ -387,19 +394,19 @@ class Jobs:
             ).fetchall()
             for job_id, stage, status, attempts in rows:
                 if attempts >= self.policy.max_attempts:
-                    error = _spent_error(conn, job_id, stage, status)
-                    _fail(conn, job_id, stage, error=error, at=at, now=now)
+                    error = spent_error(conn, job_id, stage, status)
+                    fail_job(conn, job_id, stage, error=error, at=at, now=now)
                     report.failed.append(job_id)
                     continue
                 if status == "running":
-                    _history(conn, job_id, at, "lease_expired", stage, attempts)
+                    record_step(conn, job_id, at, "lease_expired", stage, attempts)
                     conn.execute(
                         "UPDATE job_stages SET status = 'queued', claim_token = NULL, "
                         "claimed_by = NULL, claimed_until = NULL, queued_at = ?, "
                         "last_error = ? WHERE job_id = ? AND stage = ?",
                         (
                             at,
-                            _lease_expired(_last_error(conn, job_id, stage), last=False),
+                            lease_expired_error(last_error_of(conn, job_id, stage), last=False),
                             job_id,
                             stage,
                         ),
@@ -460,7 +467,7 @@ class Jobs:
                     "SELECT job_id FROM jobs WHERE status = 'failed' ORDER BY created_at, rowid"
                 ).fetchall()
             retried = [
-                _restart(conn, failed_id, at=at, sending=dispatcher is not None)
+                restart_failed(conn, failed_id, at=at, sending=dispatcher is not None)
                 for (failed_id,) in failed
             ]
         for job, stage in retried:
@@ -515,99 +522,6 @@ class Jobs:
 
     def counts(self) -> dict[str, int]:
         return job_counts(self.store)
-
-
-def _restart(conn: sqlite3.Connection, job_id: str, *, at: str, sending: bool) -> tuple[str, str]:
-    """Queue the failed stage of a failed job again with its attempts renewed; the error it
-    failed with stays as its last error (and in the history) until an attempt succeeds."""
-    stage, attempts = conn.execute(
-        "SELECT j.stage, s.attempts FROM jobs AS j "
-        "JOIN job_stages AS s ON s.job_id = j.job_id AND s.stage = j.stage WHERE j.job_id = ?",
-        (job_id,),
-    ).fetchone()
-    conn.execute(
-        "UPDATE job_stages SET status = 'queued', attempts = 0, claim_token = NULL, "
-        "claimed_by = NULL, claimed_until = NULL, finished_at = NULL, queued_at = ? "
-        "WHERE job_id = ? AND stage = ?",
-        (at if sending else None, job_id, stage),
-    )
-    conn.execute(
-        "UPDATE jobs SET status = 'queued', updated_at = ?, finished_at = NULL WHERE job_id = ?",
-        (at, job_id),
-    )
-    _history(conn, job_id, at, "retried", stage, attempts_spent=attempts)
-    return job_id, stage
-
-
-def _history(
-    conn: sqlite3.Connection,
-    job_id: str,
-    at: str,
-    event: str,
-    stage: str | None = None,
-    attempt: int | None = None,
-    **detail: Any,
-) -> None:
-    """Append one step to the job's history (shown by ``status`` and ``agent-memory jobs``)."""
-    conn.execute(
-        "INSERT INTO job_history (job_id, at, event, stage, attempt, detail) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (job_id, at, event, stage, attempt, json.dumps(detail, sort_keys=True)),
-    )
-
-
-def _spent_error(conn: sqlite3.Connection, job_id: str, stage: str, status: str) -> str:
-    """The error a job fails with when ``stage`` (in ``status``) has no attempts left: a
-    stage still running had its last attempt's lease run out, and says so first."""
-    previous = _last_error(conn, job_id, stage)
-    if status == "running":
-        return _lease_expired(previous, last=True)
-    return previous or "no attempts left"
-
-
-def _lease_expired(previous: str | None, *, last: bool) -> str:
-    """The error of an attempt whose lease ran out: that is what happened last, so it comes
-    first; an earlier attempt's error, if any, follows it."""
-    error = (
-        "the lease expired on the last attempt (the worker stopped or hung)"
-        if last
-        else "lease expired (the worker stopped or hung)"
-    )
-    marker = "; an earlier attempt failed with: "
-    if previous and previous.startswith(("lease expired", "the lease expired")):
-        previous = previous.split(marker, 1)[1] if marker in previous else None
-    if previous:
-        error += marker + previous
-    return error[:2000]
-
-
-def _last_error(conn: sqlite3.Connection, job_id: str, stage: str) -> str | None:
-    row = conn.execute(
-        "SELECT last_error FROM job_stages WHERE job_id = ? AND stage = ?", (job_id, stage)
-    ).fetchone()
-    return row[0] if row else None
-
-
-def _fail(
-    conn: sqlite3.Connection, job_id: str, stage: str, *, error: str, at: str, now: datetime
-) -> None:
-    _history(conn, job_id, at, "failed", stage, error=error)
-    conn.execute(
-        "UPDATE job_stages SET status = 'failed', claim_token = NULL, claimed_until = NULL, "
-        "finished_at = ?, last_error = ? WHERE job_id = ? AND stage = ?",
-        (at, error, job_id, stage),
-    )
-    conn.execute(
-        "UPDATE jobs SET status = 'failed', updated_at = ?, finished_at = ?, last_error = ? "
-        "WHERE job_id = ?",
-        (at, at, error, job_id),
-    )
-    append_event(
-        conn,
-        kind="job.failed",
-        at=now,
-        payload={"job_id": job_id, "stage": stage, "error": error[:500]},
-    )
 
 
 __all__ = [

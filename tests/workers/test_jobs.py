@@ -258,18 +258,18 @@ def test_a_starting_consumer_leaves_a_failed_stage_to_its_own_retry(mem: Memory)
 
 
 def test_a_lease_expired_twice_still_names_the_error_before() -> None:
-    from core.jobs import _lease_expired
+    from core.jobs import lease_expired_error
 
-    once = _lease_expired("OverloadedError: 529", last=False)
+    once = lease_expired_error("OverloadedError: 529", last=False)
     assert once == (
         "lease expired (the worker stopped or hung); an earlier attempt failed with: "
         "OverloadedError: 529"
     )
-    assert _lease_expired(once, last=True) == (
+    assert lease_expired_error(once, last=True) == (
         "the lease expired on the last attempt (the worker stopped or hung); "
         "an earlier attempt failed with: OverloadedError: 529"
     )
-    assert _lease_expired(_lease_expired(None, last=False), last=True) == (
+    assert lease_expired_error(lease_expired_error(None, last=False), last=True) == (
         "the lease expired on the last attempt (the worker stopped or hung)"
     )
 
