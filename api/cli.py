@@ -88,7 +88,9 @@ def opening_store(path: str) -> Iterator[None]:
 
 def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
     with opening_store(args.store):
-        return Memory.open(args.store, config or load_config(args))
+        return Memory.open(
+            args.store, config or load_config(args), initialise=getattr(args, "initialise", False)
+        )
 
 
 def positive_int(text: str) -> int:
@@ -261,14 +263,23 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.importer import import_records
+    from core.importer import import_items
 
     records, lines = _read_jsonl(args.file)
     with open_memory(args) as mem:
-        ids = import_records(
+        outcome = import_items(
             mem, records, scope=args.scope, batch_size=args.batch_size, labels=lines
         )
-    emit(args, {"scope": args.scope, "ids": ids}, f"imported {len(ids)} records into {args.scope}")
+    data = {
+        "scope": args.scope,
+        "ids": outcome.ids,
+        "created": outcome.created,
+        "already_stored": outcome.already_stored,
+    }
+    text = f"imported {outcome.created} records into {args.scope}"
+    if outcome.already_stored:
+        text += f" ({outcome.already_stored} already stored by an earlier run, skipped)"
+    emit(args, data, text)
     return EXIT_OK
 
 
@@ -375,7 +386,10 @@ def _tool_call(
         )
         if said:
             session.add_turn("user", said)
-        return session.call(name, arguments)
+        result = session.call(name, arguments)
+        if not args.session:  # a one-off session: nothing left open for the idle sweep
+            session.close_unused()
+        return result
 
 
 def _pairs(values: Sequence[str] | None, *, what: str) -> list[tuple[str, str]]:
@@ -593,18 +607,24 @@ def _job_text(job: dict[str, Any]) -> str:
     lines = [
         f"job       {job['job_id']} ({job['kind']})",
         f"session   {job['session_id']} (agent {job['agent_id']}, user {job['user_id']})",
-        f"status    {job['status']} at stage {job['stage']}"
+        f"status    {_status_text(job)} at stage {job['stage']}"
         + (" (retryable)" if job["retryable"] else ""),
         f"created   {job['created_at']}"
         + (f", finished {job['finished_at']}" if job["finished_at"] else ""),
     ]
     if job["last_error"]:
         lines.append(f"error     {job['last_error']}")
+    if job["records"]:
+        lines.append(f"records   {len(job['records'])} committed: {', '.join(job['records'][:10])}")
     rows = []
     for stage in job["stages"]:
         output = stage["output"] or {}
         if stage["stage"] == "extract" and output:
             result = f"{len(output['candidates'])} candidates"
+            if output.get("dropped_over_limit"):
+                result += f", {output['dropped_over_limit']} cut"
+            if output.get("dropped_invalid"):
+                result += f", {output['dropped_invalid']} invalid"
         elif stage["stage"] == "review" and output:
             result = f"{len(output['accepted'])} of {len(output['decisions'])} accepted"
         elif stage["stage"] == "validate" and output:
@@ -616,9 +636,9 @@ def _job_text(job: dict[str, Any]) -> str:
         rows.append(
             (
                 stage["stage"],
-                stage["status"],
+                _status_text(stage),
                 stage["attempts"],
-                stage["claimed_by"] or "",
+                (stage["claimed_by"] or "") + (" (gone?)" if stage.get("lease_expired") else ""),
                 f"{stage['duration_ms']:.0f} ms" if stage["duration_ms"] is not None else "",
                 result,
                 (stage["last_error"] or "")[:80],
@@ -628,10 +648,79 @@ def _job_text(job: dict[str, Any]) -> str:
     lines.append(
         _table(rows, ("stage", "status", "attempts", "claimed by", "took", "result", "last error"))
     )
+    extract = job["stages"][0]["output"] if job["stages"] else None
+    if extract and extract.get("cut"):
+        lines += ["", _cut_text(extract["cut"])]
+    if extract and extract.get("dropped_invalid"):
+        lines.append(
+            f"{extract['dropped_invalid']} candidate(s) the schema refused were dropped "
+            "(an overlong or malformed one does not fail the job)"
+        )
+    if job.get("history"):
+        lines += ["", "history"] + [f"  {_history_line(step)}" for step in job["history"]]
     return "\n".join(lines)
 
 
+def _status_text(item: dict[str, Any]) -> str:
+    """A job's or stage's status, saying when a running one's lease has lapsed: its worker
+    stopped or hung, and the sweep will hand it to another."""
+    if item.get("lease_expired"):
+        return "lease expired, will be reclaimed"
+    return str(item["status"])
+
+
+def _cut_text(cut: dict[str, Any]) -> str:
+    """What extraction.max_candidates dropped from a long session, and where it came from."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(cut["dropped_by_source_kind"].items()))
+    turns = cut["dropped_turns"]
+    shown = ", ".join(str(t) for t in turns[:20]) + (
+        f" and {len(turns) - 20} more" if len(turns) > 20 else ""
+    )
+    return (
+        f"cut       kept {cut['proposed'] - cut['dropped']} of {cut['proposed']} candidates "
+        f"(extraction.max_candidates = {cut['limit']}, the user's statements first); dropped "
+        f"{cut['dropped']} ({kinds}) from turns {shown or 'unknown'}"
+    )
+
+
+def _history_line(step: dict[str, Any]) -> str:
+    """One step of a job's history: when, what, at which stage and attempt, and why."""
+    where = f" {step['stage']}" if step.get("stage") else ""
+    if step.get("attempt"):
+        where += f" attempt {step['attempt']}"
+    detail = ""
+    if step.get("retry_at"):
+        detail += f", retry at {step['retry_at']}"
+    if step.get("attempts_spent") is not None:
+        detail += f", after {step['attempts_spent']} attempts"
+    if step.get("error"):
+        detail += f": {step['error'][:100]}"
+    return f"{step['at']}  {step['event']}{where}{detail}"
+
+
+def cmd_jobs_retry(args: argparse.Namespace) -> int:
+    """`jobs retry JOB` or `jobs retry --failed`: queue failed jobs again for the worker."""
+    from workers.app import WorkerApp
+
+    if (args.target is None) == (not args.failed):
+        raise InvalidArgument("jobs retry takes a job id or --failed", field="job")
+    config = load_config(args)
+    with open_memory(args, config) as mem:
+        WorkerApp(args.store, config, environ=os.environ).attach(mem)  # sends to its queue
+        retried = mem.jobs.retry(status="failed") if args.failed else mem.jobs.retry(args.target)
+    emit(
+        args,
+        {"retried": retried},
+        f"queued again: {len(retried)} job(s)" + "".join(f"\n  {j}" for j in retried),
+    )
+    return EXIT_OK
+
+
 def cmd_jobs(args: argparse.Namespace) -> int:
+    if args.job == "retry":
+        return cmd_jobs_retry(args)
+    if args.target is not None or args.failed:
+        raise InvalidArgument("a second job id and --failed go with `jobs retry`", field="job")
     with open_memory(args) as mem:
         if args.job:
             job = mem.jobs.status(args.job)
@@ -649,7 +738,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
                     (
                         j["job_id"],
                         j["session_id"],
-                        j["status"],
+                        _status_text(j),
                         j["stage"],
                         j["attempts"],
                         j["created_at"],
@@ -661,6 +750,40 @@ def cmd_jobs(args: argparse.Namespace) -> int:
             )
             if jobs
             else "no jobs"
+        ),
+    )
+    return EXIT_OK
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        sessions = mem.sessions(
+            open=True if args.open else None,
+            agent_id=args.agent,
+            user_id=args.user,
+            limit=args.limit,
+        )
+    emit(
+        args,
+        sessions,
+        lambda: (
+            _table(
+                [
+                    (
+                        s["session_id"],
+                        s["agent_id"],
+                        s["user_id"],
+                        s["turns"],
+                        s["last_active_at"] or s["started_at"],
+                        f"ended ({s['end_reason']})" if s["ended_at"] else "open",
+                        s["job_id"] or "",
+                    )
+                    for s in sessions
+                ],
+                ("session", "agent", "user", "turns", "last active", "state", "job"),
+            )
+            if sessions
+            else ("no open sessions" if args.open else "no sessions")
         ),
     )
     return EXIT_OK
@@ -889,11 +1012,17 @@ def build_parser() -> argparse.ArgumentParser:
         "Run a guided tour on a fresh demo store: provisioning, import, search, forget.",
         "agent-memory quickstart    # uses ./agent-memory/quickstart.db, recreated each run",
     )
-    add(
+    p = add(
         "init",
         cmd_init,
         "Create (or migrate) a store file.",
         "agent-memory init --store data/memory.db",
+    )
+    p.add_argument(
+        "--initialise",
+        action="store_true",
+        help="add a store's tables to an existing SQLite database of another application "
+        "(refused without it)",
     )
     p = add(
         "grant",
@@ -1071,14 +1200,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "jobs",
         cmd_jobs,
-        "List extraction jobs, or show one job's stages with attempts, claims, errors, timings.",
-        "agent-memory jobs --status failed\nagent-memory jobs job_01a2... --json",
+        "List extraction jobs, show one job's stages with attempts, claims, errors, timings "
+        "and history, or retry failed jobs (`jobs retry JOB`, `jobs retry --failed`).",
+        "agent-memory jobs --status failed\nagent-memory jobs job_01a2... --json\n"
+        "agent-memory jobs retry job_01a2...\nagent-memory jobs retry --failed",
     )
-    p.add_argument("job", nargs="?", help="a job id: show its stages")
+    p.add_argument("job", nargs="?", help="a job id: show its stages; or `retry`")
+    p.add_argument("target", nargs="?", help="with `retry`: the failed job to queue again")
+    p.add_argument("--failed", action="store_true", help="with `retry`: every failed job")
     p.add_argument("--status", choices=["queued", "running", "done", "failed"])
     p.add_argument("--session", help="only this session's job")
     p.add_argument("--agent", help="only this agent's sessions")
     p.add_argument("--limit", type=int, default=50, help="at most this many (newest first)")
+    p = add(
+        "sessions",
+        cmd_sessions,
+        "List sessions, most recently active first: turns, last activity, how each ended "
+        "(ended, idle, cli) and its extraction job. --open lists those not ended yet, which the "
+        "worker's sweep ends after worker.session_idle_seconds without activity.",
+        "agent-memory sessions --open\nagent-memory sessions --agent planner --json",
+    )
+    p.add_argument("--open", action="store_true", help="only sessions not ended yet")
+    p.add_argument("--agent", help="only this agent's sessions")
+    p.add_argument("--user", help="only this user's sessions")
+    p.add_argument("--limit", type=int, default=100, help="at most this many")
     p = add(
         "worker",
         cmd_worker,
@@ -1164,9 +1309,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.store_given = args.store is not None or "AGENT_MEMORY_STORE" in os.environ
     args.store = args.store or default_store()
-    configure_logging(level=args.log_level)
+    # The worker's Huey lines (consumer start, task retries, errors) go through the same
+    # renderer as its own events: one JSON line each, on stderr, without exception content.
+    configure_logging(level=args.log_level, stdlib=("huey",) if args.command == "worker" else ())
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        # The reader went away (`| head`): the work is done, only its output was cut. Point
+        # stdout at /dev/null so the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except AgentMemoryError as exc:
         if getattr(args, "json", False):
             error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}

@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
 from core.memory import Memory
-from core.session import Session
+from core.session import Session, replace_lone_surrogates
 from core.tools import MAX_QUERY, TOOLS, TriggerMode, memory_policy, tool_definitions, tool_names
 
 
@@ -146,6 +146,7 @@ class MemoryHost:
     ) -> AutoSearch | None:
         """turn_completed for a user turn. In auto and hybrid modes the host then searches with
         the turn's text, once, and returns the result if it is not empty."""
+        content = replace_lone_surrogates(content)
         seq = session.add_turn("user", content, at=at)
         if self.mode == "tool_only" or not content.strip():
             return None
@@ -157,7 +158,7 @@ class MemoryHost:
 
     def assistant_turn(self, session: Session, content: str, *, at: datetime | None = None) -> int:
         """turn_completed for the agent's reply. Never triggers a search."""
-        return session.add_turn("assistant", content, at=at)
+        return session.add_turn("assistant", replace_lone_surrogates(content), at=at)
 
     def tool_call(
         self, session: Session, tool: str, arguments: str, *, at: datetime | None = None
@@ -165,7 +166,7 @@ class MemoryHost:
         """The model called a (non-memory) tool with ``arguments``: recorded as the model's
         words, so a tool that hands them back (a file it wrote, a note, an echo) is not
         taken for an independent source."""
-        return session.add_turn("assistant", arguments, at=at, tool=tool)
+        return session.add_turn("assistant", replace_lone_surrogates(arguments), at=at, tool=tool)
 
     def tool_turn(
         self, session: Session, content: str, *, at: datetime | None = None, tool: str | None = None
@@ -173,7 +174,7 @@ class MemoryHost:
         """turn_completed for a (non-memory) tool's output, so it can be quoted as evidence:
         as a confirmed tool_result only when ``tool`` is named authoritative. Never triggers
         a search."""
-        return session.add_turn("tool", content, at=at, tool=tool)
+        return session.add_turn("tool", replace_lone_surrogates(content), at=at, tool=tool)
 
     def end(self, session: Session, *, now: datetime | None = None) -> str:
         """session_ended: close the transcript and enqueue extraction. Returns the job id

@@ -337,7 +337,14 @@ class ExtractionConfig(_Section):
         4096, ge=256, le=64_000, description="Output token limit of one model call."
     )
     max_candidates: int = Field(
-        50, ge=1, le=500, description="Candidates kept from one session (the rest are dropped)."
+        50,
+        ge=1,
+        le=500,
+        description=(
+            "Candidates kept from one session: the user's own statements first, then tool "
+            "results, then the rest; the extract stage's output says how many were dropped "
+            "and from which turns."
+        ),
     )
     shared_target: str = Field(
         "current_project",
@@ -386,10 +393,36 @@ class WorkerConfig(_Section):
         ),
     )
     max_attempts: int = Field(
-        5, ge=1, le=100, description="Attempts per stage before the job fails (last error kept)."
+        8,
+        ge=1,
+        le=100,
+        description=(
+            "Attempts per stage before the job fails (last error kept); with the default "
+            "back-off, eight attempts span 15 to 20 minutes. `agent-memory jobs retry` "
+            "starts a failed job again."
+        ),
     )
     retry_delay_seconds: float = Field(
-        10.0, ge=0, description="Delay before Huey retries a failed stage."
+        10.0,
+        ge=0,
+        description=(
+            "Delay before the first retry of a failed stage; each further retry waits twice "
+            "as long, up to retry_max_delay_seconds."
+        ),
+    )
+    retry_max_delay_seconds: float = Field(
+        600.0,
+        ge=0,
+        description="The longest wait between two attempts of a stage (the back-off's cap).",
+    )
+    retry_jitter: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description=(
+            "Each retry's wait is shortened by a random fraction up to this, so workers that "
+            "failed together (a provider outage) do not all retry at the same moment."
+        ),
     )
     sweep_seconds: float = Field(
         30.0,
@@ -397,6 +430,15 @@ class WorkerConfig(_Section):
         description=(
             "How often the worker sweeps: expired claims and lost messages re-queued, due "
             "review_at records flagged, provisional records expired."
+        ),
+    )
+    session_idle_seconds: float = Field(
+        86400.0,
+        ge=0,
+        description=(
+            "A session with turns and no activity for this long is ended by the sweep "
+            "(session_ended, reason idle) and extracted, for hosts that never call end(); "
+            "0 never ends one."
         ),
     )
     requeue_after_seconds: float = Field(

@@ -33,15 +33,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import structlog
 
 from core import onnxrt
 from core.config import PACKAGED_MINILM, EmbedderConfig
 from core.errors import EmbedderError
 from core.hf import apply_torch_threads, quiet_transformers, set_torch_threads
+from core.logging import get_logger
 from core.models import EmbedderIdentity
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 # At or below this many texts, one forward pass as they come (the query of every search);
 # above, length-sorted batches of ``batch_size``.

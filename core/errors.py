@@ -82,11 +82,13 @@ class EmbedderError(AgentMemoryError):
 
 class ExtractionError(AgentMemoryError):
     """A stage of session extraction could not finish. ``retryable`` is False when that was
-    the job's last attempt (the job has failed, its error kept): a retry would be refused."""
+    the job's last attempt (the job has failed, its error kept): a retry would be refused.
+    ``retry_in`` is the back-off before the next attempt, in seconds (core.jobs)."""
 
-    def __init__(self, message: str, *, retryable: bool = True) -> None:
+    def __init__(self, message: str, *, retryable: bool = True, retry_in: float = 0.0) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.retry_in = retry_in
 
 
 class ModelOutputError(ExtractionError):

@@ -13,13 +13,23 @@ path's rules (``about`` resolves by exact alias in the target scope, else a new 
 semantic or procedural record in ``user:<id>`` without ``about`` is about that user; elsewhere
 ``about`` is required). An import does not reconcile with existing records (no dedup or
 supersession): it loads what the host says, as the host says it.
+
+An import converges when run again: each item has an import key (``import_key``: a digest
+of the scope, the session and everything the item says) committed in ``ingest_keys`` in the
+same transaction as its record, and an item whose key is stored is not written again (nor
+embedded): its id is the stored record's. So an import killed half-way (SIGKILL, a full disk)
+and run again finishes the rest without duplicates, and ``ImportOutcome.already_stored`` says
+how many were there. An item twice in one call is stored twice, as before (its copies are
+numbered in the key).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +140,26 @@ def _label(labels: Sequence[str] | None, position: int) -> str:
     return labels[position] if labels is not None else f"record {position}"
 
 
+@dataclass(frozen=True, slots=True)
+class ImportOutcome:
+    """What an import did: the record ids in input order, and how many of them were stored
+    by this call (``created``) or already by an earlier run (``already_stored``)."""
+
+    ids: list[str]
+    created: int
+    already_stored: int
+
+
+def import_key(scope: str, item: ImportItem, session_id: str | None = None) -> str:
+    """The key that makes an item's import happen once: a digest of the scope, the session
+    and everything the item says (its ``source_ref``, type, content, times, tags...). The
+    same line imported again has the same key; a copy dated otherwise, or edited, does not."""
+    said = json.dumps(item.model_dump(mode="json"), sort_keys=True, ensure_ascii=True)
+    parts = (scope, session_id or "", said)
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"import:{digest}"
+
+
 def import_records(
     memory: Memory,
     records: Iterable[Mapping[str, Any]],
@@ -142,10 +172,35 @@ def import_records(
     session_id: str | None = None,
 ) -> list[str]:
     """Validate, embed (``batch_size`` records at a time, at least 1) and write ``records``
-    into ``scope``. Returns ids in input order. Errors name the bad record as ``record N``
-    (0-based), or as ``labels[N]`` when given (the command line passes each record's file
-    line). ``session_id`` is stored on every record (core.conversation: the session the turns
-    came from)."""
+    into ``scope``. Returns ids in input order (``import_items`` also says how many were
+    already stored). Errors name the bad record as ``record N`` (0-based), or as
+    ``labels[N]`` when given (the command line passes each record's file line).
+    ``session_id`` is stored on every record (core.conversation: the session the turns came
+    from)."""
+    return import_items(
+        memory,
+        records,
+        scope=scope,
+        agent_id=agent_id,
+        batch_size=batch_size,
+        now=now,
+        labels=labels,
+        session_id=session_id,
+    ).ids
+
+
+def import_items(
+    memory: Memory,
+    records: Iterable[Mapping[str, Any]],
+    *,
+    scope: str,
+    agent_id: str | None = None,
+    batch_size: int = 256,
+    now: datetime | None = None,
+    labels: Sequence[str] | None = None,
+    session_id: str | None = None,
+) -> ImportOutcome:
+    """``import_records``, with the counts of what was written and what was already there."""
     check_batch_size(batch_size)
     parsed_scope = Scope.parse(scope)
     records = list(records)
@@ -161,13 +216,25 @@ def import_records(
                 field="about",
             )
     now = now or utcnow()
-    ids: list[str] = []
+    keys = _numbered([import_key(str(parsed_scope), item, session_id) for item in items])
+    ids: dict[str, str] = {}  # import key -> record id, stored before or by this call
+    created = 0
     for start in range(0, len(items), batch_size):
-        batch = items[start : start + batch_size]
         with memory.store.reading() as conn:
+            ids.update(_stored(conn, keys[start : start + batch_size]))
+            fresh = {
+                key: item
+                for key, item in zip(
+                    keys[start : start + batch_size], items[start : start + batch_size], strict=True
+                )
+                if key not in ids
+            }
+            batch = list(fresh.values())
             plans = [
                 _plan(conn, item, scope=str(parsed_scope), owner=owner, now=now) for item in batch
             ]
+        if not batch:
+            continue
         drafts = [
             replace(
                 _record(
@@ -179,7 +246,10 @@ def import_records(
         ]
         vectors = memory.embedder.embed([embedding_text(r) for r in drafts])
         with memory.store.transaction() as conn:
-            for draft, plan, vector in zip(drafts, plans, vectors, strict=True):
+            for key, draft, plan, vector in zip(fresh, drafts, plans, vectors, strict=True):
+                if found := _stored(conn, [key]):  # another process imported it meanwhile
+                    ids.update(found)
+                    continue
                 linked = [
                     entities.create_planned(conn, p, agent_id=agent_id, now=now) for p in plan
                 ]
@@ -197,9 +267,41 @@ def import_records(
                     now=now,
                     event_kind="record.imported",
                 )
-                ids.append(draft.id)
+                conn.execute(
+                    "INSERT INTO ingest_keys (key, record_id, action, at) "
+                    "VALUES (?, ?, 'imported', ?)",
+                    (key, draft.id, format_time(now)),
+                )
+                ids[key] = draft.id
+                created += 1
     memory.index()
-    return ids
+    return ImportOutcome([ids[key] for key in keys], created, len(keys) - created)
+
+
+def _numbered(keys: Sequence[str]) -> list[str]:
+    """The keys with the second and later copies of an item in one call numbered (``:2``,
+    ``:3``...): a call holding an item twice stores it twice, and its re-run still matches
+    each copy with its own record."""
+    seen: dict[str, int] = {}
+    numbered = []
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+        numbered.append(key if seen[key] == 1 else f"{key}:{seen[key]}")
+    return numbered
+
+
+def _stored(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, str]:
+    """The record ids already stored under these import keys."""
+    wanted = list(dict.fromkeys(keys))
+    found: dict[str, str] = {}
+    for start in range(0, len(wanted), 500):  # SQLite's bound-parameter limit
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT key, record_id FROM ingest_keys WHERE key IN ({marks})", chunk
+        ).fetchall()
+        found.update({row[0]: row[1] for row in rows})
+    return found
 
 
 def _plan(

@@ -9,7 +9,10 @@ Each stage is claimed before it runs: ``claim`` gives the caller a fresh ``claim
 transaction, ``extend``s the lease during long model calls, and ``advance``s the stage, fenced
 by its token: a holder whose lease expired and was taken over cannot advance (its token no
 longer matches). A failure ``release``s the stage for a retry with its error kept; past
-``max_attempts`` the job fails with the last error.
+``max_attempts`` the job fails with the last error. A failed stage waits before its next
+attempt: exponentially longer each time, capped and jittered (``backoff_seconds``), so a
+provider outage of many minutes is waited out rather than spent in seconds. ``retry`` starts a
+failed job again from the stage that failed. Each of these steps is kept in ``job_history``.
 
 The queue (Huey, in workers/) only nudges: a message lost to a crash (Huey's SQLite storage
 deletes a message when a consumer takes it, so a SIGKILL loses it) is re-sent by ``sweep``,
@@ -22,25 +25,32 @@ Time is passed in (``now``); nothing here reads the clock.
 from __future__ import annotations
 
 import json
+import random
 import secrets
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-import structlog
-
 from core.errors import InvalidArgument, NotFound
-from core.models import format_time, new_id
+from core.job_status import JOB_STATUSES, job_counts, job_list, job_status
+from core.job_steps import (
+    fail_job,
+    last_error_of,
+    lease_expired_error,
+    record_step,
+    restart_failed,
+    spent_error,
+)
+from core.logging import get_logger
+from core.models import format_time, new_id, utcnow
 from core.records import append_event
 from core.store import Store
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 STAGES: tuple[str, ...] = ("extract", "review", "validate", "summarize")
 DONE = "done"  # what ``Jobs.advance`` returns after the last stage
-JOB_STATUSES = ("queued", "running", "done", "failed")
 
 
 class Dispatcher(Protocol):
@@ -91,22 +101,49 @@ class LeasePolicy:
     max_attempts: int
     requeue_after_seconds: float
     stage_timeout_seconds: float = 1800.0
+    retry_delay_seconds: float = 10.0
+    retry_max_delay_seconds: float = 600.0
+    retry_jitter: float = 0.25
+
+
+def backoff_seconds(attempt: int, policy: LeasePolicy, draw: float) -> float:
+    """How long to wait after failed attempt number ``attempt`` (1-based): the base delay
+    doubled for each attempt before it, capped at ``retry_max_delay_seconds``, then shortened
+    by up to ``retry_jitter`` of itself (``draw`` is uniform in [0, 1)), so that workers that
+    failed together spread their retries."""
+    exponent = min(max(attempt - 1, 0), 62)
+    delay = min(policy.retry_delay_seconds * 2.0**exponent, policy.retry_max_delay_seconds)
+    return delay * (1.0 - policy.retry_jitter * draw)
 
 
 class Jobs:
     """The jobs of one store. ``Memory.jobs`` is the instance a host uses."""
 
-    def __init__(self, store: Store, policy: LeasePolicy) -> None:
+    def __init__(
+        self,
+        store: Store,
+        policy: LeasePolicy,
+        *,
+        dispatcher: Callable[[], Dispatcher | None] = lambda: None,
+        draw: Callable[[], float] = random.random,
+    ) -> None:
         self.store = store
         self.policy = policy
+        self._dispatcher = dispatcher  # looked up on use: a host attaches its worker app later
+        self._draw = draw
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait before the attempt after failed attempt ``attempt``."""
+        return backoff_seconds(attempt, self.policy, self._draw())
 
     # -- creation ----------------------------------------------------------------------------
 
     def create_for_session(
-        self, session_id: str, *, now: datetime, will_send: bool = True
+        self, session_id: str, *, now: datetime, will_send: bool = True, reason: str = "ended"
     ) -> tuple[str, bool]:
         """The session's extraction job, created with its stages if it has none.
-        Returns (job_id, created). Ends the session (ended_at) in the same transaction.
+        Returns (job_id, created). Ends the session (ended_at, end_reason ``reason``: ended,
+        or idle from the sweep) in the same transaction.
         ``will_send`` False (no dispatcher) leaves the first stage's ``queued_at`` empty, which
         tells the next sweep to send its message at once."""
         at = format_time(now)
@@ -124,7 +161,8 @@ class Jobs:
                 return existing[0], False
             if row[1] is None:
                 conn.execute(
-                    "UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at, session_id)
+                    "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ?",
+                    (at, reason, session_id),
                 )
             job_id = new_id("job", now)
             conn.execute(
@@ -146,12 +184,13 @@ class Jobs:
                     for i, stage in enumerate(STAGES)
                 ],
             )
+            record_step(conn, job_id, at, "created", STAGES[0], reason=reason)
             append_event(
                 conn,
                 kind="session.ended",
                 at=now,
                 agent_id=row[0],
-                payload={"session_id": session_id, "job_id": job_id},
+                payload={"session_id": session_id, "job_id": job_id, "reason": reason},
             )
         return job_id, True
 
@@ -192,8 +231,8 @@ class Jobs:
             if stage_status not in ("queued", "running"):
                 return ClaimRefused("done", f"stage {stage} is {stage_status}")
             if attempts >= self.policy.max_attempts:
-                error = _spent_error(conn, job_id, stage, stage_status)
-                _fail(conn, job_id, stage, error=error, at=at, now=now)
+                error = spent_error(conn, job_id, stage, stage_status)
+                fail_job(conn, job_id, stage, error=error, at=at, now=now)
                 return ClaimRefused("failed", error)
             token = secrets.token_hex(8)
             until = now + timedelta(seconds=self.policy.lease_seconds)
@@ -260,6 +299,7 @@ class Jobs:
                     "last_error = NULL WHERE job_id = ?",
                     (at, at, claim.job_id),
                 )
+                record_step(conn, claim.job_id, at, "done", claim.stage, claim.attempt)
                 append_event(
                     conn,
                     kind="job.done",
@@ -278,10 +318,19 @@ class Jobs:
             )
         return following
 
-    def release(self, claim: Claim, *, error: str, now: datetime) -> bool:
-        """Give a failed stage back for a retry, keeping ``error``; past max_attempts the job
-        fails. Returns True when the job can still be retried. Fenced by the token."""
+    def release(
+        self, claim: Claim, *, error: str, now: datetime, retry_in: float | None = None
+    ) -> bool:
+        """Give a failed stage back for a retry after ``retry_in`` seconds (default: the
+        back-off for this attempt), keeping ``error``; past max_attempts the job fails.
+        Returns True when the job can still be retried. Fenced by the token.
+
+        The stage's ``queued_at`` becomes the time its retry is due, so the sweep counts a
+        message as lost only ``requeue_after_seconds`` after that, not during the back-off."""
         at = format_time(now)
+        if retry_in is None:
+            retry_in = self.backoff(claim.attempt)
+        due = format_time(now + timedelta(seconds=retry_in))
         with self.store.transaction() as conn:
             row = conn.execute(
                 "SELECT attempts FROM job_stages WHERE job_id = ? AND stage = ? "
@@ -290,14 +339,25 @@ class Jobs:
             ).fetchone()
             if row is None:
                 return True  # taken over; the new holder decides
-            if row[0] >= self.policy.max_attempts:
-                _fail(conn, claim.job_id, claim.stage, error=error, at=at, now=now)
+            spent = row[0] >= self.policy.max_attempts
+            record_step(
+                conn,
+                claim.job_id,
+                at,
+                "attempt_failed",
+                claim.stage,
+                claim.attempt,
+                error=error,
+                **({} if spent else {"retry_at": due}),
+            )
+            if spent:
+                fail_job(conn, claim.job_id, claim.stage, error=error, at=at, now=now)
                 return False
             conn.execute(
                 "UPDATE job_stages SET status = 'queued', claim_token = NULL, claimed_by = NULL, "
                 "claimed_until = NULL, queued_at = ?, last_error = ? "
                 "WHERE job_id = ? AND stage = ?",
-                (at, error, claim.job_id, claim.stage),
+                (due, error, claim.job_id, claim.stage),
             )
             conn.execute(
                 "UPDATE jobs SET status = 'queued', updated_at = ?, last_error = ? "
@@ -334,18 +394,19 @@ class Jobs:
             ).fetchall()
             for job_id, stage, status, attempts in rows:
                 if attempts >= self.policy.max_attempts:
-                    error = _spent_error(conn, job_id, stage, status)
-                    _fail(conn, job_id, stage, error=error, at=at, now=now)
+                    error = spent_error(conn, job_id, stage, status)
+                    fail_job(conn, job_id, stage, error=error, at=at, now=now)
                     report.failed.append(job_id)
                     continue
                 if status == "running":
+                    record_step(conn, job_id, at, "lease_expired", stage, attempts)
                     conn.execute(
                         "UPDATE job_stages SET status = 'queued', claim_token = NULL, "
                         "claimed_by = NULL, claimed_until = NULL, queued_at = ?, "
                         "last_error = ? WHERE job_id = ? AND stage = ?",
                         (
                             at,
-                            _lease_expired(_last_error(conn, job_id, stage), last=False),
+                            lease_expired_error(last_error_of(conn, job_id, stage), last=False),
                             job_id,
                             stage,
                         ),
@@ -360,16 +421,69 @@ class Jobs:
                         (at, job_id, stage),
                     )
                 report.requeued.append((job_id, stage))
-        if dispatcher is not None:
-            for job_id, stage in report.requeued:
-                try:
-                    dispatcher.dispatch(job_id, stage)
-                except Exception as exc:  # one failed send must not hold back the others
-                    log.warning("jobs.send_failed", job=job_id, stage=stage, error=str(exc))
-                    self.mark_unsent(job_id, stage)
+        for job_id, stage in report.requeued:
+            self._send(dispatcher, job_id, stage)  # one failed send does not hold back others
         return report
 
-    # -- reading -----------------------------------------------------------------------------
+    # -- starting failed jobs again ----------------------------------------------------------
+
+    def retry(
+        self,
+        job_id: str | None = None,
+        *,
+        status: str | None = None,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Start a failed job again from the stage that failed, with its attempts renewed
+        (``retry(job_id)``), or every failed job (``retry(status="failed")``). Returns the ids
+        of the jobs started again, each with a ``retried`` step in its history; their
+        messages go out through the store's dispatcher, or with the next sweep.
+
+        Raises NotFound for an unknown job and InvalidArgument for one that has not failed
+        (a queued or running job is retried on its own; a done one has nothing left)."""
+        if (job_id is None) == (status is None):
+            raise InvalidArgument('give either a job id or status="failed"', field="job_id")
+        if status is not None and status != "failed":
+            raise InvalidArgument(
+                f'only failed jobs can be retried: status="failed"; got {status!r}',
+                field="status",
+            )
+        now = now or utcnow()
+        at = format_time(now)
+        dispatcher = self._dispatcher()
+        with self.store.transaction() as conn:
+            if job_id is not None:
+                row = conn.execute("SELECT status FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+                if row is None:
+                    raise NotFound(f"no job {job_id!r}", field="job_id")
+                if row[0] != "failed":
+                    raise InvalidArgument(
+                        f"job {job_id} is {row[0]}: only a failed job can be retried",
+                        field="job_id",
+                    )
+                failed = [(job_id,)]
+            else:
+                failed = conn.execute(
+                    "SELECT job_id FROM jobs WHERE status = 'failed' ORDER BY created_at, rowid"
+                ).fetchall()
+            retried = [
+                restart_failed(conn, failed_id, at=at, sending=dispatcher is not None)
+                for (failed_id,) in failed
+            ]
+        for job, stage in retried:
+            self._send(dispatcher, job, stage)
+        return [job for job, _ in retried]
+
+    def _send(self, dispatcher: Dispatcher | None, job_id: str, stage: str) -> None:
+        if dispatcher is None:
+            return  # queued_at is empty: the next sweep sends it
+        try:
+            dispatcher.dispatch(job_id, stage)
+        except Exception as exc:  # the stage is queued in the store; the sweep sends it
+            log.warning("jobs.send_failed", job=job_id, stage=stage, error=str(exc))
+            self.mark_unsent(job_id, stage)
+
+    # -- reading (core.job_status) ------------------------------------------------------------
 
     def stage_output(self, job_id: str, stage: str) -> dict[str, Any]:
         rows = self.store.query(
@@ -381,23 +495,11 @@ class Jobs:
         result: dict[str, Any] = json.loads(rows[0]["output"])
         return result
 
-    def status(self, job_id: str) -> dict[str, Any]:
-        """One job: its session, status, current stage, last error, and each stage with its
-        attempts, claim holder, lease, error, timings and output."""
-        rows = self.store.query(
-            "SELECT j.*, s.agent_id, s.user_id FROM jobs AS j "
-            "JOIN sessions AS s ON s.session_id = j.session_id WHERE j.job_id = ?",
-            (job_id,),
-        )
-        if not rows:
-            raise NotFound(f"no job {job_id!r}", field="job_id")
-        job = _job_json(rows[0])
-        stages = self.store.query(
-            "SELECT * FROM job_stages WHERE job_id = ? ORDER BY position", (job_id,)
-        )
-        job["stages"] = [_stage_json(s) for s in stages]
-        job["records"] = _records_of(job["stages"])
-        return job
+    def status(self, job_id: str, *, now: datetime | None = None) -> dict[str, Any]:
+        """One job: its session, status, current stage, last error, each stage with its
+        attempts, claim holder, lease (``lease_expired`` once it lapsed), error, timings and
+        output, the records it committed, and its history (core.job_status)."""
+        return job_status(self.store, job_id, now=now)
 
     def list(
         self,
@@ -406,138 +508,25 @@ class Jobs:
         session_id: str | None = None,
         agent_id: str | None = None,
         limit: int = 50,
+        now: datetime | None = None,
     ) -> list[dict[str, Any]]:
         """Jobs, newest first, optionally filtered; each without its stages' outputs."""
-        if status is not None and status not in JOB_STATUSES:
-            raise InvalidArgument(
-                f"status must be one of {', '.join(JOB_STATUSES)}; got {status!r}",
-                field="status",
-            )
-        where, params = [], []
-        for column, value in (
-            ("j.status", status),
-            ("j.session_id", session_id),
-            ("s.agent_id", agent_id),
-        ):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
-        sql = (
-            "SELECT j.*, s.agent_id, s.user_id, "
-            "(SELECT sum(attempts) FROM job_stages AS t WHERE t.job_id = j.job_id) AS attempts "
-            "FROM jobs AS j JOIN sessions AS s ON s.session_id = j.session_id"
+        return job_list(
+            self.store,
+            status=status,
+            session_id=session_id,
+            agent_id=agent_id,
+            limit=limit,
+            now=now,
         )
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY j.created_at DESC, j.rowid DESC LIMIT ?"
-        rows = self.store.query(sql, [*params, int(limit)])
-        return [{**_job_json(r), "attempts": r["attempts"] or 0} for r in rows]
 
     def counts(self) -> dict[str, int]:
-        rows = self.store.query("SELECT status, count(*) AS n FROM jobs GROUP BY status")
-        found = {r["status"]: r["n"] for r in rows}
-        return {s: found.get(s, 0) for s in JOB_STATUSES}
-
-
-def _spent_error(conn: sqlite3.Connection, job_id: str, stage: str, status: str) -> str:
-    """The error a job fails with when ``stage`` (in ``status``) has no attempts left: a
-    stage still running had its last attempt's lease run out, and says so first."""
-    previous = _last_error(conn, job_id, stage)
-    if status == "running":
-        return _lease_expired(previous, last=True)
-    return previous or "no attempts left"
-
-
-def _lease_expired(previous: str | None, *, last: bool) -> str:
-    """The error of an attempt whose lease ran out: that is what happened last, so it comes
-    first; an earlier attempt's error, if any, follows it."""
-    error = (
-        "the lease expired on the last attempt (the worker stopped or hung)"
-        if last
-        else "lease expired (the worker stopped or hung)"
-    )
-    marker = "; an earlier attempt failed with: "
-    if previous and previous.startswith(("lease expired", "the lease expired")):
-        previous = previous.split(marker, 1)[1] if marker in previous else None
-    if previous:
-        error += marker + previous
-    return error[:2000]
-
-
-def _last_error(conn: sqlite3.Connection, job_id: str, stage: str) -> str | None:
-    row = conn.execute(
-        "SELECT last_error FROM job_stages WHERE job_id = ? AND stage = ?", (job_id, stage)
-    ).fetchone()
-    return row[0] if row else None
-
-
-def _fail(
-    conn: sqlite3.Connection, job_id: str, stage: str, *, error: str, at: str, now: datetime
-) -> None:
-    conn.execute(
-        "UPDATE job_stages SET status = 'failed', claim_token = NULL, claimed_until = NULL, "
-        "finished_at = ?, last_error = ? WHERE job_id = ? AND stage = ?",
-        (at, error, job_id, stage),
-    )
-    conn.execute(
-        "UPDATE jobs SET status = 'failed', updated_at = ?, finished_at = ?, last_error = ? "
-        "WHERE job_id = ?",
-        (at, at, error, job_id),
-    )
-    append_event(
-        conn,
-        kind="job.failed",
-        at=now,
-        payload={"job_id": job_id, "stage": stage, "error": error[:500]},
-    )
-
-
-def _job_json(row: sqlite3.Row) -> dict[str, Any]:
-    return {
-        "job_id": row["job_id"],
-        "kind": row["kind"],
-        "session_id": row["session_id"],
-        "agent_id": row["agent_id"],
-        "user_id": row["user_id"],
-        "status": row["status"],
-        "stage": row["stage"],
-        "retryable": row["status"] in ("queued", "running"),
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
-        "finished_at": row["finished_at"],
-        "last_error": row["last_error"],
-    }
-
-
-def _stage_json(row: sqlite3.Row) -> dict[str, Any]:
-    return {
-        "stage": row["stage"],
-        "status": row["status"],
-        "attempts": row["attempts"],
-        "claimed_by": row["claimed_by"],
-        "claimed_until": row["claimed_until"],
-        "queued_at": row["queued_at"],
-        "started_at": row["started_at"],
-        "finished_at": row["finished_at"],
-        "duration_ms": row["duration_ms"],
-        "last_error": row["last_error"],
-        "output": json.loads(row["output"]) if row["output"] else None,
-    }
-
-
-def _records_of(stages: Sequence[dict[str, Any]]) -> list[str]:
-    """The ids of the records a job wrote or reinforced (validate and summarize outputs)."""
-    ids: list[str] = []
-    for stage in stages:
-        output = stage["output"] or {}
-        ids += [w["id"] for w in output.get("written", [])]
-        if output.get("summary_id"):
-            ids.append(output["summary_id"])
-    return list(dict.fromkeys(ids))
+        return job_counts(self.store)
 
 
 __all__ = [
     "DONE",
+    "JOB_STATUSES",
     "STAGES",
     "Claim",
     "ClaimRefused",
@@ -545,4 +534,5 @@ __all__ = [
     "Jobs",
     "LeasePolicy",
     "SweepReport",
+    "backoff_seconds",
 ]

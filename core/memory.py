@@ -11,28 +11,33 @@ through sessions and the tool surface.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core import conversation, importer, policy
 from core.config import Config
 from core.embedder import Embedder, make_embedder
-from core.errors import InvalidArgument, StoreClosedError
+from core.errors import InvalidArgument, PermissionDenied, StoreClosedError
 from core.index import VectorIndex
 from core.ingestor import Ingestor
 from core.jobs import Dispatcher, Jobs, LeasePolicy
+from core.logging import get_logger
 from core.models import Access, Grant, Record, utcnow
 from core.rerank import FlagRerankerBackend, Reranker
 from core.retriever import Retriever
 from core.rewrite import AnthropicRewriter, QueryRewriter
 from core.session import Session
+from core.session_list import idle_sessions, session_list
 from core.store import Store
 
 if TYPE_CHECKING:
     from core.judge import Judge
+
+log = get_logger("agent_memory")
 
 
 class Memory:
@@ -59,7 +64,11 @@ class Memory:
                 max_attempts=config.worker.max_attempts,
                 requeue_after_seconds=config.worker.requeue_after_seconds,
                 stage_timeout_seconds=config.worker.stage_timeout_seconds,
+                retry_delay_seconds=config.worker.retry_delay_seconds,
+                retry_max_delay_seconds=config.worker.retry_max_delay_seconds,
+                retry_jitter=config.worker.retry_jitter,
             ),
+            dispatcher=lambda: self.dispatcher,
         )
         self._ingestor: Ingestor | None = None
         self._retriever: Retriever | None = None
@@ -82,6 +91,7 @@ class Memory:
         rewriter: QueryRewriter | None = None,
         dispatcher: Dispatcher | None = None,
         now: datetime | None = None,
+        initialise: bool = False,
     ) -> Memory:
         """Open or create the store at ``path``, migrating it to the current schema.
 
@@ -92,10 +102,16 @@ class Memory:
         worker's sweep finds it). Opening a
         store whose vectors came from another model raises EmbedderMismatchError, which names
         ``agent-memory reembed``. The model itself loads on first use, not here.
+
+        A path that holds no store is refused with StoreError and left unchanged: a corrupt
+        or non-SQLite file, a read-only file or folder, and an SQLite database of another
+        application, unless ``initialise`` asks to add a store's tables to it.
         """
         config = config or Config()
         embedder = embedder or make_embedder(config.embedder)
-        store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
+        store = Store.open(
+            path, busy_timeout_ms=config.store.busy_timeout_ms, initialise=initialise
+        )
         try:
             store.bind_embedder(embedder.identity, now=now or utcnow())
         except BaseException:
@@ -209,6 +225,47 @@ class Memory:
             authoritative_tools=authoritative_tools,
             now=now,
         )
+
+    def sessions(
+        self,
+        *,
+        open: bool | None = None,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        limit: int = 100,
+    ) -> list[dict[str, Any]]:
+        """Sessions, most recently active first: ``open=True`` only those not ended yet,
+        ``False`` only ended ones. Each: ids, start, last activity, end and its reason
+        (ended, idle, cli), turn count and its extraction job, if any."""
+        return session_list(self.store, open=open, agent_id=agent_id, user_id=user_id, limit=limit)
+
+    def end_idle_sessions(self, *, now: datetime | None = None) -> list[str]:
+        """End every open session with turns and no activity for
+        ``worker.session_idle_seconds`` (session_ended with reason idle), so that a host
+        that never calls end() still gets its sessions extracted. Returns their job ids. A
+        session refused at end() (a write target without a grant) stays open and is
+        logged. The worker's sweep runs this."""
+        idle = self.config.worker.session_idle_seconds
+        if idle <= 0:
+            return []
+        now = now or utcnow()
+        jobs = []
+        for row in idle_sessions(self.store, before=now - timedelta(seconds=idle)):
+            session = Session.resume(
+                self,
+                agent_id=row["agent_id"],
+                user_id=row["user_id"],
+                session_id=row["session_id"],
+                write_targets=json.loads(row["write_targets"]),
+                authoritative_tools=json.loads(row["authoritative_tools"]),
+            )
+            try:
+                jobs.append(session.end(now=now, reason="idle"))
+            except PermissionDenied as exc:
+                log.warning(
+                    "session.idle_not_ended", session_id=row["session_id"], error=exc.message
+                )
+        return jobs
 
     # -- lifecycle ---------------------------------------------------------------------------
 

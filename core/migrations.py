@@ -408,6 +408,59 @@ STATED_AT = Migration(
     ),
 )
 
+JOB_HISTORY = Migration(
+    9,
+    "what happened to each job, in order",
+    (
+        # Every attempt that failed (and when it is retried), every lease that ran out, the
+        # job failing and being retried by an operator, its end: so `agent-memory jobs JOB`
+        # shows why a job took an hour, and that a failed job was started again. Details are
+        # error texts and counts, never transcript text.
+        """
+        CREATE TABLE job_history (
+            seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+            job_id  TEXT NOT NULL REFERENCES jobs (job_id) ON DELETE CASCADE,
+            at      TEXT NOT NULL,
+            event   TEXT NOT NULL,
+            stage   TEXT,
+            attempt INTEGER,
+            detail  TEXT NOT NULL DEFAULT '{}' CHECK (json_type(detail) = 'object')
+        ) STRICT
+        """,
+        "CREATE INDEX job_history_job ON job_history (job_id, seq)",
+        # Jobs that failed before this migration get their failure into the history, so a
+        # retry after an upgrade still reads as "failed, then retried".
+        """
+        INSERT INTO job_history (job_id, at, event, stage, attempt, detail)
+        SELECT j.job_id, coalesce(j.finished_at, j.updated_at), 'failed', j.stage, s.attempts,
+               json_object('error', coalesce(j.last_error, ''))
+          FROM jobs AS j JOIN job_stages AS s ON s.job_id = j.job_id AND s.stage = j.stage
+         WHERE j.status = 'failed'
+        """,
+    ),
+)
+
+SESSION_ACTIVITY = Migration(
+    10,
+    "when each session was last active, and why it ended",
+    (
+        # The sweep ends a session idle longer than worker.session_idle_seconds (a host that
+        # never calls end() still gets its sessions extracted); activity is when the host last
+        # stored something for it, by the store's clock, not the turns' own times.
+        "ALTER TABLE sessions ADD COLUMN last_active_at TEXT",
+        """
+        UPDATE sessions SET last_active_at = max(
+            started_at,
+            coalesce((SELECT max(t.at) FROM turns AS t WHERE t.session_id = sessions.session_id),
+                     started_at))
+        """,
+        # 'ended' (Session.end), 'idle' (the sweep), 'cli' (a one-off command's session).
+        "ALTER TABLE sessions ADD COLUMN end_reason TEXT",
+        "UPDATE sessions SET end_reason = 'ended' WHERE ended_at IS NOT NULL",
+        "CREATE INDEX sessions_open ON sessions (last_active_at) WHERE ended_at IS NULL",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -417,6 +470,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ENTITY_RECORDS_INDEX,
     TOOL_TURNS,
     STATED_AT,
+    JOB_HISTORY,
+    SESSION_ACTIVITY,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

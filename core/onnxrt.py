@@ -38,11 +38,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import structlog
 
 from core.errors import EmbedderError
+from core.logging import get_logger
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 # Bump when the exported graph changes shape or meaning (inputs, outputs, pooling code).
 EXPORT_FORMAT = "2"

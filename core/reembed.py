@@ -17,16 +17,16 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-import structlog
 from tqdm import tqdm
 
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.importer import check_batch_size
+from core.logging import get_logger
 from core.models import utcnow
 from core.store import Store
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 Progress = Callable[[int], None]
 

@@ -24,13 +24,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import structlog
 
 from core import ranking
 from core.bm25 import BM25Index, Within
 from core.filters import RecordFilter
 from core.index import Hit, VectorIndex, top_k
 from core.lexical import TermStats, Tokenizer, fts_match, name_candidates, query_tokens
+from core.logging import get_logger
 from core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
@@ -49,7 +49,7 @@ from core.tokens import TokenCounter
 if TYPE_CHECKING:
     from core.memory import Memory
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 # The lexical generator ranks first and filters after when at least this share of the store
 # passes the filter, looking this many times deeper than it needs (see Retriever._bm25).

@@ -19,6 +19,7 @@ tool_result (core.evidence).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -26,7 +27,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import structlog
 from pydantic import ValidationError
 
 from core import entities, policy
@@ -41,6 +41,7 @@ from core.errors import (
 )
 from core.evidence import Turn
 from core.ingestor import WriteOutcome, WriteRequest
+from core.logging import get_logger
 from core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
@@ -61,7 +62,7 @@ from core.tools import TOOLS, ForgetArgs, GetArgs, ReviseArgs, SearchArgs, Write
 if TYPE_CHECKING:
     from core.memory import Memory
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 ROLES = ("user", "assistant", "tool", "system")
 
@@ -184,13 +185,14 @@ class Session:
         if row is None:
             conn.execute(
                 "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
-                "authoritative_tools, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "authoritative_tools, started_at, last_active_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     self.session_id,
                     self.agent_id,
                     self.user_id,
                     json.dumps(self.write_targets, sort_keys=True),
                     json.dumps(sorted(self.authoritative_tools)),
+                    format_time(now),
                     format_time(now),
                 ),
             )
@@ -220,6 +222,7 @@ class Session:
         with self.memory.store.transaction() as conn:
             self._save(conn, self._started)
             if self._pending:
+                _touch(conn, self.session_id)
                 seq = self._next_seq(conn)
                 conn.executemany(
                     "INSERT INTO turns (session_id, seq, role, content, at, tool) "
@@ -263,6 +266,12 @@ class Session:
             )
         if not isinstance(content, str):
             raise InvalidArgument("turn content must be a string", field="content")
+        if (bad := _LONE_SURROGATE.search(content)) is not None:
+            raise InvalidArgument(
+                f"turn content is not valid Unicode text: a lone surrogate at character "
+                f"{bad.start()} (bytes that are not UTF-8?); replace it, e.g. with U+FFFD",
+                field="content",
+            )
         if tool is not None and (
             not isinstance(tool, str) or not tool.strip() or role not in ("tool", "assistant")
         ):
@@ -282,9 +291,10 @@ class Session:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (self.session_id, seq, role, content, at_text, tool),
             )
+            _touch(conn, self.session_id)
         return seq
 
-    def end(self, *, now: datetime | None = None) -> str:
+    def end(self, *, now: datetime | None = None, reason: str = "ended") -> str:
         """session_ended: close the transcript, persist the extraction job in the store, then
         send the queue message (through the Memory's dispatcher, if it has one). Returns the
         job id. Calling it again returns the same job: a session is extracted once, and gets
@@ -292,11 +302,17 @@ class Session:
 
         The job row is written first, so a crash, or a queue that cannot be reached, loses
         nothing: a worker's next sweep sends the message for a job whose message was not
-        sent (no dispatcher, or it failed). A deferred session is stored first."""
+        sent (no dispatcher, or it failed). A deferred session is stored first.
+
+        Refused (PermissionDenied, field ``write_targets``; nothing changes, the session stays
+        open) while a write target names a scope the agent may not write: extraction would
+        reject everything bound there and send the summary elsewhere, silently."""
+        if not self.ended:
+            self._check_write_targets()
         self._flush()
         dispatcher = self.memory.dispatcher
         job_id, created = self.memory.jobs.create_for_session(
-            self.session_id, now=now or utcnow(), will_send=dispatcher is not None
+            self.session_id, now=now or utcnow(), will_send=dispatcher is not None, reason=reason
         )
         if created and dispatcher is not None:
             try:
@@ -310,6 +326,46 @@ class Session:
                     error=f"{type(exc).__name__}: {exc}",
                 )
         return job_id
+
+    def _check_write_targets(self) -> None:
+        writable = set(self.writable_scopes())
+        missing = [
+            f"{label} ({scope})"
+            for label, scope in sorted(self.write_targets.items())
+            if scope not in writable
+        ]
+        if missing:
+            raise PermissionDenied(
+                f"agent {self.agent_id!r} may not write its write target(s) {', '.join(missing)}"
+                ": extraction would reject every memory bound there. Grant write access first "
+                f"(mem.grant({self.agent_id!r}, SCOPE, access='write'), or agent-memory grant), "
+                "or leave the target out; the session is still open",
+                field="write_targets",
+            )
+
+    def close_unused(self, *, now: datetime | None = None) -> None:
+        """For a one-off session (a CLI command's): leave nothing to extract or sweep. With
+        no turn, its row goes (the session.started audit event stays); with turns (the
+        evidence of a record it wrote), it is closed without an extraction job, reason
+        ``cli``. A session with a job is left as it is."""
+        if self._pending is not None:
+            return  # never stored: nothing to remove
+        at = now or utcnow()
+        with self.memory.store.transaction() as conn:
+            if conn.execute(
+                "SELECT 1 FROM jobs WHERE session_id = ?", (self.session_id,)
+            ).fetchone():
+                return
+            if conn.execute(
+                "SELECT 1 FROM turns WHERE session_id = ? LIMIT 1", (self.session_id,)
+            ).fetchone():
+                conn.execute(
+                    "UPDATE sessions SET ended_at = ?, end_reason = 'cli' "
+                    "WHERE session_id = ? AND ended_at IS NULL",
+                    (format_time(at), self.session_id),
+                )
+            else:
+                conn.execute("DELETE FROM sessions WHERE session_id = ?", (self.session_id,))
 
     @property
     def ended(self) -> bool:
@@ -666,6 +722,15 @@ def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:
 
 
 MAX_ECHO = 80
+# A code point UTF-8 cannot encode (half of a UTF-16 pair, or an undecodable byte Python kept
+# as surrogateescape): SQLite cannot store it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD: what a recorder of other
+    software's text (a tool's output) stores instead of refusing the turn."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _clip(text: str) -> str:
@@ -691,3 +756,11 @@ def _validation_error(exc: ValidationError) -> dict[str, Any]:
 
 
 __all__ = ["Session"]
+
+
+def _touch(conn: sqlite3.Connection, session_id: str) -> None:
+    """Note activity on a session, by the store's clock (the idle sweep reads it)."""
+    conn.execute(
+        "UPDATE sessions SET last_active_at = ? WHERE session_id = ?",
+        (format_time(utcnow()), session_id),
+    )

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from core import store_file
 from core.errors import (
     EmbedderMismatchError,
     InvalidArgument,
@@ -197,13 +198,33 @@ class Store:
     # -- lifecycle -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Store:
-        """Open (creating and migrating as needed) the store at ``path``."""
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        initialise: bool = False,
+    ) -> Store:
+        """Open (creating and migrating as needed) the store at ``path``. A file that is not
+        a store (corrupt, another application's SQLite database unless ``initialise``,
+        read-only) is refused with StoreError before anything changes (core.store_file)."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = connect(path, busy_timeout_ms=busy_timeout_ms)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder of the store {path}: {exc.strerror}"
+            ) from None
+        store_file.check(path, initialise=initialise)
+        try:
+            conn = connect(path, busy_timeout_ms=busy_timeout_ms)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {path}: {exc}") from None
         try:
             migrate(conn, path=str(path))
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"cannot open the store {path}: {exc}") from None
         except BaseException:
             conn.close()
             raise
@@ -709,11 +730,20 @@ class Store:
         destination = Path(destination)
         if destination.exists():
             raise InvalidArgument(f"{destination} already exists; choose a new file", field="path")
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        target = sqlite3.connect(str(destination))
+        try:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            target = sqlite3.connect(str(destination))
+        except (OSError, sqlite3.Error) as exc:
+            raise InvalidArgument(
+                f"cannot write the snapshot to {destination}: {_reason(exc)}", field="path"
+            ) from None
         try:
             with self._lock:
                 self._connection().backup(target)
+        except sqlite3.Error as exc:
+            raise InvalidArgument(
+                f"cannot write the snapshot to {destination}: {_reason(exc)}", field="path"
+            ) from None
         finally:
             target.close()
         return destination
@@ -793,6 +823,11 @@ class Store:
 
 # ---------------------------------------------------------------------------------------------
 # Migrations
+
+
+def _reason(exc: BaseException) -> str:
+    """An OS or SQLite error as a short phrase (no path repeated, no traceback)."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 def _schema_version(conn: sqlite3.Connection) -> int:

@@ -6,14 +6,16 @@
 
 Each stage task is a thin wrapper: ``Pipeline.run(job_id, stage)`` (core) claims the stage in
 the store, runs it and advances it; the task then enqueues the next stage. Messages carry only
-the job id. Huey retries a failed stage after ``worker.retry_delay_seconds``; the attempt count
-that matters is the one in the store.
+the job id. Huey retries a failed stage after the back-off the store chose (exponential from
+``worker.retry_delay_seconds``, capped at ``worker.retry_max_delay_seconds``, jittered); the
+attempt count that matters is the one in the store.
 
 The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, in
 ``agent-memory worker``, every ``worker.sweep_seconds`` from a ticker thread; a Huey lock keeps
 two from overlapping (and every change it makes is an atomic transaction anyway). It re-queues
 expired claims and queued stages whose message was lost, fails jobs past their attempts,
-flags due review_at records (Path C) and expires unreinforced provisional records.
+ends sessions idle longer than ``worker.session_idle_seconds`` (so they are extracted), flags
+due review_at records (Path C) and expires unreinforced provisional records.
 """
 
 from __future__ import annotations
@@ -26,17 +28,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import structlog
 from huey import SqliteHuey, crontab, signals
-from huey.exceptions import TaskLockedException
+from huey.exceptions import RetryTask, TaskLockedException
 
 from core import Config, Memory
 from core.errors import ConfigError, ExtractionError
 from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
 from core.jobs import STAGES
+from core.logging import get_logger
 from core.models import utcnow
 
-log = structlog.get_logger("agent_memory.worker")
+log = get_logger("agent_memory.worker")
 
 QUEUE_SUFFIX = ".queue.db"
 SWEEP_LOCK = "agent-memory-sweep"
@@ -178,9 +180,11 @@ class WorkerApp:
             try:
                 result = self.pipeline().run(job_id, stage)
             except ExtractionError as exc:
-                if exc.retryable:
-                    raise  # Huey sends it again after worker.retry_delay_seconds
-                return  # the job has failed, its error kept: a retry would only be refused
+                if not exc.retryable:
+                    return  # the job has failed, its error kept: a retry would only be refused
+                # Huey sends it again after the back-off the store chose (core.jobs); it
+                # retries as long as the store says so, so Huey's own count never ends a job.
+                raise RetryTask(delay=exc.retry_in or None) from exc
             if result.next_stage is not None:
                 try:
                     self.dispatch(job_id, result.next_stage)
@@ -213,6 +217,7 @@ class WorkerApp:
     def _sweep(self, now: datetime, *, resend_queued: bool = False) -> dict[str, Any]:
         memory = self.memory
         report = memory.jobs.sweep(now=now, dispatcher=self, resend_queued=resend_queued).to_json()
+        report["idle_ended"] = memory.end_idle_sessions(now=now)
         report["review_flagged"] = memory.flag_due_reviews(now=now)
         report["expired"] = memory.expire_provisional(now=now)
         if any(report.values()):

@@ -23,11 +23,10 @@ import threading
 import time
 from collections.abc import Mapping
 
-import structlog
-
+from core.logging import get_logger
 from workers.app import WorkerApp
 
-log = structlog.get_logger("agent_memory.worker")
+log = get_logger("agent_memory.worker")
 
 PAUSE_VARIABLE = "AGENT_MEMORY_WORKER_PAUSE"
 
@@ -75,9 +74,12 @@ def sweep_until(app: WorkerApp, stop: threading.Event) -> None:
 
 
 def run_consumer(app: WorkerApp, *, threads: int) -> None:
-    """Run the consumer until SIGTERM or SIGINT (see the module docstring). Loads the store
-    and the embedder first, so the first stage is as fast as the rest."""
+    """Run the consumer until SIGTERM or SIGINT (see the module docstring). Builds the model
+    backend first, so a misconfiguration (backend anthropic without ANTHROPIC_API_KEY) stops
+    the worker at start with ConfigError instead of failing every job; then loads the store
+    and the embedder, so the first stage is as fast as the rest."""
     worker = app.config.worker
+    backend = app.backend  # a misconfigured backend (no API key) refuses to start, here
     app.memory.warm()
     consumer = app.huey.create_consumer(
         workers=threads,
@@ -96,7 +98,7 @@ def run_consumer(app: WorkerApp, *, threads: int) -> None:
         store=str(app.store_path),
         queue=str(app.queue_path),
         threads=threads,
-        backend=app.backend.name,
+        backend=backend.name,
     )
     ticker = threading.Thread(target=sweep_until, args=(app, stop), name="sweeper", daemon=True)
     ticker.start()

@@ -38,7 +38,6 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import structlog
 from crewai.hooks import register_after_tool_call_hook, register_before_llm_call_hook
 from crewai.tools import BaseTool
 from crewai.tools.tool_failure import ToolFailure, ToolFailureReason
@@ -46,11 +45,12 @@ from pydantic import ConfigDict, Field
 
 from api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
 from core.errors import AgentMemoryError, internal_tool_error
+from core.logging import get_logger
 from core.memory import Memory
 from core.session import Session
 from core.tools import TOOLS, TriggerMode
 
-log = structlog.get_logger("agent_memory")
+log = get_logger("agent_memory")
 
 
 class CrewMemoryTool(BaseTool):

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.config import ExtractionConfig
+from core.errors import ConfigError
 from core.extraction.schema import (
     ExtractionOutput,
     ReviewOutput,
@@ -57,6 +58,13 @@ def make_backend(
     if use_anthropic:
         from core.extraction.anthropic import AnthropicBackend
 
+        keyless = not (environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN"))
+        if client is None and keyless:
+            # Refused here, at the worker's start, rather than in every job it would fail.
+            raise ConfigError(
+                "extraction.backend is anthropic but ANTHROPIC_API_KEY is not set: set it, or "
+                "set extraction.backend to offline (or auto, which picks offline without a key)"
+            )
         if client is None:
             import anthropic
 

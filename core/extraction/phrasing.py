@@ -212,17 +212,20 @@ def _plan(clause: str, anchor: datetime) -> Candidate | None:
     if head and not verb:
         verb = "plans to" if "plan" in head.group(0).lower() else "intends to"
     rest = clause[head.end() :] if head else clause
-    return Candidate(
-        kind="fact",
-        type="semantic",
-        content=_sentence(f"The user {verb}{_third_person(rest)}"),
-        evidence=clause,
-        source_kind="user_statement",
-        valid_from=valid_from,
-        valid_until=valid_until,
-        review_at=review.end.isoformat(),
-        event_at=day.start.isoformat() if day else None,
-    )
+    try:  # like candidate(): a plan the schema refuses (a 3,000-character list) is no plan
+        return Candidate(
+            kind="fact",
+            type="semantic",
+            content=_sentence(f"The user {verb}{_third_person(rest)}"),
+            evidence=clause,
+            source_kind="user_statement",
+            valid_from=valid_from,
+            valid_until=valid_until,
+            review_at=review.end.isoformat(),
+            event_at=day.start.isoformat() if day else None,
+        )
+    except ValidationError:
+        return None
 
 
 def procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
@@ -230,16 +233,19 @@ def procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
     if action.lower().startswith(("i ", "i'm", "we ")) or len(action.split()) < 2:
         return
     when = f"{trigger.lower()} {_third_person(condition)}"
-    yield Candidate(
-        kind="procedure",
-        type="procedural",
-        content=_sentence(f"{trigger.capitalize()} {_third_person(condition)}, {action}"),
-        evidence=sentence,
-        source_kind="user_statement",
-        procedure=ProcedureDraft(
-            name=" ".join(action.split()[:6]), when=when, steps=[_sentence(action)]
-        ),
-    )
+    try:  # like candidate(): one the schema refuses is dropped, not the session's job
+        yield Candidate(
+            kind="procedure",
+            type="procedural",
+            content=_sentence(f"{trigger.capitalize()} {_third_person(condition)}, {action}"),
+            evidence=sentence,
+            source_kind="user_statement",
+            procedure=ProcedureDraft(
+                name=" ".join(action.split()[:6]), when=when, steps=[_sentence(action)]
+            ),
+        )
+    except ValidationError:
+        return
 
 
 def candidate(

@@ -39,8 +39,6 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-import structlog
-
 from core.errors import ExtractionError, InvalidArgument
 from core.evidence import Turn, find_quote, repeats, vouching_problem
 from core.extraction.backend import ModelBackend
@@ -52,10 +50,19 @@ from core.extraction.schema import (
     SessionView,
     SummaryRequest,
 )
-from core.extraction.validator import ALL_ROLES, apply_review, summary_scope, validate_candidate
+from core.extraction.stage_errors import stage_error_text
+from core.extraction.validator import (
+    ALL_ROLES,
+    apply_review,
+    select_candidates,
+    stored_candidates,
+    summary_scope,
+    validate_candidate,
+)
 from core.filters import RecordFilter
 from core.ingestor import Ingestor, WriteOutcome, WriteRequest
 from core.jobs import DONE, Claim, ClaimRefused
+from core.logging import get_logger
 from core.models import (
     MemoryType,
     SourceKind,
@@ -67,7 +74,7 @@ if TYPE_CHECKING:
     from core.memory import Memory
     from core.session import Session
 
-log = structlog.get_logger("agent_memory.extraction")
+log = get_logger("agent_memory.extraction")
 
 
 class StageHooks(Protocol):
@@ -128,11 +135,14 @@ class Pipeline:
                 output = getattr(self, f"_{stage}")(claim)
             self._hook(stage, "before_advance")
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-            retryable = self.jobs.release(claim, error=error, now=self.clock())
-            bound.warning("stage.failed", error=error, retryable=retryable)
+            error = self._error_text(exc, claim.session_id)
+            retry_in = self.jobs.backoff(claim.attempt)
+            retryable = self.jobs.release(claim, error=error, now=self.clock(), retry_in=retry_in)
+            bound.warning(
+                "stage.failed", error=error, retryable=retryable, retry_in_s=round(retry_in, 1)
+            )
             raise ExtractionError(
-                f"{stage} of {job_id} failed: {error}", retryable=retryable
+                f"{stage} of {job_id} failed: {error}", retryable=retryable, retry_in=retry_in
             ) from exc
         duration = (time.perf_counter() - started) * 1000
         following = self.jobs.advance(claim, output=output, now=self.clock(), duration_ms=duration)
@@ -143,6 +153,15 @@ class Pipeline:
         return StageResult(
             job_id, stage, ran=True, next_stage=None if following == DONE else following
         )
+
+    def _error_text(self, exc: BaseException, session_id: str) -> str:
+        """The error kept for a failed stage, with nothing of the session's text in it
+        (core.extraction.stage_errors); only the exception's type if the session is gone."""
+        try:
+            turns = self._session(session_id).transcript()
+        except Exception:
+            return f"{type(exc).__name__} (the session could not be read to check its message)"
+        return stage_error_text(exc, turns)
 
     def _hook(self, stage: str, point: str) -> None:
         if self.hooks is not None:
@@ -198,17 +217,29 @@ class Pipeline:
         result = self.backend.extract(view)
         model_ms = _ms(prepared)
         self._hook("extract", "model_done")
-        candidates = result.candidates[: self.config.max_candidates]
+        candidates, cut = select_candidates(
+            result.candidates, self.config.max_candidates, view.turns
+        )
+        if cut:
+            log.warning(
+                "extract.candidates_cut",
+                job_id=claim.job_id,
+                kept=len(candidates),
+                dropped=cut["dropped"],
+                limit=cut["limit"],
+            )
         return {
             "backend": self.backend.name,
             "timings_ms": {"transcript_preparation": _ms(started, prepared), "model": model_ms},
             "candidates": [c.model_dump(mode="json") for c in candidates],
             "dropped_over_limit": len(result.candidates) - len(candidates),
+            "dropped_invalid": result.invalid,
+            **({"cut": cut} if cut else {}),
         }
 
     def _review(self, claim: Claim) -> dict[str, Any]:
         extracted = self.jobs.stage_output(claim.job_id, "extract")
-        candidates = [Candidate.model_validate(c) for c in extracted["candidates"]]
+        candidates, unreadable = stored_candidates(extracted["candidates"])
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
         started = time.perf_counter()
@@ -227,11 +258,12 @@ class Pipeline:
             "timings_ms": {"related_records": _ms(started, prepared), "model": model_ms},
             "accepted": [c.model_dump(mode="json") for c in accepted],
             "decisions": decisions,
+            **({"dropped_invalid": unreadable} if unreadable else {}),
         }
 
     def _validate(self, claim: Claim) -> dict[str, Any]:
         reviewed = self.jobs.stage_output(claim.job_id, "review")
-        candidates = [Candidate.model_validate(c) for c in reviewed["accepted"]]
+        candidates, unreadable = stored_candidates(reviewed["accepted"])
         session = self._session(claim.session_id)
         turns = session.transcript()
         readable = session.readable_scopes()
@@ -253,6 +285,10 @@ class Pipeline:
                     {"index": index, "content": candidate.content, "reason": exc.message}
                 )
                 continue
+            except (ValueError, TypeError) as exc:  # one candidate, not the whole session
+                reason = stage_error_text(exc, turns)
+                rejected.append({"index": index, "content": candidate.content, "reason": reason})
+                continue
             written.append(
                 {
                     "index": index,
@@ -269,7 +305,11 @@ class Pipeline:
             )
             if len(written) == 1:
                 self._hook("validate", "written")
-        return {"written": written, "rejected": rejected}
+        return {
+            "written": written,
+            "rejected": rejected,
+            **({"dropped_invalid": unreadable} if unreadable else {}),
+        }
 
     def _write(
         self,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from core.evidence import Turn
 
@@ -79,7 +80,25 @@ MAX_CANDIDATES = 500
 
 
 class ExtractionOutput(_Model):
+    """The extractor's candidates. One candidate the schema refuses (an overlong quote, an
+    unknown kind) is dropped and counted in ``invalid``, not allowed to fail the whole
+    answer: one bad line of a session must not cost the rest of it."""
+
     candidates: list[Candidate] = Field(max_length=MAX_CANDIDATES)
+    invalid: SkipJsonSchema[int] = Field(0, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_invalid(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
+            return data
+        kept, invalid = [], 0
+        for raw in data["candidates"]:
+            try:
+                kept.append(raw if isinstance(raw, Candidate) else Candidate.model_validate(raw))
+            except ValidationError:
+                invalid += 1
+        return {**data, "candidates": kept, "invalid": data.get("invalid", 0) + invalid}
 
 
 class Revision(_Model):

@@ -18,6 +18,8 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from core import policy, temporal
 from core.entities import EntityRef
 from core.errors import InvalidArgument, ModelOutputError
@@ -42,6 +44,57 @@ if TYPE_CHECKING:
 ALL_ROLES = ("user", "assistant", "tool", "system")
 # The tag of a record that keeps the user's words verbatim (Candidate kind "statement").
 VERBATIM_TAG = "verbatim"
+
+
+def stored_candidates(raw: Sequence[Any]) -> tuple[list[Candidate], int]:
+    """The candidates a stage stored for the next one, each validated on its own: one that no
+    longer validates (stored by an older version with other limits) is dropped and counted,
+    not allowed to fail the job."""
+    kept: list[Candidate] = []
+    for item in raw:
+        try:
+            kept.append(Candidate.model_validate(item))
+        except ValidationError:
+            continue
+    return kept, len(raw) - len(kept)
+
+
+# Which candidates a long session keeps first when extraction.max_candidates cuts it: what
+# the user said outranks what a tool reported, which outranks the system and inferences.
+_KEEP_FIRST = ("user_statement", "tool_result", "system", "agent_inference")
+
+
+def select_candidates(
+    candidates: Sequence[Candidate], limit: int, turns: Sequence[Turn]
+) -> tuple[list[Candidate], dict[str, Any]]:
+    """Keep at most ``limit`` candidates: the user's own statements first, then tool
+    results, then the rest, each in transcript order; the kept ones stay in their original
+    order. Returns them and a report of the cut (empty when nothing was cut): how many were
+    dropped, of which source kinds, and from which turns (their seq numbers)."""
+    if len(candidates) <= limit:
+        return list(candidates), {}
+    ranked = sorted(
+        range(len(candidates)),
+        key=lambda i: (_KEEP_FIRST.index(candidates[i].source_kind), i),
+    )
+    kept = set(ranked[:limit])
+    dropped = [candidates[i] for i in range(len(candidates)) if i not in kept]
+    seqs = []
+    for candidate in dropped:
+        turn = find_quote(candidate.evidence, turns, roles=ALL_ROLES)
+        if turn is not None:
+            seqs.append(turn.seq)
+    kinds: dict[str, int] = {}
+    for candidate in dropped:
+        kinds[candidate.source_kind] = kinds.get(candidate.source_kind, 0) + 1
+    report = {
+        "limit": limit,
+        "proposed": len(candidates),
+        "dropped": len(dropped),
+        "dropped_by_source_kind": kinds,
+        "dropped_turns": sorted(set(seqs)),
+    }
+    return [candidates[i] for i in sorted(kept)], report
 
 
 def apply_review(
@@ -283,6 +336,7 @@ __all__ = [
     "VERBATIM_TAG",
     "apply_review",
     "revise",
+    "stored_candidates",
     "summary_scope",
     "validate_candidate",
     "widening",

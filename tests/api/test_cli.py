@@ -118,8 +118,11 @@ def test_import_snapshot_restore(tmp_path: Path, capsys) -> None:
     assert len(result["ids"]) == 2
     snapshot = str(tmp_path / "snap.db")
     run_json(capsys, "snapshot", snapshot, "--store", store)
+    again = run_json(capsys, "import", str(source), "--scope", "user:alice", "--store", store)
+    assert (again["created"], again["already_stored"]) == (0, 2)  # an import converges
+    source.write_text('{"content": "Alice moved to Lisbon.", "source_ref": "crm:2"}\n')
     run_json(capsys, "import", str(source), "--scope", "user:alice", "--store", store)
-    assert run_json(capsys, "stats", "--store", store)["records"] == 4
+    assert run_json(capsys, "stats", "--store", store)["records"] == 3
     restored = run_json(capsys, "restore", snapshot, "--store", store)
     assert restored["records"] == 2
 

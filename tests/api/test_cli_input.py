@@ -53,6 +53,7 @@ def test_a_refused_ingest_changes_nothing(tmp_path: Path, capsys) -> None:
     chat = tmp_path / "ok.json"
     chat.write_text(json.dumps(TRANSCRIPT))
     who = ["--agent", "a", "--user", "u", "--session", "sX", "--store", str(store)]
+    assert run(capsys, "grant", "a", "user:u", "--store", str(store))[0] == 0
     code, _, err = run(capsys, "ingest", str(chat), *who)
     assert code == 0, err
     before = rows(store)
@@ -79,6 +80,27 @@ def test_a_refused_ingest_of_a_new_session_stores_nothing(tmp_path: Path, capsys
     code, out, err = run(capsys, "ingest", str(chat), *who, "--write-target", "p=team:x")
     assert_one_line_error(code, out, err, "unknown scope kind")
     assert rows(store) == before
+
+
+def test_an_ingest_into_a_target_the_agent_cannot_write_is_refused(tmp_path: Path, capsys) -> None:
+    """Without a write grant on a write target, extraction would reject every candidate and
+    send the summary to the private scope: ingest refuses up front and stores nothing; once
+    granted, the same ingest goes through."""
+    store = tmp_path / "m.db"
+    chat = tmp_path / "ok.json"
+    chat.write_text(json.dumps(TRANSCRIPT))
+    assert run(capsys, "grant", "a", "user:u", "--store", str(store))[0] == 0
+    before = rows(store)
+    who = ["--agent", "a", "--user", "u", "--session", "s1", "--store", str(store)]
+    shared = ["--write-target", "personal=user:u", "--write-target", "team=project:apollo"]
+    code, out, err = run(capsys, "ingest", str(chat), *who, *shared)
+    assert_one_line_error(code, out, err, "may not write its write target(s) team (project:apollo)")
+    assert rows(store) == before
+    code, out, err = run(capsys, "ingest", str(chat), *who, *shared, "--json")
+    assert json.loads(err)["error"]["field"] == "write_targets"
+    assert json.loads(err)["error"]["code"] == "permission_denied"
+    assert run(capsys, "grant", "a", "project:apollo", "--store", str(store))[0] == 0
+    assert run(capsys, "ingest", str(chat), *who, *shared)[0] == 0
 
 
 @pytest.mark.parametrize("value", ["0", "-1"])

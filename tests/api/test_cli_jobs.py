@@ -68,6 +68,7 @@ def test_ingest_queues_for_a_worker_and_jobs_lists_with_filters(
     store = tmp_path / "m.db"
     chat = tmp_path / "chat.json"
     chat.write_text(json.dumps(TRANSCRIPT["turns"]))  # a bare list of turns works too
+    assert run(capsys, "grant", "assistant", "user:alice", "--store", str(store))[0] == 0
     code, out, err = run(
         capsys, "ingest", str(chat), "--agent", "assistant", "--user", "alice",
         "--session", "s1", "--store", str(store),

@@ -75,3 +75,33 @@ def test_by_default_no_deep_agents_tool_is_authoritative(tmp_path: Path) -> None
         assert any("authoritative" in n for n in written["notes"])
     finally:
         mem.close()
+
+
+def test_a_tool_output_with_a_lone_surrogate_does_not_abort_the_run(tmp_path: Path) -> None:
+    """A file holding half of a UTF-16 pair, read back by a tool, is recorded with U+FFFD in
+    its place; the run goes on to its memory_write and the final answer (issue 17 item 8)."""
+    from deepagents import create_deep_agent
+
+    from api.adapters.deepagents import DeepAgentsMemory
+
+    mem = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("assistant", "user:alice", now=NOW)
+    adapter = DeepAgentsMemory(mem)
+    model = _langchain_model()
+    agent = create_deep_agent(model=model, tools=adapter.tools(), system_prompt=adapter.policy())
+    chat = adapter.start(agent_id="assistant", user_id="alice", session_id="s-1")
+    script = [
+        Call("write_file", {"file_path": "/menu.txt", "content": "Caf\ud800 menu: dal, rice."}),
+        Call("read_file", {"file_path": "/menu.txt"}),
+        "Here is the menu.",
+    ]
+    model.start(script, TurnResult())
+    try:
+        chat.invoke(agent, "Read me the menu file, please.")
+        turns = chat.session.transcript()
+        read = [t.content for t in turns if t.role == "tool" and t.tool == "read_file"]
+        assert read and all("\ud800" not in t for t in read)
+        assert any("Caf\ufffd menu" in t for t in read)
+        assert turns[-1].content == "Here is the menu."
+    finally:
+        mem.close()

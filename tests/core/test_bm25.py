@@ -259,7 +259,9 @@ def test_a_large_delta_rebuilds(tmp_path: Path) -> None:
     assert index.held == 1  # still cached; the two new rows are patched in when next used
     assert_same(index, mem, [["tea"]])
     assert index.held == 3
-    mem.import_records([{"content": f"tea {i}"} for i in range(5)], scope="user:alice", now=NOW)
+    mem.import_records(
+        [{"content": f"tea again {i}"} for i in range(5)], scope="user:alice", now=NOW
+    )
     index.sync()
     assert index.held == 0  # rebuilt: the cached postings went with it
     assert_same(index, mem, [["tea"], ["tea", "3"]])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core import Memory
-from core.errors import InvalidArgument
+from core.errors import InvalidArgument, PermissionDenied
 from core.session import MAX_ECHO, Session
 from tests.conftest import NOW
 
@@ -28,6 +28,8 @@ def test_reopening_an_ended_session_never_changes_its_write_targets(
     """Opened again without targets, an ended session keeps its stored ones; other targets
     are an InvalidArgument, and the stored row is unchanged."""
     targets = {"personal": "user:u1", "team": "project:apollo"}
+    for scope in targets.values():
+        fast_memory.grant("a", scope, now=NOW)
     session = fast_memory.session(
         agent_id="a", user_id="u1", session_id="s1", write_targets=targets, now=NOW
     )
@@ -102,6 +104,7 @@ def test_a_deferred_session_checks_the_stored_one_without_writing(
 ) -> None:
     """Opening a deferred session checks its principal and ended state, and reads its stored
     transcript; ``last`` counts the pending turns."""
+    fast_memory.grant("a", "user:u1", now=NOW)
     stored = fast_memory.session(agent_id="a", user_id="u1", session_id="s1", now=NOW)
     stored.add_turn("user", "one", at=NOW)
     before = _rows(store_path)
@@ -135,3 +138,28 @@ def test_search_refuses_an_empty_list_of_types(fast_memory: Memory) -> None:
     assert error["code"] == "invalid_argument" and error["field"] == "types"
     ok = session.call("memory_search", {"query": "tea", "types": ["semantic"]}, now=NOW)
     assert "error" not in ok
+
+
+def test_ending_a_session_with_a_target_the_agent_cannot_write_is_refused(
+    fast_memory: Memory,
+) -> None:
+    """end() refuses, with a structured error naming the target, while a write target has
+    no write grant: no job, the session still open; once granted, end() goes through."""
+    session = fast_memory.session(
+        agent_id="a",
+        user_id="u1",
+        session_id="s1",
+        write_targets={"personal": "user:u1", "team": "project:apollo"},
+        now=NOW,
+    )
+    session.add_turn("user", "We picked SQLite for the store.", at=NOW)
+    fast_memory.grant("a", "user:u1", now=NOW)
+    fast_memory.grant("a", "project:apollo", access="read", now=NOW)
+    with pytest.raises(PermissionDenied, match=r"team \(project:apollo\)") as info:
+        session.end(now=NOW)
+    assert info.value.as_tool_error()["error"]["field"] == "write_targets"
+    assert fast_memory.jobs.list() == [] and not session.ended
+    session.add_turn("user", "And Huey for the queue.", at=NOW)  # still open
+    fast_memory.grant("a", "project:apollo", access="write", now=NOW)
+    job_id = session.end(now=NOW)
+    assert fast_memory.jobs.status(job_id)["status"] == "queued"

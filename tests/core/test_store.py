@@ -19,6 +19,7 @@ from core.errors import (
     StoreClosedError,
     StoreError,
 )
+from core.jobs import ClaimRefused
 from core.migrations import LATEST_VERSION
 from core.store import Store, connect
 from tests.conftest import NOW
@@ -45,9 +46,13 @@ def test_connections_use_wal_normal_sync_foreign_keys_and_secure_delete(store_pa
 
 def _hold_a_write_lock_on_a_new_file(path: Path) -> sqlite3.Connection:
     """What a second process creating the same store looks like at its first open: a
-    rollback-journal file with a connection inside BEGIN IMMEDIATE."""
+    rollback-journal file with a connection inside BEGIN IMMEDIATE. (Its table is the
+    store's own first one: a file with only another application's tables is refused.)"""
     other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    other.execute("CREATE TABLE being_created (x)")
+    other.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+        "applied_at TEXT NOT NULL) STRICT"
+    )
     other.execute("BEGIN IMMEDIATE")
     return other
 
@@ -410,8 +415,24 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
 
 
+def _roll_back_to_version_9(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 9 left it (migration 10 undone)."""
+    conn.execute("DROP INDEX sessions_open")
+    for column in ("last_active_at", "end_reason"):
+        conn.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 10")
+
+
+def _roll_back_to_version_8(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 8 left it (migrations 9 and 10 undone)."""
+    _roll_back_to_version_9(conn)
+    conn.execute("DROP TABLE job_history")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 9")
+
+
 def _roll_back_to_version_7(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 7 left it (migration 8 undone)."""
+    """Make a current store file look as version 7 left it (migrations 8 and 9 undone)."""
+    _roll_back_to_version_8(conn)
     conn.execute("ALTER TABLE records DROP COLUMN stated_at")
     for column in ("turn_seq", "turn_role", "evidence_digest"):
         conn.execute(f"ALTER TABLE observations DROP COLUMN {column}")
@@ -436,6 +457,60 @@ def test_migration_8_dates_every_record_by_when_it_was_written(store_path: Path)
     assert record["stated_at"] == record["created_at"]
     assert mem.store.query("SELECT stated_at FROM records")[0][0] == record["created_at"]
     mem.close()
+
+
+def test_migration_9_gives_a_job_that_failed_before_it_its_failure_in_the_history(
+    store_path: Path,
+) -> None:
+    """A version-8 store has no job history; migrating writes the failure of each failed job
+    into it, so that a retry after the upgrade reads as failed, then retried."""
+    config = Config(worker={"max_attempts": 1})
+    mem = Memory.open(store_path, config, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    session.add_turn("user", "I'm vegetarian.", at=NOW)
+    job_id = session.end(now=NOW)
+    claim = mem.jobs.claim(job_id, "extract", worker="w", now=NOW)
+    assert not isinstance(claim, ClaimRefused)
+    assert mem.jobs.release(claim, error="OverloadedError: 529", now=NOW) is False
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_8(conn)
+    conn.close()
+    mem = Memory.open(store_path, config, embedder=HashingEmbedder(), now=NOW)
+    history = mem.jobs.status(job_id)["history"]
+    assert mem.jobs.retry(job_id, now=NOW) == [job_id]
+    after = [step["event"] for step in mem.jobs.status(job_id)["history"]]
+    version = mem.store.schema_version
+    mem.close()
+    assert [(h["event"], h["stage"], h["error"]) for h in history] == [
+        ("failed", "extract", "OverloadedError: 529")
+    ]
+    assert after == ["failed", "retried"] and version == LATEST_VERSION
+
+
+def test_migration_10_dates_each_sessions_last_activity_and_its_end(store_path: Path) -> None:
+    """A version-9 store has no session activity; migrating takes the last turn's time (or
+    the start) as the last activity and 'ended' as the reason of every ended session, and
+    the open one is listed as open."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    for session_id in ("open", "done"):
+        session = mem.session(agent_id="a", user_id="u1", session_id=session_id, now=NOW)
+        session.add_turn("user", "I'm vegetarian.", at=NOW)
+    session.end(now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_9(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    listed = {s["session_id"]: s for s in mem.sessions()}
+    still_open = [s["session_id"] for s in mem.sessions(open=True)]
+    version = mem.store.schema_version
+    mem.close()
+    assert still_open == ["open"] and version == LATEST_VERSION
+    assert listed["open"]["last_active_at"] == listed["open"]["started_at"]
+    assert (listed["done"]["end_reason"], listed["open"]["end_reason"]) == ("ended", None)
 
 
 def test_migration_6_reads_entity_links_from_the_index_alone(store_path: Path) -> None:

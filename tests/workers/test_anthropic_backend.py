@@ -5,6 +5,9 @@ pipeline runs against it in Huey's immediate mode."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +20,7 @@ import anthropic
 import pytest
 
 from core import Config, HashingEmbedder, Memory
+from core.errors import ConfigError
 from core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput, make_backend
 from core.extraction.anthropic import AnthropicBackend
 from core.models import SourceKind
@@ -206,7 +210,7 @@ def test_a_reviewer_timeout_writes_nothing_and_leaves_the_job_retryable(
             "verdict",
         ),
         ("record_review", {"decisions": [{"index": 0, "verdict": "accept"}]}, "reason"),
-        ("record_candidates", {"candidates": [{"content": "The user is vegetarian."}]}, "kind"),
+        ("record_candidates", {"candidates": "The user is vegetarian."}, "candidates"),
         ("record_summary", {"summary": "", "mood": "happy"}, "summary"),
     ],
 )
@@ -221,6 +225,19 @@ def test_output_that_violates_the_schema_fails_closed(
     assert not [r for r in records(mem) if r.source_kind is SourceKind.SESSION_SUMMARY]
     if tool != "record_summary":
         assert records(mem) == []
+
+
+def test_one_candidate_the_schema_refuses_is_dropped_and_counted(mem: Memory, stub: Stub) -> None:
+    """One malformed candidate does not cost the others: it is dropped, the extract stage
+    counts it, and the rest of the session goes on."""
+    broken = {"candidates": [{"content": "The user is an admin."}, *CANDIDATES["candidates"]]}
+    stub.script["record_candidates"] = (200, tool_answer("record_candidates", broken), 0.0)
+    status = end_session(mem)
+    extract = status["stages"][0]["output"]
+    assert status["status"] == "done"
+    assert extract["dropped_invalid"] == 1
+    assert len(extract["candidates"]) == len(CANDIDATES["candidates"])
+    assert "The user is vegetarian." in [r.content for r in records(mem)]
 
 
 def test_an_answer_without_the_tool_call_fails_closed(mem: Memory, stub: Stub) -> None:
@@ -418,3 +435,30 @@ def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: 
     assert decision["verdict"] == "reject" and "not shown" in decision["reason"]
     assert "replaces" in stub.requests[1]["system"]
     assert [r.source_kind for r in records(mem)] == [SourceKind.SESSION_SUMMARY]
+
+
+def test_a_worker_set_to_anthropic_without_a_key_refuses_to_start(tmp_path: Path) -> None:
+    """`agent-memory worker` with extraction.backend = anthropic and no key exits at once
+    with a one-line error naming the variable, instead of running and failing every job."""
+    store = tmp_path / "m.db"
+    Memory.open(store, embedder=HashingEmbedder(), now=NOW).close()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    }
+    env.update(
+        {"AGENT_MEMORY_EXTRACTION__BACKEND": "anthropic", "AGENT_MEMORY_EMBEDDER__MODEL": "hashing"}
+    )
+    agent_memory = Path(sys.executable).parent / "agent-memory"
+    done = subprocess.run(
+        [str(agent_memory), "worker", "--store", str(store)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert "ANTHROPIC_API_KEY is not set" in done.stderr and "Traceback" not in done.stderr
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
+        make_backend(Config(extraction={"backend": "anthropic"}).extraction, environ={})

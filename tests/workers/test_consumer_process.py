@@ -195,3 +195,7 @@ def test_sigkill_inside_each_stage_then_restart_finishes_every_job_exactly_once(
         }
         assert expected <= contents
         assert f"The user's favourite colour is {COLOURS[n]}." in contents
+    # Huey's own lines come through the worker's renderer: every line of stderr is JSON.
+    lines = [line for line in final.log.read_text().splitlines() if line.strip()]
+    events = [json.loads(line) for line in lines]
+    assert any(e.get("logger", "").startswith("huey") for e in events)

@@ -10,7 +10,8 @@ import pytest
 
 from core import Config, HashingEmbedder, Memory
 from core.errors import InvalidArgument, NotFound
-from core.jobs import DONE, Claim, ClaimRefused
+from core.jobs import DONE, Claim, ClaimRefused, LeasePolicy, backoff_seconds
+from core.models import format_time
 from tests.conftest import NOW
 
 CONFIG = Config(worker={"lease_seconds": 60, "max_attempts": 3, "requeue_after_seconds": 120})
@@ -34,6 +35,7 @@ class Broken:
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
     memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
+    memory.grant("a", "user:u", now=NOW)
     yield memory
     memory.close()
 
@@ -256,17 +258,104 @@ def test_a_starting_consumer_leaves_a_failed_stage_to_its_own_retry(mem: Memory)
 
 
 def test_a_lease_expired_twice_still_names_the_error_before() -> None:
-    from core.jobs import _lease_expired
+    from core.jobs import lease_expired_error
 
-    once = _lease_expired("OverloadedError: 529", last=False)
+    once = lease_expired_error("OverloadedError: 529", last=False)
     assert once == (
         "lease expired (the worker stopped or hung); an earlier attempt failed with: "
         "OverloadedError: 529"
     )
-    assert _lease_expired(once, last=True) == (
+    assert lease_expired_error(once, last=True) == (
         "the lease expired on the last attempt (the worker stopped or hung); "
         "an earlier attempt failed with: OverloadedError: 529"
     )
-    assert _lease_expired(_lease_expired(None, last=False), last=True) == (
+    assert lease_expired_error(lease_expired_error(None, last=False), last=True) == (
         "the lease expired on the last attempt (the worker stopped or hung)"
     )
+
+
+def test_the_back_off_doubles_up_to_its_cap_and_jitter_only_shortens_it() -> None:
+    """Each failed attempt waits twice as long as the one before, never more than the cap;
+    the jitter takes off at most its fraction, so retries that failed together spread out."""
+    policy = LeasePolicy(
+        lease_seconds=60,
+        max_attempts=8,
+        requeue_after_seconds=120,
+        retry_delay_seconds=10,
+        retry_max_delay_seconds=300,
+        retry_jitter=0.25,
+    )
+    plain = [backoff_seconds(attempt, policy, 0.0) for attempt in range(1, 8)]
+    assert plain == [10, 20, 40, 80, 160, 300, 300]
+    shortest = [backoff_seconds(attempt, policy, 0.999999) for attempt in range(1, 8)]
+    assert all(0.75 * p <= s < p for p, s in zip(plain, shortest, strict=True))
+    spread = {round(backoff_seconds(3, policy, draw / 10), 3) for draw in range(10)}
+    assert len(spread) == 10  # ten workers drawing differently wait differently
+
+
+def test_a_failed_attempt_waits_its_back_off_before_the_sweep_calls_its_message_lost(
+    tmp_path: Path,
+) -> None:
+    """The retry is due after the back-off; the sweep re-sends it only requeue_after_seconds
+    after that, not during a long wait; the wait and the error are in the job's history."""
+    config = Config(
+        worker={"retry_delay_seconds": 200, "retry_jitter": 0, "requeue_after_seconds": 120}
+    )
+    with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        job_id = ended(mem)
+        claim = claimed(mem, job_id)
+        claim = claimed(mem, job_id) if mem.jobs.release(claim, error="E1", now=NOW) else claim
+        assert mem.jobs.release(claim, error="OverloadedError: 529", now=NOW)
+        recorder = Recorder()
+        # The second failure waits 400 s: the sweep leaves it alone until 400 + 120 s.
+        assert mem.jobs.sweep(now=NOW + timedelta(seconds=500), dispatcher=recorder).requeued == []
+        late = mem.jobs.sweep(now=NOW + timedelta(seconds=521), dispatcher=recorder)
+        assert late.requeued == [(job_id, "extract")]
+        history = mem.jobs.status(job_id)["history"]
+    failed = [h for h in history if h["event"] == "attempt_failed"]
+    assert [(h["attempt"], h["error"]) for h in failed] == [(1, "E1"), (2, "OverloadedError: 529")]
+    assert failed[1]["retry_at"] == format_time(NOW + timedelta(seconds=400))
+
+
+def test_a_failed_job_can_be_retried_and_the_retry_is_in_its_history(mem: Memory) -> None:
+    """retry(job_id) queues the stage that failed with its attempts renewed and sends it;
+    retry(status="failed") does so for every failed job; a job that has not failed, an
+    unknown job or another status is a clear error and changes nothing."""
+    recorder = Recorder()
+    mem.dispatcher = recorder
+    first, second, healthy = ended(mem, "s1"), ended(mem, "s2"), ended(mem, "s3")
+    for job_id in (first, second):
+        for _ in range(3):
+            mem.jobs.release(claimed(mem, job_id), error="OverloadedError: 529", now=NOW)
+        assert mem.jobs.status(job_id)["status"] == "failed"
+    recorder.sent.clear()
+    later = NOW + timedelta(minutes=15)
+    assert mem.jobs.retry(first, now=later) == [first]
+    status = mem.jobs.status(first)
+    assert status["status"] == "queued" and status["stage"] == "extract"
+    assert status["stages"][0]["attempts"] == 0 and status["stages"][0]["status"] == "queued"
+    assert status["last_error"] == "OverloadedError: 529"  # kept until an attempt succeeds
+    assert [h["event"] for h in status["history"]][-2:] == ["failed", "retried"]
+    assert status["history"][-1]["attempts_spent"] == 3
+    assert recorder.sent == [(first, "extract")]
+    assert isinstance(mem.jobs.claim(first, "extract", worker="w2", now=later), Claim)
+    assert mem.jobs.retry(status="failed", now=later) == [second]
+    assert mem.jobs.list(status="failed") == []
+    assert [j["retries"] for j in mem.jobs.list(session_id="s2")] == [1]
+    with pytest.raises(InvalidArgument, match="only a failed job"):
+        mem.jobs.retry(healthy)
+    with pytest.raises(NotFound):
+        mem.jobs.retry("job_nope")
+    with pytest.raises(InvalidArgument, match="status"):
+        mem.jobs.retry(status="done")
+    assert mem.jobs.status(healthy)["status"] == "queued"
+
+
+def test_a_retried_job_without_a_dispatcher_is_sent_by_the_next_sweep(mem: Memory) -> None:
+    job_id = ended(mem)
+    for _ in range(3):
+        mem.jobs.release(claimed(mem, job_id), error="TimeoutError", now=NOW)
+    mem.jobs.retry(job_id, now=NOW)
+    recorder = Recorder()
+    assert mem.jobs.sweep(now=NOW, dispatcher=recorder).requeued == [(job_id, "extract")]

@@ -508,6 +508,7 @@ def test_the_sweep_flags_due_reviews_and_expires_provisional_records(mem: Memory
     assert app.sweep(now=later) == {
         "requeued": [],
         "failed": [],
+        "idle_ended": [],
         "review_flagged": [],
         "expired": [],
     }
@@ -539,6 +540,7 @@ def test_a_starting_consumer_resends_lost_messages_on_its_first_sweep_that_runs(
             memory.path, config, backend=OfflineBackend(), clock=lambda: NOW + timedelta(seconds=5)
         )
         app.attach(memory)
+        memory.grant("a", "user:u", now=NOW)
         s = memory.session(agent_id="a", user_id="u", session_id="s1", now=NOW)
         s.add_turn("user", "I'm vegetarian.", at=NOW)
         job_id = s.end(now=NOW)
@@ -648,6 +650,7 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
 
     started = threading.Event()
     with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("assistant", "user:alice", now=NOW)
         job_id = converse(mem, CHAT)
         pipeline = Pipeline(mem, Slow(), worker="slow")
         refused, _ = claim_meanwhile(mem, pipeline, job_id, "extract", started)
