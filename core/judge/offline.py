@@ -117,6 +117,7 @@ from core.judge.base import Judge, Verdict
 from core.judge.clauses import clause_passes, clause_veto
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
+from core.judge.inversion import possessor_first
 from core.judge.paraphrase import read_paraphrase
 from core.judge.parse import Parser, default_parser
 from core.judge.text import (
@@ -572,6 +573,8 @@ class OfflineJudge(Judge):
         for k, text in enumerate(raw):
             later = " ".join(raw[k + 1 :])
             quote += [(s, text, later) for s in parse_sentences(text, statement=False)]
+            if (turned := possessor_first(text)) is not None:  # "Devon is my manager"
+                quote += [(s, turned, later) for s in parse_sentences(turned, statement=False)]
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")

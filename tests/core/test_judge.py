@@ -908,3 +908,34 @@ def test_the_nli_judge_reads_the_quote_in_its_turn(tiny_nli: Callable[..., Path]
         "I am a spy", "The user is a spy.", context="I am a spy. Just kidding."
     )
     assert not taken_back.holds and "takes it back" in taken_back.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement"),
+    [
+        ("Devon is my manager now", "The user's manager is Devon."),
+        ("Nell is my dog.", "The user's dog is Nell."),
+        ("Lisbon is my favourite city", "The user's favourite city is Lisbon."),
+        ("Priya is my boss", "The user's manager is Priya."),
+    ],
+)
+def test_a_name_said_first_identifies_the_users_own(quote: str, statement: str) -> None:
+    """'X is my Y' says 'my Y is X': an identity copula reads both ways."""
+    assert OfflineJudge().entails(quote, statement, context=quote).holds
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "Devon is my ex-manager",
+        "Devon is my former manager",
+        "Devon is my manager's wife",
+        "Devon is my manager's manager",
+        "Devon is not my manager",
+        "Maybe Devon is my manager",
+        "Devon was my manager",
+        "Devon is my manager, or so my sister says",
+    ],
+)
+def test_a_name_said_first_keeps_what_qualifies_it(quote: str) -> None:
+    assert not OfflineJudge().entails(quote, "The user's manager is Devon.", context=quote).holds
