@@ -27,7 +27,9 @@ from core.models import SourceKind
 from tests.conftest import NOW
 from workers.app import WorkerApp
 
-CONFIG = Config(worker={"retry_delay_seconds": 30}, extraction={"timeout_s": 0.5})
+# A request timeout that a busy 2-core machine still answers within; the timeout test's stub
+# waits twice as long.
+CONFIG = Config(worker={"retry_delay_seconds": 30}, extraction={"timeout_s": 2.0})
 
 
 def tool_answer(name: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -194,7 +196,7 @@ def test_a_reviewer_timeout_writes_nothing_and_leaves_the_job_retryable(
     mem: Memory, stub: Stub
 ) -> None:
     """The reviewer call times out: no candidate and no summary is written."""
-    stub.script["record_review"] = (200, tool_answer("record_review", REVIEW), 2.0)
+    stub.script["record_review"] = (200, tool_answer("record_review", REVIEW), 4.0)
     status = end_session(mem)
     assert status["retryable"] and status["stage"] == "review"
     assert status["last_error"].startswith("APITimeoutError")
