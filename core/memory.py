@@ -14,10 +14,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import conversation, importer, policy
+from core import conversation, erasure, importer, policy
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.errors import InvalidArgument, StoreClosedError
@@ -306,15 +307,49 @@ class Memory:
         agent_id: str | None = None,
         now: datetime | None = None,
     ) -> bool:
-        """Host-level erasure (the model's memory_forget checks scope permissions first).
+        """Host-level erasure of a record and its lineage (see ``erase``). Returns False if
+        there was nothing left to erase (no such record, or it was already forgotten)."""
+        return bool(self.erase(record_id, reason=reason, agent_id=agent_id, now=now))
 
-        The record becomes a tombstone: content, evidence, FTS entry and vector are erased and
-        the file's freed pages zeroed; every process drops the vector on its next search. The
-        audit event keeps the id and the reason only. Returns False if there was no such record
-        (or it was already forgotten)."""
-        return self.store.tombstone(
-            record_id, reason=reason, agent_id=agent_id, now=now or utcnow()
+    def erase(
+        self,
+        record_id: str,
+        *,
+        reason: str | None = None,
+        agent_id: str | None = None,
+        lineage: bool = True,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Erase a record and, with ``lineage`` (the default), every other version of its
+        lineage: a superseded version says the same thing in older words. Returns the ids
+        erased (empty: nothing was left to erase, and nothing changed).
+
+        Each becomes a tombstone: content, evidence, FTS entry and vector are erased and the
+        file's freed pages zeroed; every process drops the vector on its next search. Each
+        also leaves a suppression, and the turns it quoted are redacted, so a session's
+        extraction does not write it again (core.erasure). Events keep ids and reasons only.
+        Idempotent: erasing an erased record erases whatever of its lineage is still left."""
+        at = now or utcnow()
+        erased = []
+        for target in self._erasure_targets(record_id, lineage=lineage):
+            before = partial(erasure.leave_suppression, reason=reason, now=at)
+            if self.store.tombstone(
+                target, reason=reason, agent_id=agent_id, now=at, before=before
+            ):
+                erased.append(target)
+        return erased
+
+    def _erasure_targets(self, record_id: str, *, lineage: bool) -> list[str]:
+        """The record's id, or every not yet erased version of its lineage in its scope (the
+        scope the caller was allowed to erase in), oldest first."""
+        if not lineage:
+            return [record_id]
+        rows = self.store.query(
+            "SELECT v.id FROM records AS r JOIN records AS v ON v.lineage_id = r.lineage_id "
+            "AND v.scope = r.scope WHERE r.id = ? AND v.status != 'deleted' ORDER BY v.version",
+            (record_id,),
         )
+        return [r["id"] for r in rows]
 
     # -- whole store -----------------------------------------------------------------------
 

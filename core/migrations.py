@@ -408,6 +408,29 @@ STATED_AT = Migration(
     ),
 )
 
+FORGET_SUPPRESSIONS = Migration(
+    9,
+    "forget leaves a suppression that extraction honours (issue 16)",
+    (
+        # What a forgotten record stood for, so that a session's extraction, its reviewer, its
+        # validator and its summary do not write it again (core.erasure). Never the text: a
+        # digest of the normalised content and the record's own embedding (with its model, so
+        # a vector from another model is not compared).
+        """
+        CREATE TABLE suppressions (
+            id             INTEGER PRIMARY KEY,
+            record_id      TEXT NOT NULL,
+            scope          TEXT NOT NULL,
+            content_digest TEXT NOT NULL,
+            model_name     TEXT,
+            vector         BLOB,
+            created_at     TEXT NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX suppressions_by_scope ON suppressions (scope)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -417,6 +440,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ENTITY_RECORDS_INDEX,
     TOOL_TURNS,
     STATED_AT,
+    FORGET_SUPPRESSIONS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

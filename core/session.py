@@ -575,9 +575,13 @@ class Session:
         }
 
     def forget(self, args: ForgetArgs, *, now: datetime) -> dict[str, Any]:
+        """memory_forget: the record and its lineage are erased (``erased``: every id), and
+        the turns that said it are redacted; a deferred session's turns are stored first so
+        that they are redacted too."""
         record = self.writable_record(args.id, now=now, live_only=False)
-        self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
-        return {"id": record.id, "status": "deleted"}
+        self._flush()
+        erased = self.memory.erase(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
+        return {"id": record.id, "status": "deleted", "erased": erased}
 
     def search(self, args: SearchArgs, *, now: datetime) -> dict[str, Any]:
         """memory_search: the retrieval pipeline over the scopes this agent may read for this

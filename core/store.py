@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -480,12 +480,21 @@ class Store:
         return {int(r.rowid or 0): r for r in found}
 
     def tombstone(
-        self, record_id: str, *, reason: str | None, agent_id: str | None, now: datetime
+        self,
+        record_id: str,
+        *,
+        reason: str | None,
+        agent_id: str | None,
+        now: datetime,
+        before: Callable[[sqlite3.Connection, int], object] | None = None,
     ) -> bool:
         """Forget a record: status deleted; content, evidence, FTS row, tags, embedding and the
         words quoted in its write_log rows erased, in one transaction; then the WAL is
         checkpointed so no copy survives in either file. The audit event keeps the id and the
-        reason, never the content. Returns False when there is no such live record."""
+        reason, never the content. Returns False when there is no such live record.
+
+        ``before(conn, rowid)`` runs in the same transaction while the record still holds its
+        content (core.erasure leaves its suppression and redacts its evidence turns there)."""
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT rowid FROM records WHERE id = ? AND status != 'deleted'", (record_id,)
@@ -493,6 +502,8 @@ class Store:
             if row is None:
                 return False
             rowid = row[0]
+            if before is not None:
+                before(conn, rowid)
             conn.execute(
                 "UPDATE records SET status = 'deleted', content = '', evidence = NULL, "
                 "attribute = NULL, subject = NULL, procedure = NULL, source_ref = NULL, "

@@ -410,8 +410,15 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
 
 
+def _roll_back_to_version_8(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 8 left it (migration 9 undone)."""
+    conn.execute("DROP TABLE suppressions")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 9")
+
+
 def _roll_back_to_version_7(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 7 left it (migration 8 undone)."""
+    """Make a current store file look as version 7 left it (migrations 8 and 9 undone)."""
+    _roll_back_to_version_8(conn)
     conn.execute("ALTER TABLE records DROP COLUMN stated_at")
     for column in ("turn_seq", "turn_role", "evidence_digest"):
         conn.execute(f"ALTER TABLE observations DROP COLUMN {column}")
@@ -477,3 +484,31 @@ def test_a_commit_that_fails_leaves_no_transaction_open(fast_memory: Memory) -> 
     assert store.query("SELECT count(*) AS n FROM observations")[0]["n"] == 0
     fast_memory.grant("planner", "user:u1", now=NOW)  # a write transaction again
     assert [g.scope for g in fast_memory.grants()] == ["user:u1"]
+
+
+def test_migration_9_lets_a_version_8_store_forget_with_a_suppression(store_path: Path) -> None:
+    """A version-8 file gains the suppressions table; a record written before the migration
+    is forgotten with its suppression and its evidence turn redacted."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    session.add_turn("user", "I keep bees on the roof of my flat.", at=NOW)
+    args = {
+        "type": "semantic",
+        "source_kind": "user_statement",
+        "content": "The user keeps bees.",
+        "evidence": "I keep bees on the roof",
+    }
+    made = session.call("memory_write", args, now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_8(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    assert mem.forget(made["id"], reason="asked", now=NOW)
+    [suppression] = mem.store.query("SELECT record_id FROM suppressions")
+    [turn] = mem.store.query("SELECT content FROM turns")
+    version = mem.store.schema_version
+    mem.close()
+    assert suppression["record_id"] == made["id"] and "bees" not in turn["content"]
+    assert version == LATEST_VERSION
