@@ -40,10 +40,13 @@ import numpy as np
 
 from core.embedder import Embedder
 from core.evidence import normalise
+from core.filters import RecordFilter
 from core.models import format_time
 from core.records import append_event
 
 if TYPE_CHECKING:
+    from core.memory import Memory
+    from core.models import Record
     from core.store import Store
 
 # What a redacted turn's text becomes: one fill character per character of the original.
@@ -134,6 +137,26 @@ def redact_turns(
     return [(session_id, seq) for session_id, seq, _ in hits]
 
 
+def near_duplicates(
+    memory: Memory, record: Record, scopes: Sequence[str], *, now: datetime
+) -> list[str]:
+    """Live records in ``scopes`` that a search would collapse into ``record`` (cosine at or
+    above ``retrieval.duplicate_cosine``), best first. memory_forget returns them rather than
+    erasing them: they are other statements, perhaps from other sources, that the caller has
+    not been shown, and near is not the same (a PIN hint one digit apart is near)."""
+    if record.rowid is None:
+        return []
+    index = memory.index()
+    vector = index.vectors([record.rowid]).get(record.rowid)
+    if vector is None:
+        return []
+    threshold = memory.config.retrieval.duplicate_cosine
+    where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
+    hits = [h for h in index.search(vector, 16, where=where) if h.score >= threshold]
+    found = memory.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
+    return [found[h.rowid].id for h in hits if h.rowid in found]
+
+
 def _scope_user(scope: str) -> str | None:
     """The user a scope belongs to: user:<id> and agent:<agent>/<id>; None for shared scopes."""
     if scope.startswith("user:"):
@@ -211,6 +234,7 @@ __all__ = [
     "content_digest",
     "is_redacted",
     "leave_suppression",
+    "near_duplicates",
     "redact_turns",
     "redacted",
 ]
