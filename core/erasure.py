@@ -38,11 +38,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core import traces
 from core.embedder import Embedder
 from core.evidence import normalise
 from core.filters import RecordFilter
 from core.models import format_time
 from core.records import append_event
+from core.traces import Scrubbed
 
 if TYPE_CHECKING:
     from core.memory import Memory
@@ -68,10 +70,17 @@ def is_redacted(text: str) -> bool:
 
 
 def leave_suppression(
-    conn: sqlite3.Connection, rowid: int, *, reason: str | None, now: datetime
-) -> list[tuple[str, int]]:
+    conn: sqlite3.Connection,
+    rowid: int,
+    *,
+    reason: str | None,
+    now: datetime,
+    suppress: bool = True,
+) -> Scrubbed:
     """In the forget's transaction, while the record still holds its content: write its
-    suppression and redact its evidence turns. Returns the (session_id, seq) turns redacted."""
+    suppression (unless ``suppress`` is False: a summary erased because it quoted a forgotten
+    record is not itself a fact to suppress), redact its evidence turns and erase its words
+    from the side tables (core.traces). Returns what the side tables lost."""
     row = conn.execute(
         "SELECT r.id, r.scope, r.content, r.evidence, e.model_name, e.vector "
         "FROM records AS r LEFT JOIN embeddings AS e ON e.record_rowid = r.rowid "
@@ -79,20 +88,29 @@ def leave_suppression(
         (rowid,),
     ).fetchone()
     record_id, scope, content, evidence, model_name, vector = row
-    conn.execute(
-        "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (record_id, scope, content_digest(content), model_name, vector, format_time(now)),
-    )
+    if suppress:
+        conn.execute(
+            "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (record_id, scope, content_digest(content), model_name, vector, format_time(now)),
+        )
     turns = redact_turns(conn, record_id, scope, (evidence or "", content), reason, now)
     append_event(
         conn,
-        kind="record.suppressed",
+        kind="record.suppressed" if suppress else "record.redacted",
         at=now,
         record_id=record_id,
         payload={"reason": reason, "scope": scope, "turns_redacted": len(turns)},
     )
-    return turns
+    return traces.scrub(
+        conn,
+        record_id=record_id,
+        rowid=rowid,
+        scope=scope,
+        user_id=_scope_user(scope),
+        needles=traces.phrases(content, evidence),
+        now=now,
+    )
 
 
 def redact_turns(
@@ -107,7 +125,7 @@ def redact_turns(
     for a user scope or an agent's private one; every session otherwise) that contains one of
     ``quotes`` verbatim, compared normalised. Quotes shorter than three words are skipped: a
     two-word phrase is too common to identify the fact."""
-    needles = [normalise(q) for q in quotes if len(normalise(q).split()) >= 3]
+    needles = traces.phrases(*quotes)
     if not needles:
         return []
     user = _scope_user(scope)

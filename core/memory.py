@@ -11,6 +11,7 @@ through sessions and the tool surface.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -330,13 +331,29 @@ class Memory:
         extraction does not write it again (core.erasure). Events keep ids and reasons only.
         Idempotent: erasing an erased record erases whatever of its lineage is still left."""
         at = now or utcnow()
-        erased = []
+        erased: list[str] = []
+        quoting: list[str] = []  # session summaries that quoted an erased record
+
+        def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
+            scrubbed = erasure.leave_suppression(
+                conn, rowid, reason=reason, now=at, suppress=suppress
+            )
+            quoting.extend(scrubbed.summaries)
+
         for target in self._erasure_targets(record_id, lineage=lineage):
-            before = partial(erasure.leave_suppression, reason=reason, now=at)
             if self.store.tombstone(
                 target, reason=reason, agent_id=agent_id, now=at, before=before
             ):
                 erased.append(target)
+        for summary in dict.fromkeys(quoting):
+            if self.store.tombstone(
+                summary,
+                reason="quoted a forgotten record",
+                agent_id=agent_id,
+                now=at,
+                before=partial(before, suppress=False),
+            ):
+                erased.append(summary)
         return erased
 
     def _erasure_targets(self, record_id: str, *, lineage: bool) -> list[str]:

@@ -593,6 +593,8 @@ class Session:
         result: dict[str, Any] = {"id": record.id, "status": "deleted", "erased": erased}
         if similar := [i for i in similar if i not in erased]:
             result["similar"] = similar
+        if self.memory.store.purge_pending:  # the text is gone from every table, not yet the WAL
+            result["purge_pending"] = True
         return result
 
     def search(self, args: SearchArgs, *, now: datetime) -> dict[str, Any]:

@@ -55,6 +55,8 @@ from core.records import (
 )
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+# How long a purge waits for readers to end before it leaves the purge pending for the sweep.
+PURGE_WAIT_MS = 250
 
 
 def connect(
@@ -522,6 +524,10 @@ class Store:
                 (record_id,),
             )
             bump_records_version(conn, [rowid])
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', ?)",
+                (format_time(now),),
+            )
             append_event(
                 conn,
                 kind="record.forgotten",
@@ -595,13 +601,43 @@ class Store:
                 )
         return [record_id for _, record_id, _ in rows]
 
-    def _purge_freed_content(self) -> None:
+    def _purge_freed_content(self) -> bool:
         """Rewrite the FTS index without deleted entries and checkpoint the WAL into the
-        (secure_delete) main file, so erased text is in neither file afterwards."""
+        (secure_delete) main file, so erased text is in neither file afterwards. Returns
+        whether the checkpoint finished: a reader's snapshot keeps the WAL's old frames (and
+        the text in them) until it ends; then the ``purge_pending`` mark, written with the
+        tombstone, stays for ``retry_purge`` (the worker's sweep) to finish the job."""
         with self.transaction() as conn:
             conn.execute("INSERT INTO records_fts (records_fts) VALUES ('optimize')")
+        if not self._checkpoint():
+            return False
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
+        self._checkpoint()  # frames of the meta page alone: no erased text if it is busy
+        return True
+
+    def _checkpoint(self) -> bool:
+        """One TRUNCATE checkpoint, waiting briefly for readers; whether it finished."""
         with self._lock:
-            self._connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn = self._connection()
+            (timeout,) = conn.execute("PRAGMA busy_timeout").fetchone()
+            conn.execute(f"PRAGMA busy_timeout = {PURGE_WAIT_MS}")
+            try:
+                busy, frames, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+        return busy == 0 and frames == done
+
+    @property
+    def purge_pending(self) -> bool:
+        """Whether an erasure's text may still be in the WAL (see _purge_freed_content)."""
+        return bool(self.query("SELECT 1 FROM meta WHERE key = 'purge_pending'"))
+
+    def retry_purge(self) -> bool | None:
+        """Finish a pending purge: None when none was pending, else whether it finished."""
+        if not self.purge_pending:
+            return None
+        return self._purge_freed_content()
 
     # -- vectors ---------------------------------------------------------------------------
 

@@ -13,7 +13,8 @@ The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, i
 ``agent-memory worker``, every ``worker.sweep_seconds`` from a ticker thread; a Huey lock keeps
 two from overlapping (and every change it makes is an atomic transaction anyway). It re-queues
 expired claims and queued stages whose message was lost, fails jobs past their attempts,
-flags due review_at records (Path C) and expires unreinforced provisional records.
+flags due review_at records (Path C), expires unreinforced provisional records and finishes
+an erasure whose WAL checkpoint a reader kept busy (``Store.retry_purge``).
 """
 
 from __future__ import annotations
@@ -215,6 +216,9 @@ class WorkerApp:
         report = memory.jobs.sweep(now=now, dispatcher=self, resend_queued=resend_queued).to_json()
         report["review_flagged"] = memory.flag_due_reviews(now=now)
         report["expired"] = memory.expire_provisional(now=now)
+        purged = memory.store.retry_purge()  # an erasure a reader's snapshot held in the WAL
+        if purged is not None:
+            report["purge_finished"] = purged
         if any(report.values()):
             log.info("worker.sweep", **report)
         return report
