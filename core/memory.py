@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import conversation, erasure, importer, policy
+from core import conversation, erasure, importer, policy, users
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.errors import InvalidArgument, StoreClosedError
@@ -367,6 +367,22 @@ class Memory:
             (record_id,),
         )
         return [r["id"] for r in rows]
+
+    # -- a user's data on request ------------------------------------------------------------
+
+    def forget_user(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
+        """Erase everything stored of ``user_id``: records of user:<id> and of every private
+        agent:<agent>/<id> scope, sessions and transcripts, job outputs, search and write logs,
+        entities and aliases. The receipt counts rows per table and lists the record and
+        session ids; a user with nothing stored gets an empty one (core.users)."""
+        return users.forget_user(self, user_id, now=now or utcnow())
+
+    def export_user(
+        self, user_id: str, path: str | Path, *, now: datetime | None = None
+    ) -> dict[str, int]:
+        """Write everything stored of ``user_id`` to ``path`` as JSON lines that
+        ``agent-memory import`` reads again (core.users); counts per kind."""
+        return users.export_user(self, user_id, path, now=now or utcnow())
 
     # -- whole store -----------------------------------------------------------------------
 
