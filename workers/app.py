@@ -14,7 +14,9 @@ The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, i
 two from overlapping (and every change it makes is an atomic transaction anyway). It re-queues
 expired claims and queued stages whose message was lost, fails jobs past their attempts,
 flags due review_at records (Path C), expires unreinforced provisional records and finishes
-an erasure whose WAL checkpoint a reader kept busy (``Store.retry_purge``).
+an erasure whose WAL checkpoint a reader kept busy (``Store.retry_purge``); with
+``retention.*_days`` set it deletes old search and write log rows and transcripts
+(core.retention).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import structlog
 from huey import SqliteHuey, crontab, signals
 from huey.exceptions import TaskLockedException
 
-from core import Config, Memory
+from core import Config, Memory, retention
 from core.errors import ConfigError, ExtractionError
 from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
 from core.jobs import STAGES
@@ -216,6 +218,8 @@ class WorkerApp:
         report = memory.jobs.sweep(now=now, dispatcher=self, resend_queued=resend_queued).to_json()
         report["review_flagged"] = memory.flag_due_reviews(now=now)
         report["expired"] = memory.expire_provisional(now=now)
+        if retained := retention.apply(memory.store, memory.config.retention, now=now):
+            report["retention_deleted"] = retained
         purged = memory.store.retry_purge()  # an erasure a reader's snapshot held in the WAL
         if purged is not None:
             report["purge_finished"] = purged
