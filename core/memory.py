@@ -340,20 +340,16 @@ class Memory:
             )
             quoting.extend(scrubbed.summaries)
 
+        tombstone = partial(self.store.tombstone, agent_id=agent_id, now=at, purge=False)
         for target in self._erasure_targets(record_id, lineage=lineage):
-            if self.store.tombstone(
-                target, reason=reason, agent_id=agent_id, now=at, before=before
-            ):
+            if tombstone(target, reason=reason, before=before):
                 erased.append(target)
         for summary in dict.fromkeys(quoting):
-            if self.store.tombstone(
-                summary,
-                reason="quoted a forgotten record",
-                agent_id=agent_id,
-                now=at,
-                before=partial(before, suppress=False),
-            ):
+            quoted = partial(before, suppress=False)
+            if tombstone(summary, reason="quoted a forgotten record", before=quoted):
                 erased.append(summary)
+        if erased:  # one FTS merge and checkpoint for the whole lineage
+            self.store.purge()
         return erased
 
     def _erasure_targets(self, record_id: str, *, lineage: bool) -> list[str]:

@@ -428,6 +428,10 @@ FORGET_SUPPRESSIONS = Migration(
         ) STRICT
         """,
         "CREATE INDEX suppressions_by_scope ON suppressions (scope)",
+        # Forget erases an entity only its record used; asking whether any other record has
+        # it as subject was a scan of every record (~45 ms at 50,000).
+        "CREATE INDEX records_subject_entity ON records (subject_entity_id) "
+        "WHERE subject_entity_id IS NOT NULL",
     ),
 )
 

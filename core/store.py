@@ -489,6 +489,7 @@ class Store:
         agent_id: str | None,
         now: datetime,
         before: Callable[[sqlite3.Connection, int], object] | None = None,
+        purge: bool = True,
     ) -> bool:
         """Forget a record: status deleted; content, evidence, FTS row, tags, embedding and the
         words quoted in its write_log rows erased, in one transaction; then the WAL is
@@ -496,7 +497,9 @@ class Store:
         reason, never the content. Returns False when there is no such live record.
 
         ``before(conn, rowid)`` runs in the same transaction while the record still holds its
-        content (core.erasure leaves its suppression and redacts its evidence turns there)."""
+        content (core.erasure leaves its suppression and redacts its evidence turns there).
+        ``purge`` False leaves the FTS merge and the checkpoint to one ``purge()`` after a
+        batch (the purge-pending mark is committed with the tombstone either way)."""
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT rowid FROM records WHERE id = ? AND status != 'deleted'", (record_id,)
@@ -536,7 +539,8 @@ class Store:
                 agent_id=agent_id,
                 payload={"reason": reason},
             )
-        self._purge_freed_content()
+        if purge:
+            self._purge_freed_content()
         return True
 
     def expire_provisional(self, *, now: datetime) -> list[str]:
@@ -627,6 +631,10 @@ class Store:
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
         return busy == 0 and frames == done
+
+    def purge(self) -> bool:
+        """Merge the FTS index and checkpoint the WAL now; whether the checkpoint finished."""
+        return self._purge_freed_content()
 
     @property
     def purge_pending(self) -> bool:

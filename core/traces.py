@@ -70,7 +70,7 @@ def scrub(
     done = Scrubbed()
     done.rows["search_log"] = _scrub_search_log(conn, record_id, user_id, needles)
     done.rows["write_log"] = _scrub_json_rows(
-        conn, "write_log", "id", "payload", "instr(payload, ?) > 0", [record_id], record_id, needles
+        conn, "write_log", "id", "payload", "record_id = ?", [record_id], record_id, needles
     )
     done.rows["job_stages"] = _scrub_job_stages(conn, record_id, user_id, needles)
     done.summaries = _summaries_quoting(conn, rowid, scope, needles)
