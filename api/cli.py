@@ -250,12 +250,22 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        mem.restore(args.source)
+        again = mem.restore(args.source)
         stats = mem.stats()
+    erased = again["re_erased"]
+    users_erased = again["users_re_erased"]
     emit(
         args,
-        {"store": str(mem.path), "restored_from": args.source, "records": stats["records"]},
-        f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records)",
+        {
+            "store": str(mem.path),
+            "restored_from": args.source,
+            "records": stats["records"],
+            "re_erased": erased,
+            "users_re_erased": users_erased,
+        },
+        f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records); "
+        f"erased again: {len(erased)} records ({', '.join(erased) or 'none'}), "
+        f"{len(users_erased)} users ({', '.join(users_erased) or 'none'})",
     )
     return EXIT_OK
 

@@ -88,6 +88,10 @@ def leave_suppression(
         (rowid,),
     ).fetchone()
     record_id, scope, content, evidence, model_name, vector = row
+    conn.execute(
+        "INSERT INTO erasures (at, record_id, content_digest) VALUES (?, ?, ?)",
+        (format_time(now), record_id, content_digest(content)),
+    )
     if suppress:
         conn.execute(
             "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import conversation, erasure, importer, policy, users
+from core import conversation, erasure, importer, ledger, policy, users
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.errors import InvalidArgument, StoreClosedError
@@ -392,10 +392,14 @@ class Memory:
         """Copy the whole store to ``destination`` (a new file), consistently, while in use."""
         return self.store.snapshot(destination)
 
-    def restore(self, source: str | Path, *, now: datetime | None = None) -> None:
-        """Replace the whole store with a snapshot. Every process rebuilds its index."""
-        self.store.restore(source, now=now or utcnow())
-        self.store.bind_embedder(self.embedder.identity, now=now or utcnow())
+    def restore(self, source: str | Path, *, now: datetime | None = None) -> dict[str, Any]:
+        """Replace the whole store with a snapshot. Every process rebuilds its index. What was
+        erased since the snapshot is erased again (core.ledger); returns what was."""
+        at = now or utcnow()
+        ledger_rows, events = ledger.read(self)
+        self.store.restore(source, now=at)
+        self.store.bind_embedder(self.embedder.identity, now=at)
+        return ledger.reapply(self, ledger_rows, events, source=source, now=at)
 
 
 def _parse_access(access: str | Access) -> Access:

@@ -428,6 +428,18 @@ FORGET_SUPPRESSIONS = Migration(
         ) STRICT
         """,
         "CREATE INDEX suppressions_by_scope ON suppressions (scope)",
+        # The erasure ledger: what was erased (a record, or all of a user), by id and content
+        # digest, never content; restore re-applies it (core.ledger).
+        """
+        CREATE TABLE erasures (
+            id             INTEGER PRIMARY KEY,
+            at             TEXT NOT NULL,
+            record_id      TEXT,
+            user_id        TEXT,
+            content_digest TEXT,
+            CHECK ((record_id IS NULL) != (user_id IS NULL))
+        ) STRICT
+        """,
         # Forget erases an entity only its record used; asking whether any other record has
         # it as subject was a scan of every record (~45 ms at 50,000).
         "CREATE INDEX records_subject_entity ON records (subject_entity_id) "

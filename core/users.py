@@ -108,6 +108,7 @@ def _erase(conn: sqlite3.Connection, user: str, now: datetime) -> dict[str, Any]
         f"DELETE FROM suppressions WHERE {_USER_SCOPES}", params
     ).rowcount
     ids = [r[1] for r in rows]
+    conn.execute("INSERT INTO erasures (at, user_id) VALUES (?, ?)", (format_time(now), user))
     if any(counts.values()):
         append_event(
             conn,

@@ -413,6 +413,7 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
 def _roll_back_to_version_8(conn: sqlite3.Connection) -> None:
     """Make a current store file look as version 8 left it (migration 9 undone)."""
     conn.execute("DROP TABLE suppressions")
+    conn.execute("DROP TABLE erasures")
     conn.execute("DROP INDEX records_subject_entity")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 9")
 
