@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import Memory
+from core import Memory, users
 from core.config import Config, settings
 from core.errors import AgentMemoryError, InvalidArgument, StoreError
 from core.logging import configure_logging
@@ -252,12 +252,22 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        mem.restore(args.source)
+        again = mem.restore(args.source)
         stats = mem.stats()
+    erased = again["re_erased"]
+    users_erased = again["users_re_erased"]
     emit(
         args,
-        {"store": str(mem.path), "restored_from": args.source, "records": stats["records"]},
-        f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records)",
+        {
+            "store": str(mem.path),
+            "restored_from": args.source,
+            "records": stats["records"],
+            "re_erased": erased,
+            "users_re_erased": users_erased,
+        },
+        f"{mem.path} now holds the snapshot {args.source} ({stats['records']} records); "
+        f"erased again: {len(erased)} records ({', '.join(erased) or 'none'}), "
+        f"{len(users_erased)} users ({', '.join(users_erased) or 'none'})",
     )
     return EXIT_OK
 
@@ -266,6 +276,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     from core.importer import import_items
 
     records, lines = _read_jsonl(args.file)
+    if records and isinstance(records[0], dict) and users.is_export(records[0]):
+        return _import_user_export(args, records)
+    if not args.scope:
+        raise InvalidArgument("--scope is required (except for an export-user file)", field="scope")
     with open_memory(args) as mem:
         outcome = import_items(
             mem, records, scope=args.scope, batch_size=args.batch_size, labels=lines
@@ -280,6 +294,52 @@ def cmd_import(args: argparse.Namespace) -> int:
     if outcome.already_stored:
         text += f" ({outcome.already_stored} already stored by an earlier run, skipped)"
     emit(args, data, text)
+    return EXIT_OK
+
+
+def _import_user_export(args: argparse.Namespace, lines: list[Any]) -> int:
+    """An ``export-user`` file: its live records go back into the scopes they came from (or
+    all into --scope), validated whole before anything is written (core.users)."""
+    from core.importer import import_records, validate_items
+
+    by_scope = users.import_items(lines)
+    if args.scope:
+        by_scope = {args.scope: [item for items in by_scope.values() for item in items]}
+    for items in by_scope.values():
+        validate_items(items)
+    with open_memory(args) as mem:
+        ids = {
+            scope: import_records(mem, items, scope=scope, batch_size=args.batch_size)
+            for scope, items in by_scope.items()
+        }
+    count = sum(len(v) for v in ids.values())
+    emit(args, {"scopes": ids}, f"imported {count} records into {', '.join(ids) or 'no scope'}")
+    return EXIT_OK
+
+
+def cmd_forget_user(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        receipt = mem.forget_user(args.user)
+    emit(args, receipt, lambda: _receipt_text(receipt))
+    return EXIT_OK
+
+
+def _receipt_text(receipt: dict[str, Any]) -> str:
+    counts = {k: v for k, v in receipt["counts"].items() if v}
+    if not counts:
+        return f"nothing stored for user {receipt['user_id']}; nothing changed"
+    rows = _table(sorted(counts.items()), ("table", "rows erased"))
+    pending = "\npurge pending: a reader holds the WAL; the worker's sweep finishes it"
+    return f"erased user {receipt['user_id']}\n{rows}" + (
+        pending if receipt.get("purge_pending") else ""
+    )
+
+
+def cmd_export_user(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        counts = mem.export_user(args.user, args.out)
+    summary = ", ".join(f"{v} {k}" for k, v in counts.items())
+    emit(args, {"out": args.out, **counts}, f"exported {summary} to {args.out}")
     return EXIT_OK
 
 
@@ -1057,8 +1117,12 @@ def build_parser() -> argparse.ArgumentParser:
         '# each line: {"content": "...", "type": "semantic", "source_kind": "system",\n'
         '#              "source_ref": "crm:42", "event_at": "2026-07-01", "tags": ["crm"]}',
     )
-    p.add_argument("file", help="JSON lines, one record per line")
-    p.add_argument("--scope", required=True, help="the scope every record goes into")
+    p.add_argument("file", help="JSON lines, one record per line (or an export-user file)")
+    p.add_argument(
+        "--scope",
+        help="the scope every record goes into (required, except for an export-user file, "
+        "whose records go back to their own scopes)",
+    )
     p.add_argument(
         "--batch-size", type=positive_int, default=256, help="records per embedding batch"
     )
@@ -1158,6 +1222,22 @@ def build_parser() -> argparse.ArgumentParser:
     principal(p)
     p.add_argument("id", help="record id")
     p.add_argument("--reason", help="kept in the audit log")
+    p = add(
+        "forget-user",
+        cmd_forget_user,
+        "Erase everything stored of a user (records, sessions, transcripts, logs, entities); "
+        "prints a receipt.",
+        "agent-memory forget-user u1 --json",
+    )
+    p.add_argument("user", help="user id")
+    p = add(
+        "export-user",
+        cmd_export_user,
+        "Write everything stored of a user to one JSON-lines file that import reads again.",
+        "agent-memory export-user u1 --out u1.jsonl",
+    )
+    p.add_argument("user", help="user id")
+    p.add_argument("--out", required=True, help="the file to write")
     p = add(
         "search",
         cmd_search,

@@ -448,6 +448,27 @@ class WorkerConfig(_Section):
     )
 
 
+class RetentionConfig(_Section):
+    search_log_days: float = Field(
+        0.0,
+        ge=0,
+        description="Days the search log (queries, explanations) is kept; 0 keeps it forever.",
+    )
+    write_log_days: float = Field(
+        0.0,
+        ge=0,
+        description="Days the write log (requests, decisions) is kept; 0 keeps it forever.",
+    )
+    transcript_days: float = Field(
+        0.0,
+        ge=0,
+        description=(
+            "Days the turns of an ended session whose extraction finished are kept; 0 keeps "
+            "them forever. Records extracted from them stay."
+        ),
+    )
+
+
 class Config(BaseModel):
     """All settings. Build one in code (``Config(gate={"dense_floor": 0.4})``) or with ``load``."""
 
@@ -470,6 +491,9 @@ class Config(BaseModel):
         default_factory=ExtractionConfig, description="Session extraction models."
     )
     worker: WorkerConfig = Field(default_factory=WorkerConfig, description="The Huey worker.")
+    retention: RetentionConfig = Field(
+        default_factory=RetentionConfig, description="How long logs and transcripts are kept."
+    )
 
     def __init__(self, **data: Any) -> None:
         try:

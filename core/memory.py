@@ -12,13 +12,15 @@ through sessions and the tool surface.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import conversation, importer, policy
+from core import conversation, erasure, importer, ledger, policy, users
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.errors import InvalidArgument, PermissionDenied, StoreClosedError
@@ -365,15 +367,77 @@ class Memory:
         agent_id: str | None = None,
         now: datetime | None = None,
     ) -> bool:
-        """Host-level erasure (the model's memory_forget checks scope permissions first).
+        """Host-level erasure of a record and its lineage (see ``erase``). Returns False if
+        there was nothing left to erase (no such record, or it was already forgotten)."""
+        return bool(self.erase(record_id, reason=reason, agent_id=agent_id, now=now))
 
-        The record becomes a tombstone: content, evidence, FTS entry and vector are erased and
-        the file's freed pages zeroed; every process drops the vector on its next search. The
-        audit event keeps the id and the reason only. Returns False if there was no such record
-        (or it was already forgotten)."""
-        return self.store.tombstone(
-            record_id, reason=reason, agent_id=agent_id, now=now or utcnow()
+    def erase(
+        self,
+        record_id: str,
+        *,
+        reason: str | None = None,
+        agent_id: str | None = None,
+        lineage: bool = True,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Erase a record and, with ``lineage`` (the default), every other version of its
+        lineage: a superseded version says the same thing in older words. Returns the ids
+        erased (empty: nothing was left to erase, and nothing changed).
+
+        Each becomes a tombstone: content, evidence, FTS entry and vector are erased and the
+        file's freed pages zeroed; every process drops the vector on its next search. Each
+        also leaves a suppression, and the turns it quoted are redacted, so a session's
+        extraction does not write it again (core.erasure). Events keep ids and reasons only.
+        Idempotent: erasing an erased record erases whatever of its lineage is still left."""
+        at = now or utcnow()
+        erased: list[str] = []
+        quoting: list[str] = []  # session summaries that quoted an erased record
+
+        def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
+            scrubbed = erasure.leave_suppression(
+                conn, rowid, reason=reason, now=at, suppress=suppress
+            )
+            quoting.extend(scrubbed.summaries)
+
+        tombstone = partial(self.store.tombstone, agent_id=agent_id, now=at, purge=False)
+        for target in self._erasure_targets(record_id, lineage=lineage):
+            if tombstone(target, reason=reason, before=before):
+                erased.append(target)
+        for summary in dict.fromkeys(quoting):
+            quoted = partial(before, suppress=False)
+            if tombstone(summary, reason="quoted a forgotten record", before=quoted):
+                erased.append(summary)
+        if erased:  # one FTS merge and checkpoint for the whole lineage
+            self.store.purge()
+        return erased
+
+    def _erasure_targets(self, record_id: str, *, lineage: bool) -> list[str]:
+        """The record's id, or every not yet erased version of its lineage in its scope (the
+        scope the caller was allowed to erase in), oldest first."""
+        if not lineage:
+            return [record_id]
+        rows = self.store.query(
+            "SELECT v.id FROM records AS r JOIN records AS v ON v.lineage_id = r.lineage_id "
+            "AND v.scope = r.scope WHERE r.id = ? AND v.status != 'deleted' ORDER BY v.version",
+            (record_id,),
         )
+        return [r["id"] for r in rows]
+
+    # -- a user's data on request ------------------------------------------------------------
+
+    def forget_user(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
+        """Erase everything stored of ``user_id``: records of user:<id> and of every private
+        agent:<agent>/<id> scope, sessions and transcripts, job outputs, search and write logs,
+        entities and aliases. The receipt counts rows per table and lists the record and
+        session ids; a user with nothing stored gets an empty one (core.users)."""
+        return users.forget_user(self, user_id, now=now or utcnow())
+
+    def export_user(
+        self, user_id: str, path: str | Path, *, now: datetime | None = None
+    ) -> dict[str, int]:
+        """Write everything stored of ``user_id`` to ``path`` as JSON lines that
+        ``agent-memory import`` reads again (core.users); counts per kind."""
+        return users.export_user(self, user_id, path, now=now or utcnow())
 
     # -- whole store -----------------------------------------------------------------------
 
@@ -387,10 +451,14 @@ class Memory:
         """Copy the whole store to ``destination`` (a new file), consistently, while in use."""
         return self.store.snapshot(destination)
 
-    def restore(self, source: str | Path, *, now: datetime | None = None) -> None:
-        """Replace the whole store with a snapshot. Every process rebuilds its index."""
-        self.store.restore(source, now=now or utcnow())
-        self.store.bind_embedder(self.embedder.identity, now=now or utcnow())
+    def restore(self, source: str | Path, *, now: datetime | None = None) -> dict[str, Any]:
+        """Replace the whole store with a snapshot. Every process rebuilds its index. What was
+        erased since the snapshot is erased again (core.ledger); returns what was."""
+        at = now or utcnow()
+        ledger_rows, events = ledger.read(self)
+        self.store.restore(source, now=at)
+        self.store.bind_embedder(self.embedder.identity, now=at)
+        return ledger.reapply(self, ledger_rows, events, source=source, now=at)
 
 
 def _parse_access(access: str | Access) -> Access:

@@ -461,6 +461,45 @@ SESSION_ACTIVITY = Migration(
     ),
 )
 
+FORGET_SUPPRESSIONS = Migration(
+    11,
+    "forget leaves a suppression that extraction honours (issue 16)",
+    (
+        # What a forgotten record stood for, so that a session's extraction, its reviewer, its
+        # validator and its summary do not write it again (core.erasure). Never the text: a
+        # digest of the normalised content and the record's own embedding (with its model, so
+        # a vector from another model is not compared).
+        """
+        CREATE TABLE suppressions (
+            id             INTEGER PRIMARY KEY,
+            record_id      TEXT NOT NULL,
+            scope          TEXT NOT NULL,
+            content_digest TEXT NOT NULL,
+            model_name     TEXT,
+            vector         BLOB,
+            created_at     TEXT NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX suppressions_by_scope ON suppressions (scope)",
+        # The erasure ledger: what was erased (a record, or all of a user), by id and content
+        # digest, never content; restore re-applies it (core.ledger).
+        """
+        CREATE TABLE erasures (
+            id             INTEGER PRIMARY KEY,
+            at             TEXT NOT NULL,
+            record_id      TEXT,
+            user_id        TEXT,
+            content_digest TEXT,
+            CHECK ((record_id IS NULL) != (user_id IS NULL))
+        ) STRICT
+        """,
+        # Forget erases an entity only its record used; asking whether any other record has
+        # it as subject was a scan of every record (~45 ms at 50,000).
+        "CREATE INDEX records_subject_entity ON records (subject_entity_id) "
+        "WHERE subject_entity_id IS NOT NULL",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -472,6 +511,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     STATED_AT,
     JOB_HISTORY,
     SESSION_ACTIVITY,
+    FORGET_SUPPRESSIONS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from core import entities, policy
+from core import entities, erasure, policy
 from core.entities import EntityRef
 from core.errors import (
     AgentMemoryError,
@@ -51,6 +51,7 @@ from core.models import (
     Record,
     Scope,
     SourceKind,
+    Status,
     format_time,
     utcnow,
     validate_id,
@@ -631,9 +632,26 @@ class Session:
         }
 
     def forget(self, args: ForgetArgs, *, now: datetime) -> dict[str, Any]:
-        record = self.writable_record(args.id, now=now, live_only=False)
-        self.memory.forget(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
-        return {"id": record.id, "status": "deleted"}
+        """memory_forget: the record and its lineage are erased (``erased``: every id), and
+        the turns that said it are redacted; a deferred session's turns are stored first so
+        that they are redacted too. ``similar``: live records a search would have collapsed
+        into it, left for the caller to forget as well or keep (core.erasure). Forgetting a
+        forgotten record again answers deleted (and erases what its lineage still had): a
+        retry after a lost answer must not read as not_found."""
+        record = self.memory.store.get_records([args.id]).get(args.id)
+        if record is None or record.status is not Status.DELETED:
+            record = self.writable_record(args.id, now=now, live_only=False)
+        elif record.scope not in self.writable_scopes():
+            raise NotFound(f"no record {args.id!r}", field="id")
+        self._flush()
+        similar = erasure.near_duplicates(self.memory, record, self.readable_scopes(), now=now)
+        erased = self.memory.erase(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
+        result: dict[str, Any] = {"id": record.id, "status": "deleted", "erased": erased}
+        if similar := [i for i in similar if i not in erased]:
+            result["similar"] = similar
+        if self.memory.store.purge_pending:  # the text is gone from every table, not yet the WAL
+            result["purge_pending"] = True
+        return result
 
     def search(self, args: SearchArgs, *, now: datetime) -> dict[str, Any]:
         """memory_search: the retrieval pipeline over the scopes this agent may read for this

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,6 +56,8 @@ from core.records import (
 )
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+# How long a purge waits for readers to end before it leaves the purge pending for the sweep.
+PURGE_WAIT_MS = 250
 
 
 def connect(
@@ -501,12 +503,24 @@ class Store:
         return {int(r.rowid or 0): r for r in found}
 
     def tombstone(
-        self, record_id: str, *, reason: str | None, agent_id: str | None, now: datetime
+        self,
+        record_id: str,
+        *,
+        reason: str | None,
+        agent_id: str | None,
+        now: datetime,
+        before: Callable[[sqlite3.Connection, int], object] | None = None,
+        purge: bool = True,
     ) -> bool:
         """Forget a record: status deleted; content, evidence, FTS row, tags, embedding and the
         words quoted in its write_log rows erased, in one transaction; then the WAL is
         checkpointed so no copy survives in either file. The audit event keeps the id and the
-        reason, never the content. Returns False when there is no such live record."""
+        reason, never the content. Returns False when there is no such live record.
+
+        ``before(conn, rowid)`` runs in the same transaction while the record still holds its
+        content (core.erasure leaves its suppression and redacts its evidence turns there).
+        ``purge`` False leaves the FTS merge and the checkpoint to one ``purge()`` after a
+        batch (the purge-pending mark is committed with the tombstone either way)."""
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT rowid FROM records WHERE id = ? AND status != 'deleted'", (record_id,)
@@ -514,6 +528,8 @@ class Store:
             if row is None:
                 return False
             rowid = row[0]
+            if before is not None:
+                before(conn, rowid)
             conn.execute(
                 "UPDATE records SET status = 'deleted', content = '', evidence = NULL, "
                 "attribute = NULL, subject = NULL, procedure = NULL, source_ref = NULL, "
@@ -532,6 +548,10 @@ class Store:
                 (record_id,),
             )
             bump_records_version(conn, [rowid])
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', ?)",
+                (format_time(now),),
+            )
             append_event(
                 conn,
                 kind="record.forgotten",
@@ -540,7 +560,8 @@ class Store:
                 agent_id=agent_id,
                 payload={"reason": reason},
             )
-        self._purge_freed_content()
+        if purge:
+            self._purge_freed_content()
         return True
 
     def expire_provisional(self, *, now: datetime) -> list[str]:
@@ -605,13 +626,47 @@ class Store:
                 )
         return [record_id for _, record_id, _ in rows]
 
-    def _purge_freed_content(self) -> None:
+    def _purge_freed_content(self) -> bool:
         """Rewrite the FTS index without deleted entries and checkpoint the WAL into the
-        (secure_delete) main file, so erased text is in neither file afterwards."""
+        (secure_delete) main file, so erased text is in neither file afterwards. Returns
+        whether the checkpoint finished: a reader's snapshot keeps the WAL's old frames (and
+        the text in them) until it ends; then the ``purge_pending`` mark, written with the
+        tombstone, stays for ``retry_purge`` (the worker's sweep) to finish the job."""
         with self.transaction() as conn:
             conn.execute("INSERT INTO records_fts (records_fts) VALUES ('optimize')")
+        if not self._checkpoint():
+            return False
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
+        self._checkpoint()  # frames of the meta page alone: no erased text if it is busy
+        return True
+
+    def _checkpoint(self) -> bool:
+        """One TRUNCATE checkpoint, waiting briefly for readers; whether it finished."""
         with self._lock:
-            self._connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn = self._connection()
+            (timeout,) = conn.execute("PRAGMA busy_timeout").fetchone()
+            conn.execute(f"PRAGMA busy_timeout = {PURGE_WAIT_MS}")
+            try:
+                busy, frames, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+        return busy == 0 and frames == done
+
+    def purge(self) -> bool:
+        """Merge the FTS index and checkpoint the WAL now; whether the checkpoint finished."""
+        return self._purge_freed_content()
+
+    @property
+    def purge_pending(self) -> bool:
+        """Whether an erasure's text may still be in the WAL (see _purge_freed_content)."""
+        return bool(self.query("SELECT 1 FROM meta WHERE key = 'purge_pending'"))
+
+    def retry_purge(self) -> bool | None:
+        """Finish a pending purge: None when none was pending, else whether it finished."""
+        if not self.purge_pending:
+            return None
+        return self._purge_freed_content()
 
     # -- vectors ---------------------------------------------------------------------------
 

@@ -15,7 +15,10 @@ The sweep (``WorkerApp.sweep``) runs as a Huey periodic task every minute and, i
 two from overlapping (and every change it makes is an atomic transaction anyway). It re-queues
 expired claims and queued stages whose message was lost, fails jobs past their attempts,
 ends sessions idle longer than ``worker.session_idle_seconds`` (so they are extracted), flags
-due review_at records (Path C) and expires unreinforced provisional records.
+due review_at records (Path C), expires unreinforced provisional records and finishes an
+erasure whose WAL checkpoint a reader kept busy (``Store.retry_purge``); with
+``retention.*_days`` set it deletes old search and write log rows and transcripts
+(core.retention).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 from huey import SqliteHuey, crontab, signals
 from huey.exceptions import RetryTask, TaskLockedException
 
-from core import Config, Memory
+from core import Config, Memory, retention
 from core.errors import ConfigError, ExtractionError
 from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
 from core.jobs import STAGES
@@ -220,6 +223,11 @@ class WorkerApp:
         report["idle_ended"] = memory.end_idle_sessions(now=now)
         report["review_flagged"] = memory.flag_due_reviews(now=now)
         report["expired"] = memory.expire_provisional(now=now)
+        if retained := retention.apply(memory.store, memory.config.retention, now=now):
+            report["retention_deleted"] = retained
+        purged = memory.store.retry_purge()  # an erasure a reader's snapshot held in the WAL
+        if purged is not None:
+            report["purge_finished"] = purged
         if any(report.values()):
             log.info("worker.sweep", **report)
         return report

@@ -39,6 +39,7 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.erasure import Suppressions
 from core.errors import ExtractionError, InvalidArgument
 from core.evidence import Turn, find_quote, repeats, vouching_problem
 from core.extraction.backend import ModelBackend
@@ -228,19 +229,23 @@ class Pipeline:
                 dropped=cut["dropped"],
                 limit=cut["limit"],
             )
+        kept = self._unsuppressed(self._session(claim.session_id), candidates)
         return {
             "backend": self.backend.name,
             "timings_ms": {"transcript_preparation": _ms(started, prepared), "model": model_ms},
-            "candidates": [c.model_dump(mode="json") for c in candidates],
+            "candidates": [c.model_dump(mode="json") for c in kept],
             "dropped_over_limit": len(result.candidates) - len(candidates),
             "dropped_invalid": result.invalid,
             **({"cut": cut} if cut else {}),
+            "suppressed": len(candidates) - len(kept),
         }
 
     def _review(self, claim: Claim) -> dict[str, Any]:
         extracted = self.jobs.stage_output(claim.job_id, "extract")
         candidates, unreadable = stored_candidates(extracted["candidates"])
         session = self._session(claim.session_id)
+        # A forget since the extract stage: the reviewer is never shown what it erased.
+        candidates = self._unsuppressed(session, candidates)
         view = self._view(claim.session_id)
         started = time.perf_counter()
         items = self._review_items(session, view, candidates)
@@ -268,9 +273,13 @@ class Pipeline:
         turns = session.transcript()
         readable = session.readable_scopes()
         ingestor = self.memory.ingestor()
+        suppressed = self._suppressions(session).matching([c.content for c in candidates])
         written: list[dict[str, Any]] = []
         rejected: list[dict[str, Any]] = []
         for index, candidate in enumerate(candidates):
+            if suppressed[index]:  # forgotten since the review: no words kept, not even here
+                rejected.append({"index": index, "reason": "restates a forgotten record"})
+                continue
             try:
                 request, notes = validate_candidate(
                     candidate,
@@ -342,11 +351,18 @@ class Pipeline:
         validated = self.jobs.stage_output(claim.job_id, "validate")
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
-        kept, inferred = _kept_and_inferred(validated["written"])
+        suppressions = self._suppressions(session)
+        kept, inferred = (
+            tuple(c for c, hit in zip(group, suppressions.matching(group), strict=True) if not hit)
+            for group in _kept_and_inferred(validated["written"])
+        )
         started = time.perf_counter()
         summary = self.backend.summarize(SummaryRequest(view, kept, inferred))
         model_ms = _ms(started)
         self._hook("summarize", "model_done")
+        text, withheld = suppressions.without_matching_sentences(summary.summary)
+        if withheld:
+            summary = summary.model_copy(update={"summary": text or WITHHELD_SUMMARY})
         scope = summary_scope(session)
         turns = view.turns
         event_at = turns[0].at if turns else format_time(self.clock())
@@ -380,10 +396,25 @@ class Pipeline:
             "replayed": outcome.replayed,
             "scope": scope,
             "source_kind": request.source_kind.value,
+            "sentences_withheld": withheld,
             "timings_ms": {"model": model_ms, "write": outcome.timings_ms},
         }
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _suppressions(self, session: Session) -> Suppressions:
+        """What was forgotten in the scopes the session reads (core.erasure)."""
+        return Suppressions.load(
+            self.memory.store,
+            session.readable_scopes(),
+            self.memory.embedder,
+            self.memory.config.ingest.duplicate_floor,
+        )
+
+    def _unsuppressed(self, session: Session, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """``candidates`` less those that restate a forgotten record."""
+        hits = self._suppressions(session).matching([c.content for c in candidates])
+        return [c for c, hit in zip(candidates, hits, strict=True) if not hit]
 
     def _session(self, session_id: str) -> Session:
         from core.session import Session
@@ -468,6 +499,8 @@ def _kept_and_inferred(written: Sequence[dict[str, Any]]) -> tuple[tuple[str, ..
 
 
 UNCONFIRMED_MARK = "unconfirmed"
+# A summary every sentence of which restated something forgotten: a session took place.
+WITHHELD_SUMMARY = "The user and the agent talked; nothing of it is kept here."
 
 
 def _states_unconfirmed(summary: str, inferred: Sequence[str], turns: Sequence[Turn]) -> bool:

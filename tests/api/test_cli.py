@@ -264,6 +264,7 @@ def test_write_get_forget_go_through_the_tools(tmp_path: Path, capsys) -> None:
     assert run_json(capsys, "forget", written["id"], *who, "--reason", "asked") == {
         "id": written["id"],
         "status": "deleted",
+        "erased": [written["id"]],
     }
     assert run_json(capsys, "get", written["id"], *who)["missing"] == [written["id"]]
 

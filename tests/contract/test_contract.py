@@ -76,7 +76,12 @@ def test_every_tool_answers_through_the_framework(open_chat: Open) -> None:
     assert write["id"] in [r["id"] for r in found["results"]] and "search_id" in found
     assert corrected["action"] == "correct" and corrected["supersedes_id"] == write["id"]
     assert confirmed["action"] == "confirm" and confirmed["id"] == corrected["id"]
-    assert forgotten == {"id": corrected["id"], "status": "deleted"}
+    # Forget erases the lineage: the superseded first version goes with the correction.
+    assert forgotten == {
+        "id": corrected["id"],
+        "status": "deleted",
+        "erased": [write["id"], corrected["id"]],
+    }
     assert out.reply == "Noted: vegetarian."
 
 

@@ -254,6 +254,7 @@ def test_forget_erases_a_unique_sentence_from_the_database_files(
     assert call(session, "memory_forget", id=made["id"], reason="user asked") == {
         "id": made["id"],
         "status": "deleted",
+        "erased": [made["id"]],
     }
     store_dir = session.memory.path.parent
     for file in store_dir.iterdir():

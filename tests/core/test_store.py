@@ -415,8 +415,17 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
 
 
+def _roll_back_to_version_10(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 10 left it (migration 11 undone)."""
+    conn.execute("DROP TABLE suppressions")
+    conn.execute("DROP TABLE erasures")
+    conn.execute("DROP INDEX records_subject_entity")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 11")
+
+
 def _roll_back_to_version_9(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 9 left it (migration 10 undone)."""
+    """Make a current store file look as version 9 left it (migrations 10 and 11 undone)."""
+    _roll_back_to_version_10(conn)
     conn.execute("DROP INDEX sessions_open")
     for column in ("last_active_at", "end_reason"):
         conn.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
@@ -424,7 +433,7 @@ def _roll_back_to_version_9(conn: sqlite3.Connection) -> None:
 
 
 def _roll_back_to_version_8(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 8 left it (migrations 9 and 10 undone)."""
+    """Make a current store file look as version 8 left it (migrations 9 to 11 undone)."""
     _roll_back_to_version_9(conn)
     conn.execute("DROP TABLE job_history")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 9")
@@ -552,3 +561,33 @@ def test_a_commit_that_fails_leaves_no_transaction_open(fast_memory: Memory) -> 
     assert store.query("SELECT count(*) AS n FROM observations")[0]["n"] == 0
     fast_memory.grant("planner", "user:u1", now=NOW)  # a write transaction again
     assert [g.scope for g in fast_memory.grants()] == ["user:u1"]
+
+
+def test_migration_11_lets_a_version_10_store_forget_with_a_suppression(
+    store_path: Path,
+) -> None:
+    """A version-10 file gains the suppressions table; a record written before the migration
+    is forgotten with its suppression and its evidence turn redacted."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    mem.grant("a", "user:u1", now=NOW)
+    session = mem.session(agent_id="a", user_id="u1", session_id="s", now=NOW)
+    session.add_turn("user", "I keep bees on the roof of my flat.", at=NOW)
+    args = {
+        "type": "semantic",
+        "source_kind": "user_statement",
+        "content": "The user keeps bees.",
+        "evidence": "I keep bees on the roof",
+    }
+    made = session.call("memory_write", args, now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_10(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    assert mem.forget(made["id"], reason="asked", now=NOW)
+    [suppression] = mem.store.query("SELECT record_id FROM suppressions")
+    [turn] = mem.store.query("SELECT content FROM turns")
+    version = mem.store.schema_version
+    mem.close()
+    assert suppression["record_id"] == made["id"] and "bees" not in turn["content"]
+    assert version == LATEST_VERSION

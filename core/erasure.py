@@ -1,0 +1,262 @@
+"""What memory_forget leaves behind so that a forgotten fact stays gone (issue 16).
+
+Erasing a record is not enough when the words are still in a transcript that a session's
+extraction has yet to read: the job would write the fact again. So forgetting a record also
+
+1. redacts its evidence turns: every stored turn of the record's user that contains the
+   record's evidence quote, or its content, verbatim (compared normalised, as evidence is
+   found) has its text replaced by a fill of the same length; its role, time and place in the
+   transcript are kept, and a ``turn.redacted`` event records the session, the turn and the
+   record, never the words. An extraction that runs later cannot quote those turns, so the
+   validator rejects any candidate resting on them;
+2. leaves a suppression in the record's scope: a digest of its normalised content and the
+   record's own embedding (with the embedder's name, never the text). A candidate of a session
+   that can read that scope is suppressed when its normalised content has the same digest, or
+   when its embedding is at least ``ingest.duplicate_floor`` similar to the forgotten one:
+   exactly where the ingestor would have merged it into the forgotten record as a duplicate
+   (without asking the judge whether they contradict: forgetting errs on the side of less).
+   A looser paraphrase is not caught by the suppression; it is caught only when it rests on a
+   redacted turn, which is where a session's extraction finds its evidence.
+
+The extraction pipeline asks ``Suppressions.matching`` at every stage: candidates are dropped
+after the extractor, kept from the reviewer, rejected by the validator, and the summary loses
+every sentence that matches, so a forget that lands between two stages still holds.
+
+The digest and the vector are not anonymous: someone holding the store could test a guessed
+sentence against them. They are what matching a restatement needs, and they hold no text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core import traces
+from core.embedder import Embedder
+from core.evidence import normalise
+from core.filters import RecordFilter
+from core.models import format_time
+from core.records import append_event
+from core.traces import Scrubbed
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+    from core.models import Record
+    from core.store import Store
+
+# What a redacted turn's text becomes: one fill character per character of the original.
+REDACTION_FILL = "\u2588"
+
+
+def content_digest(text: str) -> str:
+    """The digest a suppression keeps of a record's content: sha256 of its normalised form."""
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+def redacted(text: str) -> str:
+    """The stored form of a redacted turn: its length kept, none of its characters."""
+    return REDACTION_FILL * len(text)
+
+
+def is_redacted(text: str) -> bool:
+    return bool(text) and set(text) == {REDACTION_FILL}
+
+
+def leave_suppression(
+    conn: sqlite3.Connection,
+    rowid: int,
+    *,
+    reason: str | None,
+    now: datetime,
+    suppress: bool = True,
+) -> Scrubbed:
+    """In the forget's transaction, while the record still holds its content: write its
+    suppression (unless ``suppress`` is False: a summary erased because it quoted a forgotten
+    record is not itself a fact to suppress), redact its evidence turns and erase its words
+    from the side tables (core.traces). Returns what the side tables lost."""
+    row = conn.execute(
+        "SELECT r.id, r.scope, r.content, r.evidence, e.model_name, e.vector "
+        "FROM records AS r LEFT JOIN embeddings AS e ON e.record_rowid = r.rowid "
+        "WHERE r.rowid = ?",
+        (rowid,),
+    ).fetchone()
+    record_id, scope, content, evidence, model_name, vector = row
+    conn.execute(
+        "INSERT INTO erasures (at, record_id, content_digest) VALUES (?, ?, ?)",
+        (format_time(now), record_id, content_digest(content)),
+    )
+    if suppress:
+        conn.execute(
+            "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (record_id, scope, content_digest(content), model_name, vector, format_time(now)),
+        )
+    turns = redact_turns(conn, record_id, scope, (evidence or "", content), reason, now)
+    append_event(
+        conn,
+        kind="record.suppressed" if suppress else "record.redacted",
+        at=now,
+        record_id=record_id,
+        payload={"reason": reason, "scope": scope, "turns_redacted": len(turns)},
+    )
+    return traces.scrub(
+        conn,
+        record_id=record_id,
+        rowid=rowid,
+        scope=scope,
+        user_id=_scope_user(scope),
+        needles=traces.phrases(content, evidence),
+        now=now,
+    )
+
+
+def redact_turns(
+    conn: sqlite3.Connection,
+    record_id: str,
+    scope: str,
+    quotes: Sequence[str],
+    reason: str | None,
+    now: datetime,
+) -> list[tuple[str, int]]:
+    """Redact every turn of the sessions that could write into ``scope`` (those of its user,
+    for a user scope or an agent's private one; every session otherwise) that contains one of
+    ``quotes`` verbatim, compared normalised. Quotes shorter than three words are skipped: a
+    two-word phrase is too common to identify the fact."""
+    needles = traces.phrases(*quotes)
+    if not needles:
+        return []
+    user = _scope_user(scope)
+    where, params = ("s.user_id = ?", [user]) if user else ("1", [])
+    rows = conn.execute(
+        "SELECT t.session_id, t.seq, t.content FROM turns AS t "
+        f"JOIN sessions AS s ON s.session_id = t.session_id WHERE {where}",
+        params,
+    ).fetchall()
+    hits = [
+        (session_id, seq, text)
+        for session_id, seq, text in rows
+        if any(n in normalise(text) for n in needles)
+    ]
+    for session_id, seq, text in hits:
+        conn.execute(
+            "UPDATE turns SET content = ? WHERE session_id = ? AND seq = ?",
+            (redacted(text), session_id, seq),
+        )
+        append_event(
+            conn,
+            kind="turn.redacted",
+            at=now,
+            record_id=record_id,
+            payload={"session_id": session_id, "seq": seq, "reason": reason or "forgotten"},
+        )
+    return [(session_id, seq) for session_id, seq, _ in hits]
+
+
+def near_duplicates(
+    memory: Memory, record: Record, scopes: Sequence[str], *, now: datetime
+) -> list[str]:
+    """Live records in ``scopes`` that a search would collapse into ``record`` (cosine at or
+    above ``retrieval.duplicate_cosine``), best first. memory_forget returns them rather than
+    erasing them: they are other statements, perhaps from other sources, that the caller has
+    not been shown, and near is not the same (a PIN hint one digit apart is near)."""
+    if record.rowid is None:
+        return []
+    index = memory.index()
+    vector = index.vectors([record.rowid]).get(record.rowid)
+    if vector is None:
+        return []
+    threshold = memory.config.retrieval.duplicate_cosine
+    where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
+    hits = [h for h in index.search(vector, 16, where=where) if h.score >= threshold]
+    found = memory.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
+    return [found[h.rowid].id for h in hits if h.rowid in found]
+
+
+def _scope_user(scope: str) -> str | None:
+    """The user a scope belongs to: user:<id> and agent:<agent>/<id>; None for shared scopes."""
+    if scope.startswith("user:"):
+        return scope.removeprefix("user:")
+    if scope.startswith("agent:") and "/" in scope:
+        return scope.rsplit("/", 1)[1]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Suppression:
+    digest: str
+    vector: np.ndarray | None
+
+
+class Suppressions:
+    """The suppressions a session's extraction must honour: those of the scopes it reads."""
+
+    def __init__(self, rows: Sequence[sqlite3.Row], embedder: Embedder, floor: float) -> None:
+        self._embedder = embedder
+        self._floor = floor
+        model = embedder.model_name
+        self._items = [
+            _Suppression(
+                r["content_digest"],
+                np.frombuffer(r["vector"], dtype=np.float32)
+                if r["vector"] is not None and r["model_name"] == model
+                else None,
+            )
+            for r in rows
+        ]
+
+    @classmethod
+    def load(
+        cls, store: Store, scopes: Sequence[str], embedder: Embedder, floor: float
+    ) -> Suppressions:
+        """The suppressions left in any of ``scopes``."""
+        marks = ",".join("?" * len(scopes)) or "NULL"
+        rows = store.query(
+            f"SELECT content_digest, model_name, vector FROM suppressions WHERE scope IN ({marks})",
+            list(scopes),
+        )
+        return cls(rows, embedder, floor)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def matching(self, texts: Sequence[str]) -> list[bool]:
+        """For each text, whether it restates a forgotten record (see the module doc)."""
+        if not self._items or not texts:
+            return [False] * len(texts)
+        digests = {s.digest for s in self._items}
+        found = [content_digest(t) in digests for t in texts]
+        vectors = [s.vector for s in self._items if s.vector is not None]
+        if vectors and not all(found):
+            forgotten = np.stack(vectors)
+            embedded = self._embedder.embed(list(texts))
+            similar = (embedded @ forgotten.T).max(axis=1) >= self._floor
+            found = [f or bool(s) for f, s in zip(found, similar, strict=True)]
+        return found
+
+    def without_matching_sentences(self, text: str) -> tuple[str, int]:
+        """``text`` less every sentence that restates a forgotten record, and how many went."""
+        sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+        flags = self.matching(sentences)
+        kept = [s for s, hit in zip(sentences, flags, strict=True) if not hit]
+        return " ".join(kept), len(sentences) - len(kept)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+__all__ = [
+    "REDACTION_FILL",
+    "Suppressions",
+    "content_digest",
+    "is_redacted",
+    "leave_suppression",
+    "near_duplicates",
+    "redact_turns",
+    "redacted",
+]

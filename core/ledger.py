@@ -1,0 +1,94 @@
+"""The erasure ledger survives a restore (issue 16, item 6).
+
+Restoring a snapshot replaces the whole store file, so a record forgotten after the snapshot was
+taken would come back with it. Every erasure therefore leaves a ledger row (``erasures``: the
+record id and the digest of its content, or the user id of a ``forget_user``; never content),
+and ``restore`` reads the ledger and the erasure events of the store it replaces, then, in the
+restored store, erases again every record the ledger names that is not already a tombstone
+(with its suppression and redactions, as memory_forget would, its lineage left alone: a version
+the user did not ask to forget is not in the ledger), forgets again every user it names, and
+copies back the ledger rows and erasure events the snapshot lacks. It answers what it re-erased.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+
+ERASURE_EVENTS = (
+    "record.forgotten",
+    "record.suppressed",
+    "record.redacted",
+    "record.traces_erased",
+    "turn.redacted",
+    "user.forgotten",
+)
+
+
+def read(memory: Memory) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The ledger rows and erasure events of the store as it is now."""
+    ledger = memory.store.query(
+        "SELECT at, record_id, user_id, content_digest FROM erasures ORDER BY id"
+    )
+    marks = ",".join("?" * len(ERASURE_EVENTS))
+    events = memory.store.query(
+        f"SELECT at, kind, record_id, agent_id, payload FROM events WHERE kind IN ({marks}) "
+        "ORDER BY seq",
+        ERASURE_EVENTS,
+    )
+    return [tuple(r) for r in ledger], [tuple(r) for r in events]
+
+
+def reapply(
+    memory: Memory,
+    ledger: list[tuple[Any, ...]],
+    events: list[tuple[Any, ...]],
+    *,
+    source: str | Path,
+    now: datetime,
+) -> dict[str, Any]:
+    """In the restored store: erase again what the ledger names, restore the ledger and the
+    erasure events the snapshot lacks; what was re-erased."""
+    re_erased: list[str] = []
+    users: list[str] = []
+    for _, record_id, user_id, _digest in ledger:
+        if record_id is not None:
+            re_erased += memory.erase(
+                record_id, reason="erased before the restore", lineage=False, now=now
+            )
+        elif memory.forget_user(user_id, now=now)["counts"]:
+            users.append(user_id)
+    with memory.store.transaction() as conn:
+        _copy_missing(conn, ledger, events)
+    return {"re_erased": re_erased, "users_re_erased": users, "source": str(source)}
+
+
+def _copy_missing(
+    conn: sqlite3.Connection, ledger: list[tuple[Any, ...]], events: list[tuple[Any, ...]]
+) -> None:
+    have = set(
+        conn.execute("SELECT at, record_id, user_id, content_digest FROM erasures").fetchall()
+    )
+    conn.executemany(
+        "INSERT INTO erasures (at, record_id, user_id, content_digest) VALUES (?, ?, ?, ?)",
+        [row for row in ledger if row not in have],
+    )
+    marks = ",".join("?" * len(ERASURE_EVENTS))
+    seen = set(
+        conn.execute(
+            f"SELECT at, kind, record_id, agent_id, payload FROM events WHERE kind IN ({marks})",
+            ERASURE_EVENTS,
+        ).fetchall()
+    )
+    conn.executemany(
+        "INSERT INTO events (at, kind, record_id, agent_id, payload) VALUES (?, ?, ?, ?, ?)",
+        [row for row in events if row not in seen],
+    )
+
+
+__all__ = ["ERASURE_EVENTS", "read", "reapply"]

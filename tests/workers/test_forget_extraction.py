@@ -1,0 +1,185 @@
+"""A forgotten fact does not come back at session end (issue 16, item 1): memory_forget
+redacts the turns that said it and leaves a suppression (a digest and a vector, no text)
+that the extractor's output, the reviewer, the validator and the summary honour, also when
+the forget lands before an earlier session's job runs or between two stages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import HashingEmbedder, Memory
+from core.erasure import REDACTION_FILL
+from core.extraction.schema import ReviewOutput, ReviewRequest
+from core.session import Session
+from tests.conftest import NOW
+from tests.workers.test_pipeline import CONFIG, Scripted, accept_all, attach, candidate
+
+SAID = "I'm HIV positive, I found out last week."
+FACT = "The user is HIV positive."
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[Memory]:
+    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
+    memory.grant("assistant", "user:alice", now=NOW)
+    yield memory
+    memory.close()
+
+
+def open_session(mem: Memory, session_id: str, *turns: tuple[str, str]) -> Session:
+    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=NOW)
+    for i, (role, text) in enumerate(turns):
+        s.add_turn(role, text, at=NOW + timedelta(seconds=i))
+    return s
+
+
+def write_and_forget(s: Session) -> dict[str, Any]:
+    written = s.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": FACT,
+            "source_kind": "user_statement",
+            "evidence": "I'm HIV positive",
+        },
+        now=NOW,
+    )
+    assert written["status"] == "confirmed"
+    return s.call("memory_forget", {"id": written["id"], "reason": "user asked"}, now=NOW)
+
+
+def kept(mem: Memory) -> list[str]:
+    """The content of every record that is not a tombstone."""
+    rows = mem.store.query("SELECT content FROM records WHERE status != 'deleted'")
+    return [r["content"] for r in rows]
+
+
+def mentions_hiv(texts: list[str]) -> list[str]:
+    return [t for t in texts if "hiv" in t.lower()]
+
+
+def test_a_forgotten_fact_is_not_extracted_again_at_session_end(mem: Memory) -> None:
+    """The real offline extractor over the same session: neither a record nor the summary
+    says it again, and the turn that said it is redacted (its role and length kept)."""
+    attach(mem)
+    s = open_session(
+        mem,
+        "s1",
+        ("user", SAID),
+        ("assistant", "Thank you for telling me."),
+        ("user", "My favourite colour is blue."),
+    )
+    forgot = write_and_forget(s)
+    assert forgot["status"] == "deleted" and forgot["erased"] == [forgot["id"]]
+    s.end(now=NOW + timedelta(minutes=5))
+    texts = kept(mem)
+    assert mentions_hiv(texts) == []
+    assert any("blue" in t for t in texts)  # the rest of the session is still extracted
+    first = mem.store.query("SELECT role, content FROM turns WHERE seq = 1")[0]
+    assert first["role"] == "user" and first["content"] == REDACTION_FILL * len(SAID)
+    [event] = mem.store.query("SELECT payload FROM events WHERE kind = 'turn.redacted'")
+    assert json.loads(event["payload"]) == {"reason": "user asked", "seq": 1, "session_id": "s1"}
+
+
+def test_a_forget_before_an_earlier_sessions_job_runs_holds(mem: Memory) -> None:
+    """Session s0 ended while no worker ran; the user repeats the fact in s1 and has it
+    forgotten; when s0's job then runs, its turn is already redacted."""
+    s0 = open_session(mem, "s0", ("user", SAID), ("user", "I like hiking in the Alps."))
+    s0.end(now=NOW + timedelta(minutes=1))  # no dispatcher: the job waits in the store
+    write_and_forget(open_session(mem, "s1", ("user", SAID)))
+    app = attach(mem)
+    app.sweep(now=NOW + timedelta(minutes=10), resend_queued=True)
+    assert mem.jobs.counts().get("done") == 1
+    texts = kept(mem)
+    assert mentions_hiv(texts) == [] and any("hiking" in t for t in texts)
+
+
+def test_a_restatement_resting_on_another_turn_is_suppressed(mem: Memory) -> None:
+    """A model proposes the forgotten content again with evidence from a turn that was not
+    redacted: the suppression drops it before the reviewer ever sees it."""
+    seen: list[str] = []
+
+    def review(request: ReviewRequest) -> ReviewOutput:
+        seen.extend(item.candidate.content for item in request.items)
+        return accept_all(request)
+
+    backend = Scripted(
+        candidates=[
+            candidate(FACT, "the clinic called with my results"),
+            candidate("The user likes hiking.", "I like hiking"),
+        ],
+        review=review,
+        summary=f"{FACT} The user likes hiking.",
+    )
+    attach(mem, backend)
+    s = open_session(
+        mem,
+        "s1",
+        ("user", SAID),
+        ("user", "Today the clinic called with my results. I like hiking."),
+    )
+    write_and_forget(s)
+    s.end(now=NOW + timedelta(minutes=5))
+    assert seen == ["The user likes hiking."]
+    assert mentions_hiv(kept(mem)) == []
+    [summary] = mem.store.query("SELECT content FROM records WHERE source_kind = 'session_summary'")
+    assert summary["content"] == "The user likes hiking."
+
+
+def test_a_forget_between_review_and_validate_is_honoured(mem: Memory) -> None:
+    """The forget lands while the reviewer is thinking: the validator rejects the candidate it
+    accepted, and its output keeps no words of it."""
+    s = open_session(mem, "s1", ("user", SAID), ("user", "I like hiking in the Alps."))
+    written = s.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": FACT,
+            "source_kind": "user_statement",
+            "evidence": "I'm HIV positive",
+        },
+        now=NOW,
+    )
+
+    def review(request: ReviewRequest) -> ReviewOutput:
+        mem.forget(written["id"], reason="user asked", now=NOW)
+        return accept_all(request)
+
+    backend = Scripted(
+        candidates=[
+            candidate(FACT, "I'm HIV positive"),
+            candidate("The user likes hiking.", "I like hiking"),
+        ],
+        review=review,
+    )
+    attach(mem, backend)
+    job_id = s.end(now=NOW + timedelta(minutes=5))
+    assert mentions_hiv(kept(mem)) == []
+    validated = mem.jobs.stage_output(job_id, "validate")
+    assert validated["rejected"] == [{"index": 0, "reason": "restates a forgotten record"}]
+
+
+def test_a_suppression_holds_no_text(mem: Memory) -> None:
+    """What the suppression keeps: a digest and a vector, never the words."""
+    write_and_forget(open_session(mem, "s1", ("user", SAID)))
+    [row] = mem.store.query("SELECT * FROM suppressions")
+    assert row["record_id"] and row["scope"] == "user:alice"
+    held = " ".join(str(v) for v in dict(row).values() if not isinstance(v, bytes)).lower()
+    assert "hiv" not in held and "positive" not in held
+
+
+def test_suppressions_stay_in_their_user(mem: Memory) -> None:
+    """Bob's sessions do not lose the same words because Alice forgot them."""
+    mem.grant("assistant", "user:bob", now=NOW)
+    write_and_forget(open_session(mem, "s1", ("user", SAID)))
+    attach(mem, Scripted(candidates=[candidate(FACT, "I'm HIV positive")]))
+    bob = mem.session(agent_id="assistant", user_id="bob", session_id="b1", now=NOW)
+    bob.add_turn("user", SAID, at=NOW)
+    bob.end(now=NOW + timedelta(minutes=5))
+    assert mentions_hiv(kept(mem)) == [FACT]
