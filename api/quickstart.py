@@ -388,7 +388,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         chat = host.start(Identity(agent_id="assistant", user_id="alice", session_id="s-host"))
         question = "When is the billing service deployed?"
         auto = host.user_turn(chat, question)
-        shown = auto.result if auto else {"results": [], "reason": "nothing found"}
+        shown: dict[str, Any] = auto.result if auto else {"results": [], "reason": "nothing found"}
         out.line(
             f"auto      user turn {question!r} -> host searched; the model reads "
             f"{len(json.dumps(shown))} characters: {shown['reason']}"
