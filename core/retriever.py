@@ -113,6 +113,19 @@ class Retriever:
         # an agent that may not read every record (see search).
         weights = (1.0, 0.5, 0.5, self.config.retrieval.context_weight)
         self.bm25 = BM25Index(self.store, weights=weights, tokenizer=self.tokenizer)
+        self._readable: tuple[Any, int] | None = None  # (scopes, epoch, version) -> count
+
+    def _readable_records(self, scopes: tuple[str, ...], index: VectorIndex) -> int:
+        """How many records ``scopes`` hold, whatever their status (what BM25 counts), kept
+        while the index stays at the same version: consecutive searches over the same scopes
+        count them once."""
+        key = (scopes, index.epoch, index.version)
+        cached = self._readable  # one read: another thread may replace it meanwhile
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        counted = index.count(RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES))
+        self._readable = (key, counted)
+        return counted
 
     def close(self) -> None:
         """Release what the retriever holds beside the store (the tokenizer's connection)."""
@@ -224,7 +237,7 @@ class Retriever:
         )
         gate_mode = "off" if rerank_replaces else gate_cfg.mode
         # The floors for the size of what this agent may read (BM25's N), never the store's.
-        readable_records = index.count(RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES))
+        readable_records = self._readable_records(scopes, index)
         dense_floor, lexical_floor = ranking.scaled_floors(
             readable_records,
             dense_floor=gate_cfg.dense_floor,

@@ -110,7 +110,7 @@ def test_a_passing_answer_cuts_weak_results_far_below_the_best(
 
 def test_unreadable_records_do_not_move_the_floors(facts: Session, memory: Memory) -> None:
     """The floors follow the records this agent may read: 600 records of another user's scope
-    change neither the floors nor the answer."""
+    change neither the floors nor the answer; one more in its own scope is counted."""
     before = search(facts, "What car do I have?")
     memory.import_records(
         [{"content": f"Erin's note {i} about her car and her cat."} for i in range(600)],
@@ -120,6 +120,9 @@ def test_unreadable_records_do_not_move_the_floors(facts: Session, memory: Memor
     after = search(facts, "What car do I have?")
     assert after["explanation"]["gate"] == before["explanation"]["gate"]
     assert [r["id"] for r in after["results"]] == [r["id"] for r in before["results"]]
+    memory.import_records([{"content": "The user bakes bread."}], scope="user:dana", now=NOW)
+    grown = search(facts, "What car do I have?")["explanation"]["gate"]["floors"]
+    assert grown["readable_records"] == len(FACTS) + 1  # a readable record counts at once
 
 
 def test_floors_follow_the_number_of_records_read() -> None:
