@@ -165,7 +165,12 @@ def apply_gate(
     """
     reasons = [gate(c, dense_floor=dense_floor, lexical_floor=lexical_floor) for c in candidates]
     passing = [r[1] for r in reasons if r is not None]
-    close = _close_to_best(candidates, dense_margin=dense_margin, lexical_share=lexical_share)
+    weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
+    close = (
+        _close_to_best(candidates, weak, dense_margin=dense_margin, lexical_share=lexical_share)
+        if passing and mode == "result"
+        else {}
+    )
     survivors = []
     for candidate, reason in zip(candidates, reasons, strict=True):
         if reason is not None:
@@ -195,23 +200,29 @@ def _bm25(candidate: Candidate) -> float | None:
 
 
 def _close_to_best(
-    candidates: list[Candidate], *, dense_margin: float, lexical_share: float
+    candidates: list[Candidate],
+    weak: list[Candidate],
+    *,
+    dense_margin: float,
+    lexical_share: float,
 ) -> dict[str, str]:
-    """The candidates whose cosine is within ``dense_margin`` of the best candidate's, or
-    whose BM25 is at least ``lexical_share`` of the best, each with why."""
-    cosines = {c.record_id: c.matches["dense"]["score"] for c in candidates if "dense" in c.matches}
-    bm25s = {c.record_id: s for c in candidates if (s := _bm25(c)) is not None}
-    best_cosine = max(cosines.values(), default=0.0)
-    best_bm25 = max(bm25s.values(), default=0.0)
+    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of
+    ``candidates``, or whose BM25 is at least ``lexical_share`` of the best, each with why."""
+    best_cosine = max(
+        (c.matches["dense"]["score"] for c in candidates if "dense" in c.matches), default=0.0
+    )
+    best_bm25 = max((s for c in candidates if (s := _bm25(c)) is not None), default=0.0)
     close: dict[str, str] = {}
-    for record_id, cosine in cosines.items():
-        if cosine >= best_cosine - dense_margin:
-            close[record_id] = (
-                f"dense cosine {cosine:.3f} within {dense_margin} of the best {best_cosine:.3f}"
+    for candidate in weak:
+        dense = candidate.matches.get("dense")
+        bm25 = _bm25(candidate)
+        if dense is not None and dense["score"] >= best_cosine - dense_margin:
+            close[candidate.record_id] = (
+                f"dense cosine {dense['score']:.3f} within {dense_margin} of the best "
+                f"{best_cosine:.3f}"
             )
-    for record_id, bm25 in bm25s.items():
-        if record_id not in close and best_bm25 > 0 and bm25 >= lexical_share * best_bm25:
-            close[record_id] = (
+        elif bm25 is not None and best_bm25 > 0 and bm25 >= lexical_share * best_bm25:
+            close[candidate.record_id] = (
                 f"lexical BM25 {bm25:.3f} at least {lexical_share} of the best {best_bm25:.3f}"
             )
     return close
