@@ -926,6 +926,7 @@ def _eval_personal(args: argparse.Namespace) -> int:
         config=load_config(args),
         store_dir=Path(args.work_dir) if args.work_dir else None,
         progress=not args.json,
+        calibrate=args.calibrate,
     )
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=2, default=str))
@@ -1343,7 +1344,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["turn", "session", "both"],
         help="LongMemEval: a record per turn or per session",
     )
-    p.add_argument("--calibrate", action="store_true", help="sweep the gate floors (LoCoMo)")
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="sweep the gate floors (LoCoMo: the floors; personal: the small-store dense floor)",
+    )
     p.add_argument("--work-dir", help="keep the evaluation stores here (default: temporary)")
     p.add_argument("--out", help="write the full JSON report here")
     p = add(

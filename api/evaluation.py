@@ -16,10 +16,12 @@ the gate on, and the returned ``source_ref``s are scored against the labelled ev
   generators found (each its best ``retrieval.candidates_per_generator``; read from each
   search's search_log row), before the gate and the limit: what a better ordering of the
   candidates (a reranker) could reach, told apart from what no generator finds.
-- Calibration (``--calibrate``): sweeps the gate floors on a labelled set. Positives: answerable
-  questions searched in their own conversation. Negatives: the same questions searched in a
-  different conversation's scope, and off-topic queries. LoCoMo's category 5 is reported
-  separately, never used as negatives (it is about the conversation, wrongly attributed).
+- Calibration (``--calibrate``): sweeps the gate floors (as set for ``gate.reference_records``,
+  each search's scaled to the records it read: core.ranking.scaled_floors) on a labelled set.
+  Positives: answerable questions searched in their own conversation. Negatives: the same
+  questions searched in a different conversation's scope, and off-topic queries. LoCoMo's
+  category 5 is reported separately, never used as negatives (it is about the conversation,
+  wrongly attributed).
 
 Nothing here knows anything about particular conversations: the loaders only translate each
 data set's file format.
@@ -45,6 +47,7 @@ from core import Memory
 from core.conversation import turn_records as conversation_records
 from core.conversation import validate_turns
 from core.models import format_time
+from core.ranking import scaled_floors
 
 AGENT = "eval"
 MAX_CONTENT = 8000  # the importer's limit; longer sessions are cut (the embedder reads less)
@@ -455,17 +458,27 @@ def calibrate(mem: Memory, dataset: Dataset, *, progress: bool = True) -> dict[s
     ]
     negatives += ask(mem, off, progress=progress, desc="off-topic")
     signals = [(_signals(a), True) for a in positives] + [(_signals(a), False) for a in negatives]
+    gate = mem.config.gate
     dense_grid = [round(0.2 + 0.025 * i, 3) for i in range(25)]
     lexical_grid = [round(x, 2) for x in (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 1e9)]
     rows = []
     for dense_floor in dense_grid:
         for lexical_floor in lexical_grid:
             tp = fp = fn = 0
-            for (dense, lexical, entity), positive in signals:
+            for (dense, lexical, entity, records), positive in signals:
+                # The floors as a search over this many readable records applies them.
+                dense_at, lexical_at = scaled_floors(
+                    records,
+                    dense_floor=dense_floor,
+                    small_store_drop=gate.small_store_drop,
+                    lexical_floor=lexical_floor,
+                    reference=gate.reference_records,
+                    small=gate.small_records,
+                )
                 says = (
                     entity
-                    or (dense is not None and dense >= dense_floor)
-                    or (lexical is not None and lexical >= lexical_floor)
+                    or (dense is not None and dense >= dense_at)
+                    or (lexical is not None and lexical >= lexical_at)
                 )
                 tp += says and positive
                 fp += says and not positive
@@ -507,9 +520,10 @@ def _unrelated_conversation(
     return None
 
 
-def _signals(answer: Answer) -> tuple[float | None, float | None, bool]:
+def _signals(answer: Answer) -> tuple[float | None, float | None, bool, int]:
     gate = answer.candidates
-    return gate["best_dense"], gate["best_lexical"], bool(gate["entity_matches"])
+    records = gate["floors"]["readable_records"]
+    return gate["best_dense"], gate["best_lexical"], bool(gate["entity_matches"]), records
 
 
 # ---------------------------------------------------------------------------------------------

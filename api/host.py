@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
+from core.compact import for_model
 from core.memory import Memory
 from core.session import Session, replace_lone_surrogates
 from core.tools import MAX_QUERY, TOOLS, TriggerMode, memory_policy, tool_definitions, tool_names
@@ -77,7 +78,8 @@ class Identity:
 @dataclass(frozen=True, slots=True)
 class AutoSearch:
     """The host's own memory_search for one user turn, to be shown to the model as a tool call
-    named ``memory_search`` with ``arguments`` and this ``result`` (a non-empty one)."""
+    named ``memory_search`` with ``arguments`` and this ``result`` (a non-empty one, in the
+    compact form a model reads: ``core.compact``; the search log keeps the full one)."""
 
     call_id: str
     arguments: dict[str, Any]
@@ -154,7 +156,8 @@ class MemoryHost:
         result = session.call("memory_search", arguments, now=at)
         if "error" in result or not result.get("results"):
             return None
-        return AutoSearch(f"memory_auto_{session.session_id}_{seq}", arguments, result)
+        shown = for_model("memory_search", arguments, result)
+        return AutoSearch(f"memory_auto_{session.session_id}_{seq}", arguments, shown)
 
     def assistant_turn(self, session: Session, content: str, *, at: datetime | None = None) -> int:
         """turn_completed for the agent's reply. Never triggers a search."""
@@ -188,8 +191,10 @@ class MemoryHost:
     def call(
         self, session: Session, name: Any, arguments: Any, *, now: datetime | None = None
     ) -> dict[str, Any]:
-        """A tool call from the model. Like ``Session.call`` it never raises for model input;
-        a tool not registered in this mode (memory_search in auto) is an ``unknown_tool``."""
+        """A tool call from the model, answered in the form a model reads (``core.compact``:
+        a memory_search result is compact unless the call says ``explain: true``). Like
+        ``Session.call`` it never raises for model input; a tool not registered in this mode
+        (memory_search in auto) is an ``unknown_tool``."""
         if isinstance(name, str) and name in TOOLS and name not in self.tool_names:
             known = ", ".join(self.tool_names)
             return {
@@ -198,7 +203,7 @@ class MemoryHost:
                     "message": f"{name} is not available here; the tools are {known}",
                 }
             }
-        return session.call(name, arguments, now=now)
+        return for_model(name, arguments, session.call(name, arguments, now=now))
 
 
 def is_memory_tool(name: str | None) -> bool:

@@ -20,8 +20,12 @@ least 8 characters long and lies inside the turn's folded text; on the turns pat
 recall@5 (the share matched), the share answered empty; an unanswerable question is right
 only when answered empty; an update is right ("current first") when a current-value match
 ranks above every stale match, and "stale shown" counts updates whose results (all of them,
-as the model sees them) match a stale turn. Sizes are of what the model reads: the JSON the
-tool returns (``json.dumps`` of the result) and its records' content.
+as the model sees them) match a stale turn. Sizes are of what the model reads, the JSON of
+the compact result a model-facing surface sends (``core.compact``), beside the full form the
+host API returns and the records' content.
+
+``--calibrate`` also replays every logged search with other gate floors (api.gate_calibration)
+and reports the sweep, chosen on the odd-numbered personas and reported on the others.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from typing import Any
 from tqdm import tqdm
 
 from core import Memory
+from core.compact import for_model
 from core.config import Config
 from core.embedder import Embedder, make_embedder
 from core.extraction import make_backend
@@ -100,8 +105,12 @@ class Answer:
     question: Question
     # For each result, best first: the labelled turns (evidence or stale) it matches.
     matches: tuple[frozenset[str], ...]
-    result_chars: int
+    result_chars: int  # the compact form a model reads
+    full_chars: int  # the host API's full form
     content_chars: int
+    logged: dict[str, Any] | None = None  # the search's search_log payload
+    # Each candidate the search logged, by record id: the labelled turns it matches.
+    candidates: dict[str, frozenset[str]] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,7 +277,8 @@ def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
     folded = {t: fold(persona.turn(t).text) for t in labelled}
     answers = []
     for question in persona.questions:
-        result = session.call("memory_search", {"query": question.text}, now=question.asked_at)
+        arguments = {"query": question.text}
+        result = session.call("memory_search", arguments, now=question.asked_at)
         if "error" in result:
             raise RuntimeError(f"search failed for {question.id}: {result['error']['code']}")
         results = result["results"]
@@ -276,11 +286,26 @@ def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
             Answer(
                 question,
                 tuple(_matches(r, path, folded) for r in results),
+                len(json.dumps(for_model("memory_search", arguments, result))),
                 len(json.dumps(result)),
                 sum(len(r["content"]) for r in results),
+                (logged := _logged(mem, result["search_id"])),
+                {
+                    record_id: _matches(record.to_json(), path, folded)
+                    for record_id, record in mem.store.get_records(
+                        [c["id"] for c in logged["candidates"]["fused"]]
+                    ).items()
+                },
             )
         )
     return answers
+
+
+def _logged(mem: Memory, search_id: str) -> dict[str, Any]:
+    """A search's search_log payload: every candidate, score and setting."""
+    (row,) = mem.store.query("SELECT payload FROM search_log WHERE id = ?", [search_id])
+    payload: dict[str, Any] = json.loads(row["payload"])
+    return payload
 
 
 def fold(text: str) -> str:
@@ -317,6 +342,7 @@ def metrics(answers: list[Answer]) -> dict[str, Any]:
         "update_current_first": _rate(updates, _current_first),
         "update_stale_shown": _rate(updates, _stale_shown),
         "result_chars": _mean([a.result_chars for a in answers]),
+        "full_result_chars": _mean([a.full_chars for a in answers]),
         "content_chars": _mean([a.content_chars for a in answers]),
         "by_kind": {
             kind: (_scores(group) if group[0].question.answerable else {})
@@ -382,8 +408,10 @@ def run(
     store_dir: Path | None = None,
     paths: tuple[str, ...] = PATHS,
     progress: bool = True,
+    calibrate: bool = False,
 ) -> dict[str, Any]:
-    """Build, ask and score every persona on each path; returns a JSON-ready report."""
+    """Build, ask and score every persona on each path; returns a JSON-ready report (with
+    ``calibrate``, also the gate sweep of api.gate_calibration)."""
     personas = load(data)
     embedder = make_embedder(config.embedder)  # one model for every persona's store
     report: dict[str, Any] = {
@@ -393,19 +421,26 @@ def run(
         "started": format_time(datetime.now(UTC)),
         "embedder": str(embedder.identity),
     }
+    by_path: dict[str, list[list[Answer]]] = {}  # each path's answers, persona by persona
     with tempfile.TemporaryDirectory(prefix="agent-memory-personal-") as scratch:
         where = store_dir or Path(scratch)
         where.mkdir(parents=True, exist_ok=True)
         for path in paths:
             answers: list[Answer] = []
             stored: list[int] = []
+            by_path[path] = []
             for persona in tqdm(personas, desc=path, unit="persona", disable=not progress):
                 with persona_store(
                     persona, path, store_dir=where, config=config, embedder=embedder
                 ) as mem:
                     stored.append(mem.stats()["records"])
-                    answers += ask(mem, persona, path)
+                    by_path[path].append(ask(mem, persona, path))
+                    answers += by_path[path][-1]
             report[path] = metrics(answers) | {"records_per_persona": _mean(stored)}
+    if calibrate:
+        from api.gate_calibration import calibrate_small_store_drop
+
+        report["calibration"] = calibrate_small_store_drop(by_path, config.gate)
     report["finished"] = format_time(datetime.now(UTC))
     return report
 
@@ -423,9 +458,19 @@ def summary(report: dict[str, Any]) -> str:
             f"{a['empty']} (n {a['n']}); unanswerable empty {m['unanswerable_empty']}, "
             f"unanswerable_near empty {m['unanswerable_near_empty']}",
             f"    updates: current first {m['update_current_first']}, stale shown "
-            f"{m['update_stale_shown']}; mean result {m['result_chars']} chars (content "
-            f"{m['content_chars']}); {m['records_per_persona']} records per persona",
+            f"{m['update_stale_shown']}; mean result {m['result_chars']} chars compact, "
+            f"{m['full_result_chars']} full (content {m['content_chars']}); "
+            f"{m['records_per_persona']} records per persona",
         ]
         for kind, values in m["by_kind"].items():
             lines.append(f"    {kind:<18} " + ", ".join(f"{k} {v}" for k, v in values.items()))
+    if "calibration" in report:
+        chosen = report["calibration"]["chosen"]
+        lines.append(
+            f"calibration: small_store_drop {chosen['small_store_drop']} chosen (a small-store "
+            f"dense floor of {chosen['small_dense_floor']}; configured "
+            f"{report['calibration']['configured']}); objective "
+            f"{chosen['objective/choose']} on the odd personas, {chosen['objective/report']} "
+            "on the others"
+        )
     return "\n".join(lines)

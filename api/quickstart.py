@@ -388,10 +388,14 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         chat = host.start(Identity(agent_id="assistant", user_id="alice", session_id="s-host"))
         question = "When is the billing service deployed?"
         auto = host.user_turn(chat, question)
-        found = [r["content"] for r in auto.result["results"]] if auto else []
-        out.line(f"auto      user turn {question!r} -> host searched, {len(found)} result(s)")
-        for content in found[:2]:
-            out.line(f"            {content}")
+        shown: dict[str, Any] = auto.result if auto else {"results": [], "reason": "nothing found"}
+        out.line(
+            f"auto      user turn {question!r} -> host searched; the model reads "
+            f"{len(json.dumps(shown))} characters: {shown['reason']}"
+        )
+        for item in shown["results"][:2]:
+            out.line(f"            {item['content']}")
+            out.line(f"              ({item['type']}, {item['date']}; {item['reason']})")
         host.assistant_turn(chat, "How about hummus and crackers?")
         searches = mem.store.query(
             "SELECT count(*) AS n FROM search_log WHERE session_id = ?", ["s-host"]

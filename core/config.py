@@ -190,28 +190,83 @@ class RetrievalConfig(_Section):
 
 
 class GateConfig(_Section):
-    mode: Literal["response", "candidate"] = Field(
-        "response",
+    mode: Literal["result", "response", "candidate"] = Field(
+        "result",
         description=(
-            "response: return nothing when every candidate is weak, else the ranked "
-            "candidates; candidate: also drop each candidate that is weak on its own."
+            "result: return nothing when every candidate is weak, else only the candidates "
+            "that pass on their own or are close to the best (dense_margin, lexical_share); "
+            "response: else every ranked candidate; candidate: only those that pass on "
+            "their own."
         ),
     )
     dense_floor: float = Field(
         0.475,
         ge=-1.0,
         le=1.0,
-        description="Cosine similarity the best dense candidate must reach to pass the gate.",
+        description=(
+            "Cosine similarity a candidate must reach to pass on dense, in a search reading "
+            "reference_records records or more."
+        ),
+    )
+    small_store_drop: float = Field(
+        0.155,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How much lower the dense floor is in a search reading small_records records or "
+            "fewer; between small_records and reference_records it is log-interpolated."
+        ),
     )
     lexical_floor: float = Field(
         10.0,
         ge=0.0,
-        description="BM25 score (higher is better) the best lexical candidate must reach.",
+        description=(
+            "BM25 score (higher is better) a candidate must reach to pass on lexical, in a "
+            "search reading reference_records records (scaled by the largest IDF of the "
+            "records read)."
+        ),
+    )
+    reference_records: int = Field(
+        500,
+        ge=2,
+        description="Readable records at which dense_floor and lexical_floor apply as given.",
+    )
+    small_records: int = Field(
+        30,
+        ge=1,
+        description="Readable records at and below which the dense floor is at its lowest.",
+    )
+    dense_margin: float = Field(
+        0.15,
+        ge=0.0,
+        le=2.0,
+        description=(
+            "Mode result: a candidate weak on its own stays if its cosine is within this of "
+            "the best candidate's."
+        ),
+    )
+    lexical_share: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Mode result: a candidate weak on its own stays if its BM25 is at least this "
+            "share of the best candidate's."
+        ),
     )
     calibrated_for: str = Field(
         PACKAGED_MINILM,
         description="The embedder the floors were calibrated for; floors belong to one model.",
     )
+
+    @model_validator(mode="after")
+    def _small_below_reference(self) -> GateConfig:
+        if self.small_records >= self.reference_records:
+            raise ValueError(
+                f"small_records ({self.small_records}) must be below reference_records "
+                f"({self.reference_records})"
+            )
+        return self
 
 
 class TriggerConfig(_Section):

@@ -225,6 +225,10 @@ class VectorIndex:
                 keep &= self._time[:n] <= _times([where.until])[0]
             return keep
 
+    def count(self, where: RecordFilter) -> int:
+        """How many indexed records pass ``where``."""
+        return int(self.mask(where).sum())
+
     def share(self, where: RecordFilter) -> float:
         """The fraction of indexed records that pass ``where`` (0.0 for an empty index)."""
         keep = self.mask(where)

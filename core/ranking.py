@@ -26,6 +26,9 @@ class Candidate:
     fused: float = 0.0
     freshness: float = 0.0
     gate: str = ""
+    # The signal it passed the gate on: dense, lexical, time, entity; margin (close to the
+    # best), answer (response mode: the answer passed on another), reranker; None: cut.
+    passed_on: str | None = None
     duplicate_of: str | None = None
     tokens: int = 0  # exact when taken; when skipped, enough to exceed the room it had
 
@@ -80,50 +83,149 @@ def order(candidates: list[Candidate]) -> list[Candidate]:
     )
 
 
-def gate(candidate: Candidate, *, dense_floor: float, lexical_floor: float) -> str | None:
-    """Why ``candidate`` is strong enough to return, or None if it is weak on every signal:
-    below the cosine floor on dense, below the BM25 floor on lexical, and no entity match.
-    The time generator's score is the lexical one, found inside the query's time window."""
+def scaled_floors(
+    records: int,
+    *,
+    dense_floor: float,
+    small_store_drop: float,
+    lexical_floor: float,
+    reference: int,
+    small: int,
+) -> tuple[float, float]:
+    """The gate's (dense, lexical) floors for a search over ``records`` readable records.
+
+    A floor set for a conversation of 500 turns is out of reach in a user's store of a few
+    dozen records (a question's own answer at cosine 0.43 against 0.475), while a low fixed
+    floor lets unrelated queries through a large store: the best cosine of an unrelated query
+    is the largest of ``records`` draws, and BM25's IDF of a rare word is about
+    ``log(records)``; both grow with the store. So the dense floor is ``dense_floor`` at
+    ``reference`` records and more, ``small_store_drop`` lower at ``small`` records and fewer,
+    and log-interpolated between (held at ``dense_floor`` above: nothing was calibrated there);
+    the lexical floor is ``lexical_floor`` scaled by the store's largest IDF (BM25's weight of
+    a word held by one record) against that of ``reference`` records. ``records`` counts
+    what the agent may read, like BM25's statistics: no floor depends on other scopes."""
+    n = max(records, 2)
+    position = math.log(min(max(n, small), reference) / small) / math.log(reference / small)
+    dense = dense_floor - small_store_drop * (1 - position)
+    lexical = lexical_floor * _largest_idf(n) / _largest_idf(reference)
+    return round(dense, 6), round(lexical, 6)
+
+
+def _largest_idf(records: int) -> float:
+    """BM25's IDF of a word held by one of ``records`` records, in the smoothed form
+    ``log(1 + (N - 0.5) / 1.5)``, which stays positive for the smallest stores (core.bm25's
+    FTS5 form, without the 1 +, is 0 at two records); from 30 records on the two differ by
+    under 2%, and only their ratio to the reference's is used."""
+    return math.log(1 + (records - 0.5) / 1.5)
+
+
+def gate(
+    candidate: Candidate, *, dense_floor: float, lexical_floor: float
+) -> tuple[str, str] | None:
+    """Why ``candidate`` is strong enough to return, as (the signal it passed on: dense,
+    lexical, time or entity; a sentence), or None if it is weak on every signal: below the
+    cosine floor on dense, below the BM25 floor on lexical, and no entity match. The time
+    generator's score is the lexical one, found inside the query's time window."""
     dense = candidate.matches.get("dense")
     if dense is not None and dense["score"] >= dense_floor:
-        return f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
+        return "dense", f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
     for generator, where in (("lexical", ""), ("time", " (inside the query's time window)")):
         bm25 = candidate.matches.get(generator)
         if bm25 is not None and bm25["score"] >= lexical_floor:
-            return f"lexical BM25 {bm25['score']:.3f} >= floor {lexical_floor}{where}"
+            return generator, f"lexical BM25 {bm25['score']:.3f} >= floor {lexical_floor}{where}"
     if "entity" in candidate.matches:
-        return "exact entity match"
+        return "entity", "exact entity match"
     return None
 
 
 def apply_gate(
-    candidates: list[Candidate], *, dense_floor: float, lexical_floor: float, mode: str
+    candidates: list[Candidate],
+    *,
+    dense_floor: float,
+    lexical_floor: float,
+    mode: str,
+    dense_margin: float = 0.0,
+    lexical_share: float = 1.0,
 ) -> list[Candidate]:
     """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
-    returns the survivors.
+    ``passed_on`` and returns the survivors.
 
-    - ``response`` (the design's gate): the answer is empty when every candidate is weak on
-      every signal; otherwise all candidates go on, ranked, and each says whether it passed on
-      its own or rode on the strongest one.
-    - ``candidate``: additionally, each candidate must pass on its own.
+    - ``result`` (the default): the answer is empty when every candidate is weak on every
+      signal; otherwise each candidate must pass on its own or be close to the best one on a
+      signal that found it: its cosine within ``dense_margin`` of the best candidate's, or
+      its BM25 at least ``lexical_share`` of the best. A passing answer is not padded with
+      records weak on every signal and far below the best. Scores, not fused ranks: in a
+      store of a few records every record is a dense candidate, and rank 8 of 8 fuses to 60%
+      of rank 1 whatever its cosine.
+    - ``response`` (the design's first gate): the answer is empty when every candidate is weak
+      on every signal; otherwise all candidates go on, ranked, and each says whether it passed
+      on its own or rode on the strongest one.
+    - ``candidate``: each candidate must pass on its own.
     - ``off``: nothing is gated (the reranker's replace_floors mode).
     """
     reasons = [gate(c, dense_floor=dense_floor, lexical_floor=lexical_floor) for c in candidates]
-    passing = [r for r in reasons if r is not None]
+    passing = [r[1] for r in reasons if r is not None]
+    weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
+    close = (
+        _close_to_best(candidates, weak, dense_margin=dense_margin, lexical_share=lexical_share)
+        if passing and mode == "result"
+        else {}
+    )
+    survivors = []
     for candidate, reason in zip(candidates, reasons, strict=True):
         if reason is not None:
-            candidate.gate = f"passed: {reason}"
+            candidate.passed_on, candidate.gate = reason[0], f"passed: {reason[1]}"
         elif mode == "off":
-            candidate.gate = "not gated (the reranker decides)"
+            candidate.passed_on, candidate.gate = "reranker", "not gated (the reranker decides)"
         elif passing and mode == "response":
+            candidate.passed_on = "answer"
             candidate.gate = f"weak on its own; the answer passed on: {passing[0]}"
+        elif passing and mode == "result" and candidate.record_id in close:
+            candidate.passed_on = "margin"
+            candidate.gate = f"weak on its own; close to the best: {close[candidate.record_id]}"
         else:
-            candidate.gate = "weak on every signal"
-    if mode == "off":
-        return list(candidates)
-    if mode == "response":
-        return list(candidates) if passing else []
-    return [c for c, r in zip(candidates, reasons, strict=True) if r is not None]
+            candidate.passed_on = None
+            candidate.gate = "weak on every signal" + (
+                " and far below the best" if passing and mode == "result" else ""
+            )
+        if candidate.passed_on is not None and (passing or mode == "off"):
+            survivors.append(candidate)
+    return survivors
+
+
+def _bm25(candidate: Candidate) -> float | None:
+    """A candidate's BM25: lexical, or inside the query's time window (the same score)."""
+    scores = [m["score"] for g, m in candidate.matches.items() if g in ("lexical", "time")]
+    return max(scores) if scores else None
+
+
+def _close_to_best(
+    candidates: list[Candidate],
+    weak: list[Candidate],
+    *,
+    dense_margin: float,
+    lexical_share: float,
+) -> dict[str, str]:
+    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of
+    ``candidates``, or whose BM25 is at least ``lexical_share`` of the best, each with why."""
+    best_cosine = max(
+        (c.matches["dense"]["score"] for c in candidates if "dense" in c.matches), default=0.0
+    )
+    best_bm25 = max((s for c in candidates if (s := _bm25(c)) is not None), default=0.0)
+    close: dict[str, str] = {}
+    for candidate in weak:
+        dense = candidate.matches.get("dense")
+        bm25 = _bm25(candidate)
+        if dense is not None and dense["score"] >= best_cosine - dense_margin:
+            close[candidate.record_id] = (
+                f"dense cosine {dense['score']:.3f} within {dense_margin} of the best "
+                f"{best_cosine:.3f}"
+            )
+        elif bm25 is not None and best_bm25 > 0 and bm25 >= lexical_share * best_bm25:
+            close[candidate.record_id] = (
+                f"lexical BM25 {bm25:.3f} at least {lexical_share} of the best {best_bm25:.3f}"
+            )
+    return close
 
 
 def collapse(
@@ -195,11 +297,14 @@ def replay(log: dict[str, Any]) -> list[str]:
     for candidate in candidates:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
     ranked = order(candidates)
+    # Rows logged before the per-result rule have no margins (and no "result" mode).
+    margins = {k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings}
     survivors = apply_gate(
         ranked,
         dense_floor=settings["dense_floor"],
         lexical_floor=settings["lexical_floor"],
         mode=settings["gate_mode"],
+        **margins,
     )
     if not survivors:
         return []
@@ -217,6 +322,7 @@ def replay(log: dict[str, Any]) -> list[str]:
             dense_floor=settings["dense_floor"],
             lexical_floor=settings["lexical_floor"],
             mode=settings["gate_after_reranker"],
+            **margins,
         )
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(

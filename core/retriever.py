@@ -113,6 +113,19 @@ class Retriever:
         # an agent that may not read every record (see search).
         weights = (1.0, 0.5, 0.5, self.config.retrieval.context_weight)
         self.bm25 = BM25Index(self.store, weights=weights, tokenizer=self.tokenizer)
+        self._readable: tuple[Any, int] | None = None  # (scopes, epoch, version) -> count
+
+    def _readable_records(self, scopes: tuple[str, ...], index: VectorIndex) -> int:
+        """How many records ``scopes`` hold, whatever their status (what BM25 counts), kept
+        while the index stays at the same version: consecutive searches over the same scopes
+        count them once."""
+        key = (scopes, index.epoch, index.version)
+        cached = self._readable  # one read: another thread may replace it meanwhile
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        counted = index.count(RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES))
+        self._readable = (key, counted)
+        return counted
 
     def close(self) -> None:
         """Release what the retriever holds beside the store (the tokenizer's connection)."""
@@ -223,12 +236,21 @@ class Retriever:
             self.config.reranker.enabled and self.config.reranker.mode == "replace_floors"
         )
         gate_mode = "off" if rerank_replaces else gate_cfg.mode
-        survivors = ranking.apply_gate(
-            ordered,
+        # The floors for the size of what this agent may read (BM25's N), never the store's.
+        readable_records = self._readable_records(scopes, index)
+        dense_floor, lexical_floor = ranking.scaled_floors(
+            readable_records,
             dense_floor=gate_cfg.dense_floor,
+            small_store_drop=gate_cfg.small_store_drop,
             lexical_floor=gate_cfg.lexical_floor,
-            mode=gate_mode,
+            reference=gate_cfg.reference_records,
+            small=gate_cfg.small_records,
         )
+        margins = {"dense_margin": gate_cfg.dense_margin, "lexical_share": gate_cfg.lexical_share}
+        survivors = ranking.apply_gate(
+            ordered, dense_floor=dense_floor, lexical_floor=lexical_floor, mode=gate_mode, **margins
+        )
+        cut = [c for c in ordered if c.passed_on is None] if survivors else []
         # Best scores among the candidates still standing after the row re-check.
         best_dense = max((s for i, s in dense if i not in dropped), default=None)
         best_lexical = max((s for i, s in [*lexical, *timed] if i not in dropped), default=None)
@@ -238,8 +260,9 @@ class Retriever:
             "best_lexical": best_lexical,
             "entity_matches": sum(1 for i, _ in entity if i not in dropped),
             "floors": {
-                "dense": gate_cfg.dense_floor,
-                "lexical": gate_cfg.lexical_floor,
+                "dense": dense_floor,
+                "lexical": lexical_floor,
+                "readable_records": readable_records,
                 "calibrated_for": gate_cfg.calibrated_for,
             },
             "passed": [c.record_id for c in survivors],
@@ -262,9 +285,10 @@ class Retriever:
             fallback_gate = gate_cfg.mode
             kept = ranking.apply_gate(
                 kept,
-                dense_floor=gate_cfg.dense_floor,
-                lexical_floor=gate_cfg.lexical_floor,
+                dense_floor=dense_floor,
+                lexical_floor=lexical_floor,
                 mode=fallback_gate,
+                **margins,
             )
             gate_log["decision"] = "pass" if kept else "empty"
             gate_log["passed"] = [c.record_id for c in kept]
@@ -319,6 +343,12 @@ class Retriever:
                 "fused": len(candidates),
             },
             "gate": {k: v for k, v in gate_log.items() if k != "passed"},
+            "cut": {
+                "count": len(cut),
+                "why": "weak on every signal and far below the best"
+                if gate_mode == "result"
+                else "weak on every signal",
+            },
             "duplicates_collapsed": len(duplicates),
             "over_budget": len(skipped),
             "returned": len(taken),
@@ -348,8 +378,9 @@ class Retriever:
             "settings": {
                 "rrf_k": cfg.rrf_k,
                 "weights": weights,
-                "dense_floor": gate_cfg.dense_floor,
-                "lexical_floor": gate_cfg.lexical_floor,
+                "dense_floor": dense_floor,
+                "lexical_floor": lexical_floor,
+                **margins,
                 "duplicate_cosine": cfg.duplicate_cosine,
                 "gate_mode": gate_mode,
                 # the gate applied after a replace_floors reranker that did not run, or None
@@ -757,6 +788,7 @@ class Retriever:
             "entities": list(record.entities),
             "entity_match": [m for m in matched_entities if m["entity_id"] in record.entities],
             "gate": candidate.gate,
+            "passed_on": candidate.passed_on,
             "duplicates": (
                 f"best of its near-duplicates; collapsed into it: {', '.join(collapsed)}"
                 if collapsed

@@ -166,6 +166,13 @@ class SearchArgs(_Arguments):
     budget_tokens: int | None = Field(
         None, ge=1, le=100_000, description="Context budget for the results, in tokens."
     )
+    explain: bool = Field(
+        False,
+        description=(
+            "Return each result's full record and explanation (every generator's score, the "
+            "gate, the budget) instead of the compact form."
+        ),
+    )
 
     _times = field_validator("since", "until")(_time)
 
@@ -224,8 +231,8 @@ TOOLS: dict[str, Tool] = {
             "Search your long-term memory of this user and your shared projects: facts and "
             "preferences, past events and decisions, procedures. Call it whenever earlier "
             "context could matter. An empty result is a normal answer: nothing relevant is "
-            "stored. Each result explains why it was returned; ignore results that do not "
-            "apply.",
+            "stored. Each result says in one line why it was returned (explain: true gives the "
+            "full explanation); ignore results that do not apply.",
             SearchArgs,
             _search,
         ),

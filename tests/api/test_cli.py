@@ -225,7 +225,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     extracted = out.split("stage     extract")[1].split("9. Host integration")[0]
     assert "admin" not in extracted  # the injected turn produced no record
     assert "auto      memory_forget, memory_get, memory_revise, memory_write\n" in out
-    assert "host searched, 0 result" not in out and "host searched, " in out
+    auto = out.split("host searched; the model reads ")[1].splitlines()
+    assert re.match(r"\d+ characters: \d+ results?", auto[0]), auto[0]  # compact, not empty
+    assert "passed the" in auto[2]  # each result's one-line reason
     assert "the assistant turn searched nothing: 1 search in the log" in out
     assert "Traceback" not in result.stderr
     assert (tmp_path / "agent-memory" / "quickstart.db").exists()

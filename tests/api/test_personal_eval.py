@@ -11,6 +11,7 @@ import pytest
 
 from api import personal_eval
 from api.cli import main
+from api.gate_calibration import final_ids
 from api.personal_eval import Answer, Question, fold, metrics
 from core import Config, Memory
 
@@ -94,7 +95,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]
     folder = tmp_path_factory.mktemp("personal")
     (folder / "personal-memory-dev.json").write_text(json.dumps(DATA))
     stores = folder / "stores"
-    report = personal_eval.run(data=folder, config=Config(), store_dir=stores, progress=False)
+    report = personal_eval.run(
+        data=folder, config=Config(), store_dir=stores, progress=False, calibrate=True
+    )
     return report, stores
 
 
@@ -154,11 +157,33 @@ def test_counts_that_do_not_depend_on_ranking(run: tuple[dict[str, Any], Path]) 
         assert report[path]["unanswerable_empty"] == 1.0
         assert report[path]["unanswerable_near_empty"] == 1.0
         assert report[path]["result_chars"] > report[path]["content_chars"]
+        assert report[path]["result_chars"] < report[path]["full_result_chars"]
+
+
+@pytest.mark.parametrize("path", ["extracted", "turns"])
+def test_the_calibration_replays_each_logged_search_as_it_answered(
+    run: tuple[dict[str, Any], Path], path: str
+) -> None:
+    """Under the configured gate the calibration's replay of each logged search returns what
+    the search returned (the sweep's other rows differ only by the small-store drop), and the
+    sweep reports a choice made on the first persona and measured on the second."""
+    report, stores = run
+    for persona in DATA["personas"]:
+        with Memory.open(stores / f"{persona['id']}-{path}.db") as mem:
+            rows = mem.store.query("SELECT payload FROM search_log")
+            assert rows
+            for row in rows:
+                payload = json.loads(row["payload"])
+                assert final_ids(payload, Config().gate) == payload["final_ids"]
+    calibration = report["calibration"]
+    assert calibration["configured"] == Config().gate.small_store_drop
+    assert calibration["chosen"] in calibration["sweep"]
+    assert {f"{path}/choose", f"{path}/report"} <= set(calibration["chosen"])
 
 
 def _answer(kind: str, matches: list[set[str]], evidence=(), stale=()) -> Answer:
     q = Question("q", "?", kind, None, tuple(evidence), tuple(stale))  # type: ignore[arg-type]
-    return Answer(q, tuple(frozenset(m) for m in matches), 100, 10)
+    return Answer(q, tuple(frozenset(m) for m in matches), 100, 400, 10)
 
 
 def test_update_ordering_recall_and_empty_rates() -> None:

@@ -8,6 +8,7 @@ own tool channel, and the run always continues.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +283,58 @@ def test_a_host_failure_never_shows_its_text_to_the_model(tmp_path: Path, driver
         assert isinstance(chat.chat.last_error, EmbedderError)
     finally:
         broken.close()
+
+
+COMPACT_RECORD = {"id", "type", "content", "status", "source_kind", "date", "reason"}
+
+
+@pytest.mark.parametrize("mode", ["tool_only", "hybrid"])
+def test_the_model_reads_compact_search_results(open_chat: Open, mem: Memory, mode: str) -> None:
+    """A memory_search result reaches the model compact through every framework, from its own
+    call and from the host's auto search: per record id, type, content, status, source kind,
+    date and a one-line reason, plus search_id and a one-line reason for the answer. With
+    explain: true the model gets the full form; memory_get of an id returns the full record,
+    and the search log keeps the full explanation either way."""
+    (stored,) = mem.import_records(
+        [
+            {
+                "content": "The user is vegetarian and loves dal.",
+                "source_kind": "user_statement",
+                "source_ref": "turn-7",
+                "event_at": "2026-11-02T10:00:00Z",
+            }
+        ],
+        scope="user:alice",
+    )
+    chat = open_chat(mode=mode)
+    out = chat.turn(
+        "What should I cook tonight? Something with dal.",
+        [
+            Call("memory_search", {"query": "dal"}),
+            Call("memory_search", {"query": "dal", "explain": True}),
+            Call("memory_get", {"ids": [stored]}),
+            "A dal, then.",
+        ],
+    )
+    assert out.failed == [False, False, False], out.results
+    compact, full, got = out.results
+    shown = [compact] + ([out.auto] if mode == "hybrid" else [])
+    for answer in shown:
+        assert set(answer) == {"results", "search_id", "reason"}
+        assert answer["reason"] == "1 result"
+        (record,) = answer["results"]
+        assert set(record) == COMPACT_RECORD
+        assert record["id"] == stored and record["date"] == "2026-11-02"
+        assert record["content"] == "The user is vegetarian and loves dal."
+        assert (record["status"], record["source_kind"]) == ("confirmed", "user_statement")
+        assert re.fullmatch(
+            r"dense #1, lexical #1; passed the (dense|lexical) floor", record["reason"]
+        )
+    (explained,) = full["results"]
+    assert explained["source_ref"] == "turn-7" and "generators" in explained["explanation"]
+    assert "gate" in full["explanation"]
+    assert got["records"][0]["source_ref"] == "turn-7"
+    logged = mem.store.query("SELECT id, payload FROM search_log")
+    for row in logged:
+        assert stored in json.loads(row["payload"])["result_explanations"]
+    assert compact["search_id"] in {row["id"] for row in logged}

@@ -1,0 +1,133 @@
+"""Gate calibration on small stores by replay: `agent-memory eval --dataset personal --calibrate`.
+
+The gate's floors scale with the number of records a search reads (core.ranking.scaled_floors):
+``gate.dense_floor`` and ``gate.lexical_floor`` hold at ``gate.reference_records`` (500, the
+size of the LoCoMo conversations they were calibrated on); at ``gate.small_records`` (30) and
+below the dense floor is ``gate.small_store_drop`` lower. This module calibrates that drop on the
+personal set, a user's everyday chats in a store of their own, by replaying each logged search
+(its search_log row keeps every candidate with its scores) under each floor of a grid:
+
+- the personas are split by position in the file: the odd ones (1st, 3rd, ...) choose, the
+  others report, so the chosen floor is also measured on users it was not chosen on;
+- the floor chosen maximises, on the choosing half and averaged over the paths measured, the
+  mean of hit@5 on answerable questions and the share of unanswerable questions answered empty
+  (each error counts alike, however many questions of a kind the set holds); ties go to the
+  higher floor. unanswerable_near (a stored topic, a fact never given) is reported, not used:
+  telling "never said" from "said" on a stored topic is the answering model's part.
+
+The replay runs the search's own stages (core.ranking: fusion with the logged freshness, the
+gate, the duplicate collapse, ``limit``) but not the token budget, whose counts the row keeps
+only for the records the search examined; and the duplicate pairs it knows are those among
+the search's own survivors. At the default budget the personal set's answers are cut by
+``limit``, not the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from core import ranking
+from core.config import GateConfig
+
+if TYPE_CHECKING:
+    from api.personal_eval import Answer
+
+GRID = tuple(round(0.075 + 0.01 * i, 3) for i in range(21))  # small_store_drop 0.075-0.275
+
+
+def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
+    """The record ids a logged search returns under ``gate`` (its floors, mode and fused
+    share), replayed from its search_log ``payload`` (the module docstring says how)."""
+    settings = payload["settings"]
+    dense, lexical = ranking.scaled_floors(
+        payload["gate"]["floors"]["readable_records"],
+        dense_floor=gate.dense_floor,
+        small_store_drop=gate.small_store_drop,
+        lexical_floor=gate.lexical_floor,
+        reference=gate.reference_records,
+        small=gate.small_records,
+    )
+    candidates = ranking.fuse(
+        {g: [(c["id"], c["score"]) for c in payload["candidates"][g]] for g in ranking.GENERATORS},
+        k=settings["rrf_k"],
+        weights=settings["weights"],
+    )
+    dropped = payload.get("changed_since_generated", {})
+    candidates = [c for c in candidates if c.record_id not in dropped]
+    for candidate in candidates:
+        candidate.freshness = payload["freshness"].get(candidate.record_id, 0.0)
+    survivors = ranking.apply_gate(
+        ranking.order(candidates),
+        dense_floor=dense,
+        lexical_floor=lexical,
+        mode=gate.mode,
+        dense_margin=gate.dense_margin,
+        lexical_share=gate.lexical_share,
+    )
+    similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
+    kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
+    return [c.record_id for c in kept[: settings["limit"]]]
+
+
+def rescored(answers: list[Answer], gate: GateConfig) -> list[Answer]:
+    """``answers`` as their searches would have answered under ``gate``."""
+    out = []
+    for answer in answers:
+        if answer.logged is None or answer.candidates is None:
+            raise ValueError("calibration needs each answer's logged search and candidates")
+        ids = final_ids(answer.logged, gate)
+        out.append(replace(answer, matches=tuple(answer.candidates[i] for i in ids)))
+    return out
+
+
+def calibrate_small_store_drop(
+    by_path: dict[str, list[list[Answer]]], gate: GateConfig
+) -> dict[str, Any]:
+    """Sweep ``small_store_drop`` over GRID (the other gate settings as in ``gate``); returns
+    every row (per path and half: hit@5, empty rates, results per answer) and the choice."""
+    from api.personal_eval import metrics
+
+    halves = {
+        half: {
+            path: [a for i, group in enumerate(personas) if i % 2 == parity for a in group]
+            for path, personas in by_path.items()
+        }
+        for half, parity in (("choose", 0), ("report", 1))  # position 0 is the 1st persona
+    }
+    rows = []
+    for drop in GRID:
+        setting = gate.model_copy(update={"small_store_drop": drop})
+        row: dict[str, Any] = {
+            "small_store_drop": drop,
+            "small_dense_floor": round(gate.dense_floor - drop, 3),
+        }
+        for half, paths in halves.items():
+            for path, answers in paths.items():
+                m = metrics(rescored(answers, setting))
+                row[f"{path}/{half}"] = {
+                    "hit@5": m["answerable"]["hit@5"],
+                    "answerable_empty": m["answerable"]["empty"],
+                    "unanswerable_empty": m["unanswerable_empty"],
+                    "unanswerable_near_empty": m["unanswerable_near_empty"],
+                }
+            row[f"objective/{half}"] = _objective(row, half, list(paths))
+        rows.append(row)
+    # Ties go to the smaller drop: the higher floor.
+    chosen = max(rows, key=lambda r: (r["objective/choose"], -r["small_store_drop"]))
+    return {
+        "grid": "small_store_drop",
+        "rule": "max mean over paths of (hit@5 + unanswerable empty) / 2 on the odd personas",
+        "sweep": rows,
+        "chosen": chosen,
+        "configured": gate.small_store_drop,
+    }
+
+
+def _objective(row: dict[str, Any], half: str, paths: list[str]) -> float:
+    values = [
+        ((row[f"{p}/{half}"]["hit@5"] or 0.0) + (row[f"{p}/{half}"]["unanswerable_empty"] or 0.0))
+        / 2
+        for p in paths
+    ]
+    return round(sum(values) / len(values), 4) if values else 0.0

@@ -1,0 +1,105 @@
+"""The model-facing form of tool results (core.compact): what it keeps, what passes unchanged,
+and its size on real stores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core import Config, HashingEmbedder, Memory
+from core.compact import for_model
+from tests.conftest import NOW
+
+# Per record the compact form adds its id, type, status, source kind, date and a one-line
+# reason to the content: a fixed overhead, whatever the explanation holds.
+PER_RECORD = 260
+PER_ANSWER = 200
+
+WORDS = ["tea", "berlin", "apollo", "deploy", "budget", "lisbon", "jazz", "dentist", "car"]
+
+
+def test_errors_other_tools_and_explain_pass_unchanged(tmp_path: Path) -> None:
+    """An error, a non-search tool's result and a search called with explain: true reach the
+    model as the host API returned them; a plain search is compact."""
+    with Memory.open(tmp_path / "m.db", embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        mem.import_records([{"content": "tea in berlin"}], scope="user:u", now=NOW)
+        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
+        error = session.call("memory_search", {"query": ""}, now=NOW)
+        assert for_model("memory_search", {"query": ""}, error) == error
+        got = session.call("memory_get", {"ids": ["mem_x"]}, now=NOW)
+        assert for_model("memory_get", {"ids": ["mem_x"]}, got) == got
+        args = {"query": "tea berlin", "explain": True}
+        full = session.call("memory_search", args, now=NOW)
+        assert for_model("memory_search", args, full) == full
+        compact = for_model("memory_search", {"query": "tea berlin"}, full)
+        assert set(compact) == {"results", "search_id", "reason"}
+        assert compact["results"][0]["date"] == NOW.date().isoformat()  # created_at's day
+
+
+def test_a_procedural_record_keeps_its_procedure(tmp_path: Path) -> None:
+    """A procedure's steps are what a model needs of it: the compact form keeps them."""
+    with Memory.open(tmp_path / "m.db", embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
+        procedure = {"name": "deploy", "when": "on release", "steps": ["build", "ship"]}
+        written = session.call(
+            "memory_write",
+            {
+                "type": "procedural",
+                "content": "How to deploy apollo.",
+                "source_kind": "agent_inference",
+                "procedure": procedure,
+            },
+            now=NOW,
+        )
+        assert "error" not in written, written
+        result = session.call("memory_search", {"query": "deploy apollo"}, now=NOW)
+        (record,) = for_model("memory_search", {"query": "deploy apollo"}, result)["results"]
+        assert record["type"] == "procedural" and record["procedure"]["steps"] == ["build", "ship"]
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    contents=st.lists(
+        st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=60), st.booleans()),
+        min_size=1,
+        max_size=30,
+    ),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+)
+def test_the_compact_answer_is_its_content_plus_a_fixed_overhead(
+    tmp_path_factory, contents, query
+) -> None:
+    """On real stores of records of any length and kind: the compact answer is its records'
+    content plus at most a fixed overhead per record and per answer (so it is within 2 x
+    content + 400 once records are not tiny), never longer than the full form."""
+    path = tmp_path_factory.mktemp("compact") / "m.db"
+    open_gate = Config(gate={"dense_floor": -1.0, "lexical_floor": 0.0})
+    with Memory.open(path, open_gate, embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        mem.import_records(
+            [
+                {"content": " ".join(words), "type": "episodic" if dated else "semantic"}
+                | ({"event_at": "2026-03-01T10:00:00Z"} if dated else {})
+                for words, dated in contents
+            ],
+            scope="user:u",
+            now=NOW,
+        )
+        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
+        arguments = {"query": " ".join(query), "limit": 50, "budget_tokens": 100_000}
+        full = session.call("memory_search", arguments, now=NOW)
+        compact = for_model("memory_search", arguments, full)
+    size = len(json.dumps(compact))
+    content = sum(len(json.dumps(r["content"])) for r in compact["results"])
+    assert size <= content + PER_ANSWER + PER_RECORD * len(compact["results"])
+    assert size <= len(json.dumps(full))
+    assert [r["id"] for r in compact["results"]] == [r["id"] for r in full["results"]]

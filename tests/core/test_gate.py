@@ -1,0 +1,139 @@
+"""The gate at every store size: floors that follow the records a search reads, and a
+per-result rule that keeps a passing answer from being padded with weak records."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from core import Memory
+from core.compact import for_model
+from core.ranking import replay, scaled_floors
+from core.session import Session
+from tests.conftest import NOW
+
+FACTS = [
+    "The user's dentist is Dr. Okafor.",
+    "The user drives a blue Subaru.",
+    "The user's sister lives in Tromsø.",
+    "The user is training for a 10K in September.",
+    "The user prefers tea to coffee.",
+    "The user's landlord is called Mr. Haddad.",
+    "The user works night shifts at a bakery.",
+    "The user's cat is named Pepper.",
+]
+FLOORS = {"dense_floor": 0.475, "small_store_drop": 0.155, "lexical_floor": 10.0}
+
+
+@pytest.fixture
+def facts(memory: Memory) -> Session:
+    """A new user's store: eight short declarative facts."""
+    memory.grant("assistant", "user:dana", now=NOW)
+    memory.import_records(
+        [{"content": f, "source_kind": "user_statement"} for f in FACTS],
+        scope="user:dana",
+        now=NOW,
+    )
+    return memory.session(agent_id="assistant", user_id="dana", session_id="s", now=NOW)
+
+
+def search(session: Session, query: str) -> dict[str, Any]:
+    result = session.call("memory_search", {"query": query}, now=NOW)
+    assert "error" not in result, result
+    return result
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What car do I have?", "The user drives a blue Subaru."),
+        ("Who owns the flat I rent?", "The user's landlord is called Mr. Haddad."),
+        ("What's my pet called?", "The user's cat is named Pepper."),
+    ],
+)
+def test_a_small_store_of_short_facts_answers_a_paraphrased_question(
+    facts: Session, question: str, answer: str
+) -> None:
+    """A question in other words than its fact (cosine 0.38-0.45) is answered in a store of
+    eight facts, where the floor set for 500-record conversations (0.475) emptied it, and the
+    answer is not padded with the unrelated facts."""
+    result = search(facts, question)
+    assert answer in [r["content"] for r in result["results"]]
+    assert len(result["results"]) <= 3
+    floors = result["explanation"]["gate"]["floors"]
+    assert floors["readable_records"] == len(FACTS) and floors["dense"] == 0.32
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is my shoe size?",
+        "What is the capital of Peru?",
+        "What's my favourite film?",
+        "How tall am I?",
+    ],
+)
+def test_a_small_store_answers_an_unrelated_question_empty(facts: Session, question: str) -> None:
+    """Nothing stored applies: the answer is empty and says why."""
+    result = search(facts, question)
+    assert result["results"] == []
+    assert result["explanation"]["why_empty"].startswith("every candidate was weak")
+    assert for_model("memory_search", {"query": question}, result)["reason"].startswith(
+        "every candidate was weak"
+    )
+
+
+def test_a_passing_answer_cuts_weak_results_far_below_the_best(
+    facts: Session, memory: Memory
+) -> None:
+    """Each result passes on its own or sits close to the best; the rest are cut, counted in
+    the response explanation and in the model's one-line reason, and the search log replays
+    the cut answer."""
+    result = search(facts, "What's my pet called?")
+    explanation = result["explanation"]
+    returned = len(result["results"])
+    assert explanation["cut"]["count"] == explanation["candidates"]["fused"] - returned
+    assert explanation["cut"]["count"] >= len(FACTS) - 3
+    assert explanation["cut"]["why"] == "weak on every signal and far below the best"
+    for item in result["results"]:
+        assert item["explanation"]["passed_on"] in {"dense", "lexical", "time", "entity", "margin"}
+    shown = for_model("memory_search", {"query": "What's my pet called?"}, result)
+    assert f"{explanation['cut']['count']} weaker candidates cut" in shown["reason"]
+    (row,) = memory.store.query(
+        "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
+    )
+    assert replay(json.loads(row["payload"])) == [r["id"] for r in result["results"]]
+
+
+def test_unreadable_records_do_not_move_the_floors(facts: Session, memory: Memory) -> None:
+    """The floors follow the records this agent may read: 600 records of another user's scope
+    change neither the floors nor the answer; one more in its own scope is counted."""
+    before = search(facts, "What car do I have?")
+    memory.import_records(
+        [{"content": f"Erin's note {i} about her car and her cat."} for i in range(600)],
+        scope="user:erin",
+        now=NOW,
+    )
+    after = search(facts, "What car do I have?")
+    assert after["explanation"]["gate"] == before["explanation"]["gate"]
+    assert [r["id"] for r in after["results"]] == [r["id"] for r in before["results"]]
+    memory.import_records([{"content": "The user bakes bread."}], scope="user:dana", now=NOW)
+    grown = search(facts, "What car do I have?")["explanation"]["gate"]["floors"]
+    assert grown["readable_records"] == len(FACTS) + 1  # a readable record counts at once
+
+
+def test_floors_follow_the_number_of_records_read() -> None:
+    """The small-store dense floor up to ``small`` records, the reference floor from
+    ``reference`` on (never higher), log-interpolated and rising between; the lexical floor
+    scaled by the store's largest IDF, so it is the configured one at the reference size."""
+    settings = {**FLOORS, "reference": 500, "small": 30}
+    dense = {n: scaled_floors(n, **settings)[0] for n in (1, 8, 30, 100, 499, 500, 50_000)}
+    assert dense[1] == dense[8] == dense[30] == 0.32
+    assert dense[30] < dense[100] < dense[499] < dense[500] == dense[50_000] == 0.475
+    between = math.log(100 / 30) / math.log(500 / 30)
+    assert scaled_floors(100, **settings)[0] == pytest.approx(0.32 + 0.155 * between, abs=1e-6)
+    lexical = {n: scaled_floors(n, **settings)[1] for n in (8, 30, 500, 50_000)}
+    assert lexical[8] < lexical[30] < lexical[500] == 10.0 < lexical[50_000]
