@@ -315,18 +315,29 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         out.section(
             "7. Forget",
             "memory_forget makes a tombstone: content, evidence, FTS entry and vector are "
-            "erased from the files, in every process's index too; the audit log keeps the id "
-            "and the reason.",
+            "erased from the files, in every process's index too, with every older version "
+            "of the record; the audit log keeps the id and the reason, and extraction will not "
+            "write it again. A whole user can be exported, then erased, on request.",
         )
         address = next(i for i in ids if _content(mem, i).startswith("Bob's home address"))
-        bob.call("memory_forget", {"id": address, "reason": "user asked"})
+        forgotten = bob.call("memory_forget", {"id": address, "reason": "user asked"})
         found = bob.call("memory_search", {"query": "Where does Bob live?"})["results"]
         still = any("Elm Street" in r["content"] for r in found)
         out.line(
-            f"forget    {address}: address found afterwards: {still}",
+            f"forget    {address}: {forgotten['status']}, {len(forgotten['erased'])} version(s) "
+            f"erased; address found afterwards: {still}",
             forgotten=address,
+            erased=forgotten["erased"],
             found_afterwards=still,
         )
+        export = path.with_name("quickstart-carol.jsonl")
+        exported = mem.export_user("carol", export)
+        receipt = mem.forget_user("carol")
+        gone = ", ".join(f"{table} {n}" for table, n in sorted(receipt["counts"].items()) if n)
+        out.line(
+            f"export    user carol -> {export} ({exported['records']} records)", exported=exported
+        )
+        out.line(f"forget    user carol: {gone}", receipt=receipt["counts"])
 
         out.section(
             "8. End a session: extraction as a job",
