@@ -186,6 +186,8 @@ class Tool:
     description: str
     arguments: type[_Arguments]
     handler: Handler
+    # Whether it changes the store: on a read-only store such a tool answers ``read_only``.
+    writes: bool = True
 
     def definition(self) -> dict[str, Any]:
         """The tool as data: name, description and JSON Schema of its input."""
@@ -228,6 +230,7 @@ TOOLS: dict[str, Tool] = {
             "apply.",
             SearchArgs,
             _search,
+            writes=False,
         ),
         Tool(
             "memory_get",
@@ -235,6 +238,7 @@ TOOLS: dict[str, Tool] = {
             "cannot read are reported as missing.",
             GetArgs,
             _get,
+            writes=False,
         ),
         Tool(
             "memory_write",
