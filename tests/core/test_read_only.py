@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -73,6 +73,41 @@ def read_only_media(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
         yield folder, mounted
     finally:
         subprocess.run(["umount", str(mounted)], check=True)
+
+
+@pytest.fixture
+def immutable_file() -> Iterator[Callable[[Path], None]]:
+    """Makes a file read-only even for root (``chattr +i``) in its writable folder; skipped
+    where the file system has no such attribute. Undone at teardown."""
+    made: list[Path] = []
+
+    def make(path: Path) -> None:
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("this file system cannot make a file immutable (chattr +i)")
+        made.append(path)
+
+    yield make
+    for path in made:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_read_only_file_in_a_writable_folder_opens_read_only(
+    store_path: Path, real_embedder: FlagEmbedder, immutable_file: Callable[[Path], None]
+) -> None:
+    """A store file that cannot be written, in a folder that can: a writing open is refused
+    naming read_only=True; a read-only open (mode=ro, its -shm made in the folder) searches,
+    and the file stays as it was."""
+    ids = make_store(store_path, real_embedder)
+    before = store_path.read_bytes()
+    immutable_file(store_path)
+    with pytest.raises(StoreError, match=r"read-only \(its file is not writable\).*read_only=True"):
+        Memory.open(store_path, embedder=real_embedder, now=NOW)
+    with Memory.open(store_path, embedder=real_embedder, now=NOW, read_only=True) as mem:
+        session = mem.session(**WHO, session_id="s-ro", now=NOW)
+        found = session.call("memory_search", {"query": "Is the user allergic to anything?"})
+        assert found["results"][0]["id"] == ids[2]
+        assert found["explanation"]["logged"] is False
+    assert store_path.read_bytes() == before
 
 
 def test_a_store_opened_read_only_searches_and_gets_and_writes_nothing(
