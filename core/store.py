@@ -217,6 +217,8 @@ class Store:
         ``read_only``: see ``open_read_only``."""
         path = Path(path)
         if read_only:
+            if initialise:
+                raise StoreError("a store opened read-only cannot be initialised")
             return cls.open_read_only(path, busy_timeout_ms=busy_timeout_ms)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

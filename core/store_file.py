@@ -25,14 +25,15 @@ from core.errors import StoreError
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def check(path: Path, *, initialise: bool, writable: bool = True) -> None:
+def check(path: Path, *, initialise: bool, writable: bool = True) -> set[str]:
     """Refuse ``path`` unless it is absent, empty, an agent-memory store, or (with
     ``initialise``) an SQLite database the caller asks to turn into one; and, when
-    ``writable``, unless its file and folder can be written."""
+    ``writable``, unless its file and folder can be written. Returns the file's tables
+    (none for an absent or empty file)."""
     if not path.exists():
         if not os.access(path.parent if path.parent.exists() else Path.cwd(), os.W_OK):
             raise StoreError(f"cannot create the store {path}: its folder is not writable")
-        return
+        return set()
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a store file")
     try:
@@ -43,7 +44,7 @@ def check(path: Path, *, initialise: bool, writable: bool = True) -> None:
     if not header:
         if writable:
             _writable(path)
-        return  # an empty file: a new store
+        return set()  # an empty file: a new store
     if header != SQLITE_HEADER:
         raise StoreError(
             f"{path} is not an agent-memory store: it is not an SQLite database (a corrupt "
@@ -59,6 +60,7 @@ def check(path: Path, *, initialise: bool, writable: bool = True) -> None:
         )
     if writable:
         _writable(path)
+    return tables
 
 
 def check_read_only(path: Path) -> None:
@@ -67,8 +69,7 @@ def check_read_only(path: Path) -> None:
     if not path.is_file():
         what = "a folder" if path.is_dir() else "missing"
         raise StoreError(f"cannot open the store {path} read-only: it is {what}")
-    check(path, initialise=False, writable=False)
-    if "schema_migrations" not in _tables(path):
+    if "schema_migrations" not in check(path, initialise=False, writable=False):
         raise StoreError(
             f"cannot open the store {path} read-only: it is empty (not yet a store); "
             "create it on writable storage first"

@@ -189,6 +189,8 @@ def test_read_only_refuses_what_it_cannot_open_without_writing(
     with pytest.raises(StoreError, match="empty"):
         Memory.open(empty, embedder=real_embedder, read_only=True)
     assert empty.read_bytes() == b""
+    with pytest.raises(StoreError, match="cannot be initialised"):
+        Memory.open(empty, embedder=real_embedder, read_only=True, initialise=True)
 
     old = tmp_path / "old.db"
     make_store(old, real_embedder)
