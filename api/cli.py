@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import Memory, users
+from core import Memory, store_file, users
 from core.config import Config, settings
 from core.errors import AgentMemoryError, InvalidArgument, StoreError
 from core.logging import configure_logging
@@ -89,8 +89,35 @@ def opening_store(path: str) -> Iterator[None]:
 def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
     with opening_store(args.store):
         return Memory.open(
-            args.store, config or load_config(args), initialise=getattr(args, "initialise", False)
+            args.store,
+            config or load_config(args),
+            initialise=getattr(args, "initialise", False),
+            read_only=read_only(args),
         )
+
+
+def read_only(args: argparse.Namespace) -> bool:
+    """Whether to open the store read-only: asked with --read-only, or chosen for a command
+    that only reads (search, get, stats: the ones with the flag) when the store's file or
+    folder cannot be written, e.g. on read-only media, with a note on stderr."""
+    if not hasattr(args, "read_only"):
+        return False  # a command that writes: a read-only store is refused at open
+    if args.read_only:
+        return True
+    path = Path(args.store)
+    reason = store_file.unwritable_reason(path) if path.is_file() else None
+    if reason is not None:
+        print(f"agent-memory: note: opened read-only ({reason})", file=sys.stderr)
+    return reason is not None
+
+
+def read_only_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the store read-only: nothing is written, the search is not logged "
+        "(chosen by itself when the store's file or folder is not writable)",
+    )
 
 
 def positive_int(text: str) -> int:
@@ -1104,12 +1131,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scope", help="the scope to revoke")
     p = add("grants", cmd_grants, "List grants.", "agent-memory grants --agent planner --json")
     p.add_argument("--agent", default=None, help="only this agent's grants")
-    add(
+    p = add(
         "stats",
         cmd_stats,
         "Show counts, versions and the embedder of a store.",
         "agent-memory stats --store data/memory.db",
     )
+    read_only_flag(p)
     p = add(
         "import",
         cmd_import,
@@ -1212,6 +1240,7 @@ def build_parser() -> argparse.ArgumentParser:
         "agent-memory get mem_01a2... --agent planner --user u1 --include-history",
     )
     principal(p)
+    read_only_flag(p)
     p.add_argument("ids", nargs="+", help="record ids")
     p.add_argument("--include-history", action="store_true", help="also superseded and expired")
     p = add(
@@ -1246,6 +1275,7 @@ def build_parser() -> argparse.ArgumentParser:
         'agent-memory search "how does the user like answers?" --agent planner --user u1',
     )
     principal(p)
+    read_only_flag(p)
     p.add_argument("query")
     p.add_argument("--type", action="append", choices=["semantic", "episodic", "procedural"])
     p.add_argument("--since", help="ISO 8601")

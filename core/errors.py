@@ -5,7 +5,8 @@
     ├── StoreError                  the store file cannot be used as it is
     │   ├── SchemaVersionError      written by a newer agent-memory than this one
     │   ├── EmbedderMismatchError   embedded with another model; run `agent-memory reembed`
-    │   └── StoreClosedError        used after Memory.close()
+    │   ├── StoreClosedError        used after Memory.close()
+    │   └── ReadOnlyStoreError      a write to a store opened read-only (code ``read_only``)
     ├── EmbedderError               the embedding model cannot be loaded or run
     ├── ExtractionError             a session extraction stage could not finish (retryable)
     │   └── ModelOutputError        the model's structured output broke its schema or rules
@@ -74,6 +75,19 @@ class EmbedderMismatchError(StoreError):
 
 class StoreClosedError(StoreError):
     """The store (or the Memory that owns it) was used after close()."""
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write (a tool that writes, a session's end, a grant, an import, a job) on a store
+    opened read-only. Nothing was written. Unlike other StoreErrors a model can meet it (a
+    memory_write on a read-only store), so the tool surface returns it as a structured error
+    with the stable code ``read_only`` instead of raising it to the host."""
+
+    code = "read_only"
+
+    def as_tool_error(self) -> dict[str, Any]:
+        """The structured error a write tool returns on a read-only store."""
+        return {"error": {"code": self.code, "message": str(self)}}
 
 
 class EmbedderError(AgentMemoryError):
@@ -163,6 +177,7 @@ __all__ = [
     "ModelOutputError",
     "NotFound",
     "PermissionDenied",
+    "ReadOnlyStoreError",
     "SchemaVersionError",
     "StoreClosedError",
     "StoreError",

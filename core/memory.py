@@ -94,6 +94,7 @@ class Memory:
         dispatcher: Dispatcher | None = None,
         now: datetime | None = None,
         initialise: bool = False,
+        read_only: bool = False,
     ) -> Memory:
         """Open or create the store at ``path``, migrating it to the current schema.
 
@@ -107,12 +108,24 @@ class Memory:
 
         A path that holds no store is refused with StoreError and left unchanged: a corrupt
         or non-SQLite file, a read-only file or folder, and an SQLite database of another
-        application, unless ``initialise`` asks to add a store's tables to it.
+        application, unless ``initialise`` asks to add a store's tables to it. The error for
+        a read-only file or folder names ``read_only=True``.
+
+        ``read_only=True`` opens an existing store so that nothing is written to it, e.g. on
+        read-only media: memory_search and memory_get work (a search cannot be logged, and
+        its explanation says ``logged: false``); the write tools answer the structured error
+        ``read_only``, and every other write (a session's end, grants, imports, jobs) raises
+        ReadOnlyStoreError. Nothing migrates: a store of an older schema is refused.
+        Read-only is never chosen silently: a host that means to write must hear that it
+        cannot, at open.
         """
         config = config or Config()
         embedder = embedder or make_embedder(config.embedder)
         store = Store.open(
-            path, busy_timeout_ms=config.store.busy_timeout_ms, initialise=initialise
+            path,
+            busy_timeout_ms=config.store.busy_timeout_ms,
+            initialise=initialise,
+            read_only=read_only,
         )
         try:
             store.bind_embedder(embedder.identity, now=now or utcnow())
@@ -140,6 +153,11 @@ class Memory:
     @property
     def path(self) -> Path:
         return self.store.path
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only (``Memory.open(read_only=True)``)."""
+        return self.store.read_only
 
     def warm(self) -> None:
         """Get the embedder ready for queries, build the vector index and load the evidence

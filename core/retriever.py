@@ -428,7 +428,9 @@ class Retriever:
         # The row records every stage before its own write; the response carries that too.
         payload["timings_ms"] = dict(timer.timings)
         total_ms = round((time.perf_counter() - started) * 1000, 3)
-        self._log(search_id, request, payload, total_ms=total_ms, now=now)
+        response_explanation["logged"] = self._log(
+            search_id, request, payload, total_ms=total_ms, now=now
+        )
         timer.run("log_write", t)
         response_explanation["timings_ms"] = timer.timings
         return {"results": results, "explanation": response_explanation, "search_id": search_id}
@@ -848,7 +850,11 @@ class Retriever:
         *,
         total_ms: float,
         now: datetime,
-    ) -> None:
+    ) -> bool:
+        """Write the search's log row; False when it cannot be written because the store is
+        open read-only (the one search the design's "every search is logged" exempts)."""
+        if self.store.read_only:
+            return False
         with self.store.transaction() as conn:
             conn.execute(
                 "INSERT INTO search_log (id, at, agent_id, user_id, session_id, query, "
@@ -865,6 +871,7 @@ class Retriever:
                     json.dumps(payload, sort_keys=True, default=str),
                 ),
             )
+        return True
 
 
 def render(record: Record) -> str:

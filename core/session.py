@@ -36,6 +36,7 @@ from core.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ReadOnlyStoreError,
     StoreError,
     internal_tool_error,
 )
@@ -80,6 +81,10 @@ class Session:
     tool call succeeds or ``end()`` is called: the session row (or its new write targets) and
     the turns added so far are then stored in one transaction, after that tool's own writes.
     A call that fails leaves the store as it was.
+
+    On a read-only store (``Memory.open(read_only=True)``) every session is deferred and is
+    never stored: its turns stay in memory, the write tools answer ``read_only``, and
+    ``end()`` raises ReadOnlyStoreError.
     """
 
     def __init__(
@@ -110,7 +115,7 @@ class Session:
         self._started = now or utcnow()
         # Deferred: the turns added but not yet stored; None once stored (or never deferred).
         self._pending: list[tuple[str, str, str, str | None]] | None = None
-        if deferred:
+        if deferred or memory.read_only:
             with self.memory.store.reading() as conn:
                 self._check_stored(conn)
             self._pending = []
@@ -218,7 +223,7 @@ class Session:
     def _flush(self) -> None:
         """Store what a deferred session held back, in one transaction; then it is an
         ordinary session."""
-        if self._pending is None:
+        if self._pending is None or self.memory.read_only:
             return
         with self.memory.store.transaction() as conn:
             self._save(conn, self._started)
@@ -414,9 +419,13 @@ class Session:
             args = tool.arguments.model_validate(arguments)
         except ValidationError as exc:
             return _validation_error(exc)
+        if tool.writes and self.memory.read_only:
+            return ReadOnlyStoreError(
+                f"{name} cannot run: the memory store is open read-only; nothing was written"
+            ).as_tool_error()
         try:
             result = tool.handler(self, args, now or utcnow())
-        except InvalidArgument as exc:
+        except (InvalidArgument, ReadOnlyStoreError) as exc:
             return exc.as_tool_error()
         except AgentMemoryError:
             raise  # the host's problem (closed store, misuse): raise to the host

@@ -28,6 +28,7 @@ from core import store_file
 from core.errors import (
     EmbedderMismatchError,
     InvalidArgument,
+    ReadOnlyStoreError,
     SchemaVersionError,
     StoreClosedError,
     StoreError,
@@ -63,7 +64,8 @@ PURGE_WAIT_MS = 250
 def connect(
     path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
 ) -> sqlite3.Connection:
-    """Open a connection with the store's settings. The only place a connection is made.
+    """Open a connection with the store's settings. The only place a writing connection is
+    made (a read-only one: core.store_file.connect_read_only).
 
     - ``isolation_level=None``: the sqlite3 module never opens transactions implicitly; the
       store issues ``BEGIN IMMEDIATE`` itself.
@@ -192,9 +194,10 @@ class Postings:
 class Store:
     """A SQLite store file. Thread-safe within a process; many processes may open one file."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, read_only: bool = False) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
+        self.read_only = read_only
         self._lock = threading.RLock()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -206,11 +209,17 @@ class Store:
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         initialise: bool = False,
+        read_only: bool = False,
     ) -> Store:
         """Open (creating and migrating as needed) the store at ``path``. A file that is not
         a store (corrupt, another application's SQLite database unless ``initialise``,
-        read-only) is refused with StoreError before anything changes (core.store_file)."""
+        read-only) is refused with StoreError before anything changes (core.store_file).
+        ``read_only``: see ``open_read_only``."""
         path = Path(path)
+        if read_only:
+            if initialise:
+                raise StoreError("a store opened read-only cannot be initialised")
+            return cls.open_read_only(path, busy_timeout_ms=busy_timeout_ms)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -232,6 +241,30 @@ class Store:
             raise
         return cls(conn, path)
 
+    @classmethod
+    def open_read_only(cls, path: Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Store:
+        """Open an existing store so that nothing is written to it: no migration, and every
+        ``transaction`` raises ReadOnlyStoreError. A store of an older schema is refused (it
+        must be migrated on writable storage first), one of a newer schema too."""
+        store_file.check_read_only(path)
+        try:
+            conn = store_file.connect_read_only(path, busy_timeout_ms=busy_timeout_ms)
+            version = _schema_version(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {path} read-only: {exc}") from None
+        if version != LATEST_VERSION:
+            conn.close()
+            if version > LATEST_VERSION:
+                raise SchemaVersionError(
+                    path=str(path), store_version=version, known_version=LATEST_VERSION
+                )
+            raise StoreError(
+                f"cannot open the store {path} read-only: its schema (version {version}) is "
+                f"older than this agent-memory's ({LATEST_VERSION}) and a read-only store "
+                "cannot be migrated; open it once on writable storage to migrate it first"
+            )
+        return cls(conn, path, read_only=True)
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
@@ -250,9 +283,15 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``). Commits on success, rolls back on any
-        exception. Transactions do not nest."""
+        exception. Transactions do not nest. On a read-only store, ReadOnlyStoreError: the
+        one guard every write passes (sessions, tools, grants, imports, jobs, the search log).
+        """
         with self._lock:
             conn = self._connection()
+            if self.read_only:
+                raise ReadOnlyStoreError(
+                    f"the store {self.path} is open read-only; nothing was written"
+                )
             if conn.in_transaction:
                 raise StoreError("transactions do not nest; finish the open one first")
             conn.execute("BEGIN IMMEDIATE")
@@ -394,7 +433,15 @@ class Store:
 
     def bind_embedder(self, identity: EmbedderIdentity, *, now: datetime) -> None:
         """Check that ``identity`` made this store's vectors, or adopt it for a store that has
-        none. Raises EmbedderMismatchError naming ``agent-memory reembed`` otherwise."""
+        none. Raises EmbedderMismatchError naming ``agent-memory reembed`` otherwise. A
+        read-only store is only checked (it adopts nothing)."""
+        if self.read_only:
+            stored = self.stored_embedder()
+            if stored is not None and stored != identity and self._has_vectors():
+                raise EmbedderMismatchError(
+                    path=str(self.path), stored=str(stored), configured=str(identity)
+                )
+            return
         with self.transaction() as conn:
             stored = self.stored_embedder()
             if stored == identity:
@@ -411,6 +458,9 @@ class Store:
                 at=now,
                 payload={"embedder": _identity_json(identity), "previous": _identity_json(stored)},
             )
+
+    def _has_vectors(self) -> bool:
+        return bool(self.query("SELECT 1 FROM embeddings LIMIT 1"))
 
     # -- grants ----------------------------------------------------------------------------
 

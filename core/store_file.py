@@ -6,6 +6,12 @@ file on read-only media), that either fails deep inside sqlite3 with its raw err
 worse, silently turns someone else's database into a store with 27 more tables. ``check``
 reads the file first (its header, its table names, read-only) and refuses with the library's
 own errors (core.errors.StoreError), saying what the file is and what to do.
+
+A store can also be opened read-only (``check_read_only`` then ``connect_read_only``): for
+search on read-only media, or to make sure nothing is written. SQLite writes nothing to the
+file then, but a WAL database needs its -shm and -wal files beside it; where they cannot be
+created (a read-only folder) the file is opened ``immutable``, which SQLite may do only when
+nothing can change it, true of read-only media.
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ from core.errors import StoreError
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def check(path: Path, *, initialise: bool) -> None:
+def check(path: Path, *, initialise: bool, writable: bool = True) -> set[str]:
     """Refuse ``path`` unless it is absent, empty, an agent-memory store, or (with
-    ``initialise``) an SQLite database the caller asks to turn into one."""
+    ``initialise``) an SQLite database the caller asks to turn into one; and, when
+    ``writable``, unless its file and folder can be written. Returns the file's tables
+    (none for an absent or empty file)."""
     if not path.exists():
         if not os.access(path.parent if path.parent.exists() else Path.cwd(), os.W_OK):
             raise StoreError(f"cannot create the store {path}: its folder is not writable")
-        return
+        return set()
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a store file")
     try:
@@ -34,8 +42,9 @@ def check(path: Path, *, initialise: bool) -> None:
     except OSError as exc:
         raise StoreError(f"cannot read the store {path}: {exc.strerror}") from None
     if not header:
-        _writable(path)
-        return  # an empty file: a new store
+        if writable:
+            _writable(path)
+        return set()  # an empty file: a new store
     if header != SQLITE_HEADER:
         raise StoreError(
             f"{path} is not an agent-memory store: it is not an SQLite database (a corrupt "
@@ -49,12 +58,79 @@ def check(path: Path, *, initialise: bool) -> None:
             f"{shown}); it was left as it is. Open it with initialise=True (agent-memory init "
             "--initialise) only to add a store's tables to it"
         )
-    _writable(path)
+    if writable:
+        _writable(path)
+    return tables
+
+
+def check_read_only(path: Path) -> None:
+    """Refuse ``path`` for a read-only open unless it is an existing agent-memory store:
+    read-only, nothing can create or initialise one."""
+    if not path.is_file():
+        what = "a folder" if path.is_dir() else "missing"
+        raise StoreError(f"cannot open the store {path} read-only: it is {what}")
+    if "schema_migrations" not in check(path, initialise=False, writable=False):
+        raise StoreError(
+            f"cannot open the store {path} read-only: it is empty (not yet a store); "
+            "create it on writable storage first"
+        )
+
+
+def connect_read_only(path: Path, *, busy_timeout_ms: int) -> sqlite3.Connection:
+    """A connection that cannot write the store (``mode=ro``). In a folder where SQLite
+    cannot create the WAL's -shm file, the store is opened ``immutable=1`` instead, unless
+    its -wal file holds changes: immutable would ignore them and show an older store, so
+    that is refused."""
+    conn = _probe(f"{path.resolve().as_uri()}?mode=ro", busy_timeout_ms)
+    if conn is not None:
+        return conn
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"cannot open the store {path} read-only: its write-ahead log ({wal.name}) holds "
+            "changes that cannot be read where its shared-memory file cannot be created; open "
+            "it once on writable storage (that checkpoints the log), then copy it here"
+        )
+    conn = _probe(f"{path.resolve().as_uri()}?mode=ro&immutable=1", busy_timeout_ms)
+    if conn is None:
+        raise StoreError(f"cannot open the store {path} read-only: SQLite cannot open it")
+    return conn
+
+
+def _probe(uri: str, busy_timeout_ms: int) -> sqlite3.Connection | None:
+    """A read-only connection to ``uri`` that has read the schema, or None when SQLite
+    cannot open the file that way (SQLITE_CANTOPEN: no -shm file and no right to make one)."""
+    conn = sqlite3.connect(
+        uri,
+        uri=True,
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_CANTOPEN:
+            return None
+        raise
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def unwritable_reason(path: Path) -> str | None:
+    """Why the store at ``path`` cannot be written (its file or its folder is not writable,
+    e.g. on read-only media), or None when it can."""
+    for what, target in (("file", path), ("folder", path.parent)):
+        if target.exists() and not os.access(target, os.W_OK):
+            return f"its {what} is not writable"
+    return None
 
 
 def _tables(path: Path) -> set[str]:
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        conn = connect_read_only(path, busy_timeout_ms=10_000)  # also on read-only media
         try:
             rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         finally:
@@ -69,12 +145,13 @@ def _tables(path: Path) -> set[str]:
 def _writable(path: Path) -> None:
     """A store is opened for writing (sessions, logs, migrations): refuse read-only files
     and folders up front instead of failing on the first write."""
-    for what, target in (("file", path), ("folder", path.parent)):
-        if not os.access(target, os.W_OK):
-            raise StoreError(
-                f"the store {path} is read-only (its {what} is not writable); agent-memory "
-                "needs to write beside it (WAL, logs): copy it to writable storage"
-            )
+    reason = unwritable_reason(path)
+    if reason is not None:
+        raise StoreError(
+            f"the store {path} is read-only ({reason}); agent-memory needs to write beside it "
+            "(WAL, logs): open it with read_only=True (the CLI's --read-only) to search it, or "
+            "copy it to writable storage"
+        )
 
 
-__all__ = ["check"]
+__all__ = ["check", "check_read_only", "connect_read_only", "unwritable_reason"]

@@ -193,6 +193,8 @@ class Tool:
     description: str
     arguments: type[_Arguments]
     handler: Handler
+    # Whether it changes the store: on a read-only store such a tool answers ``read_only``.
+    writes: bool = True
 
     def definition(self) -> dict[str, Any]:
         """The tool as data: name, description and JSON Schema of its input."""
@@ -235,6 +237,7 @@ TOOLS: dict[str, Tool] = {
             "full explanation); ignore results that do not apply.",
             SearchArgs,
             _search,
+            writes=False,
         ),
         Tool(
             "memory_get",
@@ -242,6 +245,7 @@ TOOLS: dict[str, Tool] = {
             "cannot read are reported as missing.",
             GetArgs,
             _get,
+            writes=False,
         ),
         Tool(
             "memory_write",
