@@ -411,7 +411,9 @@ class Session:
         tool = TOOLS.get(name) if isinstance(name, str) else None
         if tool is None:
             known = ", ".join(sorted(TOOLS))
-            shown = repr(_clip(name)) if isinstance(name, str) else _clip(repr(name))
+            # Only a string is echoed (clipped): the repr of any other value the model sent
+            # could be arbitrarily deep (a RecursionError) or large.
+            shown = repr(_clip(name)) if isinstance(name, str) else f"(a {type(name).__name__})"
             return _error("unknown_tool", f"unknown tool {shown}; the tools are {known}")
         if not isinstance(arguments, dict):
             return _error("invalid_argument", "arguments must be a JSON object")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,3 +164,14 @@ def test_ending_a_session_with_a_target_the_agent_cannot_write_is_refused(
     fast_memory.grant("a", "project:apollo", access="write", now=NOW)
     job_id = session.end(now=NOW)
     assert fast_memory.jobs.status(job_id)["status"] == "queued"
+
+
+def test_a_deeply_nested_tool_name_is_an_unknown_tool(fast_memory: Memory) -> None:
+    """A tool name that is a list nested 5,000 deep is refused by its type: its repr raised
+    RecursionError out of Session.call."""
+    session = fast_memory.session(agent_id="a", user_id="u1", session_id="s1", now=NOW)
+    nested: list[Any] = []
+    for _ in range(5_000):
+        nested = [nested]
+    error = session.call(nested, {}, now=NOW)["error"]  # type: ignore[arg-type]
+    assert error["code"] == "unknown_tool" and "(a list)" in error["message"]
