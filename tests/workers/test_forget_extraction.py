@@ -183,3 +183,28 @@ def test_suppressions_stay_in_their_user(mem: Memory) -> None:
     bob.add_turn("user", SAID, at=NOW)
     bob.end(now=NOW + timedelta(minutes=5))
     assert mentions_hiv(kept(mem)) == [FACT]
+
+
+def test_the_evidence_turn_is_redacted_whatever_the_length_of_the_quote(mem: Memory) -> None:
+    """A two-word quote ("HIV positive") is too short to look for in other turns, but the
+    turn it was found in is known (the record's observation names it): that turn is
+    redacted, so the session's extraction cannot say the fact again from it."""
+    attach(mem)
+    s = open_session(mem, "s1", ("user", SAID), ("user", "My favourite colour is blue."))
+    written = s.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": FACT,
+            "source_kind": "user_statement",
+            "evidence": "HIV positive",
+        },
+        now=NOW,
+    )
+    assert written["status"] == "confirmed"
+    s.call("memory_forget", {"id": written["id"]}, now=NOW)
+    turns = [r["content"] for r in mem.store.query("SELECT content FROM turns ORDER BY seq")]
+    assert turns == [REDACTION_FILL * len(SAID), "My favourite colour is blue."]
+    s.end(now=NOW + timedelta(minutes=5))
+    texts = kept(mem)
+    assert mentions_hiv(texts) == [] and any("blue" in t for t in texts)
