@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from core import Config, HashingEmbedder, Memory, retention
+from core.config import MAX_RETENTION_DAYS
 from tests.conftest import NOW
 from tests.workers.test_pipeline import attach
 
@@ -71,3 +72,19 @@ def test_a_transcript_waiting_for_its_job_is_kept(tmp_path: Path) -> None:
         fill(mem)
         deleted = retention.apply(mem.store, mem.config.retention, now=NOW)
         assert "turns" not in deleted and counts(mem)["turns"] == 2
+
+
+def test_the_longest_retention_allowed_sweeps_without_deleting(tmp_path: Path) -> None:
+    """The largest value the settings accept is a cut-off the sweep can compute."""
+    days = MAX_RETENTION_DAYS
+    config = Config(
+        worker={"retry_delay_seconds": 0},
+        retention={"search_log_days": days, "write_log_days": days, "transcript_days": days},
+    )
+    with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
+        app = attach(mem, config=config)
+        fill(mem)
+        before = counts(mem)
+        report = app.sweep(now=NOW)
+        assert report is not None and "retention_deleted" not in report
+        assert counts(mem) == before
