@@ -476,8 +476,8 @@ class RetentionConfig(_Section):
         ge=0,
         le=MAX_RETENTION_DAYS,
         description=(
-            "Days the turns of an ended session whose extraction finished are kept; 0 keeps "
-            "them forever (at most 36,500). Records extracted from them stay."
+            "Days the turns of an ended session whose extraction finished (or that had none) "
+            "are kept; 0 keeps them forever (at most 36,500). Records extracted from them stay."
         ),
     )
 

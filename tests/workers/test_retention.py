@@ -88,3 +88,31 @@ def test_the_longest_retention_allowed_sweeps_without_deleting(tmp_path: Path) -
         report = app.sweep(now=NOW)
         assert report is not None and "retention_deleted" not in report
         assert counts(mem) == before
+
+
+def test_the_transcript_of_a_session_closed_without_extraction_expires_too(
+    tmp_path: Path,
+) -> None:
+    """A one-off session (an `agent-memory write --said` command's) is closed without a job:
+    nothing will ever read its turns, so they follow transcript_days like any other."""
+    with Memory.open(tmp_path / "m.db", KEEP_A_WEEK, embedder=HashingEmbedder(), now=NOW) as mem:
+        app = attach(mem, config=KEEP_A_WEEK)
+        mem.grant("assistant", "user:alice", now=NOW)
+        old = NOW - timedelta(days=14)
+        s = mem.session(agent_id="assistant", user_id="alice", session_id="cli-1", now=old)
+        s.add_turn("user", "My locker code is 4711.", at=old)
+        s.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": "The user's locker code is 4711.",
+                "source_kind": "user_statement",
+                "evidence": "My locker code is 4711",
+            },
+            now=old,
+        )
+        s.close_unused(now=old)
+        assert mem.store.query("SELECT count(*) AS n FROM jobs")[0]["n"] == 0
+        report = app.sweep(now=NOW)
+        assert report is not None and report["retention_deleted"]["turns"] == 1
+        assert mem.store.query("SELECT count(*) AS n FROM turns")[0]["n"] == 0
