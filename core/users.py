@@ -300,22 +300,39 @@ IMPORTED_FIELDS = (
 )
 
 
-def import_items(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The live records of an export file as import items, by the scope they came from."""
+def import_items(lines: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
+    """The live records of an export file (its parsed lines, header first) as import items,
+    by the scope they came from. A malformed line is an InvalidArgument naming it."""
     by_scope: dict[str, list[dict[str, Any]]] = {}
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
+        if not isinstance(line, Mapping):
+            raise InvalidArgument(f"line {number}: not a JSON object", field="line")
         if line.get("kind") != "record":
             continue
-        record = line["record"]
+        scope, record = _record_line(number, line)
         if record.get("status") not in ("provisional", "confirmed"):
             continue
         item = {k: record[k] for k in IMPORTED_FIELDS if record.get(k) not in (None, [])}
-        scope = str(line["scope"])
         if not scope.startswith("user:") and item.get("type", "semantic") != "episodic":
             # outside user:<id> an import names what a record is about: the user it was kept for
             item["about"] = [{"kind": "person", "name": scope.rsplit("/", 1)[-1]}]
         by_scope.setdefault(scope, []).append(item)
     return by_scope
+
+
+def _record_line(number: int, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """A record line's scope and record, or an InvalidArgument naming the line (a file
+    edited by hand, or cut short)."""
+    scope, record = line.get("scope"), line.get("record")
+    if not isinstance(scope, str):
+        raise InvalidArgument(f"line {number}: a record line needs a scope string", field="scope")
+    if not isinstance(record, Mapping):
+        raise InvalidArgument(f"line {number}: a record line needs a record object", field="record")
+    if not isinstance(record.get("status"), str):
+        raise InvalidArgument(
+            f"line {number}: the record's status must be a string", field="status"
+        )
+    return scope, record
 
 
 def is_export(first: Mapping[str, Any]) -> bool:

@@ -161,3 +161,40 @@ def test_export_user_never_overwrites_a_file_and_says_why_in_one_line(
             "notes.txt",
         ][1 - (target == "unwritable") :]
     )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"kind": "record"},
+        {"kind": "record", "scope": "user:u", "record": "not an object"},
+        {"kind": "record", "scope": ["user:u"], "record": {"status": "confirmed"}},
+        {"kind": "record", "scope": "user:u", "record": {"status": ["confirmed"]}},
+        [1, 2],
+    ],
+)
+def test_a_malformed_line_of_an_export_file_is_one_line_error_and_imports_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    line: Any,
+) -> None:
+    """An export file edited by hand (or cut short) gave KeyError / AttributeError tracebacks:
+    the line is named, nothing is imported."""
+    monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
+    store = tmp_path / "m.db"
+    header = {"kind": "header", "format": "agent-memory-user-export", "version": 1}
+    good = {
+        "kind": "record",
+        "scope": "user:u",
+        "record": {"status": "confirmed", "type": "semantic", "content": "The user likes tea."},
+    }
+    file = tmp_path / "u.jsonl"
+    file.write_text("".join(json.dumps(x) + "\n" for x in (header, good, line)))
+    code = main(["import", str(file), "--store", str(store)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "", captured.err
+    assert captured.err.startswith("agent-memory: error:") and "line 3" in captured.err
+    assert captured.err.count("\n") == 1
+    with Memory.open(store, embedder=HashingEmbedder(), now=NOW) as mem:
+        assert mem.store.query("SELECT count(*) AS n FROM records")[0]["n"] == 0
