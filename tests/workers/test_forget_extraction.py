@@ -208,3 +208,18 @@ def test_the_evidence_turn_is_redacted_whatever_the_length_of_the_quote(mem: Mem
     s.end(now=NOW + timedelta(minutes=5))
     texts = kept(mem)
     assert mentions_hiv(texts) == [] and any("blue" in t for t in texts)
+
+
+def test_a_summary_that_lists_the_fact_among_others_is_erased_with_it(mem: Memory) -> None:
+    """The offline summary joins what it remembered with semicolons ("Remembered: The user
+    is HIV positive; The user's favourite colour is blue."): the record's content ends with
+    a period there is not, and the summary quoting it survived the forget."""
+    attach(mem)
+    s = open_session(mem, "s1", ("user", SAID), ("user", "My favourite colour is blue."))
+    s.end(now=NOW + timedelta(minutes=5))
+    [fact] = mem.store.query("SELECT id FROM records WHERE content = ?", (FACT,))
+    [summary] = mem.store.query("SELECT id FROM records WHERE source_kind = 'session_summary'")
+    later = open_session(mem, "s2")
+    forgot = later.call("memory_forget", {"id": fact["id"]}, now=NOW + timedelta(days=1))
+    assert summary["id"] in forgot["erased"]
+    assert mentions_hiv(kept(mem)) == [] and any("blue" in t for t in kept(mem))
