@@ -255,7 +255,7 @@ class Suppressions:
         if not self._items or not texts:
             return [False] * len(texts)
         digests = {s.digest for s in self._items}
-        found = [content_digest(t) in digests for t in texts]
+        found = [any(content_digest(f) in digests for f in _forms(t)) for t in texts]
         vectors = [s.vector for s in self._items if s.vector is not None]
         if vectors and not all(found):
             forgotten = np.stack(vectors)
@@ -265,14 +265,25 @@ class Suppressions:
         return found
 
     def without_matching_sentences(self, text: str) -> tuple[str, int]:
-        """``text`` less every sentence that restates a forgotten record, and how many went."""
+        """``text`` less every sentence that restates a forgotten record, whole or as one
+        of its clauses ("...; the user is X, and ..."), and how many sentences went."""
         sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-        flags = self.matching(sentences)
-        kept = [s for s, hit in zip(sentences, flags, strict=True) if not hit]
+        pieces = [[s, *(c for c in _CLAUSE.split(s) if c.strip())] for s in sentences]
+        flags = iter(self.matching([p for group in pieces for p in group]))
+        hits = [any([next(flags) for _ in group]) for group in pieces]
+        kept = [s for s, hit in zip(sentences, hits, strict=True) if not hit]
         return " ".join(kept), len(sentences) - len(kept)
 
 
+def _forms(text: str) -> tuple[str, ...]:
+    """A text as said, and without or with a closing period: the end punctuation of a
+    sentence or a clause does not change what it says."""
+    bare = text.strip().rstrip(".!?;,:")
+    return (text, bare, f"{bare}.")
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
 
 __all__ = [
     "REDACTION_FILL",

@@ -223,3 +223,21 @@ def test_a_summary_that_lists_the_fact_among_others_is_erased_with_it(mem: Memor
     forgot = later.call("memory_forget", {"id": fact["id"]}, now=NOW + timedelta(days=1))
     assert summary["id"] in forgot["erased"]
     assert mentions_hiv(kept(mem)) == [] and any("blue" in t for t in kept(mem))
+
+
+def test_a_summary_clause_restating_the_fact_is_dropped(mem: Memory) -> None:
+    """A model's summary that says the forgotten fact as one clause of a longer sentence
+    ("...; the user is HIV positive, and ...") loses that sentence: the summary is checked
+    clause by clause, and a clause's missing end period does not make it another text."""
+    backend = Scripted(
+        candidates=[candidate("The user likes hiking.", "I like hiking")],
+        summary="They talked about plans. The user likes hiking; the user is HIV positive, "
+        "and prefers tea",
+    )
+    attach(mem, backend)
+    s = open_session(mem, "s1", ("user", SAID), ("user", "I like hiking and tea."))
+    write_and_forget(s)
+    s.end(now=NOW + timedelta(minutes=5))
+    assert mentions_hiv(kept(mem)) == []
+    [summary] = mem.store.query("SELECT content FROM records WHERE source_kind = 'session_summary'")
+    assert summary["content"] == "They talked about plans."
