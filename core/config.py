@@ -503,23 +503,36 @@ class WorkerConfig(_Section):
     )
 
 
+# A hundred years: a longer retention is forever in practice, and a cut-off before year 1
+# cannot be computed (the worker's sweep would fail on every pass, its purge retry with it).
+MAX_RETENTION_DAYS = 36_500
+
+
 class RetentionConfig(_Section):
     search_log_days: float = Field(
         0.0,
         ge=0,
-        description="Days the search log (queries, explanations) is kept; 0 keeps it forever.",
+        le=MAX_RETENTION_DAYS,
+        description=(
+            "Days the search log (queries, explanations) is kept; 0 keeps it forever "
+            "(at most 36,500)."
+        ),
     )
     write_log_days: float = Field(
         0.0,
         ge=0,
-        description="Days the write log (requests, decisions) is kept; 0 keeps it forever.",
+        le=MAX_RETENTION_DAYS,
+        description=(
+            "Days the write log (requests, decisions) is kept; 0 keeps it forever (at most 36,500)."
+        ),
     )
     transcript_days: float = Field(
         0.0,
         ge=0,
+        le=MAX_RETENTION_DAYS,
         description=(
-            "Days the turns of an ended session whose extraction finished are kept; 0 keeps "
-            "them forever. Records extracted from them stay."
+            "Days the turns of an ended session whose extraction finished (or that had none) "
+            "are kept; 0 keeps them forever (at most 36,500). Records extracted from them stay."
         ),
     )
 

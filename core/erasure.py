@@ -98,7 +98,15 @@ def leave_suppression(
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (record_id, scope, content_digest(content), model_name, vector, format_time(now)),
         )
-    turns = redact_turns(conn, record_id, scope, (evidence or "", content), reason, now)
+    turns = redact_turns(
+        conn,
+        record_id,
+        scope,
+        (evidence or "", content),
+        reason,
+        now,
+        evidence_turns=_evidence_turns(conn, rowid),
+    )
     append_event(
         conn,
         kind="record.suppressed" if suppress else "record.redacted",
@@ -124,13 +132,18 @@ def redact_turns(
     quotes: Sequence[str],
     reason: str | None,
     now: datetime,
+    *,
+    evidence_turns: Sequence[tuple[str, int]] = (),
 ) -> list[tuple[str, int]]:
     """Redact every turn of the sessions that could write into ``scope`` (those of its user,
     for a user scope or an agent's private one; every session otherwise) that contains one of
-    ``quotes`` verbatim, compared normalised. Quotes shorter than three words are skipped: a
-    two-word phrase is too common to identify the fact."""
+    ``quotes`` verbatim, compared normalised, and every one of ``evidence_turns`` (the turns
+    the record's quotes were found in). Quotes shorter than three words are not looked for
+    elsewhere, a two-word phrase being too common to identify the fact; the turn such a quote
+    was found in is redacted all the same."""
     needles = traces.phrases(*quotes)
-    if not needles:
+    named = set(evidence_turns)
+    if not needles and not named:
         return []
     user = _scope_user(scope)
     where, params = ("s.user_id = ?", [user]) if user else ("1", [])
@@ -142,7 +155,8 @@ def redact_turns(
     hits = [
         (session_id, seq, text)
         for session_id, seq, text in rows
-        if any(n in normalise(text) for n in needles)
+        if not is_redacted(text)
+        and ((session_id, seq) in named or any(n in normalise(text) for n in needles))
     ]
     for session_id, seq, text in hits:
         conn.execute(
@@ -157,6 +171,16 @@ def redact_turns(
             payload={"session_id": session_id, "seq": seq, "reason": reason or "forgotten"},
         )
     return [(session_id, seq) for session_id, seq, _ in hits]
+
+
+def _evidence_turns(conn: sqlite3.Connection, rowid: int) -> list[tuple[str, int]]:
+    """The (session, turn) pairs the record's observations found its quotes in."""
+    rows = conn.execute(
+        "SELECT DISTINCT session_id, turn_seq FROM observations "
+        "WHERE record_rowid = ? AND session_id IS NOT NULL AND turn_seq IS NOT NULL",
+        (rowid,),
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
 
 
 def near_duplicates(
@@ -231,7 +255,7 @@ class Suppressions:
         if not self._items or not texts:
             return [False] * len(texts)
         digests = {s.digest for s in self._items}
-        found = [content_digest(t) in digests for t in texts]
+        found = [any(content_digest(f) in digests for f in _forms(t)) for t in texts]
         vectors = [s.vector for s in self._items if s.vector is not None]
         if vectors and not all(found):
             forgotten = np.stack(vectors)
@@ -241,14 +265,25 @@ class Suppressions:
         return found
 
     def without_matching_sentences(self, text: str) -> tuple[str, int]:
-        """``text`` less every sentence that restates a forgotten record, and how many went."""
+        """``text`` less every sentence that restates a forgotten record, whole or as one
+        of its clauses ("...; the user is X, and ..."), and how many sentences went."""
         sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-        flags = self.matching(sentences)
-        kept = [s for s, hit in zip(sentences, flags, strict=True) if not hit]
+        pieces = [[s, *(c for c in _CLAUSE.split(s) if c.strip())] for s in sentences]
+        flags = iter(self.matching([p for group in pieces for p in group]))
+        hits = [any([next(flags) for _ in group]) for group in pieces]
+        kept = [s for s, hit in zip(sentences, hits, strict=True) if not hit]
         return " ".join(kept), len(sentences) - len(kept)
 
 
+def _forms(text: str) -> tuple[str, ...]:
+    """A text as said, and without or with a closing period: the end punctuation of a
+    sentence or a clause does not change what it says."""
+    bare = text.strip().rstrip(".!?;,:")
+    return (text, bare, f"{bare}.")
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
 
 __all__ = [
     "REDACTION_FILL",

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.errors import InvalidArgument, NotFound
-from core.models import format_time, utcnow
+from core.models import format_time, utcnow, validate_id
 from core.store import Store
 
 JOB_STATUSES = ("queued", "running", "done", "failed")
@@ -28,6 +28,7 @@ def job_status(store: Store, job_id: str, *, now: datetime | None = None) -> dic
     records a job has committed include those of a stage that has not finished (each keyed
     write is committed with its record), so a stage killed half-way shows what it wrote."""
     at = format_time(now or utcnow())
+    validate_id(job_id, what="job_id")
     rows = store.query(
         "SELECT j.*, s.agent_id, s.user_id FROM jobs AS j "
         "JOIN sessions AS s ON s.session_id = j.session_id WHERE j.job_id = ?",
@@ -74,9 +75,9 @@ def job_list(
     where, params = [], []
     filters = (("j.status", status), ("j.session_id", session_id), ("s.agent_id", agent_id))
     for column, value in filters:
-        if value is not None:
+        if value is not None:  # an id no job can have is refused, not looked for
             where.append(f"{column} = ?")
-            params.append(value)
+            params.append(value if column == "j.status" else validate_id(value, what=column[2:]))
     sql = (
         "SELECT j.*, s.agent_id, s.user_id, "
         "(SELECT sum(attempts) FROM job_stages AS t WHERE t.job_id = j.job_id) AS attempts, "

@@ -43,7 +43,7 @@ from core.job_steps import (
     spent_error,
 )
 from core.logging import get_logger
-from core.models import format_time, new_id, utcnow
+from core.models import format_time, new_id, utcnow, validate_id
 from core.records import append_event
 from core.store import Store
 
@@ -439,8 +439,9 @@ class Jobs:
         of the jobs started again, each with a ``retried`` step in its history; their
         messages go out through the store's dispatcher, or with the next sweep.
 
-        Raises NotFound for an unknown job and InvalidArgument for one that has not failed
-        (a queued or running job is retried on its own; a done one has nothing left)."""
+        Raises NotFound for an unknown job, InvalidIdentifier for an id no job can have, and
+        InvalidArgument for one that has not failed (a queued or running job is retried on
+        its own; a done one has nothing left)."""
         if (job_id is None) == (status is None):
             raise InvalidArgument('give either a job id or status="failed"', field="job_id")
         if status is not None and status != "failed":
@@ -448,6 +449,8 @@ class Jobs:
                 f'only failed jobs can be retried: status="failed"; got {status!r}',
                 field="status",
             )
+        if job_id is not None:
+            validate_id(job_id, what="job_id")
         now = now or utcnow()
         at = format_time(now)
         dispatcher = self._dispatcher()
@@ -486,6 +489,7 @@ class Jobs:
     # -- reading (core.job_status) ------------------------------------------------------------
 
     def stage_output(self, job_id: str, stage: str) -> dict[str, Any]:
+        validate_id(job_id, what="job_id")
         rows = self.store.query(
             "SELECT output FROM job_stages WHERE job_id = ? AND stage = ? AND status = 'done'",
             (job_id, stage),

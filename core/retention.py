@@ -5,8 +5,9 @@ turns of every session stay after extraction. ``retention.*_days`` bound each (0
 keeps everything, as before); the worker's sweep calls ``apply``, which deletes what is older
 in one transaction, then merges nothing (these tables have no FTS) but checkpoints the WAL so
 the deleted text leaves both files (``secure_delete`` zeroes the freed pages). Transcripts go
-only for sessions that ended before the cut-off and whose extraction job is done or failed: a
-transcript still waiting for its job is what the job reads. The session row stays, so a later
+only for sessions that ended before the cut-off and whose extraction job is done or failed, or
+that were closed without one (a CLI command's): a transcript still waiting for its job is
+what the job reads. The session row stays, so a later
 ``end()`` of the same id is still refused. An event counts what went, never what it said.
 """
 
@@ -46,10 +47,11 @@ def apply(store: Store, config: RetentionConfig, *, now: datetime) -> dict[str, 
 _DELETE = {
     "search_log": "DELETE FROM search_log WHERE at < ?",
     "write_log": "DELETE FROM write_log WHERE at < ?",
+    # A session closed without a job (a CLI command's) has nothing waiting for its turns.
     "turns": (
         "DELETE FROM turns WHERE session_id IN (SELECT s.session_id FROM sessions AS s "
-        "JOIN jobs AS j ON j.session_id = s.session_id WHERE s.ended_at IS NOT NULL "
-        "AND s.ended_at < ?1 AND j.status IN ('done', 'failed'))"
+        "LEFT JOIN jobs AS j ON j.session_id = s.session_id WHERE s.ended_at IS NOT NULL "
+        "AND s.ended_at < ?1 AND (j.job_id IS NULL OR j.status IN ('done', 'failed')))"
     ),
 }
 

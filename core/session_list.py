@@ -7,7 +7,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from core.models import format_time
+from core.models import format_time, validate_id
 from core.store import Store
 
 
@@ -24,9 +24,9 @@ def session_list(
     if open is not None:
         where.append("s.ended_at IS NULL" if open else "s.ended_at IS NOT NULL")
     for column, value in (("s.agent_id", agent_id), ("s.user_id", user_id)):
-        if value is not None:
+        if value is not None:  # an id no session can have is refused, not looked for
             where.append(f"{column} = ?")
-            params.append(value)
+            params.append(validate_id(value, what=column.removeprefix("s.")))
     sql = (
         "SELECT s.*, (SELECT count(*) FROM turns AS t WHERE t.session_id = s.session_id) "
         "AS turns, (SELECT j.job_id FROM jobs AS j WHERE j.session_id = s.session_id) AS job_id "

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,9 +52,14 @@ class Scrubbed:
 
 
 def phrases(*texts: str | None) -> list[str]:
-    """The normalised forms of ``texts`` long enough to identify them (three words or more)."""
-    found = (normalise(t) for t in texts if t)
+    """The normalised forms of ``texts`` long enough to identify them (three words or more),
+    without the punctuation at their ends: a record's content ends with a period that a
+    text quoting it in a list ("Remembered: X; Y.") or mid-sentence does not have."""
+    found = (normalise(t).strip(_EDGE) for t in texts if t)
     return [p for p in found if len(p.split()) >= 3]
+
+
+_EDGE = string.punctuation + string.whitespace + "«»…"
 
 
 def scrub(

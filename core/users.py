@@ -28,12 +28,15 @@ not imported.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.errors import InvalidArgument
 from core.models import format_time, validate_id
 from core.records import append_event, bump_records_version, select_records
 
@@ -158,10 +161,48 @@ def _erase_entities(conn: sqlite3.Connection, params: Mapping[str, str]) -> dict
 
 
 def export_user(memory: Memory, user_id: str, path: str | Path, *, now: datetime) -> dict[str, int]:
-    """Write everything of ``user_id`` to ``path`` (see the module doc); counts per kind."""
+    """Write everything of ``user_id`` to ``path`` (see the module doc); counts per kind.
+
+    Like a snapshot, the export goes to a new file: an existing path (the store itself, say)
+    is refused, and the file appears only once complete (written beside it, then linked into
+    place), so a failure leaves nothing behind; it is readable by its owner only. A path that
+    cannot be written is an InvalidArgument."""
     user = validate_id(user_id, what="user_id")
+    destination = Path(path)
+    if destination.exists():
+        raise InvalidArgument(f"{destination} already exists; choose a new file", field="path")
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(  # mode 0600: the file holds personal data
+            prefix=f".{destination.name}.", suffix=".partial", dir=destination.parent
+        )
+    except OSError as exc:
+        raise _unwritable(destination, exc) from None
+    try:
+        with open(handle, "w", encoding="utf-8") as out:
+            counts = _export(memory, user, out, now)
+        os.link(partial, destination)  # fails, rather than replaces, if the path appeared since
+    except FileExistsError:
+        raise InvalidArgument(
+            f"{destination} already exists; choose a new file", field="path"
+        ) from None
+    except OSError as exc:
+        raise _unwritable(destination, exc) from None
+    finally:
+        os.unlink(partial)
+    return counts
+
+
+def _unwritable(destination: Path, exc: OSError) -> InvalidArgument:
+    return InvalidArgument(
+        f"cannot write the export to {destination}: {exc.strerror or type(exc).__name__}",
+        field="path",
+    )
+
+
+def _export(memory: Memory, user: str, out: Any, now: datetime) -> dict[str, int]:
     counts = {"records": 0, "entities": 0, "sessions": 0}
-    with memory.store.reading() as conn, open(path, "w", encoding="utf-8") as out:
+    with memory.store.reading() as conn:
         _line(
             out,
             {
@@ -259,22 +300,39 @@ IMPORTED_FIELDS = (
 )
 
 
-def import_items(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The live records of an export file as import items, by the scope they came from."""
+def import_items(lines: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
+    """The live records of an export file (its parsed lines, header first) as import items,
+    by the scope they came from. A malformed line is an InvalidArgument naming it."""
     by_scope: dict[str, list[dict[str, Any]]] = {}
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
+        if not isinstance(line, Mapping):
+            raise InvalidArgument(f"line {number}: not a JSON object", field="line")
         if line.get("kind") != "record":
             continue
-        record = line["record"]
+        scope, record = _record_line(number, line)
         if record.get("status") not in ("provisional", "confirmed"):
             continue
         item = {k: record[k] for k in IMPORTED_FIELDS if record.get(k) not in (None, [])}
-        scope = str(line["scope"])
         if not scope.startswith("user:") and item.get("type", "semantic") != "episodic":
             # outside user:<id> an import names what a record is about: the user it was kept for
             item["about"] = [{"kind": "person", "name": scope.rsplit("/", 1)[-1]}]
         by_scope.setdefault(scope, []).append(item)
     return by_scope
+
+
+def _record_line(number: int, line: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """A record line's scope and record, or an InvalidArgument naming the line (a file
+    edited by hand, or cut short)."""
+    scope, record = line.get("scope"), line.get("record")
+    if not isinstance(scope, str):
+        raise InvalidArgument(f"line {number}: a record line needs a scope string", field="scope")
+    if not isinstance(record, Mapping):
+        raise InvalidArgument(f"line {number}: a record line needs a record object", field="record")
+    if not isinstance(record.get("status"), str):
+        raise InvalidArgument(
+            f"line {number}: the record's status must be a string", field="status"
+        )
+    return scope, record
 
 
 def is_export(first: Mapping[str, Any]) -> bool:

@@ -6,21 +6,29 @@ turns but not from there. So exception messages are reduced before they are kept
 
 - a pydantic ValidationError keeps each problem's location and message, not its input;
 - any other message that repeats a run of ``QUOTE_WORDS`` words of the session's turns (a
-  parser quoting the line it choked on, a model error echoing its output) is withheld, and
-  only the exception's type is kept.
+  parser quoting the line it choked on, a model error echoing its output), or any one word of
+  them that is not a stopword (a ``KeyError`` naming a code, a message naming a person or an
+  illness in other words than the user's), is withheld, and only the exception's type is
+  kept. One shared word is enough because a single word is often the secret; an error that
+  shares an ordinary word ("connection") loses its message too, which costs diagnosis, never
+  privacy: the type, the stage and the attempt stay.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pydantic import ValidationError
 
 from core.evidence import Turn, normalise
+from core.lexical import STOPWORDS
 
 QUOTE_WORDS = 4
 MAX_CHARS = 2000
 SHORT_TURN_CHARS = 8
+MIN_SHARED_CHARS = 3
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def stage_error_text(exc: BaseException, turns: Iterable[Turn]) -> str:
@@ -41,11 +49,15 @@ def stage_error_text(exc: BaseException, turns: Iterable[Turn]) -> str:
 
 def quotes_turns(text: str, turns: Iterable[Turn]) -> bool:
     """Whether ``text`` repeats ``QUOTE_WORDS`` consecutive words of any turn (compared in
-    core.evidence's normal form), or the whole of a shorter turn of ``SHORT_TURN_CHARS`` or
-    more characters (a password on its own line)."""
+    core.evidence's normal form), the whole of a shorter turn of ``SHORT_TURN_CHARS`` or
+    more characters (a password on its own line), or any word of a turn that is not a
+    stopword and has ``MIN_SHARED_CHARS`` characters or more."""
     words = normalise(text).split()
     if not words:
         return False
+    turns = list(turns)
+    if _content_words(text) & set().union(*(_content_words(t.content) for t in turns)):
+        return True
     grams = {" ".join(words[i : i + QUOTE_WORDS]) for i in range(len(words))}
     joined = " ".join(words)
     for turn in turns:
@@ -59,6 +71,15 @@ def quotes_turns(text: str, turns: Iterable[Turn]) -> bool:
             if " ".join(said[i : i + QUOTE_WORDS]) in grams:
                 return True
     return False
+
+
+def _content_words(text: str) -> set[str]:
+    """The words of ``text`` that could identify what was said: no stopwords, no short ones."""
+    return {
+        w
+        for w in _WORD.findall(normalise(text))
+        if len(w) >= MIN_SHARED_CHARS and w not in STOPWORDS
+    }
 
 
 __all__ = ["QUOTE_WORDS", "quotes_turns", "stage_error_text"]

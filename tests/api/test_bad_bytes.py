@@ -25,6 +25,30 @@ def _hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["jobs", "x\udcffy"],
+        ["jobs", "retry", "x\udcffy"],
+        ["jobs", "--session", "x\udcffy"],
+        ["jobs", "--agent", "x\udcffy"],
+        ["sessions", "--agent", "x\udcffy"],
+        ["sessions", "--user", "x\udcffy"],
+    ],
+)
+def test_ids_with_bytes_that_are_not_utf8_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """A job, session, agent or user id from a non-UTF-8 shell argument reaches Python as a
+    lone surrogate, which SQLite cannot take: one line naming the id, not a traceback."""
+    store = str(tmp_path / "m.db")
+    assert run(capsys, "grant", "a", "user:u", "--store", store)[0] == 0
+    before = rows(Path(store))
+    code, out, err = run(capsys, *argv, "--store", store)
+    assert_one_line_error(code, out, err, "must be 1-128 characters")
+    assert rows(Path(store)) == before
+
+
 def test_write_said_with_bytes_that_are_not_utf8_refuses_before_it_commits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

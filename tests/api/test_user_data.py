@@ -123,3 +123,78 @@ def test_export_user_writes_a_documented_file_that_import_reads_again(
     with Memory.open(fresh, embedder=real_embedder, now=NOW) as mem:
         contents = {r["content"] for r in mem.store.query("SELECT content FROM records")}
     assert f"The user's gym locker is {MARKER}." in contents
+
+
+@pytest.mark.parametrize("target", ["store", "existing", "folder", "unwritable"])
+def test_export_user_never_overwrites_a_file_and_says_why_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+) -> None:
+    """`--out` naming the store itself truncated it (the store was lost); any existing file
+    was overwritten. Like snapshot, export refuses an existing path, and a path it cannot
+    write is one line on stderr, exit 2; the store is untouched and no file is left."""
+    monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
+    store = tmp_path / "m.db"
+    populate(store, HashingEmbedder())
+    existing = tmp_path / "notes.txt"
+    existing.write_text("keep me")
+    out = {
+        "store": store,
+        "existing": existing,
+        "folder": tmp_path,
+        "unwritable": tmp_path / "missing" / "deeper" / "x.jsonl",
+    }[target]
+    if target == "unwritable":
+        (tmp_path / "missing").write_text("a file, not a folder")
+    before = store.read_bytes()
+    code = main(["export-user", "alice", "--out", str(out), "--store", str(store)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.startswith("agent-memory: error:") and captured.err.count("\n") == 1
+    assert store.read_bytes() == before and existing.read_text() == "keep me"
+    assert (
+        sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("m.db"))
+        == [
+            "missing",
+            "notes.txt",
+        ][1 - (target == "unwritable") :]
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"kind": "record"},
+        {"kind": "record", "scope": "user:u", "record": "not an object"},
+        {"kind": "record", "scope": ["user:u"], "record": {"status": "confirmed"}},
+        {"kind": "record", "scope": "user:u", "record": {"status": ["confirmed"]}},
+        [1, 2],
+    ],
+)
+def test_a_malformed_line_of_an_export_file_is_one_line_error_and_imports_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    line: Any,
+) -> None:
+    """An export file edited by hand (or cut short) gave KeyError / AttributeError tracebacks:
+    the line is named, nothing is imported."""
+    monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
+    store = tmp_path / "m.db"
+    header = {"kind": "header", "format": "agent-memory-user-export", "version": 1}
+    good = {
+        "kind": "record",
+        "scope": "user:u",
+        "record": {"status": "confirmed", "type": "semantic", "content": "The user likes tea."},
+    }
+    file = tmp_path / "u.jsonl"
+    file.write_text("".join(json.dumps(x) + "\n" for x in (header, good, line)))
+    code = main(["import", str(file), "--store", str(store)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "", captured.err
+    assert captured.err.startswith("agent-memory: error:") and "line 3" in captured.err
+    assert captured.err.count("\n") == 1
+    with Memory.open(store, embedder=HashingEmbedder(), now=NOW) as mem:
+        assert mem.store.query("SELECT count(*) AS n FROM records")[0]["n"] == 0

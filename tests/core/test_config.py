@@ -60,6 +60,9 @@ def test_cli_variables_without_separator_are_not_settings() -> None:
         ({"retrieval": {"default_limit": 20, "max_limit": 10}}, "default_limit"),
         ({"trigger": {"mode": "sometimes"}}, "trigger.mode"),
         ({"reranker": {"mode": "before"}}, "reranker.mode"),
+        # a cut-off before year 1 cannot be computed: the worker's sweep would fail on it
+        ({"retention": {"search_log_days": float("inf")}}, "retention.search_log_days"),
+        ({"retention": {"transcript_days": 1e9}}, "retention.transcript_days"),
     ],
 )
 def test_invalid_settings_are_rejected_with_the_key(kwargs: dict, message: str) -> None:

@@ -118,6 +118,8 @@ def test_a_candidate_the_schema_refuses_is_dropped_and_counted(mem: Memory) -> N
     [
         ValueError(f"could not parse the turn {SECRET!r}"),
         "validation",
+        KeyError("4417"),  # one word of the turn is the secret
+        ValueError("the model answered: the code of the Locker is 4417"),  # in other words
     ],
 )
 def test_a_stage_error_never_holds_the_sessions_words(mem: Memory, failure: object) -> None:

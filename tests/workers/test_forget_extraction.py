@@ -183,3 +183,61 @@ def test_suppressions_stay_in_their_user(mem: Memory) -> None:
     bob.add_turn("user", SAID, at=NOW)
     bob.end(now=NOW + timedelta(minutes=5))
     assert mentions_hiv(kept(mem)) == [FACT]
+
+
+def test_the_evidence_turn_is_redacted_whatever_the_length_of_the_quote(mem: Memory) -> None:
+    """A two-word quote ("HIV positive") is too short to look for in other turns, but the
+    turn it was found in is known (the record's observation names it): that turn is
+    redacted, so the session's extraction cannot say the fact again from it."""
+    attach(mem)
+    s = open_session(mem, "s1", ("user", SAID), ("user", "My favourite colour is blue."))
+    written = s.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": FACT,
+            "source_kind": "user_statement",
+            "evidence": "HIV positive",
+        },
+        now=NOW,
+    )
+    assert written["status"] == "confirmed"
+    s.call("memory_forget", {"id": written["id"]}, now=NOW)
+    turns = [r["content"] for r in mem.store.query("SELECT content FROM turns ORDER BY seq")]
+    assert turns == [REDACTION_FILL * len(SAID), "My favourite colour is blue."]
+    s.end(now=NOW + timedelta(minutes=5))
+    texts = kept(mem)
+    assert mentions_hiv(texts) == [] and any("blue" in t for t in texts)
+
+
+def test_a_summary_that_lists_the_fact_among_others_is_erased_with_it(mem: Memory) -> None:
+    """The offline summary joins what it remembered with semicolons ("Remembered: The user
+    is HIV positive; The user's favourite colour is blue."): the record's content ends with
+    a period there is not, and the summary quoting it survived the forget."""
+    attach(mem)
+    s = open_session(mem, "s1", ("user", SAID), ("user", "My favourite colour is blue."))
+    s.end(now=NOW + timedelta(minutes=5))
+    [fact] = mem.store.query("SELECT id FROM records WHERE content = ?", (FACT,))
+    [summary] = mem.store.query("SELECT id FROM records WHERE source_kind = 'session_summary'")
+    later = open_session(mem, "s2")
+    forgot = later.call("memory_forget", {"id": fact["id"]}, now=NOW + timedelta(days=1))
+    assert summary["id"] in forgot["erased"]
+    assert mentions_hiv(kept(mem)) == [] and any("blue" in t for t in kept(mem))
+
+
+def test_a_summary_clause_restating_the_fact_is_dropped(mem: Memory) -> None:
+    """A model's summary that says the forgotten fact as one clause of a longer sentence
+    ("...; the user is HIV positive, and ...") loses that sentence: the summary is checked
+    clause by clause, and a clause's missing end period does not make it another text."""
+    backend = Scripted(
+        candidates=[candidate("The user likes hiking.", "I like hiking")],
+        summary="They talked about plans. The user likes hiking; the user is HIV positive, "
+        "and prefers tea",
+    )
+    attach(mem, backend)
+    s = open_session(mem, "s1", ("user", SAID), ("user", "I like hiking and tea."))
+    write_and_forget(s)
+    s.end(now=NOW + timedelta(minutes=5))
+    assert mentions_hiv(kept(mem)) == []
+    [summary] = mem.store.query("SELECT content FROM records WHERE source_kind = 'session_summary'")
+    assert summary["content"] == "They talked about plans."

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from core import Config, HashingEmbedder, Memory, retention
+from core.config import MAX_RETENTION_DAYS
 from tests.conftest import NOW
 from tests.workers.test_pipeline import attach
 
@@ -71,3 +72,47 @@ def test_a_transcript_waiting_for_its_job_is_kept(tmp_path: Path) -> None:
         fill(mem)
         deleted = retention.apply(mem.store, mem.config.retention, now=NOW)
         assert "turns" not in deleted and counts(mem)["turns"] == 2
+
+
+def test_the_longest_retention_allowed_sweeps_without_deleting(tmp_path: Path) -> None:
+    """The largest value the settings accept is a cut-off the sweep can compute."""
+    days = MAX_RETENTION_DAYS
+    config = Config(
+        worker={"retry_delay_seconds": 0},
+        retention={"search_log_days": days, "write_log_days": days, "transcript_days": days},
+    )
+    with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
+        app = attach(mem, config=config)
+        fill(mem)
+        before = counts(mem)
+        report = app.sweep(now=NOW)
+        assert report is not None and "retention_deleted" not in report
+        assert counts(mem) == before
+
+
+def test_the_transcript_of_a_session_closed_without_extraction_expires_too(
+    tmp_path: Path,
+) -> None:
+    """A one-off session (an `agent-memory write --said` command's) is closed without a job:
+    nothing will ever read its turns, so they follow transcript_days like any other."""
+    with Memory.open(tmp_path / "m.db", KEEP_A_WEEK, embedder=HashingEmbedder(), now=NOW) as mem:
+        app = attach(mem, config=KEEP_A_WEEK)
+        mem.grant("assistant", "user:alice", now=NOW)
+        old = NOW - timedelta(days=14)
+        s = mem.session(agent_id="assistant", user_id="alice", session_id="cli-1", now=old)
+        s.add_turn("user", "My locker code is 4711.", at=old)
+        s.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": "The user's locker code is 4711.",
+                "source_kind": "user_statement",
+                "evidence": "My locker code is 4711",
+            },
+            now=old,
+        )
+        s.close_unused(now=old)
+        assert mem.store.query("SELECT count(*) AS n FROM jobs")[0]["n"] == 0
+        report = app.sweep(now=NOW)
+        assert report is not None and report["retention_deleted"]["turns"] == 1
+        assert mem.store.query("SELECT count(*) AS n FROM turns")[0]["n"] == 0
