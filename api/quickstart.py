@@ -416,7 +416,8 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         out.section(
             "10. Snapshot and stats",
             "Snapshots copy the whole store consistently, "
-            "for backups and for tests that start from a known state.",
+            "for backups and for tests that start from a known state; a store on read-only "
+            "media opens read-only and still answers searches.",
         )
         snapshot = path.with_name("quickstart-snapshot.db")
         snapshot.unlink(missing_ok=True)
@@ -430,6 +431,17 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             f"stats     {stats['records']} records ({by_status}), {stats['events']} audit "
             f"events, records_version {stats['records_version']}",
             stats=stats,
+        )
+        # A snapshot on read-only media still answers searches (nothing is written to it).
+        with Memory.open(snapshot, mem.config, embedder=mem.embedder, read_only=True) as frozen:
+            reader = frozen.session(agent_id="assistant", user_id="alice", session_id="ro")
+            found = reader.call("memory_search", {"query": "What is Alice allergic to?"})
+            refused = reader.call("memory_forget", {"id": found["results"][0]["id"]})
+        out.line(
+            f"read-only {snapshot.name}: search found '{found['results'][0]['content']}' "
+            f"(logged: {found['explanation']['logged']}); memory_forget -> "
+            f"{refused['error']['code']}",
+            read_only={"results": len(found["results"]), "forget": refused["error"]["code"]},
         )
     finally:
         mem.close()
