@@ -57,6 +57,13 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     candidates = [c for c in candidates if c.record_id not in dropped]
     for candidate in candidates:
         candidate.freshness = payload["freshness"].get(candidate.record_id, 0.0)
+    corroborated = ranking.corroborated_floor(
+        payload["gate"]["floors"]["readable_records"],
+        dense_floor=dense,
+        corroborated_drop=gate.corroborated_drop,
+        reference=gate.reference_records,
+        small=gate.small_records,
+    )
     survivors = ranking.apply_gate(
         ranking.order(candidates),
         dense_floor=dense,
@@ -64,6 +71,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         mode=gate.mode,
         dense_margin=gate.dense_margin,
         lexical_share=gate.lexical_share,
+        corroborated=corroborated,
     )
     similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
     kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])

@@ -33,6 +33,7 @@ _PASSED = {
     "lexical": "passed the lexical floor",
     "time": "passed the lexical floor inside the query's time window",
     "entity": "exact entity match",
+    "corroborated": "passed the lower dense floor for a record sharing a query word",
     "margin": "weak on its own, close to the best result",
     "answer": "weak on its own; the answer passed on another result",
     "reranker": "kept by the reranker",

@@ -209,12 +209,22 @@ class GateConfig(_Section):
         ),
     )
     small_store_drop: float = Field(
-        0.155,
+        0.125,
         ge=0.0,
         le=1.0,
         description=(
             "How much lower the dense floor is in a search reading small_records records or "
             "fewer; between small_records and reference_records it is log-interpolated."
+        ),
+    )
+    corroborated_drop: float = Field(
+        0.14,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How much lower than the dense floor a candidate's cosine may be when a query "
+            "word also found it (BM25 above 0), in a search reading small_records records or "
+            "fewer; log-interpolated to 0 at reference_records."
         ),
     )
     lexical_floor: float = Field(

@@ -111,6 +111,24 @@ def scaled_floors(
     return round(dense, 6), round(lexical, 6)
 
 
+def corroborated_floor(
+    records: int, *, dense_floor: float, corroborated_drop: float, reference: int, small: int
+) -> float:
+    """The cosine a candidate must reach to pass when a query word also found it (BM25 above
+    0, on the lexical or time generator), for a search over ``records`` readable records whose
+    dense floor is ``dense_floor`` (already scaled): ``corroborated_drop`` lower at ``small``
+    records and fewer, log-interpolated to no drop at ``reference``.
+
+    In a user's store of a few dozen records the answer to a question worded apart from it
+    ("What company do I work for?" / "I've been a UX researcher at Lumen Health ...") sits at
+    cosine 0.2-0.3, as do many unrelated questions' best records; a shared content word tells
+    them apart (most unrelated questions share none). In a large store nearly every query
+    shares a word with something, so the corroborated floor meets the dense floor there."""
+    n = max(records, 2)
+    position = math.log(min(max(n, small), reference) / small) / math.log(reference / small)
+    return round(dense_floor - corroborated_drop * (1 - position), 6)
+
+
 def _largest_idf(records: int) -> float:
     """BM25's IDF of a word held by one of ``records`` records, in the smoothed form
     ``log(1 + (N - 0.5) / 1.5)``, which stays positive for the smallest stores (core.bm25's
@@ -120,12 +138,18 @@ def _largest_idf(records: int) -> float:
 
 
 def gate(
-    candidate: Candidate, *, dense_floor: float, lexical_floor: float
+    candidate: Candidate,
+    *,
+    dense_floor: float,
+    lexical_floor: float,
+    corroborated: float | None = None,
 ) -> tuple[str, str] | None:
     """Why ``candidate`` is strong enough to return, as (the signal it passed on: dense,
-    lexical, time or entity; a sentence), or None if it is weak on every signal: below the
-    cosine floor on dense, below the BM25 floor on lexical, and no entity match. The time
-    generator's score is the lexical one, found inside the query's time window."""
+    lexical, time, corroborated or entity; a sentence), or None if it is weak on every signal:
+    below the cosine floor on dense, below the BM25 floor on lexical, below the
+    ``corroborated`` cosine floor or matching no query word (corroborated_floor), and no
+    entity match. The time generator's score is the lexical one, found inside the query's
+    time window."""
     dense = candidate.matches.get("dense")
     if dense is not None and dense["score"] >= dense_floor:
         return "dense", f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
@@ -133,6 +157,18 @@ def gate(
         bm25 = candidate.matches.get(generator)
         if bm25 is not None and bm25["score"] >= lexical_floor:
             return generator, f"lexical BM25 {bm25['score']:.3f} >= floor {lexical_floor}{where}"
+    shared = _bm25(candidate)
+    if (
+        corroborated is not None
+        and dense is not None
+        and shared is not None
+        and shared > 0
+        and dense["score"] >= corroborated
+    ):
+        return "corroborated", (
+            f"dense cosine {dense['score']:.3f} >= floor {corroborated} with a query word "
+            f"(BM25 {shared:.3f})"
+        )
     if "entity" in candidate.matches:
         return "entity", "exact entity match"
     return None
@@ -146,6 +182,7 @@ def apply_gate(
     mode: str,
     dense_margin: float = 0.0,
     lexical_share: float = 1.0,
+    corroborated: float | None = None,
 ) -> list[Candidate]:
     """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
     ``passed_on`` and returns the survivors.
@@ -163,7 +200,10 @@ def apply_gate(
     - ``candidate``: each candidate must pass on its own.
     - ``off``: nothing is gated (the reranker's replace_floors mode).
     """
-    reasons = [gate(c, dense_floor=dense_floor, lexical_floor=lexical_floor) for c in candidates]
+    reasons = [
+        gate(c, dense_floor=dense_floor, lexical_floor=lexical_floor, corroborated=corroborated)
+        for c in candidates
+    ]
     passing = [r[1] for r in reasons if r is not None]
     weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
     close = (
@@ -298,7 +338,11 @@ def replay(log: dict[str, Any]) -> list[str]:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
     ranked = order(candidates)
     # Rows logged before the per-result rule have no margins (and no "result" mode).
-    margins = {k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings}
+    margins: dict[str, Any] = {
+        k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings
+    }
+    # Rows logged before the corroborated floor have none (no such pass).
+    margins["corroborated"] = settings.get("corroborated_floor")
     survivors = apply_gate(
         ranked,
         dense_floor=settings["dense_floor"],

@@ -246,7 +246,18 @@ class Retriever:
             reference=gate_cfg.reference_records,
             small=gate_cfg.small_records,
         )
-        margins = {"dense_margin": gate_cfg.dense_margin, "lexical_share": gate_cfg.lexical_share}
+        corroborated = ranking.corroborated_floor(
+            readable_records,
+            dense_floor=dense_floor,
+            corroborated_drop=gate_cfg.corroborated_drop,
+            reference=gate_cfg.reference_records,
+            small=gate_cfg.small_records,
+        )
+        margins = {
+            "dense_margin": gate_cfg.dense_margin,
+            "lexical_share": gate_cfg.lexical_share,
+            "corroborated": corroborated,
+        }
         survivors = ranking.apply_gate(
             ordered, dense_floor=dense_floor, lexical_floor=lexical_floor, mode=gate_mode, **margins
         )
@@ -262,6 +273,7 @@ class Retriever:
             "floors": {
                 "dense": dense_floor,
                 "lexical": lexical_floor,
+                "corroborated": corroborated,
                 "readable_records": readable_records,
                 "calibrated_for": gate_cfg.calibrated_for,
             },
@@ -380,7 +392,9 @@ class Retriever:
                 "weights": weights,
                 "dense_floor": dense_floor,
                 "lexical_floor": lexical_floor,
-                **margins,
+                "dense_margin": gate_cfg.dense_margin,
+                "lexical_share": gate_cfg.lexical_share,
+                "corroborated_floor": corroborated,
                 "duplicate_cosine": cfg.duplicate_cosine,
                 "gate_mode": gate_mode,
                 # the gate applied after a replace_floors reranker that did not run, or None

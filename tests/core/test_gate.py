@@ -11,7 +11,7 @@ import pytest
 
 from core import Memory
 from core.compact import for_model
-from core.ranking import replay, scaled_floors
+from core.ranking import corroborated_floor, replay, scaled_floors
 from core.session import Session
 from tests.conftest import NOW
 
@@ -64,7 +64,7 @@ def test_a_small_store_of_short_facts_answers_a_paraphrased_question(
     assert answer in [r["content"] for r in result["results"]]
     assert len(result["results"]) <= 3
     floors = result["explanation"]["gate"]["floors"]
-    assert floors["readable_records"] == len(FACTS) and floors["dense"] == 0.32
+    assert floors["readable_records"] == len(FACTS) and floors["dense"] == 0.35
 
 
 @pytest.mark.parametrize(
@@ -99,7 +99,14 @@ def test_a_passing_answer_cuts_weak_results_far_below_the_best(
     assert explanation["cut"]["count"] >= len(FACTS) - 3
     assert explanation["cut"]["why"] == "weak on every signal and far below the best"
     for item in result["results"]:
-        assert item["explanation"]["passed_on"] in {"dense", "lexical", "time", "entity", "margin"}
+        assert item["explanation"]["passed_on"] in {
+            "dense",
+            "lexical",
+            "time",
+            "entity",
+            "corroborated",
+            "margin",
+        }
     shown = for_model("memory_search", {"query": "What's my pet called?"}, result)
     assert f"{explanation['cut']['count']} weaker candidates cut" in shown["reason"]
     (row,) = memory.store.query(
@@ -137,3 +144,49 @@ def test_floors_follow_the_number_of_records_read() -> None:
     assert scaled_floors(100, **settings)[0] == pytest.approx(0.32 + 0.155 * between, abs=1e-6)
     lexical = {n: scaled_floors(n, **settings)[1] for n in (8, 30, 500, 50_000)}
     assert lexical[8] < lexical[30] < lexical[500] == 10.0 < lexical[50_000]
+
+
+# Said in passing, worded apart from any question about it (cosine 0.2-0.3 to "What company do
+# I work for?"), the way a user's own sentences are kept verbatim by the extractor.
+IN_PASSING = (
+    "I've been a UX researcher at Lumen Health for almost two years and I finally want to "
+    "pitch a diary study."
+)
+
+
+def test_a_question_worded_apart_from_its_answer_passes_on_a_shared_word(
+    facts: Session, memory: Memory
+) -> None:
+    """In a small store a record below the dense floor passes when a query word also found it
+    ("work" / "works") and its cosine reaches the lower corroborated floor; the sentence said
+    in passing rides along as close to the best. The old gate answered nothing, and the
+    search log replays the answer."""
+    memory.import_records([{"content": IN_PASSING}], scope="user:dana", now=NOW)
+    result = search(facts, "What company do I work for?")
+    contents = [r["content"] for r in result["results"]]
+    assert IN_PASSING in contents[:5]
+    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
+    assert passed["The user works night shifts at a bakery."] == "corroborated"
+    floors = result["explanation"]["gate"]["floors"]
+    assert floors["corroborated"] < floors["dense"]
+    (row,) = memory.store.query(
+        "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
+    )
+    assert replay(json.loads(row["payload"])) == [r["id"] for r in result["results"]]
+
+
+def test_a_shared_word_alone_does_not_answer(facts: Session, memory: Memory) -> None:
+    """A query word in common ("health") with a record far from the question in meaning is
+    not enough: the answer stays empty."""
+    memory.import_records([{"content": IN_PASSING}], scope="user:dana", now=NOW)
+    assert search(facts, "Which health insurance do I have?")["results"] == []
+
+
+def test_the_corroborated_floor_meets_the_dense_floor_in_a_large_store() -> None:
+    """Lowest at ``small`` records and fewer, rising between, and no lower than the dense
+    floor from ``reference`` on: in a large store nearly every query shares a word with
+    something."""
+    settings = {"corroborated_drop": 0.14, "reference": 500, "small": 30}
+    low = {n: corroborated_floor(n, dense_floor=0.35, **settings) for n in (8, 30, 100, 500, 5000)}
+    assert low[8] == low[30] == 0.21
+    assert low[30] < low[100] < low[500] == low[5000] == 0.35
