@@ -332,6 +332,21 @@ class RecordsMixin(StoreBase):
             )
         return {int(r.rowid or 0): r for r in found}
 
+    def count_live(self) -> int:
+        """How many records are not tombstones."""
+        rows = self.query("SELECT count(*) AS n FROM records WHERE status != 'deleted'")
+        return int(rows[0]["n"])
+
+    def lineage_ids(self, record_id: str) -> list[str]:
+        """The ids of the versions of ``record_id``'s lineage in its scope that are not
+        tombstones, oldest first."""
+        rows = self.query(
+            "SELECT v.id FROM records AS r JOIN records AS v ON v.lineage_id = r.lineage_id "
+            "AND v.scope = r.scope WHERE r.id = ? AND v.status != 'deleted' ORDER BY v.version",
+            (record_id,),
+        )
+        return [r["id"] for r in rows]
+
     def tombstone(
         self,
         record_id: str,
