@@ -252,7 +252,7 @@ class Jobs:
             log.warning("jobs.send_failed", job=job_id, stage=stage, error=str(exc))
             self.mark_unsent(job_id, stage)
 
-    # -- reading (core.job_status) ------------------------------------------------------------
+    # -- reading (core.store.job_status) ------------------------------------------------------
 
     def stage_output(self, job_id: str, stage: str) -> dict[str, Any]:
         validate_id(job_id, what="job_id")
@@ -265,7 +265,7 @@ class Jobs:
     def status(self, job_id: str, *, now: datetime | None = None) -> dict[str, Any]:
         """One job: its session, status, current stage, last error, each stage with its
         attempts, claim holder, lease (``lease_expired`` once it lapsed), error, timings and
-        output, the records it committed, and its history (core.job_status)."""
+        output, the records it committed, and its history (core.store.job_status)."""
         return job_status(self.store, job_id, now=now)
 
     def list(

@@ -168,7 +168,7 @@ def connect(
     path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
 ) -> sqlite3.Connection:
     """Open a connection with the store's settings. The only place a writing connection is
-    made (a read-only one: core.store_file.connect_read_only).
+    made (a read-only one: connect_read_only).
 
     - ``isolation_level=None``: the sqlite3 module never opens transactions implicitly; the
       store issues ``BEGIN IMMEDIATE`` itself.
