@@ -26,12 +26,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import Memory, store_file, users
+from core import Memory, users
 from core.config import Config, settings
 from core.errors import AgentMemoryError, InvalidArgument, StoreError
 from core.logging import configure_logging
 from core.models import utcnow
 from core.session import Session
+from core.store.connection import unwritable_reason
 
 DEFAULT_STORE = Path("agent-memory") / "memory.db"
 EXIT_OK, EXIT_ERROR = 0, 2
@@ -105,7 +106,7 @@ def read_only(args: argparse.Namespace) -> bool:
     if args.read_only:
         return True
     path = Path(args.store)
-    reason = store_file.unwritable_reason(path) if path.is_file() else None
+    reason = unwritable_reason(path) if path.is_file() else None
     if reason is not None:
         print(f"agent-memory: note: opened read-only ({reason})", file=sys.stderr)
     return reason is not None

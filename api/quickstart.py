@@ -302,10 +302,8 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             if not result["results"]:
                 out.line(f"            nothing: {result['explanation']['why_empty']}")
         timings = result["explanation"]["timings_ms"]
-        (logged,) = mem.store.query(
-            "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
-        )
-        scored_by = json.loads(logged["payload"])["lexical_scored_by"]
+        logged = mem.store.search_log_payload(result["search_id"]) or {}
+        scored_by = logged["lexical_scored_by"]
         out.line(
             f"timings   last search: {sum(timings.values()):.0f} ms in total, query embedding "
             f"{timings['query_embedding']:.0f} ms ({mem.embedder.runtime}), lexical BM25 "
@@ -408,10 +406,10 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
             out.line(f"            {item['content']}")
             out.line(f"              ({item['type']}, {item['date']}; {item['reason']})")
         host.assistant_turn(chat, "How about hummus and crackers?")
-        searches = mem.store.query(
-            "SELECT count(*) AS n FROM search_log WHERE session_id = ?", ["s-host"]
-        )[0]["n"]
-        out.line(f"          the assistant turn searched nothing: {searches} search in the log")
+        logged_searches = mem.store.searches_in_session("s-host")
+        out.line(
+            f"          the assistant turn searched nothing: {logged_searches} search in the log"
+        )
 
         out.section(
             "10. Snapshot and stats",

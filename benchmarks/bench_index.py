@@ -68,7 +68,7 @@ from _common import (
 
 from core import HashingEmbedder, Memory
 from core.index import VectorIndex
-from core.migrations import LATEST_VERSION
+from core.store.migrations import LATEST_VERSION
 
 K = 30
 SEARCH_TARGET_RATIO = 1.5

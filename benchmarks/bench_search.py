@@ -119,7 +119,7 @@ from _common import (
 from api.evaluation import load_locomo, load_longmemeval, turn_records
 from core import Config, Embedder, EmbedderIdentity, Memory
 from core.embedder import FlagEmbedder, shared_embedder
-from core.migrations import LATEST_VERSION
+from core.store.migrations import LATEST_VERSION
 
 SEARCH_P50_TARGET_MS = 40.0
 SEARCH_P95_TARGET_MS = 120.0

@@ -90,7 +90,7 @@ from _common import (
 
 from core import Config, Embedder, EmbedderIdentity, Memory
 from core.embedder import shared_embedder
-from core.migrations import LATEST_VERSION
+from core.store.migrations import LATEST_VERSION
 
 P50_TARGET_MS = 60.0
 P95_TARGET_MS = 150.0

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core import events
 from core.evidence import normalise
-from core.models import EntityKind, Scope, format_time, new_id
-from core.records import append_event, bump_records_version, record_alias_text
+from core.models import EntityKind, Scope, new_id
+from core.store import entities as stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,19 +63,11 @@ def resolve(
 ) -> PlannedEntity:
     """Plan the entity ``ref`` names: an exact alias match of the same kind in a readable scope,
     preferring the target scope; otherwise a new entity in the target scope."""
-    marks = ",".join("?" * len(readable))
-    rows = conn.execute(
-        f"""
-        SELECT e.id, e.canonical_name, e.scope, e.created_at
-          FROM entity_aliases AS a JOIN entities AS e ON e.id = a.entity_id
-         WHERE a.alias_norm = ? AND e.kind = ? AND e.status != 'merged'
-           AND e.scope IN ({marks})
-         ORDER BY (e.scope = ?) DESC, e.created_at DESC
-        """,
-        (alias_key(ref.name), ref.kind.value, *readable, target_scope),
-    ).fetchall()
-    if rows:
-        entity_id, canonical, scope, _ = rows[0]
+    found = stored.match_alias(
+        conn, alias_key(ref.name), ref.kind.value, readable, prefer=target_scope
+    )
+    if found:
+        entity_id, canonical, scope = found
         return PlannedEntity(entity_id, ref.kind, canonical, scope, True)
     return PlannedEntity(
         new_id("ent", now), ref.kind, ref.name.strip(), target_scope, False, (ref.name.strip(),)
@@ -84,11 +77,9 @@ def resolve(
 def plan_principal(conn: sqlite3.Connection, user_id: str) -> PlannedEntity:
     """The principal's own person entity in ``user:<user_id>``, created on first use."""
     entity_id = principal_entity_id(user_id)
-    exists = conn.execute("SELECT 1 FROM entities WHERE id = ?", (entity_id,)).fetchone()
+    exists = stored.exists(conn, entity_id)
     aliases = () if exists else (user_id,)
-    return PlannedEntity(
-        entity_id, EntityKind.PERSON, user_id, f"user:{user_id}", bool(exists), aliases
-    )
+    return PlannedEntity(entity_id, EntityKind.PERSON, user_id, f"user:{user_id}", exists, aliases)
 
 
 def create_planned(
@@ -101,41 +92,26 @@ def create_planned(
     if planned.id.startswith("ent_user_"):
         status = "confirmed"
     else:
-        raced = conn.execute(
-            """
-            SELECT e.id FROM entity_aliases AS a JOIN entities AS e ON e.id = a.entity_id
-             WHERE a.alias_norm = ? AND e.kind = ? AND e.scope = ? AND e.status != 'merged'
-            """,
-            (alias_key(planned.name), planned.kind.value, planned.scope),
-        ).fetchone()
-        if raced:
-            return PlannedEntity(raced[0], planned.kind, planned.name, planned.scope, True)
-        status = "provisional"
-    scope = Scope.parse(planned.scope)
-    conn.execute(
-        "INSERT OR IGNORE INTO entities (id, kind, canonical_name, scope_kind, scope, status, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            planned.id,
-            planned.kind.value,
-            planned.name,
-            scope.kind.value,
-            planned.scope,
-            status,
-            format_time(now),
-        ),
-    )
-    for alias in planned.aliases:
-        conn.execute(
-            "INSERT OR IGNORE INTO entity_aliases (entity_id, alias, alias_norm) VALUES (?, ?, ?)",
-            (planned.id, alias, alias_key(alias)),
+        raced = stored.alias_in_scope(
+            conn, alias_key(planned.name), planned.kind.value, planned.scope
         )
-    append_event(
-        conn,
-        kind="entity.created",
-        at=now,
+        if raced:
+            return PlannedEntity(raced, planned.kind, planned.name, planned.scope, True)
+        status = "provisional"
+    created = events.EntityCreated(
         agent_id=agent_id,
-        payload={"entity_id": planned.id, "kind": planned.kind.value, "scope": planned.scope},
+        entity_id=planned.id,
+        entity_kind=planned.kind.value,
+        scope=planned.scope,
+    )
+    stored.insert(
+        conn,
+        created,
+        name=planned.name,
+        scope_kind=Scope.parse(planned.scope).kind.value,
+        status=status,
+        aliases=[(alias, alias_key(alias)) for alias in planned.aliases],
+        now=now,
     )
     return PlannedEntity(planned.id, planned.kind, planned.name, planned.scope, True)
 
@@ -160,61 +136,15 @@ def merge(
     """Inside a transaction: fold ``loser`` into ``survivor``. Record links and
     subject_entity_id are repointed, subjects and FTS subject and alias text rewritten, aliases
     moved, and the merge audited. Returns the number of records repointed."""
-    repointed = [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT record_rowid FROM record_entities WHERE entity_id = ? UNION "
-            "SELECT rowid FROM records WHERE subject_entity_id = ?",
-            (loser, loser),
-        )
-    ]
-    conn.execute(
-        "INSERT OR IGNORE INTO entity_aliases (entity_id, alias, alias_norm) "
-        "SELECT ?, alias, alias_norm FROM entity_aliases WHERE entity_id = ?",
-        (survivor, loser),
-    )
-    conn.execute(
-        "UPDATE OR IGNORE record_entities SET entity_id = ? WHERE entity_id = ?", (survivor, loser)
-    )
-    conn.execute("DELETE FROM record_entities WHERE entity_id = ?", (loser,))
-    for rowid, attribute in conn.execute(
-        "SELECT rowid, attribute FROM records WHERE subject_entity_id = ?", (loser,)
-    ).fetchall():
-        conn.execute(
-            "UPDATE records SET subject_entity_id = ?, subject = ?, updated_at = ? WHERE rowid = ?",
-            (survivor, subject_of(survivor, attribute), format_time(now), rowid),
-        )
-    # Records already linked to the survivor gain the loser's aliases too.
-    rowids = sorted(
-        set(repointed)
-        | {
-            r[0]
-            for r in conn.execute(
-                "SELECT record_rowid FROM record_entities WHERE entity_id = ?", (survivor,)
-            )
-        }
-    )
-    for rowid in rowids:
-        subject = conn.execute(
-            "SELECT coalesce(subject, '') FROM records WHERE rowid = ?", (rowid,)
-        ).fetchone()[0]
-        conn.execute(
-            "UPDATE records_fts SET subject = ?, aliases = ? WHERE rowid = ?",
-            (subject, record_alias_text(conn, rowid), rowid),
-        )
-    conn.execute(
-        "UPDATE entities SET status = 'merged', merged_into = ? WHERE id = ?", (survivor, loser)
-    )
-    if rowids:
-        bump_records_version(conn, rowids)
-    append_event(
+    return stored.merge(
         conn,
-        kind="entity.merged",
-        at=now,
+        loser=loser,
+        survivor=survivor,
+        subject_of=subject_of,
         agent_id=agent_id,
-        payload={"merged": loser, "into": survivor, "records": len(repointed), "reason": reason},
+        reason=reason,
+        now=now,
     )
-    return len(repointed)
 
 
 def find(
@@ -226,17 +156,5 @@ def find(
     scope: str | None = None,
 ) -> tuple[str, str, str] | None:
     """An entity by id, or by exact alias (of ``kind`` in ``scope``), in a readable scope."""
-    marks = ",".join("?" * len(readable))
-    row = conn.execute(
-        f"SELECT id, kind, scope FROM entities WHERE id = ? AND status != 'merged' "
-        f"AND scope IN ({marks})",
-        (key, *readable),
-    ).fetchone()
-    if row is None and kind is not None and scope is not None:
-        row = conn.execute(
-            "SELECT e.id, e.kind, e.scope FROM entity_aliases AS a JOIN entities AS e "
-            "ON e.id = a.entity_id WHERE a.alias_norm = ? AND e.kind = ? AND e.scope = ? "
-            "AND e.status != 'merged' ORDER BY e.created_at LIMIT 1",
-            (alias_key(key), kind, scope),
-        ).fetchone()
-    return tuple(row) if row else None
+    alias = (alias_key(key), kind, scope) if kind is not None and scope is not None else None
+    return stored.find(conn, key, readable, alias=alias)

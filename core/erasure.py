@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core import traces
+from core import events, traces
 from core.embedder import Embedder
 from core.evidence import normalise
 from core.filters import RecordFilter
 from core.models import format_time
-from core.records import append_event
+from core.store import erasure as stored
+from core.store import log
 from core.traces import Scrubbed
 
 if TYPE_CHECKING:
@@ -81,22 +82,11 @@ def leave_suppression(
     suppression (unless ``suppress`` is False: a summary erased because it quoted a forgotten
     record is not itself a fact to suppress), redact its evidence turns and erase its words
     from the side tables (core.traces). Returns what the side tables lost."""
-    row = conn.execute(
-        "SELECT r.id, r.scope, r.content, r.evidence, e.model_name, e.vector "
-        "FROM records AS r LEFT JOIN embeddings AS e ON e.record_rowid = r.rowid "
-        "WHERE r.rowid = ?",
-        (rowid,),
-    ).fetchone()
-    record_id, scope, content, evidence, model_name, vector = row
-    conn.execute(
-        "INSERT INTO erasures (at, record_id, content_digest) VALUES (?, ?, ?)",
-        (format_time(now), record_id, content_digest(content)),
-    )
+    record_id, scope, content, evidence, model_name, vector = stored.erased_record(conn, rowid)
+    stored.add_to_ledger(conn, record_id, content_digest(content), now)
     if suppress:
-        conn.execute(
-            "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (record_id, scope, content_digest(content), model_name, vector, format_time(now)),
+        stored.add_suppression(
+            conn, record_id, scope, content_digest(content), model_name, vector, now
         )
     turns = redact_turns(
         conn,
@@ -105,14 +95,13 @@ def leave_suppression(
         (evidence or "", content),
         reason,
         now,
-        evidence_turns=_evidence_turns(conn, rowid),
+        evidence_turns=stored.evidence_turns(conn, rowid),
     )
-    append_event(
+    erased = events.RecordSuppressed if suppress else events.RecordRedacted
+    log.append(
         conn,
-        kind="record.suppressed" if suppress else "record.redacted",
+        erased(record_id=record_id, reason=reason, scope=scope, turns_redacted=len(turns)),
         at=now,
-        record_id=record_id,
-        payload={"reason": reason, "scope": scope, "turns_redacted": len(turns)},
     )
     return traces.scrub(
         conn,
@@ -146,12 +135,7 @@ def redact_turns(
     if not needles and not named:
         return []
     user = _scope_user(scope)
-    where, params = ("s.user_id = ?", [user]) if user else ("1", [])
-    rows = conn.execute(
-        "SELECT t.session_id, t.seq, t.content FROM turns AS t "
-        f"JOIN sessions AS s ON s.session_id = t.session_id WHERE {where}",
-        params,
-    ).fetchall()
+    rows = stored.turns_of(conn, user)
     hits = [
         (session_id, seq, text)
         for session_id, seq, text in rows
@@ -159,28 +143,11 @@ def redact_turns(
         and ((session_id, seq) in named or any(n in normalise(text) for n in needles))
     ]
     for session_id, seq, text in hits:
-        conn.execute(
-            "UPDATE turns SET content = ? WHERE session_id = ? AND seq = ?",
-            (redacted(text), session_id, seq),
+        turn = events.TurnRedacted(
+            record_id=record_id, session_id=session_id, seq=seq, reason=reason or "forgotten"
         )
-        append_event(
-            conn,
-            kind="turn.redacted",
-            at=now,
-            record_id=record_id,
-            payload={"session_id": session_id, "seq": seq, "reason": reason or "forgotten"},
-        )
+        stored.redact_turn(conn, redacted(text), turn, now=now)
     return [(session_id, seq) for session_id, seq, _ in hits]
-
-
-def _evidence_turns(conn: sqlite3.Connection, rowid: int) -> list[tuple[str, int]]:
-    """The (session, turn) pairs the record's observations found its quotes in."""
-    rows = conn.execute(
-        "SELECT DISTINCT session_id, turn_seq FROM observations "
-        "WHERE record_rowid = ? AND session_id IS NOT NULL AND turn_seq IS NOT NULL",
-        (rowid,),
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
 
 
 def near_duplicates(
@@ -240,12 +207,7 @@ class Suppressions:
         cls, store: Store, scopes: Sequence[str], embedder: Embedder, floor: float
     ) -> Suppressions:
         """The suppressions left in any of ``scopes``."""
-        marks = ",".join("?" * len(scopes)) or "NULL"
-        rows = store.query(
-            f"SELECT content_digest, model_name, vector FROM suppressions WHERE scope IN ({marks})",
-            list(scopes),
-        )
-        return cls(rows, embedder, floor)
+        return cls(stored.suppressions(store, scopes), embedder, floor)
 
     def __bool__(self) -> bool:
         return bool(self._items)

@@ -12,36 +12,20 @@ copies back the ledger rows and erasure events the snapshot lacks. It answers wh
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.store import erasure as stored
+from core.store.erasure import ERASURE_EVENTS
+
 if TYPE_CHECKING:
     from core.memory import Memory
-
-ERASURE_EVENTS = (
-    "record.forgotten",
-    "record.suppressed",
-    "record.redacted",
-    "record.traces_erased",
-    "turn.redacted",
-    "user.forgotten",
-)
 
 
 def read(memory: Memory) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The ledger rows and erasure events of the store as it is now."""
-    ledger = memory.store.query(
-        "SELECT at, record_id, user_id, content_digest FROM erasures ORDER BY id"
-    )
-    marks = ",".join("?" * len(ERASURE_EVENTS))
-    events = memory.store.query(
-        f"SELECT at, kind, record_id, agent_id, payload FROM events WHERE kind IN ({marks}) "
-        "ORDER BY seq",
-        ERASURE_EVENTS,
-    )
-    return [tuple(r) for r in ledger], [tuple(r) for r in events]
+    return stored.ledger(memory.store)
 
 
 def reapply(
@@ -64,31 +48,8 @@ def reapply(
         elif memory.forget_user(user_id, now=now)["counts"]:
             users.append(user_id)
     with memory.store.transaction() as conn:
-        _copy_missing(conn, ledger, events)
+        stored.copy_missing(conn, ledger, events)
     return {"re_erased": re_erased, "users_re_erased": users, "source": str(source)}
-
-
-def _copy_missing(
-    conn: sqlite3.Connection, ledger: list[tuple[Any, ...]], events: list[tuple[Any, ...]]
-) -> None:
-    have = set(
-        conn.execute("SELECT at, record_id, user_id, content_digest FROM erasures").fetchall()
-    )
-    conn.executemany(
-        "INSERT INTO erasures (at, record_id, user_id, content_digest) VALUES (?, ?, ?, ?)",
-        [row for row in ledger if row not in have],
-    )
-    marks = ",".join("?" * len(ERASURE_EVENTS))
-    seen = set(
-        conn.execute(
-            f"SELECT at, kind, record_id, agent_id, payload FROM events WHERE kind IN ({marks})",
-            ERASURE_EVENTS,
-        ).fetchall()
-    )
-    conn.executemany(
-        "INSERT INTO events (at, kind, record_id, agent_id, payload) VALUES (?, ?, ?, ?, ?)",
-        [row for row in events if row not in seen],
-    )
 
 
 __all__ = ["ERASURE_EVENTS", "read", "reapply"]

@@ -33,8 +33,8 @@ from core.rerank import FlagRerankerBackend, Reranker
 from core.retriever import Retriever
 from core.rewrite import AnthropicRewriter, QueryRewriter
 from core.session import Session
-from core.session_list import idle_sessions, session_list
 from core.store import Store
+from core.store.sessions import idle_sessions, session_list
 
 if TYPE_CHECKING:
     from core.judge import Judge
@@ -434,12 +434,7 @@ class Memory:
         scope the caller was allowed to erase in), oldest first."""
         if not lineage:
             return [record_id]
-        rows = self.store.query(
-            "SELECT v.id FROM records AS r JOIN records AS v ON v.lineage_id = r.lineage_id "
-            "AND v.scope = r.scope WHERE r.id = ? AND v.status != 'deleted' ORDER BY v.version",
-            (record_id,),
-        )
-        return [r["id"] for r in rows]
+        return self.store.lineage_ids(record_id)
 
     # -- a user's data on request ------------------------------------------------------------
 

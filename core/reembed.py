@@ -50,9 +50,7 @@ def reembed(
     store = Store.open(path, busy_timeout_ms=config.store.busy_timeout_ms)
     try:
         previous = store.stored_embedder()
-        total = int(
-            store.query("SELECT count(*) AS n FROM records WHERE status != 'deleted'")[0]["n"]
-        )
+        total = store.count_live()
         store.clear_staged_vectors()
         with tqdm(total=total, unit="record", desc="re-embedding", disable=not progress) as bar:
             while True:

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from core import events
 from core.config import RetentionConfig
-from core.models import format_time
-from core.records import append_event
-from core.store import Store
+from core.store import Store, log
 
 
 def apply(store: Store, config: RetentionConfig, *, now: datetime) -> dict[str, int]:
@@ -34,25 +33,13 @@ def apply(store: Store, config: RetentionConfig, *, now: datetime) -> dict[str, 
     deleted: dict[str, int] = {}
     with store.transaction() as conn:
         for table, days in cuts.items():
-            before = format_time(now - timedelta(days=days))
-            deleted[table] = conn.execute(_DELETE[table], (before,)).rowcount
+            deleted[table] = log.delete_before(conn, table, now - timedelta(days=days))
         deleted = {t: n for t, n in deleted.items() if n}
         if deleted:
-            append_event(conn, kind="retention.applied", at=now, payload={"deleted": deleted})
+            log.append(conn, events.RetentionApplied(deleted=deleted), at=now)
     if deleted:
         store.purge()
     return deleted
 
-
-_DELETE = {
-    "search_log": "DELETE FROM search_log WHERE at < ?",
-    "write_log": "DELETE FROM write_log WHERE at < ?",
-    # A session closed without a job (a CLI command's) has nothing waiting for its turns.
-    "turns": (
-        "DELETE FROM turns WHERE session_id IN (SELECT s.session_id FROM sessions AS s "
-        "LEFT JOIN jobs AS j ON j.session_id = s.session_id WHERE s.ended_at IS NOT NULL "
-        "AND s.ended_at < ?1 AND (j.job_id IS NULL OR j.status IN ('done', 'failed')))"
-    ),
-}
 
 __all__ = ["apply"]

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from core import events
 from core.evidence import normalise
-from core.records import append_event
+from core.store.log import append
 
 FORGOTTEN = "[forgotten]"
 # Keys whose string value is the record's text when they sit beside its id.
@@ -81,13 +82,10 @@ def scrub(
     done.rows["job_stages"] = _scrub_job_stages(conn, record_id, user_id, needles)
     done.summaries = _summaries_quoting(conn, rowid, scope, needles)
     done.entities = _erase_lone_entities(conn, rowid)
-    append_event(
-        conn,
-        kind="record.traces_erased",
-        at=now,
-        record_id=record_id,
-        payload={**done.rows, "summaries": done.summaries, "entities": done.entities},
+    erased = events.RecordTracesErased(
+        record_id=record_id, rows=done.rows, summaries=done.summaries, entities=done.entities
     )
+    append(conn, erased, at=now)
     return done
 
 

@@ -38,126 +38,26 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InvalidArgument
 from core.models import format_time, validate_id
-from core.records import append_event, bump_records_version, select_records
+from core.store import users as stored
 
 if TYPE_CHECKING:
     from core.memory import Memory
 
 EXPORT_FORMAT = "agent-memory-user-export"
 EXPORT_VERSION = 1
-# user:<id> and every agent:<agent>/<id> (ids cannot contain '/', so the suffix is exact).
-_USER_SCOPES = (
-    "(scope = 'user:' || :user OR (substr(scope, 1, 6) = 'agent:' "
-    "AND substr(scope, -length(:user) - 1) = '/' || :user))"
-)
 
 
 def forget_user(memory: Memory, user_id: str, *, now: datetime) -> dict[str, Any]:
     """Erase everything of ``user_id`` (see the module doc); the receipt."""
     user = validate_id(user_id, what="user_id")
     store = memory.store
-    if not _has_data(store.query, user):
-        return {"user_id": user, "counts": {}, "record_ids": [], "session_ids": []}
+    with store.reading() as conn:
+        if not stored.has_data(conn, user):  # an empty receipt changes nothing
+            return {"user_id": user, "counts": {}, "record_ids": [], "session_ids": []}
     with store.transaction() as conn:
-        receipt = _erase(conn, user, now)
-        conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', ?)",
-            (format_time(now),),
-        )
+        receipt = stored.erase(conn, user, now)
     receipt["purge_pending"] = store.retry_purge() is False
     return receipt
-
-
-def _has_data(query: Any, user: str) -> bool:
-    """Whether anything of ``user`` is stored (a read: an empty receipt changes nothing)."""
-    params = {"user": user}
-    return bool(
-        query(f"SELECT 1 FROM records WHERE {_USER_SCOPES} AND status != 'deleted' LIMIT 1", params)
-        or query("SELECT 1 FROM sessions WHERE user_id = :user LIMIT 1", params)
-        or query("SELECT 1 FROM search_log WHERE user_id = :user LIMIT 1", params)
-        or query("SELECT 1 FROM write_log WHERE user_id = :user LIMIT 1", params)
-        or query(f"SELECT 1 FROM entities WHERE {_USER_SCOPES} LIMIT 1", params)
-    )
-
-
-def _erase(conn: sqlite3.Connection, user: str, now: datetime) -> dict[str, Any]:
-    params = {"user": user}
-    rows = conn.execute(
-        f"SELECT rowid, id FROM records WHERE {_USER_SCOPES} AND status != 'deleted'", params
-    ).fetchall()
-    rowids = [r[0] for r in rows]
-    sessions = [
-        r[0] for r in conn.execute("SELECT session_id FROM sessions WHERE user_id = ?", (user,))
-    ]
-    counts: dict[str, int] = {"records": len(rows)}
-    if rowids:
-        _tombstone_all(conn, rowids, now)
-    marks = ",".join("?" * len(sessions))
-    for table, where, args in (
-        ("turns", f"session_id IN ({marks})", sessions),
-        (
-            "job_stages",
-            f"job_id IN (SELECT job_id FROM jobs WHERE session_id IN ({marks}))",
-            sessions,
-        ),
-        ("jobs", f"session_id IN ({marks})", sessions),
-        ("sessions", "user_id = ?", [user]),
-        ("search_log", "user_id = ?", [user]),
-        ("write_log", "user_id = ?", [user]),
-    ):
-        counts[table] = conn.execute(f"DELETE FROM {table} WHERE {where}", args).rowcount
-    counts.update(_erase_entities(conn, params))
-    counts["suppressions"] = conn.execute(
-        f"DELETE FROM suppressions WHERE {_USER_SCOPES}", params
-    ).rowcount
-    ids = [r[1] for r in rows]
-    conn.execute("INSERT INTO erasures (at, user_id) VALUES (?, ?)", (format_time(now), user))
-    if any(counts.values()):
-        append_event(
-            conn,
-            kind="user.forgotten",
-            at=now,
-            payload={"user_id": user, "counts": counts, "sessions": len(sessions)},
-        )
-    return {"user_id": user, "counts": counts, "record_ids": ids, "session_ids": sessions}
-
-
-def _tombstone_all(conn: sqlite3.Connection, rowids: list[int], now: datetime) -> None:
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS erase_rowids (rowid INTEGER PRIMARY KEY)")
-    conn.execute("DELETE FROM erase_rowids")
-    conn.executemany("INSERT INTO erase_rowids (rowid) VALUES (?)", [(r,) for r in rowids])
-    conn.execute(
-        "UPDATE records SET status = 'deleted', content = '', evidence = NULL, attribute = NULL, "
-        "subject = NULL, procedure = NULL, source_ref = NULL, tags = '[]', conflicts_with = '[]', "
-        "context = NULL, subject_entity_id = NULL, updated_at = ? "
-        "WHERE rowid IN (SELECT rowid FROM erase_rowids)",
-        (format_time(now),),
-    )
-    for table, column in (
-        ("records_fts", "rowid"),
-        ("embeddings", "record_rowid"),
-        ("record_tags", "record_rowid"),
-        ("record_entities", "record_rowid"),
-        ("observations", "record_rowid"),
-    ):
-        conn.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT rowid FROM erase_rowids)")
-    bump_records_version(conn, rowids)
-    conn.execute("DELETE FROM erase_rowids")
-
-
-def _erase_entities(conn: sqlite3.Connection, params: Mapping[str, str]) -> dict[str, int]:
-    """The entities of the user's scopes, unlinked from any record of another scope first."""
-    owned = f"SELECT id FROM entities WHERE {_USER_SCOPES}"
-    conn.execute(f"DELETE FROM record_entities WHERE entity_id IN ({owned})", params)
-    conn.execute(
-        f"UPDATE records SET subject_entity_id = NULL WHERE subject_entity_id IN ({owned})", params
-    )
-    conn.execute(f"UPDATE entities SET merged_into = NULL WHERE merged_into IN ({owned})", params)
-    aliases = conn.execute(
-        f"DELETE FROM entity_aliases WHERE entity_id IN ({owned})", params
-    ).rowcount
-    entities = conn.execute(f"DELETE FROM entities WHERE {_USER_SCOPES}", params).rowcount
-    return {"entity_aliases": aliases, "entities": entities}
 
 
 def export_user(memory: Memory, user_id: str, path: str | Path, *, now: datetime) -> dict[str, int]:
@@ -213,12 +113,7 @@ def _export(memory: Memory, user: str, out: Any, now: datetime) -> dict[str, int
                 "exported_at": format_time(now),
             },
         )
-        records = select_records(
-            conn,
-            "r.status != 'deleted' AND (r.scope = ? OR (substr(r.scope, 1, 6) = 'agent:' "
-            "AND substr(r.scope, -length(?) - 1) = '/' || ?)) ORDER BY r.rowid",
-            (f"user:{user}", user, user),
-        )
+        records = stored.live_records(conn, user)
         for record in records:
             _line(out, {"kind": "record", "scope": record.scope, "record": _full(record)})
         counts["records"] = len(records)
@@ -234,12 +129,7 @@ def _full(record: Any) -> dict[str, Any]:
 
 
 def _write_entities(conn: sqlite3.Connection, out: Any, user: str) -> int:
-    rows = conn.execute(
-        "SELECT e.id, e.scope, e.kind, e.canonical_name, e.status, "
-        "(SELECT json_group_array(alias) FROM entity_aliases WHERE entity_id = e.id) "
-        f"FROM entities AS e WHERE {_USER_SCOPES.replace('scope', 'e.scope')}",
-        {"user": user},
-    ).fetchall()
+    rows = stored.entities(conn, user)
     for entity_id, scope, kind, name, status, aliases in rows:
         _line(
             out,
@@ -257,16 +147,9 @@ def _write_entities(conn: sqlite3.Connection, out: Any, user: str) -> int:
 
 
 def _write_sessions(conn: sqlite3.Connection, out: Any, user: str) -> int:
-    sessions = conn.execute(
-        "SELECT session_id, agent_id, started_at, ended_at FROM sessions WHERE user_id = ? "
-        "ORDER BY started_at",
-        (user,),
-    ).fetchall()
+    sessions = stored.sessions(conn, user)
     for session_id, agent_id, started, ended in sessions:
-        turns = conn.execute(
-            "SELECT seq, role, content, at, tool FROM turns WHERE session_id = ? ORDER BY seq",
-            (session_id,),
-        ).fetchall()
+        turns = stored.turns(conn, session_id)
         _line(
             out,
             {

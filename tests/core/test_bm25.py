@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from core import Config, HashingEmbedder, Memory
 from core.bm25 import BM25Index
 from core.lexical import fts_match
-from core.store import _varint_sum
+from core.store.fulltext import _varint_sum
 from tests.conftest import NOW
 
 WEIGHTS = (1.0, 0.5, 0.5, 0.3)

@@ -164,7 +164,7 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory):
     expires_at on about two thirds of them (of any status: the predicate must check status)."""
     import random
 
-    from core.records import bump_records_version
+    from core.store.records import bump_records_version
 
     rng = random.Random(7)
     mem = Memory.open(

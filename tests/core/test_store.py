@@ -20,8 +20,8 @@ from core.errors import (
     StoreError,
 )
 from core.jobs import ClaimRefused
-from core.migrations import LATEST_VERSION
 from core.store import Store, connect
+from core.store.migrations import LATEST_VERSION
 from tests.conftest import NOW
 
 

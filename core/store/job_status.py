@@ -1,4 +1,4 @@
-"""Reading the jobs table: one job with its stages and history, lists, counts.
+"""Reading the jobs tables: one job with its stages and history, lists, counts.
 
 Kept apart from core.jobs (the state machine) so that what an operator sees is one place:
 ``agent-memory jobs`` and ``mem.jobs.status`` show these dicts.
@@ -14,7 +14,7 @@ from typing import Any
 
 from core.errors import InvalidArgument, NotFound
 from core.models import format_time, utcnow, validate_id
-from core.store import Store
+from core.store.base import StoreBase as Store
 
 JOB_STATUSES = ("queued", "running", "done", "failed")
 

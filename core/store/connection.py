@@ -1,4 +1,11 @@
-"""What a store path holds, checked before SQLite is allowed to change it.
+"""Opening a store file: what the path holds, the connection's settings, the migrations.
+
+``connect`` is the only place a writing connection is made (WAL, busy timeout, foreign keys,
+secure_delete), ``connect_read_only`` the only read-only one, and ``migrate`` runs the
+numbered migrations (core.store.migrations). A second backend has its own equivalents; none
+of these is part of the Store interface.
+
+What a store path holds is checked before SQLite is allowed to change it.
 
 Opening a store switches the file to WAL and migrates it: done to a file that is not an
 agent-memory store (another application's SQLite database, a corrupt or truncated file, a
@@ -18,10 +25,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
-from core.errors import StoreError
+from core.errors import SchemaVersionError, StoreError
+from core.store.migrations import LATEST_VERSION, MIGRATIONS
 
+DEFAULT_BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -154,4 +164,121 @@ def _writable(path: Path) -> None:
         )
 
 
-__all__ = ["check", "check_read_only", "connect_read_only", "unwritable_reason"]
+def connect(
+    path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
+) -> sqlite3.Connection:
+    """Open a connection with the store's settings. The only place a writing connection is
+    made (a read-only one: connect_read_only).
+
+    - ``isolation_level=None``: the sqlite3 module never opens transactions implicitly; the
+      store issues ``BEGIN IMMEDIATE`` itself.
+    - WAL with ``synchronous=NORMAL``: readers never block the writer; a crash loses at most
+      the last transactions, never consistency.
+    - ``secure_delete``: freed pages are zeroed, so forgotten content leaves the file.
+    """
+    conn = sqlite3.connect(
+        str(path),
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        mode = _switch_to_wal(conn, deadline=time.monotonic() + busy_timeout_ms / 1000)
+    except BaseException:
+        conn.close()
+        raise
+    if str(mode).lower() != "wal":
+        conn.close()
+        raise StoreError(f"{path}: could not switch to WAL journal mode (got {mode!r})")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def _switch_to_wal(conn: sqlite3.Connection, *, deadline: float) -> str:
+    """Set WAL journal mode, waiting out another connection that is creating the file.
+
+    WAL is persistent: once the file is in WAL mode the pragma only reads it. The switch itself
+    (the first open of a new file) reads the header under a SHARED lock and then needs an
+    EXCLUSIVE one. If another connection holds RESERVED meanwhile (a second process migrating
+    the same new file), SQLite reports "database is locked" at once without calling the busy
+    handler, since waiting could deadlock (sqlite3_busy_handler docs). Failing releases our
+    SHARED lock, so retrying until the busy timeout's deadline is the documented remedy. (An
+    attempt started just before the deadline may itself wait in the busy handler, so the
+    whole open can take up to about twice the busy timeout.) Seen in CI (two processes opening
+    one new store); four processes opening one new file at once failed 8 of 200 openings
+    before this retry, 0 of 400 after.
+    """
+    pause = 0.001
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            busy = exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY  # any extended BUSY code
+            if not busy or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    return int(
+        conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+    )
+
+
+def migrate(conn: sqlite3.Connection, *, path: str) -> int:
+    """Apply every pending migration, each in its own transaction, and return the version.
+
+    Safe when several processes open a new store at once: each migration re-reads the version
+    after taking the write lock. A store from a newer schema is refused before anything is
+    written."""
+    current = schema_version(conn)
+    if current > LATEST_VERSION:
+        raise SchemaVersionError(path=path, store_version=current, known_version=LATEST_VERSION)
+    for migration in MIGRATIONS:
+        if migration.version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
+                ") STRICT"
+            )
+            current = schema_version(conn)
+            if migration.version <= current:
+                conn.execute("COMMIT")
+                continue
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) "
+                "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                (migration.version, migration.name),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        current = migration.version
+    return current
+
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT_MS",
+    "check",
+    "check_read_only",
+    "connect",
+    "connect_read_only",
+    "migrate",
+    "schema_version",
+    "unwritable_reason",
+]

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from core.models import format_time, validate_id
-from core.store import Store
+from core.store.base import StoreBase as Store
 
 
 def session_list(

@@ -1,9 +1,10 @@
 """The store's schema, as numbered migrations.
 
 Each migration is a tuple of SQL statements applied in one ``BEGIN IMMEDIATE`` transaction and
-recorded in ``schema_migrations``. Never edit a migration that has shipped: add the next one.
-A store whose recorded version is higher than the last migration here was written by a newer
-agent-memory and refuses to open (core.errors.SchemaVersionError).
+recorded in ``schema_migrations`` (the runner is core.store.connection.migrate). Never edit a
+migration that has shipped: add the next one. A store whose recorded version is higher than the
+last migration here was written by a newer agent-memory and refuses to open
+(core.errors.SchemaVersionError).
 
 Conventions: timestamps are fixed-width UTC ISO 8601 text (core.models.format_time), so text
 comparison is time comparison; JSON columns hold lists or objects, never scalars.
