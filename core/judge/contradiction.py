@@ -88,7 +88,7 @@ _ADJUNCT = re.compile(
 # A plan called off: "so Berlin is off", "the trip is cancelled". What is off must be a name
 # or a definite phrase ("the trip", "our Lisbon trip"), never "it", "work" or "everything".
 _CALLED_OFF = re.compile(
-    r"(?:^|[,;:] |\bso |\band |\bbut |\bnow )(?P<what>(?:the|our|my) [\w'-]+(?: [\w'-]+){0,2}|"
+    r"(?:^|[,;:] |\b(?i:so|and|but|now) )(?P<what>(?i:the|our|my) [\w'-]+(?: [\w'-]+){0,2}|"
     r"[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}) (?:is|are|was|were|has been|have been|got) "
     r"(?:now |officially |definitely )?(?:off|cancell?ed|called off)\b"
 )
@@ -199,7 +199,8 @@ def _gone(s: _Statement) -> set[str] | None:
             return _stems(rest) or None
     found = _CALLED_OFF.search(s.cased)
     if found is not None and not s.negated:
-        return _stems(found["what"]) or None
+        what = re.sub(r"^(?:so|and|but|now) ", "", found["what"].lower())
+        return _stems(what) or None
     return None
 
 
