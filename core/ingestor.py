@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import entities, policy, supersession
+from core import entities, policy, stale, supersession
 from core.entities import EntityRef, PlannedEntity
 from core.errors import InvalidArgument, NotFound
 from core.evidence import Turn, find_evidence, find_quote, normalise, quote_problem
@@ -468,6 +468,9 @@ class Ingestor:
             contradicted = self._find_contradicted(draft, candidates, duplicate)
             if duplicate is not None and self._outdated(duplicate, draft, contradicted):
                 duplicate = None  # a newer record says otherwise: not reinforced (see _insert)
+            retired: list[Record] = []
+            if sees and duplicate is None:
+                contradicted, retired = self._stale(draft, vector, contradicted, request, now)
 
         decisions: dict[str, Any] = {
             "claimed_source_kind": request.source_kind.value,
@@ -475,6 +478,7 @@ class Ingestor:
             "neighbours": [{"id": r.id, "cosine": round(s, 4)} for r, s in neighbours],
             "lexical_neighbours": [r.id for r in lexical],
             "contradicted": [r.id for r in contradicted],
+            "stale": [r.id for r in retired],
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
         }
         with clock.stage("sqlite_transaction"):
@@ -489,6 +493,7 @@ class Ingestor:
                         request,
                         witness,
                         contradicted=tuple(r.id for r in contradicted),
+                        retired=tuple(r.id for r in retired),
                         seen=seen if sees else None,
                         judged=frozenset(r.id for r, _ in neighbours),
                         settle_races=settle_races,
@@ -642,6 +647,31 @@ class Ingestor:
                 found[record.id] = record
         return list(found.values())
 
+    def _stale(
+        self,
+        draft: Record,
+        vector: np.ndarray,
+        contradicted: list[Record],
+        request: WriteRequest,
+        now: datetime,
+    ) -> tuple[list[Record], list[Record]]:
+        """The older records the user's words in ``draft`` make stale (core.stale): a fact of
+        the draft's type joins ``contradicted`` (the supersession rule, lineage), any other
+        is to be retired."""
+        known = {r.id for r in contradicted}
+        if request.replaces is not None:
+            known.add(request.replaces.id)
+        retired: list[Record] = []
+        for record in stale.Finder(self.memory, self.judge).stale(draft, vector, now=now):
+            if record.id in known:
+                continue
+            same_kind = record.type is draft.type and draft.type is not MemoryType.EPISODIC
+            if same_kind and record.subject_entity_id == draft.subject_entity_id:
+                contradicted = [*contradicted, record]
+            else:
+                retired.append(record)
+        return contradicted, retired
+
     def _outdated(self, duplicate: Record, draft: Record, contradicted: list[Record]) -> bool:
         """Whether a record stated after the draft contradicts the draft's duplicate: then
         reinforcing it would strengthen what a newer statement replaced."""
@@ -662,6 +692,7 @@ class Ingestor:
         witness: Witness | None,
         *,
         contradicted: tuple[str, ...],
+        retired: tuple[str, ...],
         seen: int | None,
         judged: frozenset[str],
         settle_races: bool,
@@ -737,6 +768,15 @@ class Ingestor:
                 supersession.mark_superseded(
                     conn, old, by=draft.id, agent_id=request.agent_id, now=now
                 )
+            if plan.successor is None and retired:  # history retires nothing
+                live, params = RecordFilter(scopes=(draft.scope,), now=format_time(now)).sql()
+                marks = ",".join("?" * len(retired))
+                still = select_records(conn, f"r.id IN ({marks}) AND {live}", (*retired, *params))
+                for old in still:
+                    supersession.mark_superseded(
+                        conn, old, by=draft.id, agent_id=request.agent_id, now=now
+                    )
+                    notes.append(f"{old.id} said otherwise before this; retired (superseded)")
         return WriteOutcome(
             id=draft.id,
             status=draft.status,

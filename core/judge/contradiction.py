@@ -76,6 +76,37 @@ _CESSATION = (
     re.compile(r"\b(?:is|are|am|do|does) not (?P<rest>.+?) any ?more\b"),
     re.compile(r"\b(?:stopped|quit|gave up|has given up|have given up) (?P<rest>.+)$"),
     re.compile(r"\bused to (?P<rest>.+)$"),
+    # A thing owned no longer: "we sold Maaken", "I got rid of the Passat".
+    re.compile(r"\b(?:sold|got rid of|have gotten rid of) (?P<rest>.+)$"),
+)
+# What ends the ceased thing's words: "stopped badminton since joining" ended badminton, not
+# "joining"; "quit the hockey, he plays ..." ended the hockey.
+_ADJUNCT = re.compile(
+    r"(?:,|;| - | since | because | as | after | when | due to | so | and "
+    r"| for (?:now|a while|good)\b).*$"
+)
+# A plan called off: "so Berlin is off", "the trip is cancelled". What is off must be a name
+# or a definite phrase ("the trip", "our Lisbon trip"), never "it", "work" or "everything".
+_CALLED_OFF = re.compile(
+    r"(?:^|[,;:] |\b(?i:so|and|but|now) )(?P<what>(?i:the|our|my) [\w'-]+(?: [\w'-]+){0,2}|"
+    r"[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}) (?:is|are|was|were|has been|have been|got) "
+    r"(?:now |officially |definitely )?(?:off|cancell?ed|called off)\b"
+)
+# A role taken over: "my new boss is Katrin Vogel", "Grace is our new nanny". The word "new"
+# says the holder before is no longer the holder, whatever the role.
+_OWNER = r"(?i:my|our|the user 's)"
+_NAMED = r"(?:Dr\.? |Mr\.? |Mrs\.? |Ms\.? |Prof\.? )?[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}"
+_NEW_HOLDER = (
+    re.compile(rf"\b{_OWNER} new (?P<role>[a-z-]+) (?:is|'s) (?P<name>{_NAMED})"),
+    re.compile(rf"(?P<name>{_NAMED}) is (?:now )?{_OWNER} new (?P<role>[a-z-]+)\b"),
+)
+# Any holder of a role named beside it: "my boss Dr. Weber", "our nanny Mercy", "my boss is
+# Dr. Weber", "Mercy is our nanny".
+_HOLDER = (
+    re.compile(
+        rf"\b{_OWNER} (?P<role>[a-z-]+),? (?:is |'s )?(?:called |named )?(?P<name>{_NAMED})"
+    ),
+    re.compile(rf"(?P<name>{_NAMED}) is {_OWNER} (?P<role>[a-z-]+)\b"),
 )
 # Nouns that name one person or value at a time.
 _SINGLE = (
@@ -163,9 +194,24 @@ def _gone(s: _Statement) -> set[str] | None:
     for pattern in _CESSATION:
         found = pattern.search(s.text)
         if found is not None:
-            rest = re.sub(r"\b(?:any ?more|these days|now)\b", " ", found["rest"])
+            rest = _ADJUNCT.sub("", found["rest"])
+            rest = re.sub(r"\b(?:any ?more|these days|now|completely|totally)\b", " ", rest)
             return _stems(rest) or None
+    found = _CALLED_OFF.search(s.cased)
+    if found is not None and not s.negated:
+        what = re.sub(r"^(?:so|and|but|now) ", "", found["what"].lower())
+        return _stems(what) or None
     return None
+
+
+def says_ended(text: str) -> bool:
+    """Whether ``text`` says that something ended, was replaced or was called off."""
+    return _gone(_read(text)) is not None
+
+
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences (a user's verbatim words hold several), as the rules read them."""
+    return [s.cased for s in _sentences(_read(text))]
 
 
 def _present(s: _Statement) -> bool:
@@ -175,11 +221,26 @@ def _present(s: _Statement) -> bool:
 def _cessation_conflict(a: _Statement, b: _Statement) -> str | None:
     for ended, current in ((a, b), (b, a)):
         gone = _gone(ended)
-        if gone is None or not _present(current):
+        if gone is None:
             continue
-        if gone <= _stems(current.text):
-            return "one statement says the other is no longer so"
+        # Each sentence on its own: a user's verbatim words hold several.
+        for sentence in _sentences(current):
+            if _present(sentence) and gone <= _stems(sentence.text):
+                return "one statement says the other is no longer so"
     return None
+
+
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Jr|Sr|[A-Z])\.$")
+
+
+def _sentences(s: _Statement) -> list[_Statement]:
+    parts: list[str] = []
+    for part in re.split(r"(?<=[.!?])\s+(?=[A-Z])", s.cased):
+        if parts and _TITLE.search(parts[-1]):  # "my boss Dr. Weber" is one sentence
+            parts[-1] = f"{parts[-1]} {part}"
+        elif part.strip():
+            parts.append(part)
+    return [s] if len(parts) < 2 else [_read(p) for p in parts]
 
 
 def _attribute(s: _Statement) -> tuple[str, str, str] | None:
@@ -202,11 +263,42 @@ def _attribute_conflict(a: _Statement, b: _Statement) -> str | None:
     return f"one {left[1]} at a time: {first!r} vs {second!r}"
 
 
+def _new_holder(s: _Statement) -> tuple[str, str] | None:
+    """(role, name) of "my new <role> is <Name>" in a plain statement."""
+    if s.unsure or s.negated:
+        return None
+    for pattern in _NEW_HOLDER:
+        found = pattern.search(s.cased)
+        if found is not None:
+            return found["role"].lower(), _name(found["name"])
+    return None
+
+
+def _name(words: str) -> str:
+    return re.sub(r"\b(?:dr|mr|mrs|ms|prof)\b\.? ?", "", words.lower()).strip()
+
+
+def _holder_conflict(a: _Statement, b: _Statement) -> str | None:
+    """``a`` names a new holder of a role that ``b`` gives to someone else."""
+    new = _new_holder(a)
+    if new is None or b.unsure:
+        return None
+    role, name = new
+    for pattern in _HOLDER:
+        for found in pattern.finditer(b.cased):
+            if found["role"].lower() != role:
+                continue
+            other = _name(found["name"])
+            if other and other not in name and name not in other:
+                return f"a new {role}: {name!r} after {other!r}"
+    return None
+
+
 def exclusive_conflict(a: str, b: str) -> Verdict | None:
     """A contradiction between ``a`` and ``b`` under the relations above, or None when these
     rules see none (the caller's other rules may still). Symmetric."""
     left, right = _read(a), _read(b)
-    for rule in (_home_conflict, _attribute_conflict, _cessation_conflict):
+    for rule in (_home_conflict, _attribute_conflict, _cessation_conflict, _holder_conflict):
         reason = rule(left, right) or rule(right, left)
         if reason is not None:
             return Verdict(True, 0.8, reason)
@@ -232,4 +324,4 @@ def relation_words(text: str) -> list[str]:
     return words
 
 
-__all__ = ["exclusive_conflict", "relation_words"]
+__all__ = ["exclusive_conflict", "relation_words", "says_ended", "sentences"]

@@ -54,3 +54,33 @@ def test_statements_about_different_things_do_not_contradict(a: str, b: str) -> 
 @pytest.mark.parametrize(("a", "b"), STILL_CONTRADICTORY)
 def test_the_same_thing_with_another_value_still_contradicts(a: str, b: str) -> None:
     assert OfflineJudge(clauses=False).contradicts(a, b).holds
+
+
+EXCLUSIVE = [
+    ("The user is running the Berlin Marathon on 21 September.", "So Berlin is off."),
+    ("The user's boss is Dr. Weber.", "The user's new boss is Katrin Vogel."),
+    ("Audience: my boss Dr. Weber plus two directors.", "Grace is my new boss."),
+    ("The user plays badminton every Wednesday.", "The user has stopped badminton since joining."),
+    ("Our boat Maaken is small for three adults.", "We sold Maaken and bought a bigger one."),
+    ("We booked a trip to Rome in June.", "The Rome trip is cancelled."),
+]
+NOT_EXCLUSIVE = [
+    ("The user is going to Rome.", "So it's off."),
+    ("The user has a dog.", "The user has a cat."),
+    ("My boss Katrin Vogel wants traffic lights.", "The user's new boss is Katrin Vogel."),
+    ("My phone is an iPhone.", "My new phone is great."),
+    ("The user plays tennis.", "The user stopped badminton since joining."),
+    ("Weber plus two directors.", "I might get a new boss, maybe Katrin Vogel is my new boss."),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), EXCLUSIVE)
+def test_a_change_contradicts_the_old_value(old: str, new: str) -> None:
+    """Called off, sold, a new role holder, a habit stopped (whatever follows it)."""
+    judge = OfflineJudge(clauses=False)
+    assert judge.contradicts(old, new).holds and judge.contradicts(new, old).holds
+
+
+@pytest.mark.parametrize(("old", "new"), NOT_EXCLUSIVE)
+def test_what_a_change_does_not_name_stays(old: str, new: str) -> None:
+    assert not OfflineJudge(clauses=False).contradicts(old, new).holds

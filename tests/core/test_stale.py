@@ -1,0 +1,133 @@
+"""A user's newer words retire every older record that states what they contradict (core.stale,
+issue 14 item 6, issue 15 item 1): phrased facts and the user's verbatim sentences alike, each
+sentence judged, through the offline extractor and the whole pipeline on a real store and the
+packaged model, and through memory_write. What a later statement does not contradict stays:
+an unrelated sentence of the stale turn, two pets, a mention of what the user said ended."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from core import Config, Memory
+from core.embedder import FlagEmbedder
+from core.models import Record, SourceKind, Status
+from tests.conftest import NOW
+from workers.app import WorkerApp
+
+CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
+
+
+@pytest.fixture
+def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=real_embedder, now=NOW)
+    memory.grant("assistant", "user:alice", now=NOW)
+    WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
+    yield memory
+    memory.close()
+
+
+def session(mem: Memory, session_id: str, *user_turns: str, days: int = 0) -> None:
+    """One session of the user's turns, ended and extracted by the offline backend."""
+    start = NOW + timedelta(days=days)
+    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=start)
+    for i, text in enumerate(user_turns):
+        s.add_turn("user", text, at=start + timedelta(minutes=2 * i))
+        s.add_turn("assistant", "Okay.", at=start + timedelta(minutes=2 * i + 1))
+    status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
+    assert status["status"] == "done"
+
+
+def records(mem: Memory) -> dict[str, Record]:
+    """Every record but the session summaries, by content."""
+    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
+    found = mem.store.get_records([r["id"] for r in rows]).values()
+    return {r.content: r for r in found if r.source_kind is not SourceKind.SESSION_SUMMARY}
+
+
+def status(mem: Memory, words: str) -> Status:
+    [record] = [r for content, r in records(mem).items() if words in content]
+    return record.status
+
+
+def test_a_new_boss_retires_the_sentence_naming_the_old_one_and_nothing_else(
+    mem: Memory,
+) -> None:
+    """The verbatim sentence naming the old boss goes; the unrelated fact and sentence of the
+    same turn stay, and so does the new boss."""
+    session(
+        mem,
+        "s1",
+        "Audience: my boss Dr. Weber plus two directors. I'm PM at Brandt. "
+        "I keep the schedule in MS Project and export to Excel.",
+    )
+    assert status(mem, "Dr. Weber") is Status.CONFIRMED
+    session(mem, "s2", "Dr. Weber retired end of April, my new boss is Katrin Vogel.", days=30)
+    assert status(mem, "Dr. Weber plus two directors") is Status.SUPERSEDED
+    assert status(mem, "MS Project") is Status.CONFIRMED
+    assert status(mem, "PM at Brandt") is Status.CONFIRMED
+    assert status(mem, "Katrin Vogel") is Status.CONFIRMED
+
+
+def test_a_plan_called_off_retires_the_plan(mem: Memory) -> None:
+    """ "so Berlin is off", said in passing and kept verbatim, retires the phrased plan."""
+    session(mem, "s1", "I'm running the Berlin Marathon on 21 September.")
+    assert status(mem, "Berlin Marathon") is Status.CONFIRMED
+    session(
+        mem, "s2", "Bad news, it's a stress reaction in my left foot, so Berlin is off.", days=40
+    )
+    assert status(mem, "Berlin Marathon") is Status.SUPERSEDED
+    assert status(mem, "so Berlin is off") is Status.CONFIRMED
+
+
+def test_a_habit_stopped_retires_it_whatever_follows(mem: Memory) -> None:
+    """ "stopped badminton since joining" ended badminton, not "joining"."""
+    session(mem, "s1", "I play badminton every Wednesday evening with some colleagues.")
+    session(mem, "s2", "I stopped badminton since my knee surgery.", days=30)
+    assert status(mem, "every Wednesday evening") is Status.SUPERSEDED
+
+
+def test_two_pets_both_stay(mem: Memory) -> None:
+    session(mem, "s1", "I have a dog.")
+    session(mem, "s2", "I have a cat.", days=10)
+    assert status(mem, "dog") is Status.CONFIRMED
+    assert status(mem, "cat") is Status.CONFIRMED
+
+
+def test_a_later_mention_of_what_ended_does_not_retire_the_change(mem: Memory) -> None:
+    """The older sentence says REITs ended; a later one mentioning REITs revives nothing and
+    retires nothing."""
+    said = "Work changed, from March I'm covering banks instead of REITs."
+    session(mem, "s1", said)
+    session(mem, "s2", "Our new hire is great, she trained me on REITs when I joined.", days=10)
+    assert status(mem, "covering banks instead of REITs") is Status.CONFIRMED
+
+
+def test_a_new_holder_written_by_the_agent_supersedes_the_old_one(mem: Memory) -> None:
+    """memory_write: "The user's new boss is ..." contradicts "The user's boss is ..." though
+    the attributes differ (none given); an unrelated fact stays."""
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="w1", now=NOW)
+    s.add_turn("user", "My boss is Dr. Weber. I have a dog.", at=NOW)
+    later = NOW + timedelta(days=20)
+    s.add_turn("user", "Dr. Weber retired, my new boss is Katrin Vogel.", at=later)
+
+    def write(content: str, evidence: str) -> dict[str, object]:
+        arguments = {
+            "type": "semantic",
+            "content": content,
+            "source_kind": "user_statement",
+            "evidence": evidence,
+        }
+        return s.call("memory_write", arguments, now=later)
+
+    old = write("The user's boss is Dr. Weber.", "My boss is Dr. Weber")
+    dog = write("The user has a dog.", "I have a dog")
+    new = write("The user's new boss is Katrin Vogel.", "my new boss is Katrin Vogel")
+    assert new["source_kind"] == "user_statement", new["notes"]
+    got = mem.store.get_records([str(old["id"]), str(dog["id"]), str(new["id"])])
+    assert got[str(old["id"])].status is Status.SUPERSEDED
+    assert got[str(dog["id"])].status is Status.CONFIRMED
+    assert got[str(new["id"])].status is Status.CONFIRMED
