@@ -115,6 +115,16 @@ def test_batch_size_must_be_at_least_one(command: str, value: str, capsys) -> No
     assert build_parser().parse_args([command, *extra, "--batch-size", "1"]).batch_size == 1
 
 
+@pytest.mark.parametrize("dataset", ["locomo", "personal", "judge"])
+def test_eval_without_data_is_a_usage_error(dataset: str, capsys) -> None:
+    """--data has no default (it pointed outside the repository): leaving it out exits 2 and
+    says that it is required, whichever data set is asked for."""
+    with pytest.raises(SystemExit) as info:
+        build_parser().parse_args(["eval", "--dataset", dataset])
+    assert info.value.code == 2
+    assert "the following arguments are required: --data" in capsys.readouterr().err
+
+
 def test_import_with_batch_size_zero_exits_2_and_imports_nothing(tmp_path: Path, capsys) -> None:
     source = tmp_path / "one.jsonl"
     source.write_text('{"content": "Alice prefers tea."}\n')
