@@ -12,15 +12,10 @@ from pathlib import Path
 import pytest
 
 from api.cli import build_parser, main
+from tests.support.cli import run
 from tests.support.outside import CONTRACT, needs_contract
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:

@@ -14,19 +14,14 @@ from core import Config, HashingEmbedder, Memory
 from core.errors import InvalidArgument
 from core.importer import import_records
 from core.reembed import reembed
-from tests.conftest import NOW
+from tests.support.cli import run
+from tests.support.clock import NOW
 
 
 @pytest.fixture(autouse=True)
 def _hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every store here uses the hashing embedder: no model to load."""
     monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def rows(store: Path) -> dict[str, list[tuple[object, ...]]]:
