@@ -2,7 +2,8 @@
 
 The data is JSON lines ``{"id", "quote", "content", "label", "why"}`` (a quote the user said,
 a statement about "the user", whether the quote supports it as the user's own claim; the
-format of ../shared/data/judge-pairs-dev.jsonl). Two measurements, both directions:
+format of judge-pairs-dev.jsonl in the data folder, see its README). Two measurements, both
+directions:
 
 - **judge**: the configured judge's ``entails(quote, content, context=quote)`` per pair:
   precision, recall and F1 of "entailed", the confusion matrix, milliseconds per pair, and the

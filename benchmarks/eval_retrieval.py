@@ -1,9 +1,9 @@
 """Retrieval quality on the development sets: the same code as `agent-memory eval`.
 
     HF_HUB_OFFLINE=1 TQDM_DISABLE=1 .venv/bin/python benchmarks/eval_retrieval.py \\
-        --data ../shared/data --dataset locomo --out benchmarks/results/eval.json
+        --data DATA --dataset locomo --out benchmarks/results/eval.json
 
-Arguments are those of `agent-memory eval --help`.
+DATA is the data folder (see its README); the arguments are those of `agent-memory eval --help`.
 """
 
 import sys

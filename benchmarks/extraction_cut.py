@@ -1,6 +1,8 @@
 """What extraction.max_candidates keeps from a long session, under two selection rules.
 
-    .venv/bin/python benchmarks/extraction_cut.py [--data ../shared/data/locomo-dev.json]
+    .venv/bin/python benchmarks/extraction_cut.py --data DATA/locomo-dev.json
+
+(DATA: the data folder, see its README.)
 
 Each LoCoMo dev conversation becomes one long session (speaker_a's turns as the user's, the
 other speaker's as the assistant's, a day per session), the offline extractor proposes
@@ -92,7 +94,11 @@ def measure(sample: dict, limit: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default="../shared/data/locomo-dev.json")
+    parser.add_argument(
+        "--data",
+        required=True,
+        help="locomo-dev.json of the data folder (see its README)",
+    )
     parser.add_argument("--limit", type=int, default=Config().extraction.max_candidates)
     parser.add_argument("--out", help="also write the report here")
     args = parser.parse_args()

@@ -1,7 +1,7 @@
 """Measure session extraction on the dev personal-memory set: planted facts found, and records
 that should never have been stored.
 
-    python benchmarks/extraction_dev.py [--data ../shared/data/personal-memory-dev.json]
+    python benchmarks/extraction_dev.py --data DATA/personal-memory-dev.json
                                         [--embedder packaged|hashing] [--show]
                                         [--out benchmarks/results]
 
@@ -47,7 +47,6 @@ from core.logging import configure_logging
 from core.models import SourceKind
 from workers.app import WorkerApp
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "personal-memory-dev.json"
 AGENT = "assistant"
 
 _PUNCT = re.compile(r"[^\w\s]")
@@ -227,7 +226,12 @@ def measure(data: dict[str, Any], *, embedder: str, show: bool) -> dict[str, Any
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help="personal-memory-dev.json of the data folder (see its README)",
+    )
     parser.add_argument("--embedder", choices=("packaged", "hashing"), default="packaged")
     parser.add_argument("--show", action="store_true", help="print the flagged records")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)

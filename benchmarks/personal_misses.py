@@ -6,7 +6,9 @@ search, cut by the gate, or ranked below the fifth result? For each update: were
 turns' records retired (superseded / retracted) by the time the question was asked? For each
 unanswerable question answered: which gate signal let the first result through?
 
-    python benchmarks/personal_misses.py --data ../shared/data [--half odd|even] [--show]
+    python benchmarks/personal_misses.py --data DATA [--half odd|even] [--show]
+
+(DATA: the data folder, see its README.)
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TQDM_DISABLE", "1")
 
+import functools
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
@@ -21,13 +22,12 @@ from hypothesis import settings
 
 from core import Config, HashingEmbedder, Memory
 from core.embedder import FlagEmbedder, shared_embedder
+from tests.support.clock import NOW
 
 # Hypothesis fails an example slower than 200 ms by default: a timed assertion, which on
 # these shared machines fails for the load, not the code. Property tests check behaviour only.
 settings.register_profile("agent-memory", deadline=None)
 settings.load_profile("agent-memory")
-
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,6 +46,32 @@ def _fresh_structlog() -> Iterator[None]:
     no test may inherit that from another."""
     yield
     structlog.reset_defaults()
+
+
+@pytest.fixture(autouse=True)
+def _close_opened_memories() -> Iterator[list[Memory]]:
+    """Every Memory a test opens through Memory.open is closed when the test ends, whether
+    or not the test closed it (closing twice is harmless): a test that forgets leaves no
+    connection, WAL handle or retriever thread behind for the next.
+
+    Memory.open is the public way in and core offers no hook on it, so for the test's
+    duration the fixture wraps that classmethod (a MonkeyPatch of its own, undone before the
+    closing); nothing inside core is patched. Stores opened by wider-scoped fixtures are set
+    up before it, so they are not tracked and stay with their owners."""
+    opened: list[Memory] = []
+    original = Memory.open.__func__
+
+    @functools.wraps(original)
+    def tracked(cls: type[Memory], *args: Any, **kwargs: Any) -> Memory:
+        memory = original(cls, *args, **kwargs)
+        opened.append(memory)
+        return memory
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Memory, "open", classmethod(tracked))
+        yield opened
+    for memory in reversed(opened):
+        memory.close()
 
 
 @pytest.fixture(scope="session")

@@ -109,3 +109,49 @@ def test_the_detector_finds_statements_and_skips_prose(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert [line for line, _ in sql_literals(sample)] == [2, 3, 6, 7]
+
+
+# Tests: shared setups live in tests/support/; conftest.py is pytest's plugin, loaded by pytest
+# itself, and a test importing it as a module gets a second copy of its fixtures and state.
+
+
+def conftest_imports(path: Path, root: Path = ROOT) -> list[int]:
+    """The lines of ``path`` that import the root ``tests.conftest`` (absolutely or relatively)."""
+    package = list(path.relative_to(root).parent.parts)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + (node.module.split(".") if node.module else []))
+            names = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        if any(name == "tests.conftest" or name.startswith("tests.conftest.") for name in names):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_test_module_imports_the_root_conftest() -> None:
+    importing = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if (lines := conftest_imports(path))
+    }
+    assert not importing, f"import from tests/support/ instead of tests.conftest: {importing}"
+
+
+def test_the_conftest_detector_reads_every_form(tmp_path: Path) -> None:
+    sample = tmp_path / "tests" / "core" / "test_sample.py"
+    sample.parent.mkdir(parents=True)
+    sample.write_text(
+        "from tests.conftest import NOW\n"
+        "import tests.conftest\n"
+        "from tests import conftest\n"
+        "from ..conftest import NOW\n"
+        "from .conftest import NOW\n"
+        "from tests.support.clock import NOW\n",
+        encoding="utf-8",
+    )
+    assert conftest_imports(sample, root=tmp_path) == [1, 2, 3, 4]

@@ -14,7 +14,7 @@ import pytest
 from core import HashingEmbedder, Memory
 from core.errors import StoreError
 from tests.api.test_cli_input import assert_one_line_error, rows, run
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 AGENT_MEMORY = Path(sys.executable).parent / "agent-memory"
 WHO = ["--agent", "a", "--user", "u"]

@@ -12,14 +12,10 @@ from pathlib import Path
 import pytest
 
 from api.cli import build_parser, main
+from tests.support.cli import run
+from tests.support.outside import CONTRACT, needs_contract
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
@@ -51,8 +47,7 @@ def test_every_command_is_documented_in_the_readme(command: str) -> None:
     assert f"agent-memory {command}" in README.read_text()
 
 
-# The commands ../shared/design/CONTRACT.md says exist ("At least: ..."); others may be added.
-CONTRACT = README.parents[1] / "shared" / "design" / "CONTRACT.md"
+# The commands the design's CONTRACT.md says exist ("At least: ..."); others may be added.
 CONTRACT_COMMANDS = (
     "quickstart init grant revoke grants import search get write forget ingest jobs worker "
     "stats reembed snapshot restore eval bench tools"
@@ -63,7 +58,7 @@ def test_every_command_of_the_contract_exists() -> None:
     assert set(CONTRACT_COMMANDS) <= set(commands())
 
 
-@pytest.mark.skipif(not CONTRACT.exists(), reason=f"no contract at {CONTRACT}")
+@needs_contract
 def test_the_contracts_command_list_is_the_one_checked_here() -> None:
     """CONTRACT_COMMANDS is the contract's list as it stands (so a command it adds is caught)."""
     listed = CONTRACT.read_text().split("At least:", 1)[1].split("Every command", 1)[0]

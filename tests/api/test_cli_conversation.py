@@ -8,19 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
 from core import Memory
+from tests.support.cli import run
 
 TURNS = [
     {"id": "t1", "role": "user", "text": "My sister Jess is getting married.", "at": "2026-02-24"},
     {"id": "t2", "role": "assistant", "text": "Congratulations to her!", "at": "2026-02-24"},
 ]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("form", ["json", "jsonl"])

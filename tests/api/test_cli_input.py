@@ -14,19 +14,14 @@ from core import Config, HashingEmbedder, Memory
 from core.errors import InvalidArgument
 from core.importer import import_records
 from core.reembed import reembed
-from tests.conftest import NOW
+from tests.support.cli import run
+from tests.support.clock import NOW
 
 
 @pytest.fixture(autouse=True)
 def _hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every store here uses the hashing embedder: no model to load."""
     monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def rows(store: Path) -> dict[str, list[tuple[object, ...]]]:
@@ -113,6 +108,16 @@ def test_batch_size_must_be_at_least_one(command: str, value: str, capsys) -> No
     assert info.value.code == 2
     assert "--batch-size" in capsys.readouterr().err
     assert build_parser().parse_args([command, *extra, "--batch-size", "1"]).batch_size == 1
+
+
+@pytest.mark.parametrize("dataset", ["locomo", "personal", "judge"])
+def test_eval_without_data_is_a_usage_error(dataset: str, capsys) -> None:
+    """--data has no default (it pointed outside the repository): leaving it out exits 2 and
+    says that it is required, whichever data set is asked for."""
+    with pytest.raises(SystemExit) as info:
+        build_parser().parse_args(["eval", "--dataset", dataset])
+    assert info.value.code == 2
+    assert "the following arguments are required: --data" in capsys.readouterr().err
 
 
 def test_import_with_batch_size_zero_exits_2_and_imports_nothing(tmp_path: Path, capsys) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
+from tests.support.cli import run
 
 TRANSCRIPT = {
     "turns": [
@@ -27,12 +27,6 @@ def hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pipeline, not the embedder, is under test here."""
     monkeypatch.setenv("AGENT_MEMORY_EMBEDDER__MODEL", "hashing")
     monkeypatch.setenv("AGENT_MEMORY_EXTRACTION__BACKEND", "offline")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_ingest_inline_runs_the_pipeline_and_jobs_shows_its_stages(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -25,9 +24,7 @@ from api.evaluation import (
 )
 from core import Memory
 from core.conversation import CONTEXT_EXCERPT
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"evaluation data not at {DATA}")
+from tests.support.outside import DATA, needs_data
 
 
 @needs_data

@@ -14,7 +14,7 @@ from api.cli import main
 from core import HashingEmbedder, Memory
 from core.embedder import Embedder
 from core.errors import InvalidIdentifier
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 MARKER = "qz" + secrets.token_hex(12)
 

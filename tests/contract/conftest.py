@@ -18,8 +18,8 @@ import pytest
 
 from api.host import Identity
 from core import HashingEmbedder, Memory
-from tests.conftest import NOW
 from tests.contract.drivers import CONFIG, DRIVERS, FRAMEWORK_MODULE, crewai_environment
+from tests.support.clock import NOW
 
 if importlib.util.find_spec("crewai") is not None:  # before crewai is imported anywhere
     for key, value in crewai_environment(tempfile.mkdtemp(prefix="crewai-home-")).items():

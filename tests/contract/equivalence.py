@@ -13,8 +13,8 @@ from typing import Any
 
 from api.host import Identity
 from core import HashingEmbedder, Memory
-from tests.conftest import NOW
 from tests.contract.drivers import CONFIG, DRIVERS, Call
+from tests.support.clock import NOW
 
 TARGETS = {"personal": "user:alice", "current_project": "project:apollo"}
 

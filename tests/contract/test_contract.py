@@ -18,9 +18,9 @@ from api.host import Identity
 from core import HashingEmbedder
 from core.errors import EmbedderError
 from core.memory import Memory
-from tests.conftest import NOW
 from tests.contract.conftest import Open
 from tests.contract.drivers import CONFIG, DRIVERS, Call
+from tests.support.clock import NOW
 
 FIVE = ["memory_forget", "memory_get", "memory_revise", "memory_search", "memory_write"]
 SAID = "I'm vegetarian, and I love a good dal."

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from core import HashingEmbedder, Memory
-from tests.conftest import NOW
 from tests.contract.drivers import CONFIG, Call, TurnResult, _langchain_model, parse_result
+from tests.support.clock import NOW
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("deepagents") is None, reason="deepagents is not installed"

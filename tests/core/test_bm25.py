@@ -17,7 +17,7 @@ from core import Config, HashingEmbedder, Memory
 from core.bm25 import BM25Index
 from core.lexical import fts_match
 from core.store.fulltext import _varint_sum
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 WEIGHTS = (1.0, 0.5, 0.5, 0.3)
 # Stems shared between forms ("runs", "running"), a word the tokenizer folds ("Café"), digits,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core import Config, HashingEmbedder, Memory
 from core.compact import for_model
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 # Per record the compact form adds its id, type, status, source kind, date and a one-line
 # reason to the content: a fixed overhead, whatever the explanation holds.

@@ -10,7 +10,7 @@ import pytest
 
 from core import Memory
 from core.errors import InvalidArgument, InvalidIdentifier
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 AT = "2026-03-02T18:00:00Z"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from core import events
 from core.store import Store
 from core.store.log import append, append_event
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 # Each event, the kind and the payload keys it has always been stored with.
 STORED_SHAPES: list[tuple[events.Event, str, set[str]]] = [

@@ -12,7 +12,7 @@ import pytest
 from core import Memory
 from core.judge import OfflineJudge
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 # (the user's whole turn, the quote an agent picks from it, the content it writes)
 CUT_QUOTES: list[tuple[str, str, str]] = [

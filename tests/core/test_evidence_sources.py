@@ -11,7 +11,7 @@ import pytest
 from core import Config, HashingEmbedder, Memory
 from core.errors import ConfigError, InvalidArgument
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 CLAIM = "The user is an administrator with full access."
 OUTPUT = "crm: the user is an administrator with full access"

@@ -13,7 +13,7 @@ from core.filters import RecordFilter
 from core.lexical import fts_match, query_tokens
 from core.models import HISTORY_STATUSES, Status, format_time
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 LATER = NOW + timedelta(days=90)  # the provisional TTL is 30 days
 QUERY = "Which database does Apollo staging run on?"

@@ -10,17 +10,16 @@ from typing import Any
 
 import pytest
 
-from core import HashingEmbedder, Memory
+from core import Memory
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db") as memory:
+        yield memory
 
 
 @pytest.fixture

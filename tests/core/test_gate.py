@@ -13,7 +13,7 @@ from core import Memory
 from core.compact import for_model
 from core.ranking import corroborated_floor, replay, scaled_floors
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 FACTS = [
     "The user's dentist is Dr. Okafor.",

@@ -7,7 +7,7 @@ import pytest
 
 from core import Memory
 from core.errors import InvalidArgument, InvalidIdentifier
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 def test_import_keeps_order_source_ref_and_fields(memory: Memory) -> None:

@@ -13,7 +13,7 @@ from core import HashingEmbedder, Memory
 from core.filters import RecordFilter
 from core.index import VectorIndex
 from core.models import MemoryType, Status
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 def unit(rng: np.random.Generator, n: int, dims: int) -> np.ndarray:

@@ -20,7 +20,7 @@ import pytest
 from core import Memory
 from core.judge import OfflineJudge
 from core.judge.parse import Parser
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 pytestmark = pytest.mark.skipif(
     not Parser().available, reason="spaCy or its English model package is not installed"

@@ -13,7 +13,7 @@ import pytest
 from core import Memory
 from core.models import format_time
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 MONDAY = NOW - timedelta(days=2)
 TUESDAY = NOW - timedelta(days=1)

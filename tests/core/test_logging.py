@@ -11,7 +11,7 @@ import pytest
 
 from core import HashingEmbedder, Memory
 from core.logging import configure_logging
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 SECRET = "sk-live-7d1f0c2a9b"
 

@@ -17,7 +17,7 @@ import pytest
 from core import Memory
 from core.embedder import FlagEmbedder
 from core.errors import ReadOnlyStoreError, StoreError
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 FACTS = [
     {"content": "The user prefers concise answers without preamble.", "attribute": "style"},

@@ -8,7 +8,7 @@ import numpy as np
 
 from core import Config, HashingEmbedder, Memory, reembed
 from core.embedder import FlagEmbedder
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 def test_reembed_moves_a_store_to_the_real_model(

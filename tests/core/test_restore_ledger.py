@@ -12,7 +12,7 @@ import pytest
 from api.cli import main
 from core import Memory
 from core.embedder import Embedder
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 MARKER = "qr" + secrets.token_hex(12)
 

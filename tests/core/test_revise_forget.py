@@ -9,7 +9,7 @@ import pytest
 
 from core import Memory
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from core import Config, Memory
 from core.embedder import FlagEmbedder
 from core.ranking import Candidate, apply_gate, replay
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 @pytest.fixture

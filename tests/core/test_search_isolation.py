@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from core import Config, HashingEmbedder, Memory
 from core.ranking import GENERATORS
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 WORDS = ["tea", "berlin", "apollo", "deploy", "peanut", "sam", "jazz", "budget", "lisbon", "zeus"]
 # Words FTS5's tokenizer splits into several terms, or the query's word splitting does, or

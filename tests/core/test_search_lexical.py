@@ -15,7 +15,7 @@ import pytest
 from core import Config, HashingEmbedder, Memory
 from core.filters import LIVE_STATUSES, RecordFilter
 from core.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper
 

@@ -21,7 +21,7 @@ from core.config import PACKAGED_MINILM
 from core.ranking import replay
 from core.rerank import FlagRerankerBackend, Reranker, untrained_cross_encoder
 from core.rewrite import AnthropicRewriter, QueryRewriter
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 RECORDS = [
     {"content": "Alice is allergic to peanuts."},

@@ -12,7 +12,7 @@ import pytest
 from core import Memory
 from core.errors import InvalidArgument, PermissionDenied
 from core.session import MAX_ECHO, Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 def _rows(path: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -22,7 +22,7 @@ from core.errors import (
 from core.jobs import ClaimRefused
 from core.store import Store, connect
 from core.store.migrations import LATEST_VERSION
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 def digest(path: Path) -> str:

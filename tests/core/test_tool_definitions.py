@@ -12,7 +12,7 @@ import pytest
 from core import HashingEmbedder, Memory
 from core.errors import InvalidArgument
 from core.tools import TOOLS, TRIGGER_MODES, memory_policy, tool_definitions, tool_names
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from core import HashingEmbedder, Memory
 from core.session import Session
 from core.tools import TOOLS
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 json_values = st.recursive(
     st.none()

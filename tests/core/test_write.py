@@ -16,7 +16,7 @@ from core import Config, HashingEmbedder, Memory
 from core.judge import OfflineJudge, Verdict
 from core.models import format_time
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 
 @pytest.fixture

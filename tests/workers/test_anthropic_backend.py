@@ -24,7 +24,7 @@ from core.errors import ConfigError
 from core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput, make_backend
 from core.extraction.anthropic import AnthropicBackend
 from core.models import SourceKind
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from workers.app import WorkerApp
 
 # A request timeout that a busy 2-core machine still answers within; the timeout test's stub

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from core import Config, HashingEmbedder, Memory
+from core import Config, Memory
 from core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import Candidate, ReviewRequest, SessionView, SummaryRequest
-from tests.conftest import NOW
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 2})
@@ -28,10 +29,8 @@ SECRET = "my locker code is 4417 behind the blue door"
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", CONFIG) as memory:
+        yield memory
 
 
 def converse(mem: Memory, turns: list[str], session_id: str = "s1") -> str:

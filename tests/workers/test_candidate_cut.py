@@ -14,7 +14,7 @@ from core import Config, HashingEmbedder, Memory
 from core.extraction import ExtractionOutput
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import SessionView
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0}, extraction={"max_candidates": 4})

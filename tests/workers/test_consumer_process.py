@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from core import Config, HashingEmbedder, Memory
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from workers.app import WorkerApp
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core import HashingEmbedder, Memory
-from tests.conftest import NOW
+from core import Memory
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, attach, candidate, converse
 
 SAID = [
@@ -22,10 +23,8 @@ SAID = [
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", access="readwrite", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", CONFIG) as memory:
+        yield memory
 
 
 def live(mem: Memory) -> set[str]:

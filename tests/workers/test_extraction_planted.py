@@ -17,7 +17,7 @@ import pytest
 from core import Config, Memory
 from core.embedder import FlagEmbedder
 from core.models import MemoryType, Record, SourceKind, Status, format_time
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})

@@ -18,7 +18,7 @@ from core.extraction import ExtractionOutput, ModelBackend, ReviewOutput, Summar
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
 from core.models import Record, SourceKind, format_time
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from tests.workers.test_pipeline import accept_all
 from workers.app import WorkerApp
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from core import HashingEmbedder, Memory
+from core import Memory
 from core.erasure import REDACTION_FILL
 from core.extraction.schema import ReviewOutput, ReviewRequest
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, accept_all, attach, candidate
 
 SAID = "I'm HIV positive, I found out last week."
@@ -26,10 +27,8 @@ FACT = "The user is HIV positive."
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", CONFIG) as memory:
+        yield memory
 
 
 def open_session(mem: Memory, session_id: str, *turns: tuple[str, str]) -> Session:

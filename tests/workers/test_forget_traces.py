@@ -16,7 +16,8 @@ import pytest
 
 from core import HashingEmbedder, Memory
 from core.session import Session
-from tests.conftest import NOW
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, attach, candidate, records_of
 
 MARKER = "qx" + secrets.token_hex(16)  # no tokenizer splits it; nothing else contains it
@@ -26,10 +27,8 @@ EVIDENCE = f"locker code word is {MARKER}"
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", CONFIG) as memory:
+        yield memory
 
 
 def holding(path: Path) -> list[str]:

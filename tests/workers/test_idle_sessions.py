@@ -12,7 +12,7 @@ from api.cli import main
 from core import Config, HashingEmbedder, Memory
 from core.extraction.offline import OfflineBackend
 from core.models import utcnow
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from workers.app import WorkerApp
 
 CONFIG = Config(worker={"session_idle_seconds": 3600})

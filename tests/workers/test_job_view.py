@@ -12,7 +12,7 @@ from api.cli import main
 from core import Config, HashingEmbedder, Memory
 from core.extraction import Pipeline
 from core.extraction.offline import OfflineBackend
-from tests.conftest import NOW
+from tests.support.clock import NOW
 
 CONFIG = Config(worker={"lease_seconds": 60})
 

@@ -12,7 +12,8 @@ from core import Config, HashingEmbedder, Memory
 from core.errors import InvalidArgument, NotFound
 from core.jobs import DONE, Claim, ClaimRefused, LeasePolicy, backoff_seconds
 from core.models import format_time
-from tests.conftest import NOW
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 
 CONFIG = Config(worker={"lease_seconds": 60, "max_attempts": 3, "requeue_after_seconds": 120})
 
@@ -34,10 +35,8 @@ class Broken:
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("a", "user:u", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", CONFIG, grants=[("a", "user:u")]) as memory:
+        yield memory
 
 
 def ended(mem: Memory, session_id: str = "s1") -> str:

@@ -32,7 +32,8 @@ from core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
 from core.jobs import Claim, ClaimRefused
 from core.models import Record, SourceKind, format_time, utcnow
 from core.policy import source_rank
-from tests.conftest import NOW
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 from workers.app import SWEEP_LOCK, WorkerApp
 from workers.consumer import sweep_until
 
@@ -104,10 +105,8 @@ class Crash:
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", CONFIG) as memory:
+        yield memory
 
 
 def attach(

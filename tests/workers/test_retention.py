@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core import Config, HashingEmbedder, Memory, retention
 from core.config import MAX_RETENTION_DAYS
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from tests.workers.test_pipeline import attach
 
 KEEP_A_WEEK = Config(

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
 from core import Config, HashingEmbedder, Memory
 from core.extraction import ExtractionOutput
 from core.extraction.offline import OfflineBackend
 from core.extraction.schema import SessionView
 from core.models import parse_time, utcnow
-from tests.conftest import NOW
+from tests.support.cli import run
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 from workers.app import WorkerApp
 
 
@@ -37,10 +38,8 @@ class Outage(OfflineBackend):
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
     config = Config(worker={"retry_delay_seconds": 0, "max_attempts": 2})
-    memory = Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
-    yield memory
-    memory.close()
+    with granted_memory(tmp_path / "m.db", config) as memory:
+        yield memory
 
 
 def ended(mem: Memory, session_id: str = "s1") -> str:
@@ -87,12 +86,6 @@ def test_the_worker_waits_the_back_off_before_the_next_attempt(tmp_path: Path) -
     due = parse_time(failed["retry_at"], field="retry_at").replace(tzinfo=None)
     assert backend.calls == 1 and 20 <= wait <= 30
     assert abs((parked.eta - due).total_seconds()) < 1
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_jobs_retry_on_the_command_line(
