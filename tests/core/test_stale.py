@@ -15,7 +15,7 @@ import pytest
 from core import Config, Memory
 from core.embedder import FlagEmbedder
 from core.models import Record, SourceKind, Status
-from tests.conftest import NOW
+from tests.support.clock import NOW
 from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
