@@ -74,6 +74,7 @@ from core.judge.lexicon import (
 )
 from core.judge.parse import Parser
 from core.judge.relations import same_word
+from core.judge.wordnet import wordnet
 from core.judge.syntax import (
     clause_subject,
     is_number,
@@ -97,6 +98,10 @@ _SARCASM = re.compile(
     r"^\W*(?:ha\w*\W+)?(?:oh\W+)?(?:sure|yeah,? right|as if|like i'd ever)\b"
     r"|\b(?:LOVE|ADORE|ENJOY|LIKE)\b"
 )
+
+
+# spaCy's parts of speech as WordNet's (names, numbers and function words have none).
+_WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 
 def read_clauses(parser: Parser, quote: str, statement: str) -> Reading:
@@ -246,8 +251,14 @@ class _Judgement(PathChecks):
         """A light verb ("has", "takes", "uses") is said by a verb of having or using, or by
         the speaker's possessive on its object ("my meds" gives "takes meds")."""
         kin = HAVING if lemma_of(want) in ("have", "own", "get", "keep") else USING
+        # Not an auxiliary: the "'ve" of "I've got a dog" has no subject of its own.
         match = next(
-            (t for t in self.q if lemma_of(t) in kin and t.pos_ in ("VERB", "AUX", "ADP")), None
+            (
+                t
+                for t in self.q
+                if lemma_of(t) in kin and t.pos_ in ("VERB", "AUX", "ADP") and t.dep_ != "aux"
+            ),
+            None,
         )
         if match is not None:
             return match
@@ -257,22 +268,39 @@ class _Judgement(PathChecks):
 
     def _word_cover(self, want: Token) -> Token | None:
         lemma, proper = lemma_of(want), want.pos_ == "PROPN"
-        best = None
+        best = spelled = None
         for tok in self.q:
             if tok.is_punct:
                 continue
             if proper or tok.pos_ == "PROPN":
                 if tok.lower_ == want.lower_ or tok.lower_.rstrip("s") == want.lower_.rstrip("s"):
-                    return tok
+                    if proper:
+                        return tok
+                    # A common noun spelled like part of a name ("father", "Father's Day")
+                    # is the word itself only when the quote has no other word for it.
+                    spelled = spelled or tok
                 continue
             have = lemma_of(tok)
             if have == lemma or tok.lower_ == want.lower_:
                 return tok
             if best is None and (same_word(lemma, have) or same_word(want.lower_, tok.lower_)):
                 best = tok
+        best = best or spelled
         if best is None and "-" in want.text:
             return None
-        return best
+        return best if best is not None else self._lexicon_cover(want, lemma)
+
+    def _lexicon_cover(self, want: Token, lemma: str) -> Token | None:
+        """A quote word of the same part of speech that WordNet says gives ``want``
+        (core.judge.wordnet: "retriever" gives "dog", "need" gives "want"); names never."""
+        pos = _WORDNET_POS.get(want.pos_)
+        lexicon = wordnet()
+        if pos is None or lexicon is None:
+            return None
+        for tok in self.q:
+            if _WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(lemma, lemma_of(tok), pos):
+                return tok
+        return None
 
     def _same_possessed(self, want: Token) -> list[Token]:
         """Quote nouns that name the same possession as the statement's ``want``: "my mum's

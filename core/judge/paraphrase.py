@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.judge.relations import same_word
 from core.judge.text import (
     CLAUSE,
     CONJ,
@@ -78,6 +79,7 @@ from core.judge.text import (
     split_words,
     stem_word,
 )
+from core.judge.wordnet import WordNet, wordnet
 
 _CASUAL = [
     ["these", "days"],
@@ -87,6 +89,8 @@ _CASUAL = [
     ["at", "present"],
     ["as", "of", "now"],
 ]
+_PARTICLES = frozenset(split_words("away out up off down over back on in"))
+_DETERMINERS = frozenset(split_words("a an the their his her its some any another"))
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
 # Words that say the same thing either way round.
@@ -210,7 +214,7 @@ def _past_form(tok: Token) -> bool:
     )
 
 
-def _covers(want: Token, have: Token) -> bool:
+def _covers(want: Token, have: Token, pos: str = "") -> bool:
     if have.cls not in (WORD, VALUE, PREP, SOFT):
         return False
     if want.cls == VALUE or have.cls == VALUE:
@@ -227,7 +231,62 @@ def _covers(want: Token, have: Token) -> bool:
     if any(_HYPONYMS.get(f, set()) & lb for f in la):
         return True
     shorter = min(len(want.text), len(have.text))
-    return shorter >= 5 and want.text[:5] == have.text[:5]
+    if shorter >= 5 and want.text[:5] == have.text[:5]:
+        return True
+    return (
+        bool(pos) and want.cls == WORD and have.cls == WORD and _lexicon(want.text, have.text, pos)
+    )
+
+
+def _pos_hint(tokens: list[Token], i: int) -> str:
+    """Whether the statement's word ``tokens[i]`` is plainly a noun ("n": after a/the/a
+    number/a possessive) or a verb ("v": right after the user or a modal), else "". The word
+    readings have no parse, and a word read in the wrong part of speech finds wrong cover
+    ("drinks" the verb is no "drink", a beverage)."""
+    k = i - 1
+    while k >= 0 and tokens[k].cls in (SOFT, NEG):
+        k -= 1
+    if k < 0:
+        return ""
+    prev = tokens[k]
+    if prev.cls in (SELF, MODAL) or prev.text == "to":
+        return "v"
+    if prev.cls in (VALUE, SELFPOSS, POSS) or prev.text in _DETERMINERS:
+        return "n"
+    return ""
+
+
+def _lexicon(want: str, have: str, pos: str) -> bool:
+    """WordNet (core.judge.wordnet) says the quote's word gives the statement's, as ``pos``
+    ("n", "v" or "nv": either), e.g. "retriever" gives "dog", "passed away" gives "died"."""
+    lexicon = wordnet()
+    if lexicon is None:
+        return False
+    for pos in pos:
+        wants = lexicon.lemmas(want, pos)
+        haves = lexicon.lemmas(have, pos) if "_" not in have else _phrasal(lexicon, have)
+        if any(same_word(a, b) or lexicon.covers(a, b, pos) for a in wants for b in haves):
+            return True
+    return False
+
+
+def _phrasal(lexicon: WordNet, have: str) -> list[str]:
+    """ "passed_away" as the verb lemmas "pass_away" (the verb's base form and its particle)."""
+    verb, _, particle = have.partition("_")
+    return [f"{base}_{particle}" for base in lexicon.lemmas(verb, "v")]
+
+
+def _phrasal_cover(want: Token, tokens: list[Token]) -> int | None:
+    """The place of a phrasal verb of the quote ("passed away", "work out") that gives the
+    statement's word, read as one word."""
+    for p in range(len(tokens) - 1):
+        verb, particle = tokens[p], tokens[p + 1]
+        if verb.cls != WORD or particle.text not in _PARTICLES:
+            continue
+        joined = Token(f"{verb.text}_{particle.text}", WORD, f"{verb.text}_{particle.text}")
+        if want.cls == WORD and _lexicon(want.text, joined.text, "v"):
+            return p
+    return None
 
 
 @dataclass(slots=True)
@@ -326,7 +385,12 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
             if problem is not None:
                 return Reading(False, problem)
             continue
-        found = [p for p, tok in enumerate(tokens) if _covers(want, tok)]
+        pos = _pos_hint(
+            statement.tokens, next(i for i, t in enumerate(statement.tokens) if t is want)
+        )
+        found = [p for p, tok in enumerate(tokens) if _covers(want, tok, pos)]
+        if not found and (phrasal := _phrasal_cover(want, tokens)) is not None:
+            found = [phrasal]
         if not found:
             return Reading(False, f"{want.text!r} in the statement is not in the quote")
         cover.append(found[0])

@@ -79,7 +79,7 @@ _TOKEN = re.compile(
     r"(?P<time>\b\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\b\d{1,2}:\d{2}\b)"
     r"|(?P<range>\b\d+(?:[.:]\d+)*(?:[-\u2013/]\d+(?:[.:]\d+)*)+)"
     r"|(?P<num>(?:(?<![\w.])-)?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*))"
-    r"(?P<suffix>st|nd|rd|th)?"
+    r"(?:(?P<suffix>st|nd|rd|th)|(?P<scale>k|m|bn)(?![^\W\d_]))?"
     r"|(?P<poss>'s\b)"
     r"|(?P<word>[^\W\d_]+)"
     r"|(?P<punct>[,$€£¥%])"
@@ -407,6 +407,26 @@ def _number_form(text: str) -> str:
     return f"#{int(text)}"
 
 
+# Written scales: "15k" is 15,000 anywhere; "3m" and "2bn" only after a currency sign
+# ("$3m"), since "3m" alone is as often three metres or minutes.
+_SCALE = {"k": 1000, "m": 10**6, "bn": 10**9}
+_CURRENCY = frozenset("$€£¥")
+
+
+def _scaled(number: str, scale: str | None, before: list[tuple[str, str]]) -> str:
+    digits = number.replace(",", "")
+    if scale is None or (scale != "k" and not (before and before[-1][1] in _CURRENCY)):
+        return digits
+    if "." in digits and digits.count(".") > 1:
+        return digits  # a version ("2.1.3k") is no amount
+    whole, _, part = digits.partition(".")
+    factor = _SCALE[scale]
+    value = int(whole or "0") * factor + (int(part) * factor // 10 ** len(part) if part else 0)
+    if part and int(part) * factor % 10 ** len(part):
+        return digits  # "1.2345k" names no whole amount
+    return str(value)
+
+
 def _raw_tokens(sentence: str) -> list[tuple[str, str]]:
     """(kind, text) pairs: time, range, num, poss, word, punct; number words folded into
     num. A range or numeric date ("3-4", "2024-05-12", "12/05") stays one value as written."""
@@ -417,7 +437,9 @@ def _raw_tokens(sentence: str) -> list[tuple[str, str]]:
         elif match.group("range"):
             out.append(("range", match.group("range").replace("\u2013", "-")))
         elif match.group("num"):
-            out.append(("num", match.group("num").replace(",", "")))
+            out.append(("num", _scaled(match.group("num"), match.group("scale"), out)))
+            if match.group("scale") and out[-1][1] == match.group("num").replace(",", ""):
+                out.append(("word", match.group("scale")))  # "5m" as five metres: kept as said
         elif match.group("poss"):
             out.append(("poss", "'s"))
         elif match.group("word"):
