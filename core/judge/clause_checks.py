@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.judge.lexicon import (
+    ARRIVE,
     ASPECT,
     CONDITIONS,
     ENDING,
@@ -284,6 +285,18 @@ class PathChecks:
             mine, theirs = tok.head.lower_, covers[tok.i].head
             if theirs.pos_ != "ADP" or theirs.lower_ == mine:
                 continue
+            if theirs.lower_ == "to" and mine in ("in", "at") and arrived(theirs.head):
+                continue  # "we moved to Boulder": in Boulder since
             if not any(mine in g and theirs.lower_ in g for g in PREP_GROUPS):
                 return veto(f"the quote says {theirs.text!r} where the statement says {mine!r}")
         return None
+
+
+def arrived(verb: Token) -> bool:
+    """A past verb of going ("moved", "went", "have relocated"): its "to" place is where the
+    speaker is since; "going to", "moving to" and "will move to" are plans, not arrivals."""
+    if lemma_of(verb) not in ARRIVE or verb.pos_ != "VERB":
+        return False
+    if any(c.dep_ == "aux" and c.lower_ in MODALS | {"'ll", "will"} for c in verb.children):
+        return False
+    return verb.tag_ in ("VBD", "VBN")

@@ -60,6 +60,7 @@ from core.judge.lexicon import (
     AGAINST,
     APPROXIMATE,
     CATEGORY,
+    DECIDE,
     HAVING,
     HOUSE,
     LIGHT,
@@ -74,7 +75,6 @@ from core.judge.lexicon import (
 )
 from core.judge.parse import Parser
 from core.judge.relations import same_word
-from core.judge.wordnet import wordnet
 from core.judge.syntax import (
     clause_subject,
     is_number,
@@ -87,6 +87,7 @@ from core.judge.syntax import (
     values_in,
     verb_of,
 )
+from core.judge.wordnet import wordnet
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -418,6 +419,11 @@ class _Judgement(PathChecks):
                 return None
             return Reading(False, "the quote's clause has no subject to check")
         if about_user:
+            shared = q_subject.lower_ in ("we", "us") or any(
+                c.dep_ == "conj" for c in q_subject.children
+            )
+            if shared and any(lemma_of(c) in DECIDE for c in covers.values()):
+                return veto("the quote's decision is shared, the statement makes it the user's")
             if is_speaker(q_subject):
                 return None
             return veto(f"the quote says it of {q_subject.text!r}, not of the speaker")

