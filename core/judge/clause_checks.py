@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.judge.daytime import DAYPARTS
 from core.judge.lexicon import (
     ARRIVE,
     ASPECT,
@@ -31,6 +32,7 @@ from core.judge.lexicon import (
     RARELY,
     REASONS,
     RESULT,
+    SEQUENCE,
     WEEK_PART,
 )
 from core.judge.syntax import (
@@ -97,7 +99,7 @@ class PathChecks:
             if problem is not None:
                 return veto(problem)
         negs += self._wide_negations(min(covering), seen)
-        return self._polarity(negs, covering, seen) or self._tense(past, result)
+        return self._polarity(negs, covering, seen) or self._tense(past, result, covers)
 
     def _polarity(self, negs: list[str], covering: set[int], seen: set[int]) -> Reading | None:
         """The quote's negations match the statement's in number and kind: "never" gives
@@ -132,10 +134,15 @@ class PathChecks:
                     return child
         return None
 
-    def _tense(self, past: bool, result: bool) -> Reading | None:
+    def _tense(self, past: bool, result: bool, covers: dict[int, Token]) -> Reading | None:
         s_past = any(is_past(t) for t in self.s)
         if past and not s_past and not result:
             return veto("the quote is in the past and the statement is not")
+        if past and not s_past and result:
+            last = max(c.i for c in covers.values())
+            later = next((t for t in self.q[last + 1 :] if t.lower_ in SEQUENCE), None)
+            if later is not None:  # "moved to Leeds in 2010, then to York"
+                return veto(f"the quote goes on to a later change ({later.text!r})")
         if s_past and not past:
             return veto("the statement is in the past and the quote is not")
         return None
@@ -287,6 +294,8 @@ class PathChecks:
                 continue
             if theirs.lower_ == "to" and mine in ("in", "at") and arrived(theirs.head):
                 continue  # "we moved to Boulder": in Boulder since
+            if tok.lower_ in DAYPARTS and covers[tok.i].lower_ not in DAYPARTS:
+                continue  # "before 7am" says "in the morning" (core.judge.daytime)
             if not any(mine in g and theirs.lower_ in g for g in PREP_GROUPS):
                 return veto(f"the quote says {theirs.text!r} where the statement says {mine!r}")
         return None

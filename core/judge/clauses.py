@@ -56,6 +56,7 @@ import re
 from typing import TYPE_CHECKING
 
 from core.judge.clause_checks import PathChecks, Reading, veto
+from core.judge.daytime import DAYPARTS, says_daypart
 from core.judge.lexicon import (
     AGAINST,
     APPROXIMATE,
@@ -237,9 +238,30 @@ class _Judgement(PathChecks):
     def _cover(self, want: Token) -> Token | str | None:
         if is_number(want):
             return self._number_cover(want)
+        if want.lower_ in DAYPARTS and (clock := self._clock_cover(want)) is not None:
+            return clock
         if want.pos_ == "VERB" and lemma_of(want) in LIGHT:
             return self._light_cover(want)
         return self._word_cover(want)
+
+    def _clock_cover(self, want: Token) -> Token | None:
+        """A quote clock time ("6am", "10 pm") that says the statement's part of the day
+        (core.judge.daytime); the parser splits "6am", so the number is the covering word."""
+        words = {t.lower_ for t in self.s}
+        for tok in self.q:
+            if not is_number(tok):
+                continue
+            after = self.q[tok.i + 1].text if tok.i + 1 < len(self.q) else ""
+            clock = (
+                tok.text + after
+                if after.lower().rstrip(".") in ("am", "pm", "a.m", "p.m")
+                else tok.text
+            )
+            before = self.q[tok.i - 1] if tok.i > 0 else None
+            prep = before.lower_ if before is not None and before.pos_ == "ADP" else None
+            if says_daypart(want.lower_, words, clock, prep):
+                return tok
+        return None
 
     def _number_cover(self, want: Token) -> Token | str | None:
         values = values_in(want.text)

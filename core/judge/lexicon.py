@@ -66,6 +66,8 @@ ASPECT = frozenset("be begin continue do get go have keep start".split())
 ARRIVE = frozenset("come emigrate fly go move relocate return travel".split())
 # Verbs of deciding: "we decided" is a shared decision, not the user's alone.
 DECIDE = frozenset("agree choose decide opt pick select settle vote".split())
+# After a past change, words that say a later one followed ("moved to Leeds, then to York").
+SEQUENCE = frozenset("after afterwards before later then till until".split())
 AGAINST = frozenset("instead over than".split())
 # Prepositions that give a reason or a duration, which a negation does not narrow.
 REASONS = frozenset("because due for since".split())

@@ -120,7 +120,6 @@ from core.judge.contradiction import exclusive_conflict
 from core.judge.inversion import possessor_first
 from core.judge.paraphrase import read_paraphrase, shared_decision
 from core.judge.parse import Parser, default_parser
-from core.judge.wordnet import wordnet
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -148,6 +147,7 @@ from core.judge.text import (
     split_words,
     stem_word,
 )
+from core.judge.wordnet import wordnet
 
 _MATCHED = (WORD, VALUE, PREP, MODAL, SELF, SELFPOSS, POSS, PRON, REL, CLAUSE, SOFT)
 _SKIPPABLE = (STOP, SOFT, PUNCT)

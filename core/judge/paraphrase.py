@@ -55,6 +55,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.judge.daytime import DAYPARTS, says_daypart
+from core.judge.lexicon import SEQUENCE
 from core.judge.relations import same_word
 from core.judge.text import (
     CLAUSE,
@@ -291,6 +293,22 @@ def _phrasal(lexicon: WordNet, have: str) -> list[str]:
     return [f"{base}_{particle}" for base in lexicon.lemmas(verb, "v")]
 
 
+def _clock_cover(want: Token, statement: Sentence, tokens: list[Token]) -> list[int]:
+    """Quote clock times that say the statement's part of the day (core.judge.daytime)."""
+    words = {t.text for t in statement.tokens}
+    return [
+        p
+        for p, tok in enumerate(tokens)
+        if tok.cls == VALUE
+        and says_daypart(
+            want.text,
+            words,
+            tok.text,
+            tokens[p - 1].text if p and tokens[p - 1].cls == PREP else None,
+        )
+    ]
+
+
 def _phrasal_cover(want: Token, tokens: list[Token]) -> int | None:
     """The place of a phrasal verb of the quote ("passed away", "work out") that gives the
     statement's word, read as one word."""
@@ -408,6 +426,8 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
         found = [p for p, tok in enumerate(tokens) if _covers(want, tok, pos)]
         if not found and (phrasal := _phrasal_cover(want, tokens)) is not None:
             found = [phrasal]
+        if not found and want.text in DAYPARTS:
+            found = _clock_cover(want, statement, tokens)
         if not found:
             return Reading(False, f"{want.text!r} in the statement is not in the quote")
         cover.append(found[0])
@@ -430,7 +450,7 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
         or _subject(tokens, clause_of, used, cover, request, kept)
         or _hedges(tokens, clause_of, used, statement_hedged, kept, request)
         or _negation(tokens, clause_of, used, statement)
-        or _tense(tokens, clause_of, used, statement)
+        or _tense(tokens, clause_of, used, statement, cover)
         or _attitude(tokens, clause_of, cover, request, kept)
         or _strict(tokens, clause_of, cover, statement, request)
     )
@@ -641,7 +661,11 @@ def _negation(
 
 
 def _tense(
-    tokens: list[Token], clause_of: list[int], used: list[int], statement: Sentence
+    tokens: list[Token],
+    clause_of: list[int],
+    used: list[int],
+    statement: Sentence,
+    cover: list[int],
 ) -> str | None:
     toks = statement.tokens
     statement_past = any(t.past for t in toks) or any(
@@ -650,6 +674,9 @@ def _tense(
     )
     if statement_past:
         return None
+    later = [t.text for t in tokens[max(cover) + 1 :]] if cover else []
+    if any(t.past or _past_form(t) for t in tokens) and set(later) & SEQUENCE:
+        return f"the quote goes on to a later change ({(set(later) & SEQUENCE).pop()!r})"
     for p, tok in enumerate(tokens):
         if clause_of[p] not in used or not tok.past:
             continue
@@ -748,6 +775,8 @@ def _origins(
             return f"{tokens[p].text!r} is where it came from in the quote"
         if theirs == "to" and mine in ("in", "at") and _arrived(tokens, p):
             continue
+        if want.text in DAYPARTS and tokens[p].cls == VALUE:
+            continue  # "before 7am" says "in the morning" (core.judge.daytime checked the way)
         if theirs and mine and theirs != mine and {theirs, mine} - {"in", "at"}:
             return f"the quote says {theirs!r} {tokens[p].text!r}, not {mine!r}"
     return None
