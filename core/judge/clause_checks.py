@@ -46,6 +46,8 @@ from core.judge.syntax import (
     spliced,
 )
 
+_HABIT_CONDITION = frozenset("if when whenever".split())
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
@@ -225,6 +227,13 @@ class PathChecks:
             and lemma_of(node) not in ASPECT
         )
 
+    def _keeps_condition(self, word: str) -> bool:
+        """The statement keeps the quote's condition: the same word, or "when"/"whenever"
+        for an "if" of a habit ("I get migraines if I skip meals" / "when skipping meals")."""
+        if word in self.s_lemmas:
+            return True
+        return word in _HABIT_CONDITION and bool(self.s_lemmas & _HABIT_CONDITION)
+
     def _hedged(self, node: Token, covers: dict[int, Token]) -> str | None:
         covering = {c.i for c in covers.values()}
         lemma = lemma_of(node)
@@ -244,7 +253,7 @@ class PathChecks:
                     return f"the quote has a modal ({child.text!r}) the statement does not"
             if child.dep_ == "advmod" and word in HEDGE_ADVERBS and word not in self.s_lemmas:
                 return f"the quote hedges it ({child.text!r})"
-            if child.dep_ == "mark" and word in CONDITIONS and word not in self.s_lemmas:
+            if child.dep_ == "mark" and word in CONDITIONS and not self._keeps_condition(word):
                 return f"the quote makes it conditional ({child.text!r})"
             if child.dep_ == "advcl" and child.i not in covering:
                 mark = next((m for m in child.children if m.dep_ == "mark"), None)

@@ -102,8 +102,14 @@ _SARCASM = re.compile(
 )
 
 
+_CONDITION = frozenset("if when whenever".split())
 # spaCy's parts of speech as WordNet's (names, numbers and function words have none).
 _WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def _conditional(clause: Token) -> bool:
+    """A clause opened by "if"/"when"/"whenever"."""
+    return any(c.lower_ in _CONDITION for c in clause.children if c.dep_ in ("mark", "advmod"))
 
 
 def read_clauses(parser: Parser, quote: str, statement: str) -> Reading:
@@ -402,7 +408,7 @@ class _Judgement(PathChecks):
 
     def _one_chain(self, covers: dict[int, Token]) -> Reading | None:
         tops = {unit_top(c) for c in covers.values()}
-        if len(tops) == 1:
+        if len(tops) == 1 or self._kept_condition(tops, covers):
             return None
         reason = "the statement joins words from different clauses of the quote"
         subjects = [clause_subject(top) for top in sorted(tops, key=lambda t: t.i)[1:]]
@@ -411,6 +417,22 @@ class _Judgement(PathChecks):
             # of the same thing; not read here, but no sign of another subject either.
             return Reading(False, reason)
         return veto(reason)
+
+    def _kept_condition(self, tops: set[Token], covers: dict[int, Token]) -> bool:
+        """Two clause chains, one the condition of the other ("I get migraines if I skip
+        meals"), and the statement keeps the condition: its own condition clause ("when
+        skipping meals") says what the quote's says, and its main clause the quote's main."""
+        if len(tops) != 2:
+            return False
+        main, cond = sorted(tops, key=lambda t: t.dep_ == "advcl")
+        if cond.dep_ != "advcl" or unit_top(cond.head) != main or not _conditional(cond):
+            return False
+        mine = next((t for t in self.s if t.dep_ == "advcl" and _conditional(t)), None)
+        if mine is None:
+            return False
+        inside = {t.i for t in mine.subtree}
+        theirs = {t.i for t in cond.subtree}
+        return all((i in inside) == (c.i in theirs) for i, c in covers.items())
 
     def _anchor(self, subject: Token, covers: dict[int, Token]) -> Token:
         """The quote word that says the statement's predicate: the cover of its verb, or of

@@ -104,6 +104,7 @@ _DECIDE = {
     stem_word(w)
     for w in split_words("agree choose chose chosen decide opt pick select settle vote")
 }
+_CONDITION = frozenset(split_words("if when whenever"))
 _DETERMINERS = frozenset(split_words("a an the their his her its some any another"))
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
@@ -445,6 +446,7 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     problem = (
         _whole_sentence(tokens, kept)
         or shared_decision(tokens, statement)
+        or _condition_roles(tokens, needs, cover, statement)
         or _values(tokens, clause_of, needs, cover, statement)
         or _origins(tokens, needs, cover, statement)
         or _subject(tokens, clause_of, used, cover, request, kept)
@@ -470,6 +472,40 @@ def shared_decision(tokens: list[Token], statement: Sentence) -> str | None:
     if {t.form for t in statement.tokens} & _HOUSE or any(t.text == "we" for t in statement.tokens):
         return None
     return "the quote's decision is shared, the statement makes it the user's alone"
+
+
+def _condition_span(tokens: list[Token]) -> range | None:
+    """The words a condition word governs: from "if"/"when" to the next comma or clause
+    word when it opens the sentence, else to the end."""
+    start = next((i for i, t in enumerate(tokens) if t.text in _CONDITION), None)
+    if start is None:
+        return None
+    end = len(tokens)
+    fronted = all(t.cls in (STOP, SOFT, CLAUSE, CONJ) for t in tokens[:start])
+    if fronted:
+        end = next(
+            (i for i in range(start + 1, len(tokens)) if tokens[i].cls in (PUNCT, CLAUSE)), end
+        )
+    return range(start, end)
+
+
+def _condition_roles(
+    tokens: list[Token], needs: list[Token], cover: list[int], statement: Sentence
+) -> str | None:
+    """With a condition on both sides, each statement word is inside its condition exactly
+    when its cover is inside the quote's: "I skip meals when I get migraines" is no "gets
+    migraines when skipping meals"."""
+    mine, theirs = _condition_span(statement.tokens), _condition_span(tokens)
+    if mine is None or theirs is None:
+        return None
+    covering = iter(cover)
+    for want in needs:
+        if want.cls == SOFT or want.text in ("previously", "formerly"):
+            continue
+        p = next(covering)
+        if (statement.tokens.index(want) in mine) != (p in theirs):
+            return f"the quote's condition is not the statement's ({tokens[p].text!r})"
+    return None
 
 
 def _without_casual(tokens: list[Token]) -> list[Token]:
@@ -616,6 +652,8 @@ def _hedges(
             hedge = not kept & {"prefers", "prefer", "rather"}
         if not hedge or tok.text in kept:
             continue
+        if tok.text in _CONDITION and kept & _CONDITION:
+            continue  # the statement keeps the condition: "if I skip meals" / "when skipping"
         if request and tok.form in ("can", "could", "would", "will", "when"):
             continue
         if statement_hedged and tok.form not in ("say", "used", "if", "or", "when"):
