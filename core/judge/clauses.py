@@ -63,6 +63,7 @@ from core.judge.lexicon import (
     CATEGORY,
     DECIDE,
     HAVING,
+    HEDGE_VERBS,
     HOUSE,
     LIGHT,
     NOW,
@@ -324,10 +325,13 @@ class _Judgement(PathChecks):
         (core.judge.wordnet: "retriever" gives "dog", "need" gives "want"); names never."""
         pos = _WORDNET_POS.get(want.pos_)
         lexicon = wordnet()
-        if pos is None or lexicon is None:
+        if pos is None or lexicon is None or lemma in HEDGE_VERBS:
             return None
         for tok in self.q:
-            if _WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(lemma, lemma_of(tok), pos):
+            have = lemma_of(tok)
+            if have in HEDGE_VERBS:  # wanting, hoping, planning: the hedge checks read them
+                continue
+            if _WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(lemma, have, pos):
                 return tok
         return None
 

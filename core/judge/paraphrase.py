@@ -105,6 +105,14 @@ _DECIDE = {
     for w in split_words("agree choose chose chosen decide opt pick select settle vote")
 }
 _CONDITION = frozenset(split_words("if when whenever"))
+# Words that strengthen a claim without changing what it is about.
+_STRENGTHEN = frozenset(
+    split_words("all every really truly totally absolutely definitely completely entirely")
+)
+_INTENSIFIERS = frozenset(split_words("very really extremely super incredibly highly"))
+# Needing something says wanting it (not the other way round).
+_NEEDING = {stem_word(w) for w in split_words("need needs needed")}
+_WANTING = frozenset(split_words("want wants wanted"))
 _DETERMINERS = frozenset(split_words("a an the their his her its some any another"))
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
@@ -294,6 +302,23 @@ def _phrasal(lexicon: WordNet, have: str) -> list[str]:
     return [f"{base}_{particle}" for base in lexicon.lemmas(verb, "v")]
 
 
+def _intensified(want: Token, statement: Sentence, tokens: list[Token]) -> bool:
+    """The statement's "very"/"really" before a word is said by the quote's superlative of
+    it ("the simplest budget possible" / "a very simple budget") or its own intensifier."""
+    toks = statement.tokens
+    i = next(k for k, t in enumerate(toks) if t is want)
+    if i + 1 >= len(toks) or toks[i + 1].cls != WORD:
+        return False
+    for p, tok in enumerate(tokens):
+        if not _covers(toks[i + 1], tok):
+            continue
+        superlative = tok.text.endswith("est") and not toks[i + 1].text.endswith("est")
+        before = tokens[p - 1].text if p else ""
+        if superlative or before in _INTENSIFIERS | {"so", "most"}:
+            return True
+    return False
+
+
 def _clock_cover(want: Token, statement: Sentence, tokens: list[Token]) -> list[int]:
     """Quote clock times that say the statement's part of the day (core.judge.daytime)."""
     words = {t.text for t in statement.tokens}
@@ -408,13 +433,18 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     if not needs:
         return Reading(False, "the statement has no content words to check")
     kept = {t.text for t in statement.tokens}
-    statement_hedged = any(t.cls == MODAL and t.form in HEDGES for t in statement.tokens)
+    # A wish ("wants") is what the user said, not a hedge: it licenses no "might" in the quote.
+    statement_hedged = any(
+        t.cls == MODAL and t.form in HEDGES - {"want", "wish"} for t in statement.tokens
+    )
     clause_of = _clauses(tokens)
     cover: list[int] = []
     for want in needs:
         if want.text in ("previously", "formerly"):
             if not any(t.past or _past_form(t) for t in tokens):
                 return Reading(False, f"the statement says {want.text!r} and the quote is not past")
+            continue
+        if want.text in _INTENSIFIERS and _intensified(want, statement, tokens):
             continue
         if want.cls == SOFT:
             problem = _soft(want, tokens, kept)
@@ -618,6 +648,10 @@ def _predicate(
         tok = tokens[p]
         if tok.cls != WORD or tok.text in kept or tok.text in _DISCOURSE:
             continue
+        if tok.text in _STRENGTHEN:
+            continue  # "I do all my banking with Monzo": more, not something else
+        if tok.form in _NEEDING and kept & _WANTING:
+            continue  # "I need the simplest budget" says the user wants it
         acquired = kept & {"has", "have"} and _lemmas(tok) & _ACQUIRE
         following = tokens[p + 1].text if p + 1 < len(tokens) else ""
         if tok.form == "work" and following == "as":
@@ -652,6 +686,8 @@ def _hedges(
             hedge = not kept & {"prefers", "prefer", "rather"}
         if not hedge or tok.text in kept:
             continue
+        if tok.form in _NEEDING and kept & _WANTING:
+            continue  # "I need X" says the user wants X
         if tok.text in _CONDITION and kept & _CONDITION:
             continue  # the statement keeps the condition: "if I skip meals" / "when skipping"
         if request and tok.form in ("can", "could", "would", "will", "when"):
