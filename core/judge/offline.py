@@ -120,6 +120,7 @@ from core.judge.contradiction import exclusive_conflict
 from core.judge.inversion import possessor_first
 from core.judge.paraphrase import read_paraphrase, shared_decision
 from core.judge.parse import Parser, default_parser
+from core.judge.rephrase import rephrasings
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -579,6 +580,8 @@ class OfflineJudge(Judge):
             quote += [(s, text, later) for s in parse_sentences(text, statement=False)]
             if (turned := possessor_first(text)) is not None:  # "Devon is my manager"
                 quote += [(s, turned, later) for s in parse_sentences(turned, statement=False)]
+            for plain in rephrasings(text):  # "I'd rather X than Y": "I prefer X to Y"
+                quote += [(s, plain, later) for s in parse_sentences(plain, statement=False)]
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")

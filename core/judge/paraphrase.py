@@ -113,6 +113,8 @@ _INTENSIFIERS = frozenset(split_words("very really extremely super incredibly hi
 # Needing something says wanting it (not the other way round).
 _NEEDING = {stem_word(w) for w in split_words("need needs needed")}
 _WANTING = frozenset(split_words("want wants wanted"))
+_PREFERRING = frozenset(split_words("prefer prefers preferred rather better best"))
+_AGAINST = frozenset(split_words("than over to instead"))
 _DETERMINERS = frozenset(split_words("a an the their his her its some any another"))
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
@@ -477,6 +479,7 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
         _whole_sentence(tokens, kept)
         or shared_decision(tokens, statement)
         or _condition_roles(tokens, needs, cover, statement)
+        or _contrast_roles(tokens, needs, cover, statement)
         or _values(tokens, clause_of, needs, cover, statement)
         or _origins(tokens, needs, cover, statement)
         or _subject(tokens, clause_of, used, cover, request, kept)
@@ -535,6 +538,34 @@ def _condition_roles(
         p = next(covering)
         if (statement.tokens.index(want) in mine) != (p in theirs):
             return f"the quote's condition is not the statement's ({tokens[p].text!r})"
+    return None
+
+
+def _contrast_at(tokens: list[Token]) -> int | None:
+    """Where a preference's second term starts: the "than"/"over"/"to"/"instead" after
+    "prefer", "rather" or "better" ("prefers tea to coffee", "rather tea than coffee")."""
+    start = next((i for i, t in enumerate(tokens) if t.text in _PREFERRING), None)
+    if start is None:
+        return None
+    return next((i for i in range(start + 1, len(tokens)) if tokens[i].text in _AGAINST), None)
+
+
+def _contrast_roles(
+    tokens: list[Token], needs: list[Token], cover: list[int], statement: Sentence
+) -> str | None:
+    """With a preference's two terms on both sides, each statement word is after the
+    contrast exactly when its cover is: "rather tea than coffee" is no "prefers coffee to
+    tea"."""
+    mine, theirs = _contrast_at(statement.tokens), _contrast_at(tokens)
+    if mine is None or theirs is None:
+        return None
+    covering = iter(cover)
+    for want in needs:
+        if want.cls == SOFT or want.text in ("previously", "formerly"):
+            continue
+        p = next(covering)
+        if (statement.tokens.index(want) > mine) != (p > theirs):
+            return f"the quote prefers the other way round ({tokens[p].text!r})"
     return None
 
 
