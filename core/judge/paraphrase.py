@@ -304,6 +304,14 @@ def _phrasal(lexicon: WordNet, have: str) -> list[str]:
     return [f"{base}_{particle}" for base in lexicon.lemmas(verb, "v")]
 
 
+def _choose(candidates: list[list[int]], clause_of: list[int]) -> list[int]:
+    """One quote place for each covered statement word: the first, unless a later one sits
+    in a clause that a word with only one place must use anyway ("we don't live in Denver
+    anymore, we moved to Boulder": "lives ... Boulder" is read in the Boulder clause)."""
+    fixed = {clause_of[found[0]] for found in candidates if len(found) == 1}
+    return [next((p for p in found if clause_of[p] in fixed), found[0]) for found in candidates]
+
+
 def _intensified(want: Token, statement: Sentence, tokens: list[Token]) -> bool:
     """The statement's "very"/"really" before a word is said by the quote's superlative of
     it ("the simplest budget possible" / "a very simple budget") or its own intensifier."""
@@ -440,7 +448,8 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
         t.cls == MODAL and t.form in HEDGES - {"want", "wish"} for t in statement.tokens
     )
     clause_of = _clauses(tokens)
-    cover: list[int] = []
+    placed: list[Token] = []  # the statement words a quote word covers, in order
+    candidates: list[list[int]] = []  # the quote places that cover each of them
     for want in needs:
         if want.text in ("previously", "formerly"):
             if not any(t.past or _past_form(t) for t in tokens):
@@ -463,8 +472,11 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
             found = _clock_cover(want, statement, tokens)
         if not found:
             return Reading(False, f"{want.text!r} in the statement is not in the quote")
-        cover.append(found[0])
-        have = tokens[found[0]]
+        placed.append(want)
+        candidates.append(found)
+    cover = _choose(candidates, clause_of)
+    for want, p in zip(placed, cover, strict=True):
+        have = tokens[p]
         retensed = want.cls == WORD and want.form != have.form and _lemmas(want) & _lemmas(have)
         if retensed and _past_form(have) and not _past_form(want):
             return Reading(False, f"{have.text!r} is in another tense")
@@ -478,10 +490,10 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     problem = (
         _whole_sentence(tokens, kept)
         or shared_decision(tokens, statement)
-        or _condition_roles(tokens, needs, cover, statement)
-        or _contrast_roles(tokens, needs, cover, statement)
-        or _values(tokens, clause_of, needs, cover, statement)
-        or _origins(tokens, needs, cover, statement)
+        or _condition_roles(tokens, placed, cover, statement)
+        or _contrast_roles(tokens, placed, cover, statement)
+        or _values(tokens, clause_of, placed, cover, statement)
+        or _origins(tokens, placed, cover, statement)
         or _subject(tokens, clause_of, used, cover, request, kept)
         or _hedges(tokens, clause_of, used, statement_hedged, kept, request)
         or _negation(tokens, clause_of, used, statement)
@@ -531,11 +543,7 @@ def _condition_roles(
     mine, theirs = _condition_span(statement.tokens), _condition_span(tokens)
     if mine is None or theirs is None:
         return None
-    covering = iter(cover)
-    for want in needs:
-        if want.cls == SOFT or want.text in ("previously", "formerly"):
-            continue
-        p = next(covering)
+    for want, p in zip(needs, cover, strict=True):
         if (statement.tokens.index(want) in mine) != (p in theirs):
             return f"the quote's condition is not the statement's ({tokens[p].text!r})"
     return None
@@ -559,11 +567,7 @@ def _contrast_roles(
     mine, theirs = _contrast_at(statement.tokens), _contrast_at(tokens)
     if mine is None or theirs is None:
         return None
-    covering = iter(cover)
-    for want in needs:
-        if want.cls == SOFT or want.text in ("previously", "formerly"):
-            continue
-        p = next(covering)
+    for want, p in zip(needs, cover, strict=True):
         if (statement.tokens.index(want) > mine) != (p > theirs):
             return f"the quote prefers the other way round ({tokens[p].text!r})"
     return None
@@ -847,11 +851,7 @@ def _values(
 ) -> str | None:
     """A number counts the same thing on both sides: "3 kids and 2 dogs" does not give
     "2 kids"."""
-    covering = iter(cover)
-    for want in needs:
-        if want.cls == SOFT or want.text in ("previously", "formerly"):
-            continue
-        p = next(covering)
+    for want, p in zip(needs, cover, strict=True):
         if want.cls != VALUE:
             continue
         mine = _next_word(statement.tokens, statement.tokens.index(want))
@@ -869,11 +869,7 @@ def _origins(
     """A word the quote puts after "from" (where something moved from, an old value) is not
     the statement's unless the statement also says "from"; prepositions before a covered
     name or value must agree ("near Berlin" is not "in Berlin")."""
-    covering = iter(cover)
-    for want in needs:
-        if want.cls == SOFT or want.text in ("previously", "formerly"):
-            continue
-        p = next(covering)
+    for want, p in zip(needs, cover, strict=True):
         theirs = _preposition(tokens, p)
         mine = _preposition(statement.tokens, statement.tokens.index(want))
         if theirs == "from" and mine != "from":
