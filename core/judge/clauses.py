@@ -5,7 +5,9 @@ words; this reading sees the clause each word sits in. It parses the quote sente
 statement (core.judge.parse) and accepts when:
 
 1. **Every content word of the statement is covered** by a word of the quote sentence
-   (core.judge.relations: lemma, synonym, entailed word, derived form; a light verb such as
+   (core.judge.relations: lemma, synonym, entailed word, derived form; else WordNet 3.0 for
+   the same part of speech, core.judge.wordnet; a clock time for a part of the day,
+   core.judge.daytime; a light verb such as
    "has" or "takes" by a verb of having or by the speaker's possessive), every number and date
    of the statement is in the quote (core.judge.text's values: "thirty-two" is 32), and every
    name is spelled the same. Some statement words claim nothing a quote must say: "the user"
@@ -44,10 +46,14 @@ reading does not. The statement is parsed with "the user" as "she" ("The user ho
 Iceland" as "She honeymooned in Iceland"), which the small parser reads far more reliably.
 
 Its reason names the first failed check, or says "clause reading" with the covering clause.
-Limits: the parser is a small statistical model and mis-parses some casual text; the relation
-table is small, so paraphrases that need world knowledge ("decaf" is coffee, "school run" is
-taking the kids to school) are still refused; a quote longer than one sentence is read one
-sentence at a time.
+A condition clause may join the chain when the statement keeps the condition with the same
+terms on each side ("I get migraines if I skip meals" / "gets migraines when skipping meals");
+a shared decision ("we decided") is vetoed for a statement about the user alone; a past change
+followed by a later one ("moved to Leeds, then to York") gives no present state.
+
+Limits: the parser is a small statistical model and mis-parses some casual text; paraphrases
+that need world knowledge WordNet lacks ("school run" is taking the kids to school) are still
+refused; a quote longer than one sentence is read one sentence at a time.
 """
 
 from __future__ import annotations

@@ -57,13 +57,22 @@ How the offline judge decides entailment
    ("That's not true.", "Just kidding.", "Well, worked."). The rules then judge the quote.
 7. When the ordered-words rules refuse, a second reading accepts a paraphrase
    (core.judge.paraphrase): every content word of the statement covered by one quote sentence,
-   in any order, through stems, lemmas and a small table of relation synonyms (boss/manager,
-   "report to"/manager, picked/chose, called/named, wife/spouse), with light verbs, category
-   nouns ("answers", "units"), "years old" and "we" as the team or household needing no cover,
-   under vetoes for another subject, hedges, negation kind and count, tense, numbers that count
-   another thing, "from" origins, prepositions, privative and approximate words ("former",
-   "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers after an
-   attitude verb, a negation or "the user is X". Its rules and limits are in that module.
+   in any order, through stems, lemmas, a small table of relation synonyms (boss/manager,
+   "report to"/manager, picked/chose, called/named, wife/spouse) and WordNet 3.0
+   (core.judge.wordnet: a synonym, a hypernym or a verb entailment of a quote word: "golden
+   retriever" gives "dog", "passed away" "died"; never an antonym or the other direction), a
+   clock time for a part of the day ("before 7am" / "early in the morning"), with light verbs,
+   category nouns ("answers", "units"), "years old" and "we" as the team or household needing
+   no cover, under vetoes for another subject, hedges, negation kind and count, tense, numbers
+   that count another thing, "from" origins, prepositions, privative and approximate words
+   ("former", "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers
+   after an attitude verb, a negation or "the user is X". Its rules and limits are in that
+   module.
+
+   Idioms of preference and avoidance ("I'd rather X than Y", "X works better for me", "can't
+   stand", "not a fan of", "try not to V") are also read as one more quote sentence in plain
+   words (core.judge.rephrase), as "Devon is my manager" is read as "My manager is Devon"
+   (core.inversion, with the extractor's reader core.holder).
 
 8. When both refuse, the clause reading (core.judge.clauses) parses the quote sentence and
    the statement (core.judge.parse: spaCy's small English model, packaged; optional) and
@@ -78,12 +87,12 @@ paraphrase or a clause reading) and below 0.5 otherwise (the fraction of stateme
 halved); the reason names the first thing that failed ("number 4 in the statement is not in
 the quote") or the reading that accepted.
 
-Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence judge"): on the
-200 dev pairs precision 1.00, recall 0.64 with the clause reading (0.49 without); on held-out
-pairs written before it was tuned, precision 0.98, recall 0.77. Paraphrases that need world
-knowledge ("decaf" is coffee, "golden retriever" a dog) are still downgraded to
-agent_inference, the safe direction. A reading by the packaged embedder's cosine was measured
-and left out: it lets role swaps through ("I prefer cats to dogs" / "prefers dogs").
+Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence judge"): the
+figures and the commit they were taken at are there. Paraphrases that need world knowledge
+WordNet does not hold ("school run" is taking the kids to school, "pescatarian" eats fish) are
+still downgraded to agent_inference, the safe direction. A reading by the packaged embedder's
+cosine was measured and left out: it lets role swaps through ("I prefer cats to dogs" /
+"prefers dogs").
 
 Limits, honestly: the word readings are words and clauses, not a parser, and the parser is a
 small statistical model that mis-parses some casual text. Reordered facts spread over two

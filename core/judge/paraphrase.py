@@ -8,19 +8,27 @@ one quote sentence, in any order, and that no veto stops. It runs on the same to
 Coverage: the same stem; the same lemma ("called"/"call", "given"/"give"); one entry of a small
 table of general relation and wording synonyms (boss/manager, picked/chose/decided,
 called/named, hate/dislike), or of one-way entailments (a quote's "report to" gives "manager",
-"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared
-prefix of at least five letters for words of five or more ("allergic"/"allergy",
-"honeymoon"/"honeymooned", "diabetic"/"diabetes"). A few statement words claim nothing a
-quote must say and need no cover: light verbs (have, use, take, hold, follow, own, get, work
-as), category nouns (answers, responses, units, spelling, disease, medication), "years old"
-after a number, the user's household/family/home/team when the quote speaks as we/our, and
-"now"/"currently" (present quote) or "recently" (a quote with just/last/recently/ago). In a
-request ("Please keep it short", "Call me Sam", "Can you give me ... ?") the wanting words of
-the statement (wants, prefers, would like, asks for, to be) need no cover either. Names,
-numbers, dates, modifiers like "permanently" or "successfully" always do.
+"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared prefix of at least
+five letters for words of five or more ("allergic"/"allergy", "honeymoon"/"honeymooned",
+"diabetic"/"diabetes"); the clause reading's relation table (core.judge.relations); WordNet
+(core.judge.wordnet) for a statement word plainly a noun (after a/the/a number/a possessive) or
+a verb (after the user or a modal), and for a phrasal verb of the quote ("passed away" gives
+"died"); a clock time with am/pm for a part of the day (core.judge.daytime). A statement's "very
+X" is said by the quote's superlative of X. A few statement words claim nothing a quote must say
+and need no cover: light verbs (have, use, take, hold, follow, own, get, work as), category
+nouns (answers, responses, units, spelling, disease, medication), "years old" after a number,
+the user's household/family/home/team when the quote speaks as we/our, and "now"/"currently"
+(present quote, or a past change whose result lasts: "just" with a past verb,
+moved/switched/bought...) or "recently" (a quote with just/last/recently/ago), and
+"about"/"around" before a number the quote states. In a request ("Please keep it short", "Call
+me Sam", "Can you give me ... ?") the wanting words of the statement (wants, prefers, would
+like, asks for, to be) need no cover either. Names, numbers, dates, modifiers like "permanently"
+or "successfully" always do.
 
-In the quote, between the speaker and the first covered word only light verbs, "work as", and
-(for a statement that the user has something) verbs of getting it (adopted, bought) may stand.
+In the quote, between the speaker and the first covered word only light verbs, "work as",
+words that strengthen the claim ("all", "really"), "need" (for a statement that the user
+wants it) and (for a statement that the user has something) verbs of getting it (adopted,
+bought) may stand.
 
 Vetoes (each one is the reason given):
 - the covering words span a contrast ("but", "although", "though", "however", "whereas");
@@ -40,12 +48,17 @@ Vetoes (each one is the reason given):
 - the quote's covering clauses in the past (was/were/did/had, used to; "have had" is present)
   while the statement is not, or a covered verb in another tense than the statement's
   ("lived" / "lives");
+- a shared decision ("we decided", "my wife and I chose") made the user's alone;
+- a condition on both sides whose terms are swapped ("I skip meals when I get migraines" /
+  "gets migraines when skipping meals"), or a preference the other way round ("rather tea
+  than coffee" / "prefers coffee to tea");
+- a past change the quote follows with a later one ("moved to Leeds, then to York");
 - after an attitude verb (like, love, hate, prefer, want, mind, enjoy), content words of the
   quote after the last covering word of that clause ("I hate meetings before 10am" does not
   give "the user hates meetings").
 
-Limits: it is still words, not a parse. It cannot read world knowledge ("decaf" is not
-"coffee", "celiac" is not "gluten"), implications across sentences, or paraphrases whose words
+Limits: it is still words, not a parse. It cannot read world knowledge WordNet lacks
+("celiac" is not "gluten"), implications across sentences, or paraphrases whose words
 are all new ("I'm terrified of flying, so trains" / "prefers trains"); those are refused. A
 covered word can be the right word in the wrong role ("my sister's cat is called Tom, I'm Tom"
 style constructions); the subject veto catches the common shapes only.
