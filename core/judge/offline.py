@@ -127,7 +127,8 @@ from core.judge.clauses import clause_passes, clause_veto
 from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.inversion import possessor_first
-from core.judge.paraphrase import read_paraphrase, shared_decision
+from core.judge.paraphrase import read_paraphrase
+from core.judge.paraphrase_rules import shared_decision
 from core.judge.parse import Parser, default_parser
 from core.judge.rephrase import rephrasings
 from core.judge.text import (

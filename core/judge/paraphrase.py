@@ -68,9 +68,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.judge.daytime import DAYPARTS, says_daypart
+from core.judge.daytime import DAYPARTS
+from core.judge.forms import lemmas, past_form
 from core.judge.lexicon import SEQUENCE
-from core.judge.relations import same_word
+from core.judge.paraphrase_rules import (
+    ABOUT,
+    CONDITION,
+    ENDED,
+    HOUSE,
+    INTENSIFIERS,
+    NEEDING,
+    STRENGTHEN,
+    WANTING,
+    WE,
+    arrived,
+    choose,
+    clock_cover,
+    condition_roles,
+    contrast_roles,
+    has,
+    lasting_result,
+    lexicon_covers,
+    phrasal_cover,
+    pos_hint,
+    shared_decision,
+)
 from core.judge.text import (
     CLAUSE,
     CONJ,
@@ -94,7 +116,6 @@ from core.judge.text import (
     split_words,
     stem_word,
 )
-from core.judge.wordnet import WordNet, wordnet
 
 _CASUAL = [
     ["these", "days"],
@@ -104,31 +125,6 @@ _CASUAL = [
     ["at", "present"],
     ["as", "of", "now"],
 ]
-_PARTICLES = frozenset(split_words("away out up off down over back on in"))
-# Verbs of going: their past with "to" puts the speaker in the place.
-_ARRIVE = {stem_word(w) for w in split_words("come emigrate fly go move relocate return travel")}
-_ABOUT = frozenset(split_words("about around roughly approximately approx some"))
-# Changes whose result lasts: "we moved to Leeds" says where the user lives now.
-_RESULT = {
-    stem_word(w)
-    for w in split_words("adopt become buy get join marry move relocate start switch turn")
-}
-_DECIDE = {
-    stem_word(w)
-    for w in split_words("agree choose chose chosen decide opt pick select settle vote")
-}
-_CONDITION = frozenset(split_words("if when whenever"))
-# Words that strengthen a claim without changing what it is about.
-_STRENGTHEN = frozenset(
-    split_words("all every really truly totally absolutely definitely completely entirely")
-)
-_INTENSIFIERS = frozenset(split_words("very really extremely super incredibly highly"))
-# Needing something says wanting it (not the other way round).
-_NEEDING = {stem_word(w) for w in split_words("need needs needed")}
-_WANTING = frozenset(split_words("want wants wanted"))
-_PREFERRING = frozenset(split_words("prefer prefers preferred rather better best"))
-_AGAINST = frozenset(split_words("than over to instead"))
-_DETERMINERS = frozenset(split_words("a an the their his her its some any another"))
 _MAX_TOKENS = 80  # a bound on the cost per sentence; longer ones are refused
 _CONTRAST = set(split_words("but although though however whereas"))
 # Words that say the same thing either way round.
@@ -175,7 +171,6 @@ _CATEGORY = {
 }
 # Getting something: "we adopted a greyhound" gives "the user has a greyhound".
 _ACQUIRE = {stem_word(w) for w in split_words("adopt buy get receive rescue inherit")}
-_HOUSE = {stem_word(w) for w in split_words("household family home team")}
 _WISH = {"want", "prefer", "like", "request", "requested", "ask", "asked", "wish"}
 _PRIVATIVE = set(
     split_words("previous former ex future fake almost nearly potential imaginary would-be")
@@ -183,12 +178,6 @@ _PRIVATIVE = set(
 # Words anywhere in the sentence that make a covered claim approximate, ended or lost.
 _APPROXIMATE = set(
     split_words("almost nearly ish around roughly approximately about-to sort kind partly")
-)
-_ENDED = set(
-    split_words(
-        "died dead lost sold left quit stop stopped avoid ended divorced cancelled canceled "
-        "returned former formerly"
-    )
 )
 _EXTRA_HEDGES = {stem_word(w) for w in split_words("need needs needed turning applied goal")}
 _ATTITUDE = {stem_word(w) for w in split_words("like love hate prefer mind enjoy dislike")}
@@ -200,59 +189,9 @@ _REQUEST_START = set(
         "explain tell"
     )
 )
-_IRREGULAR_PAST = {
-    "given": "give",
-    "gave": "give",
-    "chosen": "choose",
-    "chose": "choose",
-    "got": "get",
-    "gotten": "get",
-    "bought": "buy",
-    "made": "make",
-    "taken": "take",
-    "took": "take",
-    "went": "go",
-    "flew": "fly",
-    "flown": "fly",
-    "came": "come",
-    "gone": "go",
-    "left": "leave",
-    "grew": "grow",
-    "grown": "grow",
-    "taught": "teach",
-    "wrote": "write",
-    "written": "write",
-    "began": "begin",
-    "begun": "begin",
-    "met": "meet",
-    "spent": "spend",
-    "held": "hold",
-    "kept": "keep",
-}
 _REQUEST_FILLER = set(split_words("you your me it everything all this these things"))
 _SUBJECT_PRONOUNS = set(split_words("he she it they"))
-_WE = set(split_words("we us our ours ourselves"))
 _DISCOURSE = set(split_words("finally ugh honestly yeah so well oh hey lol sure big"))
-
-
-def _lemmas(tok: Token) -> set[str]:
-    """The token's form, and its forms with a regular ``-ed`` or an irregular past taken off."""
-    text = tok.text
-    forms = {tok.form}
-    if text in _IRREGULAR_PAST:
-        forms.add(stem_word(_IRREGULAR_PAST[text]))
-    elif tok.cls == WORD and len(text) > 4 and text.endswith("ed"):
-        root = text[:-2]
-        forms |= {stem_word(root), stem_word(root + "e")}
-        if len(root) >= 2 and root[-1] == root[-2]:
-            forms.add(stem_word(root[:-1]))
-    return forms
-
-
-def _past_form(tok: Token) -> bool:
-    return tok.text in _IRREGULAR_PAST or (
-        tok.cls == WORD and len(tok.text) > 4 and tok.text.endswith("ed")
-    )
 
 
 def _covers(want: Token, have: Token, pos: str = "") -> bool:
@@ -263,7 +202,7 @@ def _covers(want: Token, have: Token, pos: str = "") -> bool:
             want.form == have.form
             or (want.form[:1] == "@" and have.form.startswith(want.form + "-"))
         )
-    la, lb = _lemmas(want), _lemmas(have)
+    la, lb = lemmas(want), lemmas(have)
     if la & lb:
         return True
     groups = {_SYNONYM[f] for f in la if f in _SYNONYM}
@@ -275,54 +214,11 @@ def _covers(want: Token, have: Token, pos: str = "") -> bool:
     if shorter >= 5 and want.text[:5] == have.text[:5]:
         return True
     return (
-        bool(pos) and want.cls == WORD and have.cls == WORD and _lexicon(want.text, have.text, pos)
+        bool(pos)
+        and want.cls == WORD
+        and have.cls == WORD
+        and lexicon_covers(want.text, have.text, pos)
     )
-
-
-def _pos_hint(tokens: list[Token], i: int) -> str:
-    """Whether the statement's word ``tokens[i]`` is plainly a noun ("n": after a/the/a
-    number/a possessive) or a verb ("v": right after the user or a modal), else "". The word
-    readings have no parse, and a word read in the wrong part of speech finds wrong cover
-    ("drinks" the verb is no "drink", a beverage)."""
-    k = i - 1
-    while k >= 0 and tokens[k].cls in (SOFT, NEG):
-        k -= 1
-    if k < 0:
-        return ""
-    prev = tokens[k]
-    if prev.cls in (SELF, MODAL) or prev.text == "to":
-        return "v"
-    if prev.cls in (VALUE, SELFPOSS, POSS) or prev.text in _DETERMINERS:
-        return "n"
-    return ""
-
-
-def _lexicon(want: str, have: str, parts: str) -> bool:
-    """WordNet (core.judge.wordnet) says the quote's word gives the statement's, as ``pos``
-    ("n", "v" or "nv": either), e.g. "retriever" gives "dog", "passed away" gives "died"."""
-    lexicon = wordnet()
-    if lexicon is None:
-        return False
-    for pos in parts:
-        wants = lexicon.lemmas(want, pos)
-        haves = lexicon.lemmas(have, pos) if "_" not in have else _phrasal(lexicon, have)
-        if any(same_word(a, b) or lexicon.covers(a, b, pos) for a in wants for b in haves):
-            return True
-    return False
-
-
-def _phrasal(lexicon: WordNet, have: str) -> list[str]:
-    """ "passed_away" as the verb lemmas "pass_away" (the verb's base form and its particle)."""
-    verb, _, particle = have.partition("_")
-    return [f"{base}_{particle}" for base in lexicon.lemmas(verb, "v")]
-
-
-def _choose(candidates: list[list[int]], clause_of: list[int]) -> list[int]:
-    """One quote place for each covered statement word: the first, unless a later one sits
-    in a clause that a word with only one place must use anyway ("we don't live in Denver
-    anymore, we moved to Boulder": "lives ... Boulder" is read in the Boulder clause)."""
-    fixed = {clause_of[found[0]] for found in candidates if len(found) == 1}
-    return [next((p for p in found if clause_of[p] in fixed), found[0]) for found in candidates]
 
 
 def _intensified(want: Token, statement: Sentence, tokens: list[Token]) -> bool:
@@ -337,38 +233,9 @@ def _intensified(want: Token, statement: Sentence, tokens: list[Token]) -> bool:
             continue
         superlative = tok.text.endswith("est") and not toks[i + 1].text.endswith("est")
         before = tokens[p - 1].text if p else ""
-        if superlative or before in _INTENSIFIERS | {"so", "most"}:
+        if superlative or before in INTENSIFIERS | {"so", "most"}:
             return True
     return False
-
-
-def _clock_cover(want: Token, statement: Sentence, tokens: list[Token]) -> list[int]:
-    """Quote clock times that say the statement's part of the day (core.judge.daytime)."""
-    words = {t.text for t in statement.tokens}
-    return [
-        p
-        for p, tok in enumerate(tokens)
-        if tok.cls == VALUE
-        and says_daypart(
-            want.text,
-            words,
-            tok.text,
-            tokens[p - 1].text if p and tokens[p - 1].cls == PREP else None,
-        )
-    ]
-
-
-def _phrasal_cover(want: Token, tokens: list[Token]) -> int | None:
-    """The place of a phrasal verb of the quote ("passed away", "work out") that gives the
-    statement's word, read as one word."""
-    for p in range(len(tokens) - 1):
-        verb, particle = tokens[p], tokens[p + 1]
-        if verb.cls != WORD or particle.text not in _PARTICLES:
-            continue
-        joined = Token(f"{verb.text}_{particle.text}", WORD, f"{verb.text}_{particle.text}")
-        if want.cls == WORD and _lexicon(want.text, joined.text, "v"):
-            return p
-    return None
 
 
 @dataclass(slots=True)
@@ -425,11 +292,11 @@ def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] 
             continue
         if tok.form in ("year", "old") and any(t.cls == VALUE for t in toks[max(0, i - 2) : i]):
             continue
-        if tok.text in _ABOUT and i + 1 < len(toks) and toks[i + 1].cls == VALUE:
+        if tok.text in ABOUT and i + 1 < len(toks) and toks[i + 1].cls == VALUE:
             continue  # "about 800" claims less than the quote's "800"; the 800 is still needed
         if tok.text in ("named", "called") and i + 1 < len(toks) and toks[i + 1].cls == WORD:
             continue  # "a dog named Rufus": the name itself must be covered ("my dog Rufus")
-        if tok.form in _HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
+        if tok.form in HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
             continue  # "the user's household" or "the team" for the quote's "we"
         needs.append(tok)
     if request and not wish:
@@ -449,7 +316,7 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     for cue in _SARCASM:
         if any(texts[i : i + len(cue)] == cue for i in range(len(texts))):
             return Reading(False, f"the quote is sarcastic ({' '.join(cue)!r})")
-    premise_we = any(t.text in _WE for t in tokens)
+    premise_we = any(t.text in WE for t in tokens)
     needs = _needs(statement, request, premise_we)
     if isinstance(needs, str):
         return Reading(False, needs)
@@ -465,33 +332,33 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     candidates: list[list[int]] = []  # the quote places that cover each of them
     for want in needs:
         if want.text in ("previously", "formerly"):
-            if not any(t.past or _past_form(t) for t in tokens):
+            if not any(t.past or past_form(t) for t in tokens):
                 return Reading(False, f"the statement says {want.text!r} and the quote is not past")
             continue
-        if want.text in _INTENSIFIERS and _intensified(want, statement, tokens):
+        if want.text in INTENSIFIERS and _intensified(want, statement, tokens):
             continue
         if want.cls == SOFT:
             problem = _soft(want, tokens, kept)
             if problem is not None:
                 return Reading(False, problem)
             continue
-        pos = _pos_hint(
+        pos = pos_hint(
             statement.tokens, next(i for i, t in enumerate(statement.tokens) if t is want)
         )
         found = [p for p, tok in enumerate(tokens) if _covers(want, tok, pos)]
-        if not found and (phrasal := _phrasal_cover(want, tokens)) is not None:
+        if not found and (phrasal := phrasal_cover(want, tokens)) is not None:
             found = [phrasal]
         if not found and want.text in DAYPARTS:
-            found = _clock_cover(want, statement, tokens)
+            found = clock_cover(want, statement, tokens)
         if not found:
             return Reading(False, f"{want.text!r} in the statement is not in the quote")
         placed.append(want)
         candidates.append(found)
-    cover = _choose(candidates, clause_of)
+    cover = choose(candidates, clause_of)
     for want, p in zip(placed, cover, strict=True):
         have = tokens[p]
-        retensed = want.cls == WORD and want.form != have.form and _lemmas(want) & _lemmas(have)
-        if retensed and _past_form(have) and not _past_form(want):
+        retensed = want.cls == WORD and want.form != have.form and lemmas(want) & lemmas(have)
+        if retensed and past_form(have) and not past_form(want):
             return Reading(False, f"{have.text!r} is in another tense")
     if not cover:
         return Reading(False, "the statement has no content words to check")
@@ -503,8 +370,8 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     problem = (
         _whole_sentence(tokens, kept)
         or shared_decision(tokens, statement)
-        or _condition_roles(tokens, placed, cover, statement)
-        or _contrast_roles(tokens, placed, cover, statement)
+        or condition_roles(tokens, placed, cover, statement)
+        or contrast_roles(tokens, placed, cover, statement)
         or _values(tokens, clause_of, placed, cover, statement)
         or _origins(tokens, placed, cover, statement)
         or _subject(tokens, clause_of, used, cover, request, kept)
@@ -517,73 +384,6 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     if problem is not None:
         return Reading(False, problem)
     return Reading(True, "every statement word is covered by one quote sentence (paraphrase)")
-
-
-def shared_decision(tokens: list[Token], statement: Sentence) -> str | None:
-    """ "We decided / chose / agreed ...", "my wife and I picked ..." is a shared decision:
-    it does not say the user decided alone ("The user decided ..."), only that the household
-    or team did."""
-    if not any(_lemmas(t) & _DECIDE for t in statement.tokens):
-        return None
-    if not any(t.text in _WE for t in tokens) and not _has([t.text for t in tokens], ["and", "i"]):
-        return None
-    if {t.form for t in statement.tokens} & _HOUSE or any(t.text == "we" for t in statement.tokens):
-        return None
-    return "the quote's decision is shared, the statement makes it the user's alone"
-
-
-def _condition_span(tokens: list[Token]) -> range | None:
-    """The words a condition word governs: from "if"/"when" to the next comma or clause
-    word when it opens the sentence, else to the end."""
-    start = next((i for i, t in enumerate(tokens) if t.text in _CONDITION), None)
-    if start is None:
-        return None
-    end = len(tokens)
-    fronted = all(t.cls in (STOP, SOFT, CLAUSE, CONJ) for t in tokens[:start])
-    if fronted:
-        end = next(
-            (i for i in range(start + 1, len(tokens)) if tokens[i].cls in (PUNCT, CLAUSE)), end
-        )
-    return range(start, end)
-
-
-def _condition_roles(
-    tokens: list[Token], needs: list[Token], cover: list[int], statement: Sentence
-) -> str | None:
-    """With a condition on both sides, each statement word is inside its condition exactly
-    when its cover is inside the quote's: "I skip meals when I get migraines" is no "gets
-    migraines when skipping meals"."""
-    mine, theirs = _condition_span(statement.tokens), _condition_span(tokens)
-    if mine is None or theirs is None:
-        return None
-    for want, p in zip(needs, cover, strict=True):
-        if (statement.tokens.index(want) in mine) != (p in theirs):
-            return f"the quote's condition is not the statement's ({tokens[p].text!r})"
-    return None
-
-
-def _contrast_at(tokens: list[Token]) -> int | None:
-    """Where a preference's second term starts: the "than"/"over"/"to"/"instead" after
-    "prefer", "rather" or "better" ("prefers tea to coffee", "rather tea than coffee")."""
-    start = next((i for i, t in enumerate(tokens) if t.text in _PREFERRING), None)
-    if start is None:
-        return None
-    return next((i for i in range(start + 1, len(tokens)) if tokens[i].text in _AGAINST), None)
-
-
-def _contrast_roles(
-    tokens: list[Token], needs: list[Token], cover: list[int], statement: Sentence
-) -> str | None:
-    """With a preference's two terms on both sides, each statement word is after the
-    contrast exactly when its cover is: "rather tea than coffee" is no "prefers coffee to
-    tea"."""
-    mine, theirs = _contrast_at(statement.tokens), _contrast_at(tokens)
-    if mine is None or theirs is None:
-        return None
-    for want, p in zip(needs, cover, strict=True):
-        if (statement.tokens.index(want) > mine) != (p > theirs):
-            return f"the quote prefers the other way round ({tokens[p].text!r})"
-    return None
 
 
 def _without_casual(tokens: list[Token]) -> list[Token]:
@@ -607,33 +407,17 @@ def _soft(want: Token, tokens: list[Token], kept: set[str]) -> str | None:
     past = any(t.past for t in tokens)
     if want.text in ("now", "currently", "nowadays", "still") and not past:
         return None
-    if want.text in ("now", "currently") and _lasting_result(tokens):
+    if want.text in ("now", "currently") and lasting_result(tokens):
         return None  # "I just moved to Leeds", "we've switched to Linear": so it is now
     if want.text in ("recently", "lately") and set(texts) & _RECENT:
         return None
     if want.text == "always" and (
-        _has(texts, ["whole", "life"]) or _has(texts, ["all", "my", "life"])
+        has(texts, ["whole", "life"]) or has(texts, ["all", "my", "life"])
     ):
         return None
     if want.text == "daily" and ("day" in texts or "days" in texts):
         return None
     return f"the statement adds {want.text!r}, which the quote does not say"
-
-
-def _lasting_result(tokens: list[Token]) -> bool:
-    """The quote's past is a change whose result lasts: "just" with a past verb, or a past
-    verb of moving, starting, switching or acquiring, and nothing past that ended it."""
-    texts = {t.text for t in tokens}
-    if texts & _ENDED or texts & {"was", "were", "used", "had"}:
-        return False
-    past = [t for t in tokens if t.past or _past_form(t)]
-    if not past:
-        return False
-    return "just" in texts or any(_lemmas(t) & _RESULT for t in past)
-
-
-def _has(texts: list[str], run: list[str]) -> bool:
-    return any(texts[i : i + len(run)] == run for i in range(len(texts)))
 
 
 def _subject(
@@ -696,15 +480,15 @@ def _predicate(
         tok = tokens[p]
         if tok.cls != WORD or tok.text in kept or tok.text in _DISCOURSE:
             continue
-        if tok.text in _STRENGTHEN:
+        if tok.text in STRENGTHEN:
             continue  # "I do all my banking with Monzo": more, not something else
-        if tok.form in _NEEDING and kept & _WANTING:
+        if tok.form in NEEDING and kept & WANTING:
             continue  # "I need the simplest budget" says the user wants it
-        acquired = kept & {"has", "have"} and _lemmas(tok) & _ACQUIRE
+        acquired = kept & {"has", "have"} and lemmas(tok) & _ACQUIRE
         following = tokens[p + 1].text if p + 1 < len(tokens) else ""
         if tok.form == "work" and following == "as":
             continue  # "I work as a plumber": the user is a plumber
-        if not (_lemmas(tok) & _LIGHT_VERBS or acquired):
+        if not (lemmas(tok) & _LIGHT_VERBS or acquired):
             return f"the quote says more about it: {tok.text!r} stands before what it covers"
     return None
 
@@ -734,9 +518,9 @@ def _hedges(
             hedge = not kept & {"prefers", "prefer", "rather"}
         if not hedge or tok.text in kept:
             continue
-        if tok.form in _NEEDING and kept & _WANTING:
+        if tok.form in NEEDING and kept & WANTING:
             continue  # "I need X" says the user wants X
-        if tok.text in _CONDITION and kept & _CONDITION:
+        if tok.text in CONDITION and kept & CONDITION:
             continue  # the statement keeps the condition: "if I skip meals" / "when skipping"
         if request and tok.form in ("can", "could", "would", "will", "when"):
             continue
@@ -791,13 +575,13 @@ def _tense(
 ) -> str | None:
     toks = statement.tokens
     statement_past = any(t.past for t in toks) or any(
-        _past_form(t) and (i == 0 or toks[i - 1].text not in ("is", "are", "am"))
+        past_form(t) and (i == 0 or toks[i - 1].text not in ("is", "are", "am"))
         for i, t in enumerate(toks)
     )
     if statement_past:
         return None
     later = [t.text for t in tokens[max(cover) + 1 :]] if cover else []
-    if any(t.past or _past_form(t) for t in tokens) and set(later) & SEQUENCE:
+    if any(t.past or past_form(t) for t in tokens) and set(later) & SEQUENCE:
         return f"the quote goes on to a later change ({(set(later) & SEQUENCE).pop()!r})"
     for p, tok in enumerate(tokens):
         if clause_of[p] not in used or not tok.past:
@@ -841,7 +625,7 @@ def _whole_sentence(tokens: list[Token], kept: set[str]) -> str | None:
             continue
         if tok.text in _APPROXIMATE or tok.text in _PRIVATIVE:
             return f"the quote qualifies it ({tok.text!r})"
-        if tok.text in _ENDED:
+        if tok.text in ENDED:
             return f"the quote says it ended or changed ({tok.text!r})"
     return None
 
@@ -887,27 +671,13 @@ def _origins(
         mine = _preposition(statement.tokens, statement.tokens.index(want))
         if theirs == "from" and mine != "from":
             return f"{tokens[p].text!r} is where it came from in the quote"
-        if theirs == "to" and mine in ("in", "at") and _arrived(tokens, p):
+        if theirs == "to" and mine in ("in", "at") and arrived(tokens, p):
             continue
         if want.text in DAYPARTS and tokens[p].cls == VALUE:
             continue  # "before 7am" says "in the morning" (core.judge.daytime checked the way)
         if theirs and mine and theirs != mine and {theirs, mine} - {"in", "at"}:
             return f"the quote says {theirs!r} {tokens[p].text!r}, not {mine!r}"
     return None
-
-
-def _arrived(tokens: list[Token], p: int) -> bool:
-    """The place at ``p`` is where the speaker went: "to" after a past verb of going ("we
-    moved to Boulder", "went to Iceland") puts them in it; "going to" / "moving to" does not."""
-    q = p - 1
-    while q >= 0 and tokens[q].cls in (STOP, SOFT):
-        q -= 1
-    q -= 1  # the "to" itself
-    while q >= 0 and tokens[q].cls in (STOP, SOFT):
-        q -= 1
-    if q < 0 or (not _past_form(tokens[q]) and not tokens[q].past):
-        return False
-    return bool(_lemmas(tokens[q]) & _ARRIVE)
 
 
 def _preposition(tokens: list[Token], p: int) -> str | None:
