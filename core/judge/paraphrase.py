@@ -682,8 +682,10 @@ def _origins(
 
 def _preposition(tokens: list[Token], p: int) -> str | None:
     q = p - 1
-    while q >= 0 and tokens[q].cls in (STOP, SOFT):
-        q -= 1
+    while q >= 0 and (
+        tokens[q].cls in (STOP, SOFT) or (tokens[q].text in ABOUT and tokens[p].cls == VALUE)
+    ):
+        q -= 1  # "for about 800": the preposition is "for"
     return tokens[q].text if q >= 0 and tokens[q].cls == PREP else None
 
 

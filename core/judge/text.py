@@ -446,7 +446,52 @@ def _raw_tokens(sentence: str) -> list[tuple[str, str]]:
             out.append(("word", match.group("word")))
         else:
             out.append(("punct", match.group("punct")))
-    return _fold_number_words(out)
+    return _durations(_fold_number_words(out))
+
+
+def _durations(raw: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Durations in years, one way on both sides: "a year and a half", "two and a half years"
+    and "eighteen months" are all 1.5 / 2.5 / 1.5 years. Months become years only in whole or
+    half years of at least one ("six months" and "14 months" stay as said)."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(raw):
+        texts = [t for _, t in raw[i : i + 5]]
+        kind, text = raw[i]
+        if texts[:5] in (["a", "year", "and", "a", "half"], ["one", "year", "and", "a", "half"]):
+            out += [("num", "1.5"), ("word", "years")]
+            i += 5
+            continue
+        unit = texts[4] if len(texts) == 5 else ""
+        half = texts[1:4] == ["and", "a", "half"] and unit in ("year", "years")
+        if kind == "num" and half and text.isdigit():
+            out += [("num", f"{int(text)}.5"), ("word", "years")]
+            i += 5
+            continue
+        if kind == "num" and text.isdigit() and texts[1:2] in (["months"], ["month"]):
+            months = int(text)
+            if months >= 12 and months % 6 == 0:
+                years = f"{months // 12}" if months % 12 == 0 else f"{months // 12}.5"
+                out += [("num", years), ("word", "years" if texts[1] == "months" else "year")]
+                i += 2
+                continue
+        before = raw[i - 1][1] if i else ""
+        one = text in ("a", "an", "one") and texts[1:2] and texts[1] in _UNIT_ONE
+        if one and (before in _DURATION_LEAD or texts[2:3] == ["ago"]):
+            # "for a year" is one year: "sober for 18 months" does not say it
+            out.append(("num", "1"))
+            i += 1
+            continue
+        out.append(raw[i])
+        i += 1
+    return out
+
+
+_UNIT_ONE = frozenset("year month week day hour decade".split())
+# Words before "a year" that make it a length of time, not a rate ("800 a month").
+_DURATION_LEAD = frozenset(
+    "for about around over past last than in within nearly almost just only under".split()
+)
 
 
 def _fold_number_words(raw: list[tuple[str, str]]) -> list[tuple[str, str]]:

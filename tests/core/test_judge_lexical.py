@@ -152,6 +152,40 @@ def test_numbers_and_casual_qualifiers(
     assert _holds(judge, quote, statement) is holds
 
 
+@pytest.mark.parametrize(
+    ("quote", "statement", "holds"),
+    [
+        (
+            "I've been sober for eighteen months now.",
+            "The user has been sober for about a year and a half.",
+            True,
+        ),
+        ("I have been vegan for two years.", "The user has been vegan for 24 months.", True),
+        (
+            "I've been sober for two and a half years.",
+            "The user has been sober for 30 months.",
+            True,
+        ),
+        (
+            "I've been sober for eighteen months now.",
+            "The user has been sober for about two years.",
+            False,
+        ),
+        ("I've been sober for eighteen months now.", "The user has been sober for a year.", False),
+        ("I've been sober for two years.", "The user has been sober for a year.", False),
+        ("I moved here two years ago.", "The user moved here a year ago.", False),
+        ("I save 800 a month.", "The user saves 800 per month.", True),
+        ("I run twice a week.", "The user runs twice a week.", True),
+    ],
+)
+def test_durations_in_other_units(
+    judge: OfflineJudge, quote: str, statement: str, holds: bool
+) -> None:
+    """A length of time said in months or years, with "a ... and a half", is one value; "a
+    year" after "for" or before "ago" is one year, not any number of them."""
+    assert _holds(judge, quote, statement) is holds
+
+
 def test_a_clock_time_is_a_part_of_the_day() -> None:
     assert clock_minutes("6am") == 360 and clock_minutes("10.30pm") == 1350
     assert clock_minutes("9") is None and clock_minutes("3:15") is None
