@@ -390,6 +390,7 @@ class _Judgement(PathChecks):
                 covers[tok.i] = cover
         if not covers:
             return Reading(False, "the statement has no content words to check")
+        covers = self._in_one_chain(covers)
         return (
             self._one_chain(covers)
             or self._subject_agrees(subject, covers)
@@ -398,6 +399,37 @@ class _Judgement(PathChecks):
             or self._prepositions(covers)
             or Reading(True, self._accepted(covers))
         )
+
+    def _in_one_chain(self, covers: dict[int, Token]) -> dict[int, Token]:
+        """A covered word whose lemma the quote says twice is read where the other words
+        are: "we don't live in Denver anymore, we moved to Boulder" gives "lives in Boulder"
+        from the Boulder clause, not the Denver one."""
+        tops = [unit_top(c) for c in covers.values()]
+        if len(set(tops)) == 1:
+            return covers
+        # Names and numbers have one place only: their clause is where the rest belongs.
+        fixed = {unit_top(c) for i, c in covers.items() if self.s[i].pos_ in ("PROPN", "NUM")}
+        home = fixed.pop() if len(fixed) == 1 else max(set(tops), key=tops.count)
+        moved = dict(covers)
+        for i, cover in covers.items():
+            if unit_top(cover) == home:
+                continue
+            want = self.s[i]
+            lemma = lemma_of(want)
+            lexicon = wordnet()
+            for tok in self.q:
+                if tok.i == cover.i or unit_top(tok) != home or tok.pos_ != cover.pos_:
+                    continue
+                have = lemma_of(tok)
+                if have == lemma or same_word(lemma, have):
+                    moved[i] = tok
+                    break
+                pos = _WORDNET_POS.get(tok.pos_)
+                hedged = lemma in HEDGE_VERBS or have in HEDGE_VERBS
+                if lexicon is not None and pos and not hedged and lexicon.covers(lemma, have, pos):
+                    moved[i] = tok
+                    break
+        return moved
 
     def _swapped(self, subject: Token | None) -> Reading | None:
         """A statement with someone else doing something to the user ("Tom beat the user")

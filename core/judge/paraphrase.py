@@ -537,12 +537,18 @@ def _negation(
     tokens: list[Token], clause_of: list[int], used: list[int], statement: Sentence
 ) -> str | None:
     last = max(used)
+    # An earlier clause's negation reaches the covering ones only when that clause has no
+    # subject of its own ("No, ...", "Not anymore, ..."); "we don't live in Denver anymore,
+    # we moved to Boulder" negates Denver, not Boulder.
+    own_subject = {
+        clause_of[p] for p, tok in enumerate(tokens) if tok.cls in (SELF, PRON) or tok.text in WE
+    }
     negs = sum(
         1
         for p, tok in enumerate(tokens)
         if tok.cls == NEG
         and clause_of[p] <= last
-        and (clause_of[p] in used or clause_of[p] < min(used))
+        and (clause_of[p] in used or (clause_of[p] < min(used) and clause_of[p] not in own_subject))
     )
     wanted = [t.form for t in statement.tokens if t.cls == NEG]
     if negs != len(wanted):

@@ -361,3 +361,33 @@ def test_preference_and_avoidance_idioms(
     judge: OfflineJudge, quote: str, statement: str, holds: bool
 ) -> None:
     assert _holds(judge, quote, statement) is holds
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement", "holds"),
+    [
+        (
+            "We don't live in Paris anymore, we moved to Lyon last year.",
+            "The user lives in Lyon.",
+            True,
+        ),
+        (
+            "We don't live in Paris anymore, we moved to Lyon last year.",
+            "The user lives in Paris.",
+            False,
+        ),
+        (
+            "We don't live in Paris anymore, we moved to Lyon last year.",
+            "The user does not live in Lyon.",
+            False,
+        ),
+        ("No, we live in Lyon.", "The user does not live in Lyon.", False),
+        ("My sister doesn't eat meat, I eat fish.", "The user does not eat fish.", False),
+    ],
+)
+def test_an_earlier_clause_keeps_its_negation_and_its_words(
+    judge: OfflineJudge, quote: str, statement: str, holds: bool
+) -> None:
+    """A negation in an earlier clause with its own subject negates that clause only, and a
+    word the quote says twice is read in the clause of the statement's name."""
+    assert _holds(judge, quote, statement) is holds
