@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from core import temporal
 from core.extraction.schema import Candidate, ProcedureDraft
+from core.holder import Holder, read_holder
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
@@ -54,15 +55,6 @@ _I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
 _I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
 
 _MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
-
-# "Bianca is my sous-chef", "Dana is now my manager": a named holder of the user's role, keyed
-# like "my sous-chef is Bianca" so that a later holder supersedes an earlier one. Names only
-# (capitalised, case-sensitive), never a pronoun or a demonstrative.
-_NAMED_HOLDER = re.compile(
-    r"^(?!(?:It|This|That|He|She|They|There|Here|What|Which|Who|Everything|Nothing)\b)"
-    r"(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+is\s+(?:now\s+)?my\s+"
-    r"(?P<what>(?:[a-z'-]+\s+){0,2}?[a-z'-]+?)(?:\s+now)?$"
-)
 
 # "I stopped drinking beer", "I've quit Rocco's", "I no longer run": a habit or role ended.
 _STOPPED = re.compile(
@@ -121,10 +113,13 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
     if (m := _RATHER.match(clause)) is not None:
         rest = _third_person(m.group(2))
         return candidate("fact", "semantic", f"The user would {m.group(1).lower()}{rest}", clause)
-    if (m := _NAMED_HOLDER.match(clause)) is not None:
-        what = m.group("what")
+    if (holder := _named_holder(clause)) is not None:
+        # "Bianca is my sous-chef", "Dana is now my manager": keyed like "my sous-chef is
+        # Bianca" so that a later holder supersedes an earlier one. The judge reads the quote
+        # with the same reader (core.holder), so the record is confirmed by its own words.
+        what = holder.what
         return candidate(
-            "fact", "semantic", f"The user's {what} is {m.group('who')}", clause, attribute=what
+            "fact", "semantic", f"The user's {what} is {holder.who}", clause, attribute=what
         )
     if (m := _STOPPED.match(clause)) is not None:
         verb, rest = m.group("verb").lower(), _third_person(m.group("rest"))
@@ -169,6 +164,15 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
             attribute=attribute,
         )
     return None
+
+
+def _named_holder(clause: str) -> Holder | None:
+    """A named holder of the user's own role: a capitalised name, "is", "my" (never a pronoun,
+    a demonstrative, a common noun, or "our", which is not the user's alone)."""
+    holder = read_holder(clause)
+    if holder is None or not holder.named or holder.poss.lower() != "my":
+        return None
+    return holder if holder.be.lower() == "is" else None
 
 
 def _decision(clause: str, m: re.Match[str], shared_target: str) -> Candidate | None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.judge.daytime import DAYPARTS
 from core.judge.lexicon import (
+    ARRIVE,
     ASPECT,
     CONDITIONS,
     ENDING,
@@ -30,6 +32,7 @@ from core.judge.lexicon import (
     RARELY,
     REASONS,
     RESULT,
+    SEQUENCE,
     WEEK_PART,
 )
 from core.judge.syntax import (
@@ -42,6 +45,8 @@ from core.judge.syntax import (
     path_up,
     spliced,
 )
+
+_HABIT_CONDITION = frozenset("if when whenever".split())
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -96,7 +101,7 @@ class PathChecks:
             if problem is not None:
                 return veto(problem)
         negs += self._wide_negations(min(covering), seen)
-        return self._polarity(negs, covering, seen) or self._tense(past, result)
+        return self._polarity(negs, covering, seen) or self._tense(past, result, covers)
 
     def _polarity(self, negs: list[str], covering: set[int], seen: set[int]) -> Reading | None:
         """The quote's negations match the statement's in number and kind: "never" gives
@@ -131,10 +136,15 @@ class PathChecks:
                     return child
         return None
 
-    def _tense(self, past: bool, result: bool) -> Reading | None:
+    def _tense(self, past: bool, result: bool, covers: dict[int, Token]) -> Reading | None:
         s_past = any(is_past(t) for t in self.s)
         if past and not s_past and not result:
             return veto("the quote is in the past and the statement is not")
+        if past and not s_past and result:
+            last = max(c.i for c in covers.values())
+            later = next((t for t in self.q[last + 1 :] if t.lower_ in SEQUENCE), None)
+            if later is not None:  # "moved to Leeds in 2010, then to York"
+                return veto(f"the quote goes on to a later change ({later.text!r})")
         if s_past and not past:
             return veto("the statement is in the past and the quote is not")
         return None
@@ -217,6 +227,13 @@ class PathChecks:
             and lemma_of(node) not in ASPECT
         )
 
+    def _keeps_condition(self, word: str) -> bool:
+        """The statement keeps the quote's condition: the same word, or "when"/"whenever"
+        for an "if" of a habit ("I get migraines if I skip meals" / "when skipping meals")."""
+        if word in self.s_lemmas:
+            return True
+        return word in _HABIT_CONDITION and bool(self.s_lemmas & _HABIT_CONDITION)
+
     def _hedged(self, node: Token, covers: dict[int, Token]) -> str | None:
         covering = {c.i for c in covers.values()}
         lemma = lemma_of(node)
@@ -236,7 +253,7 @@ class PathChecks:
                     return f"the quote has a modal ({child.text!r}) the statement does not"
             if child.dep_ == "advmod" and word in HEDGE_ADVERBS and word not in self.s_lemmas:
                 return f"the quote hedges it ({child.text!r})"
-            if child.dep_ == "mark" and word in CONDITIONS and word not in self.s_lemmas:
+            if child.dep_ == "mark" and word in CONDITIONS and not self._keeps_condition(word):
                 return f"the quote makes it conditional ({child.text!r})"
             if child.dep_ == "advcl" and child.i not in covering:
                 mark = next((m for m in child.children if m.dep_ == "mark"), None)
@@ -284,6 +301,20 @@ class PathChecks:
             mine, theirs = tok.head.lower_, covers[tok.i].head
             if theirs.pos_ != "ADP" or theirs.lower_ == mine:
                 continue
+            if theirs.lower_ == "to" and mine in ("in", "at") and arrived(theirs.head):
+                continue  # "we moved to Boulder": in Boulder since
+            if tok.lower_ in DAYPARTS and covers[tok.i].lower_ not in DAYPARTS:
+                continue  # "before 7am" says "in the morning" (core.judge.daytime)
             if not any(mine in g and theirs.lower_ in g for g in PREP_GROUPS):
                 return veto(f"the quote says {theirs.text!r} where the statement says {mine!r}")
         return None
+
+
+def arrived(verb: Token) -> bool:
+    """A past verb of going ("moved", "went", "have relocated"): its "to" place is where the
+    speaker is since; "going to", "moving to" and "will move to" are plans, not arrivals."""
+    if lemma_of(verb) not in ARRIVE or verb.pos_ != "VERB":
+        return False
+    if any(c.dep_ == "aux" and c.lower_ in MODALS | {"'ll", "will"} for c in verb.children):
+        return False
+    return verb.tag_ in ("VBD", "VBN")

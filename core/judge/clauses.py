@@ -5,7 +5,9 @@ words; this reading sees the clause each word sits in. It parses the quote sente
 statement (core.judge.parse) and accepts when:
 
 1. **Every content word of the statement is covered** by a word of the quote sentence
-   (core.judge.relations: lemma, synonym, entailed word, derived form; a light verb such as
+   (core.judge.relations: lemma, synonym, entailed word, derived form; else WordNet 3.0 for
+   the same part of speech, core.judge.wordnet; a clock time for a part of the day,
+   core.judge.daytime; a light verb such as
    "has" or "takes" by a verb of having or by the speaker's possessive), every number and date
    of the statement is in the quote (core.judge.text's values: "thirty-two" is 32), and every
    name is spelled the same. Some statement words claim nothing a quote must say: "the user"
@@ -44,10 +46,14 @@ reading does not. The statement is parsed with "the user" as "she" ("The user ho
 Iceland" as "She honeymooned in Iceland"), which the small parser reads far more reliably.
 
 Its reason names the first failed check, or says "clause reading" with the covering clause.
-Limits: the parser is a small statistical model and mis-parses some casual text; the relation
-table is small, so paraphrases that need world knowledge ("decaf" is coffee, "school run" is
-taking the kids to school) are still refused; a quote longer than one sentence is read one
-sentence at a time.
+A condition clause may join the chain when the statement keeps the condition with the same
+terms on each side ("I get migraines if I skip meals" / "gets migraines when skipping meals");
+a shared decision ("we decided") is vetoed for a statement about the user alone; a past change
+followed by a later one ("moved to Leeds, then to York") gives no present state.
+
+Limits: the parser is a small statistical model and mis-parses some casual text; paraphrases
+that need world knowledge WordNet lacks ("school run" is taking the kids to school) are still
+refused; a quote longer than one sentence is read one sentence at a time.
 """
 
 from __future__ import annotations
@@ -56,11 +62,14 @@ import re
 from typing import TYPE_CHECKING
 
 from core.judge.clause_checks import PathChecks, Reading, veto
+from core.judge.daytime import DAYPARTS, says_daypart
 from core.judge.lexicon import (
     AGAINST,
     APPROXIMATE,
     CATEGORY,
+    DECIDE,
     HAVING,
+    HEDGE_VERBS,
     HOUSE,
     LIGHT,
     NOW,
@@ -86,6 +95,7 @@ from core.judge.syntax import (
     values_in,
     verb_of,
 )
+from core.judge.wordnet import wordnet
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -97,6 +107,16 @@ _SARCASM = re.compile(
     r"^\W*(?:ha\w*\W+)?(?:oh\W+)?(?:sure|yeah,? right|as if|like i'd ever)\b"
     r"|\b(?:LOVE|ADORE|ENJOY|LIKE)\b"
 )
+
+
+_CONDITION = frozenset("if when whenever".split())
+# spaCy's parts of speech as WordNet's (names, numbers and function words have none).
+_WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def _conditional(clause: Token) -> bool:
+    """A clause opened by "if"/"when"/"whenever"."""
+    return any(c.lower_ in _CONDITION for c in clause.children if c.dep_ in ("mark", "advmod"))
 
 
 def read_clauses(parser: Parser, quote: str, statement: str) -> Reading:
@@ -231,9 +251,30 @@ class _Judgement(PathChecks):
     def _cover(self, want: Token) -> Token | str | None:
         if is_number(want):
             return self._number_cover(want)
+        if want.lower_ in DAYPARTS and (clock := self._clock_cover(want)) is not None:
+            return clock
         if want.pos_ == "VERB" and lemma_of(want) in LIGHT:
             return self._light_cover(want)
         return self._word_cover(want)
+
+    def _clock_cover(self, want: Token) -> Token | None:
+        """A quote clock time ("6am", "10 pm") that says the statement's part of the day
+        (core.judge.daytime); the parser splits "6am", so the number is the covering word."""
+        words = {t.lower_ for t in self.s}
+        for tok in self.q:
+            if not is_number(tok):
+                continue
+            after = self.q[tok.i + 1].text if tok.i + 1 < len(self.q) else ""
+            clock = (
+                tok.text + after
+                if after.lower().rstrip(".") in ("am", "pm", "a.m", "p.m")
+                else tok.text
+            )
+            before = self.q[tok.i - 1] if tok.i > 0 else None
+            prep = before.lower_ if before is not None and before.pos_ == "ADP" else None
+            if says_daypart(want.lower_, words, clock, prep):
+                return tok
+        return None
 
     def _number_cover(self, want: Token) -> Token | str | None:
         values = values_in(want.text)
@@ -246,8 +287,14 @@ class _Judgement(PathChecks):
         """A light verb ("has", "takes", "uses") is said by a verb of having or using, or by
         the speaker's possessive on its object ("my meds" gives "takes meds")."""
         kin = HAVING if lemma_of(want) in ("have", "own", "get", "keep") else USING
+        # Not an auxiliary: the "'ve" of "I've got a dog" has no subject of its own.
         match = next(
-            (t for t in self.q if lemma_of(t) in kin and t.pos_ in ("VERB", "AUX", "ADP")), None
+            (
+                t
+                for t in self.q
+                if lemma_of(t) in kin and t.pos_ in ("VERB", "AUX", "ADP") and t.dep_ != "aux"
+            ),
+            None,
         )
         if match is not None:
             return match
@@ -257,22 +304,42 @@ class _Judgement(PathChecks):
 
     def _word_cover(self, want: Token) -> Token | None:
         lemma, proper = lemma_of(want), want.pos_ == "PROPN"
-        best = None
+        best = spelled = None
         for tok in self.q:
             if tok.is_punct:
                 continue
             if proper or tok.pos_ == "PROPN":
                 if tok.lower_ == want.lower_ or tok.lower_.rstrip("s") == want.lower_.rstrip("s"):
-                    return tok
+                    if proper:
+                        return tok
+                    # A common noun spelled like part of a name ("father", "Father's Day")
+                    # is the word itself only when the quote has no other word for it.
+                    spelled = spelled or tok
                 continue
             have = lemma_of(tok)
             if have == lemma or tok.lower_ == want.lower_:
                 return tok
             if best is None and (same_word(lemma, have) or same_word(want.lower_, tok.lower_)):
                 best = tok
+        best = best or spelled
         if best is None and "-" in want.text:
             return None
-        return best
+        return best if best is not None else self._lexicon_cover(want, lemma)
+
+    def _lexicon_cover(self, want: Token, lemma: str) -> Token | None:
+        """A quote word of the same part of speech that WordNet says gives ``want``
+        (core.judge.wordnet: "retriever" gives "dog", "need" gives "want"); names never."""
+        pos = _WORDNET_POS.get(want.pos_)
+        lexicon = wordnet()
+        if pos is None or lexicon is None or lemma in HEDGE_VERBS:
+            return None
+        for tok in self.q:
+            have = lemma_of(tok)
+            if have in HEDGE_VERBS:  # wanting, hoping, planning: the hedge checks read them
+                continue
+            if _WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(lemma, have, pos):
+                return tok
+        return None
 
     def _same_possessed(self, want: Token) -> list[Token]:
         """Quote nouns that name the same possession as the statement's ``want``: "my mum's
@@ -323,6 +390,7 @@ class _Judgement(PathChecks):
                 covers[tok.i] = cover
         if not covers:
             return Reading(False, "the statement has no content words to check")
+        covers = self._in_one_chain(covers)
         return (
             self._one_chain(covers)
             or self._subject_agrees(subject, covers)
@@ -331,6 +399,37 @@ class _Judgement(PathChecks):
             or self._prepositions(covers)
             or Reading(True, self._accepted(covers))
         )
+
+    def _in_one_chain(self, covers: dict[int, Token]) -> dict[int, Token]:
+        """A covered word whose lemma the quote says twice is read where the other words
+        are: "we don't live in Denver anymore, we moved to Boulder" gives "lives in Boulder"
+        from the Boulder clause, not the Denver one."""
+        tops = [unit_top(c) for c in covers.values()]
+        if len(set(tops)) == 1:
+            return covers
+        # Names and numbers have one place only: their clause is where the rest belongs.
+        fixed = {unit_top(c) for i, c in covers.items() if self.s[i].pos_ in ("PROPN", "NUM")}
+        home = fixed.pop() if len(fixed) == 1 else max(set(tops), key=tops.count)
+        moved = dict(covers)
+        for i, cover in covers.items():
+            if unit_top(cover) == home:
+                continue
+            want = self.s[i]
+            lemma = lemma_of(want)
+            lexicon = wordnet()
+            for tok in self.q:
+                if tok.i == cover.i or unit_top(tok) != home or tok.pos_ != cover.pos_:
+                    continue
+                have = lemma_of(tok)
+                if have == lemma or same_word(lemma, have):
+                    moved[i] = tok
+                    break
+                pos = _WORDNET_POS.get(tok.pos_)
+                hedged = lemma in HEDGE_VERBS or have in HEDGE_VERBS
+                if lexicon is not None and pos and not hedged and lexicon.covers(lemma, have, pos):
+                    moved[i] = tok
+                    break
+        return moved
 
     def _swapped(self, subject: Token | None) -> Reading | None:
         """A statement with someone else doing something to the user ("Tom beat the user")
@@ -351,7 +450,7 @@ class _Judgement(PathChecks):
 
     def _one_chain(self, covers: dict[int, Token]) -> Reading | None:
         tops = {unit_top(c) for c in covers.values()}
-        if len(tops) == 1:
+        if len(tops) == 1 or self._kept_condition(tops, covers):
             return None
         reason = "the statement joins words from different clauses of the quote"
         subjects = [clause_subject(top) for top in sorted(tops, key=lambda t: t.i)[1:]]
@@ -360,6 +459,22 @@ class _Judgement(PathChecks):
             # of the same thing; not read here, but no sign of another subject either.
             return Reading(False, reason)
         return veto(reason)
+
+    def _kept_condition(self, tops: set[Token], covers: dict[int, Token]) -> bool:
+        """Two clause chains, one the condition of the other ("I get migraines if I skip
+        meals"), and the statement keeps the condition: its own condition clause ("when
+        skipping meals") says what the quote's says, and its main clause the quote's main."""
+        if len(tops) != 2:
+            return False
+        main, cond = sorted(tops, key=lambda t: t.dep_ == "advcl")
+        if cond.dep_ != "advcl" or unit_top(cond.head) != main or not _conditional(cond):
+            return False
+        mine = next((t for t in self.s if t.dep_ == "advcl" and _conditional(t)), None)
+        if mine is None:
+            return False
+        inside = {t.i for t in mine.subtree}
+        theirs = {t.i for t in cond.subtree}
+        return all((i in inside) == (c.i in theirs) for i, c in covers.items())
 
     def _anchor(self, subject: Token, covers: dict[int, Token]) -> Token:
         """The quote word that says the statement's predicate: the cover of its verb, or of
@@ -390,6 +505,11 @@ class _Judgement(PathChecks):
                 return None
             return Reading(False, "the quote's clause has no subject to check")
         if about_user:
+            shared = q_subject.lower_ in ("we", "us") or any(
+                c.dep_ == "conj" for c in q_subject.children
+            )
+            if shared and any(lemma_of(c) in DECIDE for c in covers.values()):
+                return veto("the quote's decision is shared, the statement makes it the user's")
             if is_speaker(q_subject):
                 return None
             return veto(f"the quote says it of {q_subject.text!r}, not of the speaker")

@@ -12,7 +12,7 @@ SPEAKER = frozenset("i me us we".split())
 PRONOUNS = frozenset("he it she they".split())
 SPEAKER_POSS = frozenset("mine my our ours".split())
 USER_WORDS = frozenset("her hers herself she".split())
-LIGHT = frozenset("be do follow get have keep take use".split())
+LIGHT = frozenset("be do follow get have keep own take use".split())
 OWN = frozenset("be get have own take use".split())
 HAVING = frozenset("adopt buy get have inherit keep own receive rescue with".split())
 USING = frozenset("drive follow have on run take use".split())
@@ -62,6 +62,12 @@ HEDGE_ADVERBS = frozenset(
 )
 # Verbs that may govern a covered verb without changing the claim ("I started running").
 ASPECT = frozenset("be begin continue do get go have keep start".split())
+# Verbs of going: their past puts the speaker in the place they went "to".
+ARRIVE = frozenset("come emigrate fly go move relocate return travel".split())
+# Verbs of deciding: "we decided" is a shared decision, not the user's alone.
+DECIDE = frozenset("agree choose decide opt pick select settle vote".split())
+# After a past change, words that say a later one followed ("moved to Leeds, then to York").
+SEQUENCE = frozenset("after afterwards before later then till until".split())
 AGAINST = frozenset("instead over than".split())
 # Prepositions that give a reason or a duration, which a negation does not narrow.
 REASONS = frozenset("because due for since".split())

@@ -57,13 +57,22 @@ How the offline judge decides entailment
    ("That's not true.", "Just kidding.", "Well, worked."). The rules then judge the quote.
 7. When the ordered-words rules refuse, a second reading accepts a paraphrase
    (core.judge.paraphrase): every content word of the statement covered by one quote sentence,
-   in any order, through stems, lemmas and a small table of relation synonyms (boss/manager,
-   "report to"/manager, picked/chose, called/named, wife/spouse), with light verbs, category
-   nouns ("answers", "units"), "years old" and "we" as the team or household needing no cover,
-   under vetoes for another subject, hedges, negation kind and count, tense, numbers that count
-   another thing, "from" origins, prepositions, privative and approximate words ("former",
-   "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers after an
-   attitude verb, a negation or "the user is X". Its rules and limits are in that module.
+   in any order, through stems, lemmas, a small table of relation synonyms (boss/manager,
+   "report to"/manager, picked/chose, called/named, wife/spouse) and WordNet 3.0
+   (core.judge.wordnet: a synonym, a hypernym or a verb entailment of a quote word: "golden
+   retriever" gives "dog", "passed away" "died"; never an antonym or the other direction), a
+   clock time for a part of the day ("before 7am" / "early in the morning"), with light verbs,
+   category nouns ("answers", "units"), "years old" and "we" as the team or household needing
+   no cover, under vetoes for another subject, hedges, negation kind and count, tense, numbers
+   that count another thing, "from" origins, prepositions, privative and approximate words
+   ("former", "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers
+   after an attitude verb, a negation or "the user is X". Its rules and limits are in that
+   module.
+
+   Idioms of preference and avoidance ("I'd rather X than Y", "X works better for me", "can't
+   stand", "not a fan of", "try not to V") are also read as one more quote sentence in plain
+   words (core.judge.rephrase), as "Devon is my manager" is read as "My manager is Devon"
+   (core.inversion, with the extractor's reader core.holder).
 
 8. When both refuse, the clause reading (core.judge.clauses) parses the quote sentence and
    the statement (core.judge.parse: spaCy's small English model, packaged; optional) and
@@ -78,12 +87,12 @@ paraphrase or a clause reading) and below 0.5 otherwise (the fraction of stateme
 halved); the reason names the first thing that failed ("number 4 in the statement is not in
 the quote") or the reading that accepted.
 
-Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence judge"): on the
-200 dev pairs precision 1.00, recall 0.64 with the clause reading (0.49 without); on held-out
-pairs written before it was tuned, precision 0.98, recall 0.77. Paraphrases that need world
-knowledge ("decaf" is coffee, "golden retriever" a dog) are still downgraded to
-agent_inference, the safe direction. A reading by the packaged embedder's cosine was measured
-and left out: it lets role swaps through ("I prefer cats to dogs" / "prefers dogs").
+Measured (``agent-memory eval --dataset judge``, benchmarks/README.md "Evidence judge"): the
+figures and the commit they were taken at are there. Paraphrases that need world knowledge
+WordNet does not hold ("school run" is taking the kids to school, "pescatarian" eats fish) are
+still downgraded to agent_inference, the safe direction. A reading by the packaged embedder's
+cosine was measured and left out: it lets role swaps through ("I prefer cats to dogs" /
+"prefers dogs").
 
 Limits, honestly: the word readings are words and clauses, not a parser, and the parser is a
 small statistical model that mis-parses some casual text. Reordered facts spread over two
@@ -119,7 +128,9 @@ from core.judge.context import read, retraction, split
 from core.judge.contradiction import exclusive_conflict
 from core.judge.inversion import possessor_first
 from core.judge.paraphrase import read_paraphrase
+from core.judge.paraphrase_rules import shared_decision
 from core.judge.parse import Parser, default_parser
+from core.judge.rephrase import rephrasings
 from core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -147,6 +158,7 @@ from core.judge.text import (
     split_words,
     stem_word,
 )
+from core.judge.wordnet import wordnet
 
 _MATCHED = (WORD, VALUE, PREP, MODAL, SELF, SELFPOSS, POSS, PRON, REL, CLAUSE, SOFT)
 _SKIPPABLE = (STOP, SOFT, PUNCT)
@@ -552,12 +564,15 @@ class OfflineJudge(Judge):
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        """ "offline-rules-v1+clauses (spacy ... with ...)" or why the clause reading is off."""
+        """ "offline-rules-v1+clauses+wordnet (spacy ... with ...)", or which reading is off
+        and why."""
+        lexicon = "+wordnet" if wordnet() is not None else ""
+        off = "" if lexicon else "; WordNet off: the wn 0.0.23 data is not installed"
         if self._parser is None:
-            return "offline-rules-v1 (clause reading off)"
+            return f"offline-rules-v1{lexicon} (clause reading off{off})"
         if not self._parser.available:
-            return f"offline-rules-v1 (clause reading off: {self._parser.about})"
-        return f"offline-rules-v1+clauses ({self._parser.about})"
+            return f"offline-rules-v1{lexicon} (clause reading off: {self._parser.about}{off})"
+        return f"offline-rules-v1+clauses{lexicon} ({self._parser.about}{off})"
 
     def entails(self, premise: str, hypothesis: str, *, context: str | None = None) -> Verdict:
         # The turn may void the quote (context.read); the rules then judge the quote itself.
@@ -575,6 +590,8 @@ class OfflineJudge(Judge):
             quote += [(s, text, later) for s in parse_sentences(text, statement=False)]
             if (turned := possessor_first(text)) is not None:  # "Devon is my manager"
                 quote += [(s, turned, later) for s in parse_sentences(turned, statement=False)]
+            for plain in rephrasings(text):  # "I'd rather X than Y": "I prefer X to Y"
+                quote += [(s, plain, later) for s in parse_sentences(plain, statement=False)]
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")
@@ -588,7 +605,9 @@ class OfflineJudge(Judge):
             for k, attempt in enumerate(attempts):
                 if not attempt.holds:
                     continue
-                refusal = retraction(quote[k][2], hypothesis)
+                refusal = retraction(quote[k][2], hypothesis) or shared_decision(
+                    quote[k][0].tokens, part
+                )
                 if refusal is None and attempt.tightness < 1.0:
                     # Words were skipped ("two sisters and a brother"): let the parse check
                     # the roles; a tight in-order match needs no parse.

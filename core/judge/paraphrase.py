@@ -8,19 +8,27 @@ one quote sentence, in any order, and that no veto stops. It runs on the same to
 Coverage: the same stem; the same lemma ("called"/"call", "given"/"give"); one entry of a small
 table of general relation and wording synonyms (boss/manager, picked/chose/decided,
 called/named, hate/dislike), or of one-way entailments (a quote's "report to" gives "manager",
-"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared
-prefix of at least five letters for words of five or more ("allergic"/"allergy",
-"honeymoon"/"honeymooned", "diabetic"/"diabetes"). A few statement words claim nothing a
-quote must say and need no cover: light verbs (have, use, take, hold, follow, own, get, work
-as), category nouns (answers, responses, units, spelling, disease, medication), "years old"
-after a number, the user's household/family/home/team when the quote speaks as we/our, and
-"now"/"currently" (present quote) or "recently" (a quote with just/last/recently/ago). In a
-request ("Please keep it short", "Call me Sam", "Can you give me ... ?") the wanting words of
-the statement (wants, prefers, would like, asks for, to be) need no cover either. Names,
-numbers, dates, modifiers like "permanently" or "successfully" always do.
+"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared prefix of at least
+five letters for words of five or more ("allergic"/"allergy", "honeymoon"/"honeymooned",
+"diabetic"/"diabetes"); the clause reading's relation table (core.judge.relations); WordNet
+(core.judge.wordnet) for a statement word plainly a noun (after a/the/a number/a possessive) or
+a verb (after the user or a modal), and for a phrasal verb of the quote ("passed away" gives
+"died"); a clock time with am/pm for a part of the day (core.judge.daytime). A statement's "very
+X" is said by the quote's superlative of X. A few statement words claim nothing a quote must say
+and need no cover: light verbs (have, use, take, hold, follow, own, get, work as), category
+nouns (answers, responses, units, spelling, disease, medication), "years old" after a number,
+the user's household/family/home/team when the quote speaks as we/our, and "now"/"currently"
+(present quote, or a past change whose result lasts: "just" with a past verb,
+moved/switched/bought...) or "recently" (a quote with just/last/recently/ago), and
+"about"/"around" before a number the quote states. In a request ("Please keep it short", "Call
+me Sam", "Can you give me ... ?") the wanting words of the statement (wants, prefers, would
+like, asks for, to be) need no cover either. Names, numbers, dates, modifiers like "permanently"
+or "successfully" always do.
 
-In the quote, between the speaker and the first covered word only light verbs, "work as", and
-(for a statement that the user has something) verbs of getting it (adopted, bought) may stand.
+In the quote, between the speaker and the first covered word only light verbs, "work as",
+words that strengthen the claim ("all", "really"), "need" (for a statement that the user
+wants it) and (for a statement that the user has something) verbs of getting it (adopted,
+bought) may stand.
 
 Vetoes (each one is the reason given):
 - the covering words span a contrast ("but", "although", "though", "however", "whereas");
@@ -40,12 +48,17 @@ Vetoes (each one is the reason given):
 - the quote's covering clauses in the past (was/were/did/had, used to; "have had" is present)
   while the statement is not, or a covered verb in another tense than the statement's
   ("lived" / "lives");
+- a shared decision ("we decided", "my wife and I chose") made the user's alone;
+- a condition on both sides whose terms are swapped ("I skip meals when I get migraines" /
+  "gets migraines when skipping meals"), or a preference the other way round ("rather tea
+  than coffee" / "prefers coffee to tea");
+- a past change the quote follows with a later one ("moved to Leeds, then to York");
 - after an attitude verb (like, love, hate, prefer, want, mind, enjoy), content words of the
   quote after the last covering word of that clause ("I hate meetings before 10am" does not
   give "the user hates meetings").
 
-Limits: it is still words, not a parse. It cannot read world knowledge ("decaf" is not
-"coffee", "celiac" is not "gluten"), implications across sentences, or paraphrases whose words
+Limits: it is still words, not a parse. It cannot read world knowledge WordNet lacks
+("celiac" is not "gluten"), implications across sentences, or paraphrases whose words
 are all new ("I'm terrified of flying, so trains" / "prefers trains"); those are refused. A
 covered word can be the right word in the wrong role ("my sister's cat is called Tom, I'm Tom"
 style constructions); the subject veto catches the common shapes only.
@@ -55,6 +68,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.judge.daytime import DAYPARTS
+from core.judge.forms import lemmas, past_form
+from core.judge.lexicon import SEQUENCE
+from core.judge.paraphrase_rules import (
+    ABOUT,
+    CONDITION,
+    ENDED,
+    HOUSE,
+    INTENSIFIERS,
+    NEEDING,
+    STRENGTHEN,
+    WANTING,
+    WE,
+    arrived,
+    choose,
+    clock_cover,
+    condition_roles,
+    contrast_roles,
+    has,
+    lasting_result,
+    lexicon_covers,
+    phrasal_cover,
+    pos_hint,
+    shared_decision,
+)
 from core.judge.text import (
     CLAUSE,
     CONJ,
@@ -133,7 +171,6 @@ _CATEGORY = {
 }
 # Getting something: "we adopted a greyhound" gives "the user has a greyhound".
 _ACQUIRE = {stem_word(w) for w in split_words("adopt buy get receive rescue inherit")}
-_HOUSE = {stem_word(w) for w in split_words("household family home team")}
 _WISH = {"want", "prefer", "like", "request", "requested", "ask", "asked", "wish"}
 _PRIVATIVE = set(
     split_words("previous former ex future fake almost nearly potential imaginary would-be")
@@ -141,12 +178,6 @@ _PRIVATIVE = set(
 # Words anywhere in the sentence that make a covered claim approximate, ended or lost.
 _APPROXIMATE = set(
     split_words("almost nearly ish around roughly approximately about-to sort kind partly")
-)
-_ENDED = set(
-    split_words(
-        "died dead lost sold left quit stop stopped avoid ended divorced cancelled canceled "
-        "returned former formerly"
-    )
 )
 _EXTRA_HEDGES = {stem_word(w) for w in split_words("need needs needed turning applied goal")}
 _ATTITUDE = {stem_word(w) for w in split_words("like love hate prefer mind enjoy dislike")}
@@ -158,59 +189,12 @@ _REQUEST_START = set(
         "explain tell"
     )
 )
-_IRREGULAR_PAST = {
-    "given": "give",
-    "gave": "give",
-    "chosen": "choose",
-    "chose": "choose",
-    "got": "get",
-    "gotten": "get",
-    "bought": "buy",
-    "made": "make",
-    "taken": "take",
-    "took": "take",
-    "went": "go",
-    "gone": "go",
-    "left": "leave",
-    "grew": "grow",
-    "grown": "grow",
-    "taught": "teach",
-    "wrote": "write",
-    "written": "write",
-    "began": "begin",
-    "begun": "begin",
-    "met": "meet",
-    "spent": "spend",
-    "held": "hold",
-    "kept": "keep",
-}
 _REQUEST_FILLER = set(split_words("you your me it everything all this these things"))
 _SUBJECT_PRONOUNS = set(split_words("he she it they"))
-_WE = set(split_words("we us our ours ourselves"))
 _DISCOURSE = set(split_words("finally ugh honestly yeah so well oh hey lol sure big"))
 
 
-def _lemmas(tok: Token) -> set[str]:
-    """The token's form, and its forms with a regular ``-ed`` or an irregular past taken off."""
-    text = tok.text
-    forms = {tok.form}
-    if text in _IRREGULAR_PAST:
-        forms.add(stem_word(_IRREGULAR_PAST[text]))
-    elif tok.cls == WORD and len(text) > 4 and text.endswith("ed"):
-        root = text[:-2]
-        forms |= {stem_word(root), stem_word(root + "e")}
-        if len(root) >= 2 and root[-1] == root[-2]:
-            forms.add(stem_word(root[:-1]))
-    return forms
-
-
-def _past_form(tok: Token) -> bool:
-    return tok.text in _IRREGULAR_PAST or (
-        tok.cls == WORD and len(tok.text) > 4 and tok.text.endswith("ed")
-    )
-
-
-def _covers(want: Token, have: Token) -> bool:
+def _covers(want: Token, have: Token, pos: str = "") -> bool:
     if have.cls not in (WORD, VALUE, PREP, SOFT):
         return False
     if want.cls == VALUE or have.cls == VALUE:
@@ -218,7 +202,7 @@ def _covers(want: Token, have: Token) -> bool:
             want.form == have.form
             or (want.form[:1] == "@" and have.form.startswith(want.form + "-"))
         )
-    la, lb = _lemmas(want), _lemmas(have)
+    la, lb = lemmas(want), lemmas(have)
     if la & lb:
         return True
     groups = {_SYNONYM[f] for f in la if f in _SYNONYM}
@@ -227,7 +211,31 @@ def _covers(want: Token, have: Token) -> bool:
     if any(_HYPONYMS.get(f, set()) & lb for f in la):
         return True
     shorter = min(len(want.text), len(have.text))
-    return shorter >= 5 and want.text[:5] == have.text[:5]
+    if shorter >= 5 and want.text[:5] == have.text[:5]:
+        return True
+    return (
+        bool(pos)
+        and want.cls == WORD
+        and have.cls == WORD
+        and lexicon_covers(want.text, have.text, pos)
+    )
+
+
+def _intensified(want: Token, statement: Sentence, tokens: list[Token]) -> bool:
+    """The statement's "very"/"really" before a word is said by the quote's superlative of
+    it ("the simplest budget possible" / "a very simple budget") or its own intensifier."""
+    toks = statement.tokens
+    i = next(k for k, t in enumerate(toks) if t is want)
+    if i + 1 >= len(toks) or toks[i + 1].cls != WORD:
+        return False
+    for p, tok in enumerate(tokens):
+        if not _covers(toks[i + 1], tok):
+            continue
+        superlative = tok.text.endswith("est") and not toks[i + 1].text.endswith("est")
+        before = tokens[p - 1].text if p else ""
+        if superlative or before in INTENSIFIERS | {"so", "most"}:
+            return True
+    return False
 
 
 @dataclass(slots=True)
@@ -284,9 +292,11 @@ def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] 
             continue
         if tok.form in ("year", "old") and any(t.cls == VALUE for t in toks[max(0, i - 2) : i]):
             continue
+        if tok.text in ABOUT and i + 1 < len(toks) and toks[i + 1].cls == VALUE:
+            continue  # "about 800" claims less than the quote's "800"; the 800 is still needed
         if tok.text in ("named", "called") and i + 1 < len(toks) and toks[i + 1].cls == WORD:
             continue  # "a dog named Rufus": the name itself must be covered ("my dog Rufus")
-        if tok.form in _HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
+        if tok.form in HOUSE and premise_we and (prev is None or prev.cls in (SELFPOSS, STOP)):
             continue  # "the user's household" or "the team" for the quote's "we"
         needs.append(tok)
     if request and not wish:
@@ -306,33 +316,49 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     for cue in _SARCASM:
         if any(texts[i : i + len(cue)] == cue for i in range(len(texts))):
             return Reading(False, f"the quote is sarcastic ({' '.join(cue)!r})")
-    premise_we = any(t.text in _WE for t in tokens)
+    premise_we = any(t.text in WE for t in tokens)
     needs = _needs(statement, request, premise_we)
     if isinstance(needs, str):
         return Reading(False, needs)
     if not needs:
         return Reading(False, "the statement has no content words to check")
     kept = {t.text for t in statement.tokens}
-    statement_hedged = any(t.cls == MODAL and t.form in HEDGES for t in statement.tokens)
+    # A wish ("wants") is what the user said, not a hedge: it licenses no "might" in the quote.
+    statement_hedged = any(
+        t.cls == MODAL and t.form in HEDGES - {"want", "wish"} for t in statement.tokens
+    )
     clause_of = _clauses(tokens)
-    cover: list[int] = []
+    placed: list[Token] = []  # the statement words a quote word covers, in order
+    candidates: list[list[int]] = []  # the quote places that cover each of them
     for want in needs:
         if want.text in ("previously", "formerly"):
-            if not any(t.past or _past_form(t) for t in tokens):
+            if not any(t.past or past_form(t) for t in tokens):
                 return Reading(False, f"the statement says {want.text!r} and the quote is not past")
+            continue
+        if want.text in INTENSIFIERS and _intensified(want, statement, tokens):
             continue
         if want.cls == SOFT:
             problem = _soft(want, tokens, kept)
             if problem is not None:
                 return Reading(False, problem)
             continue
-        found = [p for p, tok in enumerate(tokens) if _covers(want, tok)]
+        pos = pos_hint(
+            statement.tokens, next(i for i, t in enumerate(statement.tokens) if t is want)
+        )
+        found = [p for p, tok in enumerate(tokens) if _covers(want, tok, pos)]
+        if not found and (phrasal := phrasal_cover(want, tokens)) is not None:
+            found = [phrasal]
+        if not found and want.text in DAYPARTS:
+            found = clock_cover(want, statement, tokens)
         if not found:
             return Reading(False, f"{want.text!r} in the statement is not in the quote")
-        cover.append(found[0])
-        have = tokens[found[0]]
-        retensed = want.cls == WORD and want.form != have.form and _lemmas(want) & _lemmas(have)
-        if retensed and _past_form(have) and not _past_form(want):
+        placed.append(want)
+        candidates.append(found)
+    cover = choose(candidates, clause_of)
+    for want, p in zip(placed, cover, strict=True):
+        have = tokens[p]
+        retensed = want.cls == WORD and want.form != have.form and lemmas(want) & lemmas(have)
+        if retensed and past_form(have) and not past_form(want):
             return Reading(False, f"{have.text!r} is in another tense")
     if not cover:
         return Reading(False, "the statement has no content words to check")
@@ -343,12 +369,15 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
             return Reading(False, f"the quote's words span a contrast ({tokens[p].text!r})")
     problem = (
         _whole_sentence(tokens, kept)
-        or _values(tokens, clause_of, needs, cover, statement)
-        or _origins(tokens, needs, cover, statement)
+        or shared_decision(tokens, statement)
+        or condition_roles(tokens, placed, cover, statement)
+        or contrast_roles(tokens, placed, cover, statement)
+        or _values(tokens, clause_of, placed, cover, statement)
+        or _origins(tokens, placed, cover, statement)
         or _subject(tokens, clause_of, used, cover, request, kept)
         or _hedges(tokens, clause_of, used, statement_hedged, kept, request)
         or _negation(tokens, clause_of, used, statement)
-        or _tense(tokens, clause_of, used, statement)
+        or _tense(tokens, clause_of, used, statement, cover)
         or _attitude(tokens, clause_of, cover, request, kept)
         or _strict(tokens, clause_of, cover, statement, request)
     )
@@ -378,19 +407,17 @@ def _soft(want: Token, tokens: list[Token], kept: set[str]) -> str | None:
     past = any(t.past for t in tokens)
     if want.text in ("now", "currently", "nowadays", "still") and not past:
         return None
+    if want.text in ("now", "currently") and lasting_result(tokens):
+        return None  # "I just moved to Leeds", "we've switched to Linear": so it is now
     if want.text in ("recently", "lately") and set(texts) & _RECENT:
         return None
     if want.text == "always" and (
-        _has(texts, ["whole", "life"]) or _has(texts, ["all", "my", "life"])
+        has(texts, ["whole", "life"]) or has(texts, ["all", "my", "life"])
     ):
         return None
     if want.text == "daily" and ("day" in texts or "days" in texts):
         return None
     return f"the statement adds {want.text!r}, which the quote does not say"
-
-
-def _has(texts: list[str], run: list[str]) -> bool:
-    return any(texts[i : i + len(run)] == run for i in range(len(texts)))
 
 
 def _subject(
@@ -453,11 +480,15 @@ def _predicate(
         tok = tokens[p]
         if tok.cls != WORD or tok.text in kept or tok.text in _DISCOURSE:
             continue
-        acquired = kept & {"has", "have"} and _lemmas(tok) & _ACQUIRE
+        if tok.text in STRENGTHEN:
+            continue  # "I do all my banking with Monzo": more, not something else
+        if tok.form in NEEDING and kept & WANTING:
+            continue  # "I need the simplest budget" says the user wants it
+        acquired = kept & {"has", "have"} and lemmas(tok) & _ACQUIRE
         following = tokens[p + 1].text if p + 1 < len(tokens) else ""
         if tok.form == "work" and following == "as":
             continue  # "I work as a plumber": the user is a plumber
-        if not (_lemmas(tok) & _LIGHT_VERBS or acquired):
+        if not (lemmas(tok) & _LIGHT_VERBS or acquired):
             return f"the quote says more about it: {tok.text!r} stands before what it covers"
     return None
 
@@ -487,6 +518,10 @@ def _hedges(
             hedge = not kept & {"prefers", "prefer", "rather"}
         if not hedge or tok.text in kept:
             continue
+        if tok.form in NEEDING and kept & WANTING:
+            continue  # "I need X" says the user wants X
+        if tok.text in CONDITION and kept & CONDITION:
+            continue  # the statement keeps the condition: "if I skip meals" / "when skipping"
         if request and tok.form in ("can", "could", "would", "will", "when"):
             continue
         if statement_hedged and tok.form not in ("say", "used", "if", "or", "when"):
@@ -502,12 +537,18 @@ def _negation(
     tokens: list[Token], clause_of: list[int], used: list[int], statement: Sentence
 ) -> str | None:
     last = max(used)
+    # An earlier clause's negation reaches the covering ones only when that clause has no
+    # subject of its own ("No, ...", "Not anymore, ..."); "we don't live in Denver anymore,
+    # we moved to Boulder" negates Denver, not Boulder.
+    own_subject = {
+        clause_of[p] for p, tok in enumerate(tokens) if tok.cls in (SELF, PRON) or tok.text in WE
+    }
     negs = sum(
         1
         for p, tok in enumerate(tokens)
         if tok.cls == NEG
         and clause_of[p] <= last
-        and (clause_of[p] in used or clause_of[p] < min(used))
+        and (clause_of[p] in used or (clause_of[p] < min(used) and clause_of[p] not in own_subject))
     )
     wanted = [t.form for t in statement.tokens if t.cls == NEG]
     if negs != len(wanted):
@@ -532,15 +573,22 @@ def _negation(
 
 
 def _tense(
-    tokens: list[Token], clause_of: list[int], used: list[int], statement: Sentence
+    tokens: list[Token],
+    clause_of: list[int],
+    used: list[int],
+    statement: Sentence,
+    cover: list[int],
 ) -> str | None:
     toks = statement.tokens
     statement_past = any(t.past for t in toks) or any(
-        _past_form(t) and (i == 0 or toks[i - 1].text not in ("is", "are", "am"))
+        past_form(t) and (i == 0 or toks[i - 1].text not in ("is", "are", "am"))
         for i, t in enumerate(toks)
     )
     if statement_past:
         return None
+    later = [t.text for t in tokens[max(cover) + 1 :]] if cover else []
+    if any(t.past or past_form(t) for t in tokens) and set(later) & SEQUENCE:
+        return f"the quote goes on to a later change ({(set(later) & SEQUENCE).pop()!r})"
     for p, tok in enumerate(tokens):
         if clause_of[p] not in used or not tok.past:
             continue
@@ -583,7 +631,7 @@ def _whole_sentence(tokens: list[Token], kept: set[str]) -> str | None:
             continue
         if tok.text in _APPROXIMATE or tok.text in _PRIVATIVE:
             return f"the quote qualifies it ({tok.text!r})"
-        if tok.text in _ENDED:
+        if tok.text in ENDED:
             return f"the quote says it ended or changed ({tok.text!r})"
     return None
 
@@ -606,11 +654,7 @@ def _values(
 ) -> str | None:
     """A number counts the same thing on both sides: "3 kids and 2 dogs" does not give
     "2 kids"."""
-    covering = iter(cover)
-    for want in needs:
-        if want.cls == SOFT or want.text in ("previously", "formerly"):
-            continue
-        p = next(covering)
+    for want, p in zip(needs, cover, strict=True):
         if want.cls != VALUE:
             continue
         mine = _next_word(statement.tokens, statement.tokens.index(want))
@@ -628,15 +672,15 @@ def _origins(
     """A word the quote puts after "from" (where something moved from, an old value) is not
     the statement's unless the statement also says "from"; prepositions before a covered
     name or value must agree ("near Berlin" is not "in Berlin")."""
-    covering = iter(cover)
-    for want in needs:
-        if want.cls == SOFT or want.text in ("previously", "formerly"):
-            continue
-        p = next(covering)
+    for want, p in zip(needs, cover, strict=True):
         theirs = _preposition(tokens, p)
         mine = _preposition(statement.tokens, statement.tokens.index(want))
         if theirs == "from" and mine != "from":
             return f"{tokens[p].text!r} is where it came from in the quote"
+        if theirs == "to" and mine in ("in", "at") and arrived(tokens, p):
+            continue
+        if want.text in DAYPARTS and tokens[p].cls == VALUE:
+            continue  # "before 7am" says "in the morning" (core.judge.daytime checked the way)
         if theirs and mine and theirs != mine and {theirs, mine} - {"in", "at"}:
             return f"the quote says {theirs!r} {tokens[p].text!r}, not {mine!r}"
     return None
@@ -644,8 +688,10 @@ def _origins(
 
 def _preposition(tokens: list[Token], p: int) -> str | None:
     q = p - 1
-    while q >= 0 and tokens[q].cls in (STOP, SOFT):
-        q -= 1
+    while q >= 0 and (
+        tokens[q].cls in (STOP, SOFT) or (tokens[q].text in ABOUT and tokens[p].cls == VALUE)
+    ):
+        q -= 1  # "for about 800": the preposition is "for"
     return tokens[q].text if q >= 0 and tokens[q].cls == PREP else None
 
 

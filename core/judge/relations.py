@@ -75,6 +75,8 @@ _ENTAILED_BY = {
     "diet": "vegan vegetarian keto paleo",
     "sleep": "nap",
     "wedding": "anniversary",
+    # Having moved somewhere is living there (a "to" place; "from" and plans are vetoed).
+    "live": "move relocate emigrate",
 }
 
 

@@ -79,7 +79,7 @@ _TOKEN = re.compile(
     r"(?P<time>\b\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\b\d{1,2}:\d{2}\b)"
     r"|(?P<range>\b\d+(?:[.:]\d+)*(?:[-\u2013/]\d+(?:[.:]\d+)*)+)"
     r"|(?P<num>(?:(?<![\w.])-)?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*))"
-    r"(?P<suffix>st|nd|rd|th)?"
+    r"(?:(?P<suffix>st|nd|rd|th)|(?P<scale>k|m|bn)(?![^\W\d_]))?"
     r"|(?P<poss>'s\b)"
     r"|(?P<word>[^\W\d_]+)"
     r"|(?P<punct>[,$€£¥%])"
@@ -407,6 +407,26 @@ def _number_form(text: str) -> str:
     return f"#{int(text)}"
 
 
+# Written scales: "15k" is 15,000 anywhere; "3m" and "2bn" only after a currency sign
+# ("$3m"), since "3m" alone is as often three metres or minutes.
+_SCALE = {"k": 1000, "m": 10**6, "bn": 10**9}
+_CURRENCY = frozenset("$€£¥")
+
+
+def _scaled(number: str, scale: str | None, before: list[tuple[str, str]]) -> str:
+    digits = number.replace(",", "")
+    if scale is None or (scale != "k" and not (before and before[-1][1] in _CURRENCY)):
+        return digits
+    if "." in digits and digits.count(".") > 1:
+        return digits  # a version ("2.1.3k") is no amount
+    whole, _, part = digits.partition(".")
+    factor = _SCALE[scale]
+    value = int(whole or "0") * factor + (int(part) * factor // 10 ** len(part) if part else 0)
+    if part and int(part) * factor % 10 ** len(part):
+        return digits  # "1.2345k" names no whole amount
+    return str(value)
+
+
 def _raw_tokens(sentence: str) -> list[tuple[str, str]]:
     """(kind, text) pairs: time, range, num, poss, word, punct; number words folded into
     num. A range or numeric date ("3-4", "2024-05-12", "12/05") stays one value as written."""
@@ -417,14 +437,61 @@ def _raw_tokens(sentence: str) -> list[tuple[str, str]]:
         elif match.group("range"):
             out.append(("range", match.group("range").replace("\u2013", "-")))
         elif match.group("num"):
-            out.append(("num", match.group("num").replace(",", "")))
+            out.append(("num", _scaled(match.group("num"), match.group("scale"), out)))
+            if match.group("scale") and out[-1][1] == match.group("num").replace(",", ""):
+                out.append(("word", match.group("scale")))  # "5m" as five metres: kept as said
         elif match.group("poss"):
             out.append(("poss", "'s"))
         elif match.group("word"):
             out.append(("word", match.group("word")))
         else:
             out.append(("punct", match.group("punct")))
-    return _fold_number_words(out)
+    return _durations(_fold_number_words(out))
+
+
+def _durations(raw: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Durations in years, one way on both sides: "a year and a half", "two and a half years"
+    and "eighteen months" are all 1.5 / 2.5 / 1.5 years. Months become years only in whole or
+    half years of at least one ("six months" and "14 months" stay as said)."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(raw):
+        texts = [t for _, t in raw[i : i + 5]]
+        kind, text = raw[i]
+        if texts[:5] in (["a", "year", "and", "a", "half"], ["one", "year", "and", "a", "half"]):
+            out += [("num", "1.5"), ("word", "years")]
+            i += 5
+            continue
+        unit = texts[4] if len(texts) == 5 else ""
+        half = texts[1:4] == ["and", "a", "half"] and unit in ("year", "years")
+        if kind == "num" and half and text.isdigit():
+            out += [("num", f"{int(text)}.5"), ("word", "years")]
+            i += 5
+            continue
+        if kind == "num" and text.isdigit() and texts[1:2] in (["months"], ["month"]):
+            months = int(text)
+            if months >= 12 and months % 6 == 0:
+                years = f"{months // 12}" if months % 12 == 0 else f"{months // 12}.5"
+                out += [("num", years), ("word", "years" if texts[1] == "months" else "year")]
+                i += 2
+                continue
+        before = raw[i - 1][1] if i else ""
+        one = text in ("a", "an", "one") and texts[1:2] and texts[1] in _UNIT_ONE
+        if one and (before in _DURATION_LEAD or texts[2:3] == ["ago"]):
+            # "for a year" is one year: "sober for 18 months" does not say it
+            out.append(("num", "1"))
+            i += 1
+            continue
+        out.append(raw[i])
+        i += 1
+    return out
+
+
+_UNIT_ONE = frozenset("year month week day hour decade".split())
+# Words before "a year" that make it a length of time, not a rate ("800 a month").
+_DURATION_LEAD = frozenset(
+    "for about around over past last than in within nearly almost just only under".split()
+)
 
 
 def _fold_number_words(raw: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -914,6 +914,7 @@ def test_the_nli_judge_reads_the_quote_in_its_turn(tiny_nli: Callable[..., Path]
     ("quote", "statement"),
     [
         ("Devon is my manager now", "The user's manager is Devon."),
+        ("Devon is now my manager.", "The user's manager is Devon."),
         ("Nell is my dog.", "The user's dog is Nell."),
         ("Lisbon is my favourite city", "The user's favourite city is Lisbon."),
         ("Priya is my boss", "The user's manager is Priya."),

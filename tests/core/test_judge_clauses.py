@@ -29,8 +29,6 @@ pytestmark = pytest.mark.skipif(
 # Paraphrases that need the parse: the word rules alone refuse each of them.
 PARAPHRASES = [
     ("I got married last June.", "The user is married."),
-    ("I'm a big fan of sci-fi novels.", "The user likes sci-fi novels."),
-    ("Honestly I can't stand mornings.", "The user dislikes mornings."),
     ("I've worked at Siemens since 2015.", "The user works at Siemens."),
     ("I work as a paramedic in Cork.", "The user is a paramedic."),
     ("I've been studying Korean for a year.", "The user is studying Korean."),
@@ -137,8 +135,8 @@ def test_every_false_heldout_pair_is_refused(
 
 
 def test_the_name_says_which_reading_runs(judge: OfflineJudge, words_only: OfflineJudge) -> None:
-    assert judge.name.startswith("offline-rules-v1+clauses (spacy ")
-    assert words_only.name == "offline-rules-v1 (clause reading off)"
+    assert judge.name.startswith("offline-rules-v1+clauses+wordnet (spacy ")
+    assert words_only.name == "offline-rules-v1+wordnet (clause reading off)"
 
 
 def test_without_a_model_package_the_word_rules_judge_alone() -> None:
@@ -146,13 +144,11 @@ def test_without_a_model_package_the_word_rules_judge_alone() -> None:
     accept a plain restatement, and a paraphrase only the parse reads is refused."""
     judge = OfflineJudge(Parser(packages=("no_such_spacy_model_package",)))
     assert judge.name == (
-        "offline-rules-v1 (clause reading off: no English model package is installed "
+        "offline-rules-v1+wordnet (clause reading off: no English model package is installed "
         "(tried no_such_spacy_model_package))"
     )
     assert judge.entails("I live in Porto.", "The user lives in Porto.").holds
-    assert not judge.entails(
-        "Honestly I can't stand mornings.", "The user dislikes mornings."
-    ).holds
+    assert not judge.entails("I got married last June.", "The user is married.").holds
 
 
 def test_the_verdict_is_deterministic(judge: OfflineJudge) -> None:

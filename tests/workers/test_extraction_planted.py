@@ -117,6 +117,18 @@ def test_a_later_correction_supersedes_through_extraction(mem: Memory) -> None:
     assert current.id in ids and old.id not in ids
 
 
+@pytest.mark.parametrize("said", ["Dana is now my manager.", "Dana is my manager now."])
+def test_a_named_holder_said_with_now_is_confirmed_by_its_own_words(mem: Memory, said: str) -> None:
+    """The extractor and the judge read "X is (now) my Y" with one reader (core.holder): the
+    judge once refused "is now my", so the extracted record was downgraded to an agent
+    inference."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == "The user's manager is Dana."
+    assert record.source_kind is SourceKind.USER_STATEMENT
+    assert record.status is Status.CONFIRMED and record.attribute == "manager"
+
+
 def test_an_informative_sentence_no_rule_phrases_is_kept_verbatim(mem: Memory) -> None:
     """The fallback: the user's sentences, kept as said (consecutive ones together), dated
     when they were said, and left out of the summary's remembered facts."""
