@@ -42,9 +42,9 @@ several store sizes, and for the reranker's latency against its candidate count.
    The two run interleaved, query by query. End-to-end is ``perf_counter`` around
    ``Session.call``; the stages are the retriever's own timings (``timings_ms`` of the
    response, the ones the search_log row keeps). The readable scopes are resolved from the
-   grant table in ``Session.search`` before the retriever starts (its own
-   ``scope_resolution`` stage only copies them), so that lookup is timed by wrapping
-   ``Session.readable_scopes`` and reported as part of readable-scope resolution;
+   grant table by the memory_search handler before the retriever starts (its own
+   ``scope_resolution`` stage only copies them), so that lookup is timed by wrapping the
+   store's grant read (``Store.grants``) and reported as part of readable-scope resolution;
    ``session_overhead`` is the rest of ``Session.call`` (argument validation, the request).
 
 3. **Warm** runs: a fresh subprocess per store, on a copy of it (the searches write
@@ -415,27 +415,28 @@ def run_child(arguments: list[str]) -> dict:
 
 class Reader:
     """The sessions the benchmark searches through, one per agent, with the grant lookup
-    (``Session.readable_scopes``) timed."""
+    (the store's grant read, ``Store.grants``, which the tool handlers resolve scopes from)
+    timed."""
 
     def __init__(self, mem: Memory) -> None:
         self.mem = mem
         self.sessions: dict[str, Any] = {}
         self.scope_lookup_s: list[float] = []
+        lookup = mem.store.grants
+
+        def timed(agent_id: str | None = None) -> list[Any]:
+            started = time.perf_counter()
+            try:
+                return lookup(agent_id)
+            finally:
+                self.scope_lookup_s.append(time.perf_counter() - started)
+
+        mem.store.grants = timed  # type: ignore[method-assign]  # this store only
 
     def session(self, agent: str) -> Any:
         session = self.sessions.get(agent)
         if session is None:
             session = self.mem.session(agent_id=agent, user_id=USER, session_id=f"s-{agent}")
-            lookup = session.readable_scopes
-
-            def timed() -> tuple[str, ...]:
-                started = time.perf_counter()
-                try:
-                    return lookup()
-                finally:
-                    self.scope_lookup_s.append(time.perf_counter() - started)
-
-            session.readable_scopes = timed  # this session only
             self.sessions[agent] = session
         return session
 

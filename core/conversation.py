@@ -36,7 +36,7 @@ from core.importer import MAX_CONTENT_CHARS
 from core.models import canonical_time, parse_time, validate_id
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.engine import Engine, HasEngine
 
 # How many preceding turns of the session enter a turn's context, and at most how many
 # characters of each: enough to say what a short reply answers, not so much that a long
@@ -136,7 +136,7 @@ def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
 
 
 def import_conversation(
-    memory: Memory,
+    engine: Engine | HasEngine,
     turns: Iterable[Mapping[str, Any]],
     *,
     scope: str,
@@ -157,7 +157,7 @@ def import_conversation(
         validate_id(session_id, what="session_id")
     records = turn_records(validate_turns(turns, labels=labels))
     return importer.import_records(
-        memory,
+        engine,
         records,
         scope=scope,
         agent_id=agent_id,

@@ -34,6 +34,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,13 +43,13 @@ from core import events, traces
 from core.embedder import Embedder
 from core.evidence import normalise
 from core.filters import RecordFilter
-from core.models import format_time
+from core.models import format_time, utcnow
 from core.store import erasure as stored
 from core.store import log
 from core.traces import Scrubbed
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.engine import Engine
     from core.models import Record
     from core.store import Store
 
@@ -150,8 +151,45 @@ def redact_turns(
     return [(session_id, seq) for session_id, seq, _ in hits]
 
 
+def erase(
+    store: Store,
+    record_id: str,
+    *,
+    reason: str | None = None,
+    agent_id: str | None = None,
+    lineage: bool = True,
+    now: datetime | None = None,
+) -> list[str]:
+    """Erase a record and, with ``lineage``, every not yet erased version of its lineage
+    (``Memory.erase``, memory_forget): each becomes a tombstone and leaves its suppression and
+    redactions (``leave_suppression``); a session summary that quoted one is erased too.
+    Returns the ids erased, empty when nothing was left to erase."""
+    at = now or utcnow()
+    erased: list[str] = []
+    quoting: list[str] = []  # session summaries that quoted an erased record
+
+    def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
+        scrubbed = leave_suppression(conn, rowid, reason=reason, now=at, suppress=suppress)
+        quoting.extend(scrubbed.summaries)
+
+    tombstone = partial(store.tombstone, agent_id=agent_id, now=at, purge=False)
+    # The record's id, or every not yet erased version of its lineage in its scope (the
+    # scope the caller was allowed to erase in), oldest first.
+    targets = store.lineage_ids(record_id) if lineage else [record_id]
+    for target in targets:
+        if tombstone(target, reason=reason, before=before):
+            erased.append(target)
+    for summary in dict.fromkeys(quoting):
+        quoted = partial(before, suppress=False)
+        if tombstone(summary, reason="quoted a forgotten record", before=quoted):
+            erased.append(summary)
+    if erased:  # one FTS merge and checkpoint for the whole lineage
+        store.purge()
+    return erased
+
+
 def near_duplicates(
-    memory: Memory, record: Record, scopes: Sequence[str], *, now: datetime
+    engine: Engine, record: Record, scopes: Sequence[str], *, now: datetime
 ) -> list[str]:
     """Live records in ``scopes`` that a search would collapse into ``record`` (cosine at or
     above ``retrieval.duplicate_cosine``), best first. memory_forget returns them rather than
@@ -159,14 +197,14 @@ def near_duplicates(
     not been shown, and near is not the same (a PIN hint one digit apart is near)."""
     if record.rowid is None:
         return []
-    index = memory.index()
+    index = engine.index()
     vector = index.vectors([record.rowid]).get(record.rowid)
     if vector is None:
         return []
-    threshold = memory.config.retrieval.duplicate_cosine
+    threshold = engine.config.retrieval.duplicate_cosine
     where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
     hits = [h for h in index.search(vector, 16, where=where) if h.score >= threshold]
-    found = memory.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
+    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
     return [found[h.rowid].id for h in hits if h.rowid in found]
 
 
@@ -251,6 +289,7 @@ __all__ = [
     "REDACTION_FILL",
     "Suppressions",
     "content_digest",
+    "erase",
     "is_redacted",
     "leave_suppression",
     "near_duplicates",

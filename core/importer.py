@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import entities, policy
+from core.engine import Engine, HasEngine, engine_of
 from core.entities import EntityRef
 from core.errors import InvalidArgument
 from core.models import (
@@ -53,7 +54,7 @@ from core.models import (
 from core.records import NewRecord, embedding_text, insert_record
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.config import Config
 
 MAX_CONTENT_CHARS = 8000
 MAX_TAGS = 32
@@ -161,7 +162,7 @@ def import_key(scope: str, item: ImportItem, session_id: str | None = None) -> s
 
 
 def import_records(
-    memory: Memory,
+    engine: Engine | HasEngine,
     records: Iterable[Mapping[str, Any]],
     *,
     scope: str,
@@ -178,7 +179,7 @@ def import_records(
     ``session_id`` is stored on every record (core.conversation: the session the turns came
     from)."""
     return import_items(
-        memory,
+        engine,
         records,
         scope=scope,
         agent_id=agent_id,
@@ -190,7 +191,7 @@ def import_records(
 
 
 def import_items(
-    memory: Memory,
+    source: Engine | HasEngine,
     records: Iterable[Mapping[str, Any]],
     *,
     scope: str,
@@ -201,6 +202,7 @@ def import_items(
     session_id: str | None = None,
 ) -> ImportOutcome:
     """``import_records``, with the counts of what was written and what was already there."""
+    engine = engine_of(source)  # the command line and tests pass a Memory
     check_batch_size(batch_size)
     parsed_scope = Scope.parse(scope)
     records = list(records)
@@ -220,7 +222,7 @@ def import_items(
     ids: dict[str, str] = {}  # import key -> record id, stored before or by this call
     created = 0
     for start in range(0, len(items), batch_size):
-        with memory.store.reading() as conn:
+        with engine.store.reading() as conn:
             ids.update(_stored(conn, keys[start : start + batch_size]))
             fresh = {
                 key: item
@@ -238,14 +240,19 @@ def import_items(
         drafts = [
             replace(
                 _record(
-                    item, plan, scope=str(parsed_scope), agent_id=agent_id, now=now, memory=memory
+                    item,
+                    plan,
+                    scope=str(parsed_scope),
+                    agent_id=agent_id,
+                    now=now,
+                    config=engine.config,
                 ),
                 session_id=session_id,
             )
             for item, plan in zip(batch, plans, strict=True)
         ]
-        vectors = memory.embedder.embed([embedding_text(r) for r in drafts])
-        with memory.store.transaction() as conn:
+        vectors = engine.embedder.embed([embedding_text(r) for r in drafts])
+        with engine.store.transaction() as conn:
             for key, draft, plan, vector in zip(fresh, drafts, plans, vectors, strict=True):
                 if found := _stored(conn, [key]):  # another process imported it meanwhile
                     ids.update(found)
@@ -263,7 +270,7 @@ def import_items(
                 insert_record(
                     conn,
                     NewRecord(draft, vector),
-                    embedder=memory.embedder.identity,
+                    embedder=engine.embedder.identity,
                     now=now,
                     event_kind="record.imported",
                 )
@@ -274,7 +281,7 @@ def import_items(
                 )
                 ids[key] = draft.id
                 created += 1
-    memory.index()
+    engine.index()
     return ImportOutcome([ids[key] for key in keys], created, len(keys) - created)
 
 
@@ -326,10 +333,10 @@ def _record(
     scope: str,
     agent_id: str | None,
     now: datetime,
-    memory: Memory,
+    config: Config,
 ) -> Record:
     status = policy.initial_status(item.source_kind)
-    expires = policy.expires_at(status, now=now, config=memory.config)
+    expires = policy.expires_at(status, now=now, config=config)
     subject_entity = plan[0].id if plan else None
     return Record(
         id=new_id("mem", now),

@@ -16,11 +16,12 @@ lose their vector in the store, so ``sync`` removes their row here.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from core.errors import StoreClosedError
 from core.filters import STATUS_ORDER, TYPE_ORDER, RecordFilter
 from core.models import Status
 from core.store import IndexDelta, IndexEntry, Store
@@ -322,6 +323,35 @@ class VectorIndex:
         rows = self._position[rowids[found]]
         held = rows >= 0
         return rows[held], found[held]
+
+
+class LiveIndex:
+    """This process's vector index of one store: built on first call and synced with the store
+    (and so with every other process) on each call after. Thread-safe."""
+
+    def __init__(self, store: Store, dims: Callable[[], int]) -> None:
+        self._store = store
+        self._dims = dims  # read at build: an embedder may learn its size when it loads
+        self._index: VectorIndex | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> VectorIndex:
+        if self._store.closed:
+            raise StoreClosedError(f"the store {self._store.path} is closed")
+        with self._lock:
+            if self._index is None:
+                self._index = VectorIndex.build(self._store, self._dims())
+            else:
+                self._index.sync(self._store)
+            return self._index
+
+    def built(self) -> VectorIndex | None:
+        """The index if it has been built, without building or syncing it."""
+        return self._index
+
+    def drop(self) -> None:
+        """Forget the index (the store closed); a later call builds it again."""
+        self._index = None
 
 
 def _member(column: np.ndarray, codes: list[int], distinct: int) -> np.ndarray:

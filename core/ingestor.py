@@ -87,8 +87,7 @@ from core.records import (
 )
 
 if TYPE_CHECKING:
-    from core.judge import Judge
-    from core.memory import Memory
+    from core.engine import Engine
 
 # Which transcript roles can vouch for which claimed source.
 EVIDENCE_ROLES: dict[SourceKind, tuple[str, ...]] = {
@@ -238,13 +237,13 @@ class _Clock:
 
 
 class Ingestor:
-    """Validates and writes records for one Memory."""
+    """Validates and writes records into one engine's store, with its judge."""
 
-    def __init__(self, memory: Memory, judge: Judge) -> None:
-        self.memory = memory
-        self.store = memory.store
-        self.judge = judge
-        self.config = memory.config
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.judge = engine.judge()
+        self.config = engine.config
 
     # -- evidence ----------------------------------------------------------------------------
 
@@ -380,7 +379,7 @@ class Ingestor:
         outcome.decisions["raced"] = raced  # the records that made it start over
         outcome.notes = notes + outcome.notes
         with clock.stage("vector_index_update"):
-            self.memory.index()
+            self.engine.index()
         outcome.timings_ms = clock.timings
         total = round((time.perf_counter() - started) * 1000, 3)
         with clock.stage("log_write"):
@@ -446,7 +445,7 @@ class Ingestor:
 
         if vector is None:
             with clock.stage("content_embedding"):
-                vector = self.memory.embedder.embed([embedding_text(draft)])[0]
+                vector = self.engine.embedder.embed([embedding_text(draft)])[0]
 
         # A writer sees only what it may read: a write-only grant neither reinforces,
         # contradicts nor supersedes a record, and no result or note names one (design §5).
@@ -557,7 +556,7 @@ class Ingestor:
         self, draft: Record, vector: np.ndarray, *, now: datetime
     ) -> list[tuple[Record, float]]:
         """The nearest records of ``_kin`` (live, same scope and type), most similar first."""
-        hits = self.memory.index().search(vector, _NEIGHBOURS, where=_kin(draft, now))
+        hits = self.engine.index().search(vector, _NEIGHBOURS, where=_kin(draft, now))
         hits = [h for h in hits if h.score >= self.config.ingest.conflict_floor]
         found = self.store.records_by_rowid([h.rowid for h in hits])
         return [(found[h.rowid], h.score) for h in hits if h.rowid in found]
@@ -589,7 +588,7 @@ class Ingestor:
         judge: live as of ``now``, close enough (the neighbour and duplicate floors), and of
         the same occasion. None if there is none."""
         floor = max(self.config.ingest.conflict_floor, self.config.ingest.duplicate_floor)
-        identity = self.memory.embedder.identity
+        identity = self.engine.embedder.identity
         for record, cosine in _written_since(conn, seen, draft, vector, identity, now):
             if record.id not in judged and cosine >= floor and _same_occasion(record, draft):
                 return record.id
@@ -606,9 +605,9 @@ class Ingestor:
         if draft.subject_entity_id is None:
             return []
         words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
-        index = self.memory.index()
+        index = self.engine.index()
         if len(index) >= _SMALL_STORE:
-            terms = self.memory.retriever().terms
+            terms = self.engine.retriever().terms
             weightless = terms.weightless(words, epoch=index.epoch, version=index.version)
             words = [w for w in words if w not in weightless]
         match = fts_match(words)
@@ -662,7 +661,7 @@ class Ingestor:
         if request.replaces is not None:
             known.add(request.replaces.id)
         retired: list[Record] = []
-        for record in stale.Finder(self.memory, self.judge).stale(draft, vector, now=now):
+        for record in stale.Finder(self.engine, self.judge).stale(draft, vector, now=now):
             if record.id in known:
                 continue
             same_kind = record.type is draft.type and draft.type is not MemoryType.EPISODIC
@@ -741,7 +740,7 @@ class Ingestor:
             rowid = insert_record(
                 conn,
                 NewRecord(draft, vector),
-                embedder=self.memory.embedder.identity,
+                embedder=self.engine.embedder.identity,
                 now=now,
                 event_kind="record.created",
             )

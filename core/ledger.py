@@ -16,20 +16,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core import erasure, users
 from core.store import erasure as stored
 from core.store.erasure import ERASURE_EVENTS
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.store import Store
 
 
-def read(memory: Memory) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+def read(store: Store) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The ledger rows and erasure events of the store as it is now."""
-    return stored.ledger(memory.store)
+    return stored.ledger(store)
 
 
 def reapply(
-    memory: Memory,
+    store: Store,
     ledger: list[tuple[Any, ...]],
     events: list[tuple[Any, ...]],
     *,
@@ -39,17 +40,17 @@ def reapply(
     """In the restored store: erase again what the ledger names, restore the ledger and the
     erasure events the snapshot lacks; what was re-erased."""
     re_erased: list[str] = []
-    users: list[str] = []
+    forgotten: list[str] = []
     for _, record_id, user_id, _digest in ledger:
         if record_id is not None:
-            re_erased += memory.erase(
-                record_id, reason="erased before the restore", lineage=False, now=now
+            re_erased += erasure.erase(
+                store, record_id, reason="erased before the restore", lineage=False, now=now
             )
-        elif memory.forget_user(user_id, now=now)["counts"]:
-            users.append(user_id)
-    with memory.store.transaction() as conn:
+        elif users.forget_user(store, user_id, now=now)["counts"]:
+            forgotten.append(user_id)
+    with store.transaction() as conn:
         stored.copy_missing(conn, ledger, events)
-    return {"re_erased": re_erased, "users_re_erased": users, "source": str(source)}
+    return {"re_erased": re_erased, "users_re_erased": forgotten, "source": str(source)}
 
 
 __all__ = ["ERASURE_EVENTS", "read", "reapply"]

@@ -12,19 +12,17 @@ through sessions and the tool surface.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core import conversation, erasure, importer, ledger, policy, users
 from core.config import Config
 from core.embedder import Embedder, make_embedder
-from core.errors import InvalidArgument, PermissionDenied, StoreClosedError
-from core.index import VectorIndex
+from core.engine import Engine, Lazy
+from core.errors import InvalidArgument, PermissionDenied
+from core.index import LiveIndex, VectorIndex
 from core.ingestor import Ingestor
 from core.jobs import Dispatcher, Jobs, LeasePolicy
 from core.logging import get_logger
@@ -44,7 +42,11 @@ log = get_logger("agent_memory")
 
 class Memory:
     """A memory store opened by a host. Safe to share between threads; several processes may
-    open the same file and each sees the others' writes on its next search."""
+    open the same file and each sees the others' writes on its next search.
+
+    The composition root: it builds the store's parts into one ``Engine`` (``mem.engine``),
+    which sessions, tools, search, writes and extraction are given; none of them imports this
+    module."""
 
     def __init__(
         self,
@@ -53,11 +55,13 @@ class Memory:
         embedder: Embedder,
         judge: Judge | None = None,
         dispatcher: Dispatcher | None = None,
+        *,
+        reranker: Reranker | None = None,
+        rewriter: QueryRewriter | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.embedder = embedder
-        self._judge = judge
         self.dispatcher = dispatcher
         self.jobs = Jobs(
             store,
@@ -72,12 +76,22 @@ class Memory:
             ),
             dispatcher=lambda: self.dispatcher,
         )
-        self._ingestor: Ingestor | None = None
-        self._retriever: Retriever | None = None
-        self._reranker: Reranker | None = None
-        self._rewriter: QueryRewriter | None = None
-        self._index: VectorIndex | None = None
-        self._index_lock = threading.Lock()
+        self._index = LiveIndex(store, lambda: embedder.dims)
+        self._judge = Lazy(lambda: judge if judge is not None else _make_judge(config))
+        self._retriever = Lazy(lambda: Retriever(self.engine))
+        self.engine = Engine(
+            store=store,
+            config=config,
+            embedder=embedder,
+            index=self._index,
+            jobs=self.jobs,
+            judge=self._judge,
+            reranker=Lazy(lambda: reranker if reranker is not None else _make_reranker(config)),
+            rewriter=Lazy(lambda: rewriter if rewriter is not None else _make_rewriter(config)),
+            ingestor=Lazy(lambda: Ingestor(self.engine)),
+            retriever=self._retriever,
+            dispatcher=lambda: self.dispatcher,
+        )
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -132,17 +146,15 @@ class Memory:
         except BaseException:
             store.close()
             raise
-        memory = cls(store, config, embedder, judge, dispatcher)
-        memory._reranker, memory._rewriter = reranker, rewriter
-        return memory
+        return cls(store, config, embedder, judge, dispatcher, reranker=reranker, rewriter=rewriter)
 
     def close(self) -> None:
         """Close the store. Further calls raise StoreClosedError."""
         self.store.close()
-        self._index = None
-        if self._retriever is not None:
-            self._retriever.close()
-            self._retriever = None
+        self._index.drop()
+        retriever = self._retriever.reset()
+        if retriever is not None:
+            retriever.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -173,50 +185,20 @@ class Memory:
     def index(self) -> VectorIndex:
         """This process's vector index, built on first use and synced with the store (and so
         with every other process) on each call."""
-        if self.store.closed:
-            raise StoreClosedError(f"the store {self.store.path} is closed")
-        with self._index_lock:
-            if self._index is None:
-                self._index = VectorIndex.build(self.store, self.embedder.dims)
-            else:
-                self._index.sync(self.store)
-            return self._index
+        return self._index()
 
     @property
     def judge(self) -> Judge:
         """The evidence judge (``judge.kind`` in config), created on first use."""
-        if self._judge is None:
-            from core.judge import make_judge
-
-            self._judge = make_judge(self.config.judge)
-        return self._judge
+        return self._judge()
 
     def ingestor(self) -> Ingestor:
         """The write path shared by every session of this Memory."""
-        if self._ingestor is None:
-            self._ingestor = Ingestor(self, self.judge)
-        return self._ingestor
+        return self.engine.ingestor()
 
     def retriever(self) -> Retriever:
         """The search pipeline shared by every session of this Memory."""
-        if self._retriever is None:
-            reranker, rewriter = self._reranker, self._rewriter
-            if reranker is None and self.config.reranker.enabled:
-                reranker = FlagRerankerBackend(
-                    self.config.reranker.model, device=self.config.embedder.device
-                )
-            if rewriter is None and self.config.rewrite.enabled:
-                import anthropic  # a dependency; the client reads ANTHROPIC_API_KEY on use
-
-                # The client gives up when the stage does (no retries: a retry would outlive
-                # the stage), so its thread is not left waiting.
-                rewriter = AnthropicRewriter(
-                    anthropic.Anthropic(max_retries=0),
-                    model=self.config.rewrite.model,
-                    timeout_s=self.config.rewrite.timeout_ms / 1000,
-                )
-            self._retriever = Retriever(self, reranker=reranker, rewriter=rewriter)
-        return self._retriever
+        return self._retriever()
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -350,7 +332,7 @@ class Memory:
         """Validate, embed (in batches) and write records into ``scope``; ids in input order.
         One invalid record rejects the whole call and writes nothing. See core.importer."""
         return importer.import_records(
-            self, records, scope=scope, agent_id=agent_id, batch_size=batch_size, now=now
+            self.engine, records, scope=scope, agent_id=agent_id, batch_size=batch_size, now=now
         )
 
     def import_conversation(
@@ -368,7 +350,7 @@ class Memory:
         turns as retrieval context; ids in input order. One invalid turn rejects the whole
         call and writes nothing. See core.conversation."""
         return conversation.import_conversation(
-            self,
+            self.engine,
             turns,
             scope=scope,
             session_id=session_id,
@@ -407,34 +389,9 @@ class Memory:
         also leaves a suppression, and the turns it quoted are redacted, so a session's
         extraction does not write it again (core.erasure). Events keep ids and reasons only.
         Idempotent: erasing an erased record erases whatever of its lineage is still left."""
-        at = now or utcnow()
-        erased: list[str] = []
-        quoting: list[str] = []  # session summaries that quoted an erased record
-
-        def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
-            scrubbed = erasure.leave_suppression(
-                conn, rowid, reason=reason, now=at, suppress=suppress
-            )
-            quoting.extend(scrubbed.summaries)
-
-        tombstone = partial(self.store.tombstone, agent_id=agent_id, now=at, purge=False)
-        for target in self._erasure_targets(record_id, lineage=lineage):
-            if tombstone(target, reason=reason, before=before):
-                erased.append(target)
-        for summary in dict.fromkeys(quoting):
-            quoted = partial(before, suppress=False)
-            if tombstone(summary, reason="quoted a forgotten record", before=quoted):
-                erased.append(summary)
-        if erased:  # one FTS merge and checkpoint for the whole lineage
-            self.store.purge()
-        return erased
-
-    def _erasure_targets(self, record_id: str, *, lineage: bool) -> list[str]:
-        """The record's id, or every not yet erased version of its lineage in its scope (the
-        scope the caller was allowed to erase in), oldest first."""
-        if not lineage:
-            return [record_id]
-        return self.store.lineage_ids(record_id)
+        return erasure.erase(
+            self.store, record_id, reason=reason, agent_id=agent_id, lineage=lineage, now=now
+        )
 
     # -- a user's data on request ------------------------------------------------------------
 
@@ -443,21 +400,22 @@ class Memory:
         agent:<agent>/<id> scope, sessions and transcripts, job outputs, search and write logs,
         entities and aliases. The receipt counts rows per table and lists the record and
         session ids; a user with nothing stored gets an empty one (core.users)."""
-        return users.forget_user(self, user_id, now=now or utcnow())
+        return users.forget_user(self.store, user_id, now=now or utcnow())
 
     def export_user(
         self, user_id: str, path: str | Path, *, now: datetime | None = None
     ) -> dict[str, int]:
         """Write everything stored of ``user_id`` to ``path`` as JSON lines that
         ``agent-memory import`` reads again (core.users); counts per kind."""
-        return users.export_user(self, user_id, path, now=now or utcnow())
+        return users.export_user(self.store, user_id, path, now=now or utcnow())
 
     # -- whole store -----------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
         """Counts, versions and the embedder, as a JSON-ready dict."""
         stats = self.store.stats()
-        stats["index_vectors"] = len(self._index) if self._index is not None else None
+        index = self._index.built()
+        stats["index_vectors"] = len(index) if index is not None else None
         return stats
 
     def snapshot(self, destination: str | Path) -> Path:
@@ -468,10 +426,10 @@ class Memory:
         """Replace the whole store with a snapshot. Every process rebuilds its index. What was
         erased since the snapshot is erased again (core.ledger); returns what was."""
         at = now or utcnow()
-        ledger_rows, events = ledger.read(self)
+        ledger_rows, events = ledger.read(self.store)
         self.store.restore(source, now=at)
         self.store.bind_embedder(self.embedder.identity, now=at)
-        return ledger.reapply(self, ledger_rows, events, source=source, now=at)
+        return ledger.reapply(self.store, ledger_rows, events, source=source, now=at)
 
 
 def _parse_access(access: str | Access) -> Access:
@@ -481,3 +439,29 @@ def _parse_access(access: str | Access) -> Access:
         raise InvalidArgument(
             f"access must be one of read, write, readwrite; got {access!r}", field="access"
         ) from None
+
+
+def _make_judge(config: Config) -> Judge:
+    from core.judge import make_judge  # on first use: the judge's modules are not small
+
+    return make_judge(config.judge)
+
+
+def _make_reranker(config: Config) -> Reranker | None:
+    if not config.reranker.enabled:
+        return None
+    return FlagRerankerBackend(config.reranker.model, device=config.embedder.device)
+
+
+def _make_rewriter(config: Config) -> QueryRewriter | None:
+    if not config.rewrite.enabled:
+        return None
+    import anthropic  # a dependency; the client reads ANTHROPIC_API_KEY on use
+
+    # The client gives up when the stage does (no retries: a retry would outlive the stage),
+    # so its thread is not left waiting.
+    return AnthropicRewriter(
+        anthropic.Anthropic(max_retries=0),
+        model=config.rewrite.model,
+        timeout_s=config.rewrite.timeout_ms / 1000,
+    )

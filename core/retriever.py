@@ -47,7 +47,7 @@ from core.temporal import TimeWindow, query_window
 from core.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.engine import Engine
 
 log = get_logger("agent_memory")
 
@@ -90,22 +90,15 @@ class _Timer:
 
 
 class Retriever:
-    """Runs searches for one Memory."""
+    """Runs searches over one store's parts (its engine's reranker and rewriter, if any)."""
 
-    def __init__(
-        self,
-        memory: Memory,
-        *,
-        tokens: TokenCounter | None = None,
-        reranker: Reranker | None = None,
-        rewriter: QueryRewriter | None = None,
-    ) -> None:
-        self.memory = memory
-        self.store = memory.store
-        self.config = memory.config
+    def __init__(self, engine: Engine, *, tokens: TokenCounter | None = None) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.config = engine.config
         self.tokens = tokens or TokenCounter()
-        self.reranker = reranker
-        self.rewriter = rewriter
+        self.reranker: Reranker | None = engine.reranker()
+        self.rewriter: QueryRewriter | None = engine.rewriter()
         # records_fts's tokenizer in a private in-memory table, shared by both BM25 paths.
         self.tokenizer = Tokenizer()
         self.terms = TermStats(self.store.term_documents, tokenizer=self.tokenizer)
@@ -159,12 +152,12 @@ class Retriever:
         timer.run("filter_construction", t)
 
         t = time.perf_counter()
-        vector = self.memory.embedder.embed([query])[0]
+        vector = self.engine.embedder.embed([query])[0]
         timer.run("query_embedding", t)
 
         depth = cfg.candidates_per_generator
         t = time.perf_counter()
-        index = self.memory.index()  # synced with the store here, once per search
+        index = self.engine.index()  # synced with the store here, once per search
         dense = self._named(index.search(vector, depth, where=where))
         timer.run("dense_candidates", t)
 
@@ -401,7 +394,7 @@ class Retriever:
                 "gate_after_reranker": fallback_gate,
                 "limit": request.limit,
                 "depth": depth,
-                "embedder": str(self.memory.embedder.identity),
+                "embedder": str(self.engine.embedder.identity),
                 "reranker": self.config.reranker.model if self.config.reranker.enabled else None,
                 "reranker_mode": self.config.reranker.mode,
             },

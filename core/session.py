@@ -21,48 +21,32 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import time
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
-from core import entities, erasure, policy
-from core.entities import EntityRef
+from core import policy
+from core.engine import Engine, HasEngine, engine_of
 from core.errors import (
     AgentMemoryError,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
     ReadOnlyStoreError,
     StoreError,
     internal_tool_error,
 )
 from core.evidence import Turn
-from core.ingestor import WriteOutcome, WriteRequest
 from core.logging import get_logger
 from core.models import (
-    HISTORY_STATUSES,
-    LIVE_STATUSES,
-    EntityKind,
-    MemoryType,
-    Procedure,
-    Record,
     Scope,
-    SourceKind,
-    Status,
     format_time,
     utcnow,
     validate_id,
 )
-from core.records import append_event, select_records
-from core.retriever import SearchRequest
-from core.tools import TOOLS, ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs
-
-if TYPE_CHECKING:
-    from core.memory import Memory
+from core.records import append_event
+from core.tools import TOOLS, ToolContext
 
 log = get_logger("agent_memory")
 
@@ -89,7 +73,7 @@ class Session:
 
     def __init__(
         self,
-        memory: Memory,
+        engine: Engine | HasEngine,
         *,
         agent_id: str,
         user_id: str,
@@ -99,7 +83,8 @@ class Session:
         now: datetime | None = None,
         deferred: bool = False,
     ) -> None:
-        self.memory = memory
+        self.engine = engine_of(engine)
+        self.memory = _host(engine)
         self.principal = policy.Principal(agent_id, user_id)
         self.session_id = validate_id(session_id, what="session_id")
         targets = dict(write_targets or {"personal": f"user:{user_id}"})
@@ -110,13 +95,13 @@ class Session:
         self.write_targets: dict[str, str] = targets
         self._targets_given = bool(write_targets)
         self.authoritative_tools = _tool_names(
-            (*memory.config.evidence.authoritative_tools, *authoritative_tools)
+            (*self.engine.config.evidence.authoritative_tools, *authoritative_tools)
         )
         self._started = now or utcnow()
         # Deferred: the turns added but not yet stored; None once stored (or never deferred).
         self._pending: list[tuple[str, str, str, str | None]] | None = None
-        if deferred or memory.read_only:
-            with self.memory.store.reading() as conn:
+        if deferred or self.engine.read_only:
+            with self.engine.store.reading() as conn:
                 self._check_stored(conn)
             self._pending = []
         else:
@@ -125,7 +110,7 @@ class Session:
     @classmethod
     def resume(
         cls,
-        memory: Memory,
+        engine: Engine | HasEngine,
         *,
         agent_id: str,
         user_id: str,
@@ -136,7 +121,8 @@ class Session:
         """A stored session as it is, without writing anything: for the worker, which reads
         ended sessions (and their stored authoritative tools, not its own config's)."""
         session = cls.__new__(cls)
-        session.memory = memory
+        session.engine = engine_of(engine)
+        session.memory = _host(engine)
         session.principal = policy.Principal(agent_id, user_id)
         session.session_id = session_id
         session.write_targets = dict(write_targets)
@@ -155,7 +141,7 @@ class Session:
         return self.principal.user_id
 
     def _persist(self, now: datetime) -> None:
-        with self.memory.store.transaction() as conn:
+        with self.engine.store.transaction() as conn:
             self._save(conn, now)
 
     def _check_stored(self, conn: sqlite3.Connection) -> sqlite3.Row | None:
@@ -223,9 +209,9 @@ class Session:
     def _flush(self) -> None:
         """Store what a deferred session held back, in one transaction; then it is an
         ordinary session."""
-        if self._pending is None or self.memory.read_only:
+        if self._pending is None or self.engine.read_only:
             return
-        with self.memory.store.transaction() as conn:
+        with self.engine.store.transaction() as conn:
             self._save(conn, self._started)
             if self._pending:
                 _touch(conn, self.session_id)
@@ -286,11 +272,11 @@ class Session:
             )
         at_text = format_time(at or utcnow())
         if self._pending is not None:
-            with self.memory.store.reading() as conn:
+            with self.engine.store.reading() as conn:
                 seq = self._next_seq(conn) + len(self._pending)
             self._pending.append((role, content, at_text, tool))
             return seq
-        with self.memory.store.transaction() as conn:
+        with self.engine.store.transaction() as conn:
             seq = self._next_seq(conn)
             conn.execute(
                 "INSERT INTO turns (session_id, seq, role, content, at, tool) "
@@ -316,15 +302,15 @@ class Session:
         if not self.ended:
             self._check_write_targets()
         self._flush()
-        dispatcher = self.memory.dispatcher
-        job_id, created = self.memory.jobs.create_for_session(
+        dispatcher = self.engine.dispatcher()
+        job_id, created = self.engine.jobs.create_for_session(
             self.session_id, now=now or utcnow(), will_send=dispatcher is not None, reason=reason
         )
         if created and dispatcher is not None:
             try:
                 dispatcher.dispatch(job_id, "extract")
             except Exception as exc:  # the job is safe in the store; the sweep sends it
-                self.memory.jobs.mark_unsent(job_id, "extract")
+                self.engine.jobs.mark_unsent(job_id, "extract")
                 log.warning(
                     "session.dispatch_failed",
                     session_id=self.session_id,
@@ -357,7 +343,7 @@ class Session:
         if self._pending is not None:
             return  # never stored: nothing to remove
         at = now or utcnow()
-        with self.memory.store.transaction() as conn:
+        with self.engine.store.transaction() as conn:
             if conn.execute(
                 "SELECT 1 FROM jobs WHERE session_id = ?", (self.session_id,)
             ).fetchone():
@@ -375,7 +361,7 @@ class Session:
 
     @property
     def ended(self) -> bool:
-        rows = self.memory.store.query(
+        rows = self.engine.store.query(
             "SELECT ended_at FROM sessions WHERE session_id = ?", (self.session_id,)
         )
         return bool(rows and rows[0]["ended_at"])
@@ -385,7 +371,7 @@ class Session:
         if last is not None and last < 0:
             raise ValueError(f"last must be >= 0, got {last}")
         pending = self._pending or []
-        rows = self.memory.store.query(
+        rows = self.engine.store.query(
             "SELECT * FROM (SELECT seq, role, content, at, tool FROM turns "
             "WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
             # SQLite: LIMIT -1 is no limit
@@ -406,8 +392,9 @@ class Session:
     # -- the tools ---------------------------------------------------------------------------
 
     def call(self, name: str, arguments: Any, *, now: datetime | None = None) -> dict[str, Any]:
-        """Run one tool. Never raises for anything a model could cause: bad input returns
-        ``{"error": {"code", "message", "field"}}`` and writes nothing."""
+        """Run one tool: validate the arguments, build this call's ToolContext and run the
+        tool's handler (core.tools.handlers). Never raises for anything a model could cause:
+        bad input returns ``{"error": {"code", "message", "field"}}`` and writes nothing."""
         tool = TOOLS.get(name) if isinstance(name, str) else None
         if tool is None:
             known = ", ".join(sorted(TOOLS))
@@ -421,12 +408,12 @@ class Session:
             args = tool.arguments.model_validate(arguments)
         except ValidationError as exc:
             return _validation_error(exc)
-        if tool.writes and self.memory.read_only:
+        if tool.writes and self.engine.read_only:
             return ReadOnlyStoreError(
                 f"{name} cannot run: the memory store is open read-only; nothing was written"
             ).as_tool_error()
         try:
-            result = tool.handler(self, args, now or utcnow())
+            result = tool.handler(self.tool_context(), args, now or utcnow())
         except (InvalidArgument, ReadOnlyStoreError) as exc:
             return exc.as_tool_error()
         except AgentMemoryError:
@@ -437,295 +424,23 @@ class Session:
         self._flush()  # a deferred session is stored once a call has succeeded
         return result
 
+    def tool_context(self) -> ToolContext:
+        """What a tool call runs with: this session's identity, write targets and transcript
+        over the engine's parts (core.tools.context). ``call`` builds one per call."""
+        return ToolContext(
+            engine=self.engine,
+            principal=self.principal,
+            session_id=self.session_id,
+            write_targets=self.write_targets,
+            transcript=self.transcript,
+            store_pending=self._flush,
+        )
+
     def readable_scopes(self) -> tuple[str, ...]:
-        return policy.readable_scopes(self.principal, self.memory.store.grants(self.agent_id))
+        return policy.readable_scopes(self.principal, self.engine.store.grants(self.agent_id))
 
     def writable_scopes(self) -> tuple[str, ...]:
-        return policy.writable_scopes(self.principal, self.memory.store.grants(self.agent_id))
-
-    def resolve_target(self, target: str) -> str:
-        """The scope a symbolic write target names, if this agent may write it."""
-        scope = self.write_targets.get(target)
-        if scope is None:
-            known = ", ".join(sorted(self.write_targets)) or "none"
-            raise InvalidArgument(
-                f"unknown write target {target!r}; this session's targets are: {known}",
-                field="target",
-            )
-        if scope not in self.writable_scopes():
-            raise PermissionDenied(
-                f"this agent may not write the {target!r} target; ask the host for a grant",
-                field="target",
-            )
-        return scope
-
-    def write(self, args: WriteArgs, *, now: datetime) -> dict[str, Any]:
-        scope = self.resolve_target(args.target)
-        memory_type = MemoryType(args.type)
-        procedure = None
-        if memory_type is MemoryType.PROCEDURAL:
-            if args.procedure is None:
-                raise InvalidArgument(
-                    "procedural records need procedure: {name, when, steps, pitfalls}",
-                    field="procedure",
-                )
-            procedure = Procedure(
-                args.procedure.name,
-                args.procedure.when,
-                tuple(args.procedure.steps),
-                tuple(args.procedure.pitfalls),
-            )
-        elif args.procedure is not None:
-            raise InvalidArgument("procedure is only for procedural records", field="procedure")
-        _check_window(args.valid_from, args.valid_until)
-        request = WriteRequest(
-            type=memory_type,
-            content=args.content,
-            source_kind=SourceKind(args.source_kind),
-            scope=scope,
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=self.session_id,
-            attribute=args.attribute,
-            evidence=args.evidence,
-            about=tuple(EntityRef(EntityKind(a.kind), a.name) for a in args.about),
-            event_at=args.event_at,
-            valid_from=args.valid_from,
-            valid_until=args.valid_until,
-            review_at=args.review_at,
-            tags=tuple(dict.fromkeys(args.tags)),
-            procedure=procedure,
-        )
-        outcome = self.memory.ingestor().write(
-            request, readable=self.readable_scopes(), transcript=self.transcript(), now=now
-        )
-        return outcome.to_json()
-
-    def revise(self, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
-        if args.action == "merge_entities":
-            return self._merge_entities(args, now=now)
-        record = self.writable_record(args.id, now=now)
-        if args.action == "correct":
-            if args.content is None and args.attribute is None:
-                raise InvalidArgument(
-                    "correct needs the corrected content (or attribute)", field="content"
-                )
-            request = WriteRequest(
-                type=record.type,
-                content=args.content or record.content,
-                source_kind=SourceKind(args.source_kind or "agent_inference"),
-                scope=record.scope,
-                agent_id=self.agent_id,
-                user_id=self.user_id,
-                session_id=self.session_id,
-                attribute=args.attribute or record.attribute,
-                evidence=args.evidence,
-                event_at=record.event_at,
-                valid_from=record.valid_from,
-                valid_until=record.valid_until,
-                review_at=record.review_at,
-                tags=record.tags,
-                procedure=record.procedure,
-                replaces=record,
-            )
-            outcome = self.memory.ingestor().write(
-                request, readable=self.readable_scopes(), transcript=self.transcript(), now=now
-            )
-            return {
-                "id": outcome.id,
-                "action": "correct",
-                "supersedes_id": outcome.supersedes_id,
-                "status": outcome.status.value,
-                "source_kind": outcome.source_kind.value,
-                "notes": outcome.notes,
-            }
-        return self._confirm(record, args, now=now)
-
-    def _confirm(self, record: Record, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
-        started = time.perf_counter()
-        ingestor = self.memory.ingestor()
-        claimed = SourceKind(
-            args.source_kind or ("user_statement" if args.evidence else "agent_inference")
-        )
-        request = WriteRequest(
-            type=record.type,
-            content=record.content,
-            source_kind=claimed,
-            scope=record.scope,
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=self.session_id,
-            evidence=args.evidence,
-        )
-        checked = ingestor.check_evidence(request, self.transcript())
-        source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
-        # An agent's word alone never promotes: only a quote can (Ingestor.reinforce_in).
-        witness = ingestor.witness(checked, request)
-        with self.memory.store.transaction() as conn:
-            current = select_records(
-                conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record.id,)
-            )
-            if not current or current[0].status_at(format_time(now)) not in LIVE_STATUSES:
-                raise NotFound(f"{record.id} is no longer live", field="id")
-            status, kind, _ = ingestor.reinforce_in(
-                conn,
-                current[0],
-                request,
-                new_source=source_kind,
-                evidence=evidence,
-                witness=witness,
-                stated_at=ingestor.stated_at(checked, now) if witness is not None else None,
-                now=now,
-                kind="confirmed",
-            )
-        self.memory.index()
-        result = {
-            "id": record.id,
-            "action": "confirm",
-            "supersedes_id": None,
-            "status": status.value,
-            "source_kind": kind.value,
-            "notes": notes,
-        }
-        ingestor.log(
-            request,
-            WriteOutcome(record.id, status, kind, "confirmed", notes=notes),
-            total_ms=round((time.perf_counter() - started) * 1000, 3),
-            now=now,
-            tool="memory_revise",
-        )
-        return result
-
-    def _merge_entities(self, args: ReviseArgs, *, now: datetime) -> dict[str, Any]:
-        if not args.into_entity:
-            raise InvalidArgument(
-                "merge_entities needs into_entity (the survivor's id or name)", field="into_entity"
-            )
-        writable = set(self.writable_scopes())
-        readable = self.readable_scopes()
-        with self.memory.store.transaction() as conn:
-            loser = entities.find(conn, args.id, readable)
-            if loser is None:
-                raise NotFound(f"no entity {args.id!r} that this agent can read", field="id")
-            survivor = entities.find(
-                conn, args.into_entity, readable, kind=loser[1], scope=loser[2]
-            )
-            if survivor is None:
-                raise NotFound(
-                    f"no {loser[1]} entity {args.into_entity!r} in {loser[2]} to merge into",
-                    field="into_entity",
-                )
-            if survivor[0] == loser[0]:
-                raise InvalidArgument("an entity cannot be merged into itself", field="into_entity")
-            if survivor[2] != loser[2]:  # a merge moves aliases: never across scopes
-                raise InvalidArgument(
-                    f"{args.into_entity!r} is in another scope; entities merge only within "
-                    "one scope",
-                    field="into_entity",
-                )
-            if loser[2] not in writable:
-                raise PermissionDenied(f"this agent may not write {loser[2]}", field="id")
-            merged = entities.merge(
-                conn,
-                loser=loser[0],
-                survivor=survivor[0],
-                agent_id=self.agent_id,
-                reason=args.reason,
-                now=now,
-            )
-        self.memory.index()
-        return {
-            "id": survivor[0],
-            "action": "merge_entities",
-            "supersedes_id": None,
-            "merged": loser[0],
-            "records_repointed": merged,
-        }
-
-    def forget(self, args: ForgetArgs, *, now: datetime) -> dict[str, Any]:
-        """memory_forget: the record and its lineage are erased (``erased``: every id), and
-        the turns that said it are redacted; a deferred session's turns are stored first so
-        that they are redacted too. ``similar``: live records a search would have collapsed
-        into it, left for the caller to forget as well or keep (core.erasure). Forgetting a
-        forgotten record again answers deleted (and erases what its lineage still had): a
-        retry after a lost answer must not read as not_found."""
-        record = self.memory.store.get_records([args.id]).get(args.id)
-        if record is None or record.status is not Status.DELETED:
-            record = self.writable_record(args.id, now=now, live_only=False)
-        elif record.scope not in self.writable_scopes():
-            raise NotFound(f"no record {args.id!r}", field="id")
-        self._flush()
-        similar = erasure.near_duplicates(self.memory, record, self.readable_scopes(), now=now)
-        erased = self.memory.erase(record.id, reason=args.reason, agent_id=self.agent_id, now=now)
-        result: dict[str, Any] = {"id": record.id, "status": "deleted", "erased": erased}
-        if similar := [i for i in similar if i not in erased]:
-            result["similar"] = similar
-        if self.memory.store.purge_pending:  # the text is gone from every table, not yet the WAL
-            result["purge_pending"] = True
-        return result
-
-    def search(self, args: SearchArgs, *, now: datetime) -> dict[str, Any]:
-        """memory_search: the retrieval pipeline over the scopes this agent may read for this
-        user. With ``rewrite.enabled``, the last turns the host recorded are the current-turn
-        context the rewriter sees."""
-        if args.since and args.until and args.until < args.since:
-            raise InvalidArgument("until is before since", field="until")
-        config = self.memory.config.retrieval
-        request = SearchRequest(
-            query=args.query,
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=self.session_id,
-            types=frozenset(MemoryType(t) for t in args.types) if args.types else None,
-            since=args.since,
-            until=args.until,
-            entities=tuple(args.entities),
-            include_history=args.include_history,
-            limit=min(args.limit or config.default_limit, config.max_limit),
-            budget_tokens=args.budget_tokens or config.budget_tokens,
-            context=self._recent_turns() if self.memory.config.rewrite.enabled else "",
-        )
-        return self.memory.retriever().search(request, readable=self.readable_scopes(), now=now)
-
-    def _recent_turns(self, count: int = 4) -> str:
-        turns = self.transcript(last=count)  # a long session's whole transcript is not read
-        return "\n".join(f"{t.role}: {t.content}" for t in turns)
-
-    def get(self, args: GetArgs, *, now: datetime) -> dict[str, Any]:
-        """memory_get: the records this agent may read, by id; the rest are ``missing``.
-
-        Status is read as of ``now`` (Record.status_at): a provisional record whose expires_at
-        has come is expired whether or not the worker's sweep has run. So it is missing unless
-        include_history, and then its status reads "expired", which is what the sweep will
-        write (a read writes nothing; the stored row changes when the sweep runs)."""
-        allowed = HISTORY_STATUSES if args.include_history else LIVE_STATUSES
-        readable = set(self.readable_scopes())
-        at = format_time(now)
-        found = self.memory.store.get_records(list(dict.fromkeys(args.ids)))
-        records, missing = [], []
-        for record_id in dict.fromkeys(args.ids):
-            record = found.get(record_id)
-            status = None if record is None else record.status_at(at)
-            if record is None or record.scope not in readable or status not in allowed:
-                missing.append(record_id)
-            else:
-                records.append(replace(record, status=status).to_json())
-        return {"records": records, "missing": missing}
-
-    def writable_record(self, record_id: str, *, now: datetime, live_only: bool = True) -> Record:
-        """A record this agent may read and write; otherwise NotFound or PermissionDenied
-        (an unreadable record is reported exactly like an absent one). Status is read as of
-        ``now``, as memory_get reads it: a lapsed provisional record is expired."""
-        record = self.memory.store.get_records([record_id]).get(record_id)
-        statuses = LIVE_STATUSES if live_only else HISTORY_STATUSES
-        if record is None or record.scope not in self.readable_scopes():
-            raise NotFound(f"no record {record_id!r}", field="id")
-        status = record.status_at(format_time(now))
-        if status not in statuses:
-            raise NotFound(f"{record_id} is {status.value}; it cannot be changed", field="id")
-        if record.scope not in self.writable_scopes():
-            raise PermissionDenied(f"this agent may read but not change {record_id}", field="id")
-        return record
+        return policy.writable_scopes(self.principal, self.engine.store.grants(self.agent_id))
 
 
 def _tool_names(names: Iterable[str]) -> frozenset[str]:
@@ -738,9 +453,11 @@ def _tool_names(names: Iterable[str]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _check_window(valid_from: str | None, valid_until: str | None) -> None:
-    if valid_from and valid_until and valid_until < valid_from:
-        raise InvalidArgument("valid_until is before valid_from", field="valid_until")
+def _host(source: Engine | HasEngine) -> Any:
+    """The host facade a session was opened through (``Memory.session``, or the command line's
+    ``Session(mem, ...)``), kept as ``session.memory`` for the host's own use; None over a bare
+    Engine. Nothing in the session reads it."""
+    return None if isinstance(source, Engine) else source
 
 
 def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:

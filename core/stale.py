@@ -50,8 +50,8 @@ from core.models import MemoryType, Record, SourceKind, format_time
 from core.records import select_records
 
 if TYPE_CHECKING:
+    from core.engine import Engine
     from core.judge.base import Judge
-    from core.memory import Memory
 
 _DENSE = 8
 _LEXICAL = 8
@@ -61,7 +61,7 @@ SUMMARY_TAG = "session-summary"
 
 @dataclass(frozen=True, slots=True)
 class Finder:
-    memory: Memory
+    engine: Engine
     judge: Judge
 
     def stale(self, draft: Record, vector: np.ndarray, *, now: datetime) -> list[Record]:
@@ -69,8 +69,8 @@ class Finder:
         if not speaks_for_user(draft):
             return []
         where = RecordFilter(scopes=(draft.scope,), now=format_time(now))
-        hits = self.memory.index().search(vector, _DENSE, where=where)
-        near = self.memory.store.records_by_rowid([h.rowid for h in hits])
+        hits = self.engine.index().search(vector, _DENSE, where=where)
+        near = self.engine.store.records_by_rowid([h.rowid for h in hits])
         candidates = {r.id: r for r in near.values()}
         for record in self._lexical(draft, where):
             candidates.setdefault(record.id, record)
@@ -102,7 +102,7 @@ class Finder:
         if match is None:
             return []
         condition, params = where.sql("r")
-        with self.memory.store.reading() as conn:
+        with self.engine.store.reading() as conn:
             return select_records(
                 conn,
                 "r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
@@ -119,7 +119,7 @@ class Finder:
         condition, params = where.sql("r")
         pairs = " OR ".join("(r.session_id = ? AND r.stated_at = ?)" for _ in turns)
         flat = [value for turn in sorted(turns) for value in turn]
-        with self.memory.store.reading() as conn:
+        with self.engine.store.reading() as conn:
             rows = select_records(conn, f"({pairs}) AND {condition}", (*flat, *params))
         return [r for r in rows if r.id not in judged]
 

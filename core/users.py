@@ -41,16 +41,15 @@ from core.models import format_time, validate_id
 from core.store import users as stored
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.store import Store
 
 EXPORT_FORMAT = "agent-memory-user-export"
 EXPORT_VERSION = 1
 
 
-def forget_user(memory: Memory, user_id: str, *, now: datetime) -> dict[str, Any]:
+def forget_user(store: Store, user_id: str, *, now: datetime) -> dict[str, Any]:
     """Erase everything of ``user_id`` (see the module doc); the receipt."""
     user = validate_id(user_id, what="user_id")
-    store = memory.store
     with store.reading() as conn:
         if not stored.has_data(conn, user):  # an empty receipt changes nothing
             return {"user_id": user, "counts": {}, "record_ids": [], "session_ids": []}
@@ -60,7 +59,7 @@ def forget_user(memory: Memory, user_id: str, *, now: datetime) -> dict[str, Any
     return receipt
 
 
-def export_user(memory: Memory, user_id: str, path: str | Path, *, now: datetime) -> dict[str, int]:
+def export_user(store: Store, user_id: str, path: str | Path, *, now: datetime) -> dict[str, int]:
     """Write everything of ``user_id`` to ``path`` (see the module doc); counts per kind.
 
     Like a snapshot, the export goes to a new file: an existing path (the store itself, say)
@@ -80,7 +79,7 @@ def export_user(memory: Memory, user_id: str, path: str | Path, *, now: datetime
         raise _unwritable(destination, exc) from None
     try:
         with open(handle, "w", encoding="utf-8") as out:
-            counts = _export(memory, user, out, now)
+            counts = _export(store, user, out, now)
         os.link(partial, destination)  # fails, rather than replaces, if the path appeared since
     except FileExistsError:
         raise InvalidArgument(
@@ -100,9 +99,9 @@ def _unwritable(destination: Path, exc: OSError) -> InvalidArgument:
     )
 
 
-def _export(memory: Memory, user: str, out: Any, now: datetime) -> dict[str, int]:
+def _export(store: Store, user: str, out: Any, now: datetime) -> dict[str, int]:
     counts = {"records": 0, "entities": 0, "sessions": 0}
-    with memory.store.reading() as conn:
+    with store.reading() as conn:
         _line(
             out,
             {

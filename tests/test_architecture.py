@@ -1,4 +1,5 @@
-"""Architecture: every SQL statement of the library lives in core/store/ (issue 18).
+"""Architecture (issue 18): every SQL statement of the library lives in core/store/, and no
+core module but the package itself imports the host facade (core.memory).
 
 The store package is the storage interface a second backend implements; code elsewhere calls
 its methods. A statement written anywhere else is found here as a string constant (or an
@@ -155,3 +156,57 @@ def test_the_conftest_detector_reads_every_form(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert conftest_imports(sample, root=tmp_path) == [1, 2, 3, 4]
+
+
+# -- nothing in core imports the host facade ---------------------------------------------------
+
+# core/__init__.py re-exports Memory for hosts (``from core import Memory``); core/memory.py is
+# the composition root that builds the Engine every component is given.
+FACADE_IMPORTERS = {"core/__init__.py"}
+
+
+def facade_imports(path: Path) -> list[int]:
+    """Lines of ``path`` that import core.memory (or Memory from the core package), counting
+    imports under TYPE_CHECKING and inside functions: a type-only import still ties the module
+    to the facade."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        if any(name in ("core.memory", "core.Memory") for name in names):
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def test_no_core_module_imports_the_facade() -> None:
+    """Components receive the Engine (core.engine), never ``Memory``."""
+    importing = {}
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if name in FACADE_IMPORTERS or name == "core/memory.py":
+            continue
+        if lines := facade_imports(path):
+            importing[name] = lines
+    assert not importing, f"core modules that import core.memory (take an Engine): {importing}"
+
+
+def test_the_facade_detector_finds_every_form(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from core.memory import Memory\n"
+        "def f():\n"
+        "    import core.memory\n"
+        "from core import Memory\n"
+        "from core import memory\n"
+        "from core.engine import Engine\n"
+        "from core import policy\n",
+        encoding="utf-8",
+    )
+    assert facade_imports(sample) == [3, 5, 6, 7]

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from core.errors import ModelOutputError
 from core.evidence import Turn
-from core.extraction.backend import ModelBackend
+from core.extraction.base import ModelBackend
 from core.extraction.schema import (
     ExtractionOutput,
     ReviewOutput,

@@ -53,7 +53,7 @@ from datetime import datetime
 
 from core.evidence import MIN_QUOTE_CHARS, Turn, find_quote, normalise, vouching_problem
 from core.extraction import corrections, phrasing, verbatim
-from core.extraction.backend import ModelBackend
+from core.extraction.base import ModelBackend
 from core.extraction.schema import (
     MAX_CANDIDATES,
     Candidate,

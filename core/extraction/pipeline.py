@@ -39,10 +39,11 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.engine import Engine, engine_of
 from core.erasure import Suppressions
 from core.errors import ExtractionError, InvalidArgument
 from core.evidence import Turn, find_quote, repeats, vouching_problem
-from core.extraction.backend import ModelBackend
+from core.extraction.base import ModelBackend
 from core.extraction.schema import (
     Candidate,
     ReviewItem,
@@ -72,7 +73,7 @@ from core.models import (
 )
 
 if TYPE_CHECKING:
-    from core.memory import Memory
+    from core.engine import HasEngine
     from core.session import Session
 
 log = get_logger("agent_memory.extraction")
@@ -98,24 +99,24 @@ class StageResult:
 
 
 class Pipeline:
-    """Runs the stages of extraction jobs for one Memory with one model backend."""
+    """Runs the stages of extraction jobs over one store's engine with one model backend."""
 
     def __init__(
         self,
-        memory: Memory,
+        engine: Engine | HasEngine,
         backend: ModelBackend,
         *,
         worker: str,
         hooks: StageHooks | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.memory = memory
+        self.engine = engine_of(engine)  # workers and tests pass their Memory
         self.backend = backend
         self.worker = worker
         self.hooks = hooks
         self.clock = clock
-        self.jobs = memory.jobs
-        self.config = memory.config.extraction
+        self.jobs = self.engine.jobs
+        self.config = self.engine.config.extraction
 
     # -- running one stage -------------------------------------------------------------------
 
@@ -272,7 +273,7 @@ class Pipeline:
         session = self._session(claim.session_id)
         turns = session.transcript()
         readable = session.readable_scopes()
-        ingestor = self.memory.ingestor()
+        ingestor = self.engine.ingestor()
         suppressed = self._suppressions(session).matching([c.content for c in candidates])
         written: list[dict[str, Any]] = []
         rejected: list[dict[str, Any]] = []
@@ -381,7 +382,7 @@ class Pipeline:
             idempotency_key=f"summary:{session.session_id}",
             reinforce=False,
         )
-        outcome = self.memory.ingestor().write(
+        outcome = self.engine.ingestor().write(
             request,
             readable=session.readable_scopes(),
             transcript=turns,
@@ -405,10 +406,10 @@ class Pipeline:
     def _suppressions(self, session: Session) -> Suppressions:
         """What was forgotten in the scopes the session reads (core.erasure)."""
         return Suppressions.load(
-            self.memory.store,
+            self.engine.store,
             session.readable_scopes(),
-            self.memory.embedder,
-            self.memory.config.ingest.duplicate_floor,
+            self.engine.embedder,
+            self.engine.config.ingest.duplicate_floor,
         )
 
     def _unsuppressed(self, session: Session, candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -419,7 +420,7 @@ class Pipeline:
     def _session(self, session_id: str) -> Session:
         from core.session import Session
 
-        rows = self.memory.store.query(
+        rows = self.engine.store.query(
             "SELECT agent_id, user_id, write_targets, authoritative_tools FROM sessions "
             "WHERE session_id = ?",
             (session_id,),
@@ -427,7 +428,7 @@ class Pipeline:
         if not rows:
             raise ExtractionError(f"the session {session_id} is gone")
         return Session.resume(
-            self.memory,
+            self.engine,
             agent_id=rows[0]["agent_id"],
             user_id=rows[0]["user_id"],
             session_id=session_id,
@@ -458,13 +459,13 @@ class Pipeline:
         related: list[tuple[dict[str, Any], ...]] = [()] * len(candidates)
         k = self.config.related_records
         if k:
-            vectors = self.memory.embedder.embed([c.content for c in candidates])
-            index = self.memory.index()
+            vectors = self.engine.embedder.embed([c.content for c in candidates])
+            index = self.engine.index()
             # Live as of now, as the ingestor's duplicate check will read them.
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
             for i, vector in enumerate(vectors):
                 hits = index.search(vector, k, where=where)
-                found = self.memory.store.records_by_rowid([h.rowid for h in hits])
+                found = self.engine.store.records_by_rowid([h.rowid for h in hits])
                 related[i] = tuple(
                     {
                         "id": found[h.rowid].id,

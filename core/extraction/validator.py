@@ -37,6 +37,7 @@ from core.models import (
     format_time,
     parse_time,
 )
+from core.tools.handlers import writable_record
 
 if TYPE_CHECKING:
     from core.session import Session
@@ -293,7 +294,7 @@ def _replaced(
     if candidate.replaces is None:
         return None
     try:
-        record = session.writable_record(candidate.replaces, now=now)
+        record = writable_record(session.tool_context(), candidate.replaces, now=now)
     except InvalidArgument as exc:
         notes.append(f"replaces {candidate.replaces} dropped: {exc.message}")
         return None

@@ -1,0 +1,46 @@
+"""One interface for the three model roles of session extraction: extractor, reviewer and
+summary writer (design §6 Path B, §10). Implementations:
+
+- ``core.extraction.anthropic.AnthropicBackend``: a Claude model (Haiku 4.5 by default) behind
+  the Messages API; structured output through forced tools; the client is passed in.
+- ``core.extraction.offline.OfflineBackend``: rules, no network, no model: the default when no
+  API key is configured, so the quickstart and CI run the whole pipeline.
+
+``core.extraction.make_backend`` picks one from the config and an environment mapping the
+caller passes. Backends do not retry: a failed call raises, the stage is released, and the
+queue retries it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from core.extraction.schema import (
+    ExtractionOutput,
+    ReviewOutput,
+    ReviewRequest,
+    SessionView,
+    SummaryOutput,
+    SummaryRequest,
+)
+
+
+class ModelBackend(ABC):
+    """Extractor, reviewer and summary writer behind one object."""
+
+    name: str
+
+    @abstractmethod
+    def extract(self, session: SessionView) -> ExtractionOutput:
+        """Candidate memories, each with a verbatim evidence span."""
+
+    @abstractmethod
+    def review(self, request: ReviewRequest) -> ReviewOutput:
+        """One decision per candidate: accept, reject, or revise (narrow only)."""
+
+    @abstractmethod
+    def summarize(self, request: SummaryRequest) -> SummaryOutput:
+        """The episodic summary of the session."""
+
+
+__all__ = ["ModelBackend"]
