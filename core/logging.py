@@ -96,12 +96,19 @@ def _plain(sio: TextIO, exc_info: Any) -> None:
     sio.write("\n" + "".join(traceback.format_exception_only(exc_info[0], None)))
 
 
-class _CurrentStderr(logging.Handler):
-    """A handler writing to whatever sys.stderr is when a record arrives."""
+class _SharedLineHandler(logging.Handler):
+    """Writes a stdlib record as one line through structlog's PrintLogger, to ``stream`` or to
+    whatever sys.stderr is when the record arrives. PrintLogger holds one lock per file, shared
+    with every structlog line: Huey's threads and ours log at once, and print writes the
+    newline apart, so a handler with a lock of its own could land between the two writes."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        super().__init__()
+        self._stream = stream
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            sys.stderr.write(self.format(record) + "\n")
+            structlog.PrintLogger(self._stream or sys.stderr).msg(self.format(record))
         except Exception:
             self.handleError(record)
 
@@ -109,9 +116,7 @@ class _CurrentStderr(logging.Handler):
 def _route_stdlib(name: str, level: int, renderer: Processor, stream: TextIO | None) -> None:
     """Format the stdlib logger ``name`` with structlog's processors: each record becomes one
     event like ours (``logger`` says whose), its exception rendered without content."""
-    handler: logging.Handler = (
-        logging.StreamHandler(stream) if stream is not None else _CurrentStderr()
-    )
+    handler = _SharedLineHandler(stream)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[

@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -66,3 +69,48 @@ def test_configure_logging_renders_exceptions_and_stdlib_lines_without_content()
     assert all(line["exception"]["type"] == "ValueError" for line in lines)
     assert SECRET not in stream.getvalue()
     logging.getLogger("huey.test").handlers.clear()
+
+
+class SlowStream(io.StringIO):
+    """A stream that yields to other threads inside each write, as a pipe under load does."""
+
+    def write(self, text: str) -> int:
+        time.sleep(0)
+        written = super().write(text)
+        time.sleep(0.0002)
+        return written
+
+
+@pytest.mark.parametrize("to_stderr", [False, True], ids=["stream", "stderr"])
+def test_lines_from_threads_never_interleave(
+    to_stderr: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker logs from Huey's threads (stdlib lines) and our own (structlog lines) at
+    once: each line stays whole JSON. structlog's print writes the newline apart, so a stdlib
+    handler that did not share its lock could land between them."""
+    stream = SlowStream()
+    if to_stderr:
+        monkeypatch.setattr(sys, "stderr", stream)  # the real sys.stderr, swapped by the test
+    configure_logging(
+        level="INFO", stream=None if to_stderr else stream, json=True, stdlib=("huey.race",)
+    )
+    from core.logging import get_logger
+
+    def ours() -> None:
+        for n in range(60):
+            get_logger("agent_memory").info("worker.tick", n=n)
+
+    def hueys() -> None:
+        for n in range(60):
+            logging.getLogger("huey.race").info("Executing task %s", n)
+
+    threads = [threading.Thread(target=f) for f in (ours, hueys, ours, hueys)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 240
+    events = [json.loads(line) for line in lines]
+    assert sum(e.get("logger") == "huey.race" for e in events) == 120
+    logging.getLogger("huey.race").handlers.clear()
