@@ -135,6 +135,15 @@ def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
     return records
 
 
+def quotes(context: str | None, content: str) -> bool:
+    """Whether a record's retrieval ``context`` quotes a turn stored with ``content``: holds
+    its excerpt as one of its lines, as ``turn_records`` writes the turns before a turn. The
+    retriever uses it to credit neighbouring turns (core.ranking.context_credit)."""
+    if not context or not content:
+        return False
+    return f"\n{content[:CONTEXT_EXCERPT]}\n" in f"{context}\n"
+
+
 def import_conversation(
     memory: Memory,
     turns: Iterable[Mapping[str, Any]],
