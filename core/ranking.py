@@ -2,8 +2,9 @@
 
 Fusion, freshness, context credit, the empty-result gate, duplicate collapse and budget
 assembly take only values that the search log records (candidate ranks and scores, floors,
-weights, credits, pairwise duplicate similarities, token counts), so ``replay`` can rebuild any logged search's outcome
-from its ``search_log`` row alone (design §13: a behaviour the log cannot reconstruct is a bug).
+weights, credits, pairwise duplicate similarities, token counts), so ``replay`` can rebuild
+any logged search's outcome from its ``search_log`` row alone (design §13: a behaviour the log
+cannot reconstruct is a bug).
 """
 
 from __future__ import annotations
