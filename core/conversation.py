@@ -8,6 +8,12 @@ returned): the turn's date and excerpts of the turns just before it in the same 
 the same session. This is exactly what ``agent-memory eval`` imports for LoCoMo and
 LongMemEval, so a host gets what the evaluation measures.
 
+Search reads two more things from such records (core.retriever): a found turn whose context
+quotes another found turn credits it with part of its score, and the quoted turn credits its
+reply (``retrieval.quoted_turn_share``, ``reply_turn_share``; ``quotes`` below says what
+counts as quoting); and a question naming a speaker ranks that speaker's turns by the rest of
+the question (the entity generator).
+
 Rules and limits:
 - One call is one session, in the order given; context never crosses calls.
 - Every turn is validated before anything is written (see ``ConversationTurn``); one bad turn,
