@@ -948,14 +948,16 @@ def _quoting_pairs(
 ) -> list[tuple[str, str]]:
     """(quoting, quoted) for each pair of ``candidates`` where the first's retrieval context
     quotes the second (conversation turns: core.conversation.quotes), in candidate order."""
+    contexts = [(c.record_id, records[c.record_id].context) for c in candidates]
+    contexts = [(rid, context) for rid, context in contexts if context]
+    if not contexts:  # no conversation turns among them: nothing to compare
+        return []
     pairs = []
-    for b in candidates:
-        context = records[b.record_id].context
-        if not context:
-            continue
-        for a in candidates:
-            if a is not b and conversation.quotes(context, records[a.record_id].content):
-                pairs.append((b.record_id, a.record_id))
+    for quoting, context in contexts:
+        for candidate in candidates:
+            quoted = candidate.record_id
+            if quoted != quoting and conversation.quotes(context, records[quoted].content):
+                pairs.append((quoting, quoted))
     return pairs
 
 
