@@ -703,12 +703,19 @@ class Retriever:
         top, linked = index.latest(rowids, hits, depth, where=where)
         found = [{"entity_id": m["id"], "alias": m["alias"]} for m in matched]
         # The other generators applied the same filter: their records need no second check.
-        hits_of = dict(zip(rowids.tolist(), hits.tolist(), strict=True))
+        # rowids is sorted (np.unique): each found record is looked up in it, not the reverse
+        # (a name can be linked to thousands of records).
+        found_rowids = self._rowids(list(relevance)) if len(rowids) else {}
+        wanted = np.fromiter(found_rowids.values(), dtype=np.int64, count=len(found_rowids))
+        at = np.minimum(np.searchsorted(rowids, wanted), max(len(rowids) - 1, 0))
+        linked_here = rowids[at] == wanted
         relevant = sorted(
             (
-                (record_id, float(hits_of[rowid]))
-                for record_id, rowid in self._rowids(list(relevance)).items()
-                if rowid in hits_of
+                (record_id, float(hits[i]))
+                for record_id, i, ok in zip(
+                    found_rowids, at.tolist(), linked_here.tolist(), strict=True
+                )
+                if ok
             ),
             key=lambda pair: (-relevance[pair[0]], pair[0]),
         )[:depth]
