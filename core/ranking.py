@@ -57,6 +57,19 @@ def fuse(
     return list(candidates.values())
 
 
+def fused_scores(
+    ranked: dict[str, list[tuple[str, float]]], *, k: float, weights: dict[str, float]
+) -> dict[str, float]:
+    """``fuse``'s scores alone, per record id (no Candidate objects: the retriever needs
+    them before fusion, to order the entity generator's records)."""
+    scores: dict[str, float] = {}
+    for generator, found in ranked.items():
+        weight = weights.get(generator, 1.0)
+        for rank, (record_id, _) in enumerate(found, start=1):
+            scores[record_id] = scores.get(record_id, 0.0) + weight / (k + rank)
+    return scores
+
+
 def entity_weight(weight: float, *, linked: int, depth: int) -> float:
     """The entity generator's fusion weight for one search, scaled by how selective the
     named entities are. Its candidates are every record linked to them, most recent first:

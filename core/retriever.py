@@ -190,12 +190,9 @@ class Retriever:
         }
         # How well the rest of the query matches each record the other generators found: the
         # order of the named entities' records (see _entity).
-        relevance = {
-            c.record_id: c.fused
-            for c in ranking.fuse(
-                {"dense": dense, "lexical": lexical, "time": timed}, k=cfg.rrf_k, weights=weights
-            )
-        }
+        relevance = ranking.fused_scores(
+            {"dense": dense, "lexical": lexical, "time": timed}, k=cfg.rrf_k, weights=weights
+        )
         entity, matched_entities, linked, entity_order = self._entity(
             query, request.entities, where, scopes, depth, index=index, relevance=relevance
         )
