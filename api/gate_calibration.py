@@ -15,11 +15,11 @@ personal set, a user's everyday chats in a store of their own, by replaying each
   higher floor. unanswerable_near (a stored topic, a fact never given) is reported, not used:
   telling "never said" from "said" on a stored topic is the answering model's part.
 
-The replay runs the search's own stages (core.ranking: fusion with the logged freshness, the
-gate, the duplicate collapse, ``limit``) but not the token budget, whose counts the row keeps
-only for the records the search examined; and the duplicate pairs it knows are those among
-the search's own survivors. At the default budget the personal set's answers are cut by
-``limit``, not the budget.
+The replay runs the search's own stages (core.ranking: fusion with the logged freshness and
+context credit, the gate, the duplicate collapse, ``limit``) but not the token budget, whose
+counts the row keeps only for the records the search examined; and the duplicate pairs it
+knows are those among the search's own survivors. At the default budget the personal set's
+answers are cut by ``limit``, not the budget.
 """
 
 from __future__ import annotations
@@ -55,8 +55,10 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     )
     dropped = payload.get("changed_since_generated", {})
     candidates = [c for c in candidates if c.record_id not in dropped]
+    credit = payload.get("context_credit", {})  # absent from rows logged before it existed
     for candidate in candidates:
         candidate.freshness = payload["freshness"].get(candidate.record_id, 0.0)
+        candidate.credit = credit.get(candidate.record_id, 0.0)
     corroborated = ranking.corroborated_floor(
         payload["gate"]["floors"]["readable_records"],
         dense_floor=dense,

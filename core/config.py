@@ -138,8 +138,11 @@ class RetrievalConfig(_Section):
         1.0,
         ge=0.0,
         description=(
-            "RRF weight of the entity generator; scaled by depth/linked for a search whose "
-            "named entities have more linked records than the candidate depth."
+            "RRF weight of the entity generator. Its candidates are the named entities' "
+            "records the other generators found, ranked by how well the rest of the query "
+            "matches them; only when they found none of them, and the entities have more "
+            "linked records than the candidate depth, the most recent ones at depth/linked "
+            "of this weight."
         ),
     )
     time_weight: float = Field(
@@ -154,6 +157,24 @@ class RetrievalConfig(_Section):
         0.3,
         ge=0.0,
         description="BM25 weight of a record's retrieval context, relative to its content (1).",
+    )
+    quoted_turn_share: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of a found conversation turn's score given to a found turn its retrieval "
+            "context quotes (the turns before it): it was found partly by their words. 0: off."
+        ),
+    )
+    reply_turn_share: float = Field(
+        0.15,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of a found conversation turn's score given to a found turn that quotes it "
+            "in its retrieval context (a reply to it, which often holds the answer). 0: off."
+        ),
     )
     lexical_scoring: Literal["memory", "fts5"] = Field(
         "memory",

@@ -1,9 +1,10 @@
 """The decision stages of a search, as pure functions of what the generators found.
 
-Fusion, freshness, the empty-result gate, duplicate collapse and budget assembly take only
-values that the search log records (candidate ranks and scores, floors, weights, pairwise
-duplicate similarities, token counts), so ``replay`` can rebuild any logged search's outcome
-from its ``search_log`` row alone (design §13: a behaviour the log cannot reconstruct is a bug).
+Fusion, freshness, context credit, the empty-result gate, duplicate collapse and budget
+assembly take only values that the search log records (candidate ranks and scores, floors,
+weights, credits, pairwise duplicate similarities, token counts), so ``replay`` can rebuild
+any logged search's outcome from its ``search_log`` row alone (design §13: a behaviour the log
+cannot reconstruct is a bug).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Candidate:
     matches: dict[str, dict[str, float]] = field(default_factory=dict)
     fused: float = 0.0
     freshness: float = 0.0
+    credit: float = 0.0  # from conversation turns that quote it or that it quotes
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, entity; margin (close to the
     # best), answer (response mode: the answer passed on another), reranker; None: cut.
@@ -34,7 +36,7 @@ class Candidate:
 
     @property
     def score(self) -> float:
-        return self.fused + self.freshness
+        return self.fused + self.freshness + self.credit
 
 
 def fuse(
@@ -55,6 +57,19 @@ def fuse(
     return list(candidates.values())
 
 
+def fused_scores(
+    ranked: dict[str, list[tuple[str, float]]], *, k: float, weights: dict[str, float]
+) -> dict[str, float]:
+    """``fuse``'s scores alone, per record id (no Candidate objects: the retriever needs
+    them before fusion, to order the entity generator's records)."""
+    scores: dict[str, float] = {}
+    for generator, found in ranked.items():
+        weight = weights.get(generator, 1.0)
+        for rank, (record_id, _) in enumerate(found, start=1):
+            scores[record_id] = scores.get(record_id, 0.0) + weight / (k + rank)
+    return scores
+
+
 def entity_weight(weight: float, *, linked: int, depth: int) -> float:
     """The entity generator's fusion weight for one search, scaled by how selective the
     named entities are. Its candidates are every record linked to them, most recent first:
@@ -73,6 +88,28 @@ def freshness_boost(age_days: float | None, *, weight: float, half_life_days: fl
     if age_days is None or weight == 0:
         return 0.0
     return weight * math.pow(0.5, max(age_days, 0.0) / half_life_days)
+
+
+def context_credit(
+    candidates: list[Candidate],
+    quotes: list[tuple[str, str]],
+    *,
+    quoted_share: float,
+    reply_share: float,
+) -> dict[str, float]:
+    """Score each candidate gains from its neighbours in a conversation, given ``quotes``:
+    (quoting, quoted) pairs of candidates where the first's retrieval context quotes the second
+    (core.conversation: a turn's context holds the turns just before it). The quoting record
+    was found partly by the quoted turn's words, so the quoted turn gains ``quoted_share`` of
+    the quoting one's score (fused plus freshness); and a reply is often what answers a
+    question about the turn it replies to, so the quoting turn gains ``reply_share`` of the
+    quoted one's. Only candidates gain: this reorders what the generators found."""
+    score = {c.record_id: c.fused + c.freshness for c in candidates}
+    credit: dict[str, float] = {}
+    for quoting, quoted in quotes:
+        credit[quoted] = credit.get(quoted, 0.0) + quoted_share * score[quoting]
+        credit[quoting] = credit.get(quoting, 0.0) + reply_share * score[quoted]
+    return {rid: round(value, 8) for rid, value in credit.items() if value}
 
 
 def order(candidates: list[Candidate]) -> list[Candidate]:
@@ -334,8 +371,10 @@ def replay(log: dict[str, Any]) -> list[str]:
     )
     dropped = log.get("changed_since_generated", {})  # absent from rows before it existed
     candidates = [c for c in candidates if c.record_id not in dropped]
+    credit = log.get("context_credit", {})  # absent from rows logged before it existed
     for candidate in candidates:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
+        candidate.credit = credit.get(candidate.record_id, 0.0)
     ranked = order(candidates)
     # Rows logged before the per-result rule have no margins (and no "result" mode).
     margins: dict[str, Any] = {

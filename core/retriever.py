@@ -3,7 +3,7 @@
     rewrite (optional) -> readable scopes -> hard filter -> query embedding
     -> dense (vector index) -> lexical (BM25 over FTS5: core.bm25) -> entity (exact aliases)
     -> time (BM25 inside the event-time window the query's words name: core.temporal)
-    -> reciprocal-rank fusion -> episodic freshness -> empty-result gate
+    -> reciprocal-rank fusion -> episodic freshness -> context credit -> empty-result gate
     -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
 
 The hard filter (scope, status, type, event time) is applied inside every generator before
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import ranking
+from core import conversation, ranking
 from core.bm25 import BM25Index, Within
 from core.filters import RecordFilter
 from core.index import Hit, VectorIndex, top_k
@@ -170,12 +170,6 @@ class Retriever:
         timer.run("lexical_candidates", t)
 
         t = time.perf_counter()
-        entity, matched_entities, linked = self._entity(
-            query, request.entities, where, scopes, depth, index=index
-        )
-        timer.run("entity_lookup", t)
-
-        t = time.perf_counter()
         cue = query_window(query, now) if cfg.time_weight > 0 else None
         timed = self._in_window(cue, words, scored, where, depth, index=index)
         time_cue = None if cue is None else cue.describe()
@@ -185,9 +179,24 @@ class Retriever:
         weights = {
             "dense": cfg.dense_weight,
             "lexical": cfg.lexical_weight,
-            "entity": ranking.entity_weight(cfg.entity_weight, linked=linked, depth=depth),
             "time": cfg.time_weight,
         }
+        # How well the rest of the query matches each record the other generators found: the
+        # order of the named entities' records (see _entity).
+        relevance = ranking.fused_scores(
+            {"dense": dense, "lexical": lexical, "time": timed}, k=cfg.rrf_k, weights=weights
+        )
+        entity, matched_entities, linked, entity_order = self._entity(
+            query, request.entities, where, scopes, depth, index=index, relevance=relevance
+        )
+        timer.run("entity_lookup", t)
+
+        t = time.perf_counter()
+        weights["entity"] = (
+            cfg.entity_weight
+            if entity_order == "relevance"
+            else ranking.entity_weight(cfg.entity_weight, linked=linked, depth=depth)
+        )
         candidates = ranking.fuse(
             {"dense": dense, "lexical": lexical, "entity": entity, "time": timed},
             k=cfg.rrf_k,
@@ -223,6 +232,23 @@ class Retriever:
                     freshness[candidate.record_id] = candidate.freshness
         ordered = ranking.order(candidates)
         timer.run("freshness_adjustment", t)
+
+        t = time.perf_counter()
+        quoting: list[tuple[str, str]] = []
+        credit: dict[str, float] = {}
+        if cfg.quoted_turn_share or cfg.reply_turn_share:
+            quoting = _quoting_pairs(ordered[:depth], records)
+            credit = ranking.context_credit(
+                ordered,
+                quoting,
+                quoted_share=cfg.quoted_turn_share,
+                reply_share=cfg.reply_turn_share,
+            )
+        if credit:
+            for candidate in candidates:
+                candidate.credit = credit.get(candidate.record_id, 0.0)
+            ordered = ranking.order(candidates)
+        timer.run("context_credit", t)
 
         t = time.perf_counter()
         rerank_replaces = (
@@ -415,6 +441,10 @@ class Retriever:
             "entities_matched": matched_entities,
             "changed_since_generated": dropped,
             "freshness": freshness,
+            # (quoting, quoted) candidate pairs: a turn whose retrieval context quotes another
+            "quoting": quoting,
+            "context_credit": credit,
+            "entity_order": entity_order,
             "gate": gate_log,
             "duplicates": {
                 "pairs": pairs,
@@ -449,6 +479,13 @@ class Retriever:
         since the index read it is left out."""
         ids = self._ids([h.rowid for h in hits])
         return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids]
+
+    def _rowids(self, ids: list[str]) -> dict[str, int]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.store.query(f"SELECT rowid, id FROM records WHERE id IN ({marks})", ids)
+        return {r["id"]: r["rowid"] for r in rows}
 
     def _ids(self, rowids: list[int]) -> dict[int, str]:
         if not rowids:
@@ -624,12 +661,20 @@ class Retriever:
         depth: int,
         *,
         index: VectorIndex,
-    ) -> tuple[list[tuple[str, float]], list[dict[str, str]], int]:
+        relevance: dict[str, float],
+    ) -> tuple[list[tuple[str, float]], list[dict[str, str]], int, str | None]:
         """Records linked to entities named exactly (an alias) in the hints or the query, in
-        readable scopes, most recent first; also how many such records pass the filter."""
+        readable scopes; also how many such records pass the filter, and their order.
+
+        Those the other generators found (``relevance``: their fused score) come first, best
+        match to the rest of the query first ("relevance"): in "What did Caroline paint?" the
+        name says whose records, the other words which of them. When the entities have more
+        records than ``depth``, only those are returned: the others would be an arbitrary
+        slice. Otherwise, or when the other generators found none of them, the rest follow
+        most recent first ("recent", when none was found)."""
         names = {*(name_candidates(query)), *(n for h in hints for n in [_norm(h)] if n)}
         if not names or not scopes:
-            return [], [], 0
+            return [], [], 0, None
         name_marks = ",".join("?" * len(names))
         scope_marks = ",".join("?" * len(scopes))
         matched = self.store.query(
@@ -643,7 +688,7 @@ class Retriever:
             [*sorted(names), *scopes],
         )
         if not matched:
-            return [], [], 0
+            return [], [], 0, None
         entity_ids = sorted({m["id"] for m in matched})
         # Every linked record with how many matched entities it links to (an index-only read,
         # migration 6), then the hard filter and the recency order from the vector index's
@@ -660,10 +705,31 @@ class Retriever:
             np.array(json.loads(linked_rowids), dtype=np.int64), return_counts=True
         )
         top, linked = index.latest(rowids, hits, depth, where=where)
-        ids_by_rowid = self._ids([rowid for rowid, _ in top])
         found = [{"entity_id": m["id"], "alias": m["alias"]} for m in matched]
-        entity = [(ids_by_rowid[r], float(h)) for r, h in top if r in ids_by_rowid]
-        return entity, found, linked
+        # The other generators applied the same filter: their records need no second check.
+        # rowids is sorted (np.unique): each found record is looked up in it, not the reverse
+        # (a name can be linked to thousands of records).
+        found_rowids = self._rowids(list(relevance)) if len(rowids) else {}
+        wanted = np.fromiter(found_rowids.values(), dtype=np.int64, count=len(found_rowids))
+        at = np.minimum(np.searchsorted(rowids, wanted), max(len(rowids) - 1, 0))
+        linked_here = rowids[at] == wanted
+        relevant = sorted(
+            (
+                (record_id, float(hits[i]))
+                for record_id, i, ok in zip(
+                    found_rowids, at.tolist(), linked_here.tolist(), strict=True
+                )
+                if ok
+            ),
+            key=lambda pair: (-relevance[pair[0]], pair[0]),
+        )[:depth]
+        if relevant and linked > depth:
+            return relevant, found, linked, "relevance"
+        ids_by_rowid = self._ids([rowid for rowid, _ in top])
+        taken = {record_id for record_id, _ in relevant}
+        recent = [(ids_by_rowid[r], float(h)) for r, h in top if r in ids_by_rowid]
+        entity = relevant + [pair for pair in recent if pair[0] not in taken]
+        return entity[:depth], found, linked, "relevance" if relevant else "recent"
 
     # -- other stages ------------------------------------------------------------------------
 
@@ -789,6 +855,7 @@ class Retriever:
             "fused_rank": fused_rank,  # in the fused order, before gate, collapse and reranker
             "fused_score": round(candidate.fused, 8),
             "freshness": round(candidate.freshness, 8),
+            "context_credit": round(candidate.credit, 8),
             "reranker": rerank,
             "source_kind": record.source_kind.value,
             "status": record.status.value,
@@ -885,6 +952,24 @@ def render(record: Record) -> str:
     """How a result reads to the model, for the token budget: a header, then the content."""
     when = record.event_at or record.created_at
     return f"[{record.type.value}, {when[:10]}, {record.source_kind.value}] {record.content}"
+
+
+def _quoting_pairs(
+    candidates: list[Candidate], records: dict[str, Record]
+) -> list[tuple[str, str]]:
+    """(quoting, quoted) for each pair of ``candidates`` where the first's retrieval context
+    quotes the second (conversation turns: core.conversation.quotes), in candidate order."""
+    contexts = [(c.record_id, records[c.record_id].context) for c in candidates]
+    contexts = [(rid, context) for rid, context in contexts if context]
+    if not contexts:  # no conversation turns among them: nothing to compare
+        return []
+    pairs = []
+    for quoting, context in contexts:
+        for candidate in candidates:
+            quoted = candidate.record_id
+            if quoted != quoting and conversation.quotes(context, records[quoted].content):
+                pairs.append((quoting, quoted))
+    return pairs
 
 
 def _age_days(record: Record, now: datetime) -> float | None:

@@ -3,13 +3,17 @@ retrieval context that search uses, and nothing stored on bad input."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core import Memory
+from core import Config, Memory
+from core.conversation import quotes
 from core.errors import InvalidArgument, InvalidIdentifier
+from core.ranking import replay
 from tests.support.clock import NOW
 
 AT = "2026-03-02T18:00:00Z"
@@ -119,3 +123,87 @@ def test_a_very_long_turn_is_stored_cut_to_the_content_limit(fast_memory: Memory
     turns = [{"id": "t", "role": "assistant", "text": "x" * 9000, "at": AT}]
     [record_id] = fast_memory.import_conversation(turns, scope="user:u1", now=NOW)
     assert len(fast_memory.store.get_records([record_id])[record_id].content) == 8000
+
+
+# -- what search does with imported turns ------------------------------------------------------
+
+
+def test_quotes_matches_a_whole_preceding_turn_only() -> None:
+    """A context quotes a turn when it holds the turn's excerpt as a whole line: a turn that
+    only begins like a context line is not quoted by it."""
+    context = "02 March 2026\nAnn: Yes, and the red one.\nBo: Lovely!"
+    assert quotes(context, "Ann: Yes, and the red one.")
+    assert quotes(context, "Bo: Lovely!")
+    assert not quotes(context, "Ann: Yes")
+    assert not quotes(None, "Bo: Lovely!") and not quotes(context, "")
+
+
+def _search_log(memory: Memory, search_id: str) -> dict[str, Any]:
+    (row,) = memory.store.query("SELECT payload FROM search_log WHERE id = ?", [search_id])
+    return json.loads(row["payload"])
+
+
+def test_a_question_and_its_reply_credit_each_other_and_the_log_replays(memory: Memory) -> None:
+    """The reply quotes the question turn in its context: when both are found, the question
+    turn gains a share of the reply's score and the reply a share of the question turn's; the
+    results say so, the log lists the pair, and replaying the log gives the same answer."""
+    memory.grant("assistant", "user:u1", now=NOW)
+    memory.import_conversation(chat(), scope="user:u1", session_id="c1", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
+    result = session.call(
+        "memory_search", {"query": "which city, the lease in Lyon"}, now=NOW + timedelta(days=1)
+    )
+    by_ref = {r["source_ref"]: r for r in result["results"]}
+    assert by_ref["c1-t1"]["explanation"]["context_credit"] > 0  # quoted by t2
+    assert by_ref["c1-t2"]["explanation"]["context_credit"] > 0
+    log = _search_log(memory, result["search_id"])
+    ids = {r["source_ref"]: r["id"] for r in result["results"]}
+    assert [ids["c1-t2"], ids["c1-t1"]] in log["quoting"]
+    assert replay(log) == [r["id"] for r in result["results"]]
+
+
+def test_context_credit_is_off_at_zero_shares(store_path: Path, real_embedder: Any) -> None:
+    config = Config.model_validate({"retrieval": {"quoted_turn_share": 0, "reply_turn_share": 0}})
+    with Memory.open(store_path, config, embedder=real_embedder, now=NOW) as memory:
+        memory.grant("assistant", "user:u1", now=NOW)
+        memory.import_conversation(chat(), scope="user:u1", now=NOW)
+        session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
+        result = session.call("memory_search", {"query": "the lease in Lyon"}, now=NOW)
+        assert all(r["explanation"]["context_credit"] == 0 for r in result["results"])
+        log = _search_log(memory, result["search_id"])
+        assert log["quoting"] == [] and log["context_credit"] == {}
+
+
+def test_a_named_speakers_turns_are_ranked_by_the_rest_of_the_query(
+    store_path: Path, real_embedder: Any
+) -> None:
+    """'What did Ann say about the lighthouse?': Ann has more turns than the generators'
+    depth, so the entity generator returns those of her turns the other words match, best
+    first, at its full weight, not her most recent turns (an arbitrary slice)."""
+    config = Config.model_validate({"retrieval": {"candidates_per_generator": 3}})
+    said = [
+        "We repainted the old lighthouse on the cape last summer.",
+        "My sister moved to Porto.",
+        "I bake bread on Sundays.",
+        "The dog learned to fetch.",
+        "Work has been busy lately.",
+        "I started reading a novel about trains.",
+    ]
+    turns = [
+        {"id": f"D1:{n}", "role": "user", "speaker": "Ann", "text": text, "at": AT}
+        for n, text in enumerate(said, start=1)
+    ]
+    with Memory.open(store_path, config, embedder=real_embedder, now=NOW) as memory:
+        memory.grant("assistant", "user:u1", now=NOW)
+        memory.import_conversation(turns, scope="user:u1", now=NOW)
+        session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
+        result = session.call(
+            "memory_search", {"query": "What did Ann say about the lighthouse?"}, now=NOW
+        )
+        log = _search_log(memory, result["search_id"])
+        refs = dict(memory.store.query("SELECT id, source_ref FROM records"))
+        entity = [refs[c["id"]] for c in log["candidates"]["entity"]]
+        assert log["entity_order"] == "relevance"
+        assert entity[0] == "D1:1" and "D1:6" not in entity  # D1:6 is the latest turn
+        assert log["settings"]["weights"]["entity"] == config.retrieval.entity_weight
+        assert result["results"][0]["source_ref"] == "D1:1"

@@ -147,10 +147,11 @@ def test_a_name_with_punctuation_in_the_query_is_an_exact_entity_match(
     assert name in matched
 
 
-def test_an_entity_named_by_many_records_weighs_less_in_fusion(alice: Session) -> None:
-    """Apollo has one record: the entity generator keeps its full weight. Orion has 60, more
-    than the 30 candidates it can return: its most recent 30 are an arbitrary slice, weighted
-    30/60; the count covers readable scopes only."""
+def test_an_entity_named_by_many_records_gives_those_the_query_matches(alice: Session) -> None:
+    """Apollo has one record: the entity generator returns it at full weight. Orion has 60,
+    more than the 30 candidates it can return: it returns those the other generators found
+    for the rest of the query, best first, still at full weight (they are not an arbitrary
+    slice); the count covers readable scopes only."""
     memory = alice.memory
     memory.import_records(
         [
@@ -173,7 +174,14 @@ def test_an_entity_named_by_many_records_weighs_less_in_fusion(alice: Session) -
         for r in memory.store.query("SELECT id, payload FROM search_log")
     }
     weights = [p["settings"]["weights"]["entity"] for p in logs.values()]
-    assert sorted(set(weights)) == [0.5, 1.0]
+    assert sorted(set(weights)) == [1.0]
+    (orion,) = [p for p in logs.values() if p["query"] == "What is the Orion status?"]
+    assert orion["entity_order"] == "relevance"
+    found = {c["id"] for g in ("dense", "lexical", "time") for c in orion["candidates"][g]}
+    entity = [c["id"] for c in orion["candidates"]["entity"]]
+    assert entity and set(entity) <= found
+    fused = {c["id"]: c["fused"] for c in orion["candidates"]["fused"]}
+    assert entity == sorted(entity, key=lambda i: -fused[i])  # best match to the query first
 
 
 def test_filters_by_type_and_event_time(alice: Session) -> None:
