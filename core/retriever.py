@@ -670,8 +670,8 @@ class Retriever:
         match to the rest of the query first ("relevance"): in "What did Caroline paint?" the
         name says whose records, the other words which of them. When the entities have more
         records than ``depth``, only those are returned: the others would be an arbitrary
-        slice. Otherwise, or when the other generators found none of them, the rest follow
-        most recent first ("recent", when none was found)."""
+        slice. Otherwise, or when the other generators found none of them, all of them, most
+        recent first ("recent")."""
         names = {*(name_candidates(query)), *(n for h in hints for n in [_norm(h)] if n)}
         if not names or not scopes:
             return [], [], 0, None
@@ -725,11 +725,13 @@ class Retriever:
         )[:depth]
         if relevant and linked > depth:
             return relevant, found, linked, "relevance"
+        # All of the entities' records fit (or the others found none of them): the complete
+        # set, most recent first, as before the relevance order. In a small store the dense
+        # generator "finds" every record, so a relevance order here would count the dense and
+        # lexical ranks twice and lift the named person's records above a better unlinked one.
         ids_by_rowid = self._ids([rowid for rowid, _ in top])
-        taken = {record_id for record_id, _ in relevant}
         recent = [(ids_by_rowid[r], float(h)) for r, h in top if r in ids_by_rowid]
-        entity = relevant + [pair for pair in recent if pair[0] not in taken]
-        return entity[:depth], found, linked, "relevance" if relevant else "recent"
+        return recent[:depth], found, linked, "recent"
 
     # -- other stages ------------------------------------------------------------------------
 

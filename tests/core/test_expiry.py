@@ -72,7 +72,9 @@ def test_every_generator_drops_a_lapsed_provisional_record(
             "entity": guess
             in {
                 i
-                for i, _ in retriever._entity(QUERY, (), where, scopes, 10, index=memory.index())[0]
+                for i, _ in retriever._entity(
+                    QUERY, (), where, scopes, 10, index=memory.index(), relevance={}
+                )[0]
             },
         }
 
