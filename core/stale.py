@@ -45,7 +45,7 @@ import numpy as np
 from core import policy, supersession
 from core.filters import RecordFilter
 from core.judge.contradiction import relation_words, says_ended, sentences
-from core.lexical import fts_match, query_tokens
+from core.lexical import query_tokens
 from core.models import MemoryType, Record, SourceKind, format_time
 from core.records import select_records
 
@@ -97,19 +97,10 @@ class Finder:
         return out
 
     def _lexical(self, draft: Record, where: RecordFilter) -> list[Record]:
-        words = [*query_tokens(draft.content), *relation_words(draft.content)]
-        match = fts_match(list(dict.fromkeys(words)))
-        if match is None:
-            return []
-        condition, params = where.sql("r")
-        with self.engine.store.reading() as conn:
-            return select_records(
-                conn,
-                "r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
-                f"AND +rowid IN (SELECT r.rowid FROM records AS r WHERE {condition}) "
-                "ORDER BY rank LIMIT ?)",
-                (match, *params, _LEXICAL),
-            )
+        words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
+        ids = self.engine.retriever().lexical_neighbours(words, where, _LEXICAL)
+        found = self.engine.store.get_records(ids)
+        return [found[i] for i in ids if i in found]
 
     def _siblings(self, found: list[Record], where: RecordFilter, judged: set[str]) -> list[Record]:
         """Live records quoting the same turn as a record found stale."""
