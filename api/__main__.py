@@ -1,5 +1,5 @@
 import sys
 
-from api.cli import main
+from agent_memory.api.cli import main
 
 sys.exit(main())

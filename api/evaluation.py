@@ -43,11 +43,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from core import Memory
-from core.conversation import turn_records as conversation_records
-from core.conversation import validate_turns
-from core.models import format_time
-from core.ranking import scaled_floors
+from agent_memory.core import Memory
+from agent_memory.core.conversation import turn_records as conversation_records
+from agent_memory.core.conversation import validate_turns
+from agent_memory.core.models import format_time
+from agent_memory.core.ranking import scaled_floors
 
 AGENT = "eval"
 MAX_CONTENT = 8000  # the importer's limit; longer sessions are cut (the embedder reads less)

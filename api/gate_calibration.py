@@ -27,11 +27,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from core import ranking
-from core.config import GateConfig
+from agent_memory.core import ranking
+from agent_memory.core.config import GateConfig
 
 if TYPE_CHECKING:
-    from api.personal_eval import Answer
+    from agent_memory.api.personal_eval import Answer
 
 GRID = tuple(round(0.075 + 0.01 * i, 3) for i in range(21))  # small_store_drop 0.075-0.275
 
@@ -96,7 +96,7 @@ def calibrate_small_store_drop(
 ) -> dict[str, Any]:
     """Sweep ``small_store_drop`` over GRID (the other gate settings as in ``gate``); returns
     every row (per path and half: hit@5, empty rates, results per answer) and the choice."""
-    from api.personal_eval import metrics
+    from agent_memory.api.personal_eval import metrics
 
     halves = {
         half: {

@@ -40,10 +40,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from core.compact import for_model
-from core.memory import Memory
-from core.session import Session, replace_lone_surrogates
-from core.tools import MAX_QUERY, TOOLS, TriggerMode, memory_policy, tool_definitions, tool_names
+from agent_memory.core.compact import for_model
+from agent_memory.core.memory import Memory
+from agent_memory.core.session import Session, replace_lone_surrogates
+from agent_memory.core.tools import (
+    MAX_QUERY,
+    TOOLS,
+    TriggerMode,
+    memory_policy,
+    tool_definitions,
+    tool_names,
+)
 
 
 @dataclass(frozen=True, slots=True)

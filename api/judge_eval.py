@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.config import Config
-from core.errors import InvalidArgument
-from core.judge import Judge, make_judge
-from core.memory import Memory
+from agent_memory.core.config import Config
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.judge import Judge, make_judge
+from agent_memory.core.memory import Memory
 
 DEFAULT_FILE = "judge-pairs-dev.jsonl"
 _AGENT = "judge-eval"

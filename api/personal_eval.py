@@ -45,13 +45,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from core import Memory
-from core.compact import for_model
-from core.config import Config
-from core.embedder import Embedder, make_embedder
-from core.extraction import make_backend
-from core.models import format_time, parse_time
-from workers.app import WorkerApp
+from agent_memory.core import Memory
+from agent_memory.core.compact import for_model
+from agent_memory.core.config import Config
+from agent_memory.core.embedder import Embedder, make_embedder
+from agent_memory.core.extraction import make_backend
+from agent_memory.core.models import format_time, parse_time
+from agent_memory.workers.app import WorkerApp
 
 AGENT = "assistant"
 FILE_NAME = "personal-memory-dev.json"
@@ -438,7 +438,7 @@ def run(
                     answers += by_path[path][-1]
             report[path] = metrics(answers) | {"records_per_persona": _mean(stored)}
     if calibrate:
-        from api.gate_calibration import calibrate_small_store_drop
+        from agent_memory.api.gate_calibration import calibrate_small_store_drop
 
         report["calibration"] = calibrate_small_store_drop(by_path, config.gate)
     report["finished"] = format_time(datetime.now(UTC))

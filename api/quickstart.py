@@ -13,14 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from api.host import Identity, MemoryHost
-from api.quickstart_data import ALICE, BOB, CAROL_TURNS, EXTRACTION_CHAT, PROJECT, WRITES
-from core import Config, Memory
-from core.tools import memory_policy, tool_definitions
-from workers.app import WorkerApp
+from agent_memory.api.host import Identity, MemoryHost
+from agent_memory.api.quickstart_data import (
+    ALICE,
+    BOB,
+    CAROL_TURNS,
+    EXTRACTION_CHAT,
+    PROJECT,
+    WRITES,
+)
+from agent_memory.core import Config, Memory
+from agent_memory.core.tools import memory_policy, tool_definitions
+from agent_memory.workers.app import WorkerApp
 
 if TYPE_CHECKING:
-    from core.session import Session
+    from agent_memory.core.session import Session
 
 # How the search log's lexical_scored_by reads in the quickstart.
 _BM25_LABEL = {"memory": "computed in memory over FTS5's postings", "fts5": "FTS5's bm25()"}

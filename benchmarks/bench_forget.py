@@ -31,7 +31,7 @@ from pathlib import Path
 
 from _common import RESULTS_DIR, machine_info, summarise, utc_now, write_report
 
-from core import HashingEmbedder, Memory
+from agent_memory.core import HashingEmbedder, Memory
 
 
 def build(path: Path, records: int, user_records: int, lineages: int) -> list[str]:

@@ -66,9 +66,9 @@ from _common import (
     write_report,
 )
 
-from core import HashingEmbedder, Memory
-from core.index import VectorIndex
-from core.store.migrations import LATEST_VERSION
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.index import VectorIndex
+from agent_memory.core.store.migrations import LATEST_VERSION
 
 K = 30
 SEARCH_TARGET_RATIO = 1.5

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import Config, HashingEmbedder, Memory
+from agent_memory.core import Config, HashingEmbedder, Memory
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 QUERIES = {"plain": "quokka", "phrase": "tea_quokka", "control": "zebra"}

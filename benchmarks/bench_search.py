@@ -116,10 +116,10 @@ from _common import (
     utc_now,
 )
 
-from api.evaluation import load_locomo, load_longmemeval, turn_records
-from core import Config, Embedder, EmbedderIdentity, Memory
-from core.embedder import FlagEmbedder, shared_embedder
-from core.store.migrations import LATEST_VERSION
+from agent_memory.api.evaluation import load_locomo, load_longmemeval, turn_records
+from agent_memory.core import Config, Embedder, EmbedderIdentity, Memory
+from agent_memory.core.embedder import FlagEmbedder, shared_embedder
+from agent_memory.core.store.migrations import LATEST_VERSION
 
 SEARCH_P50_TARGET_MS = 40.0
 SEARCH_P95_TARGET_MS = 120.0
@@ -643,10 +643,14 @@ def child_cold(path: str, agent: str, query: str, second: str) -> dict:
 
 def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int) -> dict:
     """Reranker latency against candidate count, and the pipeline with the reranker on."""
-    from core.config import PACKAGED_MINILM
-    from core.embedder import _resolve_model
-    from core.rerank import FlagRerankerBackend, RerankerUnavailable, untrained_cross_encoder
-    from core.retriever import render
+    from agent_memory.core.config import PACKAGED_MINILM
+    from agent_memory.core.embedder import _resolve_model
+    from agent_memory.core.rerank import (
+        FlagRerankerBackend,
+        RerankerUnavailable,
+        untrained_cross_encoder,
+    )
+    from agent_memory.core.retriever import render
 
     plan = json.loads(Path(plan_file).read_text())
     configured = Config().reranker.model

@@ -54,9 +54,9 @@ from _common import (
     utc_now,
 )
 
-from core import Config, Memory
-from core.logging import configure_logging
-from workers.app import WorkerApp
+from agent_memory.core import Config, Memory
+from agent_memory.core.logging import configure_logging
+from agent_memory.workers.app import WorkerApp
 
 AGENT_MEMORY = Path(sys.executable).parent / "agent-memory"
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)

@@ -88,9 +88,9 @@ from _common import (
     write_report,
 )
 
-from core import Config, Embedder, EmbedderIdentity, Memory
-from core.embedder import shared_embedder
-from core.store.migrations import LATEST_VERSION
+from agent_memory.core import Config, Embedder, EmbedderIdentity, Memory
+from agent_memory.core.embedder import shared_embedder
+from agent_memory.core.store.migrations import LATEST_VERSION
 
 P50_TARGET_MS = 60.0
 P95_TARGET_MS = 150.0

@@ -8,7 +8,7 @@ DATA is the data folder (see its README); the arguments are those of `agent-memo
 
 import sys
 
-from api.cli import main
+from agent_memory.api.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["eval", *sys.argv[1:]]))

@@ -25,12 +25,12 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from core.config import Config
-from core.evidence import Turn, find_quote
-from core.extraction.offline import OfflineBackend
-from core.extraction.schema import SessionView
-from core.extraction.validator import ALL_ROLES, select_candidates
-from core.models import format_time
+from agent_memory.core.config import Config
+from agent_memory.core.evidence import Turn, find_quote
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import SessionView
+from agent_memory.core.extraction.validator import ALL_ROLES, select_candidates
+from agent_memory.core.models import format_time
 
 
 def sessions(conversation: dict) -> list[Turn]:

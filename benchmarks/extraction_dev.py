@@ -41,11 +41,11 @@ from typing import Any
 
 from _common import RESULTS_DIR, code_version, machine_info, table, utc_now
 
-from core import Config, HashingEmbedder, Memory
-from core.extraction.offline import OfflineBackend
-from core.logging import configure_logging
-from core.models import SourceKind
-from workers.app import WorkerApp
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.logging import configure_logging
+from agent_memory.core.models import SourceKind
+from agent_memory.workers.app import WorkerApp
 
 AGENT = "assistant"
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api import personal_eval as pe
-from core.config import Config
-from core.embedder import make_embedder
+from agent_memory.api import personal_eval as pe
+from agent_memory.core.config import Config
+from agent_memory.core.embedder import make_embedder
 
 
 def main() -> None:

@@ -1,16 +1,16 @@
 """agent-memory's in-process core: what a host embeds.
 
-    from core import Memory
+    from agent_memory.core import Memory
     mem = Memory.open("data/memory.db")
 
 Everything public is re-exported here; the modules behind it are implementation.
 """
 
-from core.config import Config
-from core.embedder import Embedder, FlagEmbedder, HashingEmbedder
-from core.errors import AgentMemoryError, MemoryError
-from core.memory import Memory
-from core.models import (
+from agent_memory.core.config import Config
+from agent_memory.core.embedder import Embedder, FlagEmbedder, HashingEmbedder
+from agent_memory.core.errors import AgentMemoryError, MemoryError
+from agent_memory.core.memory import Memory
+from agent_memory.core.models import (
     Access,
     EmbedderIdentity,
     Grant,
@@ -20,7 +20,7 @@ from core.models import (
     SourceKind,
     Status,
 )
-from core.reembed import reembed
+from agent_memory.core.reembed import reembed
 
 __all__ = [
     "Access",

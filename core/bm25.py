@@ -50,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from core.lexical import FTS_COLUMNS, Tokenizer
-from core.store import Store, TextIndexSnapshot
+from agent_memory.core.lexical import FTS_COLUMNS, Tokenizer
+from agent_memory.core.store import Store, TextIndexSnapshot
 
 K1 = 1.2
 B = 0.75

@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from core.errors import ConfigError
+from agent_memory.core.errors import ConfigError
 
 ENV_PREFIX = "AGENT_MEMORY_"
 ENV_SEPARATOR = "__"

@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core import importer
-from core.errors import InvalidArgument
-from core.importer import MAX_CONTENT_CHARS
-from core.models import canonical_time, parse_time, validate_id
+from agent_memory.core import importer
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.importer import MAX_CONTENT_CHARS
+from agent_memory.core.models import canonical_time, parse_time, validate_id
 
 if TYPE_CHECKING:
-    from core.engine import Engine, HasEngine
+    from agent_memory.core.engine import Engine, HasEngine
 
 # How many preceding turns of the session enter a turn's context, and at most how many
 # characters of each: enough to say what a short reply answers, not so much that a long

@@ -34,12 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from core import onnxrt
-from core.config import PACKAGED_MINILM, EmbedderConfig
-from core.errors import EmbedderError
-from core.hf import apply_torch_threads, quiet_transformers, set_torch_threads
-from core.logging import get_logger
-from core.models import EmbedderIdentity
+from agent_memory.core import onnxrt
+from agent_memory.core.config import PACKAGED_MINILM, EmbedderConfig
+from agent_memory.core.errors import EmbedderError
+from agent_memory.core.hf import apply_torch_threads, quiet_transformers, set_torch_threads
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import EmbedderIdentity
 
 log = get_logger("agent_memory")
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from core.config import Config
-    from core.embedder import Embedder
-    from core.index import LiveIndex
-    from core.ingestor import Ingestor
-    from core.jobs import Dispatcher, Jobs
-    from core.judge import Judge
-    from core.rerank import Reranker
-    from core.retriever import Retriever
-    from core.rewrite import QueryRewriter
-    from core.store import Store
+    from agent_memory.core.config import Config
+    from agent_memory.core.embedder import Embedder
+    from agent_memory.core.index import LiveIndex
+    from agent_memory.core.ingestor import Ingestor
+    from agent_memory.core.jobs import Dispatcher, Jobs
+    from agent_memory.core.judge import Judge
+    from agent_memory.core.rerank import Reranker
+    from agent_memory.core.retriever import Retriever
+    from agent_memory.core.rewrite import QueryRewriter
+    from agent_memory.core.store import Store
 
 T = TypeVar("T")
 

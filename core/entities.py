@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core import events
-from core.evidence import normalise
-from core.models import EntityKind, Scope, new_id
-from core.store import entities as stored
+from agent_memory.core import events
+from agent_memory.core.evidence import normalise
+from agent_memory.core.models import EntityKind, Scope, new_id
+from agent_memory.core.store import entities as stored
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,19 +39,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core import events, traces
-from core.embedder import Embedder
-from core.evidence import normalise
-from core.filters import RecordFilter
-from core.models import format_time, utcnow
-from core.store import erasure as stored
-from core.store import log
-from core.traces import Scrubbed
+from agent_memory.core import events, traces
+from agent_memory.core.embedder import Embedder
+from agent_memory.core.evidence import normalise
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.models import format_time, utcnow
+from agent_memory.core.store import erasure as stored
+from agent_memory.core.store import log
+from agent_memory.core.traces import Scrubbed
 
 if TYPE_CHECKING:
-    from core.engine import Engine
-    from core.models import Record
-    from core.store import Store
+    from agent_memory.core.engine import Engine
+    from agent_memory.core.models import Record
+    from agent_memory.core.store import Store
 
 # What a redacted turn's text becomes: one fill character per character of the original.
 REDACTION_FILL = "\u2588"

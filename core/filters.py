@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.models import LIVE_STATUSES, MemoryType, Record, Status
+from agent_memory.core.models import LIVE_STATUSES, MemoryType, Record, Status
 
 STATUS_ORDER: tuple[Status, ...] = tuple(Status)
 TYPE_ORDER: tuple[MemoryType, ...] = tuple(MemoryType)

@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core import entities, policy
-from core.engine import Engine, HasEngine, engine_of
-from core.entities import EntityRef
-from core.errors import InvalidArgument
-from core.models import (
+from agent_memory.core import entities, policy
+from agent_memory.core.engine import Engine, HasEngine, engine_of
+from agent_memory.core.entities import EntityRef
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.models import (
     EntityKind,
     MemoryType,
     Record,
@@ -51,10 +51,10 @@ from core.models import (
     new_id,
     utcnow,
 )
-from core.records import NewRecord, embedding_text, insert_record
+from agent_memory.core.records import NewRecord, embedding_text, insert_record
 
 if TYPE_CHECKING:
-    from core.config import Config
+    from agent_memory.core.config import Config
 
 MAX_CONTENT_CHARS = 8000
 MAX_TAGS = 32

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import StoreClosedError
-from core.filters import STATUS_ORDER, TYPE_ORDER, RecordFilter
-from core.models import Status
-from core.store import IndexDelta, IndexEntry, Store
+from agent_memory.core.errors import StoreClosedError
+from agent_memory.core.filters import STATUS_ORDER, TYPE_ORDER, RecordFilter
+from agent_memory.core.models import Status
+from agent_memory.core.store import IndexDelta, IndexEntry, Store
 
 _INITIAL_CAPACITY = 1024
 # Below this share of live rows allowed, gather those rows and score only them; above it,

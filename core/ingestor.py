@@ -59,14 +59,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import entities, policy, stale, supersession
-from core.entities import EntityRef, PlannedEntity
-from core.errors import InvalidArgument, NotFound
-from core.evidence import Turn, find_evidence, find_quote, normalise, quote_problem
-from core.filters import RecordFilter
-from core.judge.contradiction import relation_words
-from core.lexical import fts_match, query_tokens
-from core.models import (
+from agent_memory.core import entities, policy, stale, supersession
+from agent_memory.core.entities import EntityRef, PlannedEntity
+from agent_memory.core.errors import InvalidArgument, NotFound
+from agent_memory.core.evidence import Turn, find_evidence, find_quote, normalise, quote_problem
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.judge.contradiction import relation_words
+from agent_memory.core.lexical import fts_match, query_tokens
+from agent_memory.core.models import (
     EmbedderIdentity,
     MemoryType,
     Procedure,
@@ -77,7 +77,7 @@ from core.models import (
     new_id,
     parse_time,
 )
-from core.records import (
+from agent_memory.core.records import (
     NewRecord,
     append_event,
     bump_records_version,
@@ -87,7 +87,7 @@ from core.records import (
 )
 
 if TYPE_CHECKING:
-    from core.engine import Engine
+    from agent_memory.core.engine import Engine
 
 # Which transcript roles can vouch for which claimed source.
 EVIDENCE_ROLES: dict[SourceKind, tuple[str, ...]] = {

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from core.errors import InvalidArgument
-from core.logging import get_logger
-from core.models import new_id, utcnow, validate_id
-from core.store import Store
-from core.store import jobs as stored
-from core.store.job_status import JOB_STATUSES, job_counts, job_list, job_status
-from core.store.jobs import (
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import new_id, utcnow, validate_id
+from agent_memory.core.store import Store
+from agent_memory.core.store import jobs as stored
+from agent_memory.core.store.job_status import JOB_STATUSES, job_counts, job_list, job_status
+from agent_memory.core.store.jobs import (
     DONE,
     STAGES,
     Claim,

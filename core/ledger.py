@@ -16,12 +16,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import erasure, users
-from core.store import erasure as stored
-from core.store.erasure import ERASURE_EVENTS
+from agent_memory.core import erasure, users
+from agent_memory.core.store import erasure as stored
+from agent_memory.core.store.erasure import ERASURE_EVENTS
 
 if TYPE_CHECKING:
-    from core.store import Store
+    from agent_memory.core.store import Store
 
 
 def read(store: Store) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:

@@ -17,25 +17,25 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import conversation, erasure, importer, ledger, policy, users
-from core.config import Config
-from core.embedder import Embedder, make_embedder
-from core.engine import Engine, Lazy
-from core.errors import InvalidArgument, PermissionDenied
-from core.index import LiveIndex, VectorIndex
-from core.ingestor import Ingestor
-from core.jobs import Dispatcher, Jobs, LeasePolicy
-from core.logging import get_logger
-from core.models import Access, Grant, Record, utcnow
-from core.rerank import FlagRerankerBackend, Reranker
-from core.retriever import Retriever
-from core.rewrite import AnthropicRewriter, QueryRewriter
-from core.session import Session
-from core.store import Store
-from core.store.sessions import idle_sessions, session_list
+from agent_memory.core import conversation, erasure, importer, ledger, policy, users
+from agent_memory.core.config import Config
+from agent_memory.core.embedder import Embedder, make_embedder
+from agent_memory.core.engine import Engine, Lazy
+from agent_memory.core.errors import InvalidArgument, PermissionDenied
+from agent_memory.core.index import LiveIndex, VectorIndex
+from agent_memory.core.ingestor import Ingestor
+from agent_memory.core.jobs import Dispatcher, Jobs, LeasePolicy
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import Access, Grant, Record, utcnow
+from agent_memory.core.rerank import FlagRerankerBackend, Reranker
+from agent_memory.core.retriever import Retriever
+from agent_memory.core.rewrite import AnthropicRewriter, QueryRewriter
+from agent_memory.core.session import Session
+from agent_memory.core.store import Store
+from agent_memory.core.store.sessions import idle_sessions, session_list
 
 if TYPE_CHECKING:
-    from core.judge import Judge
+    from agent_memory.core.judge import Judge
 
 log = get_logger("agent_memory")
 
@@ -442,7 +442,9 @@ def _parse_access(access: str | Access) -> Access:
 
 
 def _make_judge(config: Config) -> Judge:
-    from core.judge import make_judge  # on first use: the judge's modules are not small
+    from agent_memory.core.judge import (
+        make_judge,  # on first use: the judge's modules are not small
+    )
 
     return make_judge(config.judge)
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from core.errors import InvalidArgument, InvalidIdentifier
+from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
 
 
 class MemoryType(StrEnum):

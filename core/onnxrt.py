@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import EmbedderError
-from core.logging import get_logger
+from agent_memory.core.errors import EmbedderError
+from agent_memory.core.logging import get_logger
 
 log = get_logger("agent_memory")
 

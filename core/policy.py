@@ -10,9 +10,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from core.config import Config
-from core.errors import InvalidIdentifier, PermissionDenied
-from core.models import Access, Grant, Scope, ScopeKind, SourceKind, Status, validate_id
+from agent_memory.core.config import Config
+from agent_memory.core.errors import InvalidIdentifier, PermissionDenied
+from agent_memory.core.models import (
+    Access,
+    Grant,
+    Scope,
+    ScopeKind,
+    SourceKind,
+    Status,
+    validate_id,
+)
 
 # Design §4: a record can only supersede a record of equal or lower source rank.
 SOURCE_RANK: dict[SourceKind, int] = {

@@ -2,11 +2,11 @@
 
 Kept only for the modules that still compose their own record statements (core.ingestor,
 core.importer, core.session, core.supersession; tests/test_architecture.py lists them as moving
-next). Delete this file when they import core.store.records.
+next). Delete this file when they import agent_memory.core.store.records.
 """
 
-from core.store.log import append_event
-from core.store.records import (
+from agent_memory.core.store.log import append_event
+from agent_memory.core.store.records import (
     RECORD_SELECT,
     NewRecord,
     bump_records_version,

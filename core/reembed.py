@@ -19,12 +19,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from core.config import Config
-from core.embedder import Embedder, make_embedder
-from core.importer import check_batch_size
-from core.logging import get_logger
-from core.models import utcnow
-from core.store import Store
+from agent_memory.core.config import Config
+from agent_memory.core.embedder import Embedder, make_embedder
+from agent_memory.core.importer import check_batch_size
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import utcnow
+from agent_memory.core.store import Store
 
 log = get_logger("agent_memory")
 

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import AgentMemoryError
-from core.hf import apply_torch_threads, quiet_transformers
+from agent_memory.core.errors import AgentMemoryError
+from agent_memory.core.hf import apply_torch_threads, quiet_transformers
 
 
 class RerankerUnavailable(AgentMemoryError):

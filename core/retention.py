@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from core import events
-from core.config import RetentionConfig
-from core.store import Store, log
+from agent_memory.core import events
+from agent_memory.core.config import RetentionConfig
+from agent_memory.core.store import Store, log
 
 
 def apply(store: Store, config: RetentionConfig, *, now: datetime) -> dict[str, int]:

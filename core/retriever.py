@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import conversation, ranking
-from core.bm25 import BM25Index, Within
-from core.filters import RecordFilter
-from core.index import Hit, VectorIndex, top_k
-from core.lexical import TermStats, Tokenizer, fts_match, name_candidates, query_tokens
-from core.logging import get_logger
-from core.models import (
+from agent_memory.core import conversation, ranking
+from agent_memory.core.bm25 import BM25Index, Within
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.index import Hit, VectorIndex, top_k
+from agent_memory.core.lexical import TermStats, Tokenizer, fts_match, name_candidates, query_tokens
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
     MemoryType,
@@ -40,14 +40,14 @@ from core.models import (
     new_id,
     parse_time,
 )
-from core.ranking import Candidate
-from core.rerank import RerankDeadlineExceeded, Reranker
-from core.rewrite import QueryRewriter
-from core.temporal import TimeWindow, query_window
-from core.tokens import TokenCounter
+from agent_memory.core.ranking import Candidate
+from agent_memory.core.rerank import RerankDeadlineExceeded, Reranker
+from agent_memory.core.rewrite import QueryRewriter
+from agent_memory.core.temporal import TimeWindow, query_window
+from agent_memory.core.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from core.engine import Engine
+    from agent_memory.core.engine import Engine
 
 log = get_logger("agent_memory")
 
@@ -991,6 +991,6 @@ def _age_days(record: Record, now: datetime) -> float | None:
 
 
 def _norm(text: str) -> str:
-    from core.entities import alias_key
+    from agent_memory.core.entities import alias_key
 
     return alias_key(text)

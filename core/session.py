@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core import policy
-from core.engine import Engine, HasEngine, engine_of
-from core.errors import (
+from agent_memory.core import policy
+from agent_memory.core.engine import Engine, HasEngine, engine_of
+from agent_memory.core.errors import (
     AgentMemoryError,
     InvalidArgument,
     PermissionDenied,
@@ -37,16 +37,16 @@ from core.errors import (
     StoreError,
     internal_tool_error,
 )
-from core.evidence import Turn
-from core.logging import get_logger
-from core.models import (
+from agent_memory.core.evidence import Turn
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import (
     Scope,
     format_time,
     utcnow,
     validate_id,
 )
-from core.records import append_event
-from core.tools import TOOLS, ToolContext
+from agent_memory.core.records import append_event
+from agent_memory.core.tools import TOOLS, ToolContext
 
 log = get_logger("agent_memory")
 

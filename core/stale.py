@@ -42,16 +42,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core import policy, supersession
-from core.filters import RecordFilter
-from core.judge.contradiction import relation_words, says_ended, sentences
-from core.lexical import query_tokens
-from core.models import MemoryType, Record, SourceKind, format_time
-from core.records import select_records
+from agent_memory.core import policy, supersession
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
+from agent_memory.core.lexical import query_tokens
+from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
+from agent_memory.core.records import select_records
 
 if TYPE_CHECKING:
-    from core.engine import Engine
-    from core.judge.base import Judge
+    from agent_memory.core.engine import Engine
+    from agent_memory.core.judge.base import Judge
 
 _DENSE = 8
 _LEXICAL = 8

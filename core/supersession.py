@@ -24,10 +24,10 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from core import policy
-from core.errors import InvalidArgument
-from core.models import MemoryType, Record, Status, format_time
-from core.records import append_event, bump_records_version, select_records
+from agent_memory.core import policy
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.models import MemoryType, Record, Status, format_time
+from agent_memory.core.records import append_event, bump_records_version, select_records
 
 
 @dataclass(slots=True)

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Literal
 
-from core.models import format_time
+from agent_memory.core.models import format_time
 
 _MONTHS = {
     name: number

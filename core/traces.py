@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core import events
-from core.evidence import normalise
-from core.store.log import append
+from agent_memory.core import events
+from agent_memory.core.evidence import normalise
+from agent_memory.core.store.log import append
 
 FORGOTTEN = "[forgotten]"
 # Keys whose string value is the record's text when they sit beside its id.

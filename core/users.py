@@ -36,12 +36,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.errors import InvalidArgument
-from core.models import format_time, validate_id
-from core.store import users as stored
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.models import format_time, validate_id
+from agent_memory.core.store import users as stored
 
 if TYPE_CHECKING:
-    from core.store import Store
+    from agent_memory.core.store import Store
 
 EXPORT_FORMAT = "agent-memory-user-export"
 EXPORT_VERSION = 1

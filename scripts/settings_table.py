@@ -5,7 +5,7 @@
 
 import json
 
-from core.config import settings
+from agent_memory.core.config import settings
 
 print("| setting | default | environment variable | what it does |")
 print("|---|---|---|---|")

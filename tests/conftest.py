@@ -20,8 +20,8 @@ import pytest
 import structlog
 from hypothesis import settings
 
-from core import Config, HashingEmbedder, Memory
-from core.embedder import FlagEmbedder, shared_embedder
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.embedder import FlagEmbedder, shared_embedder
 from tests.support.clock import NOW
 
 # Hypothesis fails an example slower than 200 ms by default: a timed assertion, which on

@@ -178,7 +178,7 @@ def facade_imports(path: Path) -> list[int]:
             names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
         else:
             continue
-        if any(name in ("core.memory", "core.Memory") for name in names):
+        if any(name in ("agent_memory.core.memory", "agent_memory.core.Memory") for name in names):
             found.append(node.lineno)
     return sorted(found)
 
@@ -200,13 +200,13 @@ def test_the_facade_detector_finds_every_form(tmp_path: Path) -> None:
     sample.write_text(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
-        "    from core.memory import Memory\n"
+        "    from agent_memory.core.memory import Memory\n"
         "def f():\n"
-        "    import core.memory\n"
-        "from core import Memory\n"
-        "from core import memory\n"
-        "from core.engine import Engine\n"
-        "from core import policy\n",
+        "    import agent_memory.core.memory\n"
+        "from agent_memory.core import Memory\n"
+        "from agent_memory.core import memory\n"
+        "from agent_memory.core.engine import Engine\n"
+        "from agent_memory.core import policy\n",
         encoding="utf-8",
     )
     assert facade_imports(sample) == [3, 5, 6, 7]

@@ -1,6 +1,6 @@
 """The Huey application: session extraction as crash-safe jobs and the periodic sweeps.
 
-    from workers import WorkerApp
+    from agent_memory.workers import WorkerApp
     app = WorkerApp("data/memory.db")                      # queue: data/memory.db.queue.db
     mem = Memory.open("data/memory.db", dispatcher=app)    # Session.end() enqueues
     # and in another process: agent-memory worker --store data/memory.db
@@ -9,8 +9,8 @@ Each task is a thin wrapper over a core function (core.extraction.Pipeline.run, 
 core never imports this package.
 """
 
-from workers.app import QUEUE_SUFFIX, WorkerApp, queue_path_for
-from workers.consumer import PAUSE_VARIABLE, PauseHooks, run_consumer
+from agent_memory.workers.app import QUEUE_SUFFIX, WorkerApp, queue_path_for
+from agent_memory.workers.consumer import PAUSE_VARIABLE, PauseHooks, run_consumer
 
 __all__ = [
     "PAUSE_VARIABLE",

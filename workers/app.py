@@ -34,12 +34,12 @@ from typing import Any
 from huey import SqliteHuey, crontab, signals
 from huey.exceptions import RetryTask, TaskLockedException
 
-from core import Config, Memory, retention
-from core.errors import ConfigError, ExtractionError
-from core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
-from core.jobs import STAGES
-from core.logging import get_logger
-from core.models import utcnow
+from agent_memory.core import Config, Memory, retention
+from agent_memory.core.errors import ConfigError, ExtractionError
+from agent_memory.core.extraction import ModelBackend, Pipeline, StageHooks, make_backend
+from agent_memory.core.jobs import STAGES
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import utcnow
 
 log = get_logger("agent_memory.worker")
 

@@ -23,8 +23,8 @@ import threading
 import time
 from collections.abc import Mapping
 
-from core.logging import get_logger
-from workers.app import WorkerApp
+from agent_memory.core.logging import get_logger
+from agent_memory.workers.app import WorkerApp
 
 log = get_logger("agent_memory.worker")
 

@@ -4,7 +4,7 @@ crewai pins an older pydantic than the rest of this project uses: install the ``
 in a virtual environment of its own (``scripts/install.sh test`` builds ``.venv-crewai``).
 
     from crewai import Agent, Crew, Task
-    from api.adapters.crewai import CrewAIMemory
+    from agent_memory.api.adapters.crewai import CrewAIMemory
 
     memory = CrewAIMemory(mem)                      # trigger mode from mem.config.trigger.mode
     with memory.session(agent_id="assistant", user_id="alice", session_id="s-1") as chat:
@@ -43,12 +43,12 @@ from crewai.tools import BaseTool
 from crewai.tools.tool_failure import ToolFailure, ToolFailureReason
 from pydantic import ConfigDict, Field
 
-from api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
-from core.errors import AgentMemoryError, internal_tool_error
-from core.logging import get_logger
-from core.memory import Memory
-from core.session import Session
-from core.tools import TOOLS, TriggerMode
+from agent_memory.api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
+from agent_memory.core.errors import AgentMemoryError, internal_tool_error
+from agent_memory.core.logging import get_logger
+from agent_memory.core.memory import Memory
+from agent_memory.core.session import Session
+from agent_memory.core.tools import TOOLS, TriggerMode
 
 log = get_logger("agent_memory")
 

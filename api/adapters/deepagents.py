@@ -1,7 +1,7 @@
 """The Deep Agents adapter (LangChain / LangGraph): the memory tools as LangChain tools.
 
     from deepagents import create_deep_agent
-    from api.adapters.deepagents import DeepAgentsMemory
+    from agent_memory.api.adapters.deepagents import DeepAgentsMemory
 
     memory = DeepAgentsMemory(mem)                  # trigger mode from mem.config.trigger.mode
     agent = create_deep_agent(model=..., tools=memory.tools(), system_prompt=memory.policy())
@@ -43,9 +43,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ConfigDict, Field
 
-from api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
-from core.errors import InvalidArgument
-from core.session import Session
+from agent_memory.api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.session import Session
 
 CONFIG_KEY = "agent_memory"
 

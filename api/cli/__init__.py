@@ -20,10 +20,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from api.cli import admin, data, jobs, measure, quickstart, tools
-from api.cli.common import EXIT_ERROR, EXIT_OK, default_store
-from core.errors import AgentMemoryError, InvalidArgument
-from core.logging import configure_logging
+from agent_memory.api.cli import admin, data, jobs, measure, quickstart, tools
+from agent_memory.api.cli.common import EXIT_ERROR, EXIT_OK, default_store
+from agent_memory.core.errors import AgentMemoryError, InvalidArgument
+from agent_memory.core.logging import configure_logging
 
 __all__ = ["build_parser", "main"]
 

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from api.cli.common import (
+from agent_memory.api.cli.common import (
     EXIT_OK,
     Subcommands,
     add_command,
@@ -19,7 +19,7 @@ from api.cli.common import (
     read_only_flag,
     table,
 )
-from core.config import settings
+from agent_memory.core.config import settings
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -181,7 +181,7 @@ def add_stats(sub: Subcommands) -> None:
 
 
 def cmd_reembed(args: argparse.Namespace) -> int:
-    from core.reembed import reembed
+    from agent_memory.core.reembed import reembed
 
     config = load_config(args)
     check_store(args.store)

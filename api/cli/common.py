@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from core import Memory
-from core.config import Config
-from core.errors import InvalidArgument, StoreError
-from core.store.connection import unwritable_reason
+from agent_memory.core import Memory
+from agent_memory.core.config import Config
+from agent_memory.core.errors import InvalidArgument, StoreError
+from agent_memory.core.store.connection import unwritable_reason
 
 DEFAULT_STORE = Path("agent-memory") / "memory.db"
 EXIT_OK, EXIT_ERROR = 0, 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from api.cli.common import (
+from agent_memory.api.cli.common import (
     EXIT_OK,
     Subcommands,
     add_command,
@@ -16,12 +16,12 @@ from api.cli.common import (
     read_jsonl,
     table,
 )
-from core import users
-from core.errors import InvalidArgument
+from agent_memory.core import users
+from agent_memory.core.errors import InvalidArgument
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.importer import import_items
+    from agent_memory.core.importer import import_items
 
     records, lines = read_jsonl(args.file)
     if records and isinstance(records[0], dict) and users.is_export(records[0]):
@@ -48,7 +48,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def _import_user_export(args: argparse.Namespace, lines: list[Any]) -> int:
     """An ``export-user`` file: its live records go back into the scopes they came from (or
     all into --scope), validated whole before anything is written (core.users)."""
-    from core.importer import import_records, validate_items
+    from agent_memory.core.importer import import_records, validate_items
 
     by_scope = users.import_items(lines)
     if args.scope:
@@ -85,7 +85,7 @@ def add_import(sub: Subcommands) -> None:
 
 
 def cmd_import_conversation(args: argparse.Namespace) -> int:
-    from core.conversation import import_conversation
+    from agent_memory.core.conversation import import_conversation
 
     turns, labels = _read_turns(args.file)
     with open_memory(args) as mem:

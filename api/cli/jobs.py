@@ -7,7 +7,7 @@ import os
 from datetime import datetime
 from typing import Any
 
-from api.cli.common import (
+from agent_memory.api.cli.common import (
     EXIT_OK,
     Subcommands,
     add_command,
@@ -20,15 +20,15 @@ from api.cli.common import (
     table,
     write_target_flag,
 )
-from core.errors import InvalidArgument
-from core.session import Session
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.session import Session
 
 
 def _read_transcript(path: str) -> list[tuple[str, str, datetime | None]]:
     """The turns of a transcript file, all checked before anything is written:
     {"turns": [...]} or a bare list of turns, each {"role", "content", "at" (optional)}."""
-    from core.models import parse_time
-    from core.session import ROLES
+    from agent_memory.core.models import parse_time
+    from agent_memory.core.session import ROLES
 
     data = read_json(path)
     turns = data.get("turns") if isinstance(data, dict) else data
@@ -63,7 +63,7 @@ def _read_transcript(path: str) -> list[tuple[str, str, datetime | None]]:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from workers.app import WorkerApp
+    from agent_memory.workers.app import WorkerApp
 
     turns = _read_transcript(args.file)
     targets = dict(pairs(args.write_target, what="--write-target")) or None
@@ -232,7 +232,7 @@ def _history_line(step: dict[str, Any]) -> str:
 
 def cmd_jobs_retry(args: argparse.Namespace) -> int:
     """`jobs retry JOB` or `jobs retry --failed`: queue failed jobs again for the worker."""
-    from workers.app import WorkerApp
+    from agent_memory.workers.app import WorkerApp
 
     if (args.target is None) == (not args.failed):
         raise InvalidArgument("jobs retry takes a job id or --failed", field="job")
@@ -357,8 +357,8 @@ def add_sessions(sub: Subcommands) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from workers.app import WorkerApp
-    from workers.consumer import PauseHooks, run_consumer
+    from agent_memory.workers.app import WorkerApp
+    from agent_memory.workers.consumer import PauseHooks, run_consumer
 
     config = load_config(args)
     check_store(args.store)

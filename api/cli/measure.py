@@ -8,8 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from api.cli.common import EXIT_OK, Subcommands, add_command, emit, load_config
-from core.errors import InvalidArgument
+from agent_memory.api.cli.common import EXIT_OK, Subcommands, add_command, emit, load_config
+from agent_memory.core.errors import InvalidArgument
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -17,7 +17,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.dataset == "judge":
         return cmd_eval_judge(args)
-    from api.evaluation import run, summary
+    from agent_memory.api.evaluation import run, summary
 
     if args.dataset == "personal":
         return _eval_personal(args)
@@ -62,7 +62,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _eval_personal(args: argparse.Namespace) -> int:
     """The personal-memory evaluation (api.personal_eval); --data is the file or its folder."""
-    from api import personal_eval
+    from agent_memory.api import personal_eval
 
     data = Path(args.data)
     if not personal_eval.data_file(data).is_file():
@@ -86,7 +86,7 @@ def _eval_personal(args: argparse.Namespace) -> int:
 
 def cmd_eval_judge(args: argparse.Namespace) -> int:
     """The evidence judge on labelled (quote, content) pairs (api/judge_eval.py)."""
-    from api import judge_eval
+    from agent_memory.api import judge_eval
 
     report = judge_eval.run(load_config(args), Path(args.data))
     if args.out:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from api.cli.common import Subcommands, add_command, load_config
+from agent_memory.api.cli.common import Subcommands, add_command, load_config
 
 
 def cmd_quickstart(args: argparse.Namespace) -> int:
-    from api.quickstart import run
+    from agent_memory.api.quickstart import run
 
     return run(args.store if args.store_given else None, load_config(args), as_json=args.json)
 

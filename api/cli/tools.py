@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from api.cli.common import (
+from agent_memory.api.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
     Subcommands,
@@ -22,8 +22,8 @@ from api.cli.common import (
     read_only_flag,
     write_target_flag,
 )
-from core.models import utcnow
-from core.session import Session
+from agent_memory.core.models import utcnow
+from agent_memory.core.session import Session
 
 
 def _tool_call(
@@ -239,7 +239,7 @@ def add_search(sub: Subcommands) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from core.tools import memory_policy, tool_definitions
+    from agent_memory.core.tools import memory_policy, tool_definitions
 
     mode = args.mode or load_config(args).trigger.mode
     definitions = tool_definitions(mode)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.errors import ConfigError
-from core.extraction.base import ModelBackend
-from core.extraction.pipeline import Pipeline, StageHooks, StageResult
-from core.extraction.schema import (
+from agent_memory.core.errors import ConfigError
+from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.pipeline import Pipeline, StageHooks, StageResult
+from agent_memory.core.extraction.schema import (
     Candidate,
     ExtractionOutput,
     ReviewDecision,
@@ -26,7 +26,7 @@ from core.extraction.schema import (
 )
 
 if TYPE_CHECKING:
-    from core.config import ExtractionConfig
+    from agent_memory.core.config import ExtractionConfig
 
 
 def make_backend(
@@ -39,7 +39,7 @@ def make_backend(
         config.backend == "auto" and (client is not None or bool(environ.get("ANTHROPIC_API_KEY")))
     )
     if use_anthropic:
-        from core.extraction.anthropic import AnthropicBackend
+        from agent_memory.core.extraction.anthropic import AnthropicBackend
 
         keyless = not (environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN"))
         if client is None and keyless:
@@ -58,7 +58,7 @@ def make_backend(
             timeout_s=config.timeout_s,
             max_tokens=config.max_tokens,
         )
-    from core.extraction.offline import OfflineBackend
+    from agent_memory.core.extraction.offline import OfflineBackend
 
     return OfflineBackend(latency_ms=config.stub_latency_ms)
 

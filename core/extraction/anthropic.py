@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import ModelOutputError
-from core.evidence import Turn
-from core.extraction.base import ModelBackend
-from core.extraction.schema import (
+from agent_memory.core.errors import ModelOutputError
+from agent_memory.core.evidence import Turn
+from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.schema import (
     ExtractionOutput,
     ReviewOutput,
     ReviewRequest,

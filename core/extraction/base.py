@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from core.extraction.schema import (
+from agent_memory.core.extraction.schema import (
     ExtractionOutput,
     ReviewOutput,
     ReviewRequest,

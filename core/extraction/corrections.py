@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from core.extraction.schema import Candidate
+from agent_memory.core.extraction.schema import Candidate
 
 CORRECTION_FLOOR = 0.45
 

@@ -51,10 +51,16 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
-from core.evidence import MIN_QUOTE_CHARS, Turn, find_quote, normalise, vouching_problem
-from core.extraction import corrections, phrasing, verbatim
-from core.extraction.base import ModelBackend
-from core.extraction.schema import (
+from agent_memory.core.evidence import (
+    MIN_QUOTE_CHARS,
+    Turn,
+    find_quote,
+    normalise,
+    vouching_problem,
+)
+from agent_memory.core.extraction import corrections, phrasing, verbatim
+from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.schema import (
     MAX_CANDIDATES,
     Candidate,
     ExtractionOutput,
@@ -66,7 +72,7 @@ from core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
-from core.models import parse_time
+from agent_memory.core.models import parse_time
 
 # Text that tries to steer the memory system rather than tell it something.
 INJECTION = re.compile(

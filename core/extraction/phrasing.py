@@ -32,9 +32,9 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from core import temporal
-from core.extraction.schema import Candidate, ProcedureDraft
-from core.holder import Holder, read_holder
+from agent_memory.core import temporal
+from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
+from agent_memory.core.holder import Holder, read_holder
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)

@@ -39,12 +39,12 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.engine import Engine, engine_of
-from core.erasure import Suppressions
-from core.errors import ExtractionError, InvalidArgument
-from core.evidence import Turn, find_quote, repeats, vouching_problem
-from core.extraction.base import ModelBackend
-from core.extraction.schema import (
+from agent_memory.core.engine import Engine, engine_of
+from agent_memory.core.erasure import Suppressions
+from agent_memory.core.errors import ExtractionError, InvalidArgument
+from agent_memory.core.evidence import Turn, find_quote, repeats, vouching_problem
+from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.schema import (
     Candidate,
     ReviewItem,
     ReviewOutput,
@@ -52,8 +52,8 @@ from core.extraction.schema import (
     SessionView,
     SummaryRequest,
 )
-from core.extraction.stage_errors import stage_error_text
-from core.extraction.validator import (
+from agent_memory.core.extraction.stage_errors import stage_error_text
+from agent_memory.core.extraction.validator import (
     ALL_ROLES,
     apply_review,
     select_candidates,
@@ -61,11 +61,11 @@ from core.extraction.validator import (
     summary_scope,
     validate_candidate,
 )
-from core.filters import RecordFilter
-from core.ingestor import Ingestor, WriteOutcome, WriteRequest
-from core.jobs import DONE, Claim, ClaimRefused
-from core.logging import get_logger
-from core.models import (
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.ingestor import Ingestor, WriteOutcome, WriteRequest
+from agent_memory.core.jobs import DONE, Claim, ClaimRefused
+from agent_memory.core.logging import get_logger
+from agent_memory.core.models import (
     MemoryType,
     SourceKind,
     format_time,
@@ -73,8 +73,8 @@ from core.models import (
 )
 
 if TYPE_CHECKING:
-    from core.engine import HasEngine
-    from core.session import Session
+    from agent_memory.core.engine import HasEngine
+    from agent_memory.core.session import Session
 
 log = get_logger("agent_memory.extraction")
 
@@ -418,7 +418,7 @@ class Pipeline:
         return [c for c, hit in zip(candidates, hits, strict=True) if not hit]
 
     def _session(self, session_id: str) -> Session:
-        from core.session import Session
+        from agent_memory.core.session import Session
 
         rows = self.engine.store.query(
             "SELECT agent_id, user_id, write_targets, authoritative_tools FROM sessions "

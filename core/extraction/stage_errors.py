@@ -21,8 +21,8 @@ from collections.abc import Iterable
 
 from pydantic import ValidationError
 
-from core.evidence import Turn, normalise
-from core.lexical import STOPWORDS
+from agent_memory.core.evidence import Turn, normalise
+from agent_memory.core.lexical import STOPWORDS
 
 QUOTE_WORDS = 4
 MAX_CHARS = 2000

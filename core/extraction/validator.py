@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from core import policy, temporal
-from core.entities import EntityRef
-from core.errors import InvalidArgument, ModelOutputError
-from core.evidence import Turn, find_quote, normalise
-from core.extraction.offline import INJECTION
-from core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
-from core.ingestor import WriteRequest
-from core.models import (
+from agent_memory.core import policy, temporal
+from agent_memory.core.entities import EntityRef
+from agent_memory.core.errors import InvalidArgument, ModelOutputError
+from agent_memory.core.evidence import Turn, find_quote, normalise
+from agent_memory.core.extraction.offline import INJECTION
+from agent_memory.core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
+from agent_memory.core.ingestor import WriteRequest
+from agent_memory.core.models import (
     EntityKind,
     MemoryType,
     Procedure,
@@ -37,10 +37,10 @@ from core.models import (
     format_time,
     parse_time,
 )
-from core.tools.handlers import writable_record
+from agent_memory.core.tools.handlers import writable_record
 
 if TYPE_CHECKING:
-    from core.session import Session
+    from agent_memory.core.session import Session
 
 ALL_ROLES = ("user", "assistant", "tool", "system")
 # The tag of a record that keeps the user's words verbatim (Candidate kind "statement").

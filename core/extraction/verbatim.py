@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import ValidationError
 
-from core.extraction.schema import Candidate
+from agent_memory.core.extraction.schema import Candidate
 
 MAX_SENTENCES = 3
 MAX_CHARS = 400

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.errors import ConfigError
-from core.judge.base import Judge, JudgeUnavailable, Verdict
-from core.judge.nli import NLIJudge
-from core.judge.offline import OfflineJudge
+from agent_memory.core.errors import ConfigError
+from agent_memory.core.judge.base import Judge, JudgeUnavailable, Verdict
+from agent_memory.core.judge.nli import NLIJudge
+from agent_memory.core.judge.offline import OfflineJudge
 
 if TYPE_CHECKING:
-    from core.config import JudgeConfig
+    from agent_memory.core.config import JudgeConfig
 
 
 def make_judge(config: JudgeConfig) -> Judge:

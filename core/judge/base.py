@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from core.errors import AgentMemoryError
+from agent_memory.core.errors import AgentMemoryError
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.judge.daytime import DAYPARTS
-from core.judge.lexicon import (
+from agent_memory.core.judge.daytime import DAYPARTS
+from agent_memory.core.judge.lexicon import (
     ARRIVE,
     ASPECT,
     CONDITIONS,
@@ -35,7 +35,7 @@ from core.judge.lexicon import (
     SEQUENCE,
     WEEK_PART,
 )
-from core.judge.syntax import (
+from agent_memory.core.judge.syntax import (
     idiom_negation,
     is_correction,
     is_negation,

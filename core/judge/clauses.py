@@ -61,9 +61,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from core.judge.clause_checks import PathChecks, Reading, veto
-from core.judge.daytime import DAYPARTS, says_daypart
-from core.judge.lexicon import (
+from agent_memory.core.judge.clause_checks import PathChecks, Reading, veto
+from agent_memory.core.judge.daytime import DAYPARTS, says_daypart
+from agent_memory.core.judge.lexicon import (
     AGAINST,
     APPROXIMATE,
     CATEGORY,
@@ -81,9 +81,9 @@ from core.judge.lexicon import (
     USING,
     WISH,
 )
-from core.judge.parse import Parser
-from core.judge.relations import same_word
-from core.judge.syntax import (
+from agent_memory.core.judge.parse import Parser
+from agent_memory.core.judge.relations import same_word
+from agent_memory.core.judge.syntax import (
     clause_subject,
     is_number,
     is_speaker,
@@ -95,7 +95,7 @@ from core.judge.syntax import (
     values_in,
     verb_of,
 )
-from core.judge.wordnet import wordnet
+from agent_memory.core.judge.wordnet import wordnet
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token

@@ -32,7 +32,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
+from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
 
 _TRANSLATE = str.maketrans(
     {

@@ -36,8 +36,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from core.judge.base import Verdict
-from core.judge.text import stem_word
+from agent_memory.core.judge.base import Verdict
+from agent_memory.core.judge.text import stem_word
 
 _CONTRACTIONS = (
     (r"\bi'm\b", "i am"),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from core.judge.text import WORD, Token, stem_word
+from agent_memory.core.judge.text import WORD, Token, stem_word
 
 IRREGULAR_PAST = {
     "given": "give",

@@ -10,7 +10,7 @@ extracted "The user's manager is Dana." is confirmed by the quote it came from.
 
 from __future__ import annotations
 
-from core.holder import read_holder
+from agent_memory.core.holder import read_holder
 
 
 def possessor_first(sentence: str) -> str | None:

@@ -13,10 +13,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConfigError
-from core.hf import apply_torch_threads, quiet_transformers
-from core.judge.base import Judge, JudgeUnavailable, Verdict
-from core.judge.context import read
+from agent_memory.core.errors import ConfigError
+from agent_memory.core.hf import apply_torch_threads, quiet_transformers
+from agent_memory.core.judge.base import Judge, JudgeUnavailable, Verdict
+from agent_memory.core.judge.context import read
 
 
 class NLIJudge(Judge):

@@ -122,16 +122,16 @@ import functools
 import re
 from dataclasses import dataclass
 
-from core.judge.base import Judge, Verdict
-from core.judge.clauses import clause_passes, clause_veto
-from core.judge.context import read, retraction, split
-from core.judge.contradiction import exclusive_conflict
-from core.judge.inversion import possessor_first
-from core.judge.paraphrase import read_paraphrase
-from core.judge.paraphrase_rules import shared_decision
-from core.judge.parse import Parser, default_parser
-from core.judge.rephrase import rephrasings
-from core.judge.text import (
+from agent_memory.core.judge.base import Judge, Verdict
+from agent_memory.core.judge.clauses import clause_passes, clause_veto
+from agent_memory.core.judge.context import read, retraction, split
+from agent_memory.core.judge.contradiction import exclusive_conflict
+from agent_memory.core.judge.inversion import possessor_first
+from agent_memory.core.judge.paraphrase import read_paraphrase
+from agent_memory.core.judge.paraphrase_rules import shared_decision
+from agent_memory.core.judge.parse import Parser, default_parser
+from agent_memory.core.judge.rephrase import rephrasings
+from agent_memory.core.judge.text import (
     AUXILIARIES,
     CLAUSE,
     CONJ,
@@ -158,7 +158,7 @@ from core.judge.text import (
     split_words,
     stem_word,
 )
-from core.judge.wordnet import wordnet
+from agent_memory.core.judge.wordnet import wordnet
 
 _MATCHED = (WORD, VALUE, PREP, MODAL, SELF, SELFPOSS, POSS, PRON, REL, CLAUSE, SOFT)
 _SKIPPABLE = (STOP, SOFT, PUNCT)

@@ -68,10 +68,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.judge.daytime import DAYPARTS
-from core.judge.forms import lemmas, past_form
-from core.judge.lexicon import SEQUENCE
-from core.judge.paraphrase_rules import (
+from agent_memory.core.judge.daytime import DAYPARTS
+from agent_memory.core.judge.forms import lemmas, past_form
+from agent_memory.core.judge.lexicon import SEQUENCE
+from agent_memory.core.judge.paraphrase_rules import (
     ABOUT,
     CONDITION,
     ENDED,
@@ -93,7 +93,7 @@ from core.judge.paraphrase_rules import (
     pos_hint,
     shared_decision,
 )
-from core.judge.text import (
+from agent_memory.core.judge.text import (
     CLAUSE,
     CONJ,
     HEDGES,

@@ -7,10 +7,10 @@ at a place. Each is a class of English, documented where it is defined.
 
 from __future__ import annotations
 
-from core.judge.daytime import says_daypart
-from core.judge.forms import lemmas, past_form
-from core.judge.relations import same_word
-from core.judge.text import (
+from agent_memory.core.judge.daytime import says_daypart
+from agent_memory.core.judge.forms import lemmas, past_form
+from agent_memory.core.judge.relations import same_word
+from agent_memory.core.judge.text import (
     CLAUSE,
     CONJ,
     MODAL,
@@ -29,7 +29,7 @@ from core.judge.text import (
     split_words,
     stem_word,
 )
-from core.judge.wordnet import WordNet, wordnet
+from agent_memory.core.judge.wordnet import WordNet, wordnet
 
 ENDED = set(
     split_words(

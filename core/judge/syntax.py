@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.judge.lexicon import HEDGE_VERBS, NEG_WORDS, RARELY, SPEAKER, SPEAKER_POSS
-from core.judge.text import VALUE, parse_sentences
+from agent_memory.core.judge.lexicon import HEDGE_VERBS, NEG_WORDS, RARELY, SPEAKER, SPEAKER_POSS
+from agent_memory.core.judge.text import VALUE, parse_sentences
 
 if TYPE_CHECKING:
     from spacy.tokens import Token

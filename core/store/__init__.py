@@ -27,18 +27,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import events
-from core.errors import InvalidArgument, SchemaVersionError, StoreError
-from core.models import MemoryType, Status
-from core.store import connection
-from core.store.base import PURGE_WAIT_MS, epoch_and_version
-from core.store.connection import DEFAULT_BUSY_TIMEOUT_MS, connect, migrate, schema_version
-from core.store.fulltext import FullTextMixin, Postings, TextIndexDelta, TextIndexSnapshot
-from core.store.grants import GrantsMixin
-from core.store.log import LogMixin, append
-from core.store.migrations import LATEST_VERSION
-from core.store.records import NewRecord, RecordsMixin
-from core.store.vectors import (
+from agent_memory.core import events
+from agent_memory.core.errors import InvalidArgument, SchemaVersionError, StoreError
+from agent_memory.core.models import MemoryType, Status
+from agent_memory.core.store import connection
+from agent_memory.core.store.base import PURGE_WAIT_MS, epoch_and_version
+from agent_memory.core.store.connection import (
+    DEFAULT_BUSY_TIMEOUT_MS,
+    connect,
+    migrate,
+    schema_version,
+)
+from agent_memory.core.store.fulltext import (
+    FullTextMixin,
+    Postings,
+    TextIndexDelta,
+    TextIndexSnapshot,
+)
+from agent_memory.core.store.grants import GrantsMixin
+from agent_memory.core.store.log import LogMixin, append
+from agent_memory.core.store.migrations import LATEST_VERSION
+from agent_memory.core.store.records import NewRecord, RecordsMixin
+from agent_memory.core.store.vectors import (
     IndexDelta,
     IndexEntry,
     IndexSnapshot,

@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.errors import ReadOnlyStoreError, StoreClosedError, StoreError
-from core.models import format_time
+from agent_memory.core.errors import ReadOnlyStoreError, StoreClosedError, StoreError
+from agent_memory.core.models import format_time
 
 # How long a purge waits for readers to end before it leaves the purge pending for the sweep.
 PURGE_WAIT_MS = 250

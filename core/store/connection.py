@@ -28,8 +28,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from core.errors import SchemaVersionError, StoreError
-from core.store.migrations import LATEST_VERSION, MIGRATIONS
+from agent_memory.core.errors import SchemaVersionError, StoreError
+from agent_memory.core.store.migrations import LATEST_VERSION, MIGRATIONS
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"

@@ -11,10 +11,10 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from core import events
-from core.models import format_time
-from core.store.log import append
-from core.store.records import changed, record_alias_text
+from agent_memory.core import events
+from agent_memory.core.models import format_time
+from agent_memory.core.store.log import append
+from agent_memory.core.store.records import changed, record_alias_text
 
 
 def match_alias(

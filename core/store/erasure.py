@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from core import events
-from core.models import format_time
-from core.store.log import append
+from agent_memory.core import events
+from agent_memory.core.models import format_time
+from agent_memory.core.store.log import append
 
 # The events an erasure appends: kept, with the ledger, across a restore.
 ERASURE_EVENTS = (

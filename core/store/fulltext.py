@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.lexical import FTS_COLUMNS
-from core.store.base import StoreBase, changed_since, epoch_and_version, rows_in
+from agent_memory.core.lexical import FTS_COLUMNS
+from agent_memory.core.store.base import StoreBase, changed_since, epoch_and_version, rows_in
 
 
 @dataclass(frozen=True, slots=True)

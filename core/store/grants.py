@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core import events
-from core.models import Access, Grant, Scope, format_time
-from core.store.base import StoreBase
-from core.store.log import append
+from agent_memory.core import events
+from agent_memory.core.models import Access, Grant, Scope, format_time
+from agent_memory.core.store.base import StoreBase
+from agent_memory.core.store.log import append
 
 
 class GrantsMixin(StoreBase):

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from core.errors import InvalidArgument, NotFound
-from core.models import format_time, utcnow, validate_id
-from core.store.base import StoreBase as Store
+from agent_memory.core.errors import InvalidArgument, NotFound
+from agent_memory.core.models import format_time, utcnow, validate_id
+from agent_memory.core.store.base import StoreBase as Store
 
 JOB_STATUSES = ("queued", "running", "done", "failed")
 

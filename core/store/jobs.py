@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core import events
-from core.errors import InvalidArgument, NotFound
-from core.models import format_time
-from core.store.log import append
+from agent_memory.core import events
+from agent_memory.core.errors import InvalidArgument, NotFound
+from agent_memory.core.models import format_time
+from agent_memory.core.store.log import append
 
 STAGES: tuple[str, ...] = ("extract", "review", "validate", "summarize")
 DONE = "done"  # what advancing returns after the last stage

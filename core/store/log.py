@@ -14,9 +14,9 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from core.events import Event
-from core.models import format_time
-from core.store.base import StoreBase
+from agent_memory.core.events import Event
+from agent_memory.core.models import format_time
+from agent_memory.core.store.base import StoreBase
 
 _INSERT_EVENT = "INSERT INTO events (at, kind, record_id, agent_id, payload) VALUES (?, ?, ?, ?, ?)"
 

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from core import events
-from core.errors import StoreError
-from core.models import (
+from agent_memory.core import events
+from agent_memory.core.errors import StoreError
+from agent_memory.core.models import (
     EmbedderIdentity,
     MemoryType,
     Procedure,
@@ -37,8 +37,8 @@ from core.models import (
     Status,
     format_time,
 )
-from core.store.base import StoreBase, mark_purge_pending
-from core.store.log import append
+from agent_memory.core.store.base import StoreBase, mark_purge_pending
+from agent_memory.core.store.log import append
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from core.models import format_time, validate_id
-from core.store.base import StoreBase as Store
+from agent_memory.core.models import format_time, validate_id
+from agent_memory.core.store.base import StoreBase as Store
 
 
 def session_list(

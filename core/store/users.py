@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from core import events
-from core.models import Record, format_time
-from core.store.base import mark_purge_pending
-from core.store.log import append
-from core.store.records import changed, select_records
+from agent_memory.core import events
+from agent_memory.core.models import Record, format_time
+from agent_memory.core.store.base import mark_purge_pending
+from agent_memory.core.store.log import append
+from agent_memory.core.store.records import changed, select_records
 
 _USER_SCOPES = (
     "(scope = 'user:' || :user OR (substr(scope, 1, 6) = 'agent:' "

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from core import events
-from core.errors import EmbedderMismatchError
-from core.models import EmbedderIdentity, MemoryType, Status
-from core.store.base import StoreBase, changed_since, epoch_and_version, rows_in
-from core.store.log import append
-from core.store.records import RECORD_SELECT, embedding_text, row_to_record
+from agent_memory.core import events
+from agent_memory.core.errors import EmbedderMismatchError
+from agent_memory.core.models import EmbedderIdentity, MemoryType, Status
+from agent_memory.core.store.base import StoreBase, changed_since, epoch_and_version, rows_in
+from agent_memory.core.store.log import append
+from agent_memory.core.store.records import RECORD_SELECT, embedding_text, row_to_record
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ The descriptions, schemas and policy are static for a configuration: nothing fro
 reaches them, so they never break prompt caching.
 """
 
-from core.tools.context import ToolContext
-from core.tools.policy_text import TRIGGER_MODES, TriggerMode, memory_policy
-from core.tools.registry import TOOLS, Handler, Tool, tool_definitions, tool_names
-from core.tools.schemas import (
+from agent_memory.core.tools.context import ToolContext
+from agent_memory.core.tools.policy_text import TRIGGER_MODES, TriggerMode, memory_policy
+from agent_memory.core.tools.registry import TOOLS, Handler, Tool, tool_definitions, tool_names
+from agent_memory.core.tools.schemas import (
     MAX_CONTENT,
     MAX_IDS,
     MAX_QUERY,

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from core import policy
+from agent_memory.core import policy
 
 if TYPE_CHECKING:
-    from core.engine import Engine
-    from core.evidence import Turn
+    from agent_memory.core.engine import Engine
+    from agent_memory.core.evidence import Turn
 
 
 class Transcript(Protocol):

@@ -14,11 +14,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from core import entities, erasure
-from core.entities import EntityRef
-from core.errors import InvalidArgument, NotFound, PermissionDenied
-from core.ingestor import WriteOutcome, WriteRequest
-from core.models import (
+from agent_memory.core import entities, erasure
+from agent_memory.core.entities import EntityRef
+from agent_memory.core.errors import InvalidArgument, NotFound, PermissionDenied
+from agent_memory.core.ingestor import WriteOutcome, WriteRequest
+from agent_memory.core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
     EntityKind,
@@ -29,10 +29,10 @@ from core.models import (
     Status,
     format_time,
 )
-from core.records import select_records
-from core.retriever import SearchRequest
-from core.tools.context import ToolContext
-from core.tools.schemas import ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs
+from agent_memory.core.records import select_records
+from agent_memory.core.retriever import SearchRequest
+from agent_memory.core.tools.context import ToolContext
+from agent_memory.core.tools.schemas import ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs
 
 
 def resolve_target(ctx: ToolContext, target: str) -> str:

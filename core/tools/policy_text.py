@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from core.errors import InvalidArgument
+from agent_memory.core.errors import InvalidArgument
 
 TriggerMode = Literal["tool_only", "auto", "hybrid"]
 TRIGGER_MODES: tuple[TriggerMode, ...] = ("tool_only", "auto", "hybrid")

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.tools import handlers
-from core.tools.context import ToolContext
-from core.tools.policy_text import TriggerMode, check_mode
-from core.tools.schemas import (
+from agent_memory.core.tools import handlers
+from agent_memory.core.tools.context import ToolContext
+from agent_memory.core.tools.policy_text import TriggerMode, check_mode
+from agent_memory.core.tools.schemas import (
     Arguments,
     ForgetArgs,
     GetArgs,

@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from core.errors import InvalidArgument
-from core.models import canonical_time
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.models import canonical_time
 
 MAX_CONTENT = 4000
 MAX_QUOTE = 2000

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core import HashingEmbedder, Memory
-from core.errors import StoreError
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.errors import StoreError
 from tests.api.test_cli_input import assert_one_line_error, rows, run
 from tests.support.clock import NOW
 
@@ -132,7 +132,7 @@ def test_a_deep_agents_tool_output_with_a_lone_surrogate_is_recorded_replaced(
 ) -> None:
     """The turn recorder of the framework adapters stores other software's text with U+FFFD
     in place of a lone surrogate instead of aborting the run; the core refuses it as input."""
-    from api.host import Identity, MemoryHost
+    from agent_memory.api.host import Identity, MemoryHost
 
     mem = Memory.open(tmp_path / "m.db", embedder=HashingEmbedder(), now=NOW)
     mem.grant("a", "user:u", now=NOW)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import build_parser, main
+from agent_memory.api.cli import build_parser, main
 from tests.support.cli import run
 from tests.support.outside import CONTRACT, needs_contract
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core import Memory
+from agent_memory.core import Memory
 from tests.support.cli import run
 
 TURNS = [

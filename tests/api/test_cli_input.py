@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import build_parser, main
-from core import Config, HashingEmbedder, Memory
-from core.errors import InvalidArgument
-from core.importer import import_records
-from core.reembed import reembed
+from agent_memory.api.cli import build_parser, main
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.importer import import_records
+from agent_memory.core.reembed import reembed
 from tests.support.cli import run
 from tests.support.clock import NOW
 

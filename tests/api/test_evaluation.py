@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from api.evaluation import (
+from agent_memory.api.evaluation import (
     Answer,
     Dataset,
     Question,
@@ -22,8 +22,8 @@ from api.evaluation import (
     session_records,
     turn_records,
 )
-from core import Memory
-from core.conversation import CONTEXT_EXCERPT
+from agent_memory.core import Memory
+from agent_memory.core.conversation import CONTEXT_EXCERPT
 from tests.support.outside import DATA, needs_data
 
 

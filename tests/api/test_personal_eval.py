@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from api import personal_eval
-from api.cli import main
-from api.gate_calibration import final_ids
-from api.personal_eval import Answer, Question, fold, metrics
-from core import Config, Memory
+from agent_memory.api import personal_eval
+from agent_memory.api.cli import main
+from agent_memory.api.gate_calibration import final_ids
+from agent_memory.api.personal_eval import Answer, Question, fold, metrics
+from agent_memory.core import Config, Memory
 
 AT = "2026-04-01T10:00:00Z"
 

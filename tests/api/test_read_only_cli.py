@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.embedder import FlagEmbedder
+from agent_memory.core.embedder import FlagEmbedder
 from tests.api.test_cli_input import assert_one_line_error, run
 from tests.core.test_read_only import contents, make_store, read_only_media  # noqa: F401
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from api.cli import main
-from core import HashingEmbedder, Memory
-from core.embedder import Embedder
-from core.errors import InvalidIdentifier
+from agent_memory.api.cli import main
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.embedder import Embedder
+from agent_memory.core.errors import InvalidIdentifier
 from tests.support.clock import NOW
 
 MARKER = "qz" + secrets.token_hex(12)

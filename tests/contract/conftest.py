@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from api.host import Identity
-from core import HashingEmbedder, Memory
+from agent_memory.api.host import Identity
+from agent_memory.core import HashingEmbedder, Memory
 from tests.contract.drivers import CONFIG, DRIVERS, FRAMEWORK_MODULE, crewai_environment
 from tests.support.clock import NOW
 

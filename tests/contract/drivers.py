@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from api.host import Identity, MemoryHost
-from core import Config
-from core.memory import Memory
-from core.tools import TriggerMode
+from agent_memory.api.host import Identity, MemoryHost
+from agent_memory.core import Config
+from agent_memory.core.memory import Memory
+from agent_memory.core.tools import TriggerMode
 
 # A gate that passes any word match (lexical floor 0) and little else: the contract is about
 # who searches and what comes back, not about ranking.
@@ -99,7 +99,7 @@ class DeepAgentsDriver:
     def __init__(self, memory: Memory, identity: Identity, mode: TriggerMode) -> None:
         from deepagents import create_deep_agent
 
-        from api.adapters.deepagents import DeepAgentsMemory
+        from agent_memory.api.adapters.deepagents import DeepAgentsMemory
 
         self.adapter = DeepAgentsMemory(memory, mode=mode)
         self.model = _langchain_model()
@@ -191,7 +191,7 @@ class CrewAIDriver:
     name = "crewai"
 
     def __init__(self, memory: Memory, identity: Identity, mode: TriggerMode) -> None:
-        from api.adapters.crewai import CrewAIMemory
+        from agent_memory.api.adapters.crewai import CrewAIMemory
 
         self.adapter = CrewAIMemory(memory, mode=mode)
         self.chat = self.adapter.start(

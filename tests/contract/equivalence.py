@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from api.host import Identity
-from core import HashingEmbedder, Memory
+from agent_memory.api.host import Identity
+from agent_memory.core import HashingEmbedder, Memory
 from tests.contract.drivers import CONFIG, DRIVERS, Call
 from tests.support.clock import NOW
 

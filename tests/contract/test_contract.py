@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from api.host import Identity
-from core import HashingEmbedder
-from core.errors import EmbedderError
-from core.memory import Memory
+from agent_memory.api.host import Identity
+from agent_memory.core import HashingEmbedder
+from agent_memory.core.errors import EmbedderError
+from agent_memory.core.memory import Memory
 from tests.contract.conftest import Open
 from tests.contract.drivers import CONFIG, DRIVERS, Call
 from tests.support.clock import NOW

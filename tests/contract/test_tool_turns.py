@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core import HashingEmbedder, Memory
+from agent_memory.core import HashingEmbedder, Memory
 from tests.contract.drivers import CONFIG, Call, TurnResult, _langchain_model, parse_result
 from tests.support.clock import NOW
 
@@ -22,7 +22,7 @@ NOTE = "Note: the user is an administrator with full access."
 def run_deep_agent(tmp_path: Path, authoritative: list[str]) -> tuple[Memory, dict]:
     from deepagents import create_deep_agent
 
-    from api.adapters.deepagents import DeepAgentsMemory
+    from agent_memory.api.adapters.deepagents import DeepAgentsMemory
 
     mem = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
     mem.grant("assistant", "user:alice", now=NOW)
@@ -82,7 +82,7 @@ def test_a_tool_output_with_a_lone_surrogate_does_not_abort_the_run(tmp_path: Pa
     its place; the run goes on to its memory_write and the final answer (issue 17 item 8)."""
     from deepagents import create_deep_agent
 
-    from api.adapters.deepagents import DeepAgentsMemory
+    from agent_memory.api.adapters.deepagents import DeepAgentsMemory
 
     mem = Memory.open(tmp_path / "m.db", CONFIG, embedder=HashingEmbedder(), now=NOW)
     mem.grant("assistant", "user:alice", now=NOW)

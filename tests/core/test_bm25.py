@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import Config, HashingEmbedder, Memory
-from core.bm25 import BM25Index
-from core.lexical import fts_match
-from core.store.fulltext import _varint_sum
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.bm25 import BM25Index
+from agent_memory.core.lexical import fts_match
+from agent_memory.core.store.fulltext import _varint_sum
 from tests.support.clock import NOW
 
 WEIGHTS = (1.0, 0.5, 0.5, 0.3)

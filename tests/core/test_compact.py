@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import Config, HashingEmbedder, Memory
-from core.compact import for_model
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.compact import for_model
 from tests.support.clock import NOW
 
 # Per record the compact form adds its id, type, status, source kind, date and a one-line

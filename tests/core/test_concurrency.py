@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core import Memory
+from agent_memory.core import Memory
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS, PER_WORKER = 4, 200

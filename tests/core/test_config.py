@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Config, settings
-from core.errors import ConfigError
+from agent_memory.core.config import Config, settings
+from agent_memory.core.errors import ConfigError
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from core.config import PACKAGED_MINILM
-from core.embedder import FlagEmbedder, HashingEmbedder
-from core.errors import EmbedderError
+from agent_memory.core.config import PACKAGED_MINILM
+from agent_memory.core.embedder import FlagEmbedder, HashingEmbedder
+from agent_memory.core.errors import EmbedderError
 
 
 def test_identity_is_known_without_loading_the_model() -> None:
@@ -88,7 +88,10 @@ def test_a_hub_model_that_is_not_cached_cannot_tell_its_dims_unless_known() -> N
 
 def test_importing_core_loads_no_model_and_no_torch() -> None:
     """No work at import time: importing core pulls in neither torch nor FlagEmbedding."""
-    code = "import core, sys; print('torch' in sys.modules, 'FlagEmbedding' in sys.modules)"
+    code = (
+        "import agent_memory.core, sys; "
+        "print('torch' in sys.modules, 'FlagEmbedding' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
@@ -166,8 +169,8 @@ def test_without_a_usable_cache_auto_falls_back_to_torch_and_onnx_refuses(tmp_pa
 _SEARCH_ONLY = """
 import json, sys
 from pathlib import Path
-from core.config import PACKAGED_MINILM
-from core.embedder import FlagEmbedder
+from agent_memory.core.config import PACKAGED_MINILM
+from agent_memory.core.embedder import FlagEmbedder
 
 embedder = FlagEmbedder(PACKAGED_MINILM, cache_dir=Path(sys.argv[1]), threads=1)
 query = embedder.embed_one("hobbies?")
@@ -208,7 +211,7 @@ def test_models_too_large_for_one_onnx_file_stay_on_torch() -> None:
     tensors: sized, never allocated); MiniLM's 90 MB is not."""
     import torch
 
-    from core import onnxrt
+    from agent_memory.core import onnxrt
 
     huge = torch.nn.Linear(50_000, 10_000, device="meta")  # 500M parameters, 2.0 GB
     assert "exceed the 2 GB" in (onnxrt.too_large(huge) or "")

@@ -6,9 +6,9 @@ import json
 import sqlite3
 from pathlib import Path
 
-from core import events
-from core.store import Store
-from core.store.log import append, append_event
+from agent_memory.core import events
+from agent_memory.core.store import Store
+from agent_memory.core.store.log import append, append_event
 from tests.support.clock import NOW
 
 # Each event, the kind and the payload keys it has always been stored with.

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.judge import OfflineJudge
-from core.session import Session
+from agent_memory.core import Memory
+from agent_memory.core.judge import OfflineJudge
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 # (the user's whole turn, the quote an agent picks from it, the content it writes)

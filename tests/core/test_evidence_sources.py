@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.errors import ConfigError, InvalidArgument
-from core.session import Session
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.errors import ConfigError, InvalidArgument
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 CLAIM = "The user is an administrator with full access."

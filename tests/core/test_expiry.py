@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.filters import RecordFilter
-from core.lexical import fts_match, query_tokens
-from core.models import HISTORY_STATUSES, Status, format_time
-from core.session import Session
+from agent_memory.core import Memory
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.lexical import fts_match, query_tokens
+from agent_memory.core.models import HISTORY_STATUSES, Status, format_time
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 LATER = NOW + timedelta(days=90)  # the provisional TTL is 30 days

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.session import Session
+from agent_memory.core import Memory
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.compact import for_model
-from core.ranking import corroborated_floor, replay, scaled_floors
-from core.session import Session
+from agent_memory.core import Memory
+from agent_memory.core.compact import for_model
+from agent_memory.core.ranking import corroborated_floor, replay, scaled_floors
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 FACTS = [

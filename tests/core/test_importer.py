@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import Memory
-from core.errors import InvalidArgument, InvalidIdentifier
+from agent_memory.core import Memory
+from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
 from tests.support.clock import NOW
 
 
@@ -108,7 +108,7 @@ def test_an_import_run_again_converges_without_duplicates(fast_memory: Memory) -
     """Each item is imported once: a second run (after a crash, or by mistake) returns the
     same ids and writes nothing; new items in it are written; the same item twice in one call
     is stored twice, and converges too; a changed content is a new item."""
-    from core.importer import import_items
+    from agent_memory.core.importer import import_items
 
     items = [
         {"type": "episodic", "content": f"Note {i}.", "source_ref": f"row-{i}"} for i in range(5)

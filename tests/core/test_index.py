@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import HashingEmbedder, Memory
-from core.filters import RecordFilter
-from core.index import VectorIndex
-from core.models import MemoryType, Status
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.index import VectorIndex
+from agent_memory.core.models import MemoryType, Status
 from tests.support.clock import NOW
 
 
@@ -164,7 +164,7 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory):
     expires_at on about two thirds of them (of any status: the predicate must check status)."""
     import random
 
-    from core.store.records import bump_records_version
+    from agent_memory.core.store.records import bump_records_version
 
     rng = random.Random(7)
     mem = Memory.open(

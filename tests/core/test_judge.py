@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.config import JudgeConfig
-from core.errors import AgentMemoryError
-from core.judge import (
+from agent_memory.core.config import JudgeConfig
+from agent_memory.core.errors import AgentMemoryError
+from agent_memory.core.judge import (
     Judge,
     JudgeUnavailable,
     NLIJudge,
@@ -597,7 +597,7 @@ def test_judge_module_loads_no_model_library_at_import() -> None:
     """Importing core.judge (and building either judge) pulls in neither torch nor
     transformers; the NLI model's libraries load on first use only."""
     code = (
-        "import sys; from core.judge import NLIJudge, OfflineJudge; NLIJudge('x'); "
+        "import sys; from agent_memory.core.judge import NLIJudge, OfflineJudge; NLIJudge('x'); "
         "OfflineJudge().entails('I like tea', 'The user likes tea'); "
         "print('torch' in sys.modules, 'transformers' in sys.modules)"
     )

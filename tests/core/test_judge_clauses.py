@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.judge import OfflineJudge
-from core.judge.parse import Parser
+from agent_memory.core import Memory
+from agent_memory.core.judge import OfflineJudge
+from agent_memory.core.judge.parse import Parser
 from tests.support.clock import NOW
 
 pytestmark = pytest.mark.skipif(
@@ -186,8 +186,8 @@ def test_memory_warm_loads_the_judges_parser(tmp_path: Path) -> None:
     """In a fresh process: the parser loads on first use, and Memory.warm() is that use, so
     no write pays for it."""
     code = (
-        "import sys; from pathlib import Path; from core import Memory; "
-        "from core.embedder import HashingEmbedder; "
+        "import sys; from pathlib import Path; from agent_memory.core import Memory; "
+        "from agent_memory.core.embedder import HashingEmbedder; "
         f"m = Memory.open(Path({str(tmp_path / 'm.db')!r}), embedder=HashingEmbedder()); "
         "before = m.judge.loaded; m.warm(); "
         "print(before, m.judge.loaded, 'torch' in sys.modules); m.close()"

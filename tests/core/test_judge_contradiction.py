@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.judge import OfflineJudge
+from agent_memory.core.judge import OfflineJudge
 
 DIFFERENT_THINGS = [
     (

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.judge import OfflineJudge
-from core.judge.daytime import clock_minutes, says_daypart
-from core.judge.parse import Parser
-from core.judge.rephrase import rephrasings
-from core.judge.text import parse_sentences
-from core.judge.wordnet import WordNet, data_dir, wordnet
+from agent_memory.core.judge import OfflineJudge
+from agent_memory.core.judge.daytime import clock_minutes, says_daypart
+from agent_memory.core.judge.parse import Parser
+from agent_memory.core.judge.rephrase import rephrasings
+from agent_memory.core.judge.text import parse_sentences
+from agent_memory.core.judge.wordnet import WordNet, data_dir, wordnet
 
 pytestmark = pytest.mark.skipif(
     not Parser().available or data_dir() is None,

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.models import format_time
-from core.session import Session
+from agent_memory.core import Memory
+from agent_memory.core.models import format_time
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 MONDAY = NOW - timedelta(days=2)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core import HashingEmbedder, Memory
-from core.logging import configure_logging
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.logging import configure_logging
 from tests.support.clock import NOW
 
 SECRET = "sk-live-7d1f0c2a9b"
@@ -56,7 +56,7 @@ def test_configure_logging_renders_exceptions_and_stdlib_lines_without_content()
     a stdlib logger named in ``stdlib`` (Huey's) comes out as the same JSON lines."""
     stream = io.StringIO()
     configure_logging(level="INFO", stream=stream, json=True, stdlib=("huey.test",))
-    from core.logging import get_logger
+    from agent_memory.core.logging import get_logger
 
     try:
         raise ValueError(f"could not parse {SECRET}")
@@ -94,7 +94,7 @@ def test_lines_from_threads_never_interleave(
     configure_logging(
         level="INFO", stream=None if to_stderr else stream, json=True, stdlib=("huey.race",)
     )
-    from core.logging import get_logger
+    from agent_memory.core.logging import get_logger
 
     def ours() -> None:
         for n in range(60):

@@ -6,8 +6,15 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from core.errors import InvalidArgument, InvalidIdentifier
-from core.models import Scope, ScopeKind, canonical_time, format_time, new_id, parse_time
+from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
+from agent_memory.core.models import (
+    Scope,
+    ScopeKind,
+    canonical_time,
+    format_time,
+    new_id,
+    parse_time,
+)
 
 
 @pytest.mark.parametrize(

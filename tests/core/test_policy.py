@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import policy
-from core.config import Config
-from core.errors import InvalidIdentifier, PermissionDenied
-from core.models import Access, Grant, SourceKind, Status
+from agent_memory.core import policy
+from agent_memory.core.config import Config
+from agent_memory.core.errors import InvalidIdentifier, PermissionDenied
+from agent_memory.core.models import Access, Grant, SourceKind, Status
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from core import Memory
-from core.embedder import FlagEmbedder
-from core.errors import ReadOnlyStoreError, StoreError
+from agent_memory.core import Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.errors import ReadOnlyStoreError, StoreError
 from tests.support.clock import NOW
 
 FACTS = [

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core import Config, HashingEmbedder, Memory, reembed
-from core.embedder import FlagEmbedder
+from agent_memory.core import Config, HashingEmbedder, Memory, reembed
+from agent_memory.core.embedder import FlagEmbedder
 from tests.support.clock import NOW
 
 

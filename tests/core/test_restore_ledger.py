@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from core import Memory
-from core.embedder import Embedder
+from agent_memory.api.cli import main
+from agent_memory.core import Memory
+from agent_memory.core.embedder import Embedder
 from tests.support.clock import NOW
 
 MARKER = "qr" + secrets.token_hex(12)

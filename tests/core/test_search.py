@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from core import Config, Memory
-from core.embedder import FlagEmbedder
-from core.ranking import Candidate, apply_gate, replay
-from core.session import Session
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.ranking import Candidate, apply_gate, replay
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.filters import LIVE_STATUSES, RecordFilter
-from core.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.filters import LIVE_STATUSES, RecordFilter
+from agent_memory.core.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
 from tests.support.clock import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper

@@ -16,11 +16,11 @@ from typing import Any
 import anthropic
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.config import PACKAGED_MINILM
-from core.ranking import replay
-from core.rerank import FlagRerankerBackend, Reranker, untrained_cross_encoder
-from core.rewrite import AnthropicRewriter, QueryRewriter
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.config import PACKAGED_MINILM
+from agent_memory.core.ranking import replay
+from agent_memory.core.rerank import FlagRerankerBackend, Reranker, untrained_cross_encoder
+from agent_memory.core.rewrite import AnthropicRewriter, QueryRewriter
 from tests.support.clock import NOW
 
 RECORDS = [
@@ -256,7 +256,7 @@ def test_flag_reranker_loads_offline_and_scores_every_candidate(
     """FlagReranker runs on a one-label cross-encoder built from the packaged MiniLM (its head
     is untrained, so only the code path is checked, never the ranking quality): one score in
     [0, 1] per text, equal to what FlagReranker's own compute_score gives."""
-    from core.embedder import _resolve_model
+    from agent_memory.core.embedder import _resolve_model
 
     folder, _, _ = _resolve_model(PACKAGED_MINILM)
     cross_encoder = untrained_cross_encoder(folder, tmp_path / "cross-encoder")

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.errors import InvalidArgument, PermissionDenied
-from core.session import MAX_ECHO, Session
+from agent_memory.core import Memory
+from agent_memory.core.errors import InvalidArgument, PermissionDenied
+from agent_memory.core.session import MAX_ECHO, Session
 from tests.support.clock import NOW
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from core import Config, Memory
-from core.embedder import FlagEmbedder
-from core.models import Record, SourceKind, Status
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.models import Record, SourceKind, Status
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
 

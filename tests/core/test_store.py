@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.embedder import FlagEmbedder
-from core.errors import (
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.errors import (
     EmbedderMismatchError,
     InvalidArgument,
     SchemaVersionError,
     StoreClosedError,
     StoreError,
 )
-from core.jobs import ClaimRefused
-from core.store import Store, connect
-from core.store.migrations import LATEST_VERSION
+from agent_memory.core.jobs import ClaimRefused
+from agent_memory.core.store import Store, connect
+from agent_memory.core.store.migrations import LATEST_VERSION
 from tests.support.clock import NOW
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.temporal import expressions, query_window, supports
+from agent_memory.core.temporal import expressions, query_window, supports
 
 # A Sunday.
 ANCHOR = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

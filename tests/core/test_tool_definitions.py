@@ -9,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from core import HashingEmbedder, Memory
-from core.errors import InvalidArgument
-from core.tools import TOOLS, TRIGGER_MODES, memory_policy, tool_definitions, tool_names
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.tools import (
+    TOOLS,
+    TRIGGER_MODES,
+    memory_policy,
+    tool_definitions,
+    tool_names,
+)
 from tests.support.clock import NOW
 
 README = Path(__file__).resolve().parents[2] / "README.md"

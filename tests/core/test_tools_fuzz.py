@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import HashingEmbedder, Memory
-from core.session import Session
-from core.tools import TOOLS
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.session import Session
+from agent_memory.core.tools import TOOLS
 from tests.support.clock import NOW
 
 json_values = st.recursive(

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.judge import OfflineJudge, Verdict
-from core.models import format_time
-from core.session import Session
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.judge import OfflineJudge, Verdict
+from agent_memory.core.models import format_time
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
 

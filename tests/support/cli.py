@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.cli import main
+from agent_memory.api.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -18,7 +18,7 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 
 def main(path: str) -> None:
-    from core import Memory
+    from agent_memory.core import Memory
 
     mem = Memory.open(path)
     mem.warm()

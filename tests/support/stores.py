@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from core import Config, Embedder, HashingEmbedder, Memory
+from agent_memory.core import Config, Embedder, HashingEmbedder, Memory
 from tests.support.clock import NOW
 
 

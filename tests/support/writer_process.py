@@ -57,7 +57,7 @@ WORDS = [
 
 
 def main(store: str, worker: int, count: int) -> None:
-    from core import Config, Memory
+    from agent_memory.core import Config, Memory
 
     rng = random.Random(worker)
     # Four processes share two cores: one torch thread each, as a deployment would configure.

@@ -19,13 +19,13 @@ from typing import Any
 import anthropic
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.errors import ConfigError
-from core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput, make_backend
-from core.extraction.anthropic import AnthropicBackend
-from core.models import SourceKind
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.errors import ConfigError
+from agent_memory.core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput, make_backend
+from agent_memory.core.extraction.anthropic import AnthropicBackend
+from agent_memory.core.models import SourceKind
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from workers.app import WorkerApp
 
 # A request timeout that a busy 2-core machine still answers within; the timeout test's stub
 # waits twice as long.

@@ -14,13 +14,18 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from core import Config, Memory
-from core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput
-from core.extraction.offline import OfflineBackend
-from core.extraction.schema import Candidate, ReviewRequest, SessionView, SummaryRequest
+from agent_memory.core import Config, Memory
+from agent_memory.core.extraction import ExtractionOutput, ReviewOutput, SummaryOutput
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import (
+    Candidate,
+    ReviewRequest,
+    SessionView,
+    SummaryRequest,
+)
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
-from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 2})
 CITIES = " and ".join(f"Cityname{i}" for i in range(250))

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from api.cli import main
-from core import Config, HashingEmbedder, Memory
-from core.extraction import ExtractionOutput
-from core.extraction.offline import OfflineBackend
-from core.extraction.schema import SessionView
+from agent_memory.api.cli import main
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.extraction import ExtractionOutput
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import SessionView
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from workers.app import WorkerApp
 
 CONFIG = Config(worker={"retry_delay_seconds": 0}, extraction={"max_candidates": 4})
 

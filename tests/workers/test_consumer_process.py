@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from workers.app import WorkerApp
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core import Memory
+from agent_memory.core import Memory
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, attach, candidate, converse

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from core import Memory
-from core.erasure import REDACTION_FILL
-from core.extraction.schema import ReviewOutput, ReviewRequest
-from core.session import Session
+from agent_memory.core import Memory
+from agent_memory.core.erasure import REDACTION_FILL
+from agent_memory.core.extraction.schema import ReviewOutput, ReviewRequest
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, accept_all, attach, candidate

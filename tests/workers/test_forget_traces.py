@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from core import HashingEmbedder, Memory
-from core.session import Session
+from agent_memory.core import HashingEmbedder, Memory
+from agent_memory.core.session import Session
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, attach, candidate, records_of

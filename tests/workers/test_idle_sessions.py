@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from core import Config, HashingEmbedder, Memory
-from core.extraction.offline import OfflineBackend
-from core.models import utcnow
+from agent_memory.api.cli import main
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.models import utcnow
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from workers.app import WorkerApp
 
 CONFIG = Config(worker={"session_idle_seconds": 3600})
 

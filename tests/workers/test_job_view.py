@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from core import Config, HashingEmbedder, Memory
-from core.extraction import Pipeline
-from core.extraction.offline import OfflineBackend
+from agent_memory.api.cli import main
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.extraction import Pipeline
+from agent_memory.core.extraction.offline import OfflineBackend
 from tests.support.clock import NOW
 
 CONFIG = Config(worker={"lease_seconds": 60})

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.errors import InvalidArgument, NotFound
-from core.jobs import DONE, Claim, ClaimRefused, LeasePolicy, backoff_seconds
-from core.models import format_time
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.errors import InvalidArgument, NotFound
+from agent_memory.core.jobs import DONE, Claim, ClaimRefused, LeasePolicy, backoff_seconds
+from agent_memory.core.models import format_time
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
 
@@ -257,7 +257,7 @@ def test_a_starting_consumer_leaves_a_failed_stage_to_its_own_retry(mem: Memory)
 
 
 def test_a_lease_expired_twice_still_names_the_error_before() -> None:
-    from core.jobs import lease_expired_error
+    from agent_memory.core.jobs import lease_expired_error
 
     once = lease_expired_error("OverloadedError: 529", last=False)
     assert once == (

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from core import Config, HashingEmbedder, Memory
-from core.errors import ConfigError
-from core.evidence import Turn, find_quote
-from core.extraction import (
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.errors import ConfigError
+from agent_memory.core.evidence import Turn, find_quote
+from agent_memory.core.extraction import (
     ExtractionOutput,
     ModelBackend,
     Pipeline,
@@ -27,15 +27,15 @@ from core.extraction import (
     StageResult,
     SummaryOutput,
 )
-from core.extraction.offline import OfflineBackend
-from core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
-from core.jobs import Claim, ClaimRefused
-from core.models import Record, SourceKind, format_time, utcnow
-from core.policy import source_rank
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
+from agent_memory.core.jobs import Claim, ClaimRefused
+from agent_memory.core.models import Record, SourceKind, format_time, utcnow
+from agent_memory.core.policy import source_rank
+from agent_memory.workers.app import SWEEP_LOCK, WorkerApp
+from agent_memory.workers.consumer import sweep_until
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
-from workers.app import SWEEP_LOCK, WorkerApp
-from workers.consumer import sweep_until
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
 # Huey's immediate mode parks a delayed retry; the job then stays retryable for inspection.

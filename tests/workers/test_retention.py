@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from core import Config, HashingEmbedder, Memory, retention
-from core.config import MAX_RETENTION_DAYS
+from agent_memory.core import Config, HashingEmbedder, Memory, retention
+from agent_memory.core.config import MAX_RETENTION_DAYS
 from tests.support.clock import NOW
 from tests.workers.test_pipeline import attach
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from core import Config, HashingEmbedder, Memory
-from core.extraction import ExtractionOutput
-from core.extraction.offline import OfflineBackend
-from core.extraction.schema import SessionView
-from core.models import parse_time, utcnow
+from agent_memory.core import Config, HashingEmbedder, Memory
+from agent_memory.core.extraction import ExtractionOutput
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import SessionView
+from agent_memory.core.models import parse_time, utcnow
+from agent_memory.workers.app import WorkerApp
 from tests.support.cli import run
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
-from workers.app import WorkerApp
 
 
 class Outage(OfflineBackend):
