@@ -93,8 +93,9 @@ def test_the_wheel_holds_only_agent_memory_and_marks_it_typed(tmp_path: Path) ->
     }
     assert len(names) == len(set(names))
     assert "agent_memory/py.typed" in names
-    for module in ("core/memory.py", "core/judge/base.py", "api/cli.py", "workers/app.py"):
+    for module in ("core/memory.py", "core/store/__init__.py", "api/cli/__init__.py"):
         assert f"agent_memory/{module}" in names
+    assert "agent_memory/workers/app.py" in names
     entry_points = zipfile.ZipFile(wheel).read(
         next(name for name in names if name.endswith("entry_points.txt"))
     )
