@@ -31,11 +31,11 @@ _GENERATOR_ORDER = ("dense", "lexical", "entity", "time")
 _PASSED = {
     "dense": "passed the dense floor",
     "lexical": "passed the lexical floor",
-    "time": "passed the lexical floor inside the query's time window",
+    "time": "passed the lexical floor in the time window",
     "entity": "exact entity match",
-    "corroborated": "passed the lower dense floor for a record sharing a query word",
-    "margin": "weak on its own, close to the best result",
-    "answer": "weak on its own; the answer passed on another result",
+    "corroborated": "passed the shared-word floor",
+    "margin": "close to the best result",
+    "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
 }
 
@@ -94,7 +94,9 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
     parts = [f"{returned} result{'s' if returned != 1 else ''}"]
     cut = explanation.get("cut") or {}
     if cut.get("count"):
-        parts.append(f"{cut['count']} weaker candidates cut ({cut['why']})")
+        # The full explanation says why (cut.why); "weaker" is the gist, and every character
+        # here is read on every turn.
+        parts.append(f"{cut['count']} weaker candidates cut")
     if explanation.get("duplicates_collapsed"):
         parts.append(f"{explanation['duplicates_collapsed']} near-duplicates collapsed")
     if explanation.get("over_budget"):
