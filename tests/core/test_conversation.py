@@ -143,23 +143,54 @@ def _search_log(memory: Memory, search_id: str) -> dict[str, Any]:
     return json.loads(row["payload"])
 
 
-def test_a_question_and_its_reply_credit_each_other_and_the_log_replays(memory: Memory) -> None:
-    """The reply quotes the question turn in its context: when both are found, the question
-    turn gains a share of the reply's score and the reply a share of the question turn's; the
-    results say so, the log lists the pair, and replaying the log gives the same answer."""
+def _credit_search(memory: Memory) -> dict[str, Any]:
     memory.grant("assistant", "user:u1", now=NOW)
     memory.import_conversation(chat(), scope="user:u1", session_id="c1", now=NOW)
     session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
-    result = session.call(
+    return session.call(
         "memory_search", {"query": "which city, the lease in Lyon"}, now=NOW + timedelta(days=1)
     )
-    by_ref = {r["source_ref"]: r for r in result["results"]}
-    assert by_ref["c1-t1"]["explanation"]["context_credit"] > 0  # quoted by t2
-    assert by_ref["c1-t2"]["explanation"]["context_credit"] > 0
-    log = _search_log(memory, result["search_id"])
-    ids = {r["source_ref"]: r["id"] for r in result["results"]}
-    assert [ids["c1-t2"], ids["c1-t1"]] in log["quoting"]
-    assert replay(log) == [r["id"] for r in result["results"]]
+
+
+def test_a_question_and_its_reply_credit_each_other_and_the_log_replays(
+    store_path: Path, real_embedder: Any
+) -> None:
+    """The reply quotes the question turn in its context: when both are found, the question
+    turn gains a share of the reply's score and (with a reply share set) the reply a share of
+    the question turn's; the results say so, the log lists the pair, and replaying the log
+    gives the same answer."""
+    config = Config.model_validate({"retrieval": {"reply_turn_share": 0.15}})
+    with Memory.open(store_path, config, embedder=real_embedder, now=NOW) as memory:
+        result = _credit_search(memory)
+        by_ref = {r["source_ref"]: r for r in result["results"]}
+        assert by_ref["c1-t1"]["explanation"]["context_credit"] > 0  # quoted by t2
+        assert by_ref["c1-t2"]["explanation"]["context_credit"] > 0
+        log = _search_log(memory, result["search_id"])
+        ids = {r["source_ref"]: r["id"] for r in result["results"]}
+        assert [ids["c1-t2"], ids["c1-t1"]] in log["quoting"]
+        assert replay(log) == [r["id"] for r in result["results"]]
+
+
+def test_by_default_a_reply_gains_nothing_from_the_turn_it_quotes(
+    tmp_path: Path, real_embedder: Any
+) -> None:
+    """reply_turn_share is off by default (0.15 cost LongMemEval-S two questions): the
+    question turn a reply quotes still gains, and the reply gains less than with the share on
+    (only what the turn after it, which quotes it in turn, passes back)."""
+    credit = {}
+    for name, settings in (("default", {}), ("reply share", {"reply_turn_share": 0.15})):
+        config = Config.model_validate({"retrieval": settings})
+        path = tmp_path / f"{name}.db"
+        with Memory.open(path, config, embedder=real_embedder, now=NOW) as memory:
+            result = _credit_search(memory)
+            credit[name] = {
+                r["source_ref"]: r["explanation"]["context_credit"] for r in result["results"]
+            }
+            assert replay(_search_log(memory, result["search_id"])) == [
+                r["id"] for r in result["results"]
+            ]
+    assert credit["default"]["c1-t1"] > 0
+    assert credit["default"]["c1-t2"] < credit["reply share"]["c1-t2"]
 
 
 def test_context_credit_is_off_at_zero_shares(store_path: Path, real_embedder: Any) -> None:
