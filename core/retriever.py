@@ -716,14 +716,30 @@ class Retriever:
         )
         top, linked = index.latest(rowids, hits, depth, where=where)
         found = [{"entity_id": m["id"], "alias": m["alias"]} for m in matched]
-        # The other generators applied the same filter: their records need no second check.
-        # rowids is sorted (np.unique): each found record is looked up in it, not the reverse
-        # (a name can be linked to thousands of records).
+        if linked > depth:
+            relevant = self._found_among(rowids, hits, relevance, depth)
+            if relevant:
+                return relevant, found, linked, "relevance"
+        # All of the entities' records fit (or the others found none of them): the complete
+        # set, most recent first, as before the relevance order. In a small store the dense
+        # generator "finds" every record, so a relevance order here would count the dense and
+        # lexical ranks twice and lift the named person's records above a better unlinked one.
+        ids_by_rowid = self._ids([rowid for rowid, _ in top])
+        recent = [(ids_by_rowid[r], float(h)) for r, h in top if r in ids_by_rowid]
+        return recent[:depth], found, linked, "recent"
+
+    def _found_among(
+        self, rowids: np.ndarray, hits: np.ndarray, relevance: dict[str, float], depth: int
+    ) -> list[tuple[str, float]]:
+        """The ``depth`` linked records (sorted ``rowids``, each with its entity ``hits``) that
+        the other generators found, best ``relevance`` first. Those generators applied the same
+        filter: their records need no second check. Each found record is looked up in rowids,
+        not the reverse (a name can be linked to thousands of records)."""
         found_rowids = self._rowids(list(relevance)) if len(rowids) else {}
         wanted = np.fromiter(found_rowids.values(), dtype=np.int64, count=len(found_rowids))
         at = np.minimum(np.searchsorted(rowids, wanted), max(len(rowids) - 1, 0))
         linked_here = rowids[at] == wanted
-        relevant = sorted(
+        return sorted(
             (
                 (record_id, float(hits[i]))
                 for record_id, i, ok in zip(
@@ -733,15 +749,6 @@ class Retriever:
             ),
             key=lambda pair: (-relevance[pair[0]], pair[0]),
         )[:depth]
-        if relevant and linked > depth:
-            return relevant, found, linked, "relevance"
-        # All of the entities' records fit (or the others found none of them): the complete
-        # set, most recent first, as before the relevance order. In a small store the dense
-        # generator "finds" every record, so a relevance order here would count the dense and
-        # lexical ranks twice and lift the named person's records above a better unlinked one.
-        ids_by_rowid = self._ids([rowid for rowid, _ in top])
-        recent = [(ids_by_rowid[r], float(h)) for r, h in top if r in ids_by_rowid]
-        return recent[:depth], found, linked, "recent"
 
     # -- other stages ------------------------------------------------------------------------
 
