@@ -19,14 +19,14 @@ from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time
 from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
 
 
 @pytest.fixture
 def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    memory = Memory.open(tmp_path / "m.db", CONFIG, embedder=real_embedder, now=NOW)
-    memory.grant("assistant", "user:alice", now=NOW)
+    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder)
     WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
     yield memory
     memory.close()
