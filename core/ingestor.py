@@ -50,9 +50,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -85,6 +83,7 @@ from agent_memory.core.records import (
     insert_record,
     select_records,
 )
+from agent_memory.core.timing import StageTimer
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine
@@ -221,21 +220,6 @@ class WriteOutcome:
         return shape
 
 
-class _Clock:
-    """Per-stage wall-clock timings in milliseconds."""
-
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings[name] = round((time.perf_counter() - started) * 1000, 3)
-
-
 class Ingestor:
     """Validates and writes records into one engine's store, with its judge."""
 
@@ -344,8 +328,7 @@ class Ingestor:
             replayed = self._replayed(request.idempotency_key)
             if replayed is not None:
                 return replayed
-        clock = _Clock()
-        started = time.perf_counter()
+        clock = StageTimer()
         notes: list[str] = []
         with clock.stage("evidence_validation"):
             if verify_evidence:
@@ -381,7 +364,7 @@ class Ingestor:
         with clock.stage("vector_index_update"):
             self.engine.index()
         outcome.timings_ms = clock.timings
-        total = round((time.perf_counter() - started) * 1000, 3)
+        total = clock.total_ms()
         with clock.stage("log_write"):
             self.log(request, outcome, total_ms=total, now=now, tool=tool)
         outcome.timings_ms = clock.timings
@@ -396,7 +379,7 @@ class Ingestor:
         *,
         readable: tuple[str, ...],
         settle_races: bool,
-        clock: _Clock,
+        clock: StageTimer,
         now: datetime,
     ) -> WriteOutcome | _Restart:
         """Plan, search and commit once. With ``settle_races``, a transaction that finds a
