@@ -73,7 +73,8 @@ class Embedder(ABC):
         return self.identity.version
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        row: np.ndarray = self.embed([text])[0]
+        return row
 
     @property
     def runtime(self) -> str:
@@ -271,7 +272,8 @@ class FlagEmbedder(Embedder):
                 return_tensors="pt",
             ).to(self._device)
             output = flag.model(inputs, return_dense=True)
-        return output["dense_vecs"].float().cpu().numpy()
+        dense: np.ndarray = output["dense_vecs"].float().cpu().numpy()
+        return dense
 
 
 class HashingEmbedder(Embedder):

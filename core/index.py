@@ -298,7 +298,8 @@ class VectorIndex:
     def rowids_passing(self, where: RecordFilter) -> np.ndarray:
         """The rowids of the records that pass ``where``."""
         with self._lock:
-            return self._rowids[: self._size][self.mask(where)]
+            passing: np.ndarray = self._rowids[: self._size][self.mask(where)]
+            return passing
 
     def passes(self, rowids: np.ndarray, where: RecordFilter) -> np.ndarray:
         """Per rowid, whether its record passes ``where`` (False when the index does not

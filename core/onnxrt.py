@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -254,9 +254,9 @@ def _export(encoder: Any, pooling: str, tokenizer: Any, path: Path) -> None:
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
             hidden = self.model(input_ids=input_ids, attention_mask=attention_mask)[0]
             if pooling == "cls":
-                return hidden[:, 0]
+                return cast("torch.Tensor", hidden[:, 0])
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            return (hidden * mask).sum(dim=1) / mask.sum(dim=1)
+            return cast("torch.Tensor", (hidden * mask).sum(dim=1) / mask.sum(dim=1))
 
     if pooling not in ("cls", "mean"):
         raise EmbedderError(f"no ONNX export for pooling {pooling!r}")

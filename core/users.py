@@ -122,7 +122,7 @@ def _export(store: Store, user: str, out: Any, now: datetime) -> dict[str, int]:
 
 
 def _full(record: Any) -> dict[str, Any]:
-    data = record.to_json()
+    data: dict[str, Any] = record.to_json()
     data.update(lineage_id=record.lineage_id, stated_at=record.stated_at, scope=record.scope)
     return data
 

@@ -53,7 +53,7 @@ from agent_memory.core.tools import TOOLS, TriggerMode
 log = get_logger("agent_memory")
 
 
-class CrewMemoryTool(BaseTool):
+class CrewMemoryTool(BaseTool):  # type: ignore[misc]  # crewai is untyped here (own venv)
     """One memory tool bound to one chat. The model sees the core's description and schema."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -189,7 +189,8 @@ def auto_search_messages(auto: AutoSearch) -> list[dict[str, Any]]:
 def _chat_of(agent: Any) -> CrewChat | None:
     for tool in getattr(agent, "tools", None) or ():
         if isinstance(tool, CrewMemoryTool):
-            return tool.chat
+            chat: CrewChat = tool.chat
+            return chat
     return None
 
 

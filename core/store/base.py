@@ -142,7 +142,7 @@ class StoreBase:
                 busy, frames, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
-        return busy == 0 and frames == done
+        return bool(busy == 0 and frames == done)
 
     def purge(self) -> bool:
         """Merge the FTS index and checkpoint the WAL now; whether the checkpoint finished."""
