@@ -570,6 +570,22 @@ class RetentionConfig(_Section):
     )
 
 
+class TracingConfig(_Section):
+    store_id: str = Field(
+        "",
+        max_length=200,
+        description=(
+            "gen_ai.memory.store.id on the OpenTelemetry spans; empty: the store file's name."
+        ),
+    )
+    capture_content: bool = Field(
+        False,
+        description=(
+            "Attach queries and returned records' content to spans (personal text: opt in only)."
+        ),
+    )
+
+
 class Config(BaseModel):
     """All settings. Build one in code (``Config(gate={"dense_floor": 0.4})``) or with ``load``."""
 
@@ -594,6 +610,9 @@ class Config(BaseModel):
     worker: WorkerConfig = Field(default_factory=WorkerConfig, description="The Huey worker.")
     retention: RetentionConfig = Field(
         default_factory=RetentionConfig, description="How long logs and transcripts are kept."
+    )
+    tracing: TracingConfig = Field(
+        default_factory=TracingConfig, description="OpenTelemetry spans (API only; no SDK needed)."
     )
 
     def __init__(self, **data: Any) -> None:

@@ -22,12 +22,13 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from agent_memory.core import policy
+from agent_memory.core import policy, tracing
 from agent_memory.core.engine import Engine, HasEngine, engine_of
 from agent_memory.core.errors import (
     AgentMemoryError,
@@ -47,6 +48,8 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.records import append_event
 from agent_memory.core.tools import TOOLS, ToolContext
+from agent_memory.core.tools.registry import Tool
+from agent_memory.core.tools.schemas import SearchArgs
 
 log = get_logger("agent_memory")
 
@@ -412,6 +415,14 @@ class Session:
             return ReadOnlyStoreError(
                 f"{name} cannot run: the memory store is open read-only; nothing was written"
             ).as_tool_error()
+        with self._span(name) as span:
+            if isinstance(args, SearchArgs):
+                span.query(args.query)
+            result = self._run(tool, args, now)
+            span.finish(result)
+        return result
+
+    def _run(self, tool: Tool, args: Any, now: datetime | None) -> dict[str, Any]:
         try:
             result = tool.handler(self.tool_context(), args, now or utcnow())
         except (InvalidArgument, ReadOnlyStoreError) as exc:
@@ -419,10 +430,21 @@ class Session:
         except AgentMemoryError:
             raise  # the host's problem (closed store, misuse): raise to the host
         except Exception:
-            log.exception("tool.failed", tool=name, session_id=self.session_id)
+            log.exception("tool.failed", tool=tool.name, session_id=self.session_id)
             return internal_tool_error()
         self._flush()  # a deferred session is stored once a call has succeeded
         return result
+
+    def _span(self, tool: str) -> AbstractContextManager[tracing.ToolSpan]:
+        """The OpenTelemetry span of one tool call (a no-op without a host's SDK)."""
+        settings = self.engine.config.tracing
+        return tracing.tool_span(
+            tool,
+            store_id=settings.store_id or self.engine.store.path.name,
+            agent_id=self.principal.agent_id,
+            session_id=self.session_id,
+            capture_content=settings.capture_content,
+        )
 
     def tool_context(self) -> ToolContext:
         """What a tool call runs with: this session's identity, write targets and transcript

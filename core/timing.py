@@ -5,9 +5,10 @@ with a `StageTimer`: ``with timer.stage("dense_candidates"): ...``. The timings 
 search and write logs as ``timings_ms`` (stage name to milliseconds, in the order the stages
 ran), so a slow call can be explained afterwards from its log row alone.
 
-An observer, when given, hears each finished stage (its name, its start on the
-``time.perf_counter`` clock and its duration in milliseconds); tracing attaches one to turn the
-stages into span events without the flows knowing about tracing.
+An observer hears each finished stage (its name, its start on the ``time.perf_counter`` clock
+and its duration in milliseconds). A timer made inside ``observing(observer)`` uses that
+observer: tracing (core.tracing) installs one around a tool call or an extraction stage, so
+the stages become span events without the flows knowing about tracing.
 """
 
 from __future__ import annotations
@@ -15,9 +16,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 StageObserver = Callable[[str, float, float], None]
 """Called as ``observer(stage_name, started_perf_counter, duration_ms)`` after each stage."""
+
+_observer: ContextVar[StageObserver | None] = ContextVar("stage_observer", default=None)
+
+
+@contextmanager
+def observing(observer: StageObserver) -> Iterator[None]:
+    """Timers made inside the block report their stages to ``observer``."""
+    token = _observer.set(observer)
+    try:
+        yield
+    finally:
+        _observer.reset(token)
 
 
 class StageTimer:
@@ -28,7 +42,7 @@ class StageTimer:
     def __init__(self, observer: StageObserver | None = None) -> None:
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
-        self._observer = observer
+        self._observer = observer if observer is not None else _observer.get()
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:

@@ -33,12 +33,13 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_memory.core import tracing
 from agent_memory.core.engine import Engine, engine_of
 from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
@@ -133,7 +134,7 @@ class Pipeline:
         started = time.perf_counter()
         try:
             self._hook(stage, "claimed")
-            with self._leased(claim):  # the whole stage: its model call, checks and writes
+            with self._leased(claim), self._span(claim):  # its model call, checks and writes
                 output = getattr(self, f"_{stage}")(claim)
             self._hook(stage, "before_advance")
         except Exception as exc:
@@ -154,6 +155,13 @@ class Pipeline:
         bound.info("stage.done", duration_ms=round(duration, 1), next_stage=following)
         return StageResult(
             job_id, stage, ran=True, next_stage=None if following == DONE else following
+        )
+
+    def _span(self, claim: Claim) -> AbstractContextManager[None]:
+        """The OpenTelemetry span of one stage (a no-op without a host's SDK)."""
+        store_id = self.engine.config.tracing.store_id or self.engine.store.path.name
+        return tracing.stage_span(
+            claim.stage, job_id=claim.job_id, attempt=claim.attempt, store_id=store_id
         )
 
     def _error_text(self, exc: BaseException, session_id: str) -> str:
