@@ -27,6 +27,7 @@ import numpy as np
 
 from agent_memory.core import events
 from agent_memory.core.errors import StoreError
+from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import (
     EmbedderIdentity,
     MemoryType,
@@ -68,7 +69,7 @@ def _version(conn: sqlite3.Connection) -> int:
 def bump_records_version(conn: sqlite3.Connection, rowids: Iterable[int]) -> int:
     """Record that these records changed; returns the new records_version. (Use
     ``changed``, which also appends the change's event; this half alone is exported for the
-    modules that still append their own: core.ingestor, core.supersession.)"""
+    modules that still append their own: core.write.ingestor, core.write.supersession.)"""
     version = _version(conn)
     for rowid in rowids:
         version += 1
@@ -198,6 +199,143 @@ _CREATED: dict[str, type[events.RecordCreated]] = {
     events.RecordCreated.kind: events.RecordCreated,
     events.RecordImported.kind: events.RecordImported,
 }
+
+
+# -- the write path's reads and changes (core.write), each inside the caller's transaction ----
+# ``where`` is the predicate a write looks through (core.filters.RecordFilter): the scopes the
+# writer reads, live as of its ``now``.
+
+
+def live_in(conn: sqlite3.Connection, ids: Sequence[str], where: RecordFilter) -> list[Record]:
+    """The records of ``ids`` that ``where`` admits."""
+    if not ids:
+        return []
+    condition, params = where.sql("r")
+    marks = ",".join("?" * len(ids))
+    return select_records(conn, f"r.id IN ({marks}) AND {condition}", (*ids, *params))
+
+
+def subject_holder(conn: sqlite3.Connection, subject: str, where: RecordFilter) -> Record | None:
+    """The newest record ``where`` admits that holds ``subject`` (entity + attribute)."""
+    condition, params = where.sql("r")
+    rows = select_records(
+        conn,
+        f"r.subject = ? AND {condition} ORDER BY r.created_at DESC LIMIT 1",
+        (subject, *params),
+    )
+    return rows[0] if rows else None
+
+
+def stored_live(conn: sqlite3.Connection, record_id: str) -> Record | None:
+    """The record if its stored status is live (provisional or confirmed), else None."""
+    rows = select_records(
+        conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record_id,)
+    )
+    return rows[0] if rows else None
+
+
+def added_since(conn: sqlite3.Connection, rowid: int, where: RecordFilter) -> list[Record]:
+    """The records ``where`` admits that were added after ``rowid``."""
+    condition, params = where.sql("r")
+    return select_records(conn, f"r.rowid > ? AND {condition}", (rowid, *params))
+
+
+def text_matches(
+    conn: sqlite3.Connection, match: str, where: RecordFilter, *, subject_entity_id: str, limit: int
+) -> list[Record]:
+    """Up to ``limit`` records ``where`` admits about ``subject_entity_id`` whose text FTS5
+    matches ``match`` (core.lexical.fts_match), best BM25 rank first."""
+    condition, params = where.sql("r")
+    return select_records(
+        conn,
+        "r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
+        f"AND +rowid IN (SELECT r.rowid FROM records AS r WHERE {condition} "
+        "AND r.subject_entity_id = ?) ORDER BY rank LIMIT ?)",
+        (match, *params, subject_entity_id, limit),
+    )
+
+
+def stated_in(
+    conn: sqlite3.Connection, turns: Sequence[tuple[str, str]], where: RecordFilter
+) -> list[Record]:
+    """The records ``where`` admits stated in one of ``turns`` (session_id, stated_at)."""
+    if not turns:
+        return []
+    condition, params = where.sql("r")
+    pairs = " OR ".join("(r.session_id = ? AND r.stated_at = ?)" for _ in turns)
+    flat = [value for turn in turns for value in turn]
+    return select_records(conn, f"({pairs}) AND {condition}", (*flat, *params))
+
+
+def lineage_members(conn: sqlite3.Connection, lineage_id: str) -> list[Record]:
+    """Every version of a lineage, any status, in version order."""
+    return select_records(conn, "r.lineage_id = ? ORDER BY r.version", (lineage_id,))
+
+
+def insert_into_lineage(
+    conn: sqlite3.Connection,
+    lineage_id: str,
+    *,
+    at_version: int,
+    history_id: str,
+    next_rowid: int,
+    moved: Sequence[int],
+    now: datetime,
+) -> None:
+    """Make room for the history record ``history_id`` at ``at_version`` of a lineage: the
+    versions from there on move up one (``moved``, their rowids) and the one at
+    ``next_rowid`` now supersedes it. The history record itself is inserted after."""
+    conn.execute(
+        "UPDATE records SET version = version + 1, updated_at = ? "
+        "WHERE lineage_id = ? AND version >= ?",
+        (format_time(now), lineage_id, at_version),
+    )
+    conn.execute("UPDATE records SET supersedes_id = ? WHERE rowid = ?", (history_id, next_rowid))
+    changed(conn, moved, at=now)
+
+
+def supersede(
+    conn: sqlite3.Connection, rowid: int, superseded: events.RecordSuperseded, *, now: datetime
+) -> None:
+    """Retire the record at ``rowid`` as superseded (``superseded.by`` names its successor)."""
+    conn.execute(
+        "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
+        (format_time(now), rowid),
+    )
+    changed(conn, [rowid], superseded, at=now)
+
+
+def reinforce(
+    conn: sqlite3.Connection,
+    rowid: int,
+    reinforced: events.RecordReinforced,
+    *,
+    confidence: float,
+    status: Status,
+    source_kind: SourceKind,
+    evidence: str | None,
+    expires_at: str | None,
+    stated_at: str,
+    now: datetime,
+) -> None:
+    """Count one more observation of the record at ``rowid`` (``reinforced`` is its event)
+    with its new confidence, status, source kind, evidence, expiry and statement time."""
+    conn.execute(
+        "UPDATE records SET confidence = ?, status = ?, source_kind = ?, evidence = ?, "
+        "expires_at = ?, stated_at = ?, observations = observations + 1, updated_at = ? "
+        "WHERE rowid = ?",
+        (
+            confidence,
+            status.value,
+            source_kind.value,
+            evidence,
+            expires_at,
+            stated_at,
+            format_time(now),
+            rowid,
+        ),
+    )
+    changed(conn, [rowid], reinforced, at=now)
 
 
 def embedding_text(record: Record) -> str:
@@ -331,6 +469,12 @@ class RecordsMixin(StoreBase):
                 self._connection(), f"r.rowid IN ({marks})", [int(r) for r in rowids]
             )
         return {int(r.rowid or 0): r for r in found}
+
+    def last_rowid(self) -> int:
+        """The rowid of the newest record (0 in an empty store): what a write has seen, so
+        that it can look among the records added after it (core.write.dedup.committed_since)."""
+        rows = self.query("SELECT coalesce(max(rowid), 0) AS m FROM records")
+        return int(rows[0]["m"])
 
     def count_live(self) -> int:
         """How many records are not tombstones."""
