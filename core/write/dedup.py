@@ -32,7 +32,7 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words
 from agent_memory.core.lexical import fts_match, query_tokens
 from agent_memory.core.models import MemoryType, Record, format_time, parse_time
-from agent_memory.core.store import records as stored
+from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.vectors import vectors_of
 from agent_memory.core.write import stale, supersession
 
@@ -124,7 +124,7 @@ def lexical_neighbours(
         return []
     known = {r.id for r, _ in near}
     with engine.store.reading() as conn:
-        found = stored.text_matches(
+        found = reads.text_matches(
             conn,
             match,
             kin(draft, now),
@@ -206,7 +206,7 @@ def committed_since(
     neighbour and duplicate floors), and of the same occasion. None if there is none."""
     ingest = engine.config.ingest
     floor = max(ingest.conflict_floor, ingest.duplicate_floor)
-    added = {r.rowid: r for r in stored.added_since(conn, seen, kin(draft, now))}
+    added = {r.rowid: r for r in reads.added_since(conn, seen, kin(draft, now))}
     if not added:
         return None
     rowids = [rowid for rowid in added if rowid is not None]

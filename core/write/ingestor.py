@@ -62,6 +62,7 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time, new_id
 from agent_memory.core.store import keys
 from agent_memory.core.store import records as stored
+from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.log import log_write
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import dedup, drafts, entities, evidence, reinforce, supersession
@@ -379,7 +380,7 @@ class Ingestor:
                 )
             if plan.successor is None and retired:  # history retires nothing
                 live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
-                for old in stored.live_in(conn, retired, live):
+                for old in reads.live_in(conn, retired, live):
                     supersession.mark_superseded(
                         conn, old, by=draft.id, agent_id=request.agent_id, now=now
                     )
@@ -406,7 +407,7 @@ class Ingestor:
     ) -> WriteOutcome:
         """Inside one transaction: reinforce the duplicate instead of adding a record."""
         with self.store.transaction() as conn:
-            current = stored.stored_live(conn, existing.id)
+            current = reads.stored_live(conn, existing.id)
             if current is None:
                 raise NotFound(f"{existing.id} stopped being live during the write", field="id")
             notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]

@@ -47,7 +47,7 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
 from agent_memory.core.lexical import query_tokens
 from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
-from agent_memory.core.store import records as stored
+from agent_memory.core.store import write_reads as reads
 from agent_memory.core.write import supersession
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class Finder:
         if not turns:
             return []
         with self.engine.store.reading() as conn:
-            rows = stored.stated_in(conn, sorted(turns), where)
+            rows = reads.stated_in(conn, sorted(turns), where)
         return [r for r in rows if r.id not in judged]
 
 

@@ -29,6 +29,7 @@ from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, Status, format_time
 from agent_memory.core.store import records as stored
+from agent_memory.core.store import write_reads as reads
 
 
 @dataclass(slots=True)
@@ -134,7 +135,7 @@ def rivals(
     holder = current_holder(conn, draft, replaces=replaces, now=now) if sees else None
     if replaces is not None or not contradicted:
         return [holder] if holder is not None else []
-    found = {r.id: r for r in stored.live_in(conn, contradicted, kin)}
+    found = {r.id: r for r in reads.live_in(conn, contradicted, kin)}
     if holder is not None:
         found[holder.id] = holder
     return sorted(found.values(), key=statement_order)
@@ -149,7 +150,7 @@ def current_holder(
     at = format_time(now)
     if replaces is not None:
         live = RecordFilter(scopes=(replaces.scope,), now=at)
-        rows = stored.live_in(conn, [replaces.id], live)
+        rows = reads.live_in(conn, [replaces.id], live)
         if not rows:
             raise NotFound(
                 f"{replaces.id} is no longer live (superseded, expired or deleted)", field="id"
@@ -157,7 +158,7 @@ def current_holder(
         return rows[0]
     if draft.subject is None or draft.type is MemoryType.EPISODIC:
         return None
-    return stored.subject_holder(conn, draft.subject, RecordFilter(scopes=(draft.scope,), now=at))
+    return reads.subject_holder(conn, draft.subject, RecordFilter(scopes=(draft.scope,), now=at))
 
 
 def into_lineage(
@@ -167,7 +168,7 @@ def into_lineage(
     time it was stated (before the first member stated after it), renumbering the versions
     after it, so that a lineage read in version order is in statement order."""
     lineage = successor.lineage_id or successor.id
-    members = stored.lineage_members(conn, lineage)
+    members = reads.lineage_members(conn, lineage)
     at = next(i for i, m in enumerate(members) if m.id == successor.id or stated_after(m, draft))
     after = members[at]
     before = members[at - 1] if at > 0 else None
