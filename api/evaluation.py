@@ -2,7 +2,7 @@
 
 Each conversation is imported into its own scope (``user:<conversation>``), one episodic record
 per turn, with the turn's id as ``source_ref``, through ``Memory.import_conversation`` (the
-product's conversation import, core.conversation), one call per session: every record carries
+product's conversation import, core.write.conversation), one call per session: every record carries
 its retrieval context, the session's date and the turns just before it in the same session (a
 general policy for conversation turns, the same for every data set and every host).
 Each question is then asked through memory_search, acting for that conversation's user, with
@@ -44,10 +44,10 @@ from typing import Any
 from tqdm import tqdm
 
 from agent_memory.core import Memory
-from agent_memory.core.conversation import turn_records as conversation_records
-from agent_memory.core.conversation import validate_turns
 from agent_memory.core.models import format_time
 from agent_memory.core.ranking import scaled_floors
+from agent_memory.core.write.conversation import turn_records as conversation_records
+from agent_memory.core.write.conversation import validate_turns
 
 AGENT = "eval"
 MAX_CONTENT = 8000  # the importer's limit; longer sessions are cut (the embedder reads less)

@@ -26,11 +26,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from agent_memory.core.config import Config
-from agent_memory.core.evidence import Turn, find_quote
 from agent_memory.core.extraction.offline import OfflineBackend
 from agent_memory.core.extraction.schema import SessionView
 from agent_memory.core.extraction.validator import ALL_ROLES, select_candidates
 from agent_memory.core.models import format_time
+from agent_memory.core.write.evidence import Turn, find_quote
 
 
 def sessions(conversation: dict) -> list[Turn]:

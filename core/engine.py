@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from agent_memory.core.config import Config
     from agent_memory.core.embedder import Embedder
     from agent_memory.core.index import LiveIndex
-    from agent_memory.core.ingestor import Ingestor
     from agent_memory.core.jobs import Dispatcher, Jobs
     from agent_memory.core.judge import Judge
     from agent_memory.core.rerank import Reranker
     from agent_memory.core.retriever import Retriever
     from agent_memory.core.rewrite import QueryRewriter
     from agent_memory.core.store import Store
+    from agent_memory.core.write.ingestor import Ingestor
 
 T = TypeVar("T")
 
@@ -62,9 +62,9 @@ class HasEngine(Protocol):
 
 
 def engine_of(source: Engine | HasEngine) -> Engine:
-    """The Engine itself, or the one of a host facade: entry points that hosts and the command
-    line call with a ``Memory`` (``Session(mem, ...)``, ``import_records(mem, ...)``) accept
-    either, so that they need not know which."""
+    """The Engine itself, or the one of a host facade. Only the extraction pipeline
+    (core.extraction.pipeline, which workers and tests build with their ``Memory``) still
+    accepts either; sessions and imports take the Engine."""
     return source if isinstance(source, Engine) else source.engine
 
 

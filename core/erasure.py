@@ -41,12 +41,12 @@ import numpy as np
 
 from agent_memory.core import events, traces
 from agent_memory.core.embedder import Embedder
-from agent_memory.core.evidence import normalise
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.traces import Scrubbed
+from agent_memory.core.write.evidence import normalise
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine

@@ -78,6 +78,51 @@ class RecordSuperseded(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecordReinforced(Event):
+    """A live record observed again (core.write.reinforce): its new status and confidence,
+    the turn the observation's quote came from (``evidence_turn``: session_id and seq, or
+    None). ``reason`` and ``turns`` are stored only when given: why the source was raised or
+    the record promoted, and the two turns that promoted it."""
+
+    kind: ClassVar[str] = "record.reinforced"
+    session_id: str | None
+    source_kind: str
+    status: str
+    confidence: float
+    evidence_turn: dict[str, Any] | None
+    reason: str | None = None
+    turns: list[list[Any]] | None = None
+
+    def payload(self) -> dict[str, Any]:
+        shape: dict[str, Any] = {
+            "session_id": self.session_id,
+            "source_kind": self.source_kind,
+            "status": self.status,
+            "confidence": self.confidence,
+            "evidence_turn": self.evidence_turn,
+        }
+        if self.reason is not None:
+            shape["reason"] = self.reason
+        if self.turns is not None:
+            shape["turns"] = self.turns
+        return shape
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordConfirmed(RecordReinforced):
+    """memory_revise(confirm): an agent vouching for a record, with or without a quote."""
+
+    kind: ClassVar[str] = "record.confirmed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordPromoted(RecordReinforced):
+    """A reinforcement or confirmation that changed the record's status."""
+
+    kind: ClassVar[str] = "record.promoted"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordRedacted(Event):
     """A forgotten record's words taken out of its evidence turns."""
 
@@ -234,11 +279,14 @@ __all__ = [
     "GrantRevoked",
     "JobDone",
     "JobFailed",
+    "RecordConfirmed",
     "RecordCreated",
     "RecordExpired",
     "RecordForgotten",
     "RecordImported",
+    "RecordPromoted",
     "RecordRedacted",
+    "RecordReinforced",
     "RecordReviewDue",
     "RecordSuperseded",
     "RecordSuppressed",

@@ -26,7 +26,7 @@ import string
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from agent_memory.core.evidence import normalise
+from agent_memory.core.write.evidence import normalise
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PUNCTUATION = string.punctuation + "«»…"  # curly quotes are straight after normalise()

@@ -17,13 +17,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.core import conversation, erasure, importer, ledger, policy, users
+from agent_memory.core import erasure, ledger, policy, users
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.engine import Engine, Lazy
 from agent_memory.core.errors import InvalidArgument, PermissionDenied
 from agent_memory.core.index import LiveIndex, VectorIndex
-from agent_memory.core.ingestor import Ingestor
 from agent_memory.core.jobs import Dispatcher, Jobs, LeasePolicy
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import Access, Grant, Record, utcnow
@@ -33,6 +32,8 @@ from agent_memory.core.rewrite import AnthropicRewriter, QueryRewriter
 from agent_memory.core.session import Session
 from agent_memory.core.store import Store
 from agent_memory.core.store.sessions import idle_sessions, session_list
+from agent_memory.core.write import conversation, importer
+from agent_memory.core.write.ingestor import Ingestor
 
 if TYPE_CHECKING:
     from agent_memory.core.judge import Judge
@@ -219,7 +220,8 @@ class Memory:
         tool_result in this session. Identity always comes from the host, never from the
         model."""
         return Session(
-            self,
+            self.engine,
+            host=self,
             agent_id=agent_id,
             user_id=user_id,
             session_id=session_id,
@@ -254,7 +256,8 @@ class Memory:
         jobs = []
         for row in idle_sessions(self.store, before=now - timedelta(seconds=idle)):
             session = Session.resume(
-                self,
+                self.engine,
+                host=self,
                 agent_id=row["agent_id"],
                 user_id=row["user_id"],
                 session_id=row["session_id"],
@@ -330,7 +333,7 @@ class Memory:
         now: datetime | None = None,
     ) -> list[str]:
         """Validate, embed (in batches) and write records into ``scope``; ids in input order.
-        One invalid record rejects the whole call and writes nothing. See core.importer."""
+        One invalid record rejects the whole call and writes nothing. See core.write.importer."""
         return importer.import_records(
             self.engine, records, scope=scope, agent_id=agent_id, batch_size=batch_size, now=now
         )
@@ -348,7 +351,7 @@ class Memory:
         """Store each turn of one session (``{id, role, text, speaker?, at}``, in order) as an
         episodic record with ``source_ref`` = the turn id and the session date and preceding
         turns as retrieval context; ids in input order. One invalid turn rejects the whole
-        call and writes nothing. See core.conversation."""
+        call and writes nothing. See core.write.conversation."""
         return conversation.import_conversation(
             self.engine,
             turns,

@@ -242,7 +242,7 @@ class Record:
     # Retrieval context (e.g. the turns before a conversation turn): searched, never returned.
     context: str | None = None
     # When the statement was made: its evidence turn's time, else the write's (created_at).
-    # Supersession orders statements by it (core.ingestor), not by when they were written.
+    # Supersession orders statements by it (core.write.ingestor), not by when they were written.
     stated_at: str | None = None
     rowid: int | None = field(default=None, compare=False)
 

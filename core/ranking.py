@@ -99,7 +99,7 @@ def context_credit(
 ) -> dict[str, float]:
     """Score each candidate gains from its neighbours in a conversation, given ``quotes``:
     (quoting, quoted) pairs of candidates where the first's retrieval context quotes the second
-    (core.conversation: a turn's context holds the turns just before it). The quoting record
+    (core.write.conversation: a turn's context holds the turns just before it). The quoting record
     was found partly by the quoted turn's words, so the quoted turn gains ``quoted_share`` of
     the quoting one's score (fused plus freshness); and a reply is often what answers a
     question about the turn it replies to, so the quoting turn gains ``reply_share`` of the

@@ -21,10 +21,10 @@ from tqdm import tqdm
 
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
-from agent_memory.core.importer import check_batch_size
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import utcnow
 from agent_memory.core.store import Store
+from agent_memory.core.write.importer import check_batch_size
 
 log = get_logger("agent_memory")
 

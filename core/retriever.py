@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agent_memory.core import conversation, ranking
+from agent_memory.core import ranking
 from agent_memory.core.bm25 import BM25Index, Within
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import Hit, VectorIndex, top_k
@@ -45,6 +45,7 @@ from agent_memory.core.rerank import RerankDeadlineExceeded, Reranker
 from agent_memory.core.rewrite import QueryRewriter
 from agent_memory.core.temporal import TimeWindow, query_window
 from agent_memory.core.tokens import TokenCounter
+from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine
@@ -977,7 +978,7 @@ def _quoting_pairs(
     candidates: list[Candidate], records: dict[str, Record]
 ) -> list[tuple[str, str]]:
     """(quoting, quoted) for each pair of ``candidates`` where the first's retrieval context
-    quotes the second (conversation turns: core.conversation.quotes), in candidate order."""
+    quotes the second (conversation turns: core.write.conversation.quotes), in candidate order."""
     contexts = [(c.record_id, records[c.record_id].context) for c in candidates]
     contexts = [(rid, context) for rid, context in contexts if context]
     if not contexts:  # no conversation turns among them: nothing to compare
@@ -998,6 +999,6 @@ def _age_days(record: Record, now: datetime) -> float | None:
 
 
 def _norm(text: str) -> str:
-    from agent_memory.core.entities import alias_key
+    from agent_memory.core.write.entities import alias_key
 
     return alias_key(text)

@@ -13,12 +13,11 @@ it and it survives a crash of the host.
 Each tool turn names the tool that produced it (``add_turn("tool", ..., tool="deploy")``), and
 the session keeps which tools the host names authoritative (``evidence.authoritative_tools`` plus
 the ``authoritative_tools`` given here; none by default). Only their output can back a confirmed
-tool_result (core.evidence).
+tool_result (core.write.evidence).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -28,8 +27,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_memory.core import policy, tracing
-from agent_memory.core.engine import Engine, HasEngine, engine_of
+from agent_memory.core import events, policy, tracing
+from agent_memory.core.engine import Engine
 from agent_memory.core.errors import (
     AgentMemoryError,
     InvalidArgument,
@@ -38,7 +37,6 @@ from agent_memory.core.errors import (
     StoreError,
     internal_tool_error,
 )
-from agent_memory.core.evidence import Turn
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import (
     Scope,
@@ -46,10 +44,11 @@ from agent_memory.core.models import (
     utcnow,
     validate_id,
 )
-from agent_memory.core.records import append_event
+from agent_memory.core.store import sessions as stored
 from agent_memory.core.tools import TOOLS, ToolContext
 from agent_memory.core.tools.registry import Tool
 from agent_memory.core.tools.schemas import SearchArgs
+from agent_memory.core.write.evidence import Turn
 
 log = get_logger("agent_memory")
 
@@ -72,11 +71,14 @@ class Session:
     On a read-only store (``Memory.open(read_only=True)``) every session is deferred and is
     never stored: its turns stay in memory, the write tools answer ``read_only``, and
     ``end()`` raises ReadOnlyStoreError.
+
+    ``host``: the facade the session was opened through (``Memory.session`` passes itself),
+    kept as ``session.memory`` for the host's own use; nothing in the session reads it.
     """
 
     def __init__(
         self,
-        engine: Engine | HasEngine,
+        engine: Engine,
         *,
         agent_id: str,
         user_id: str,
@@ -85,9 +87,10 @@ class Session:
         authoritative_tools: Iterable[str] = (),
         now: datetime | None = None,
         deferred: bool = False,
+        host: Any = None,
     ) -> None:
-        self.engine = engine_of(engine)
-        self.memory = _host(engine)
+        self.engine = engine
+        self.memory = host
         self.principal = policy.Principal(agent_id, user_id)
         self.session_id = validate_id(session_id, what="session_id")
         targets = dict(write_targets or {"personal": f"user:{user_id}"})
@@ -113,19 +116,20 @@ class Session:
     @classmethod
     def resume(
         cls,
-        engine: Engine | HasEngine,
+        engine: Engine,
         *,
         agent_id: str,
         user_id: str,
         session_id: str,
         write_targets: Mapping[str, str],
         authoritative_tools: Iterable[str] = (),
+        host: Any = None,
     ) -> Session:
         """A stored session as it is, without writing anything: for the worker, which reads
         ended sessions (and their stored authoritative tools, not its own config's)."""
         session = cls.__new__(cls)
-        session.engine = engine_of(engine)
-        session.memory = _host(engine)
+        session.engine = engine
+        session.memory = host
         session.principal = policy.Principal(agent_id, user_id)
         session.session_id = session_id
         session.write_targets = dict(write_targets)
@@ -147,66 +151,48 @@ class Session:
         with self.engine.store.transaction() as conn:
             self._save(conn, now)
 
-    def _check_stored(self, conn: sqlite3.Connection) -> sqlite3.Row | None:
+    def _check_stored(self, conn: sqlite3.Connection) -> stored.StoredSession | None:
         """The stored row of this session, if any, after checking it against this session:
         the same principal, and for an ended session the same write targets (adopted when
         none were given). Reads only."""
-        row = conn.execute(
-            "SELECT agent_id, user_id, write_targets, ended_at, authoritative_tools "
-            "FROM sessions WHERE session_id = ?",
-            (self.session_id,),
-        ).fetchone()
+        row = stored.stored(conn, self.session_id)
         if row is None:
             return None
-        if (row[0], row[1]) != (self.agent_id, self.user_id):
+        if (row.agent_id, row.user_id) != (self.agent_id, self.user_id):
             raise StoreError(
-                f"session {self.session_id!r} belongs to agent {row[0]!r} and user "
-                f"{row[1]!r}; session ids cannot be reused by another principal"
+                f"session {self.session_id!r} belongs to agent {row.agent_id!r} and user "
+                f"{row.user_id!r}; session ids cannot be reused by another principal"
             )
-        if row[3] is not None:
-            stored = json.loads(row[2])
-            if self._targets_given and self.write_targets != stored:
+        if row.ended_at is not None:
+            if self._targets_given and self.write_targets != row.write_targets:
                 raise InvalidArgument(
-                    f"session {self.session_id!r} ended at {row[3]}; its write targets cannot "
-                    "change (start a new session for a new conversation)",
+                    f"session {self.session_id!r} ended at {row.ended_at}; its write targets "
+                    "cannot change (start a new session for a new conversation)",
                     field="write_targets",
                 )
-            self.write_targets = stored
-            self.authoritative_tools = _tool_names(json.loads(row[4]))
+            self.write_targets = row.write_targets
+            self.authoritative_tools = _tool_names(row.authoritative_tools)
         return row
 
     def _save(self, conn: sqlite3.Connection, now: datetime) -> None:
         row = self._check_stored(conn)
         if row is None:
-            conn.execute(
-                "INSERT INTO sessions (session_id, agent_id, user_id, write_targets, "
-                "authoritative_tools, started_at, last_active_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    self.session_id,
-                    self.agent_id,
-                    self.user_id,
-                    json.dumps(self.write_targets, sort_keys=True),
-                    json.dumps(sorted(self.authoritative_tools)),
-                    format_time(now),
-                    format_time(now),
-                ),
+            started = events.SessionStarted(
+                agent_id=self.agent_id, session_id=self.session_id, user_id=self.user_id
             )
-            append_event(
+            stored.start(
                 conn,
-                kind="session.started",
-                at=now,
-                agent_id=self.agent_id,
-                payload={"session_id": self.session_id, "user_id": self.user_id},
+                started,
+                write_targets=self.write_targets,
+                authoritative_tools=sorted(self.authoritative_tools),
+                now=now,
             )
-        elif row[3] is None:  # resumed, e.g. after a host restart: keep the targets current
-            conn.execute(
-                "UPDATE sessions SET write_targets = ?, authoritative_tools = ? "
-                "WHERE session_id = ?",
-                (
-                    json.dumps(self.write_targets, sort_keys=True),
-                    json.dumps(sorted(self.authoritative_tools)),
-                    self.session_id,
-                ),
+        elif row.ended_at is None:  # resumed, e.g. after a host restart: keep targets current
+            stored.update_settings(
+                conn,
+                self.session_id,
+                write_targets=self.write_targets,
+                authoritative_tools=sorted(self.authoritative_tools),
             )
 
     def _flush(self) -> None:
@@ -217,34 +203,22 @@ class Session:
         with self.engine.store.transaction() as conn:
             self._save(conn, self._started)
             if self._pending:
-                _touch(conn, self.session_id)
-                seq = self._next_seq(conn)
-                conn.executemany(
-                    "INSERT INTO turns (session_id, seq, role, content, at, tool) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (self.session_id, seq + i, role, content, at, tool)
-                        for i, (role, content, at, tool) in enumerate(self._pending)
-                    ],
-                )
+                stored.add_turns(conn, self.session_id, self._next_seq(conn), self._pending)
         self._pending = None
 
     def _next_seq(self, conn: sqlite3.Connection) -> int:
         """The next turn's sequence number; refuses if the session has ended."""
-        row = conn.execute(
-            "SELECT ended_at, (SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE session_id = ?) "
-            "FROM sessions WHERE session_id = ?",
-            (self.session_id, self.session_id),
-        ).fetchone()
-        if row is None:  # deferred and not stored yet
+        found = stored.next_seq(conn, self.session_id)
+        if found is None:  # deferred and not stored yet
             return 1
-        if row[0] is not None:
+        ended_at, seq = found
+        if ended_at is not None:
             raise InvalidArgument(
-                f"session {self.session_id!r} ended at {row[0]}; its transcript is closed "
+                f"session {self.session_id!r} ended at {ended_at}; its transcript is closed "
                 "(start a new session for a new conversation)",
                 field="session_id",
             )
-        return int(row[1])
+        return seq
 
     # -- transcript (the turn_completed event) -----------------------------------------------
 
@@ -281,12 +255,7 @@ class Session:
             return seq
         with self.engine.store.transaction() as conn:
             seq = self._next_seq(conn)
-            conn.execute(
-                "INSERT INTO turns (session_id, seq, role, content, at, tool) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (self.session_id, seq, role, content, at_text, tool),
-            )
-            _touch(conn, self.session_id)
+            stored.add_turns(conn, self.session_id, seq, [(role, content, at_text, tool)])
         return seq
 
     def end(self, *, now: datetime | None = None, reason: str = "ended") -> str:
@@ -345,42 +314,20 @@ class Session:
         ``cli``. A session with a job is left as it is."""
         if self._pending is not None:
             return  # never stored: nothing to remove
-        at = now or utcnow()
         with self.engine.store.transaction() as conn:
-            if conn.execute(
-                "SELECT 1 FROM jobs WHERE session_id = ?", (self.session_id,)
-            ).fetchone():
-                return
-            if conn.execute(
-                "SELECT 1 FROM turns WHERE session_id = ? LIMIT 1", (self.session_id,)
-            ).fetchone():
-                conn.execute(
-                    "UPDATE sessions SET ended_at = ?, end_reason = 'cli' "
-                    "WHERE session_id = ? AND ended_at IS NULL",
-                    (format_time(at), self.session_id),
-                )
-            else:
-                conn.execute("DELETE FROM sessions WHERE session_id = ?", (self.session_id,))
+            stored.close_unused(conn, self.session_id, at=now or utcnow())
 
     @property
     def ended(self) -> bool:
-        rows = self.engine.store.query(
-            "SELECT ended_at FROM sessions WHERE session_id = ?", (self.session_id,)
-        )
-        return bool(rows and rows[0]["ended_at"])
+        return bool(stored.ended_at(self.engine.store, self.session_id))
 
     def transcript(self, *, last: int | None = None) -> list[Turn]:
         """The session's turns in order; with ``last`` (>= 0), only the final ``last``."""
         if last is not None and last < 0:
             raise ValueError(f"last must be >= 0, got {last}")
         pending = self._pending or []
-        rows = self.engine.store.query(
-            "SELECT * FROM (SELECT seq, role, content, at, tool FROM turns "
-            "WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-            # SQLite: LIMIT -1 is no limit
-            (self.session_id, -1 if last is None or pending else last),
-        )
-        turns = [self._turn(r["seq"], r["role"], r["content"], r["at"], r["tool"]) for r in rows]
+        rows = stored.transcript(self.engine.store, self.session_id, last=None if pending else last)
+        turns = [self._turn(r.seq, r.role, r.content, r.at, r.tool) for r in rows]
         if pending:  # a deferred session's turns, after the stored ones
             first = (turns[-1].seq if turns else 0) + 1
             turns += [self._turn(first + i, *turn) for i, turn in enumerate(pending)]
@@ -475,13 +422,6 @@ def _tool_names(names: Iterable[str]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _host(source: Engine | HasEngine) -> Any:
-    """The host facade a session was opened through (``Memory.session``, or the command line's
-    ``Session(mem, ...)``), kept as ``session.memory`` for the host's own use; None over a bare
-    Engine. Nothing in the session reads it."""
-    return None if isinstance(source, Engine) else source
-
-
 def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if field is not None:
@@ -524,11 +464,3 @@ def _validation_error(exc: ValidationError) -> dict[str, Any]:
 
 
 __all__ = ["Session"]
-
-
-def _touch(conn: sqlite3.Connection, session_id: str) -> None:
-    """Note activity on a session, by the store's clock (the idle sweep reads it)."""
-    conn.execute(
-        "UPDATE sessions SET last_active_at = ? WHERE session_id = ?",
-        (format_time(utcnow()), session_id),
-    )

@@ -29,8 +29,8 @@ from datetime import datetime
 from typing import Any
 
 from agent_memory.core import events
-from agent_memory.core.evidence import normalise
 from agent_memory.core.store.log import append
+from agent_memory.core.write.evidence import normalise
 
 FORGOTTEN = "[forgotten]"
 # Keys whose string value is the record's text when they sit beside its id.

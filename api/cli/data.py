@@ -21,7 +21,7 @@ from agent_memory.core.errors import InvalidArgument
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from agent_memory.core.importer import import_items
+    from agent_memory.core.write.importer import import_items
 
     records, lines = read_jsonl(args.file)
     if records and isinstance(records[0], dict) and users.is_export(records[0]):
@@ -30,7 +30,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InvalidArgument("--scope is required (except for an export-user file)", field="scope")
     with open_memory(args) as mem:
         outcome = import_items(
-            mem, records, scope=args.scope, batch_size=args.batch_size, labels=lines
+            mem.engine, records, scope=args.scope, batch_size=args.batch_size, labels=lines
         )
     data = {
         "scope": args.scope,
@@ -48,7 +48,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def _import_user_export(args: argparse.Namespace, lines: list[Any]) -> int:
     """An ``export-user`` file: its live records go back into the scopes they came from (or
     all into --scope), validated whole before anything is written (core.users)."""
-    from agent_memory.core.importer import import_records, validate_items
+    from agent_memory.core.write.importer import import_records, validate_items
 
     by_scope = users.import_items(lines)
     if args.scope:
@@ -57,7 +57,7 @@ def _import_user_export(args: argparse.Namespace, lines: list[Any]) -> int:
         validate_items(items)
     with open_memory(args) as mem:
         ids = {
-            scope: import_records(mem, items, scope=scope, batch_size=args.batch_size)
+            scope: import_records(mem.engine, items, scope=scope, batch_size=args.batch_size)
             for scope, items in by_scope.items()
         }
     count = sum(len(v) for v in ids.values())
@@ -85,12 +85,12 @@ def add_import(sub: Subcommands) -> None:
 
 
 def cmd_import_conversation(args: argparse.Namespace) -> int:
-    from agent_memory.core.conversation import import_conversation
+    from agent_memory.core.write.conversation import import_conversation
 
     turns, labels = _read_turns(args.file)
     with open_memory(args) as mem:
         ids = import_conversation(
-            mem,
+            mem.engine,
             turns,
             scope=args.scope,
             session_id=args.session,

@@ -72,7 +72,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         # Deferred: every check comes first, and the session, its turns and its job are
         # stored only at end(), so a refused ingest changes nothing.
         session = Session(
-            mem,
+            mem.engine,
             agent_id=args.agent,
             user_id=args.user,
             session_id=args.session,

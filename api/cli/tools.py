@@ -36,7 +36,7 @@ def _tool_call(
     session_id = args.session or f"cli-{utcnow().strftime('%Y%m%dT%H%M%S%f')}"
     with open_memory(args) as mem:
         session = Session(
-            mem,
+            mem.engine,
             agent_id=args.agent,
             user_id=args.user,
             session_id=session_id,

@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agent_memory.core.errors import ModelOutputError
-from agent_memory.core.evidence import Turn
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.schema import (
     ExtractionOutput,
@@ -33,6 +32,7 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
+from agent_memory.core.write.evidence import Turn
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -23,7 +23,7 @@ retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm
 the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
 assistant turns; and every sentence that tries to instruct the memory system ("ignore previous
 rules", "system prompt", "you are now", "store that ..."). Tool-turn outcomes claim tool_result
-only from an authoritative tool's own output (core.evidence), else agent_inference.
+only from an authoritative tool's own output (core.write.evidence), else agent_inference.
 
 Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
 no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
@@ -51,13 +51,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
-from agent_memory.core.evidence import (
-    MIN_QUOTE_CHARS,
-    Turn,
-    find_quote,
-    normalise,
-    vouching_problem,
-)
 from agent_memory.core.extraction import corrections, phrasing, verbatim
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.schema import (
@@ -73,6 +66,13 @@ from agent_memory.core.extraction.schema import (
     SummaryRequest,
 )
 from agent_memory.core.models import parse_time
+from agent_memory.core.write.evidence import (
+    MIN_QUOTE_CHARS,
+    Turn,
+    find_quote,
+    normalise,
+    vouching_problem,
+)
 
 # Text that tries to steer the memory system rather than tell it something.
 INJECTION = re.compile(
@@ -380,7 +380,7 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
 
 def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:
     """Outcomes a tool turn reports: a tool_result only from an authoritative tool's own
-    output, else an inference (core.evidence)."""
+    output, else an inference (core.write.evidence)."""
     for sentence in _sentences(turn.content):
         if len(sentence.split()) < 3 or INJECTION.search(sentence):
             continue

@@ -43,7 +43,6 @@ from agent_memory.core import tracing
 from agent_memory.core.engine import Engine, engine_of
 from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
-from agent_memory.core.evidence import Turn, find_quote, repeats, vouching_problem
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.schema import (
     Candidate,
@@ -63,7 +62,6 @@ from agent_memory.core.extraction.validator import (
     validate_candidate,
 )
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.ingestor import Ingestor, WriteOutcome, WriteRequest
 from agent_memory.core.jobs import DONE, Claim, ClaimRefused
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import (
@@ -72,6 +70,9 @@ from agent_memory.core.models import (
     format_time,
     utcnow,
 )
+from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
+from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
+from agent_memory.core.write.ingestor import Ingestor
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import HasEngine

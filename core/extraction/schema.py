@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from agent_memory.core.evidence import Turn
+from agent_memory.core.write.evidence import Turn
 
 SourceClaim = Literal["user_statement", "tool_result", "system", "agent_inference"]
 EntityKindName = Literal["person", "project", "org", "repo", "product", "other"]

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 
 from pydantic import ValidationError
 
-from agent_memory.core.evidence import Turn, normalise
 from agent_memory.core.lexical import STOPWORDS
+from agent_memory.core.write.evidence import Turn, normalise
 
 QUOTE_WORDS = 4
 MAX_CHARS = 2000
@@ -49,7 +49,7 @@ def stage_error_text(exc: BaseException, turns: Iterable[Turn]) -> str:
 
 def quotes_turns(text: str, turns: Iterable[Turn]) -> bool:
     """Whether ``text`` repeats ``QUOTE_WORDS`` consecutive words of any turn (compared in
-    core.evidence's normal form), the whole of a shorter turn of ``SHORT_TURN_CHARS`` or
+    core.write.evidence's normal form), the whole of a shorter turn of ``SHORT_TURN_CHARS`` or
     more characters (a password on its own line), or any word of a turn that is not a
     stopword and has ``MIN_SHARED_CHARS`` characters or more."""
     words = normalise(text).split()

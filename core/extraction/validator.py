@@ -21,12 +21,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from agent_memory.core import policy, temporal
-from agent_memory.core.entities import EntityRef
 from agent_memory.core.errors import InvalidArgument, ModelOutputError
-from agent_memory.core.evidence import Turn, find_quote, normalise
 from agent_memory.core.extraction.offline import INJECTION
 from agent_memory.core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
-from agent_memory.core.ingestor import WriteRequest
 from agent_memory.core.models import (
     EntityKind,
     MemoryType,
@@ -38,6 +35,9 @@ from agent_memory.core.models import (
     parse_time,
 )
 from agent_memory.core.tools.handlers import writable_record
+from agent_memory.core.write.drafts import WriteRequest
+from agent_memory.core.write.entities import EntityRef
+from agent_memory.core.write.evidence import Turn, find_quote, normalise
 
 if TYPE_CHECKING:
     from agent_memory.core.session import Session

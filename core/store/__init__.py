@@ -5,14 +5,16 @@ same methods. It is assembled from one mixin per area, each documented in its mo
 
 - ``base``: the connection, ``transaction()`` (the one write transaction, BEGIN IMMEDIATE),
   ``reading()`` (one read snapshot), meta, the epoch and records_version, purging freed text;
-- ``records``: insert, read, tombstone, expire and review records; ``changed`` is the one
-  home of the invariant: every record change bumps records_version and appends its audit
-  event in the same transaction;
+- ``records``: insert, read, tombstone, expire, review, supersede and reinforce records, and
+  renumber a lineage; ``changed`` is the one home of the invariant: every record change
+  bumps records_version and appends its audit event in the same transaction;
 - ``vectors``: the embeddings, the embedder identity, the vector index's snapshot and delta,
   re-embedding; ``fulltext``: the FTS5 index's snapshot, delta, document counts, postings;
 - ``grants``; ``log`` (the audit events, the search and write logs, retention); and the
-  statement modules over a caller's transaction: ``entities``, ``sessions``, ``jobs``,
-  ``erasure`` (see each);
+  statement modules over a caller's transaction: ``entities``, ``sessions`` (and their
+  turns), ``jobs``, ``erasure``, and for the write path (core.write) ``write_reads`` (the
+  records a write looks at), ``keys`` (idempotency and import keys) and ``observations``
+  (see each);
 - ``connection`` (opening, checking and migrating a file) and ``migrations`` (the schema)
   belong to this SQLite backend only.
 

@@ -1,7 +1,7 @@
-"""Entities and their aliases: the statements core.entities runs inside a caller's
+"""Entities and their aliases: the statements core.write.entities runs inside a caller's
 transaction (resolution is planned outside the write transaction, carried out inside it).
 
-Aliases are matched on their normalised form (``alias_norm``, core.entities.alias_key); a
+Aliases are matched on their normalised form (``alias_norm``, core.write.entities.alias_key); a
 merged entity is never matched again. A second backend implements each function here.
 """
 

@@ -1,8 +1,8 @@
 """The append-only audit log (``events``) and the search and write logs beside the records.
 
 Every audit event is appended by ``append`` inside the transaction of the change it records
-(core.events holds the kinds). The search and write logs are written by the retriever and the
-ingestor; what is read back from them and what retention deletes is here.
+(core.events holds the kinds). The search log is written by the retriever, the write log by
+``log_write``; what is read back from them and what retention deletes is here.
 
 A second backend implements: ``append``, ``delete_before`` (retention) and LogMixin's methods.
 """
@@ -39,11 +39,45 @@ def append_event(
     agent_id: str | None = None,
     payload: dict[str, Any] | None = None,
 ) -> None:
-    """``append`` for a kind given by name, as the modules that still compose their own
-    statements call it (core.ingestor, core.session, core.supersession); same row."""
+    """``append`` for a kind given by name, with a payload as given: the row ``append``
+    writes for the same kind, ids and payload (tests/core/test_events.py holds them equal)."""
     conn.execute(
         _INSERT_EVENT,
         (format_time(at), kind, record_id, agent_id, json.dumps(payload or {}, sort_keys=True)),
+    )
+
+
+def log_write(
+    conn: sqlite3.Connection,
+    *,
+    log_id: str,
+    at: datetime,
+    tool: str,
+    agent_id: str,
+    user_id: str | None,
+    session_id: str | None,
+    record_id: str,
+    outcome: str,
+    total_ms: float,
+    payload: dict[str, Any],
+) -> None:
+    """One write_log row (core.write.ingestor.Ingestor.log): the request, the decisions and
+    the stage timings of one write, after the record's own transaction."""
+    conn.execute(
+        "INSERT INTO write_log (id, at, tool, agent_id, user_id, session_id, record_id, "
+        "outcome, total_ms, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            log_id,
+            format_time(at),
+            tool,
+            agent_id,
+            user_id,
+            session_id,
+            record_id,
+            outcome,
+            total_ms,
+            json.dumps(payload, sort_keys=True),
+        ),
     )
 
 
@@ -87,4 +121,5 @@ __all__ = [
     "append",
     "append_event",
     "delete_before",
+    "log_write",
 ]

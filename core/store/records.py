@@ -10,8 +10,9 @@ compose several into one ``Store.transaction()``: a record, its vector, FTS row,
 audit event and the records_version bump always commit together or not at all.
 ``RecordsMixin`` is the Store's own record methods (insert, read, tombstone, expire, review).
 
-A second backend implements: ``insert_record``, ``select_records``, ``changed`` and the
-methods of RecordsMixin.
+A second backend implements: ``insert_record``, ``select_records``, ``changed``, the write
+path's changes (``supersede``, ``reinforce``, ``insert_into_lineage``) and the methods of
+RecordsMixin.
 """
 
 from __future__ import annotations
@@ -66,9 +67,8 @@ def _version(conn: sqlite3.Connection) -> int:
 
 
 def bump_records_version(conn: sqlite3.Connection, rowids: Iterable[int]) -> int:
-    """Record that these records changed; returns the new records_version. (Use
-    ``changed``, which also appends the change's event; this half alone is exported for the
-    modules that still append their own: core.ingestor, core.supersession.)"""
+    """Record that these records changed; returns the new records_version. (Call
+    ``changed``, which also appends the change's event.)"""
     version = _version(conn)
     for rowid in rowids:
         version += 1
@@ -198,6 +198,75 @@ _CREATED: dict[str, type[events.RecordCreated]] = {
     events.RecordCreated.kind: events.RecordCreated,
     events.RecordImported.kind: events.RecordImported,
 }
+
+
+# -- the write path's changes (core.write), each inside the caller's transaction --------------
+
+
+def insert_into_lineage(
+    conn: sqlite3.Connection,
+    lineage_id: str,
+    *,
+    at_version: int,
+    history_id: str,
+    next_rowid: int,
+    moved: Sequence[int],
+    now: datetime,
+) -> None:
+    """Make room for the history record ``history_id`` at ``at_version`` of a lineage: the
+    versions from there on move up one (``moved``, their rowids) and the one at
+    ``next_rowid`` now supersedes it. The history record itself is inserted after."""
+    conn.execute(
+        "UPDATE records SET version = version + 1, updated_at = ? "
+        "WHERE lineage_id = ? AND version >= ?",
+        (format_time(now), lineage_id, at_version),
+    )
+    conn.execute("UPDATE records SET supersedes_id = ? WHERE rowid = ?", (history_id, next_rowid))
+    changed(conn, moved, at=now)
+
+
+def supersede(
+    conn: sqlite3.Connection, rowid: int, superseded: events.RecordSuperseded, *, now: datetime
+) -> None:
+    """Retire the record at ``rowid`` as superseded (``superseded.by`` names its successor)."""
+    conn.execute(
+        "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
+        (format_time(now), rowid),
+    )
+    changed(conn, [rowid], superseded, at=now)
+
+
+def reinforce(
+    conn: sqlite3.Connection,
+    rowid: int,
+    reinforced: events.RecordReinforced,
+    *,
+    confidence: float,
+    status: Status,
+    source_kind: SourceKind,
+    evidence: str | None,
+    expires_at: str | None,
+    stated_at: str,
+    now: datetime,
+) -> None:
+    """Count one more observation of the record at ``rowid`` (``reinforced`` is its event)
+    with its new confidence, status, source kind, evidence, expiry and statement time."""
+    conn.execute(
+        "UPDATE records SET confidence = ?, status = ?, source_kind = ?, evidence = ?, "
+        "expires_at = ?, stated_at = ?, observations = observations + 1, updated_at = ? "
+        "WHERE rowid = ?",
+        (
+            confidence,
+            status.value,
+            source_kind.value,
+            evidence,
+            expires_at,
+            stated_at,
+            format_time(now),
+            rowid,
+        ),
+    )
+    changed(conn, [rowid], reinforced, at=now)
 
 
 def embedding_text(record: Record) -> str:
@@ -331,6 +400,12 @@ class RecordsMixin(StoreBase):
                 self._connection(), f"r.rowid IN ({marks})", [int(r) for r in rowids]
             )
         return {int(r.rowid or 0): r for r in found}
+
+    def last_rowid(self) -> int:
+        """The rowid of the newest record (0 in an empty store): what a write has seen, so
+        that it can look among the records added after it (core.write.dedup.committed_since)."""
+        rows = self.query("SELECT coalesce(max(rowid), 0) AS m FROM records")
+        return int(rows[0]["m"])
 
     def count_live(self) -> int:
         """How many records are not tombstones."""

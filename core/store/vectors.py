@@ -65,6 +65,21 @@ class IndexSnapshot:
     expires: list[str | None]
 
 
+def vectors_of(
+    conn: sqlite3.Connection, rowids: Sequence[int], embedder: EmbedderIdentity
+) -> list[tuple[int, np.ndarray]]:
+    """Inside the caller's transaction: the ``embedder`` vectors of the records at ``rowids``
+    (a handful: one statement), as (rowid, vector); a record without one is left out."""
+    if not rowids:
+        return []
+    rows = conn.execute(
+        "SELECT record_rowid, vector FROM embeddings WHERE model_name = ? "
+        f"AND model_version = ? AND record_rowid IN ({', '.join('?' * len(rowids))})",
+        (embedder.name, embedder.version, *rowids),
+    ).fetchall()
+    return [(rowid, np.frombuffer(blob, np.float32)) for rowid, blob in rows]
+
+
 class VectorsMixin(StoreBase):
     """The Store's vectors and the identity of the embedder that made them."""
 

@@ -17,7 +17,7 @@ from agent_memory.core import policy
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine
-    from agent_memory.core.evidence import Turn
+    from agent_memory.core.write.evidence import Turn
 
 
 class Transcript(Protocol):

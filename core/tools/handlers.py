@@ -14,10 +14,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from agent_memory.core import entities, erasure
-from agent_memory.core.entities import EntityRef
+from agent_memory.core import erasure
 from agent_memory.core.errors import InvalidArgument, NotFound, PermissionDenied
-from agent_memory.core.ingestor import WriteOutcome, WriteRequest
 from agent_memory.core.models import (
     HISTORY_STATUSES,
     LIVE_STATUSES,
@@ -29,10 +27,13 @@ from agent_memory.core.models import (
     Status,
     format_time,
 )
-from agent_memory.core.records import select_records
 from agent_memory.core.retriever import SearchRequest
+from agent_memory.core.store.records import select_records
 from agent_memory.core.tools.context import ToolContext
 from agent_memory.core.tools.schemas import ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs
+from agent_memory.core.write import entities
+from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
+from agent_memory.core.write.entities import EntityRef
 
 
 def resolve_target(ctx: ToolContext, target: str) -> str:
@@ -53,7 +54,7 @@ def resolve_target(ctx: ToolContext, target: str) -> str:
 
 
 def write(ctx: ToolContext, args: WriteArgs, now: datetime) -> dict[str, Any]:
-    """memory_write: one record into the scope the write target names (core.ingestor)."""
+    """memory_write: one record into the scope the write target names (core.write.ingestor)."""
     scope = resolve_target(ctx, args.target)
     memory_type = MemoryType(args.type)
     procedure = None

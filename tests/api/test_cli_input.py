@@ -12,8 +12,8 @@ import pytest
 from agent_memory.api.cli import build_parser, main
 from agent_memory.core import Config, HashingEmbedder, Memory
 from agent_memory.core.errors import InvalidArgument
-from agent_memory.core.importer import import_records
 from agent_memory.core.reembed import reembed
+from agent_memory.core.write.importer import import_records
 from tests.support.cli import run
 from tests.support.clock import NOW
 
@@ -137,7 +137,7 @@ def test_the_library_refuses_a_batch_size_below_one(tmp_path: Path, batch_size: 
     path = tmp_path / "m.db"
     with Memory.open(path, embedder=HashingEmbedder(), now=NOW) as mem:
         with pytest.raises(InvalidArgument, match="at least 1") as info:
-            import_records(mem, [{"content": "tea"}], scope="user:u", batch_size=batch_size)
+            import_records(mem.engine, [{"content": "tea"}], scope="user:u", batch_size=batch_size)
         assert info.value.field == "batch_size"
         assert mem.stats()["records"] == 0
     with pytest.raises(InvalidArgument, match="at least 1"):

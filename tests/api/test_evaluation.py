@@ -23,7 +23,7 @@ from agent_memory.api.evaluation import (
     turn_records,
 )
 from agent_memory.core import Memory
-from agent_memory.core.conversation import CONTEXT_EXCERPT
+from agent_memory.core.write.conversation import CONTEXT_EXCERPT
 from tests.support.outside import DATA, needs_data
 
 

@@ -29,6 +29,41 @@ STORED_SHAPES: list[tuple[events.Event, str, set[str]]] = [
     (events.RecordSuperseded(by="mem_1"), "record.superseded", {"by"}),
     (events.RecordSuperseded(by="mem_1", reason="r"), "record.superseded", {"by", "reason"}),
     (
+        events.RecordReinforced(
+            session_id="s",
+            source_kind="user_statement",
+            status="provisional",
+            confidence=0.5,
+            evidence_turn=None,
+        ),
+        "record.reinforced",
+        {"session_id", "source_kind", "status", "confidence", "evidence_turn"},
+    ),
+    (
+        events.RecordConfirmed(
+            session_id="s",
+            source_kind="agent_inference",
+            status="provisional",
+            confidence=0.5,
+            evidence_turn=None,
+        ),
+        "record.confirmed",
+        {"session_id", "source_kind", "status", "confidence", "evidence_turn"},
+    ),
+    (
+        events.RecordPromoted(
+            session_id="s",
+            source_kind="user_statement",
+            status="confirmed",
+            confidence=0.7,
+            evidence_turn={"session_id": "s", "seq": 1},
+            reason="r",
+            turns=[["s", 1], ["s", 2]],
+        ),
+        "record.promoted",
+        {"session_id", "source_kind", "status", "confidence", "evidence_turn", "reason", "turns"},
+    ),
+    (
         events.RecordRedacted(reason=None, scope="u", turns_redacted=0),
         "record.redacted",
         {"reason", "scope", "turns_redacted"},

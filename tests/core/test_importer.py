@@ -108,19 +108,22 @@ def test_an_import_run_again_converges_without_duplicates(fast_memory: Memory) -
     """Each item is imported once: a second run (after a crash, or by mistake) returns the
     same ids and writes nothing; new items in it are written; the same item twice in one call
     is stored twice, and converges too; a changed content is a new item."""
-    from agent_memory.core.importer import import_items
+    from agent_memory.core.write.importer import import_items
 
     items = [
         {"type": "episodic", "content": f"Note {i}.", "source_ref": f"row-{i}"} for i in range(5)
     ]
-    first = import_items(fast_memory, items[:3], scope="user:alice", batch_size=2, now=NOW)
+    first = import_items(fast_memory.engine, items[:3], scope="user:alice", batch_size=2, now=NOW)
     assert (first.created, first.already_stored) == (3, 0)
-    again = import_items(fast_memory, items, scope="user:alice", batch_size=2, now=NOW)
+    again = import_items(fast_memory.engine, items, scope="user:alice", batch_size=2, now=NOW)
     assert again.ids[:3] == first.ids and (again.created, again.already_stored) == (2, 3)
     edited = {**items[0], "content": "Note 0, corrected."}
-    twice = import_items(fast_memory, [edited, edited], scope="user:alice", now=NOW)
+    twice = import_items(fast_memory.engine, [edited, edited], scope="user:alice", now=NOW)
     assert twice.ids[0] != twice.ids[1] and twice.created == 2
-    assert import_items(fast_memory, [edited, edited], scope="user:alice", now=NOW).ids == twice.ids
+    assert (
+        import_items(fast_memory.engine, [edited, edited], scope="user:alice", now=NOW).ids
+        == twice.ids
+    )
     other_scope = fast_memory.import_records(items[:1], scope="user:bob", now=NOW)
     assert other_scope[0] not in again.ids
     rows = fast_memory.store.query(

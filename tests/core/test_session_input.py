@@ -69,7 +69,9 @@ def test_a_deferred_session_stores_nothing_until_a_call_succeeds(
     stores the session and its turns with the call's own writes."""
     fast_memory.grant("a", "user:u1")
     before = _rows(store_path)
-    session = Session(fast_memory, agent_id="a", user_id="u1", session_id="s1", deferred=True)
+    session = Session(
+        fast_memory.engine, agent_id="a", user_id="u1", session_id="s1", deferred=True
+    )
     assert session.add_turn("user", "I like green tea.", at=NOW) == 1
     assert [t.content for t in session.transcript()] == ["I like green tea."]
     refused = session.call(
@@ -109,7 +111,9 @@ def test_a_deferred_session_checks_the_stored_one_without_writing(
     stored = fast_memory.session(agent_id="a", user_id="u1", session_id="s1", now=NOW)
     stored.add_turn("user", "one", at=NOW)
     before = _rows(store_path)
-    session = Session(fast_memory, agent_id="a", user_id="u1", session_id="s1", deferred=True)
+    session = Session(
+        fast_memory.engine, agent_id="a", user_id="u1", session_id="s1", deferred=True
+    )
     assert session.add_turn("user", "two", at=NOW) == 2
     assert [(t.seq, t.content) for t in session.transcript()] == [(1, "one"), (2, "two")]
     assert [t.content for t in session.transcript(last=1)] == ["two"]

@@ -1,8 +1,9 @@
-"""A user's newer words retire every older record that states what they contradict (core.stale,
-issue 14 item 6, issue 15 item 1): phrased facts and the user's verbatim sentences alike, each
-sentence judged, through the offline extractor and the whole pipeline on a real store and the
-packaged model, and through memory_write. What a later statement does not contradict stays:
-an unrelated sentence of the stale turn, two pets, a mention of what the user said ended."""
+"""A user's newer words retire every older record that states what they contradict
+(core.write.stale, issue 14 item 6, issue 15 item 1): phrased facts and the user's verbatim
+sentences alike, each sentence judged, through the offline extractor and the whole pipeline on
+a real store and the packaged model, and through memory_write. What a later statement does not
+contradict stays: an unrelated sentence of the stale turn, two pets, a mention of what the
+user said ended."""
 
 from __future__ import annotations
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.evidence import Turn
 from agent_memory.core.extraction import ExtractionOutput, ModelBackend, ReviewOutput, SummaryOutput
 from agent_memory.core.extraction.offline import OfflineBackend
 from agent_memory.core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
 from agent_memory.core.models import Record, SourceKind, format_time
+from agent_memory.core.write.evidence import Turn
 from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
 from tests.workers.test_pipeline import accept_all

@@ -17,7 +17,6 @@ from structlog.testing import capture_logs
 
 from agent_memory.core import Config, HashingEmbedder, Memory
 from agent_memory.core.errors import ConfigError
-from agent_memory.core.evidence import Turn, find_quote
 from agent_memory.core.extraction import (
     ExtractionOutput,
     ModelBackend,
@@ -32,6 +31,7 @@ from agent_memory.core.extraction.schema import ReviewRequest, SessionView, Summ
 from agent_memory.core.jobs import Claim, ClaimRefused
 from agent_memory.core.models import Record, SourceKind, format_time, utcnow
 from agent_memory.core.policy import source_rank
+from agent_memory.core.write.evidence import Turn, find_quote
 from agent_memory.workers.app import SWEEP_LOCK, WorkerApp
 from agent_memory.workers.consumer import sweep_until
 from tests.support.clock import NOW

@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_memory.core import importer
 from agent_memory.core.errors import InvalidArgument
-from agent_memory.core.importer import MAX_CONTENT_CHARS
 from agent_memory.core.models import canonical_time, parse_time, validate_id
+from agent_memory.core.write import importer
+from agent_memory.core.write.importer import MAX_CONTENT_CHARS
 
 if TYPE_CHECKING:
-    from agent_memory.core.engine import Engine, HasEngine
+    from agent_memory.core.engine import Engine
 
 # How many preceding turns of the session enter a turn's context, and at most how many
 # characters of each: enough to say what a short reply answers, not so much that a long
@@ -120,7 +120,7 @@ def validate_turns(
 
 
 def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
-    """The import records of one session's turns (core.importer's item shape), in order."""
+    """The import records of one session's turns (core.write.importer's item shape), in order."""
     records = []
     for i, turn in enumerate(turns):
         before = turns[max(0, i - CONTEXT_TURNS) : i]
@@ -151,7 +151,7 @@ def quotes(context: str | None, content: str) -> bool:
 
 
 def import_conversation(
-    engine: Engine | HasEngine,
+    engine: Engine,
     turns: Iterable[Mapping[str, Any]],
     *,
     scope: str,

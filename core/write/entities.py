@@ -12,14 +12,16 @@ Resolution is planned outside the write transaction and carried out inside it
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from agent_memory.core import events
-from agent_memory.core.evidence import normalise
-from agent_memory.core.models import EntityKind, Scope, new_id
+from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.models import EntityKind, MemoryType, Scope, new_id
 from agent_memory.core.store import entities as stored
+from agent_memory.core.write.evidence import normalise
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,33 @@ def plan_principal(conn: sqlite3.Connection, user_id: str) -> PlannedEntity:
     exists = stored.exists(conn, entity_id)
     aliases = () if exists else (user_id,)
     return PlannedEntity(entity_id, EntityKind.PERSON, user_id, f"user:{user_id}", exists, aliases)
+
+
+def plan(
+    conn: sqlite3.Connection,
+    about: Sequence[EntityRef],
+    *,
+    memory_type: MemoryType,
+    scope: str,
+    user_id: str | None,
+    correcting: bool,
+    readable: tuple[str, ...],
+    now: datetime,
+) -> list[PlannedEntity]:
+    """The entities a write to ``scope`` will link: those ``about`` names; else none for an
+    episode or a correction (it keeps its record's subject); else, in the principal's own
+    user scope, the principal. Anything else must say what it is about (InvalidArgument)."""
+    if about:
+        return [resolve(conn, ref, readable=readable, target_scope=scope, now=now) for ref in about]
+    if correcting or memory_type is MemoryType.EPISODIC:
+        return []
+    if user_id is not None and scope == f"user:{user_id}":
+        return [plan_principal(conn, user_id)]
+    raise InvalidArgument(
+        f"a {memory_type.value} record in {scope} must say what it is about: pass "
+        'about, e.g. [{"kind": "project", "name": "Apollo"}]',
+        field="about",
+    )
 
 
 def create_planned(

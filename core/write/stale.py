@@ -42,12 +42,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agent_memory.core import policy, supersession
+from agent_memory.core import policy
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
 from agent_memory.core.lexical import query_tokens
 from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
-from agent_memory.core.records import select_records
+from agent_memory.core.store import write_reads as reads
+from agent_memory.core.write import supersession
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine
@@ -107,11 +108,8 @@ class Finder:
         turns = {(r.session_id, r.stated_at) for r in found if r.session_id and r.stated_at}
         if not turns:
             return []
-        condition, params = where.sql("r")
-        pairs = " OR ".join("(r.session_id = ? AND r.stated_at = ?)" for _ in turns)
-        flat = [value for turn in sorted(turns) for value in turn]
         with self.engine.store.reading() as conn:
-            rows = select_records(conn, f"({pairs}) AND {condition}", (*flat, *params))
+            rows = reads.stated_in(conn, sorted(turns), where)
         return [r for r in rows if r.id not in judged]
 
 

@@ -35,9 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_memory.core import entities, policy
-from agent_memory.core.engine import Engine, HasEngine, engine_of
-from agent_memory.core.entities import EntityRef
+from agent_memory.core import policy
 from agent_memory.core.errors import InvalidArgument
 from agent_memory.core.models import (
     EntityKind,
@@ -51,10 +49,14 @@ from agent_memory.core.models import (
     new_id,
     utcnow,
 )
-from agent_memory.core.records import NewRecord, embedding_text, insert_record
+from agent_memory.core.store import keys as stored_keys
+from agent_memory.core.store.records import NewRecord, embedding_text, insert_record
+from agent_memory.core.write import entities
+from agent_memory.core.write.entities import EntityRef
 
 if TYPE_CHECKING:
     from agent_memory.core.config import Config
+    from agent_memory.core.engine import Engine
 
 MAX_CONTENT_CHARS = 8000
 MAX_TAGS = 32
@@ -162,7 +164,7 @@ def import_key(scope: str, item: ImportItem, session_id: str | None = None) -> s
 
 
 def import_records(
-    engine: Engine | HasEngine,
+    engine: Engine,
     records: Iterable[Mapping[str, Any]],
     *,
     scope: str,
@@ -176,7 +178,7 @@ def import_records(
     into ``scope``. Returns ids in input order (``import_items`` also says how many were
     already stored). Errors name the bad record as ``record N`` (0-based), or as
     ``labels[N]`` when given (the command line passes each record's file line).
-    ``session_id`` is stored on every record (core.conversation: the session the turns came
+    ``session_id`` is stored on every record (core.write.conversation: the session the turns came
     from)."""
     return import_items(
         engine,
@@ -191,7 +193,7 @@ def import_records(
 
 
 def import_items(
-    source: Engine | HasEngine,
+    engine: Engine,
     records: Iterable[Mapping[str, Any]],
     *,
     scope: str,
@@ -202,7 +204,6 @@ def import_items(
     session_id: str | None = None,
 ) -> ImportOutcome:
     """``import_records``, with the counts of what was written and what was already there."""
-    engine = engine_of(source)  # the command line and tests pass a Memory
     check_batch_size(batch_size)
     parsed_scope = Scope.parse(scope)
     records = list(records)
@@ -223,7 +224,7 @@ def import_items(
     created = 0
     for start in range(0, len(items), batch_size):
         with engine.store.reading() as conn:
-            ids.update(_stored(conn, keys[start : start + batch_size]))
+            ids.update(stored_keys.stored(conn, keys[start : start + batch_size]))
             fresh = {
                 key: item
                 for key, item in zip(
@@ -254,7 +255,9 @@ def import_items(
         vectors = engine.embedder.embed([embedding_text(r) for r in drafts])
         with engine.store.transaction() as conn:
             for key, draft, plan, vector in zip(fresh, drafts, plans, vectors, strict=True):
-                if found := _stored(conn, [key]):  # another process imported it meanwhile
+                if found := stored_keys.stored(
+                    conn, [key]
+                ):  # imported by another process meanwhile
                     ids.update(found)
                     continue
                 linked = [
@@ -274,11 +277,7 @@ def import_items(
                     now=now,
                     event_kind="record.imported",
                 )
-                conn.execute(
-                    "INSERT INTO ingest_keys (key, record_id, action, at) "
-                    "VALUES (?, ?, 'imported', ?)",
-                    (key, draft.id, format_time(now)),
-                )
+                stored_keys.remember(conn, key, draft.id, "imported", now=now)
                 ids[key] = draft.id
                 created += 1
     engine.index()
@@ -295,20 +294,6 @@ def _numbered(keys: Sequence[str]) -> list[str]:
         seen[key] = seen.get(key, 0) + 1
         numbered.append(key if seen[key] == 1 else f"{key}:{seen[key]}")
     return numbered
-
-
-def _stored(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, str]:
-    """The record ids already stored under these import keys."""
-    wanted = list(dict.fromkeys(keys))
-    found: dict[str, str] = {}
-    for start in range(0, len(wanted), 500):  # SQLite's bound-parameter limit
-        chunk = wanted[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        rows = conn.execute(
-            f"SELECT key, record_id FROM ingest_keys WHERE key IN ({marks})", chunk
-        ).fetchall()
-        found.update({row[0]: row[1] for row in rows})
-    return found
 
 
 def _plan(

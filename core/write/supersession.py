@@ -1,9 +1,9 @@
 """The supersession rule: what a new record does to the live records it meets.
 
-A record's rivals (core.ingestor finds them: the record a correction names, else the live
-holder of the same subject and the live records the judge calls contradictory) are settled by
-when each statement was made (``stated_at``: the evidence turn's time, else the write's) and by
-source rank (design §4):
+A record's rivals (``rivals``, read inside the write's transaction: the record a correction
+names, else the live holder of the same subject and the live records the judge calls
+contradictory, core.write.dedup) are settled by when each statement was made (``stated_at``:
+the evidence turn's time, else the write's) and by source rank (design §4):
 
 - a rival stated after the new record that ranks equal or higher wins: the new record is
   superseded history, placed in the rival's lineage at the time it was stated, so a lineage
@@ -24,10 +24,12 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from agent_memory.core import policy
-from agent_memory.core.errors import InvalidArgument
+from agent_memory.core import events, policy
+from agent_memory.core.errors import InvalidArgument, NotFound
+from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, Status, format_time
-from agent_memory.core.records import append_event, bump_records_version, select_records
+from agent_memory.core.store import records as stored
+from agent_memory.core.store import write_reads as reads
 
 
 @dataclass(slots=True)
@@ -116,6 +118,49 @@ def _conflicts(plan: Plan, records: list[Record], why: str) -> Plan:
     return plan
 
 
+def rivals(
+    conn: sqlite3.Connection,
+    draft: Record,
+    *,
+    replaces: Record | None,
+    contradicted: tuple[str, ...],
+    kin: RecordFilter,
+    sees: bool,
+    now: datetime,
+) -> list[Record]:
+    """Inside the transaction: the live records the draft may replace or clash with: the one
+    being corrected (``replaces``), else the holder of its subject and the records the judge
+    found contradictory, read again through ``kin`` (live as of ``now``, not only when
+    judged). ``sees`` False: the writer cannot read the scope, so it meets no record."""
+    holder = current_holder(conn, draft, replaces=replaces, now=now) if sees else None
+    if replaces is not None or not contradicted:
+        return [holder] if holder is not None else []
+    found = {r.id: r for r in reads.live_in(conn, contradicted, kin)}
+    if holder is not None:
+        found[holder.id] = holder
+    return sorted(found.values(), key=statement_order)
+
+
+def current_holder(
+    conn: sqlite3.Connection, draft: Record, *, replaces: Record | None, now: datetime
+) -> Record | None:
+    """The live record this write would replace: the one being corrected, else the live
+    record holding the same subject in the same scope. Live as of ``now``: a provisional
+    record past expires_at is expired already (Record.status_at), swept or not."""
+    at = format_time(now)
+    if replaces is not None:
+        live = RecordFilter(scopes=(replaces.scope,), now=at)
+        rows = reads.live_in(conn, [replaces.id], live)
+        if not rows:
+            raise NotFound(
+                f"{replaces.id} is no longer live (superseded, expired or deleted)", field="id"
+            )
+        return rows[0]
+    if draft.subject is None or draft.type is MemoryType.EPISODIC:
+        return None
+    return reads.subject_holder(conn, draft.subject, RecordFilter(scopes=(draft.scope,), now=at))
+
+
 def into_lineage(
     conn: sqlite3.Connection, draft: Record, successor: Record, *, now: datetime
 ) -> Record:
@@ -123,17 +168,20 @@ def into_lineage(
     time it was stated (before the first member stated after it), renumbering the versions
     after it, so that a lineage read in version order is in statement order."""
     lineage = successor.lineage_id or successor.id
-    members = select_records(conn, "r.lineage_id = ? ORDER BY r.version", (lineage,))
+    members = reads.lineage_members(conn, lineage)
     at = next(i for i, m in enumerate(members) if m.id == successor.id or stated_after(m, draft))
     after = members[at]
     before = members[at - 1] if at > 0 else None
-    conn.execute(
-        "UPDATE records SET version = version + 1, updated_at = ? "
-        "WHERE lineage_id = ? AND version >= ?",
-        (format_time(now), lineage, after.version),
+    assert after.rowid is not None
+    stored.insert_into_lineage(
+        conn,
+        lineage,
+        at_version=after.version,
+        history_id=draft.id,
+        next_rowid=after.rowid,
+        moved=[m.rowid for m in members[at:] if m.rowid is not None],
+        now=now,
     )
-    conn.execute("UPDATE records SET supersedes_id = ? WHERE rowid = ?", (draft.id, after.rowid))
-    bump_records_version(conn, [m.rowid for m in members[at:] if m.rowid is not None])
     return replace(
         draft,
         lineage_id=lineage,
@@ -145,20 +193,19 @@ def into_lineage(
 def mark_superseded(
     conn: sqlite3.Connection, record: Record, *, by: str, agent_id: str, now: datetime
 ) -> None:
+    """Inside the transaction: retire ``record``, superseded by the record ``by``."""
     assert record.rowid is not None
-    conn.execute(
-        "UPDATE records SET status = 'superseded', updated_at = ? WHERE rowid = ?",
-        (format_time(now), record.rowid),
-    )
-    bump_records_version(conn, [record.rowid])
-    append_event(
-        conn,
-        kind="record.superseded",
-        at=now,
-        record_id=record.id,
-        agent_id=agent_id,
-        payload={"by": by},
-    )
+    superseded = events.RecordSuperseded(record_id=record.id, agent_id=agent_id, by=by)
+    stored.supersede(conn, record.rowid, superseded, now=now)
 
 
-__all__ = ["Plan", "into_lineage", "mark_superseded", "settle", "stated_after", "statement_order"]
+__all__ = [
+    "Plan",
+    "current_holder",
+    "into_lineage",
+    "mark_superseded",
+    "rivals",
+    "settle",
+    "stated_after",
+    "statement_order",
+]

@@ -1,0 +1,248 @@
+"""What a draft meets before it is written: its neighbours, a duplicate, the records it
+contradicts, the records it makes stale, and a duplicate another writer committed meanwhile.
+
+Stages 4 and 5 of the write (core.write.ingestor), outside any transaction (the judge is a
+model call), and the race check inside it:
+
+- ``neighbours``: the nearest live records of the draft's scope and type (``kin``) by cosine,
+  at or above ``ingest.conflict_floor``;
+- ``find_duplicate``: a neighbour at or above ``ingest.duplicate_floor``, of the same occasion
+  (subject entity; for an episode, the same day), that the judge does not call contradictory;
+  ``outdated``: a duplicate that a record stated after the draft contradicts is not reinforced
+  (a late restatement must not strengthen what a newer one replaced);
+- ``lexical_neighbours`` and ``find_contradicted``: up to eight FTS5 matches on the draft's
+  words and its relation's words (core.judge.contradiction.relation_words) join the dense
+  neighbours, and those about the same subject entity go to the judge (episodes are never
+  contradicted);
+- ``find_stale``: the older records the user's words make stale (core.write.stale);
+- ``committed_since``: inside the write's transaction, a likely duplicate committed after the
+  write's search (``Raced``: the write rolls back and searches again, ``RACE_RETRIES`` times).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.judge.contradiction import relation_words
+from agent_memory.core.lexical import fts_match, query_tokens
+from agent_memory.core.models import MemoryType, Record, format_time, parse_time
+from agent_memory.core.store import write_reads as reads
+from agent_memory.core.store.vectors import vectors_of
+from agent_memory.core.write import stale, supersession
+
+if TYPE_CHECKING:
+    from agent_memory.core.config import Config
+    from agent_memory.core.engine import Engine
+    from agent_memory.core.judge.base import Judge
+
+NEIGHBOURS = 8
+LEXICAL_NEIGHBOURS = 8
+# Below this many records every word may go to FTS5 (matching them all is cheap); above it
+# the words in half of the records are left out (core.lexical.TermStats), or a word like
+# "user" would make FTS5 score nearly every row. In a small store nearly every word is in
+# half of it.
+SMALL_STORE = 2000
+# How many times a write starts again after a likely duplicate was committed between its
+# duplicate search and its transaction; after that it writes (a store this contended is
+# better served by a second record than by a write that never lands).
+RACE_RETRIES = 3
+
+
+class Raced(Exception):
+    """Raised inside a write's transaction (rolling it back) when another writer committed
+    a likely duplicate, ``record_id``, since the write's duplicate search."""
+
+    def __init__(self, record_id: str) -> None:
+        super().__init__(record_id)
+        self.record_id = record_id
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """An attempt rolled back for ``record_id`` (see Raced); ``vector`` is its content's."""
+
+    record_id: str
+    vector: np.ndarray
+
+
+def kin(draft: Record, now: datetime) -> RecordFilter:
+    """The records a write's duplicate and conflict checks consider: live records of its
+    scope and type, live as of ``now`` (a provisional record past expires_at is expired even
+    before the sweep, so it is neither reinforced back to life nor flagged as a conflict)."""
+    return RecordFilter(scopes=(draft.scope,), types=frozenset({draft.type}), now=format_time(now))
+
+
+def neighbours(
+    engine: Engine, draft: Record, vector: np.ndarray, *, now: datetime
+) -> list[tuple[Record, float]]:
+    """The nearest records of ``kin`` (live, same scope and type), most similar first."""
+    hits = engine.index().search(vector, NEIGHBOURS, where=kin(draft, now))
+    hits = [h for h in hits if h.score >= engine.config.ingest.conflict_floor]
+    found = engine.store.records_by_rowid([h.rowid for h in hits])
+    return [(found[h.rowid], h.score) for h in hits if h.rowid in found]
+
+
+def find_duplicate(
+    judge: Judge, config: Config, draft: Record, near: list[tuple[Record, float]]
+) -> Record | None:
+    """The first neighbour close enough to be the record ``draft`` repeats."""
+    for record, cosine in near:
+        if cosine < config.ingest.duplicate_floor:
+            continue
+        if not same_occasion(record, draft):
+            continue
+        if judge.contradicts(record.content, draft.content).holds:
+            continue
+        return record
+    return None
+
+
+def lexical_neighbours(
+    engine: Engine, draft: Record, near: list[tuple[Record, float]], *, now: datetime
+) -> list[Record]:
+    """Live records of ``kin`` about the draft's subject entity that share its rarer words
+    or the words of the relation it states (core.judge.contradiction): a correction ("moved
+    to Porto") is often far from what it corrects ("lives in Lisbon") in embedding space.
+    FTS5's BM25 over the words that are not in at least half of the records (those weigh
+    nothing and would make FTS5 score nearly every row)."""
+    if draft.subject_entity_id is None:
+        return []
+    words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
+    index = engine.index()
+    if len(index) >= SMALL_STORE:
+        terms = engine.retriever().terms
+        weightless = terms.weightless(words, epoch=index.epoch, version=index.version)
+        words = [w for w in words if w not in weightless]
+    match = fts_match(words)
+    if match is None:
+        return []
+    known = {r.id for r, _ in near}
+    with engine.store.reading() as conn:
+        found = reads.text_matches(
+            conn,
+            match,
+            kin(draft, now),
+            subject_entity_id=draft.subject_entity_id,
+            limit=LEXICAL_NEIGHBOURS,
+        )
+    return [r for r in found if r.id not in known]
+
+
+def find_contradicted(
+    judge: Judge, draft: Record, candidates: list[Record], duplicate: Record | None
+) -> list[Record]:
+    """The candidates about the draft's subject entity that the judge calls contradictory
+    (the duplicate, if any, the judge has already cleared). Same subject (entity and
+    attribute) needs no judge: the holder is among the rivals (core.write.supersession)."""
+    found: dict[str, Record] = {}
+    if draft.type is MemoryType.EPISODIC:
+        return []  # events are each their own: "moved to Lisbon" then "moved to Porto"
+    for record in candidates:
+        if record.id in found or (duplicate is not None and record.id == duplicate.id):
+            continue
+        if record.subject_entity_id != draft.subject_entity_id:
+            continue
+        if judge.contradicts(record.content, draft.content).holds:
+            found[record.id] = record
+    return list(found.values())
+
+
+def outdated(judge: Judge, duplicate: Record, draft: Record, contradicted: list[Record]) -> bool:
+    """Whether a record stated after the draft contradicts the draft's duplicate: then
+    reinforcing it would strengthen what a newer statement replaced."""
+    return any(
+        supersession.stated_after(record, draft)
+        and judge.contradicts(record.content, duplicate.content).holds
+        for record in contradicted
+    )
+
+
+def find_stale(
+    engine: Engine,
+    judge: Judge,
+    draft: Record,
+    vector: np.ndarray,
+    contradicted: list[Record],
+    *,
+    replaces: Record | None,
+    now: datetime,
+) -> tuple[list[Record], list[Record]]:
+    """The older records the user's words in ``draft`` make stale (core.write.stale): a fact
+    of the draft's type joins ``contradicted`` (the supersession rule, lineage), any other is
+    to be retired."""
+    known = {r.id for r in contradicted}
+    if replaces is not None:
+        known.add(replaces.id)
+    retired: list[Record] = []
+    for record in stale.Finder(engine, judge).stale(draft, vector, now=now):
+        if record.id in known:
+            continue
+        same_kind = record.type is draft.type and draft.type is not MemoryType.EPISODIC
+        if same_kind and record.subject_entity_id == draft.subject_entity_id:
+            contradicted = [*contradicted, record]
+        else:
+            retired.append(record)
+    return contradicted, retired
+
+
+def committed_since(
+    conn: sqlite3.Connection,
+    engine: Engine,
+    seen: int,
+    judged: frozenset[str],
+    draft: Record,
+    vector: np.ndarray,
+    now: datetime,
+) -> str | None:
+    """Inside the write's transaction: the id of a record added after rowid ``seen`` (a
+    handful of rows, not the scope) and not among the ``judged`` neighbours that the
+    duplicate search would take to the judge: live as of ``now``, close enough (the
+    neighbour and duplicate floors), and of the same occasion. None if there is none."""
+    ingest = engine.config.ingest
+    floor = max(ingest.conflict_floor, ingest.duplicate_floor)
+    added = {r.rowid: r for r in reads.added_since(conn, seen, kin(draft, now))}
+    if not added:
+        return None
+    rowids = [rowid for rowid in added if rowid is not None]
+    for rowid, other in vectors_of(conn, rowids, engine.embedder.identity):
+        record, cosine = added[rowid], float(other @ vector)
+        if record.id not in judged and cosine >= floor and same_occasion(record, draft):
+            return record.id
+    return None
+
+
+def same_occasion(record: Record, draft: Record) -> bool:
+    """Whether ``record`` can be the one ``draft`` repeats: about the same subject entity,
+    and for an episode, on the same day."""
+    if record.subject_entity_id != draft.subject_entity_id:
+        return False
+    return draft.type is not MemoryType.EPISODIC or _same_day(record.event_at, draft.event_at)
+
+
+def _same_day(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return a == b
+    gap = abs(parse_time(a, field="event_at") - parse_time(b, field="event_at"))
+    return gap < timedelta(days=1)
+
+
+__all__ = [
+    "RACE_RETRIES",
+    "Raced",
+    "Restart",
+    "committed_since",
+    "find_contradicted",
+    "find_duplicate",
+    "find_stale",
+    "kin",
+    "lexical_neighbours",
+    "neighbours",
+    "outdated",
+    "same_occasion",
+]
