@@ -47,7 +47,7 @@ from agent_memory.core import Memory
 from agent_memory.core.conversation import turn_records as conversation_records
 from agent_memory.core.conversation import validate_turns
 from agent_memory.core.models import format_time
-from agent_memory.core.ranking import scaled_floors
+from agent_memory.core.search.ranking import scaled_floors
 
 AGENT = "eval"
 MAX_CONTENT = 8000  # the importer's limit; longer sessions are cut (the embedder reads less)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.core import ranking
+from agent_memory.core.search import ranking
 from agent_memory.core.config import GateConfig
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from agent_memory.core.compact import for_model
+from agent_memory.core.search.explain import for_model
 from agent_memory.core.memory import Memory
 from agent_memory.core.session import Session, replace_lone_surrogates
 from agent_memory.core.tools import (

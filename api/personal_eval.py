@@ -46,7 +46,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agent_memory.core import Memory
-from agent_memory.core.compact import for_model
+from agent_memory.core.search.explain import for_model
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.extraction import make_backend

@@ -645,12 +645,12 @@ def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int)
     """Reranker latency against candidate count, and the pipeline with the reranker on."""
     from agent_memory.core.config import PACKAGED_MINILM
     from agent_memory.core.embedder import _resolve_model
-    from agent_memory.core.rerank import (
+    from agent_memory.core.search.rerank import (
         FlagRerankerBackend,
         RerankerUnavailable,
         untrained_cross_encoder,
     )
-    from agent_memory.core.retriever import render
+    from agent_memory.core.search.retriever import render
 
     plan = json.loads(Path(plan_file).read_text())
     configured = Config().reranker.model

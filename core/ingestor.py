@@ -63,7 +63,7 @@ from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.evidence import Turn, find_evidence, find_quote, normalise, quote_problem
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words
-from agent_memory.core.lexical import fts_match, query_tokens
+from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.models import (
     EmbedderIdentity,
     MemoryType,

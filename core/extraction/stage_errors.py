@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pydantic import ValidationError
 
 from agent_memory.core.evidence import Turn, normalise
-from agent_memory.core.lexical import STOPWORDS
+from agent_memory.core.search.lexical import STOPWORDS
 
 QUOTE_WORDS = 4
 MAX_CHARS = 2000

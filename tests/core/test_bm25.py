@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.bm25 import BM25Index
-from agent_memory.core.lexical import fts_match
+from agent_memory.core.search.bm25 import BM25Index
+from agent_memory.core.search.lexical import fts_match
 from agent_memory.core.store.fulltext import _varint_sum
 from tests.support.clock import NOW
 

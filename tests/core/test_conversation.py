@@ -13,7 +13,7 @@ import pytest
 from agent_memory.core import Config, Memory
 from agent_memory.core.conversation import quotes
 from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
-from agent_memory.core.ranking import replay
+from agent_memory.core.search.ranking import replay
 from tests.support.clock import NOW
 
 AT = "2026-03-02T18:00:00Z"

@@ -9,7 +9,7 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.ranking import Candidate, apply_gate, replay
+from agent_memory.core.search.ranking import Candidate, apply_gate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 

@@ -14,7 +14,7 @@ import pytest
 
 from agent_memory.core import Config, HashingEmbedder, Memory
 from agent_memory.core.filters import LIVE_STATUSES, RecordFilter
-from agent_memory.core.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
+from agent_memory.core.search.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
 from tests.support.clock import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper

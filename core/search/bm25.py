@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from agent_memory.core.lexical import FTS_COLUMNS, Tokenizer
+from agent_memory.core.search.lexical import FTS_COLUMNS, Tokenizer
 from agent_memory.core.store import Store, TextIndexSnapshot
 
 K1 = 1.2
