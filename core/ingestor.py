@@ -63,7 +63,6 @@ from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.evidence import Turn, find_evidence, find_quote, normalise, quote_problem
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words
-from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.models import (
     EmbedderIdentity,
     MemoryType,
@@ -83,6 +82,7 @@ from agent_memory.core.records import (
     insert_record,
     select_records,
 )
+from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.timing import StageTimer
 
 if TYPE_CHECKING:

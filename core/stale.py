@@ -45,9 +45,9 @@ import numpy as np
 from agent_memory.core import policy, supersession
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
-from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
 from agent_memory.core.records import select_records
+from agent_memory.core.search.lexical import query_tokens
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine

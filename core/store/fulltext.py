@@ -1,6 +1,6 @@
 """The full-text index (``records_fts``, FTS5) as the lexical search reads it.
 
-core.bm25 keeps its own in-memory statistics and postings and catches up from here: a
+core.search.bm25 keeps its own in-memory statistics and postings and catches up from here: a
 snapshot of the rows and their lengths, the delta since a version, document frequencies and
 postings read through fts5vocab. Rows are written with their record (core.store.records).
 

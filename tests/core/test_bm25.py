@@ -1,4 +1,4 @@
-"""core.bm25 computes FTS5's bm25() in memory: for any store and any query of words, the rows
+"""core.search.bm25 computes FTS5's bm25() in memory: for any store and any query of words, the rows
 it scores and their scores are FTS5's own, and they stay so while records are written,
 revised, merged, forgotten and restored, by this process or another."""
 

@@ -1,5 +1,5 @@
-"""The model-facing form of tool results (core.compact): what it keeps, what passes unchanged,
-and its size on real stores."""
+"""The model-facing form of tool results (core.search.explain): what it keeps, what passes
+unchanged, and its size on real stores."""
 
 from __future__ import annotations
 

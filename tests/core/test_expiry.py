@@ -10,8 +10,8 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.models import HISTORY_STATUSES, Status, format_time
+from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
