@@ -45,7 +45,7 @@ from tqdm import tqdm
 
 from agent_memory.core import Memory
 from agent_memory.core.models import format_time
-from agent_memory.core.ranking import scaled_floors
+from agent_memory.core.search.ranking import scaled_floors
 from agent_memory.core.write.conversation import turn_records as conversation_records
 from agent_memory.core.write.conversation import validate_turns
 

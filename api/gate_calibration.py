@@ -1,6 +1,7 @@
 """Gate calibration on small stores by replay: `agent-memory eval --dataset personal --calibrate`.
 
-The gate's floors scale with the number of records a search reads (core.ranking.scaled_floors):
+The gate's floors scale with the number of records a search reads
+(core.search.ranking.scaled_floors):
 ``gate.dense_floor`` and ``gate.lexical_floor`` hold at ``gate.reference_records`` (500, the
 size of the LoCoMo conversations they were calibrated on); at ``gate.small_records`` (30) and
 below the dense floor is ``gate.small_store_drop`` lower. This module calibrates that drop on the
@@ -15,7 +16,7 @@ personal set, a user's everyday chats in a store of their own, by replaying each
   higher floor. unanswerable_near (a stored topic, a fact never given) is reported, not used:
   telling "never said" from "said" on a stored topic is the answering model's part.
 
-The replay runs the search's own stages (core.ranking: fusion with the logged freshness and
+The replay runs the search's own stages (core.search.ranking: fusion with the logged freshness and
 context credit, the gate, the duplicate collapse, ``limit``) but not the token budget, whose
 counts the row keeps only for the records the search examined; and the duplicate pairs it
 knows are those among the search's own survivors. At the default budget the personal set's
@@ -27,8 +28,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.core import ranking
 from agent_memory.core.config import GateConfig
+from agent_memory.core.search import ranking
 
 if TYPE_CHECKING:
     from agent_memory.api.personal_eval import Answer

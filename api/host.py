@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from agent_memory.core.compact import for_model
 from agent_memory.core.memory import Memory
+from agent_memory.core.search.explain import for_model
 from agent_memory.core.session import Session, replace_lone_surrogates
 from agent_memory.core.tools import (
     MAX_QUERY,
@@ -86,7 +86,7 @@ class Identity:
 class AutoSearch:
     """The host's own memory_search for one user turn, to be shown to the model as a tool call
     named ``memory_search`` with ``arguments`` and this ``result`` (a non-empty one, in the
-    compact form a model reads: ``core.compact``; the search log keeps the full one)."""
+    compact form a model reads: ``core.search.explain``; the search log keeps the full one)."""
 
     call_id: str
     arguments: dict[str, Any]
@@ -198,7 +198,7 @@ class MemoryHost:
     def call(
         self, session: Session, name: Any, arguments: Any, *, now: datetime | None = None
     ) -> dict[str, Any]:
-        """A tool call from the model, answered in the form a model reads (``core.compact``:
+        """A tool call from the model, answered in the form a model reads (``core.search.explain``:
         a memory_search result is compact unless the call says ``explain: true``). Like
         ``Session.call`` it never raises for model input; a tool not registered in this mode
         (memory_search in auto) is an ``unknown_tool``."""

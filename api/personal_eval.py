@@ -46,11 +46,11 @@ from typing import Any
 from tqdm import tqdm
 
 from agent_memory.core import Memory
-from agent_memory.core.compact import for_model
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.extraction import make_backend
 from agent_memory.core.models import format_time, parse_time
+from agent_memory.core.search.explain import for_model
 from agent_memory.workers.app import WorkerApp
 
 AGENT = "assistant"

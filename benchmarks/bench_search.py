@@ -132,7 +132,7 @@ MODES = ("one_scope", "all_scopes")
 MODE_LABEL = {"one_scope": "one scope", "all_scopes": "all scopes"}
 # Bump when the layout or the way a store is built changes (the record hash covers the text).
 CORPUS_VERSION = 1
-# The retriever's stages (core/retriever.py), in pipeline order, with design §11's names.
+# The retriever's stages (core/search/retriever.py), in pipeline order, with design §11's names.
 STAGES = {
     "query_rewrite": "optional query rewrite",
     "scope_resolution": "readable-scope resolution",
@@ -645,12 +645,12 @@ def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int)
     """Reranker latency against candidate count, and the pipeline with the reranker on."""
     from agent_memory.core.config import PACKAGED_MINILM
     from agent_memory.core.embedder import _resolve_model
-    from agent_memory.core.rerank import (
+    from agent_memory.core.search.rerank import (
         FlagRerankerBackend,
         RerankerUnavailable,
         untrained_cross_encoder,
     )
-    from agent_memory.core.retriever import render
+    from agent_memory.core.search.retriever import render
 
     plan = json.loads(Path(plan_file).read_text())
     configured = Config().reranker.model
@@ -722,7 +722,7 @@ def child_rerank(path: str, plan_file: str, queries: int, pipeline_queries: int)
         "measured_with": {
             "model": f"FlagReranker on {folder}",
             "what": "all-MiniLM-L6-v2 (6 layers, 22M parameters) with an untrained "
-            "one-label head (core.rerank.untrained_cross_encoder): real cross-encoder "
+            "one-label head (core.search.rerank.untrained_cross_encoder): real cross-encoder "
             "compute, random scores",
             "load_s": load_s,
         },

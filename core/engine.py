@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from agent_memory.core.index import LiveIndex
     from agent_memory.core.jobs import Dispatcher, Jobs
     from agent_memory.core.judge import Judge
-    from agent_memory.core.rerank import Reranker
-    from agent_memory.core.retriever import Retriever
-    from agent_memory.core.rewrite import QueryRewriter
+    from agent_memory.core.search.rerank import Reranker
+    from agent_memory.core.search.retriever import Retriever
+    from agent_memory.core.search.rewrite import QueryRewriter
     from agent_memory.core.store import Store
     from agent_memory.core.write.ingestor import Ingestor
 

@@ -26,9 +26,9 @@ from agent_memory.core.index import LiveIndex, VectorIndex
 from agent_memory.core.jobs import Dispatcher, Jobs, LeasePolicy
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import Access, Grant, Record, utcnow
-from agent_memory.core.rerank import FlagRerankerBackend, Reranker
-from agent_memory.core.retriever import Retriever
-from agent_memory.core.rewrite import AnthropicRewriter, QueryRewriter
+from agent_memory.core.search.rerank import FlagRerankerBackend, Reranker
+from agent_memory.core.search.retriever import Retriever
+from agent_memory.core.search.rewrite import AnthropicRewriter, QueryRewriter
 from agent_memory.core.session import Session
 from agent_memory.core.store import Store
 from agent_memory.core.store.sessions import idle_sessions, session_list

@@ -15,7 +15,8 @@ in the forget's transaction, while the record still holds its content, and erase
 - entities linked to the record and to nothing else (no other record, no merge) lose their
   aliases and their row, except a user's own entity.
 
-Each change appends an event with ids and counts, never words.
+Each change appends an event with ids and counts, never words. The statements are
+core.store.erasure's; what a row's text becomes is decided here.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from agent_memory.core import events
+from agent_memory.core.store import erasure as stored
 from agent_memory.core.store.log import append
 from agent_memory.core.write.evidence import normalise
 
@@ -76,9 +78,7 @@ def scrub(
     """Erase the record's words from the side tables (see the module doc)."""
     done = Scrubbed()
     done.rows["search_log"] = _scrub_search_log(conn, record_id, user_id, needles)
-    done.rows["write_log"] = _scrub_json_rows(
-        conn, "write_log", "id", "payload", "record_id = ?", [record_id], record_id, needles
-    )
+    done.rows["write_log"] = _scrub_write_log(conn, record_id, needles)
     done.rows["job_stages"] = _scrub_job_stages(conn, record_id, user_id, needles)
     done.summaries = _summaries_quoting(conn, rowid, scope, needles)
     done.entities = _erase_lone_entities(conn, rowid)
@@ -92,14 +92,8 @@ def scrub(
 def _scrub_search_log(
     conn: sqlite3.Connection, record_id: str, user_id: str | None, needles: Sequence[str]
 ) -> int:
-    where = "instr(result_ids, ?) > 0 OR instr(payload, ?) > 0"
-    params: list[Any] = [record_id, record_id]
-    if user_id is not None and needles:
-        where += " OR user_id = ?"
-        params.append(user_id)
-    rows = conn.execute(
-        f"SELECT id, query, payload FROM search_log WHERE {where}", params
-    ).fetchall()
+    # The user's other searches too: their queries may quote the record's words.
+    rows = stored.search_log_rows(conn, record_id, user_id=user_id if needles else None)
     changed = 0
     for log_id, query, payload in rows:
         cited = record_id in payload
@@ -108,10 +102,18 @@ def _scrub_search_log(
         also = [normalise(query)] if new_query != query and query.strip() else []
         new_payload = _scrub_value(json.loads(payload), record_id, [*needles, *also], quoted=cited)
         if new_query != query or new_payload != json.loads(payload):
-            conn.execute(
-                "UPDATE search_log SET query = ?, payload = ? WHERE id = ?",
-                (new_query, json.dumps(new_payload, sort_keys=True), log_id),
-            )
+            stored.rewrite_search_log_row(conn, log_id, query=new_query, payload=new_payload)
+            changed += 1
+    return changed
+
+
+def _scrub_write_log(conn: sqlite3.Connection, record_id: str, needles: Sequence[str]) -> int:
+    changed = 0
+    for log_id, text in stored.write_log_rows(conn, record_id):
+        before = json.loads(text)
+        after = _scrub_value(before, record_id, needles, quoted=True)
+        if after != before:
+            stored.rewrite_write_log_row(conn, log_id, after)
             changed += 1
     return changed
 
@@ -120,51 +122,12 @@ def _scrub_job_stages(
     conn: sqlite3.Connection, record_id: str, user_id: str | None, needles: Sequence[str]
 ) -> int:
     """The stage outputs of the user's sessions' jobs (all jobs, for a shared scope)."""
-    if user_id is None:
-        where, params = "s.output IS NOT NULL", []
-    else:
-        where = (
-            "s.output IS NOT NULL AND j.session_id IN (SELECT session_id FROM sessions "
-            "WHERE user_id = ?)"
-        )
-        params = [user_id]
-    rows = conn.execute(
-        f"SELECT s.job_id, s.stage, s.output FROM job_stages AS s "
-        f"JOIN jobs AS j ON j.job_id = s.job_id WHERE {where}",
-        params,
-    ).fetchall()
     changed = 0
-    for job_id, stage, output in rows:
+    for job_id, stage, output in stored.job_stage_outputs(conn, user_id=user_id):
         before = json.loads(output)
         after = _scrub_value(before, record_id, needles)
         if after != before:
-            conn.execute(
-                "UPDATE job_stages SET output = ? WHERE job_id = ? AND stage = ?",
-                (json.dumps(after), job_id, stage),
-            )
-            changed += 1
-    return changed
-
-
-def _scrub_json_rows(
-    conn: sqlite3.Connection,
-    table: str,
-    key: str,
-    column: str,
-    where: str,
-    params: Sequence[Any],
-    record_id: str,
-    needles: Sequence[str],
-) -> int:
-    rows = conn.execute(f"SELECT {key}, {column} FROM {table} WHERE {where}", params).fetchall()
-    changed = 0
-    for row_key, text in rows:
-        before = json.loads(text)
-        after = _scrub_value(before, record_id, needles, quoted=True)
-        if after != before:
-            conn.execute(
-                f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (json.dumps(after), row_key)
-            )
+            stored.rewrite_job_stage_output(conn, job_id, stage, after)
             changed += 1
     return changed
 
@@ -206,46 +169,19 @@ def _summaries_quoting(
 ) -> list[str]:
     if not needles:
         return []
-    rows = conn.execute(
-        "SELECT id, content FROM records WHERE scope = ? AND rowid != ? AND status != 'deleted' "
-        "AND type = 'episodic' AND EXISTS (SELECT 1 FROM json_each(tags) "
-        "WHERE value = 'session-summary')",
-        (scope, rowid),
-    ).fetchall()
+    rows = stored.session_summaries(conn, scope, rowid)
     return [record_id for record_id, content in rows if _quotes(content, needles)]
 
 
 def _erase_lone_entities(conn: sqlite3.Connection, rowid: int) -> list[str]:
     """Unlink the record from its entities; erase those it alone was linked to."""
-    linked = [
-        r[0]
-        for r in conn.execute(
-            "SELECT entity_id FROM record_entities WHERE record_rowid = ? UNION "
-            "SELECT subject_entity_id FROM records WHERE rowid = ? AND subject_entity_id "
-            "IS NOT NULL",
-            (rowid, rowid),
-        )
-    ]
-    conn.execute("DELETE FROM record_entities WHERE record_rowid = ?", (rowid,))
-    conn.execute("UPDATE records SET subject_entity_id = NULL WHERE rowid = ?", (rowid,))
     erased = []
-    for entity_id in linked:
-        if entity_id.startswith("ent_user_") or _still_used(conn, entity_id):
+    for entity_id in stored.unlink_entities(conn, rowid):
+        if entity_id.startswith("ent_user_") or stored.entity_in_use(conn, entity_id):
             continue
-        conn.execute("DELETE FROM entity_aliases WHERE entity_id = ?", (entity_id,))
-        conn.execute("DELETE FROM entities WHERE id = ?", (entity_id,))
+        stored.delete_entity(conn, entity_id)
         erased.append(entity_id)
     return erased
-
-
-def _still_used(conn: sqlite3.Connection, entity_id: str) -> bool:
-    row = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM record_entities WHERE entity_id = ?) "
-        "OR EXISTS (SELECT 1 FROM records WHERE subject_entity_id = ?) "
-        "OR EXISTS (SELECT 1 FROM entities WHERE merged_into = ?)",
-        (entity_id, entity_id, entity_id),
-    ).fetchone()
-    return bool(row[0])
 
 
 __all__ = ["FORGOTTEN", "Scrubbed", "phrases", "scrub"]

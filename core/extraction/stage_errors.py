@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from pydantic import ValidationError
 
-from agent_memory.core.lexical import STOPWORDS
+from agent_memory.core.search.lexical import STOPWORDS
 from agent_memory.core.write.evidence import Turn, normalise
 
 QUOTE_WORDS = 4

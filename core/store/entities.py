@@ -1,5 +1,6 @@
 """Entities and their aliases: the statements core.write.entities runs inside a caller's
-transaction (resolution is planned outside the write transaction, carried out inside it).
+transaction (resolution is planned outside the write transaction, carried out inside it), and
+the reads of the search's entity generator (``named``, ``linked_rowids``).
 
 Aliases are matched on their normalised form (``alias_norm``, core.write.entities.alias_key); a
 merged entity is never matched again. A second backend implements each function here.
@@ -7,6 +8,7 @@ merged entity is never matched again. A second backend implements each function 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -176,4 +178,49 @@ def find(
     return (row[0], row[1], row[2]) if row else None
 
 
-__all__ = ["alias_in_scope", "exists", "find", "insert", "match_alias", "merge"]
+# -- the search's entity generator (core.search.generators) -----------------------------------
+
+
+def named(
+    conn: sqlite3.Connection, names: Sequence[str], scopes: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(entity id, alias) of every entity not merged away in ``scopes`` with an alias whose
+    normal form is one of ``names``, by entity id."""
+    name_marks = ",".join("?" * len(names))
+    scope_marks = ",".join("?" * len(scopes))
+    rows = conn.execute(
+        f"""
+        SELECT DISTINCT e.id AS id, a.alias AS alias
+          FROM entity_aliases AS a JOIN entities AS e ON e.id = a.entity_id
+         WHERE a.alias_norm IN ({name_marks}) AND e.scope IN ({scope_marks})
+           AND e.status != 'merged'
+         ORDER BY e.id
+        """,
+        [*names, *scopes],
+    )
+    return rows.fetchall()
+
+
+def linked_rowids(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list[int]:
+    """The rowid of every record linked to one of ``entity_ids``, once per link (a record
+    linked to two of them twice), from the link table's index alone (migration 6). One JSON
+    array, not a row per link: thousands of rows are slow to fetch."""
+    marks = ",".join("?" * len(entity_ids))
+    ((linked,),) = conn.execute(
+        f"SELECT json_group_array(record_rowid) FROM record_entities WHERE entity_id IN ({marks})",
+        list(entity_ids),
+    ).fetchall()
+    rowids: list[int] = json.loads(linked)
+    return rowids
+
+
+__all__ = [
+    "alias_in_scope",
+    "exists",
+    "find",
+    "insert",
+    "linked_rowids",
+    "match_alias",
+    "merge",
+    "named",
+]

@@ -1,5 +1,6 @@
 """What a forget leaves and erases beside the record's own row (core.erasure, core.ledger):
-the erasure ledger, suppressions, redacted turns, and the evidence turns a record was found in.
+the erasure ledger, suppressions, redacted turns, the evidence turns a record was found in,
+and the copies of its words in the logs, job stages, summaries and entities (core.traces).
 
 The ledger (``erasures``) and the erasure events survive a restore: core.ledger reads them from
 the store being replaced and copies back what the snapshot lacks. A second backend implements
@@ -8,6 +9,7 @@ each function here.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
@@ -142,15 +144,138 @@ def copy_missing(
     )
 
 
+# -- the copies of a forgotten record's words outside its row (core.traces) -------------------
+
+
+def search_log_rows(
+    conn: sqlite3.Connection, record_id: str, *, user_id: str | None = None
+) -> list[tuple[str, str, str]]:
+    """(id, query, payload) of the search log rows that returned or cite ``record_id``, and
+    with ``user_id`` every row of that user's searches too."""
+    where = "instr(result_ids, ?) > 0 OR instr(payload, ?) > 0"
+    params: list[Any] = [record_id, record_id]
+    if user_id is not None:
+        where += " OR user_id = ?"
+        params.append(user_id)
+    rows = conn.execute(f"SELECT id, query, payload FROM search_log WHERE {where}", params)
+    return rows.fetchall()
+
+
+def rewrite_search_log_row(
+    conn: sqlite3.Connection, log_id: str, *, query: str, payload: Any
+) -> None:
+    """Replace a search log row's query and payload (scrubbed copies of the old ones)."""
+    conn.execute(
+        "UPDATE search_log SET query = ?, payload = ? WHERE id = ?",
+        (query, json.dumps(payload, sort_keys=True), log_id),
+    )
+
+
+def write_log_rows(conn: sqlite3.Connection, record_id: str) -> list[tuple[str, str]]:
+    """(id, payload) of the write log rows about ``record_id``."""
+    rows = conn.execute("SELECT id, payload FROM write_log WHERE record_id = ?", [record_id])
+    return rows.fetchall()
+
+
+def rewrite_write_log_row(conn: sqlite3.Connection, log_id: str, payload: Any) -> None:
+    conn.execute("UPDATE write_log SET payload = ? WHERE id = ?", (json.dumps(payload), log_id))
+
+
+def job_stage_outputs(
+    conn: sqlite3.Connection, *, user_id: str | None
+) -> list[tuple[str, str, str]]:
+    """(job, stage, output) of every job stage with an output, of ``user_id``'s sessions'
+    jobs (of every job: None)."""
+    if user_id is None:
+        where, params = "s.output IS NOT NULL", []
+    else:
+        where = (
+            "s.output IS NOT NULL AND j.session_id IN (SELECT session_id FROM sessions "
+            "WHERE user_id = ?)"
+        )
+        params = [user_id]
+    rows = conn.execute(
+        f"SELECT s.job_id, s.stage, s.output FROM job_stages AS s "
+        f"JOIN jobs AS j ON j.job_id = s.job_id WHERE {where}",
+        params,
+    )
+    return rows.fetchall()
+
+
+def rewrite_job_stage_output(
+    conn: sqlite3.Connection, job_id: str, stage: str, output: Any
+) -> None:
+    conn.execute(
+        "UPDATE job_stages SET output = ? WHERE job_id = ? AND stage = ?",
+        (json.dumps(output), job_id, stage),
+    )
+
+
+def session_summaries(conn: sqlite3.Connection, scope: str, rowid: int) -> list[tuple[str, str]]:
+    """(id, content) of the session summaries in ``scope`` (episodic records tagged
+    session-summary, not tombstones) other than the record at ``rowid``."""
+    rows = conn.execute(
+        "SELECT id, content FROM records WHERE scope = ? AND rowid != ? AND status != 'deleted' "
+        "AND type = 'episodic' AND EXISTS (SELECT 1 FROM json_each(tags) "
+        "WHERE value = 'session-summary')",
+        (scope, rowid),
+    )
+    return rows.fetchall()
+
+
+def unlink_entities(conn: sqlite3.Connection, rowid: int) -> list[str]:
+    """Unlink the record at ``rowid`` from its entities (its links and its subject entity);
+    the ids it was linked to."""
+    linked = [
+        r[0]
+        for r in conn.execute(
+            "SELECT entity_id FROM record_entities WHERE record_rowid = ? UNION "
+            "SELECT subject_entity_id FROM records WHERE rowid = ? AND subject_entity_id "
+            "IS NOT NULL",
+            (rowid, rowid),
+        )
+    ]
+    conn.execute("DELETE FROM record_entities WHERE record_rowid = ?", (rowid,))
+    conn.execute("UPDATE records SET subject_entity_id = NULL WHERE rowid = ?", (rowid,))
+    return linked
+
+
+def entity_in_use(conn: sqlite3.Connection, entity_id: str) -> bool:
+    """Whether a record links to the entity, has it as subject, or an entity merged into it."""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM record_entities WHERE entity_id = ?) "
+        "OR EXISTS (SELECT 1 FROM records WHERE subject_entity_id = ?) "
+        "OR EXISTS (SELECT 1 FROM entities WHERE merged_into = ?)",
+        (entity_id, entity_id, entity_id),
+    ).fetchone()
+    return bool(row[0])
+
+
+def delete_entity(conn: sqlite3.Connection, entity_id: str) -> None:
+    """Erase an entity and its aliases (one no record uses: ``entity_in_use``)."""
+    conn.execute("DELETE FROM entity_aliases WHERE entity_id = ?", (entity_id,))
+    conn.execute("DELETE FROM entities WHERE id = ?", (entity_id,))
+
+
 __all__ = [
     "ERASURE_EVENTS",
     "add_suppression",
     "add_to_ledger",
     "copy_missing",
+    "delete_entity",
+    "entity_in_use",
     "erased_record",
     "evidence_turns",
+    "job_stage_outputs",
     "ledger",
     "redact_turn",
+    "rewrite_job_stage_output",
+    "rewrite_search_log_row",
+    "rewrite_write_log_row",
+    "search_log_rows",
+    "session_summaries",
     "suppressions",
     "turns_of",
+    "unlink_entities",
+    "write_log_rows",
 ]

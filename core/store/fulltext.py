@@ -1,8 +1,11 @@
 """The full-text index (``records_fts``, FTS5) as the lexical search reads it.
 
-core.bm25 keeps its own in-memory statistics and postings and catches up from here: a
+core.search.bm25 keeps its own in-memory statistics and postings and catches up from here: a
 snapshot of the rows and their lengths, the delta since a version, document frequencies and
 postings read through fts5vocab. Rows are written with their record (core.store.records).
+
+The lexical generator's FTS5 path (retrieval.lexical_scoring "fts5") ranks here too:
+``fts_ranked`` and ``fts_ranked_passing``.
 
 A second backend implements FullTextMixin's methods (the dataclasses are the answers).
 """
@@ -12,11 +15,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agent_memory.core.lexical import FTS_COLUMNS
+from agent_memory.core.search.lexical import FTS_COLUMNS
 from agent_memory.core.store.base import StoreBase, changed_since, epoch_and_version, rows_in
+
+if TYPE_CHECKING:
+    from agent_memory.core.filters import RecordFilter
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,50 @@ class FullTextMixin(StoreBase):
                     ).fetchone()
                     documents[term] = int(found[0]) if found else 0
         return epoch, version, int(rows), documents
+
+    def fts_ranked(
+        self, match: str, *, context_weight: float, limit: int
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` best rows for the FTS5 query ``match`` as (rowid, score), best first
+        (ties by rowid): FTS5's bm25() negated, so higher is better, with column weights 1,
+        0.5, 0.5 and ``context_weight`` (content, subject, aliases, context). Unfiltered: the
+        caller keeps the rows that pass its filter (``ids_passing``)."""
+        with self._lock:
+            rows = self._connection().execute(
+                """
+                SELECT rowid, -bm25(records_fts, 1.0, 0.5, 0.5, ?) AS score
+                  FROM records_fts WHERE records_fts MATCH ?
+                 ORDER BY score DESC, rowid LIMIT ?
+                """,
+                (context_weight, match, limit),
+            )
+            return rows.fetchall()
+
+    def fts_ranked_passing(
+        self, match: str, where: RecordFilter, *, context_weight: float, limit: int
+    ) -> list[tuple[str, float]]:
+        """``fts_ranked`` among the records passing ``where``, as (record id, score).
+
+        The filter is a rowid list from the records index (IN subquery, evaluated once), not
+        a join: a join reads every matching record's row, which at 50,000 records costs more
+        than BM25 itself when the filter keeps one scope. "+rowid" keeps SQLite from handing
+        the IN list to FTS5 as rowid lookups (one full-text query per rowid)."""
+        condition, params = where.sql("r")
+        with self._lock:
+            rows = self._connection().execute(
+                f"""
+                SELECT r.id AS id, m.score AS score
+                  FROM (SELECT rowid, -bm25(records_fts, 1.0, 0.5, 0.5, ?) AS score
+                          FROM records_fts
+                         WHERE records_fts MATCH ?
+                           AND +rowid IN (SELECT r.rowid FROM records AS r WHERE {condition})
+                         ORDER BY score DESC, rowid LIMIT ?) AS m
+                  JOIN records AS r ON r.rowid = m.rowid
+                 ORDER BY m.score DESC, r.rowid
+                """,
+                [context_weight, match, *params, limit],
+            )
+            return rows.fetchall()
 
     def text_index_snapshot(self) -> TextIndexSnapshot:
         """Every row of the full-text index with its length, from FTS5's docsize table (one

@@ -1,8 +1,9 @@
 """The append-only audit log (``events``) and the search and write logs beside the records.
 
 Every audit event is appended by ``append`` inside the transaction of the change it records
-(core.events holds the kinds). The search log is written by the retriever, the write log by
-``log_write``; what is read back from them and what retention deletes is here.
+(core.events holds the kinds). The search log's rows are written here (``log_search``, for
+the retriever), the write log's by ``log_write``; what is read back from them and what
+retention deletes is here.
 
 A second backend implements: ``append``, ``delete_before`` (retention) and LogMixin's methods.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -82,7 +84,39 @@ def log_write(
 
 
 class LogMixin(StoreBase):
-    """The Store's reads of the search log."""
+    """The Store's search log: one row per search, and its reads."""
+
+    def log_search(
+        self,
+        search_id: str,
+        *,
+        at: datetime,
+        agent_id: str,
+        user_id: str,
+        session_id: str | None,
+        query: str,
+        result_ids: Sequence[str],
+        total_ms: float,
+        payload: dict[str, Any],
+    ) -> None:
+        """Write one search's row, in its own transaction: who asked what, which ids it
+        returned, and its ``payload`` (everything ``core.search.ranking.replay`` needs)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO search_log (id, at, agent_id, user_id, session_id, query, "
+                "result_ids, total_ms, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    search_id,
+                    format_time(at),
+                    agent_id,
+                    user_id,
+                    session_id,
+                    query,
+                    json.dumps(result_ids),
+                    total_ms,
+                    json.dumps(payload, sort_keys=True, default=str),
+                ),
+            )
 
     def search_log_payload(self, search_id: str) -> dict[str, Any] | None:
         """The logged payload of one search (its explanation), or None."""

@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.store.base import StoreBase, mark_purge_pending
 from agent_memory.core.store.log import append
+
+if TYPE_CHECKING:
+    from agent_memory.core.filters import RecordFilter
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +409,40 @@ class RecordsMixin(StoreBase):
         that it can look among the records added after it (core.write.dedup.committed_since)."""
         rows = self.query("SELECT coalesce(max(rowid), 0) AS m FROM records")
         return int(rows[0]["m"])
+
+    def ids_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
+        """Public ids by rowid (any status); a rowid with no record is absent."""
+        if not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        with self._lock:
+            rows = self._connection().execute(
+                f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", list(rowids)
+            )
+            return dict(rows.fetchall())
+
+    def rowids_by_id(self, ids: Sequence[str]) -> dict[str, int]:
+        """Rowids by public id (any status); an id with no record is absent."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            rows = self._connection().execute(
+                f"SELECT id, rowid FROM records WHERE id IN ({marks})", list(ids)
+            )
+            return dict(rows.fetchall())
+
+    def ids_passing(self, rowids: Sequence[int], where: RecordFilter) -> dict[int, str]:
+        """Of ``rowids``, those whose current row passes ``where``, with their public ids."""
+        condition, params = where.sql("r")
+        marks = ",".join("?" * len(rowids))
+        with self._lock:
+            rows = self._connection().execute(
+                f"SELECT r.rowid, r.id FROM records AS r WHERE r.rowid IN ({marks}) "
+                f"AND {condition}",
+                [*rowids, *params],
+            )
+            return dict(rows.fetchall())
 
     def count_live(self) -> int:
         """How many records are not tombstones."""

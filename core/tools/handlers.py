@@ -27,7 +27,7 @@ from agent_memory.core.models import (
     Status,
     format_time,
 )
-from agent_memory.core.retriever import SearchRequest
+from agent_memory.core.search.request import SearchRequest
 from agent_memory.core.store.records import select_records
 from agent_memory.core.tools.context import ToolContext
 from agent_memory.core.tools.schemas import ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs

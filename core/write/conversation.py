@@ -8,7 +8,7 @@ returned): the turn's date and excerpts of the turns just before it in the same 
 the same session. This is exactly what ``agent-memory eval`` imports for LoCoMo and
 LongMemEval, so a host gets what the evaluation measures.
 
-Search reads two more things from such records (core.retriever): a found turn whose context
+Search reads two more things from such records (core.search.retriever): a found turn whose context
 quotes another found turn credits it with part of its score, and the quoted turn credits its
 reply (``retrieval.quoted_turn_share``, ``reply_turn_share``; ``quotes`` below says what
 counts as quoting); and a question naming a speaker ranks that speaker's turns by the rest of
@@ -144,7 +144,7 @@ def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
 def quotes(context: str | None, content: str) -> bool:
     """Whether a record's retrieval ``context`` quotes a turn stored with ``content``: holds
     its excerpt as one of its lines, as ``turn_records`` writes the turns before a turn. The
-    retriever uses it to credit neighbouring turns (core.ranking.context_credit)."""
+    retriever uses it to credit neighbouring turns (core.search.ranking.context_credit)."""
     if not context or not content:
         return False
     return f"\n{content[:CONTEXT_EXCERPT]}\n" in f"{context}\n"

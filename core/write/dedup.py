@@ -30,8 +30,8 @@ import numpy as np
 
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words
-from agent_memory.core.lexical import fts_match, query_tokens
 from agent_memory.core.models import MemoryType, Record, format_time, parse_time
+from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.vectors import vectors_of
 from agent_memory.core.write import stale, supersession

@@ -45,8 +45,8 @@ import numpy as np
 from agent_memory.core import policy
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
-from agent_memory.core.lexical import query_tokens
 from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
+from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.write import supersession
 

@@ -1,4 +1,4 @@
-"""core.bm25 computes FTS5's bm25() in memory: for any store and any query of words, the rows
+"""core.search.bm25 computes FTS5's bm25() in memory: for any store and any query of words, the rows
 it scores and their scores are FTS5's own, and they stay so while records are written,
 revised, merged, forgotten and restored, by this process or another."""
 
@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.bm25 import BM25Index
-from agent_memory.core.lexical import fts_match
+from agent_memory.core.search.bm25 import BM25Index
+from agent_memory.core.search.lexical import fts_match
 from agent_memory.core.store.fulltext import _varint_sum
 from tests.support.clock import NOW
 

@@ -1,5 +1,5 @@
-"""The model-facing form of tool results (core.compact): what it keeps, what passes unchanged,
-and its size on real stores."""
+"""The model-facing form of tool results (core.search.explain): what it keeps, what passes
+unchanged, and its size on real stores."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.compact import for_model
+from agent_memory.core.search.explain import for_model
 from tests.support.clock import NOW
 
 # Per record the compact form adds its id, type, status, source kind, date and a one-line

@@ -12,7 +12,7 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
-from agent_memory.core.ranking import replay
+from agent_memory.core.search.ranking import replay
 from agent_memory.core.write.conversation import quotes
 from tests.support.clock import NOW
 

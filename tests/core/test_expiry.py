@@ -10,8 +10,8 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.lexical import fts_match, query_tokens
 from agent_memory.core.models import HISTORY_STATUSES, Status, format_time
+from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
@@ -66,13 +66,14 @@ def test_every_generator_drops_a_lapsed_provisional_record(
             "dense": rowid in {h.rowid for h in memory.index().search(vector, 10, where=where)},
             # The filter inside the FTS query, and ranked first then filtered (most of the
             # store readable): both placements apply the same predicate.
-            "lexical": guess in {i for i, _ in retriever._bm25(match, where, 10, share=0.0)},
+            "lexical": guess
+            in {i for i, _ in retriever.generators.ranked_fts5(match, where, 10, share=0.0)},
             "lexical, filter after": guess
-            in {i for i, _ in retriever._bm25(match, where, 10, share=1.0)},
+            in {i for i, _ in retriever.generators.ranked_fts5(match, where, 10, share=1.0)},
             "entity": guess
             in {
                 i
-                for i, _ in retriever._entity(
+                for i, _ in retriever.generators.entity(
                     QUERY, (), where, scopes, 10, index=memory.index(), relevance={}
                 )[0]
             },

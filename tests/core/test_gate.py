@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.compact import for_model
-from agent_memory.core.ranking import corroborated_floor, replay, scaled_floors
+from agent_memory.core.search.explain import for_model
+from agent_memory.core.search.ranking import corroborated_floor, replay, scaled_floors
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 

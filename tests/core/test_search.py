@@ -9,7 +9,7 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.ranking import Candidate, apply_gate, replay
+from agent_memory.core.search.ranking import Candidate, apply_gate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
@@ -91,6 +91,38 @@ def test_a_relevant_record_comes_first_with_its_explanation(alice: Session) -> N
         "budget_assembly",
         "log_write",
     } <= stages
+
+
+PIPELINE = (
+    "query_rewrite",
+    "scope_resolution",
+    "filter_construction",
+    "query_embedding",
+    "dense_candidates",
+    "lexical_candidates",
+    "time_candidates",
+    "entity_lookup",
+    "rank_fusion",
+    "freshness_adjustment",
+    "context_credit",
+    "empty_result_gate",
+    "duplicate_collapse",
+    "reranking",
+    "budget_assembly",
+    "explanation_assembly",
+    "log_write",
+)
+
+
+def test_every_stage_is_timed_once_in_pipeline_order(alice: Session) -> None:
+    """The response times each stage under its name, in the order the stages ran; the log row
+    holds every stage but its own write (which it cannot time before it is written)."""
+    result = search(alice, "Which foods is Alice allergic to?")
+    assert tuple(result["explanation"]["timings_ms"]) == PIPELINE
+    assert all(ms >= 0 for ms in result["explanation"]["timings_ms"].values())
+    payload = alice.memory.store.search_log_payload(result["search_id"])
+    assert payload is not None
+    assert set(payload["timings_ms"]) == set(PIPELINE) - {"log_write"}
 
 
 def test_nothing_applies_so_nothing_is_returned(alice: Session) -> None:

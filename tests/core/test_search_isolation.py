@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.ranking import GENERATORS
+from agent_memory.core.search.ranking import GENERATORS
 from tests.support.clock import NOW
 
 WORDS = ["tea", "berlin", "apollo", "deploy", "peanut", "sam", "jazz", "budget", "lisbon", "zeus"]

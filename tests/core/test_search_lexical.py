@@ -1,6 +1,6 @@
 """The lexical generator's candidates are exactly the filtered BM25 top k, whether BM25 is
-computed in memory (core.bm25, the default) or by FTS5. FTS5 ranks with the filter inside (few
-readable records) or first and filters after (most records readable). Query words in half the
+computed in memory (core.search.bm25, the default) or by FTS5. FTS5 ranks with the filter inside
+(few readable records) or first and filters after (most records readable). Query words in half the
 store or more, which BM25 gives no weight, are left out of FTS5's query without changing that
 ranking (beyond score differences of ~2e-6)."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from agent_memory.core import Config, HashingEmbedder, Memory
 from agent_memory.core.filters import LIVE_STATUSES, RecordFilter
-from agent_memory.core.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
+from agent_memory.core.search.lexical import FTS_TOKENIZE, TermStats, fts_match, query_tokens
 from tests.support.clock import NOW
 
 DEPTH = 3  # candidates per generator; the rank-then-filter pass looks 3x deeper

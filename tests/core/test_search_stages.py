@@ -18,9 +18,9 @@ import pytest
 
 from agent_memory.core import Config, HashingEmbedder, Memory
 from agent_memory.core.config import PACKAGED_MINILM
-from agent_memory.core.ranking import replay
-from agent_memory.core.rerank import FlagRerankerBackend, Reranker, untrained_cross_encoder
-from agent_memory.core.rewrite import AnthropicRewriter, QueryRewriter
+from agent_memory.core.search.ranking import replay
+from agent_memory.core.search.rerank import FlagRerankerBackend, Reranker, untrained_cross_encoder
+from agent_memory.core.search.rewrite import AnthropicRewriter, QueryRewriter
 from tests.support.clock import NOW
 
 RECORDS = [

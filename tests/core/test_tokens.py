@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.ranking import Candidate, fit_budget
-from agent_memory.core.tokens import TokenCounter
+from agent_memory.core.search.ranking import Candidate, fit_budget
+from agent_memory.core.search.tokens import TokenCounter
 
 COUNTER = TokenCounter()  # the packaged MiniLM WordPiece tokenizer
 BOUNDED = TokenCounter()  # asked only bounded questions, so it caches only what it counted whole

@@ -112,6 +112,8 @@ def test_each_tool_call_is_one_span_named_after_the_genai_memory_operation(
     assert search.attributes["gen_ai.memory.record.count"] == len(found["results"]) >= 1
     assert written["id"] in search.attributes["agent_memory.record.ids"]
     assert search.attributes["agent_memory.search_id"] == found["search_id"]
+    searched = [event.name for event in search.events]
+    assert searched[:2] == ["query_rewrite", "scope_resolution"] and "dense_candidates" in searched
     (get,) = _spans(exporter, "get_memory")
     assert get.attributes["gen_ai.memory.record.count"] == 1
     (revise,) = _spans(exporter, "update_memory")

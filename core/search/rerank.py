@@ -9,6 +9,7 @@ offline tests exercise the code path (loading, ordering, the stage timeout), not
 Scoring runs in small batches and checks the stage deadline between them. The retriever stops
 waiting when ``reranker.timeout_ms`` passes; the deadline makes the worker thread stop too,
 after at most one more batch, so slow reranks cannot pile up in the stage pool.
+``rerank`` is the retriever's stage.
 """
 
 from __future__ import annotations
@@ -16,12 +17,24 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.core.errors import AgentMemoryError
 from agent_memory.core.hf import apply_torch_threads, quiet_transformers
+from agent_memory.core.logging import get_logger
+
+if TYPE_CHECKING:
+    from agent_memory.core.config import RerankerConfig
+    from agent_memory.core.search.ranking import Candidate
+
+log = get_logger("agent_memory")
+
+# The stage's own pool, so a rewrite still running past its timeout never delays a rerank.
+_RERANK_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-memory-rerank")
 
 
 class RerankerUnavailable(AgentMemoryError):
@@ -119,6 +132,56 @@ class FlagRerankerBackend(Reranker):
             )
         logits = logits.view(-1)
         return [float(s) for s in torch.sigmoid(logits).tolist()]
+
+
+def rerank(
+    reranker: Reranker | None,
+    settings: RerankerConfig,
+    query: str,
+    kept: list[Candidate],
+    text: Callable[[Candidate], str],
+) -> tuple[list[Candidate], dict[str, Any]]:
+    """The gate's survivors ``kept`` in the reranker's order (``text``: a candidate as the
+    model reads it), and what the stage did. With mode replace_floors, those below
+    ``reranker.score_floor`` are dropped. A reranker that is off, fails or times out leaves
+    the fused order (the log says which)."""
+    if not settings.enabled or not kept:
+        return kept, {
+            "applied": False,
+            "status": "disabled" if not settings.enabled else "nothing to rerank",
+        }
+    if reranker is None:
+        return kept, {"applied": False, "status": "no reranker configured"}
+    texts = [text(c) for c in kept]
+    timeout = settings.timeout_ms / 1000
+    # The deadline lets the scoring thread stop between batches once nobody waits for it.
+    future = _RERANK_POOL.submit(reranker.score, query, texts, deadline=time.monotonic() + timeout)
+    try:
+        scores = [float(s) for s in future.result(timeout=timeout)]
+        if len(scores) != len(kept):
+            raise ValueError(f"{len(scores)} scores for {len(kept)} candidates")
+    except (FutureTimeout, RerankDeadlineExceeded):
+        return kept, {"applied": False, "status": "timeout; fused order kept"}
+    except Exception as exc:  # a failing reranker must never fail the search
+        log.warning("rerank.failed", error=str(exc))
+        return kept, {
+            "applied": False,
+            "status": f"failed ({type(exc).__name__}); fused order kept",
+        }
+    before = [c.record_id for c in kept]
+    scored = sorted(zip(kept, scores, strict=True), key=lambda p: -p[1])
+    if settings.mode == "replace_floors":
+        scored = [(c, s) for c, s in scored if s >= settings.score_floor]
+    reranked = [c for c, _ in scored]
+    return reranked, {
+        "applied": True,
+        "status": "reranked",
+        "model": settings.model,
+        "mode": settings.mode,
+        "before": before,
+        "order": [c.record_id for c in reranked],
+        "scores": {c.record_id: round(s, 6) for c, s in scored},
+    }
 
 
 def untrained_cross_encoder(base: str | Path, out: Path) -> Path:

@@ -13,7 +13,7 @@ column-weighted term frequency ``f`` and length ``D`` (tokens over all columns) 
 ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))`` summed over the query's words,
 with k1 = 1.2, b = 0.75 and avgdl the mean length over all rows. FTS5 is still the source of
 every number: row lengths come from its docsize table, postings from fts5vocab, and changed
-rows are tokenized by its own tokenizer (core.lexical.Tokenizer). Over the whole table the
+rows are tokenized by its own tokenizer (core.search.lexical.Tokenizer). Over the whole table the
 scores are FTS5's: the same operations in the same order (identical to the last bit for 80
 LoCoMo questions over 50,000 records; tests/core/test_bm25.py holds them equal on generated
 stores). A search counts N, n and avgdl over the rows of the scopes its agent may read
@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from agent_memory.core.lexical import FTS_COLUMNS, Tokenizer
+from agent_memory.core.search.lexical import FTS_COLUMNS, Tokenizer
 from agent_memory.core.store import Store, TextIndexSnapshot
 
 K1 = 1.2

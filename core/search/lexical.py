@@ -7,7 +7,7 @@ are OR-ed, so BM25 ranks records by how many and how rare the matching words are
 function words are dropped unless nothing else is left.
 
 When FTS5 computes BM25 (``retrieval.lexical_scoring = "fts5"``, for an agent that may read
-every record; by default core.bm25 computes it in memory and keeps every word), words that
+every record; by default core.search.bm25 computes it in memory and keeps every word), words that
 occur in at least half of the indexed records are left out of the query as well
 (``TermStats``): FTS5's BM25 gives such a word an IDF of 1e-6 (its log((N - n + 0.5) /
 (n + 0.5)) is <= 0 there and clamped), so it adds at most 2.2e-6 to any score, yet matching it
@@ -15,7 +15,7 @@ makes FTS5 score nearly every record. A session date in every turn's context ("2
 exactly that: such queries took ~130 ms at 50,000 records instead of ~45 ms.
 
 ``Tokenizer`` runs records_fts's own tokenizer (``FTS_TOKENIZE``, columns ``FTS_COLUMNS``) in a
-private in-memory table, for the word statistics here and for core.bm25.
+private in-memory table, for the word statistics here and for core.search.bm25.
 """
 
 from __future__ import annotations

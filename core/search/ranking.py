@@ -168,7 +168,7 @@ def corroborated_floor(
 
 def _largest_idf(records: int) -> float:
     """BM25's IDF of a word held by one of ``records`` records, in the smoothed form
-    ``log(1 + (N - 0.5) / 1.5)``, which stays positive for the smallest stores (core.bm25's
+    ``log(1 + (N - 0.5) / 1.5)``, which stays positive for the smallest stores (core.search.bm25's
     FTS5 form, without the 1 +, is 0 at two records); from 30 records on the two differ by
     under 2%, and only their ratio to the reference's is used."""
     return math.log(1 + (records - 0.5) / 1.5)

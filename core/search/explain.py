@@ -1,0 +1,342 @@
+"""What a search says about itself: the full explanation and log payload, and the compact form
+a model reads.
+
+**Full.** ``results`` and ``response_explanation`` turn one search's state (core.search.request)
+into what memory_search returns: per result, which generators found it at which rank, its
+fused score, freshness and context credit, the gate's basis, the reranker's move, collapsed
+near-duplicates and the budget; for the answer, the scopes, filter, candidate counts, the gate
+and, when empty, why. ``log_payload`` is the search_log row's payload: every value
+``core.search.ranking.replay`` needs to rebuild the answer.
+
+**Compact**: ``for_model``, one pure function for every surface.
+
+``Session.call`` is the host API and returns the full contract form (a memory_search result
+carries every Record field and a full explanation; hosts and evaluation harnesses read
+``evidence`` and ``source_ref`` from it). A model needs far less to use a memory, and every
+character it reads costs context: one 10-record answer in the full form was 13,500
+characters for 1,000 of content. So the model-facing surfaces (``api.host.MemoryHost``, used
+by the Deep Agents and CrewAI adapters and by the auto/hybrid host search; later MCP and
+HTTP) pass every result through ``for_model``:
+
+- memory_search, unless the call says ``explain: true``: per record ``id``, ``type``,
+  ``content``, ``status``, ``source_kind``, ``date`` (event_at or else created_at, as a day),
+  ``procedure`` for a procedural record, and a one-line ``reason`` ("dense #1, lexical #2;
+  passed the dense floor"); for the response ``search_id`` and a one-line ``reason`` (why it
+  is empty, how many candidates were cut and why).
+- ``explain: true``, any other tool, and every error: unchanged.
+
+The full explanation is never lost: the search log keeps it (``search_id`` names the row), and
+memory_get of an id returns the full record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_memory.core.config import Config
+    from agent_memory.core.models import Record
+    from agent_memory.core.search.ranking import Candidate
+    from agent_memory.core.search.request import Search
+
+# Generators in the order a reason names them (core.search.ranking.GENERATORS).
+_GENERATOR_ORDER = ("dense", "lexical", "entity", "time")
+
+# How a result's gate basis (core.search.ranking: the signal it passed on) reads in a reason.
+_PASSED = {
+    "dense": "passed the dense floor",
+    "lexical": "passed the lexical floor",
+    "time": "passed the lexical floor in the time window",
+    "entity": "exact entity match",
+    "corroborated": "passed the shared-word floor",
+    "margin": "close to the best result",
+    "answer": "the answer passed on another result",
+    "reranker": "kept by the reranker",
+}
+
+
+def for_model(name: Any, arguments: Any, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The form of ``result`` (of tool ``name`` called with ``arguments``) a model is shown."""
+    if name != "memory_search" or "error" in result or "results" not in result:
+        return dict(result)
+    if isinstance(arguments, Mapping) and arguments.get("explain") is True:
+        return dict(result)
+    return compact_search(result)
+
+
+def compact_search(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A full memory_search result in its compact, model-facing form."""
+    return {
+        "results": [compact_record(item) for item in result["results"]],
+        "search_id": result["search_id"],
+        "reason": response_reason(result["explanation"], returned=len(result["results"])),
+    }
+
+
+def compact_record(item: Mapping[str, Any]) -> dict[str, Any]:
+    """One result: what a model needs to use it, and a one-line reason it was returned."""
+    compact = {
+        "id": item["id"],
+        "type": item["type"],
+        "content": item["content"],
+        "status": item["status"],
+        "source_kind": item["source_kind"],
+        "date": (item.get("event_at") or item["created_at"])[:10],
+    }
+    if item.get("procedure"):
+        compact["procedure"] = item["procedure"]
+    compact["reason"] = result_reason(item["explanation"])
+    return compact
+
+
+def result_reason(explanation: Mapping[str, Any]) -> str:
+    """ "dense #1, lexical #2; passed the dense floor": the generators that found the record,
+    with its rank in each, then what let it through the gate."""
+    generators = explanation.get("generators") or {}
+    found = ", ".join(
+        f"{name} #{generators[name]['rank']}" for name in _GENERATOR_ORDER if name in generators
+    )
+    basis = explanation.get("passed_on")
+    passed = _PASSED.get(basis, "") if isinstance(basis, str) else ""
+    return "; ".join(part for part in (found, passed) if part)
+
+
+def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
+    """One line for the whole answer: why it is empty, or how many were returned and how
+    many candidates were left out, and why."""
+    if not returned:
+        return str(explanation.get("why_empty") or "nothing matched")
+    parts = [f"{returned} result{'s' if returned != 1 else ''}"]
+    cut = explanation.get("cut") or {}
+    if cut.get("count"):
+        # The full explanation says why (cut.why); "weaker" is the gist, and every character
+        # here is read on every turn.
+        parts.append(f"{cut['count']} weaker candidates cut")
+    if explanation.get("duplicates_collapsed"):
+        parts.append(f"{explanation['duplicates_collapsed']} near-duplicates collapsed")
+    if explanation.get("over_budget"):
+        parts.append(f"{explanation['over_budget']} over the token budget")
+    return "; ".join(parts)
+
+
+# -- the full explanation ---------------------------------------------------------------------
+
+
+def results(s: Search) -> list[dict[str, Any]]:
+    """The answer's records, each with its full explanation, in answer order."""
+    collapsed: dict[str, list[str]] = {}
+    for duplicate in s.duplicates:
+        collapsed.setdefault(duplicate.duplicate_of or "", []).append(duplicate.record_id)
+    fused_rank = {c.record_id: i for i, c in enumerate(s.ordered, start=1)}
+    return [
+        {
+            **s.records[c.record_id].to_json(),
+            "explanation": result_explanation(
+                s,
+                c,
+                s.records[c.record_id],
+                rank=rank,
+                fused_rank=fused_rank[c.record_id],
+                collapsed=collapsed.get(c.record_id, []),
+            ),
+        }
+        for rank, c in enumerate(s.taken, start=1)
+    ]
+
+
+def result_explanation(
+    s: Search,
+    candidate: Candidate,
+    record: Record,
+    *,
+    rank: int,
+    fused_rank: int,
+    collapsed: list[str],
+) -> dict[str, Any]:
+    """Why one record is in the answer, and where each stage left it."""
+    used = sum(c.tokens for c in s.taken[:rank])
+    rerank: dict[str, Any] | str = s.rerank_log["status"]
+    if s.rerank_log["applied"]:
+        before = s.rerank_log["before"].index(candidate.record_id) + 1
+        rerank = {
+            "rank_before": before,
+            "rank_after": s.rerank_log["order"].index(candidate.record_id) + 1,
+            "score": s.rerank_log["scores"][candidate.record_id],
+        }
+    return {
+        "query": s.request.query,
+        "rewritten_query": s.query if s.rewrite["status"] == "rewritten" else None,
+        "generators": candidate.matches,
+        "rank": rank,  # in the answer
+        "fused_rank": fused_rank,  # in the fused order, before gate, collapse and reranker
+        "fused_score": round(candidate.fused, 8),
+        "freshness": round(candidate.freshness, 8),
+        "context_credit": round(candidate.credit, 8),
+        "reranker": rerank,
+        "source_kind": record.source_kind.value,
+        "status": record.status.value,
+        "created_at": record.created_at,
+        "event_at": record.event_at,
+        "entities": list(record.entities),
+        "entity_match": [m for m in s.matched_entities if m["entity_id"] in record.entities],
+        "gate": candidate.gate,
+        "passed_on": candidate.passed_on,
+        "duplicates": (
+            f"best of its near-duplicates; collapsed into it: {', '.join(collapsed)}"
+            if collapsed
+            else "no near-duplicate among the results"
+        ),
+        "budget": f"{candidate.tokens} tokens; {used} of {s.request.budget_tokens} used",
+    }
+
+
+def response_explanation(s: Search) -> dict[str, Any]:
+    """The answer's explanation: what was searched, how many each stage found and left."""
+    return {
+        "query": s.request.query,
+        "rewritten_query": s.query if s.rewrite["status"] == "rewritten" else None,
+        "rewrite": s.rewrite,
+        "scopes": list(s.scopes),
+        "filter": s.where.describe(),
+        "time_cue": s.time_cue,
+        "candidates": {
+            "dense": len(s.dense),
+            "lexical": len(s.lexical),
+            "entity": len(s.entity),
+            "entity_linked": s.linked,
+            "time": len(s.timed),
+            "fused": len(s.candidates),
+        },
+        "gate": {k: v for k, v in s.gate_log.items() if k != "passed"},
+        "cut": {
+            "count": len(s.cut),
+            "why": "weak on every signal and far below the best"
+            if s.gate_mode == "result"
+            else "weak on every signal",
+        },
+        "duplicates_collapsed": len(s.duplicates),
+        "over_budget": len(s.skipped),
+        "returned": len(s.taken),
+        "why_empty": why_empty(s) if not s.taken else None,
+    }
+
+
+def why_empty(s: Search) -> str:
+    """Why the answer is empty, from the first stage that left nothing."""
+    if not s.candidates and s.dropped:
+        return (
+            "every candidate changed after the generators read it (forgotten, superseded "
+            "or moved by another writer a moment before)"
+        )
+    if not s.candidates:
+        return "no record in the readable scopes matched the query on any generator"
+    if s.gate_log["decision"] == "empty":
+        floors = s.gate_log["floors"]
+        dense, lexical = s.gate_log["best_dense"], s.gate_log["best_lexical"]
+        return (
+            "every candidate was weak on every signal: "
+            + (
+                f"best dense cosine {dense} below {floors['dense']}"
+                if dense is not None
+                else "no dense candidate"
+            )
+            + ", "
+            + (
+                f"best lexical BM25 {lexical} below {floors['lexical']}"
+                if lexical is not None
+                else "no lexical candidate"
+            )
+            + ", and no exact entity match"
+        )
+    if s.rerank_log.get("applied") and not s.rerank_log.get("order"):
+        return (
+            f"the reranker ({s.rerank_log.get('mode')}) scored every candidate below "
+            "reranker.score_floor"
+        )
+    if s.skipped and not s.taken:
+        return "no passing record fits the token budget"
+    return "nothing survived"
+
+
+def log_payload(
+    s: Search,
+    *,
+    config: Config,
+    embedder: str,
+    explanation: dict[str, Any],
+    answer: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The search_log row's payload: the request, every stage's input and outcome (enough for
+    ``core.search.ranking.replay``), the ``explanation`` and the ``answer``'s explanations."""
+    request, gate_cfg = s.request, config.gate
+    return {
+        "request": {
+            "query": request.query,
+            "types": sorted(x.value for x in request.types or ()),
+            "since": request.since,
+            "until": request.until,
+            "entities": list(request.entities),
+            "include_history": request.include_history,
+            "limit": request.limit,
+            "budget_tokens": request.budget_tokens,
+        },
+        "rewrite": s.rewrite,
+        "query": s.query,
+        "scopes": list(s.scopes),
+        "filter": s.where.describe(),
+        "settings": {
+            "rrf_k": config.retrieval.rrf_k,
+            "weights": s.weights,
+            "dense_floor": s.dense_floor,
+            "lexical_floor": s.lexical_floor,
+            "dense_margin": gate_cfg.dense_margin,
+            "lexical_share": gate_cfg.lexical_share,
+            "corroborated_floor": s.corroborated,
+            "duplicate_cosine": config.retrieval.duplicate_cosine,
+            "gate_mode": s.gate_mode,
+            # the gate applied after a replace_floors reranker that did not run, or None
+            "gate_after_reranker": s.fallback_gate,
+            "limit": request.limit,
+            "depth": s.depth,
+            "embedder": embedder,
+            "reranker": config.reranker.model if config.reranker.enabled else None,
+            "reranker_mode": config.reranker.mode,
+        },
+        "candidates": {
+            "dense": [{"id": i, "score": score} for i, score in s.dense],
+            "lexical": [{"id": i, "score": score} for i, score in s.lexical],
+            "entity": [{"id": i, "score": score} for i, score in s.entity],
+            "time": [{"id": i, "score": score} for i, score in s.timed],
+            "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in s.ordered],
+        },
+        # Which BM25 ranked the lexical candidates: "memory" (core.search.bm25) or "fts5".
+        "lexical_scored_by": s.lexical_scored_by,
+        # Query words BM25 gives no weight (in half of all records or more), left out of the
+        # FTS query (FTS5's path only: in memory every word is scored). Log only: whether a
+        # word is that common across every scope is not the searching agent's to learn.
+        "lexical_words_ignored": s.weightless,
+        "entities_matched": s.matched_entities,
+        "changed_since_generated": s.dropped,
+        "freshness": s.freshness,
+        # (quoting, quoted) candidate pairs: a turn whose retrieval context quotes another
+        "quoting": s.quoting,
+        "context_credit": s.credit,
+        "entity_order": s.entity_order,
+        "gate": s.gate_log,
+        "duplicates": {
+            "pairs": s.pairs,
+            "dropped": {c.record_id: c.duplicate_of for c in s.duplicates},
+        },
+        "reranker": s.rerank_log,
+        "budget": {
+            "budget_tokens": request.budget_tokens,
+            # Exact for what was taken; for what was skipped, a count above the room left
+            # (core.search.tokens stops counting there), which is all replay needs.
+            "tokens": {c.record_id: c.tokens for c in [*s.taken, *s.skipped]},
+            "skipped": [c.record_id for c in s.skipped],
+        },
+        "final_ids": [c.record_id for c in s.taken],
+        "explanation": explanation,
+        "result_explanations": {r["id"]: r["explanation"] for r in answer},
+    }

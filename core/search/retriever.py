@@ -1,0 +1,390 @@
+"""The retriever: memory_search's pipeline (design §7), one synchronous call, every stage timed.
+
+    rewrite (optional) -> readable scopes -> hard filter -> query embedding
+    -> dense (vector index) -> lexical (BM25: core.search.bm25) -> time (BM25 inside the
+    event-time window the query's words name: core.temporal) -> entity (exact aliases)
+    -> reciprocal-rank fusion -> episodic freshness -> context credit -> empty-result gate
+    -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
+
+``Retriever.search`` runs the stages in that order, each under its name in the search log's
+``timings_ms``. The generators are core.search.generators; the hard filter (scope, status,
+type, event time) is applied inside every generator before ranking, never as a signal. The
+decision stages are the pure functions of core.search.ranking, fed only with values the search
+log keeps, so every logged search can be replayed. Nothing a search returns or explains comes
+from a scope the agent cannot read: every generator sees only readable scopes, and so do the
+counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.index import VectorIndex
+from agent_memory.core.models import HISTORY_STATUSES, MemoryType, Record, new_id, parse_time
+from agent_memory.core.search import explain, ranking
+from agent_memory.core.search.generators import Generators
+from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.search.ranking import Candidate
+from agent_memory.core.search.request import Search, SearchRequest
+from agent_memory.core.search.rerank import Reranker, rerank
+from agent_memory.core.search.rewrite import QueryRewriter, rewrite_query
+from agent_memory.core.search.tokens import TokenCounter
+from agent_memory.core.temporal import query_window
+from agent_memory.core.timing import StageTimer
+from agent_memory.core.write import conversation
+
+if TYPE_CHECKING:
+    from agent_memory.core.engine import Engine
+
+
+class Retriever:
+    """Runs searches over one store's parts (its engine's reranker and rewriter, if any)."""
+
+    def __init__(self, engine: Engine, *, tokens: TokenCounter | None = None) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.config = engine.config
+        self.tokens = tokens or TokenCounter()
+        self.reranker: Reranker | None = engine.reranker()
+        self.rewriter: QueryRewriter | None = engine.rewriter()
+        self.generators = Generators(self.store, self.config)
+        self.terms = self.generators.terms  # the write path's word statistics (core.ingestor)
+        self._readable: tuple[Any, int] | None = None  # (scopes, epoch, version) -> count
+
+    def close(self) -> None:
+        """Release what the retriever holds beside the store (the tokenizer's connection)."""
+        self.generators.close()
+
+    def lexical_neighbours(self, words: list[str], where: RecordFilter, depth: int) -> list[str]:
+        """The ids of the ``depth`` records passing ``where`` that search's lexical generator
+        ranks best for ``words``: the write path's neighbours by shared words, from the same
+        in-memory BM25 (an FTS5 ranked query costs 50 ms at 50,000 records; this, about 2)."""
+        return self.generators.lexical_neighbours(self.engine.index(), words, where, depth)
+
+    def search(
+        self, request: SearchRequest, *, readable: tuple[str, ...], now: datetime
+    ) -> dict[str, Any]:
+        """Run the pipeline; return the memory_search result (and write one search_log row)."""
+        timer = StageTimer()
+        cfg, generators = self.config.retrieval, self.generators
+        depth = cfg.candidates_per_generator
+
+        with timer.stage("query_rewrite"):
+            query, rewrite = rewrite_query(self.rewriter, self.config.rewrite, request)
+        with timer.stage("scope_resolution"):
+            scopes = tuple(readable)
+        with timer.stage("filter_construction"):
+            where = request.hard_filter(scopes, now)
+        with timer.stage("query_embedding"):
+            vector = self.engine.embedder.embed([query])[0]
+        with timer.stage("dense_candidates"):
+            index = self.engine.index()  # synced with the store here, once per search
+            dense = generators.dense(index, vector, where, depth)
+        s = Search(request, now, query, rewrite, scopes, where, index, depth, dense=dense)
+
+        with timer.stage("lexical_candidates"):
+            s.words = query_tokens(query)
+            s.scored = generators.scored(s.words, scopes, index=index)
+            s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
+                s.words, s.scored, where, depth, index=index
+            )
+        with timer.stage("time_candidates"):
+            cue = query_window(query, now) if cfg.time_weight > 0 else None
+            s.timed = generators.in_window(cue, s.words, s.scored, where, depth, index=index)
+            s.time_cue = None if cue is None else cue.describe()
+        with timer.stage("entity_lookup"):
+            self._entity_candidates(s)
+        with timer.stage("rank_fusion"):
+            self._fuse(s)
+        with timer.stage("freshness_adjustment"):
+            self._recheck_and_freshen(s)
+        with timer.stage("context_credit"):
+            self._credit(s)
+        with timer.stage("empty_result_gate"):
+            self._gate(s)
+        with timer.stage("duplicate_collapse"):
+            s.pairs = _similar_pairs(index, s.survivors, s.records, cfg.duplicate_cosine)
+            s.kept, s.duplicates = ranking.collapse(
+                s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
+            )
+        with timer.stage("reranking"):
+            self._rerank(s)
+        with timer.stage("budget_assembly"):
+            s.taken, s.skipped = ranking.fit_budget(
+                s.kept,
+                budget=request.budget_tokens,
+                limit=request.limit,
+                count=lambda c, room: self.tokens.count(
+                    render(s.records[c.record_id]), at_most=room
+                ),
+            )
+        with timer.stage("explanation_assembly"):
+            results = explain.results(s)
+            explanation = explain.response_explanation(s)
+
+        search_id = new_id("srch", now)
+        with timer.stage("log_write"):
+            payload = explain.log_payload(
+                s,
+                config=self.config,
+                embedder=str(self.engine.embedder.identity),
+                explanation=explanation,
+                answer=results,
+            )
+            # The row records every stage before its own write; the response carries that too.
+            payload["timings_ms"] = dict(timer.timings)
+            explanation["logged"] = self._log(search_id, s, payload, total_ms=timer.total_ms())
+        explanation["timings_ms"] = timer.timings
+        return {"results": results, "explanation": explanation, "search_id": search_id}
+
+    # -- the stages after the dense, lexical and time generators, in order -------------------
+
+    def _entity_candidates(self, s: Search) -> None:
+        """The entity generator, given how well the rest of the query matches each record the
+        other generators found (their fused score: the order of the named entities' records)."""
+        cfg = self.config.retrieval
+        s.weights = {
+            "dense": cfg.dense_weight,
+            "lexical": cfg.lexical_weight,
+            "time": cfg.time_weight,
+        }
+        relevance = ranking.fused_scores(
+            {"dense": s.dense, "lexical": s.lexical, "time": s.timed},
+            k=cfg.rrf_k,
+            weights=s.weights,
+        )
+        s.entity, s.matched_entities, s.linked, s.entity_order = self.generators.entity(
+            s.query,
+            s.request.entities,
+            s.where,
+            s.scopes,
+            s.depth,
+            index=s.index,
+            relevance=relevance,
+        )
+
+    def _fuse(self, s: Search) -> None:
+        cfg = self.config.retrieval
+        s.weights["entity"] = (
+            cfg.entity_weight
+            if s.entity_order == "relevance"
+            else ranking.entity_weight(cfg.entity_weight, linked=s.linked, depth=s.depth)
+        )
+        s.candidates = ranking.fuse(
+            {"dense": s.dense, "lexical": s.lexical, "entity": s.entity, "time": s.timed},
+            k=cfg.rrf_k,
+            weights=s.weights,
+        )
+
+    def _recheck_and_freshen(self, s: Search) -> None:
+        """Each candidate's current row decides, then episodic records get their freshness."""
+        cfg = self.config.retrieval
+        s.records = self.store.get_records([c.record_id for c in s.candidates])
+        # The generators read the index mirror and FTS a moment ago; another process may have
+        # forgotten, superseded or moved a candidate since. Its current row decides.
+        s.dropped = {
+            c.record_id: reason
+            for c in s.candidates
+            if (reason := s.where.rejects(s.records.get(c.record_id))) is not None
+        }
+        s.candidates = [c for c in s.candidates if c.record_id not in s.dropped]
+        # Statuses as of now, as memory_get reports them: a lapsed provisional record (found
+        # only with include_history) reads as expired before the sweep writes it.
+        for rid, record in s.records.items():
+            if (status := record.status_at(s.where.now)) is not record.status:
+                s.records[rid] = replace(record, status=status)
+        for candidate in s.candidates:
+            record = s.records[candidate.record_id]
+            if record.type is MemoryType.EPISODIC:
+                candidate.freshness = ranking.freshness_boost(
+                    _age_days(record, s.now),
+                    weight=cfg.freshness_weight,
+                    half_life_days=cfg.freshness_half_life_days,
+                )
+                if candidate.freshness:
+                    s.freshness[candidate.record_id] = candidate.freshness
+        s.ordered = ranking.order(s.candidates)
+
+    def _credit(self, s: Search) -> None:
+        """Conversation turns that quote one another lend each other a share of their score."""
+        cfg = self.config.retrieval
+        if cfg.quoted_turn_share or cfg.reply_turn_share:
+            s.quoting = _quoting_pairs(s.ordered[: s.depth], s.records)
+            s.credit = ranking.context_credit(
+                s.ordered,
+                s.quoting,
+                quoted_share=cfg.quoted_turn_share,
+                reply_share=cfg.reply_turn_share,
+            )
+        if s.credit:
+            for candidate in s.candidates:
+                candidate.credit = s.credit.get(candidate.record_id, 0.0)
+            s.ordered = ranking.order(s.candidates)
+
+    def _gate(self, s: Search) -> None:
+        """The empty-result gate, its floors scaled to the records this agent may read."""
+        gate_cfg = self.config.gate
+        s.gate_mode = "off" if self._rerank_replaces_floors() else gate_cfg.mode
+        # The floors for the size of what this agent may read (BM25's N), never the store's.
+        readable_records = self._readable_records(s.scopes, s.index)
+        s.dense_floor, s.lexical_floor = ranking.scaled_floors(
+            readable_records,
+            dense_floor=gate_cfg.dense_floor,
+            small_store_drop=gate_cfg.small_store_drop,
+            lexical_floor=gate_cfg.lexical_floor,
+            reference=gate_cfg.reference_records,
+            small=gate_cfg.small_records,
+        )
+        s.corroborated = ranking.corroborated_floor(
+            readable_records,
+            dense_floor=s.dense_floor,
+            corroborated_drop=gate_cfg.corroborated_drop,
+            reference=gate_cfg.reference_records,
+            small=gate_cfg.small_records,
+        )
+        s.margins = {
+            "dense_margin": gate_cfg.dense_margin,
+            "lexical_share": gate_cfg.lexical_share,
+            "corroborated": s.corroborated,
+        }
+        s.survivors = ranking.apply_gate(
+            s.ordered,
+            dense_floor=s.dense_floor,
+            lexical_floor=s.lexical_floor,
+            mode=s.gate_mode,
+            **s.margins,
+        )
+        s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
+        # Best scores among the candidates still standing after the row re-check.
+        dropped = s.dropped
+        s.gate_log = {
+            "decision": "pass" if s.survivors else "empty",
+            "best_dense": max((v for i, v in s.dense if i not in dropped), default=None),
+            "best_lexical": max(
+                (v for i, v in [*s.lexical, *s.timed] if i not in dropped), default=None
+            ),
+            "entity_matches": sum(1 for i, _ in s.entity if i not in dropped),
+            "floors": {
+                "dense": s.dense_floor,
+                "lexical": s.lexical_floor,
+                "corroborated": s.corroborated,
+                "readable_records": readable_records,
+                "calibrated_for": gate_cfg.calibrated_for,
+            },
+            "passed": [c.record_id for c in s.survivors],
+        }
+
+    def _rerank(self, s: Search) -> None:
+        s.kept, s.rerank_log = rerank(
+            self.reranker,
+            self.config.reranker,
+            s.query,
+            s.kept,
+            lambda c: render(s.records[c.record_id]),
+        )
+        if self._rerank_replaces_floors() and not s.rerank_log["applied"]:
+            # The reranker was to judge in place of the floors and did not (it failed, timed
+            # out or has nothing loaded): the floors judge after all.
+            s.fallback_gate = self.config.gate.mode
+            s.kept = ranking.apply_gate(
+                s.kept,
+                dense_floor=s.dense_floor,
+                lexical_floor=s.lexical_floor,
+                mode=s.fallback_gate,
+                **s.margins,
+            )
+            s.gate_log["decision"] = "pass" if s.kept else "empty"
+            s.gate_log["passed"] = [c.record_id for c in s.kept]
+
+    def _log(self, search_id: str, s: Search, payload: dict[str, Any], *, total_ms: float) -> bool:
+        """Write the search's log row; False when it cannot be written because the store is
+        open read-only (the one search the design's "every search is logged" exempts)."""
+        if self.store.read_only:
+            return False
+        request = s.request
+        self.store.log_search(
+            search_id,
+            at=s.now,
+            agent_id=request.agent_id,
+            user_id=request.user_id,
+            session_id=request.session_id,
+            query=request.query,
+            result_ids=payload["final_ids"],
+            total_ms=total_ms,
+            payload=payload,
+        )
+        return True
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _rerank_replaces_floors(self) -> bool:
+        return self.config.reranker.enabled and self.config.reranker.mode == "replace_floors"
+
+    def _readable_records(self, scopes: tuple[str, ...], index: VectorIndex) -> int:
+        """How many records ``scopes`` hold, whatever their status (what BM25 counts), kept
+        while the index stays at the same version: consecutive searches over the same scopes
+        count them once."""
+        key = (scopes, index.epoch, index.version)
+        cached = self._readable  # one read: another thread may replace it meanwhile
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        counted = index.count(RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES))
+        self._readable = (key, counted)
+        return counted
+
+
+def render(record: Record) -> str:
+    """How a result reads to the model, for the token budget: a header, then the content."""
+    when = record.event_at or record.created_at
+    return f"[{record.type.value}, {when[:10]}, {record.source_kind.value}] {record.content}"
+
+
+def _similar_pairs(
+    index: VectorIndex, candidates: list[Candidate], records: dict[str, Record], threshold: float
+) -> list[tuple[str, str, float]]:
+    """(earlier id, later id, cosine) for every candidate pair at or above threshold, from the
+    vectors the index already holds (the search synced it a moment ago)."""
+    if len(candidates) < 2:
+        return []
+    rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
+    vectors = index.vectors(list(rowid_of.values()))
+    present = [i for i, r in rowid_of.items() if r in vectors]
+    if len(present) < 2:
+        return []
+    matrix = np.vstack([vectors[rowid_of[i]] for i in present])
+    sims = matrix @ matrix.T
+    # Pairs above the diagonal, in row-major order (a < b), as a nested loop would list them.
+    above = np.argwhere(np.triu(sims >= threshold, k=1))
+    return [(present[a], present[b], round(float(sims[a, b]), 6)) for a, b in above.tolist()]
+
+
+def _quoting_pairs(
+    candidates: list[Candidate], records: dict[str, Record]
+) -> list[tuple[str, str]]:
+    """(quoting, quoted) for each pair of ``candidates`` where the first's retrieval context
+    quotes the second (conversation turns: core.conversation.quotes), in candidate order."""
+    contexts = [(c.record_id, records[c.record_id].context) for c in candidates]
+    contexts = [(rid, context) for rid, context in contexts if context]
+    if not contexts:  # no conversation turns among them: nothing to compare
+        return []
+    pairs = []
+    for quoting, context in contexts:
+        for candidate in candidates:
+            quoted = candidate.record_id
+            if quoted != quoting and conversation.quotes(context, records[quoted].content):
+                pairs.append((quoting, quoted))
+    return pairs
+
+
+def _age_days(record: Record, now: datetime) -> float | None:
+    if record.event_at is None:
+        return None
+    return (now - parse_time(record.event_at, field="event_at")).total_seconds() / 86400
+
+
+__all__ = ["Retriever", "render"]
