@@ -105,6 +105,14 @@ _SARCASM = re.compile(
 _CONDITION = frozenset("if when whenever".split())
 
 
+def _against(prep: Token) -> bool:
+    """A preposition of comparison: "over", "than", ...; "to" after "prefer" ("prefer working
+    from home to open offices": open offices are what it is compared with)."""
+    if prep.lower_ in AGAINST:
+        return True
+    return prep.lower_ == "to" and any(lemma_of(h) == "prefer" for h in list(prep.ancestors)[:3])
+
+
 def _conditional(clause: Token) -> bool:
     """A clause opened by "if"/"when"/"whenever"."""
     return any(c.lower_ in _CONDITION for c in clause.children if c.dep_ in ("mark", "advmod"))
@@ -450,8 +458,8 @@ class _Judgement(Covers):
         if cover.dep_ != "pobj":
             return None
         prep = cover.head.lower_
-        compared = not (tok.dep_ == "pobj" and tok.head.lower_ in AGAINST)
-        if tok.dep_ in ("dobj", "attr", "pobj") and prep in AGAINST and compared:
+        compared = not (tok.dep_ == "pobj" and _against(tok.head))
+        if tok.dep_ in ("dobj", "attr", "pobj") and _against(cover.head) and compared:
             return f"in the quote {cover.text!r} is what it is compared with ({prep!r})"
         about_user = tok.head.pos_ == "AUX" and any(c.lower_ == "she" for c in tok.head.children)
         if about_user and tok.dep_ in ("attr", "acomp", "oprd") and prep not in ("as", "like"):

@@ -116,7 +116,9 @@ from agent_memory.core.judge.overlap import overlap_conflict
 from agent_memory.core.judge.paraphrase import read_paraphrase
 from agent_memory.core.judge.paraphrase_rules import shared_decision
 from agent_memory.core.judge.parse import Parser, default_parser
+from agent_memory.core.judge.pronouns import resolved
 from agent_memory.core.judge.rephrase import rephrasings
+from agent_memory.core.judge.restate import restatements
 from agent_memory.core.judge.text import Sentence, parse_sentences
 from agent_memory.core.judge.wordnet import wordnet
 
@@ -146,12 +148,15 @@ def _part_text(hypothesis: str, statement: list[Sentence], part: Sentence) -> st
     return texts[statement.index(part)] if len(texts) == len(statement) else hypothesis
 
 
-def _clause_readings(parser: Parser, raw: list[str], statement: str) -> list[Attempt]:
-    """The clause reading (core.judge.clauses) of each quote sentence that the text after it
-    does not take back; a pass scores as a loose match."""
+def _clause_readings(
+    parser: Parser, sentences: list[tuple[str, str]], statement: str
+) -> list[Attempt]:
+    """The clause reading (core.judge.clauses) of each quote sentence (a sentence of the
+    quote, or a rewrite of one) that the text after it does not take back; a pass scores as a
+    loose match."""
     passed = []
-    for k, sentence in enumerate(raw):
-        if retraction(" ".join(raw[k + 1 :]), statement) is None:
+    for sentence, later in sentences:
+        if retraction(later, statement) is None:
             reasons = clause_passes(parser, [sentence], statement)
             passed += [Attempt(True, 1.0, 4, reason, 0.0) for reason in reasons]
     return passed
@@ -204,13 +209,21 @@ class OfflineJudge(Judge):
         # Each quote sentence with the text after it, which may take it back.
         quote: list[_QuoteSentence] = []
         raw = split(premise)
+        rewritten: list[tuple[str, str]] = []  # for the clause reading, after the sentences
         for k, text in enumerate(raw):
             later = " ".join(raw[k + 1 :])
             quote += [(s, text, later) for s in parse_sentences(text, statement=False)]
             if (turned := possessor_first(text)) is not None:  # "Devon is my manager"
                 quote += [(s, turned, later) for s in parse_sentences(turned, statement=False)]
-            for plain in rephrasings(text):  # "I'd rather X than Y": "I prefer X to Y"
+            plains = rephrasings(text)  # "I'd rather X than Y": "I prefer X to Y"
+            # "I quit smoking": "I am a former smoker" (core.judge.restate).
+            plains += [r for t in (text, *plains) for r in restatements(t)]
+            if self._parser is not None:  # "..., I can't stand them": "... mushrooms"
+                earlier = " ".join(raw[:k])
+                plains += [r for t in (text, *plains) for r in resolved(self._parser, t, earlier)]
+            for plain in dict.fromkeys(plains):
                 quote += [(s, plain, later) for s in parse_sentences(plain, statement=False)]
+                rewritten.append((plain, later))
         statement = parse_sentences(hypothesis, statement=True)
         if not quote:
             return Verdict(False, 0.0, "the quote is empty")
@@ -237,7 +250,8 @@ class OfflineJudge(Judge):
             if not passed:
                 passed = _paraphrases(self._parser, quote, part, text)
                 if not passed and self._parser is not None:
-                    passed = _clause_readings(self._parser, raw, text)
+                    sentences = [(t, " ".join(raw[k + 1 :])) for k, t in enumerate(raw)]
+                    passed = _clause_readings(self._parser, sentences + rewritten, text)
             if passed:
                 best_pass = max(passed, key=lambda a: a.tightness)
                 scores.append(0.75 + 0.25 * best_pass.tightness)

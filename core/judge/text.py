@@ -206,11 +206,15 @@ _PARTICIPLES = set(
 )
 
 
+# "prefers X over Y" says what "prefers X to Y" says, on either side.
+_PREFER_OVER = re.compile(r"\b(prefers?|preferred|preferring)\b([^,.;:!?]{1,60}?)\bover\b")
+
+
 def _normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
-    return text
+    return _PREFER_OVER.sub(r"\1\2to", text)
 
 
 def _classify(raw: list[tuple[str, str]], *, statement: bool) -> list[Token]:
