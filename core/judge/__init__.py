@@ -14,9 +14,12 @@ tens of milliseconds at most for a short pair. ``NLIJudge``
 loaded lazily on first use. ``make_judge`` builds the configured one.
 
 Modules: ``base`` (the interface), ``text`` (normalisation and tokens, shared by the offline
-rules), ``offline`` (the rules and their documented limits), ``paraphrase`` and ``context``
-(its second reading, the quote in its turn), ``clauses`` with ``clause_checks``, ``syntax``,
-``lexicon``, ``relations`` and ``parse`` (its clause reading), ``nli`` (the cross-encoder).
+rules, with ``tokens``, ``values`` and ``stemming``), ``offline`` (the judge and its documented
+limits) with ``align`` (its in-order word reading), ``paraphrase`` with ``paraphrase_checks``
+and ``context`` (its second reading, the quote in its turn), ``clauses`` with
+``clause_covers``, ``clause_checks``, ``syntax``, ``lexicon``, ``relations`` and ``parse`` (its
+clause reading), ``overlap`` and ``contradiction`` (contradiction), ``nli`` (the
+cross-encoder).
 """
 
 from __future__ import annotations

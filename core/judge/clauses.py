@@ -61,24 +61,20 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent_memory.core.judge.clause_checks import PathChecks, Reading, veto
-from agent_memory.core.judge.daytime import DAYPARTS, says_daypart
+from agent_memory.core.judge.clause_checks import Reading, veto
+from agent_memory.core.judge.clause_covers import WORDNET_POS, Covers
 from agent_memory.core.judge.lexicon import (
     AGAINST,
     APPROXIMATE,
     CATEGORY,
     DECIDE,
-    HAVING,
     HEDGE_VERBS,
     HOUSE,
-    LIGHT,
     NOW,
     OWN,
     PRONOUNS,
     REQUEST_START,
-    SPEAKER_POSS,
     USER_WORDS,
-    USING,
     WISH,
 )
 from agent_memory.core.judge.parse import Parser
@@ -89,7 +85,6 @@ from agent_memory.core.judge.syntax import (
     is_speaker,
     lemma_of,
     owned,
-    possessors,
     subject_of,
     unit_top,
     values_in,
@@ -100,8 +95,6 @@ from agent_memory.core.judge.wordnet import wordnet
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-# A covered word the checks do not place (a number written in several words, an owned object).
-_ANYWHERE = "anywhere"
 _MAX_TOKENS = 60  # a bound on the cost per sentence; longer ones are left to the word rules
 _SARCASM = re.compile(
     r"^\W*(?:ha\w*\W+)?(?:oh\W+)?(?:sure|yeah,? right|as if|like i'd ever)\b"
@@ -110,8 +103,14 @@ _SARCASM = re.compile(
 
 
 _CONDITION = frozenset("if when whenever".split())
-# spaCy's parts of speech as WordNet's (names, numbers and function words have none).
-_WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def _against(prep: Token) -> bool:
+    """A preposition of comparison: "over", "than", ...; "to" after "prefer" ("prefer working
+    from home to open offices": open offices are what it is compared with)."""
+    if prep.lower_ in AGAINST:
+        return True
+    return prep.lower_ == "to" and any(lemma_of(h) == "prefer" for h in list(prep.ancestors)[:3])
 
 
 def _conditional(clause: Token) -> bool:
@@ -180,7 +179,7 @@ def pieces(sentences: list[str]) -> list[str]:
     return [piece.strip() for text in sentences for piece in text.split(";") if piece.strip()]
 
 
-class _Judgement(PathChecks):
+class _Judgement(Covers):
     """One quote sentence against one statement (see the module docstring)."""
 
     def __init__(self, quote: Doc, statement: Doc) -> None:
@@ -248,120 +247,6 @@ class _Judgement(PathChecks):
         )
         return bool(root is not None and root.tag_ == "VB" and not has_subject)
 
-    def _cover(self, want: Token) -> Token | str | None:
-        if is_number(want):
-            return self._number_cover(want)
-        if want.lower_ in DAYPARTS and (clock := self._clock_cover(want)) is not None:
-            return clock
-        if want.pos_ == "VERB" and lemma_of(want) in LIGHT:
-            return self._light_cover(want)
-        return self._word_cover(want)
-
-    def _clock_cover(self, want: Token) -> Token | None:
-        """A quote clock time ("6am", "10 pm") that says the statement's part of the day
-        (core.judge.daytime); the parser splits "6am", so the number is the covering word."""
-        words = {t.lower_ for t in self.s}
-        for tok in self.q:
-            if not is_number(tok):
-                continue
-            after = self.q[tok.i + 1].text if tok.i + 1 < len(self.q) else ""
-            clock = (
-                tok.text + after
-                if after.lower().rstrip(".") in ("am", "pm", "a.m", "p.m")
-                else tok.text
-            )
-            before = self.q[tok.i - 1] if tok.i > 0 else None
-            prep = before.lower_ if before is not None and before.pos_ == "ADP" else None
-            if says_daypart(want.lower_, words, clock, prep):
-                return tok
-        return None
-
-    def _number_cover(self, want: Token) -> Token | str | None:
-        values = values_in(want.text)
-        if not values:  # "0", which the word rules read as a negation
-            return next((t for t in self.q if t.lower_ == want.lower_), None)
-        match = next((t for t in self.q if values & values_in(t.text)), None)
-        return match if match is not None else _ANYWHERE
-
-    def _light_cover(self, want: Token) -> Token | str | None:
-        """A light verb ("has", "takes", "uses") is said by a verb of having or using, or by
-        the speaker's possessive on its object ("my meds" gives "takes meds")."""
-        kin = HAVING if lemma_of(want) in ("have", "own", "get", "keep") else USING
-        # Not an auxiliary: the "'ve" of "I've got a dog" has no subject of its own.
-        match = next(
-            (
-                t
-                for t in self.q
-                if lemma_of(t) in kin and t.pos_ in ("VERB", "AUX", "ADP") and t.dep_ != "aux"
-            ),
-            None,
-        )
-        if match is not None:
-            return match
-        obj = next((c for c in want.children if c.dep_ in ("dobj", "attr")), None)
-        cover = None if obj is None else self._word_cover(obj)
-        return _ANYWHERE if cover is not None and owned(cover) else None
-
-    def _word_cover(self, want: Token) -> Token | None:
-        lemma, proper = lemma_of(want), want.pos_ == "PROPN"
-        best = spelled = None
-        for tok in self.q:
-            if tok.is_punct:
-                continue
-            if proper or tok.pos_ == "PROPN":
-                if tok.lower_ == want.lower_ or tok.lower_.rstrip("s") == want.lower_.rstrip("s"):
-                    if proper:
-                        return tok
-                    # A common noun spelled like part of a name ("father", "Father's Day")
-                    # is the word itself only when the quote has no other word for it.
-                    spelled = spelled or tok
-                continue
-            have = lemma_of(tok)
-            if have == lemma or tok.lower_ == want.lower_:
-                return tok
-            if best is None and (same_word(lemma, have) or same_word(want.lower_, tok.lower_)):
-                best = tok
-        best = best or spelled
-        if best is None and "-" in want.text:
-            return None
-        return best if best is not None else self._lexicon_cover(want, lemma)
-
-    def _lexicon_cover(self, want: Token, lemma: str) -> Token | None:
-        """A quote word of the same part of speech that WordNet says gives ``want``
-        (core.judge.wordnet: "retriever" gives "dog", "need" gives "want"); names never."""
-        pos = _WORDNET_POS.get(want.pos_)
-        lexicon = wordnet()
-        if pos is None or lexicon is None or lemma in HEDGE_VERBS:
-            return None
-        for tok in self.q:
-            have = lemma_of(tok)
-            if have in HEDGE_VERBS:  # wanting, hoping, planning: the hedge checks read them
-                continue
-            if _WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(lemma, have, pos):
-                return tok
-        return None
-
-    def _same_possessed(self, want: Token) -> list[Token]:
-        """Quote nouns that name the same possession as the statement's ``want``: "my mum's
-        birthday" for "the user's mother's birthday", "my husband Raj" for "the user's
-        husband"; the owners must match word for word, ending with the speaker."""
-        mine = possessors(want)
-        found = []
-        for tok in self.q:
-            if tok.pos_ not in ("NOUN", "PROPN") or not same_word(lemma_of(want), lemma_of(tok)):
-                continue
-            theirs = possessors(tok)
-            if len(theirs) != len(mine) or not mine:
-                continue
-            if mine[-1].lower_ != "her" or theirs[-1].lower_ not in SPEAKER_POSS:
-                continue
-            if all(
-                same_word(lemma_of(a), lemma_of(b))
-                for a, b in zip(mine[:-1], theirs[:-1], strict=True)
-            ):
-                found.append(tok)
-        return found
-
     def run(self) -> Reading:
         if _SARCASM.search(self.q.text) or _SARCASM.match(self.q.text.lower()):
             return veto("the quote opens sarcastically")
@@ -424,7 +309,7 @@ class _Judgement(PathChecks):
                 if have == lemma or same_word(lemma, have):
                     moved[i] = tok
                     break
-                pos = _WORDNET_POS.get(tok.pos_)
+                pos = WORDNET_POS.get(tok.pos_)
                 hedged = lemma in HEDGE_VERBS or have in HEDGE_VERBS
                 if lexicon is not None and pos and not hedged and lexicon.covers(lemma, have, pos):
                     moved[i] = tok
@@ -573,8 +458,8 @@ class _Judgement(PathChecks):
         if cover.dep_ != "pobj":
             return None
         prep = cover.head.lower_
-        compared = not (tok.dep_ == "pobj" and tok.head.lower_ in AGAINST)
-        if tok.dep_ in ("dobj", "attr", "pobj") and prep in AGAINST and compared:
+        compared = not (tok.dep_ == "pobj" and _against(tok.head))
+        if tok.dep_ in ("dobj", "attr", "pobj") and _against(cover.head) and compared:
             return f"in the quote {cover.text!r} is what it is compared with ({prep!r})"
         about_user = tok.head.pos_ == "AUX" and any(c.lower_ == "she" for c in tok.head.children)
         if about_user and tok.dep_ in ("attr", "acomp", "oprd") and prep not in ("as", "like"):

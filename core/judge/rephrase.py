@@ -34,7 +34,11 @@ _WORKS_BETTER = re.compile(
     rf"(?:\s+than\s+(?P<y>{_STOP}+?))?(?=\s*(?:[,.;:!?]|$))",
     re.IGNORECASE,
 )
-_STAND = re.compile(r"\b(?P<who>I|we)\s+(?:can't|cannot|can\s+not)\s+stand\b", re.IGNORECASE)
+_STAND = re.compile(
+    r"\b(?P<who>I|we)\s+(?:really\s+|just\s+|honestly\s+|simply\s+)?(?:can't|cannot|can\s+not)"
+    r"\s+stand\b",
+    re.IGNORECASE,
+)
 _NOT_A_FAN = re.compile(
     r"\b(?P<who>I|we)(?:'m|\s+am|'re|\s+are)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+)?fans?\s+of\b",
     re.IGNORECASE,
@@ -43,7 +47,7 @@ _TRY_NOT = re.compile(
     r"\b(?P<who>I|we)\s+(?:try|tend)\s+not\s+to\s+(?P<verb>[a-z]+)\b", re.IGNORECASE
 )
 # A negation or a hedge that makes the idiom itself something else.
-_NEGATED = re.compile(r"\b(?:not|never|n't|wouldn't|no)\b", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
 
 
 def rephrasings(sentence: str) -> list[str]:
