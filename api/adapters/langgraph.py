@@ -258,7 +258,8 @@ class MemoryStore(BaseStore):
         if op.query is None or not op.query.strip():
             return self._list(prefix, scopes, op), {}
         if not scopes:
-            return [], {"returned": 0, "why_empty": "no readable scope holds items here"}
+            nothing = "no scope this agent may read holds items under this prefix"
+            return [], {"returned": 0, "why_empty": nothing, "search_id": None}
         request = SearchRequest(
             query=op.query,
             agent_id=self.agent_id,
