@@ -33,8 +33,9 @@
   ``item.score`` is the fused score; ``item.explanation`` is the record's explanation from the
   pipeline and ``item.record_id`` its record (``MemorySearchItem``). ``explain_search`` also
   returns the search's own explanation (why an answer is empty). Like memory_search it returns
-  what is relevant, not every item ranked: the gate may return nothing, and each generator
-  looks at most ``retrieval.candidates_per_generator`` deep into the scopes.
+  what is relevant, not every item ranked: the gate may return nothing, near-duplicates
+  collapse into the best of them, and each generator looks at most
+  ``retrieval.candidates_per_generator`` deep into the scopes.
 - search without a query (or a blank one) lists items under the prefix, most recently updated
   first, with the filter (equality on value fields, nested objects, and LangGraph's ``$eq``,
   ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``), then offset and limit; ``score`` is None.
