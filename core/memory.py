@@ -23,6 +23,7 @@ from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.engine import Engine, Lazy
 from agent_memory.core.errors import InvalidArgument, PermissionDenied
 from agent_memory.core.index import LiveIndex, VectorIndex
+from agent_memory.core.items import Items
 from agent_memory.core.jobs import Dispatcher, Jobs, LeasePolicy
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import Access, Grant, Record, utcnow
@@ -93,6 +94,9 @@ class Memory:
             retriever=self._retriever,
             dispatcher=lambda: self.dispatcher,
         )
+        # Keyed items: host-provisioned records addressed by a namespace and a key
+        # (core.items; the LangGraph store adapter is built on them).
+        self.items = Items(self.engine)
 
     # -- lifecycle -------------------------------------------------------------------------
 

@@ -501,6 +501,32 @@ FORGET_SUPPRESSIONS = Migration(
     ),
 )
 
+KEYED_ITEMS = Migration(
+    12,
+    "keyed items: host-provisioned records addressed by a namespace and a key (issue 19)",
+    (
+        # One row per live item (core.items): its namespace (a JSON array of labels, so that
+        # a prefix of the text is a prefix of the path), its key, the value as given (a JSON
+        # object) and the record that holds its searchable text. A put that replaces a value
+        # points the row at the new record; erasing the record deletes the row (the value is
+        # personal data like the record's content).
+        """
+        CREATE TABLE items (
+            namespace    TEXT NOT NULL,
+            key          TEXT NOT NULL,
+            scope        TEXT NOT NULL,
+            record_rowid INTEGER NOT NULL UNIQUE REFERENCES records (rowid) ON DELETE CASCADE,
+            value        TEXT NOT NULL,
+            indexed      INTEGER NOT NULL CHECK (indexed IN (0, 1)),
+            created_at   TEXT NOT NULL,
+            updated_at   TEXT NOT NULL,
+            PRIMARY KEY (namespace, key)
+        ) STRICT
+        """,
+        "CREATE INDEX items_by_scope ON items (scope, namespace)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -513,6 +539,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     JOB_HISTORY,
     SESSION_ACTIVITY,
     FORGET_SUPPRESSIONS,
+    KEYED_ITEMS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -497,6 +497,7 @@ class RecordsMixin(StoreBase):
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
             conn.execute("DELETE FROM record_tags WHERE record_rowid = ?", (rowid,))
+            conn.execute("DELETE FROM items WHERE record_rowid = ?", (rowid,))  # its value
             # The write log quotes what was written; keep the decision, erase the words.
             conn.execute(
                 "UPDATE write_log SET payload = json_set(payload, '$.request.content', "

@@ -97,6 +97,7 @@ def _tombstone_all(conn: sqlite3.Connection, rowids: list[int], now: datetime) -
         ("record_tags", "record_rowid"),
         ("record_entities", "record_rowid"),
         ("observations", "record_rowid"),
+        ("items", "record_rowid"),
     ):
         conn.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT rowid FROM erase_rowids)")
     # The user.forgotten event that goes with this change comes once the rest is erased.

@@ -415,8 +415,35 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
 
 
+def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 11 left it (migration 12 undone)."""
+    conn.execute("DROP TABLE items")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
+
+
+def test_migration_12_gives_a_version_11_store_its_keyed_items(store_path: Path) -> None:
+    """A version-11 file gains the items table; its records stay as they were."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    [kept] = mem.import_records(
+        [{"type": "episodic", "content": "A note."}], scope="project:p", now=NOW
+    )
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_11(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    made = mem.items.put("project:p", ("notes",), "k", {"a": 1}, text="A second note.", now=NOW)
+    item = mem.items.get(("notes",), "k")
+    version = mem.store.schema_version
+    records = mem.store.get_records([kept, made])
+    mem.close()
+    assert item is not None and (item.value, item.record_id) == ({"a": 1}, made)
+    assert set(records) == {kept, made} and version == LATEST_VERSION
+
+
 def _roll_back_to_version_10(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 10 left it (migration 11 undone)."""
+    """Make a current store file look as version 10 left it (migrations 11 and 12 undone)."""
+    _roll_back_to_version_11(conn)
     conn.execute("DROP TABLE suppressions")
     conn.execute("DROP TABLE erasures")
     conn.execute("DROP INDEX records_subject_entity")
