@@ -50,7 +50,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.api.host import Identity, MemoryHost
 from agent_memory.api.mcp_server.tokens import USER_HEADER, Binding, TokenTable
-from agent_memory.core.errors import AgentMemoryError, InvalidArgument, internal_tool_error
+from agent_memory.core.errors import (
+    AgentMemoryError,
+    InvalidArgument,
+    PermissionDenied,
+    internal_tool_error,
+)
 from agent_memory.core.logging import get_logger
 from agent_memory.core.memory import Memory
 from agent_memory.core.models import parse_time
@@ -221,7 +226,7 @@ class MemoryServer:
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=self.tools(self._caller(ctx).binding))
+        return types.ListToolsResult(tools=self.tools(self._binding(ctx)))
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -360,18 +365,24 @@ class MemoryServer:
 
     # -- identity ----------------------------------------------------------------------------------
 
-    def _caller(self, ctx: ServerRequestContext[Any]) -> Caller:
+    def _binding(self, ctx: ServerRequestContext[Any]) -> Binding:
+        """The credential's binding: the command line's (stdio) or the bearer token's."""
         if self.stdio is not None:
-            return Caller(self.stdio, self.stdio.users[0], None)
+            return self.stdio
         assert self.tokens is not None
-        request = ctx.request
-        scope = getattr(request, "scope", None)
+        scope = getattr(ctx.request, "scope", None)
         user = scope.get("user") if isinstance(scope, dict) else None
         token = user.access_token if isinstance(user, AuthenticatedUser) else get_access_token()
         binding = self.tokens.bindings.get(token.client_id) if token is not None else None
         if binding is None:  # the bearer middleware refuses such a request before it gets here
-            raise InvalidArgument("no valid bearer token", field="authorization")
-        headers = getattr(request, "headers", None)
+            raise PermissionDenied("no valid bearer token", field="authorization")
+        return binding
+
+    def _caller(self, ctx: ServerRequestContext[Any]) -> Caller:
+        binding = self._binding(ctx)
+        if self.stdio is not None:
+            return Caller(binding, binding.users[0], None)
+        headers = getattr(ctx.request, "headers", None)
         requested = headers.get(USER_HEADER) if headers is not None else None
         transport = headers.get(SESSION_HEADER) if headers is not None else None
         return Caller(binding, binding.user(requested), transport)

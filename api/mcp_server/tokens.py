@@ -39,7 +39,7 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.errors import InvalidArgument, PermissionDenied
 from agent_memory.core.models import validate_id
 from agent_memory.core.tools import TRIGGER_MODES, TriggerMode
 
@@ -68,11 +68,11 @@ class Binding:
 
     def user(self, requested: str | None) -> str:
         """The user a request acts for: ``requested`` if this binding may act for it, else
-        the first; a user outside the list is a PermissionDenied-like InvalidArgument."""
+        the first; a user outside the list is PermissionDenied."""
         if requested is None or requested == "":
             return self.users[0]
         if requested not in self.users:
-            raise InvalidArgument(
+            raise PermissionDenied(
                 "this credential may not act for the user named in X-Agent-Memory-User",
                 field="user",
             )
