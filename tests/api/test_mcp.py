@@ -19,9 +19,10 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from agent_memory.api.mcp_server.client import server_parameters
 from agent_memory.api.mcp_server.tokens import load_tokens, sha256_hex
 from agent_memory.core import Memory
 from agent_memory.core.errors import InvalidArgument
@@ -91,10 +92,7 @@ def test_stdio_serves_the_tools_and_ends_the_session_at_eof(store: Path, tmp_pat
     errlog = tmp_path / "stderr.log"
 
     async def session() -> str:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=_command(store, "--agent", "assistant", "--user", "alice")[1:],
-        )
+        params = server_parameters(store, agent="assistant", user="alice")
         with errlog.open("w") as err:
             async with Client(stdio_client(params, errlog=err)) as client:
                 listed = {tool.name: tool for tool in (await client.list_tools()).tools}
