@@ -220,6 +220,7 @@ class MemoryServer:
         }
         self._sessions: dict[tuple[str, str, str | None], tuple[MemoryHost, Session]] = {}
         self._lock = threading.Lock()
+        self._tools: dict[TriggerMode, list[types.Tool]] = {}
 
     # -- the MCP handlers ----------------------------------------------------------------------
 
@@ -242,28 +243,38 @@ class MemoryServer:
     # -- what they run ---------------------------------------------------------------------------
 
     def tools(self, binding: Binding) -> list[types.Tool]:
-        host = self._hosts[binding.mode or self.mode]
-        tools = [
-            types.Tool(
-                name=d["name"],
-                description=d["description"],
-                input_schema=d["input_schema"],
-                output_schema=OUTPUT_SCHEMAS[d["name"]],
-                annotations=ANNOTATIONS[d["name"]],
-            )
-            for d in host.definitions()
-        ]
-        if self.add_turns:
-            tools.append(
-                types.Tool(
-                    name=ADD_TURNS,
-                    description=ADD_TURNS_DESCRIPTION,
-                    input_schema=AddTurnsArgs.model_json_schema(),
-                    output_schema=OUTPUT_SCHEMAS[ADD_TURNS],
-                    annotations=ANNOTATIONS[ADD_TURNS],
+        """The tools of ``binding``'s trigger mode: static, so built once per mode."""
+        mode = binding.mode or self.mode
+        if mode not in self._tools:
+            definitions = self._hosts[mode].definitions()
+            if self.add_turns:
+                definitions.append(
+                    {
+                        "name": ADD_TURNS,
+                        "description": ADD_TURNS_DESCRIPTION,
+                        "input_schema": AddTurnsArgs.model_json_schema(),
+                    }
                 )
-            )
-        return tools
+            self._tools[mode] = [
+                types.Tool(
+                    name=d["name"],
+                    description=d["description"],
+                    input_schema=d["input_schema"],
+                    output_schema=OUTPUT_SCHEMAS[d["name"]],
+                    annotations=ANNOTATIONS[d["name"]],
+                )
+                for d in definitions
+            ]
+        return list(self._tools[mode])
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        """A tool's input schema by name, whatever the mode (for the SDK's header checks on
+        the 2026 HTTP protocol, which would otherwise list the tools for every call)."""
+        for mode in TRIGGER_MODES:
+            for tool in self.tools(Binding("", "", ("",), None, mode)):
+                if tool.name == name:
+                    return tool.input_schema
+        return None
 
     def call(self, caller: Caller, name: str, arguments: Any) -> dict[str, Any]:
         """One tool call for ``caller``, answered as data (never raises)."""
@@ -438,6 +449,7 @@ def build_server(state: MemoryServer) -> Server[MemoryServer]:
         version="0.1.0",
         instructions=memory_policy(state.mode),
         lifespan=lifespan,
+        get_tool_input_schema=state.input_schema,
         on_list_tools=state.list_tools,
         on_call_tool=state.call_tool,
     )
