@@ -143,6 +143,29 @@ def test_stdio_serves_the_tools_and_ends_the_session_at_eof(store: Path, tmp_pat
     assert SAID not in stderr  # no personal text in the logs
 
 
+def test_auto_mode_hides_search_and_searches_on_each_user_turn(store: Path) -> None:
+    """--mode auto: no memory_search tool; memory_add_turns answers the host's search."""
+    with Memory.open(store) as mem:
+        mem.import_records([{"content": FACT, "source_kind": "system"}], scope="user:alice")
+
+    async def session() -> tuple[set[str], dict[str, Any], dict[str, Any]]:
+        params = server_parameters(store, agent="assistant", user="alice", extra=("--mode", "auto"))
+        with open(os.devnull, "w") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                turn = {"role": "user", "content": "How should you write your answers to me?"}
+                added = _data(await client.call_tool("memory_add_turns", {"turns": [turn]}))
+                refused = _data(await client.call_tool("memory_search", {"query": "answers"}))
+        return names, added, refused
+
+    names, added, refused = anyio.run(session)
+    assert names == (TOOLS - {"memory_search"}) | {"memory_add_turns"}
+    (shown,) = added["memory"]
+    assert shown["arguments"] == {"query": "How should you write your answers to me?"}
+    assert [r["content"] for r in shown["result"]["results"]] == [FACT]
+    assert refused["error"]["code"] == "unknown_tool"
+
+
 def test_stdio_stdout_carries_only_json_rpc(store: Path) -> None:
     """Raw pipes, no SDK: every stdout line is a JSON-RPC message, through a model load, a
     write, a refused call and shutdown; the logs are on stderr."""
