@@ -349,6 +349,23 @@ def integrate_a_host(tour: _Tour) -> None:
     host.assistant_turn(chat, "How about hummus and crackers?")
     logged_searches = mem.store.searches_in_session("s-host")
     out.line(f"          the assistant turn searched nothing: {logged_searches} search in the log")
+    _mcp_tools(tour)
+
+
+def _mcp_tools(tour: _Tour) -> None:
+    """The same tools served over MCP: `agent-memory mcp` started over stdio by the SDK's
+    client, which lists them (skipped without the mcp extra)."""
+    try:
+        from agent_memory.api.mcp_server.client import tool_names
+    except ModuleNotFoundError:
+        tour.out.line("mcp       skipped: the mcp extra is not installed (scripts/install.sh mcp)")
+        return
+    names = tool_names(tour.path, agent="assistant", user="alice")
+    tour.out.line(
+        f"mcp       agent-memory mcp --store {tour.path.name} --agent assistant --user alice "
+        f"(stdio) lists: {', '.join(names)}",
+        mcp_tools=names,
+    )
 
 
 def snapshot_and_stats(tour: _Tour) -> None:

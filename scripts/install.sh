@@ -2,7 +2,8 @@
 # Create ./.venv and install agent-memory into it, in the order that keeps it CPU-only.
 #
 #   scripts/install.sh            the library, the worker and the CLI
-#   scripts/install.sh test       ... plus the test tools
+#   scripts/install.sh mcp        ... plus the MCP server (agent-memory mcp)
+#   scripts/install.sh test       ... plus the test tools (and the mcp extra)
 #   scripts/install.sh test,bench ... plus what the benchmarks plot with (matplotlib)
 #
 # `test` also installs the Deep Agents adapter's extra (deepagents) into the venv and builds a
@@ -46,7 +47,7 @@ install_into() {  # install_into VENV EXTRAS
 
 case ",$extras," in
 *,test,*)
-    install_into "$venv" "$extras,deepagents"
+    install_into "$venv" "$extras,deepagents,mcp"
     install_into "${CREWAI_VENV:-.venv-crewai}" "crewai,test"
     ;;
 *) install_into "$venv" "$extras" ;;

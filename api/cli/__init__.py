@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agent_memory.api.cli import admin, data, jobs, measure, quickstart, tools
+from agent_memory.api.cli import admin, data, jobs, mcp, measure, quickstart, tools
 from agent_memory.api.cli.common import EXIT_ERROR, EXIT_OK, default_store
 from agent_memory.core.errors import AgentMemoryError, InvalidArgument
 from agent_memory.core.logging import configure_logging
@@ -33,7 +33,7 @@ __all__ = ["build_parser", "main"]
 ORDER = (
     "quickstart init grant revoke grants stats import import-conversation reembed snapshot "
     "restore write get forget forget-user export-user search ingest jobs sessions worker eval "
-    "bench tools config"
+    "bench tools mcp config"
 ).split()
 
 
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version="agent-memory 0.1.0")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    groups = (quickstart, admin, data, tools, jobs, measure)
+    groups = (quickstart, admin, data, tools, jobs, measure, mcp)
     adders = {name: add for group in groups for name, add in group.COMMANDS.items()}
     if sorted(adders) != sorted(ORDER):
         raise AssertionError(f"ORDER and the groups' commands differ: {sorted(adders)}")

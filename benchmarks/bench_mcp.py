@@ -1,0 +1,237 @@
+"""Benchmark what the MCP server adds to memory_search: the same call in-process and through
+``agent-memory mcp`` over stdio and over streamable HTTP, interleaved in one run.
+
+    python benchmarks/bench_mcp.py [--records 10000] [--queries 300] [--warmup 30]
+                                   [--out benchmarks/results]
+
+The surfaces issue's target: **each surface adds <= 3 ms p50 over the in-process call for
+memory_search at 10,000 records**.
+
+1. **Store**: ``--records`` synthetic sentences (``bench_index.synthetic_sentences``: 6-18
+   pseudo-words each, fixed seed) imported into ``user:alice`` through
+   ``Memory.import_records``; cached in ``benchmarks/.cache/``. ``--embedder hashing`` (the
+   default; set for the servers through ``AGENT_MEMORY_EMBEDDER__MODEL``) builds 10,000
+   records in seconds where the packaged model takes many minutes on a busy machine; what is
+   measured is the difference between the ways, which the embedder does not enter (every way
+   embeds the query alike). ``--embedder default`` uses the packaged model.
+2. **Queries**: three consecutive words of a random record each (seeded), so the lexical
+   generator finds something and results are not empty (a realistic answer size).
+3. **The three ways**, on a fresh copy of the store, each warmed with ``--warmup`` searches,
+   then ``--queries`` rounds, one query per round through each way in a rotating order, so
+   machine noise hits them alike:
+
+   - **in-process**: ``MemoryHost.call(session, "memory_search", ...)`` in this process,
+     exactly the call the server makes (``Session.call`` plus the compact form);
+   - **stdio**: the SDK's ``Client`` over stdio to ``agent-memory mcp`` (a subprocess);
+   - **HTTP**: the SDK's ``Client`` (the 2025 protocol, one MCP session) over streamable HTTP
+     to ``agent-memory mcp --http`` on 127.0.0.1, with a bearer token.
+
+   Each sample is ``perf_counter`` around the call, as its caller sees it. The servers and
+   this process share the store file (each search writes its search_log row).
+
+A benchmark, not a test: nothing fails when the target is missed. Results go to
+``<out>/mcp.json`` and a markdown table is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from _common import (
+    RESULTS_DIR,
+    cached_store,
+    code_version,
+    cpu_snapshot,
+    machine_info,
+    other_load,
+    package_versions,
+    summarise,
+    table,
+    write_report,
+)
+from bench_index import synthetic_sentences
+from mcp import Client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from agent_memory.api.host import Identity, MemoryHost
+from agent_memory.api.mcp_server.client import server_parameters
+from agent_memory.core import Config, Memory
+
+TOKEN = "bench-token-0123456789abcdef"
+TARGET_MS = 3.0
+
+
+def build(path: Path, records: int, seed: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    mem = Memory.open(path, Config.load(None, environ=os.environ))
+    texts = synthetic_sentences(records, seed)
+    mem.import_records([{"content": t, "source_kind": "system"} for t in texts], scope="user:alice")
+    mem.grant("assistant", "user:alice")
+    mem.close()
+    return {"records": records, "seed": seed, "build_s": time.perf_counter() - started}
+
+
+def queries(records: int, seed: int, count: int) -> list[str]:
+    rnd = random.Random(seed + 1)
+    texts = synthetic_sentences(records, seed)
+    chosen = []
+    for _ in range(count):
+        words = texts[rnd.randrange(records)].rstrip(".").split()
+        start = rnd.randrange(max(1, len(words) - 2))
+        chosen.append(" ".join(words[start : start + 3]))
+    return chosen
+
+
+@contextlib.asynccontextmanager
+async def http_server(store: Path, directory: Path) -> AsyncIterator[str]:
+    tokens = directory / "tokens.json"
+    entry = {"name": "bench", "token": TOKEN, "agent": "assistant", "users": ["alice"]}
+    tokens.write_text(json.dumps({"tokens": [entry]}))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "agent_memory.api", "mcp", "--store", str(store)]
+    command += ["--http", f"127.0.0.1:{port}", "--tokens", str(tokens), "--log-level", "ERROR"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(600):
+            try:
+                httpx2.get(url, timeout=1)
+                break
+            except httpx2.TransportError:
+                await anyio.sleep(0.2)
+        yield url
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        process.wait(timeout=60)
+
+
+async def measure(store: Path, plan: list[str], warmup: int, directory: Path) -> dict[str, Any]:
+    mem = Memory.open(store, Config.load(None, environ=os.environ))
+    host = MemoryHost(mem)
+    session = host.start(Identity(agent_id="assistant", user_id="alice", session_id="bench"))
+    params = server_parameters(
+        store, agent="assistant", user="alice", extra=("--log-level", "ERROR")
+    )
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with open(os.devnull, "w") as errlog:
+        async with (
+            http_server(store, directory) as url,
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(stdio_client(params, errlog=errlog), mode="legacy") as stdio,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as over_http,
+        ):
+
+            async def in_process(query: str) -> int:
+                result = host.call(session, "memory_search", {"query": query})
+                return len(result["results"])
+
+            def through(client: Client) -> Callable[[str], Awaitable[int]]:
+                async def call(query: str) -> int:
+                    result = await client.call_tool("memory_search", {"query": query})
+                    assert not result.is_error, result.content
+                    return len(result.structured_content["results"])
+
+                return call
+
+            ways = {"in_process": in_process, "stdio": through(stdio), "http": through(over_http)}
+            samples: dict[str, list[float]] = {name: [] for name in ways}
+            found: dict[str, list[int]] = {name: [] for name in ways}
+            for query in plan[:warmup]:
+                for way in ways.values():
+                    await way(query)
+            start = cpu_snapshot()
+            for i, query in enumerate(plan[warmup:]):
+                names = list(ways)
+                names = names[i % 3 :] + names[: i % 3]
+                for name in names:
+                    began = time.perf_counter()
+                    found[name].append(await ways[name](query))
+                    samples[name].append(time.perf_counter() - began)
+    mem.close()
+    load = other_load(start)
+    assert found["in_process"] == found["stdio"] == found["http"], "the ways answered differently"
+    stats = {name: summarise(values) for name, values in samples.items()}
+    for name in ("stdio", "http"):
+        stats[name]["added_p50_ms"] = stats[name]["p50_ms"] - stats["in_process"]["p50_ms"]
+    return {
+        "stats": stats,
+        "machine_load": load,
+        "results_per_query_mean": sum(found["in_process"]) / len(plan[warmup:]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--embedder", choices=["hashing", "default"], default="hashing")
+    parser.add_argument("--rebuild-store", action="store_true")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    if args.embedder == "hashing":  # this process and the servers it starts
+        os.environ["AGENT_MEMORY_EMBEDDER__MODEL"] = "hashing"
+    store, info = cached_store(
+        f"mcp-{args.embedder}-{args.records}-{args.seed}",
+        lambda path: build(path, args.records, args.seed),
+        rebuild=args.rebuild_store,
+    )
+    plan = queries(args.records, args.seed, args.warmup + args.queries)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "memory.db"
+        shutil.copyfile(store, copy)
+        measured = anyio.run(measure, copy, plan, args.warmup, Path(tmp))
+    stats = measured["stats"]
+    result = {
+        "benchmark": "mcp",
+        "command": " ".join(sys.argv),
+        "machine": machine_info(),
+        "code": code_version(),
+        "packages": package_versions("mcp", "uvicorn", "starlette", "httpx2"),
+        "store": info,
+        "embedder": args.embedder,
+        "queries": args.queries,
+        "warmup": args.warmup,
+        "target_added_p50_ms": TARGET_MS,
+        **measured,
+        "wall_s": time.perf_counter() - started,
+    }
+    rows = [
+        [
+            name,
+            f"{s['p50_ms']:.2f}",
+            f"{s['p95_ms']:.2f}",
+            f"{s['mean_ms']:.2f}",
+            f"{s['min_ms']:.2f}",
+            f"{s['added_p50_ms']:+.2f}" if "added_p50_ms" in s else "",
+        ]
+        for name, s in stats.items()
+    ]
+    lines = [f"memory_search at {args.records:,} records, {args.queries} queries per way"]
+    lines += table(["way", "p50 ms", "p95 ms", "mean ms", "min ms", "added p50 ms"], rows)
+    write_report(args.out, "mcp", result, "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
