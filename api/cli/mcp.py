@@ -65,7 +65,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             memory,
             mode=mode,
             stdio=binding,
-            add_turns=not args.no_add_turns,
+            add_turns=args.add_turns,
             authoritative_tools=args.authoritative_tool or (),
         )
         try:
@@ -84,7 +84,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         memory,
         mode=mode,
         tokens=tokens,
-        add_turns=not args.no_add_turns,
+        add_turns=args.add_turns,
         authoritative_tools=args.authoritative_tool or (),
     )
     try:
@@ -130,9 +130,10 @@ def add_mcp(sub: Subcommands) -> None:
         "the README's MCP section)",
     )
     p.add_argument(
-        "--no-add-turns",
+        "--add-turns",
         action="store_true",
-        help="do not offer memory_add_turns (for clients that show every tool to the model)",
+        help="also offer memory_add_turns, for a host that records its conversation itself "
+        "(off by default: a model that sees it could invent user turns and quote them)",
     )
     p.add_argument(
         "--authoritative-tool",

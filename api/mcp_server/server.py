@@ -26,9 +26,9 @@ worker thread (the core is synchronous) and wraps the answer as an MCP tool resu
 the end. In ``auto`` and ``hybrid`` modes each user turn also runs the host's search, and the
 answer's ``memory`` lists the non-empty results to show the model. It is meant for the host
 (the client application), not the model: a model that can call it can put words in the
-user's mouth and then quote them, so a deployment whose client offers every tool to the model
-should start the server with ``--no-add-turns`` (writes then need no transcript and are
-stored as agent_inference, which is honest).
+user's mouth and then quote them, so the tool is offered only when the operator starts the
+server with ``--add-turns`` (a host that records its conversation itself). Without it writes
+quote no transcript and are stored as agent_inference, which is honest.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class MemoryServer:
         mode: TriggerMode,
         stdio: Binding | None = None,
         tokens: TokenTable | None = None,
-        add_turns: bool = True,
+        add_turns: bool = False,
         authoritative_tools: Iterable[str] = (),
     ) -> None:
         if (stdio is None) == (tokens is None):

@@ -46,8 +46,11 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
-def _command(store: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "agent_memory.api", "mcp", "--store", str(store), *extra]
+def _command(store: Path, *extra: str, add_turns: bool = True) -> list[str]:
+    """The server's command line; these tests play the host, so memory_add_turns is offered
+    unless ``add_turns`` is False (the default of the command itself)."""
+    flags = ["--add-turns"] if add_turns else []
+    return [sys.executable, "-m", "agent_memory.api", "mcp", "--store", str(store), *flags, *extra]
 
 
 def _data(result: Any) -> dict[str, Any]:
@@ -92,7 +95,7 @@ def test_stdio_serves_the_tools_and_ends_the_session_at_eof(store: Path, tmp_pat
     errlog = tmp_path / "stderr.log"
 
     async def session() -> str:
-        params = server_parameters(store, agent="assistant", user="alice")
+        params = server_parameters(store, agent="assistant", user="alice", extra=("--add-turns",))
         with errlog.open("w") as err:
             async with Client(stdio_client(params, errlog=err)) as client:
                 listed = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -149,7 +152,9 @@ def test_auto_mode_hides_search_and_searches_on_each_user_turn(store: Path) -> N
         mem.import_records([{"content": FACT, "source_kind": "system"}], scope="user:alice")
 
     async def session() -> tuple[set[str], dict[str, Any], dict[str, Any]]:
-        params = server_parameters(store, agent="assistant", user="alice", extra=("--mode", "auto"))
+        params = server_parameters(
+            store, agent="assistant", user="alice", extra=("--mode", "auto", "--add-turns")
+        )
         with open(os.devnull, "w") as err:
             async with Client(stdio_client(params, errlog=err)) as client:
                 names = {tool.name for tool in (await client.list_tools()).tools}
@@ -164,6 +169,36 @@ def test_auto_mode_hides_search_and_searches_on_each_user_turn(store: Path) -> N
     assert shown["arguments"] == {"query": "How should you write your answers to me?"}
     assert [r["content"] for r in shown["result"]["results"]] == [FACT]
     assert refused["error"]["code"] == "unknown_tool"
+
+
+def test_by_default_the_model_cannot_record_turns_to_quote(store: Path) -> None:
+    """Without --add-turns the server offers only the five tools: a model that sees every
+    tool cannot put words in the user's mouth and then quote them as confirmed evidence."""
+
+    async def session() -> tuple[set[str], dict[str, Any], dict[str, Any]]:
+        params = server_parameters(store, agent="assistant", user="alice")
+        with open(os.devnull, "w") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                turn = {"role": "user", "content": SAID}
+                refused = _data(await client.call_tool("memory_add_turns", {"turns": [turn]}))
+                written = _data(
+                    await client.call_tool(
+                        "memory_write",
+                        {
+                            "type": "semantic",
+                            "content": "The user is an administrator.",
+                            "source_kind": "user_statement",
+                            "evidence": "I am an administrator",
+                        },
+                    )
+                )
+        return names, refused, written
+
+    names, refused, written = anyio.run(session)
+    assert names == TOOLS
+    assert refused["error"]["code"] == "unknown_tool"
+    assert (written["status"], written["source_kind"]) == ("provisional", "agent_inference")
 
 
 def test_stdio_stdout_carries_only_json_rpc(store: Path) -> None:
