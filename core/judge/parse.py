@@ -75,7 +75,8 @@ class Parser:
         if nlp is None:
             return None
         with self._parse_lock:
-            return nlp(text)
+            doc: Doc = nlp(text)
+        return doc
 
 
 def _load(packages: tuple[str, ...]) -> tuple[Any, str]:

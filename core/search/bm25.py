@@ -384,7 +384,8 @@ def _phrase_occurrences(phrase: tuple[str, ...], positions: Mapping[str, np.ndar
     columns = len(FTS_COLUMNS)
 
     def places(f: np.ndarray) -> np.ndarray:
-        return (f[:, 0] * columns + f[:, 1]) * span + f[:, 2]
+        flat: np.ndarray = (f[:, 0] * columns + f[:, 1]) * span + f[:, 2]
+        return flat
 
     starts = places(found[0])
     for step, following in enumerate(found[1:], start=1):
