@@ -5,9 +5,10 @@ same methods. It is assembled from one mixin per area, each documented in its mo
 
 - ``base``: the connection, ``transaction()`` (the one write transaction, BEGIN IMMEDIATE),
   ``reading()`` (one read snapshot), meta, the epoch and records_version, purging freed text;
-- ``records``: insert, read, tombstone, expire, review, supersede and reinforce records, and
-  renumber a lineage; ``changed`` is the one home of the invariant: every record change
-  bumps records_version and appends its audit event in the same transaction;
+- ``records``: insert, read, tombstone, supersede and reinforce records, and renumber a
+  lineage; ``changed`` is the one home of the invariant: every record change bumps
+  records_version and appends its audit event in the same transaction; ``sweeps``: expire
+  provisional records and flag due reviews;
 - ``vectors``: the embeddings, the embedder identity, the vector index's snapshot and delta,
   re-embedding; ``fulltext``: the FTS5 index's snapshot, delta, document counts, postings;
 - ``grants``; ``log`` (the audit events, the search and write logs, retention); and the
@@ -50,6 +51,7 @@ from agent_memory.core.store.grants import GrantsMixin
 from agent_memory.core.store.log import LogMixin, append
 from agent_memory.core.store.migrations import LATEST_VERSION
 from agent_memory.core.store.records import NewRecord, RecordsMixin
+from agent_memory.core.store.sweeps import SweepsMixin
 from agent_memory.core.store.vectors import (
     IndexDelta,
     IndexEntry,
@@ -59,7 +61,7 @@ from agent_memory.core.store.vectors import (
 )
 
 
-class Store(RecordsMixin, VectorsMixin, FullTextMixin, GrantsMixin, LogMixin):
+class Store(RecordsMixin, SweepsMixin, VectorsMixin, FullTextMixin, GrantsMixin, LogMixin):
     """A SQLite store file. Thread-safe within a process; many processes may open one file."""
 
     @classmethod
