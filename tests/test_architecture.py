@@ -41,8 +41,6 @@ ALLOWED = {
     "core/session.py": "moves next",
     "core/supersession.py": "moves next",
     "core/importer.py": "moves next",
-    "api/evaluation.py": "moves next",
-    "api/personal_eval.py": "moves next",
     "core/traces.py": "moves next (the scrub of forgotten words from the logs)",
 }
 
