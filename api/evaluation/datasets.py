@@ -56,6 +56,8 @@ class Dataset:
 
 @dataclass(slots=True)
 class Answer:
+    """What memory_search returned for one question (api.evaluation.retrieval.ask)."""
+
     question: Question
     refs: list[str]  # source_refs of the results, best first
     searched_in: str
