@@ -13,7 +13,7 @@ several store sizes, and for the reranker's latency against its candidate count.
    embedder: the turns of ``locomo-dev.json`` (6 conversations, 3,321 turns) and of the
    ``--haystacks`` smallest haystacks of ``longmemeval-s-dev.json.gz`` (5 by default, 2,270
    turns; all 30 hold 14,717), turned into records exactly as
-   ``agent-memory eval`` does (``api.evaluation.turn_records``, the records
+   ``agent-memory eval`` does (``api.evaluation.datasets.turn_records``, the records
    ``Memory.import_conversation`` stores: one episodic record per turn,
    the session date and the two turns before it as retrieval context), LoCoMo turns also linked
    to their speaker (a person entity, so the entity generator has work on questions that name
@@ -116,7 +116,7 @@ from _common import (
     utc_now,
 )
 
-from agent_memory.api.evaluation import load_locomo, load_longmemeval, turn_records
+from agent_memory.api.evaluation.datasets import load_locomo, load_longmemeval, turn_records
 from agent_memory.core import Config, Embedder, EmbedderIdentity, Memory
 from agent_memory.core.embedder import FlagEmbedder, shared_embedder
 from agent_memory.core.store.migrations import LATEST_VERSION

@@ -1,4 +1,4 @@
-"""Why the personal eval's extracted path misses: a diagnostic over `api.personal_eval`.
+"""Why the personal eval's extracted path misses: a diagnostic over `api.evaluation.personal`.
 
 For each answerable question whose first five results hold no evidence turn: was a record
 with evidence in an evidence turn extracted at all (and its status), was it a candidate of the
@@ -22,7 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_memory.api import personal_eval as pe
+from agent_memory.api.evaluation import personal as pe
+from agent_memory.api.evaluation.metrics import _recall, personal_metrics
+from agent_memory.api.evaluation.personas import Answer, load
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import make_embedder
 
@@ -34,7 +36,7 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print each miss")
     parser.add_argument("--persona", action="append", default=[])
     args = parser.parse_args()
-    personas = pe.load(args.data)
+    personas = load(args.data)
     if args.half != "all":
         keep = 1 if args.half == "odd" else 0
         personas = [p for i, p in enumerate(personas, start=1) if i % 2 == keep]
@@ -45,7 +47,7 @@ def main() -> None:
     causes: Counter[str] = Counter()
     updates: Counter[str] = Counter()
     unanswered: Counter[str] = Counter()
-    answers: list[pe.Answer] = []
+    answers: list[Answer] = []
     with tempfile.TemporaryDirectory() as scratch:
         for persona in personas:
             with pe.persona_store(
@@ -69,7 +71,7 @@ def main() -> None:
                             by_turn.setdefault(tid, []).append(dict(row))
                 for answer in got:
                     _diagnose(answer, persona, by_turn, causes, updates, unanswered, args.show)
-    report = pe.metrics(answers)
+    report = personal_metrics(answers)
     print(json.dumps({k: report[k] for k in report if k != "by_kind"}, indent=1))
     for kind, values in report["by_kind"].items():
         print(f"  {kind:<18}", values)
@@ -110,7 +112,7 @@ def _diagnose(answer, persona, by_turn, causes, updates, unanswered, show) -> No
                     print("    evid turn:", persona.turn(t).text[:160])
         else:
             updates["stale retired"] += 1
-    if pe._recall(answer) > 0:
+    if _recall(answer) > 0:
         return
     records = [r for t in q.evidence for r in by_turn.get(t, [])]
     live = [r for r in records if r["status"] in ("confirmed", "provisional")]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from agent_memory.core.config import Config
@@ -54,20 +54,6 @@ class Engine:
         return self.store.read_only
 
 
-class HasEngine(Protocol):
-    """What hands out an Engine: the host facade (``core.Memory``) has one."""
-
-    @property
-    def engine(self) -> Engine: ...
-
-
-def engine_of(source: Engine | HasEngine) -> Engine:
-    """The Engine itself, or the one of a host facade. Only the extraction pipeline
-    (core.extraction.pipeline, which workers and tests build with their ``Memory``) still
-    accepts either; sessions and imports take the Engine."""
-    return source if isinstance(source, Engine) else source.engine
-
-
 class Lazy(Generic[T]):
     """A part built by ``build`` on its first call, once, even when threads race for it (a
     part may be None: no reranker configured)."""
@@ -98,4 +84,4 @@ class Lazy(Generic[T]):
         return None if built is None else built[0]
 
 
-__all__ = ["Engine", "HasEngine", "Lazy", "engine_of"]
+__all__ = ["Engine", "Lazy"]

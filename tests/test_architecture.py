@@ -34,11 +34,6 @@ ALLOWED = {
     # Permanent: the lexical module's private in-memory database (an FTS5 tokenizer probe),
     # never the store file.
     "core/search/lexical.py": "private in-memory SQLite for tokenizing, not the store",
-    # Moves next (issue 18 item 2, second part): these were being edited by other sessions
-    # when the store package was made; their statements move into core/store/ next.
-    "core/extraction/pipeline.py": "moves next",
-    "api/evaluation.py": "moves next",
-    "api/personal_eval.py": "moves next",
 }
 
 

@@ -152,7 +152,7 @@ class WorkerApp:
         """A pipeline for the calling thread, named after host, process and thread."""
         worker = f"{socket.gethostname()}/{os.getpid()}/{threading.current_thread().name}"
         return Pipeline(
-            self.memory, self.backend, worker=worker, hooks=self.hooks, clock=self.clock
+            self.memory.engine, self.backend, worker=worker, hooks=self.hooks, clock=self.clock
         )
 
     def close(self) -> None:

@@ -17,7 +17,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.dataset == "judge":
         return cmd_eval_judge(args)
-    from agent_memory.api.evaluation import run, summary
+    from agent_memory.api.evaluation.retrieval import run, summary
 
     if args.dataset == "personal":
         return _eval_personal(args)
@@ -61,17 +61,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _eval_personal(args: argparse.Namespace) -> int:
-    """The personal-memory evaluation (api.personal_eval); --data is the file or its folder."""
-    from agent_memory.api import personal_eval
+    """The personal-memory evaluation (api.evaluation.personal); --data is the file or its
+    folder."""
+    from agent_memory.api.evaluation import personal, personas
 
     data = Path(args.data)
-    if not personal_eval.data_file(data).is_file():
+    if not personas.data_file(data).is_file():
         raise InvalidArgument(
-            f"--data {args.data}: no {personal_eval.FILE_NAME} there (it names the file or "
+            f"--data {args.data}: no {personas.FILE_NAME} there (it names the file or "
             "the folder holding it)",
             field="data",
         )
-    report = personal_eval.run(
+    report = personal.run(
         data=data,
         config=load_config(args),
         store_dir=Path(args.work_dir) if args.work_dir else None,
@@ -80,18 +81,18 @@ def _eval_personal(args: argparse.Namespace) -> int:
     )
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=2, default=str))
-    emit(args, report, lambda: personal_eval.summary(report))
+    emit(args, report, lambda: personal.summary(report))
     return EXIT_OK
 
 
 def cmd_eval_judge(args: argparse.Namespace) -> int:
-    """The evidence judge on labelled (quote, content) pairs (api/judge_eval.py)."""
-    from agent_memory.api import judge_eval
+    """The evidence judge on labelled (quote, content) pairs (api/evaluation/judge.py)."""
+    from agent_memory.api.evaluation import judge
 
-    report = judge_eval.run(load_config(args), Path(args.data))
+    report = judge.run(load_config(args), Path(args.data))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=2, default=str))
-    emit(args, report, lambda: judge_eval.summary(report))
+    emit(args, report, lambda: judge.summary(report))
     return EXIT_OK
 
 

@@ -28,7 +28,6 @@ never writes a record twice.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
@@ -40,7 +39,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.core import tracing
-from agent_memory.core.engine import Engine, engine_of
+from agent_memory.core.engine import Engine
 from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
 from agent_memory.core.extraction.base import ModelBackend
@@ -70,12 +69,12 @@ from agent_memory.core.models import (
     format_time,
     utcnow,
 )
+from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
 from agent_memory.core.write.ingestor import Ingestor
 
 if TYPE_CHECKING:
-    from agent_memory.core.engine import HasEngine
     from agent_memory.core.session import Session
 
 log = get_logger("agent_memory.extraction")
@@ -105,14 +104,14 @@ class Pipeline:
 
     def __init__(
         self,
-        engine: Engine | HasEngine,
+        engine: Engine,
         backend: ModelBackend,
         *,
         worker: str,
         hooks: StageHooks | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.engine = engine_of(engine)  # workers and tests pass their Memory
+        self.engine = engine
         self.backend = backend
         self.worker = worker
         self.hooks = hooks
@@ -429,20 +428,16 @@ class Pipeline:
     def _session(self, session_id: str) -> Session:
         from agent_memory.core.session import Session
 
-        rows = self.engine.store.query(
-            "SELECT agent_id, user_id, write_targets, authoritative_tools FROM sessions "
-            "WHERE session_id = ?",
-            (session_id,),
-        )
-        if not rows:
+        stored = session_settings(self.engine.store, session_id)
+        if stored is None:
             raise ExtractionError(f"the session {session_id} is gone")
         return Session.resume(
             self.engine,
-            agent_id=rows[0]["agent_id"],
-            user_id=rows[0]["user_id"],
+            agent_id=stored["agent_id"],
+            user_id=stored["user_id"],
             session_id=session_id,
-            write_targets=json.loads(rows[0]["write_targets"]),
-            authoritative_tools=json.loads(rows[0]["authoritative_tools"]),
+            write_targets=stored["write_targets"],
+            authoritative_tools=stored["authoritative_tools"],
         )
 
     def _view(self, session_id: str) -> SessionView:

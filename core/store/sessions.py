@@ -1,6 +1,7 @@
 """Sessions and their transcripts: the statements core.session runs (a session's row, its
-turns, its activity), what ``Memory.sessions`` and ``agent-memory sessions`` show, and which
-sessions the idle sweep ends (``Memory.end_idle_sessions``).
+turns, its activity), what ``Memory.sessions`` and ``agent-memory sessions`` show, which
+sessions the idle sweep ends (``Memory.end_idle_sessions``), and what an extraction job needs
+to act as its session again (``session_settings``).
 
 The functions that take ``conn`` run inside the caller's transaction or read snapshot; those
 that take the store read once. A second backend implements each function here.
@@ -206,6 +207,25 @@ def idle_sessions(store: Store, *, before: datetime) -> list[sqlite3.Row]:
     )
 
 
+def session_settings(store: Store, session_id: str) -> dict[str, Any] | None:
+    """Who a stored session acts for and what it may write, as extraction resumes it:
+    ``agent_id``, ``user_id``, ``write_targets`` and ``authoritative_tools`` (decoded), or None
+    when no such session is stored."""
+    rows = store.query(
+        "SELECT agent_id, user_id, write_targets, authoritative_tools FROM sessions "
+        "WHERE session_id = ?",
+        (session_id,),
+    )
+    if not rows:
+        return None
+    return {
+        "agent_id": rows[0]["agent_id"],
+        "user_id": rows[0]["user_id"],
+        "write_targets": json.loads(rows[0]["write_targets"]),
+        "authoritative_tools": json.loads(rows[0]["authoritative_tools"]),
+    }
+
+
 def _session_json(row: sqlite3.Row) -> dict[str, Any]:
     return {
         "session_id": row["session_id"],
@@ -229,6 +249,7 @@ __all__ = [
     "idle_sessions",
     "next_seq",
     "session_list",
+    "session_settings",
     "start",
     "stored",
     "touch",

@@ -6,22 +6,19 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.api.evaluation import (
+from agent_memory.api.evaluation.datasets import (
     Answer,
     Dataset,
     Question,
     Turn,
     _normal_dia_id,
-    _unrelated_conversation,
-    ask,
-    import_dataset,
     load_locomo,
     load_longmemeval,
-    locomo_metrics,
-    longmemeval_metrics,
     session_records,
     turn_records,
 )
+from agent_memory.api.evaluation.metrics import locomo_metrics, longmemeval_metrics
+from agent_memory.api.evaluation.retrieval import _unrelated_conversation, ask, import_dataset
 from agent_memory.core import Memory
 from agent_memory.core.write.conversation import CONTEXT_EXCERPT
 from tests.support.outside import DATA, needs_data

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.api.cli import main
-from agent_memory.api.judge_eval import category
+from agent_memory.api.evaluation.judge import category
 
 PAIRS = [
     {"id": "p1", "quote": "I'm a nurse.", "content": "The user is a nurse.", "label": True},

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api import personal_eval
 from agent_memory.api.cli import main
-from agent_memory.api.gate_calibration import final_ids
-from agent_memory.api.personal_eval import Answer, Question, fold, metrics
+from agent_memory.api.evaluation import personal, personas
+from agent_memory.api.evaluation.calibrate import final_ids
+from agent_memory.api.evaluation.metrics import personal_metrics
+from agent_memory.api.evaluation.personal import fold
+from agent_memory.api.evaluation.personas import Answer, Question
 from agent_memory.core import Config, Memory
 
 AT = "2026-04-01T10:00:00Z"
@@ -95,7 +97,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]
     folder = tmp_path_factory.mktemp("personal")
     (folder / "personal-memory-dev.json").write_text(json.dumps(DATA))
     stores = folder / "stores"
-    report = personal_eval.run(
+    report = personal.run(
         data=folder, config=Config(), store_dir=stores, progress=False, calibrate=True
     )
     return report, stores
@@ -197,7 +199,7 @@ def test_update_ordering_recall_and_empty_rates() -> None:
         _answer("unanswerable", []),
         _answer("unanswerable_near", [set()]),
     ]
-    m = metrics(answers)
+    m = personal_metrics(answers)
     assert m["update_current_first"] == pytest.approx(1 / 3, abs=1e-4)
     assert m["update_stale_shown"] == pytest.approx(2 / 3, abs=1e-4)
     assert m["by_kind"]["multi"]["recall@5"] == 0.5 and m["by_kind"]["multi"]["hit@5"] == 1.0
@@ -209,12 +211,12 @@ def test_update_ordering_recall_and_empty_rates() -> None:
 
 def test_evidence_matches_inside_a_labelled_turn_only_when_long_enough() -> None:
     folded = {"t1": fold("My favourite colour is TEAL, honestly!"), "t2": fold("Orange it is.")}
-    assert personal_eval._matches({"evidence": "colour is teal,  honestly"}, "extracted", folded)
-    assert not personal_eval._matches({"evidence": "teal!"}, "extracted", folded)  # < 8
-    assert not personal_eval._matches({"evidence": "teal honestly orange"}, "extracted", folded)
-    assert not personal_eval._matches({"evidence": None}, "extracted", folded)
-    assert personal_eval._matches({"source_ref": "t2"}, "turns", folded) == {"t2"}
-    assert not personal_eval._matches({"source_ref": "t9"}, "turns", folded)
+    assert personal._matches({"evidence": "colour is teal,  honestly"}, "extracted", folded)
+    assert not personal._matches({"evidence": "teal!"}, "extracted", folded)  # < 8
+    assert not personal._matches({"evidence": "teal honestly orange"}, "extracted", folded)
+    assert not personal._matches({"evidence": None}, "extracted", folded)
+    assert personal._matches({"source_ref": "t2"}, "turns", folded) == {"t2"}
+    assert not personal._matches({"source_ref": "t9"}, "turns", folded)
 
 
 def test_the_command_prints_a_summary_and_refuses_a_missing_file(
@@ -267,17 +269,17 @@ def test_longmemeval_questions_become_users_holding_only_their_evidence_sessions
         _longmemeval_item("q3", "knowledge-update"),
     ]
     source.write_bytes(gzip.compress(json.dumps(items).encode()))
-    first, abstains, update = personal_eval.load(source)
+    first, abstains, update = personas.load(source)
     assert [s.id for s in first.sessions] == ["answer_1"]  # the distractor is not stored
     [turn1, _, turn3] = first.sessions[0].turns
     assert (turn1.id, turn3.id) == ("answer_1#0", "answer_1#2")
-    assert turn3.at - turn1.at == 2 * personal_eval.TURN_STEP
+    assert turn3.at - turn1.at == 2 * personas.TURN_STEP
     [question] = first.questions
     assert (question.kind, question.evidence, question.stale) == ("direct", ("answer_1#2",), ())
     assert abstains.questions[0].kind == "unanswerable_near"
     assert abstains.questions[0].evidence == ()
     assert update.questions[0].kind == "update"
 
-    report = personal_eval.run(data=source, config=Config(), paths=("turns",), progress=False)
+    report = personal.run(data=source, config=Config(), paths=("turns",), progress=False)
     assert report["personas"] == 3
     assert report["turns"]["answerable"]["hit@5"] == 1.0  # the painted-bike turn is found

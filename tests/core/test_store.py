@@ -22,7 +22,9 @@ from agent_memory.core.errors import (
 from agent_memory.core.jobs import ClaimRefused
 from agent_memory.core.store import Store, connect
 from agent_memory.core.store.migrations import LATEST_VERSION
+from agent_memory.core.store.sessions import session_settings
 from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 
 
 def digest(path: Path) -> str:
@@ -618,3 +620,24 @@ def test_migration_11_lets_a_version_10_store_forget_with_a_suppression(
     mem.close()
     assert suppression["record_id"] == made["id"] and "bees" not in turn["content"]
     assert version == LATEST_VERSION
+
+
+def test_session_settings_reads_back_who_a_stored_session_acts_for(store_path: Path) -> None:
+    """What an extraction job resumes a session with, decoded; None for a session never
+    stored."""
+    with granted_memory(store_path) as mem:
+        session = mem.session(
+            agent_id="assistant",
+            user_id="alice",
+            session_id="s1",
+            now=NOW,
+            authoritative_tools=["deploy"],
+        )
+        session.add_turn("user", "I moved to Lisbon.", at=NOW)
+        assert session_settings(mem.store, "s1") == {
+            "agent_id": "assistant",
+            "user_id": "alice",
+            "write_targets": {"personal": "user:alice"},
+            "authoritative_tools": ["deploy"],
+        }
+        assert session_settings(mem.store, "s2") is None

@@ -35,10 +35,10 @@ def test_a_lapsed_lease_shows_as_expired_with_the_records_already_committed(
         s = mem.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
         s.add_turn("user", "I'm vegetarian. My favourite colour is blue.", at=NOW)
         job_id = s.end(now=NOW)
-        plain = Pipeline(mem, OfflineBackend(), worker="host/1/w", clock=lambda: NOW)
+        plain = Pipeline(mem.engine, OfflineBackend(), worker="host/1/w", clock=lambda: NOW)
         assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
         doomed = Pipeline(
-            mem, OfflineBackend(), worker="host/2/w", hooks=Killed(), clock=lambda: NOW
+            mem.engine, OfflineBackend(), worker="host/2/w", hooks=Killed(), clock=lambda: NOW
         )
         with pytest.raises(SystemExit):
             doomed.run(job_id, "validate")

@@ -584,7 +584,7 @@ def ready_to_validate(mem: Memory) -> str:
     """A job whose extract and review have run: its validate stage is next."""
     mem.grant("assistant", "user:alice", now=NOW)
     job_id = converse(mem, CHAT)
-    plain = Pipeline(mem, OfflineBackend(), worker="plain")
+    plain = Pipeline(mem.engine, OfflineBackend(), worker="plain")
     assert plain.run(job_id, "extract").ran and plain.run(job_id, "review").ran
     return job_id
 
@@ -617,7 +617,7 @@ def test_the_lease_is_extended_while_a_stage_writes_slowly(tmp_path: Path) -> No
     hooks = PauseAfterFirstWrite(3.0)
     with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
         job_id = ready_to_validate(mem)
-        slow = Pipeline(mem, OfflineBackend(), worker="slow", hooks=hooks)
+        slow = Pipeline(mem.engine, OfflineBackend(), worker="slow", hooks=hooks)
         refused, _ = claim_meanwhile(mem, slow, job_id, "validate", hooks.started)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
         assert mem.jobs.status(job_id)["stage"] == "summarize"
@@ -631,7 +631,7 @@ def test_a_stage_past_its_timeout_stops_holding_its_lease(tmp_path: Path) -> Non
     config = Config(worker={"lease_seconds": 1.0, "stage_timeout_seconds": 1.0})
     with Memory.open(tmp_path / "m.db", config, embedder=HashingEmbedder(), now=NOW) as mem:
         job_id = ready_to_validate(mem)
-        hung = Pipeline(mem, OfflineBackend(), worker="hung", hooks=hooks)
+        hung = Pipeline(mem.engine, OfflineBackend(), worker="hung", hooks=hooks)
         # 3 s: past the timeout, plus the lease it had left
         taken, hung_run = claim_meanwhile(mem, hung, job_id, "validate", hooks.started, after=3.0)
         assert isinstance(taken, Claim)
@@ -651,7 +651,7 @@ def test_the_lease_is_extended_while_the_model_is_slow(tmp_path: Path) -> None:
     with Memory.open(tmp_path / "m.db", LEASE_1S, embedder=HashingEmbedder(), now=NOW) as mem:
         mem.grant("assistant", "user:alice", now=NOW)
         job_id = converse(mem, CHAT)
-        pipeline = Pipeline(mem, Slow(), worker="slow")
+        pipeline = Pipeline(mem.engine, Slow(), worker="slow")
         refused, _ = claim_meanwhile(mem, pipeline, job_id, "extract", started)
         assert isinstance(refused, ClaimRefused) and refused.reason == "held"
         assert mem.jobs.status(job_id)["stage"] == "review"

@@ -1,11 +1,25 @@
-"""Gate calibration on small stores by replay: `agent-memory eval --dataset personal --calibrate`.
+"""Gate calibration: sweeps of the gate's floors over the signals logged searches keep.
+
+Two calibrations, both replays (one pass of searches serves every setting of a grid):
+
+- **The floors on LoCoMo** (``agent-memory eval --dataset locomo --calibrate``;
+  ``sweep_floors``): the dense and lexical floors (as set for ``gate.reference_records``, each
+  search's scaled to the records it read: core.ranking.scaled_floors) over a labelled set,
+  from each search's ungated signals (its best dense and lexical score, its entity matches).
+  api.evaluation.retrieval asks the questions. Positives: answerable questions searched in
+  their own conversation. Negatives: the same questions searched in a different
+  conversation's scope, and off-topic queries. LoCoMo's category 5 is reported separately,
+  never used as negatives (it is about the conversation, wrongly attributed).
+
+- **The small-store drop on the personal set** (``agent-memory eval --dataset personal
+  --calibrate``; ``calibrate_small_store_drop``), as follows.
 
 The gate's floors scale with the number of records a search reads
 (core.search.ranking.scaled_floors):
 ``gate.dense_floor`` and ``gate.lexical_floor`` hold at ``gate.reference_records`` (500, the
 size of the LoCoMo conversations they were calibrated on); at ``gate.small_records`` (30) and
-below the dense floor is ``gate.small_store_drop`` lower. This module calibrates that drop on the
-personal set, a user's everyday chats in a store of their own, by replaying each logged search
+below the dense floor is ``gate.small_store_drop`` lower. That drop is calibrated on the personal
+set, a user's everyday chats in a store of their own, by replaying each logged search
 (its search_log row keeps every candidate with its scores) under each floor of a grid:
 
 - the personas are split by position in the file: the odd ones (1st, 3rd, ...) choose, the
@@ -26,13 +40,75 @@ answers are cut by ``limit``, not the budget.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent_memory.api.evaluation import datasets
+from agent_memory.api.evaluation.metrics import personal_metrics
+from agent_memory.api.evaluation.personas import Answer
 from agent_memory.core.config import GateConfig
 from agent_memory.core.search import ranking
 
-if TYPE_CHECKING:
-    from agent_memory.api.personal_eval import Answer
+# ---------------------------------------------------------------------------------------------
+# The floors, on LoCoMo
+
+Signals = tuple[float | None, float | None, bool, int]  # best dense, best lexical, entity, records
+
+
+def sweep_floors(
+    positives: list[datasets.Answer], negatives: list[datasets.Answer], gate: GateConfig
+) -> dict[str, Any]:
+    """Sweep dense and lexical floors (the other gate settings as in ``gate``) over the
+    answers' logged signals: every row's precision, recall and F1 of "the gate answers", and
+    the row of the best F1 (ties: the better precision)."""
+    signals = [(_signals(a), True) for a in positives] + [(_signals(a), False) for a in negatives]
+    dense_grid = [round(0.2 + 0.025 * i, 3) for i in range(25)]
+    lexical_grid = [round(x, 2) for x in (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 1e9)]
+    rows = []
+    for dense_floor in dense_grid:
+        for lexical_floor in lexical_grid:
+            tp = fp = fn = 0
+            for (dense, lexical, entity, records), positive in signals:
+                # The floors as a search over this many readable records applies them.
+                dense_at, lexical_at = ranking.scaled_floors(
+                    records,
+                    dense_floor=dense_floor,
+                    small_store_drop=gate.small_store_drop,
+                    lexical_floor=lexical_floor,
+                    reference=gate.reference_records,
+                    small=gate.small_records,
+                )
+                says = (
+                    entity
+                    or (dense is not None and dense >= dense_at)
+                    or (lexical is not None and lexical >= lexical_at)
+                )
+                tp += says and positive
+                fp += says and not positive
+                fn += (not says) and positive
+            precision = tp / (tp + fp) if tp + fp else 0.0
+            recall = tp / (tp + fn) if tp + fn else 0.0
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            rows.append(
+                {
+                    "dense_floor": dense_floor,
+                    "lexical_floor": lexical_floor,
+                    "precision": round(precision, 4),
+                    "recall": round(recall, 4),
+                    "f1": round(f1, 4),
+                }
+            )
+    best = max(rows, key=lambda r: (r["f1"], r["precision"]))
+    return {"sweep": rows, "chosen": best}
+
+
+def _signals(answer: datasets.Answer) -> Signals:
+    gate = answer.candidates
+    records = gate["floors"]["readable_records"]
+    return gate["best_dense"], gate["best_lexical"], bool(gate["entity_matches"]), records
+
+
+# ---------------------------------------------------------------------------------------------
+# The small-store drop, on the personal set
 
 GRID = tuple(round(0.075 + 0.01 * i, 3) for i in range(21))  # small_store_drop 0.075-0.275
 
@@ -97,8 +173,6 @@ def calibrate_small_store_drop(
 ) -> dict[str, Any]:
     """Sweep ``small_store_drop`` over GRID (the other gate settings as in ``gate``); returns
     every row (per path and half: hit@5, empty rates, results per answer) and the choice."""
-    from agent_memory.api.personal_eval import metrics
-
     halves = {
         half: {
             path: [a for i, group in enumerate(personas) if i % 2 == parity for a in group]
@@ -115,7 +189,7 @@ def calibrate_small_store_drop(
         }
         for half, paths in halves.items():
             for path, answers in paths.items():
-                m = metrics(rescored(answers, setting))
+                m = personal_metrics(rescored(answers, setting))
                 row[f"{path}/{half}"] = {
                     "hit@5": m["answerable"]["hit@5"],
                     "answerable_empty": m["answerable"]["empty"],

@@ -20,196 +20,42 @@ least 8 characters long and lies inside the turn's folded text; on the turns pat
 recall@5 (the share matched), the share answered empty; an unanswerable question is right
 only when answered empty; an update is right ("current first") when a current-value match
 ranks above every stale match, and "stale shown" counts updates whose results (all of them,
-as the model sees them) match a stale turn. Sizes are of what the model reads, the JSON of
-the compact result a model-facing surface sends (``core.compact``), beside the full form the
-host API returns and the records' content.
+as the model sees them) match a stale turn (api.evaluation.metrics). Sizes are of what the
+model reads, the JSON of the compact result a model-facing surface sends (``core.compact``),
+beside the full form the host API returns and the records' content.
 
-``--calibrate`` also replays every logged search with other gate floors (api.gate_calibration)
-and reports the sweep, chosen on the odd-numbered personas and reported on the others.
+``--calibrate`` also replays every logged search with other gate floors
+(api.evaluation.calibrate) and reports the sweep, chosen on the odd-numbered personas and
+reported on the others.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
-import statistics
 import tempfile
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from agent_memory.api.evaluation.calibrate import calibrate_small_store_drop
+from agent_memory.api.evaluation.metrics import mean, personal_metrics
+from agent_memory.api.evaluation.personas import TURN_STEP, Answer, Persona, data_file, load
 from agent_memory.core import Memory
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.extraction import make_backend
-from agent_memory.core.models import format_time, parse_time
+from agent_memory.core.models import format_time
 from agent_memory.core.search.explain import for_model
 from agent_memory.workers.app import WorkerApp
 
 AGENT = "assistant"
-FILE_NAME = "personal-memory-dev.json"
-TOP = 5
 MIN_EVIDENCE = 8  # folded characters; shorter evidence would match almost any turn
-TURN_STEP = timedelta(minutes=2)
 PATHS = ("extracted", "turns")
-UNANSWERABLE = ("unanswerable", "unanswerable_near")
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    id: str
-    role: str
-    text: str
-    at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Session:
-    id: str
-    turns: tuple[Turn, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    id: str
-    text: str
-    kind: str
-    asked_at: datetime
-    evidence: tuple[str, ...]
-    stale: tuple[str, ...]
-
-    @property
-    def answerable(self) -> bool:
-        return self.kind not in UNANSWERABLE
-
-
-@dataclass(frozen=True, slots=True)
-class Persona:
-    id: str
-    sessions: tuple[Session, ...]
-    questions: tuple[Question, ...]
-
-    def turn(self, turn_id: str) -> Turn:
-        return next(t for s in self.sessions for t in s.turns if t.id == turn_id)
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    question: Question
-    # For each result, best first: the labelled turns (evidence or stale) it matches.
-    matches: tuple[frozenset[str], ...]
-    result_chars: int  # the compact form a model reads
-    full_chars: int  # the host API's full form
-    content_chars: int
-    logged: dict[str, Any] | None = None  # the search's search_log payload
-    # Each candidate the search logged, by record id: the labelled turns it matches.
-    candidates: dict[str, frozenset[str]] | None = None
-
-
-# ---------------------------------------------------------------------------------------------
-# Loading
-
-
-def data_file(path: Path) -> Path:
-    """The data file itself, or personal-memory-dev.json inside a folder."""
-    return path / FILE_NAME if path.is_dir() else path
-
-
-def load(path: Path) -> list[Persona]:
-    """The personas of a personal-memory file, or of a LongMemEval file (``.json.gz``)."""
-    file = data_file(path)
-    if file.name.endswith(".gz"):
-        with gzip.open(file) as handle:
-            return [_longmemeval_persona(item) for item in json.loads(handle.read())]
-    data = json.loads(file.read_text())
-    return [_persona(p) for p in data["personas"]]
-
-
-def _persona(raw: dict[str, Any]) -> Persona:
-    sessions = []
-    for session in raw["sessions"]:
-        start = parse_time(session["started_at"], field="started_at")
-        turns = tuple(
-            Turn(t["id"], t["role"], t["text"], start + i * TURN_STEP)
-            for i, t in enumerate(session["turns"])
-        )
-        sessions.append(Session(session["id"], turns))
-    questions = tuple(
-        Question(
-            q["id"],
-            q["question"],
-            q["kind"],
-            parse_time(q["asked_at"], field="asked_at"),
-            tuple(q.get("evidence") or ()),
-            tuple(q.get("stale") or ()),
-        )
-        for q in raw["questions"]
-    )
-    return Persona(raw["id"], tuple(sessions), questions)
-
-
-# LongMemEval's question types as the personal set's kinds. An abstention question (its id ends
-# in _abs) asks about something close to its sessions that they never state.
-LONGMEMEVAL_KINDS = {
-    "single-session-user": "direct",
-    "single-session-assistant": "direct",
-    "single-session-preference": "implicit",
-    "multi-session": "multi",
-    "temporal-reasoning": "temporal",
-    "knowledge-update": "update",
-}
-
-
-def _longmemeval_persona(item: dict[str, Any]) -> Persona:
-    """One LongMemEval question as a user whose store holds only its evidence sessions (the
-    sessions that answer it), so the figures say what one real user's few sessions give.
-
-    Turn ids are ``<session id>#<n>``, turn times the session's date plus two minutes a turn;
-    the evidence is the turns marked has_answer. A knowledge update's turns do not say which
-    value is current, so both count as evidence and none as stale."""
-    question_id = str(item["question_id"])
-    abstains = question_id.endswith("_abs")
-    answering = set(item["answer_session_ids"])
-    sessions: list[Session] = []
-    evidence: list[str] = []
-    for session_id, date, raw_turns in zip(
-        item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"], strict=True
-    ):
-        if session_id not in answering or not raw_turns:
-            continue
-        start = _longmemeval_time(date)
-        turns = tuple(
-            Turn(f"{session_id}#{n}", t["role"], t["content"], start + n * TURN_STEP)
-            for n, t in enumerate(raw_turns)
-        )
-        sessions.append(Session(session_id, turns))
-        if not abstains:
-            evidence += [
-                t.id for t, raw in zip(turns, raw_turns, strict=True) if raw.get("has_answer")
-            ]
-    sessions.sort(key=lambda s: s.turns[0].at)
-    question = Question(
-        question_id,
-        item["question"],
-        "unanswerable_near" if abstains else LONGMEMEVAL_KINDS[item["question_type"]],
-        _longmemeval_time(item["question_date"]),
-        tuple(evidence),
-        (),
-    )
-    return Persona(re.sub(r"[^A-Za-z0-9_-]", "-", question_id), tuple(sessions), (question,))
-
-
-def _longmemeval_time(text: str) -> datetime:
-    """LongMemEval's '2023/05/20 (Sat) 10:44' as an aware UTC time."""
-    day, _, clock = text.partition(" (")
-    return datetime.strptime(f"{day} {clock[-5:]}", "%Y/%m/%d %H:%M").replace(tzinfo=UTC)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,8 +149,9 @@ def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
 
 def _logged(mem: Memory, search_id: str) -> dict[str, Any]:
     """A search's search_log payload: every candidate, score and setting."""
-    (row,) = mem.store.query("SELECT payload FROM search_log WHERE id = ?", [search_id])
-    payload: dict[str, Any] = json.loads(row["payload"])
+    payload = mem.store.search_log_payload(search_id)
+    if payload is None:  # every search logs itself: the row was just written
+        raise RuntimeError(f"search {search_id} is missing from the search log")
     return payload
 
 
@@ -324,80 +171,6 @@ def _matches(result: dict[str, Any], path: str, folded: dict[str, str]) -> froze
 
 
 # ---------------------------------------------------------------------------------------------
-# Metrics
-
-
-def metrics(answers: list[Answer]) -> dict[str, Any]:
-    """Overall and per-kind figures of one path (README: how a question is scored)."""
-    by_kind: dict[str, list[Answer]] = defaultdict(list)
-    for answer in answers:
-        by_kind[answer.question.kind].append(answer)
-    answerable = [a for a in answers if a.question.answerable]
-    updates = by_kind.get("update", [])
-    return {
-        "questions": len(answers),
-        "answerable": _scores(answerable),
-        "unanswerable_empty": _rate(by_kind.get("unanswerable", []), _empty),
-        "unanswerable_near_empty": _rate(by_kind.get("unanswerable_near", []), _empty),
-        "update_current_first": _rate(updates, _current_first),
-        "update_stale_shown": _rate(updates, _stale_shown),
-        "result_chars": _mean([a.result_chars for a in answers]),
-        "full_result_chars": _mean([a.full_chars for a in answers]),
-        "content_chars": _mean([a.content_chars for a in answers]),
-        "by_kind": {
-            kind: (_scores(group) if group[0].question.answerable else {})
-            | {"n": len(group), "empty": _rate(group, _empty)}
-            for kind, group in sorted(by_kind.items())
-        },
-    }
-
-
-def _scores(answers: list[Answer]) -> dict[str, Any]:
-    return {
-        "n": len(answers),
-        "hit@5": _rate(answers, lambda a: _recall(a) > 0),
-        "recall@5": _mean([_recall(a) for a in answers]),
-        "empty": _rate(answers, _empty),
-    }
-
-
-def _recall(answer: Answer) -> float:
-    evidence = set(answer.question.evidence)
-    if not evidence:
-        return 0.0
-    found = set().union(*answer.matches[:TOP]) if answer.matches else set()
-    return len(evidence & found) / len(evidence)
-
-
-def _empty(answer: Answer) -> bool:
-    return not answer.matches
-
-
-def _current_first(answer: Answer) -> bool:
-    """A current-value match among the first five ranks above every stale match."""
-    current, stale = set(answer.question.evidence), set(answer.question.stale)
-    for matched in answer.matches[:TOP]:
-        if matched & stale:
-            return False
-        if matched & current:
-            return True
-    return False
-
-
-def _stale_shown(answer: Answer) -> bool:
-    stale = set(answer.question.stale)
-    return any(matched & stale for matched in answer.matches)
-
-
-def _rate(answers: list[Answer], test: Any) -> float | None:
-    return _mean([float(test(a)) for a in answers])
-
-
-def _mean(values: list[float] | list[int]) -> float | None:
-    return round(statistics.fmean(values), 4) if values else None
-
-
-# ---------------------------------------------------------------------------------------------
 # Running
 
 
@@ -411,7 +184,7 @@ def run(
     calibrate: bool = False,
 ) -> dict[str, Any]:
     """Build, ask and score every persona on each path; returns a JSON-ready report (with
-    ``calibrate``, also the gate sweep of api.gate_calibration)."""
+    ``calibrate``, also the gate sweep of api.evaluation.calibrate)."""
     personas = load(data)
     embedder = make_embedder(config.embedder)  # one model for every persona's store
     report: dict[str, Any] = {
@@ -436,10 +209,8 @@ def run(
                     stored.append(mem.stats()["records"])
                     by_path[path].append(ask(mem, persona, path))
                     answers += by_path[path][-1]
-            report[path] = metrics(answers) | {"records_per_persona": _mean(stored)}
+            report[path] = personal_metrics(answers) | {"records_per_persona": mean(stored)}
     if calibrate:
-        from agent_memory.api.gate_calibration import calibrate_small_store_drop
-
         report["calibration"] = calibrate_small_store_drop(by_path, config.gate)
     report["finished"] = format_time(datetime.now(UTC))
     return report

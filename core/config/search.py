@@ -1,0 +1,245 @@
+"""The settings of search: candidate generation and fusion, the empty-result gate, who
+triggers a search, and the optional reranker and query rewriter."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from agent_memory.core.config.base import PACKAGED_MINILM, Section
+
+
+class RetrievalConfig(Section):
+    candidates_per_generator: int = Field(
+        30, ge=1, le=1000, description="Candidates each of dense, lexical, entity and time returns."
+    )
+    rrf_k: float = Field(
+        10.0,
+        gt=0,
+        description=(
+            "The k of reciprocal-rank fusion w/(k + rank); small k trusts each generator's top "
+            "ranks more (LoCoMo dev R@10: 0.68 at k=60, 0.72 at k=10 with dense_weight 0.5)."
+        ),
+    )
+    # The tool schema bounds a caller's limit at 50 for every configuration (core.tools
+    # .SearchArgs: the definitions are static), so the limits stay inside it. A caller may ask
+    # for a budget of at most 100,000 tokens; the default used when it does not ask may be
+    # larger.
+    budget_tokens: int = Field(
+        1500, ge=1, le=200_000, description="Default context budget of one memory_search (tokens)."
+    )
+    default_limit: int = Field(10, ge=1, le=50, description="Results returned when no limit.")
+    max_limit: int = Field(
+        50,
+        ge=1,
+        le=50,
+        description="Most results one search returns; a larger limit asked for is cut to this.",
+    )
+    dense_weight: float = Field(
+        0.5,
+        ge=0.0,
+        description="RRF weight of the dense generator (the packaged MiniLM trails BM25 here).",
+    )
+    lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical generator.")
+    entity_weight: float = Field(
+        1.0,
+        ge=0.0,
+        description=(
+            "RRF weight of the entity generator. Its candidates are the named entities' "
+            "records the other generators found, ranked by how well the rest of the query "
+            "matches them; only when they found none of them, and the entities have more "
+            "linked records than the candidate depth, the most recent ones at depth/linked "
+            "of this weight."
+        ),
+    )
+    time_weight: float = Field(
+        0.5,
+        ge=0.0,
+        description=(
+            "RRF weight of the time generator: BM25 inside the event-time window "
+            "the query's own words name ('in March', 'last weekend'; core.temporal). 0: off."
+        ),
+    )
+    context_weight: float = Field(
+        0.3,
+        ge=0.0,
+        description="BM25 weight of a record's retrieval context, relative to its content (1).",
+    )
+    quoted_turn_share: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of a found conversation turn's score given to a found turn its retrieval "
+            "context quotes (the turns before it): it was found partly by their words. 0: off."
+        ),
+    )
+    reply_turn_share: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of a found conversation turn's score given to a found turn that quotes it "
+            "in its retrieval context (a reply to it). 0: off, the default: at 0.15 LoCoMo dev "
+            "R@10 rose 0.802 -> 0.809 but LongMemEval-S lost two questions (long assistant "
+            "turns passed credit to replies that did not answer)."
+        ),
+    )
+    lexical_scoring: Literal["memory", "fts5"] = Field(
+        "memory",
+        description=(
+            "Where the lexical generator computes BM25: memory (the same function over FTS5's "
+            "postings, cached in memory by core.bm25: ~2 ms instead of 30-130 ms at 50,000 "
+            "records; its statistics are the readable scopes') or fts5 (FTS5's bm25() in SQL, "
+            "for a search whose agent may read every record in the store; FTS5 counts the "
+            "whole table, so any other search is scored in memory as with memory)."
+        ),
+    )
+    freshness_weight: float = Field(
+        0.002,
+        ge=0.0,
+        description="Recency boost of an episodic record with age 0, on the RRF score's scale.",
+    )
+    freshness_half_life_days: float = Field(
+        30.0, gt=0.0, description="Days after which an episodic record's boost has halved."
+    )
+    duplicate_cosine: float = Field(
+        0.95,
+        ge=0.0,
+        le=1.0,
+        description="Results at least this similar to a better-ranked one are collapsed into it.",
+    )
+
+    @model_validator(mode="after")
+    def _default_within_max(self) -> RetrievalConfig:
+        if self.default_limit > self.max_limit:
+            raise ValueError(
+                f"default_limit ({self.default_limit}) is above max_limit ({self.max_limit})"
+            )
+        return self
+
+
+class GateConfig(Section):
+    mode: Literal["result", "response", "candidate"] = Field(
+        "result",
+        description=(
+            "result: return nothing when every candidate is weak, else only the candidates "
+            "that pass on their own or are close to the best (dense_margin, lexical_share); "
+            "response: else every ranked candidate; candidate: only those that pass on "
+            "their own."
+        ),
+    )
+    dense_floor: float = Field(
+        0.475,
+        ge=-1.0,
+        le=1.0,
+        description=(
+            "Cosine similarity a candidate must reach to pass on dense, in a search reading "
+            "reference_records records or more."
+        ),
+    )
+    small_store_drop: float = Field(
+        0.125,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How much lower the dense floor is in a search reading small_records records or "
+            "fewer; between small_records and reference_records it is log-interpolated."
+        ),
+    )
+    corroborated_drop: float = Field(
+        0.14,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How much lower than the dense floor a candidate's cosine may be when a query "
+            "word also found it (BM25 above 0), in a search reading small_records records or "
+            "fewer; log-interpolated to 0 at reference_records."
+        ),
+    )
+    lexical_floor: float = Field(
+        10.0,
+        ge=0.0,
+        description=(
+            "BM25 score (higher is better) a candidate must reach to pass on lexical, in a "
+            "search reading reference_records records (scaled by the largest IDF of the "
+            "records read)."
+        ),
+    )
+    reference_records: int = Field(
+        500,
+        ge=2,
+        description="Readable records at which dense_floor and lexical_floor apply as given.",
+    )
+    small_records: int = Field(
+        30,
+        ge=1,
+        description="Readable records at and below which the dense floor is at its lowest.",
+    )
+    dense_margin: float = Field(
+        0.15,
+        ge=0.0,
+        le=2.0,
+        description=(
+            "Mode result: a candidate weak on its own stays if its cosine is within this of "
+            "the best candidate's."
+        ),
+    )
+    lexical_share: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Mode result: a candidate weak on its own stays if its BM25 is at least this "
+            "share of the best candidate's."
+        ),
+    )
+    calibrated_for: str = Field(
+        PACKAGED_MINILM,
+        description="The embedder the floors were calibrated for; floors belong to one model.",
+    )
+
+    @model_validator(mode="after")
+    def _small_below_reference(self) -> GateConfig:
+        if self.small_records >= self.reference_records:
+            raise ValueError(
+                f"small_records ({self.small_records}) must be below reference_records "
+                f"({self.reference_records})"
+            )
+        return self
+
+
+class TriggerConfig(Section):
+    mode: Literal["tool_only", "auto", "hybrid"] = Field(
+        "tool_only",
+        description="Who calls memory_search: the model (tool_only), the host (auto), or both.",
+    )
+
+
+class RerankerConfig(Section):
+    enabled: bool = Field(False, description="Rerank gate survivors with a cross-encoder.")
+    mode: Literal["after_floors", "replace_floors"] = Field(
+        "after_floors", description="Rerank after the gate floors, or instead of them."
+    )
+    model: str = Field("BAAI/bge-reranker-v2-m3", description="FlagReranker model name or path.")
+    timeout_ms: int = Field(
+        500, ge=1, description="Stage timeout; on expiry the fused order is kept and logged."
+    )
+    score_floor: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="In replace_floors mode, the reranker score a result must reach.",
+    )
+
+
+class RewriteConfig(Section):
+    enabled: bool = Field(False, description="Rewrite the raw query with current-turn context.")
+    model: str = Field("claude-haiku-4-5", description="Anthropic model id for the rewriter.")
+    timeout_ms: int = Field(
+        3000, ge=1, description="Rewrite timeout; on expiry the raw query is used and logged."
+    )
+
+
+__all__ = ["GateConfig", "RerankerConfig", "RetrievalConfig", "RewriteConfig", "TriggerConfig"]
