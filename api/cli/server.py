@@ -129,7 +129,7 @@ def add_keys(sub: Subcommands) -> None:
         "decides the agent; --admin keys may also use the admin routes.",
         "agent-memory keys add --store data/memory.db --agent planner\n"
         "agent-memory keys list --store data/memory.db\n"
-        "agent-memory keys revoke --store data/memory.db 3f2a9c01d4e5",
+        "agent-memory keys revoke 3f2a9c01d4e5 --store data/memory.db",
     )
     p.add_argument("action", choices=["add", "list", "revoke"])
     p.add_argument("key_id", nargs="?", help="for revoke: the key's id (or the key)")
