@@ -22,6 +22,7 @@ from agent_memory.api.quickstart_data import (
     PROJECT,
     WRITES,
 )
+from agent_memory.api.quickstart_http import http_search
 from agent_memory.core import Config, Memory
 from agent_memory.core.tools import memory_policy, tool_definitions
 from agent_memory.workers.app import WorkerApp
@@ -54,6 +55,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         extract_an_ended_session(tour)
         integrate_a_host(tour)
         snapshot_and_stats(tour)
+        http_search(mem, out, title="11. The HTTP API")
     finally:
         mem.close()
     next_steps(out, path)

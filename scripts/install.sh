@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create ./.venv and install agent-memory into it, in the order that keeps it CPU-only.
 #
-#   scripts/install.sh            the library, the worker and the CLI
+#   scripts/install.sh            the library, the worker, the CLI and the HTTP server
 #   scripts/install.sh test       ... plus the test tools
 #   scripts/install.sh test,bench ... plus what the benchmarks plot with (matplotlib)
 #
@@ -16,6 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="${1:-}"
+# The HTTP server (`agent-memory serve`, the `server` extra) is part of every install: the
+# quickstart serves one search over it.
+extras="server${extras:+,$extras}"
 venv="${VENV:-.venv}"
 python="${PYTHON:-python3}"
 

@@ -415,8 +415,16 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
 
 
+def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 11 left it (migration 12 undone)."""
+    conn.execute("DROP TABLE api_keys")
+    conn.execute("DROP TABLE idempotency")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
+
+
 def _roll_back_to_version_10(conn: sqlite3.Connection) -> None:
     """Make a current store file look as version 10 left it (migration 11 undone)."""
+    _roll_back_to_version_11(conn)
     conn.execute("DROP TABLE suppressions")
     conn.execute("DROP TABLE erasures")
     conn.execute("DROP INDEX records_subject_entity")
@@ -591,3 +599,22 @@ def test_migration_11_lets_a_version_10_store_forget_with_a_suppression(
     mem.close()
     assert suppression["record_id"] == made["id"] and "bees" not in turn["content"]
     assert version == LATEST_VERSION
+
+
+def test_a_version_11_store_gains_api_keys_and_idempotency(store_path: Path) -> None:
+    """Migration 12 (the HTTP API): a version-11 file gains the keys and idempotency tables; a
+    key made afterwards authenticates, and only its digest is stored."""
+    from agent_memory.core.store import keys
+
+    Memory.open(store_path, embedder=HashingEmbedder(), now=NOW).close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_11(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    key, token = keys.add_key(mem.store, "planner", admin=False, now=NOW)
+    assert keys.authenticate(mem.store, token) == key
+    assert keys.authenticate(mem.store, token[:-1] + "x") is None
+    stored = mem.store.query("SELECT * FROM api_keys")
+    assert token not in [str(v) for row in stored for v in tuple(row)]
+    assert mem.store.schema_version == LATEST_VERSION
+    mem.close()
