@@ -9,11 +9,13 @@ thread-safe, and several server processes may serve one store file (api.http.dep
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 
-from agent_memory.api.http import admin, problems, routes
+from agent_memory.api.http import admin, inspector, problems, routes
 from agent_memory.api.http.deps import Server
 from agent_memory.core.memory import Memory
 
@@ -28,14 +30,22 @@ carrying the tool's error code. Write-like requests take an `Idempotency-Key`.""
 def create_app(memory: Memory, **settings: Any) -> FastAPI:
     """The application over an open ``memory``; ``settings`` are ``Server``'s fields (the
     idempotency window)."""
+    state = Server(memory, **settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.close()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="agent-memory",
         version="0.1.0",
         description=DESCRIPTION,
         docs_url=None,  # no page that loads scripts from a CDN; /openapi.json is the spec
         redoc_url=None,
     )
-    app.state.server = Server(memory, **settings)
+    app.state.server = state
     problems.install(app)
 
     @app.get("/healthz", tags=["health"])
@@ -45,6 +55,7 @@ def create_app(memory: Memory, **settings: Any) -> FastAPI:
 
     app.include_router(routes.router)
     app.include_router(admin.router)
+    app.include_router(inspector.router)
     return app
 
 

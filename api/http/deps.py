@@ -11,7 +11,8 @@ restart loses nothing. The row also decides who may use it: only the agent that 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -31,6 +32,25 @@ class Server:
     memory: Memory
     idempotency_ttl_seconds: float = 24 * 3600
     idempotency_stale_seconds: float = 300
+    _reader: Memory | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def reader(self) -> Memory:
+        """A read-only Memory of the same file (sharing the embedder), opened on first use:
+        the inspector's searches cannot write, nor are they logged."""
+        with self._lock:
+            if self._reader is None:
+                mem = self.memory
+                self._reader = Memory.open(
+                    mem.path, mem.config, embedder=mem.embedder, read_only=True
+                )
+            return self._reader
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
 
 def server(request: Request) -> Server:

@@ -1,0 +1,201 @@
+"""Benchmark what the HTTP API adds to a memory_search over the in-process call.
+
+    python benchmarks/bench_http.py [--records 10000] [--queries 300] [--out benchmarks/results]
+
+Issue 19 sets the target: **each surface adds <= 3 ms p50 over the in-process call for
+memory_search at 10,000 records** (ratio in one run).
+
+1. A store of ``--records`` records (synthetic one-sentence facts of a few hundred people,
+   places and things, seeded) in one user scope, so every search runs over all of them; built
+   through ``Memory.import_records`` with the default embedder and cached in
+   ``benchmarks/.cache/``.
+2. A copy of it is served by a real ``agent-memory serve`` process on 127.0.0.1 (default
+   config, warmed), and opened in this process with ``Memory.open`` (warmed too).
+3. ``--queries`` questions, each searched both ways, the order alternating query by query so
+   load on the machine falls on both alike: ``Session.call("memory_search", ...)`` here, and
+   ``POST /v1/sessions/{id}/tools/memory_search`` over one keep-alive httpx connection. Times
+   are wall clock around each call (the HTTP one includes the client's JSON encoding and
+   decoding). The overhead is reported as the difference of the p50s and as the p50 of the
+   per-query differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from shutil import copyfile
+
+from _common import RESULTS_DIR, cached_store, machine_info, summarise, utc_now, write_report
+
+from agent_memory.core import Memory
+from agent_memory.core.models import utcnow
+from agent_memory.core.store import keys
+from agent_memory.core.store.migrations import LATEST_VERSION
+
+PEOPLE = "Ana Ben Chen Dara Eli Fay Gus Hana Ivo Jun Kai Lea Mo Noor Omar Pia Raj Sol Tao Uma"
+THINGS = (
+    "cello bike garden kayak novel piano recipe marathon chess pottery camera tent violin "
+    "lantern compass telescope sourdough espresso scarf puzzle"
+)
+PLACES = "Lisbon Oslo Kyoto Lima Cairo Quito Hanoi Porto Riga Turin Accra Perth Bergen Cusco"
+VERBS = "bought borrowed repaired sold lost found painted gifted packed cleaned"
+WHEN = "on Monday|last spring|in March|yesterday|after the trip|before the exam|at dawn".split("|")
+
+
+def sentences(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    people, things, places, verbs = (s.split() for s in (PEOPLE, THINGS, PLACES, VERBS))
+    return [
+        f"{rng.choice(people)} {rng.choice(verbs)} a {rng.choice(things)} in "
+        f"{rng.choice(places)} {rng.choice(WHEN)} (note {i})."
+        for i in range(n)
+    ]
+
+
+def questions(n: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    people, things, places = (s.split() for s in (PEOPLE, THINGS, PLACES))
+    forms = (
+        "What did {p} do with the {t}?",
+        "Who was in {c} with a {t}?",
+        "Where did {p} go {w}?",
+        "Which {t} did someone buy in {c}?",
+    )
+    return [
+        rng.choice(forms).format(
+            p=rng.choice(people), t=rng.choice(things), c=rng.choice(places), w=rng.choice(WHEN)
+        )
+        for _ in range(n)
+    ]
+
+
+def build(path: Path, records: int) -> dict:
+    started = time.perf_counter()
+    with Memory.open(path) as mem:
+        mem.grant("bench", "user:alice", access="read")
+        rows = [{"type": "semantic", "content": text} for text in sentences(records)]
+        mem.import_records(rows, scope="user:alice", batch_size=512)
+    return {"records": records, "build_s": round(time.perf_counter() - started, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = parser.parse_args()
+    import httpx  # the server extra's client, as a non-Python service would use any
+
+    stem = f"http-v1-schema{LATEST_VERSION}-n{args.records}"
+    cached, info = cached_store(stem, lambda p: build(p, args.records), rebuild=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "memory.db"
+        copyfile(cached, store)
+        mem = Memory.open(store)
+        mem.warm()
+        _, token = keys.add_key(mem.store, "bench", admin=False, now=utcnow())
+        port = _free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "agent_memory.api", "serve", "--store", str(store),
+             "--port", str(port)],
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            base = f"http://127.0.0.1:{port}"
+            client = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"})
+            _wait(client)
+            session = client.post("/v1/sessions", json={"user_id": "alice"}).json()["session_id"]
+            local = mem.session(agent_id="bench", user_id="alice", session_id="bench-local")
+            url = f"/v1/sessions/{session}/tools/memory_search"
+            found = []
+
+            def in_process(query: str) -> float:
+                started = time.perf_counter()
+                local.call("memory_search", {"query": query})
+                return time.perf_counter() - started
+
+            def over_http(query: str) -> float:
+                started = time.perf_counter()
+                answer = client.post(url, json={"query": query})
+                answer.raise_for_status()
+                found.append(len(answer.json()["results"]))
+                return time.perf_counter() - started
+
+            for query in questions(args.warmup, seed=3):
+                in_process(query)
+                over_http(query)
+            local_s, http_s = [], []
+            for i, query in enumerate(questions(args.queries)):
+                if i % 2:
+                    local_s.append(in_process(query))
+                    http_s.append(over_http(query))
+                else:
+                    http_s.append(over_http(query))
+                    local_s.append(in_process(query))
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+            mem.close()
+    local_stats, http_stats = summarise(local_s), summarise(http_s)
+    paired = statistics.median(h - x for h, x in zip(http_s, local_s, strict=True)) * 1000
+    result = {
+        "when": utc_now(),
+        "machine": machine_info(),
+        "store": info,
+        "queries": args.queries,
+        "in_process": local_stats,
+        "http": http_stats,
+        "overhead_p50_ms": http_stats["p50_ms"] - local_stats["p50_ms"],
+        "overhead_paired_p50_ms": paired,
+        "ratio_p50": http_stats["p50_ms"] / local_stats["p50_ms"],
+        "mean_results": statistics.mean(found[args.warmup :]) if found else 0,
+    }
+    md = "\n".join(
+        [
+            f"memory_search at {args.records:,} records, {args.queries} queries each way",
+            "",
+            "| path | p50 ms | p95 ms | mean ms |",
+            "|---|---:|---:|---:|",
+            *(
+                f"| {name} | {s['p50_ms']:.2f} | {s['p95_ms']:.2f} | {s['mean_ms']:.2f} |"
+                for name, s in (("in-process Session.call", local_stats), ("HTTP", http_stats))
+            ),
+            "",
+            f"overhead p50: {result['overhead_p50_ms']:.2f} ms (per-query paired p50 "
+            f"{paired:.2f} ms), ratio {result['ratio_p50']:.2f}; target <= 3 ms",
+        ]
+    )
+    write_report(args.out, f"http-{args.records}", result, md)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait(client: object) -> None:
+    import httpx
+
+    assert isinstance(client, httpx.Client)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            if client.get("/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise RuntimeError("the server did not start")
+
+
+if __name__ == "__main__":
+    main()
