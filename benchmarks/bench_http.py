@@ -22,6 +22,7 @@ memory_search at 10,000 records** (ratio in one run).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
@@ -30,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 from shutil import copyfile
+from typing import Any
 
 from _common import RESULTS_DIR, cached_store, machine_info, summarise, utc_now, write_report
 
@@ -139,6 +141,11 @@ def main() -> None:
                 else:
                     http_s.append(over_http(query))
                     local_s.append(in_process(query))
+            # CPU time per call, which the machine's load inflates far less than wall
+            # time: this process's for the in-process searches; the server's (from /proc)
+            # and this client's for the HTTP ones; and for memory_get of a missing id,
+            # whose own work is ~0.03 ms, so its HTTP CPU is the surface's fixed cost.
+            cpu = _cpu_costs(args.queries, local, client, url, server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -156,6 +163,8 @@ def main() -> None:
         "overhead_paired_p50_ms": paired,
         "ratio_p50": http_stats["p50_ms"] / local_stats["p50_ms"],
         "mean_results": statistics.mean(found[args.warmup :]) if found else 0,
+        "cpu_ms_per_call": cpu,
+        "load_average": os.getloadavg(),
     }
     md = "\n".join(
         [
@@ -170,9 +179,46 @@ def main() -> None:
             "",
             f"overhead p50: {result['overhead_p50_ms']:.2f} ms (per-query paired p50 "
             f"{paired:.2f} ms), ratio {result['ratio_p50']:.2f}; target <= 3 ms",
+            "",
+            "CPU ms per call: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()),
+            f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)",
         ]
     )
     write_report(args.out, f"http-{args.records}", result, md)
+
+
+def _cpu_costs(n: int, local: Any, client: Any, url: str, pid: int) -> dict[str, float]:
+    queries = questions(n, seed=5)
+    started = time.process_time()
+    for query in queries:
+        local.call("memory_search", {"query": query})
+    local_search = (time.process_time() - started) / n
+    server_before, started = _proc_cpu(pid), time.process_time()
+    for query in queries:
+        client.post(url, json={"query": query}).raise_for_status()
+    client_search = (time.process_time() - started) / n
+    server_search = (_proc_cpu(pid) - server_before) / n
+    get_url = url.replace("memory_search", "memory_get")
+    server_before, started = _proc_cpu(pid), time.process_time()
+    for _ in range(n):
+        client.post(get_url, json={"ids": ["mem_missing"]}).raise_for_status()
+    client_get = (time.process_time() - started) / n
+    server_get = (_proc_cpu(pid) - server_before) / n
+    ms = {
+        "search_in_process": local_search,
+        "search_http_server": server_search,
+        "search_http_client": client_search,
+        "search_http_overhead": server_search + client_search - local_search,
+        "get_http_server": server_get,
+        "get_http_client": client_get,
+    }
+    return {k: v * 1000 for k, v in ms.items()}
+
+
+def _proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and its threads so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:

@@ -58,6 +58,12 @@ def server(request: Request) -> Server:
     return found
 
 
+async def server_dep(request: Request) -> Server:
+    """``server`` as a dependency: async, because FastAPI runs a plain function dependency in
+    its thread pool, a hop (a thread hand-off each way) per dependency per request."""
+    return server(request)
+
+
 bearer = HTTPBearer(
     auto_error=False,
     bearerFormat="agent-memory API key",
@@ -79,7 +85,7 @@ def caller(
     return key
 
 
-def admin(key: Annotated[ApiKey, Depends(caller)]) -> ApiKey:
+async def admin(key: Annotated[ApiKey, Depends(caller)]) -> ApiKey:
     """An admin key, else 403."""
     if not key.admin:
         raise Problem(403, "forbidden", "this route needs an admin key (keys add --admin)")
@@ -88,7 +94,7 @@ def admin(key: Annotated[ApiKey, Depends(caller)]) -> ApiKey:
 
 Caller = Annotated[ApiKey, Depends(caller)]
 Admin = Annotated[ApiKey, Depends(admin)]
-ServerDep = Annotated[Server, Depends(server)]
+ServerDep = Annotated[Server, Depends(server_dep)]
 
 
 def stored_session(memory: Memory, key: ApiKey, session_id: str) -> Session:
