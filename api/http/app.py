@@ -49,7 +49,7 @@ def create_app(memory: Memory, **settings: Any) -> FastAPI:
     problems.install(app)
 
     @app.get("/healthz", tags=["health"])
-    def healthz() -> dict[str, str]:
+    async def healthz() -> dict[str, str]:
         """Liveness, without a key."""
         return {"status": "ok"}
 

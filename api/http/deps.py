@@ -71,12 +71,16 @@ bearer = HTTPBearer(
 )
 
 
-def caller(
+async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> ApiKey:
     """The live API key of the request, else 401. Looked up in the store on every request,
-    so a key revoked through any process stops working at once everywhere."""
+    so a key revoked through any process stops working at once everywhere.
+
+    Async on purpose: the lookup is one indexed read (tens of microseconds), cheaper than the
+    thread-pool hop FastAPI makes for a plain function, which measured about 1 ms of CPU per
+    request (and more wall time on a loaded machine; benchmarks/bench_http.py)."""
     if credentials is None:
         raise Problem(401, "unauthorized", "send the header Authorization: Bearer <API key>")
     key = authenticate(server(request).memory.store, credentials.credentials)
