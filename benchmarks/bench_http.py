@@ -16,7 +16,17 @@ memory_search at 10,000 records** (ratio in one run).
    ``POST /v1/sessions/{id}/tools/memory_search`` over one keep-alive httpx connection. Times
    are wall clock around each call (the HTTP one includes the client's JSON encoding and
    decoding). The overhead is reported as the difference of the p50s and as the p50 of the
-   per-query differences.
+   per-query differences; and, more robust to the machine's load, as what is left of each
+   call's wall time once the pipeline's own logged stage times are taken away, and as CPU
+   time per call (the server's from /proc, this client's, and memory_get of a missing id,
+   whose own work is ~0.03 ms: the surface's fixed cost).
+
+OpenBLAS: numpy's OpenBLAS keeps its worker threads spinning for a while after each call. On
+a 2-core machine, two processes that both search (this one in-process, the server over HTTP)
+then take the cores from each other, and every search is slower (measured 2026-12-02: p50
+31-53 ms in-process by default, 11.6 ms with ``OPENBLAS_NUM_THREADS=1`` for both). Run it
+both ways; results/http-10000.json is the default, results/http-10000-openblas1.json the
+latter.
 """
 
 from __future__ import annotations
@@ -117,18 +127,24 @@ def main() -> None:
             local = mem.session(agent_id="bench", user_id="alice", session_id="bench-local")
             url = f"/v1/sessions/{session}/tools/memory_search"
             found = []
+            ids: dict[str, list[str]] = {"local": [], "http": []}
 
             def in_process(query: str) -> float:
                 started = time.perf_counter()
-                local.call("memory_search", {"query": query})
-                return time.perf_counter() - started
+                result = local.call("memory_search", {"query": query})
+                took = time.perf_counter() - started
+                ids["local"].append(result["search_id"])
+                return took
 
             def over_http(query: str) -> float:
                 started = time.perf_counter()
                 answer = client.post(url, json={"query": query})
                 answer.raise_for_status()
-                found.append(len(answer.json()["results"]))
-                return time.perf_counter() - started
+                body = answer.json()
+                took = time.perf_counter() - started
+                found.append(len(body["results"]))
+                ids["http"].append(body["search_id"])
+                return took
 
             for query in questions(args.warmup, seed=3):
                 in_process(query)
@@ -146,11 +162,24 @@ def main() -> None:
             # and this client's for the HTTP ones; and for memory_get of a missing id,
             # whose own work is ~0.03 ms, so its HTTP CPU is the surface's fixed cost.
             cpu = _cpu_costs(args.queries, local, client, url, server.pid)
+            # The pipeline's own stage times, as logged: what is left of each call's wall
+            # time is outside the search (the surface, the session, the tool call's shell).
+            outside = {
+                way: [
+                    wall - _stages_s(mem, search_id)
+                    for wall, search_id in zip(walls, ids[way][args.warmup :], strict=True)
+                ]
+                for way, walls in (("local", local_s), ("http", http_s))
+            }
         finally:
             server.terminate()
             server.wait(timeout=30)
             mem.close()
     local_stats, http_stats = summarise(local_s), summarise(http_s)
+    outside_paired = (
+        statistics.median(h - x for h, x in zip(outside["http"], outside["local"], strict=True))
+        * 1000
+    )
     paired = statistics.median(h - x for h, x in zip(http_s, local_s, strict=True)) * 1000
     result = {
         "when": utc_now(),
@@ -163,6 +192,8 @@ def main() -> None:
         "overhead_paired_p50_ms": paired,
         "ratio_p50": http_stats["p50_ms"] / local_stats["p50_ms"],
         "mean_results": statistics.mean(found[args.warmup :]) if found else 0,
+        "outside_pipeline_ms": {w: summarise(v) for w, v in outside.items()},
+        "overhead_outside_pipeline_paired_p50_ms": outside_paired,
         "cpu_ms_per_call": cpu,
         "load_average": os.getloadavg(),
     }
@@ -179,6 +210,10 @@ def main() -> None:
             "",
             f"overhead p50: {result['overhead_p50_ms']:.2f} ms (per-query paired p50 "
             f"{paired:.2f} ms), ratio {result['ratio_p50']:.2f}; target <= 3 ms",
+            f"outside the search pipeline (wall minus its logged stage times), per-query "
+            f"paired p50: {outside_paired:.2f} ms (in-process "
+            f"{result['outside_pipeline_ms']['local']['p50_ms']:.2f} ms, HTTP "
+            f"{result['outside_pipeline_ms']['http']['p50_ms']:.2f} ms)",
             "",
             "CPU ms per call: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()),
             f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)",
@@ -213,6 +248,11 @@ def _cpu_costs(n: int, local: Any, client: Any, url: str, pid: int) -> dict[str,
         "get_http_client": client_get,
     }
     return {k: v * 1000 for k, v in ms.items()}
+
+
+def _stages_s(mem: Memory, search_id: str) -> float:
+    payload = mem.store.search_log_payload(search_id) or {}
+    return float(sum(payload.get("timings_ms", {}).values())) / 1000
 
 
 def _proc_cpu(pid: int) -> float:
