@@ -22,6 +22,7 @@ from agent_memory.api.quickstart_data import (
     PROJECT,
     WRITES,
 )
+from agent_memory.api.quickstart_http import http_search
 from agent_memory.core import Config, Memory
 from agent_memory.core.tools import memory_policy, tool_definitions
 from agent_memory.workers.app import WorkerApp
@@ -54,6 +55,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
         extract_an_ended_session(tour)
         integrate_a_host(tour)
         snapshot_and_stats(tour)
+        http_search(mem, out, title="11. The HTTP API")
     finally:
         mem.close()
     next_steps(out, path)
@@ -358,7 +360,7 @@ def _mcp_tools(tour: _Tour) -> None:
     try:
         from agent_memory.api.mcp_server.client import tool_names
     except ModuleNotFoundError:
-        tour.out.line("mcp       skipped: the mcp extra is not installed (scripts/install.sh mcp)")
+        tour.out.line("mcp       skipped: the mcp extra is not installed (agent-memory[mcp])")
         return
     names = tool_names(tour.path, agent="assistant", user="alice")
     tour.out.line(

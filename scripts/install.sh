@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Create ./.venv and install agent-memory into it, in the order that keeps it CPU-only.
 #
-#   scripts/install.sh            the library, the worker and the CLI
-#   scripts/install.sh mcp        ... plus the MCP server (agent-memory mcp)
-#   scripts/install.sh test       ... plus the test tools (and the mcp extra)
+#   scripts/install.sh            the library, the worker, the CLI, the MCP and HTTP servers
+#   scripts/install.sh test       ... plus the test tools
 #   scripts/install.sh test,bench ... plus what the benchmarks plot with (matplotlib)
 #
 # `test` also installs the Deep Agents adapter's extra (deepagents) into the venv and builds a
@@ -17,6 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="${1:-}"
+# The MCP and HTTP servers (`agent-memory mcp` and `serve`, the `mcp` and `server` extras) are
+# part of every install: the quickstart lists the MCP tools and serves one search over HTTP.
+extras="server,mcp${extras:+,$extras}"
 venv="${VENV:-.venv}"
 python="${PYTHON:-python3}"
 
@@ -47,7 +49,7 @@ install_into() {  # install_into VENV EXTRAS
 
 case ",$extras," in
 *,test,*)
-    install_into "$venv" "$extras,deepagents,mcp"
+    install_into "$venv" "$extras,deepagents"
     install_into "${CREWAI_VENV:-.venv-crewai}" "crewai,test"
     ;;
 *) install_into "$venv" "$extras" ;;

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agent_memory.api.cli import admin, data, jobs, mcp, measure, quickstart, tools
+from agent_memory.api.cli import admin, data, jobs, mcp, measure, quickstart, server, tools
 from agent_memory.api.cli.common import EXIT_ERROR, EXIT_OK, default_store
 from agent_memory.core.errors import AgentMemoryError, InvalidArgument
 from agent_memory.core.logging import configure_logging
@@ -29,11 +29,11 @@ __all__ = ["build_parser", "main"]
 
 # The order `agent-memory --help` lists the commands in: the tour, the store and its grants,
 # data in, maintenance, an operator's tool calls and a user's data, extraction, measuring,
-# and what a host registers. Each group's module adds its own commands (COMMANDS).
+# what a host registers, and the HTTP server. Each group's module adds its own commands (COMMANDS).
 ORDER = (
     "quickstart init grant revoke grants stats import import-conversation reembed snapshot "
     "restore write get forget forget-user export-user search ingest jobs sessions worker eval "
-    "bench tools mcp config"
+    "bench tools mcp config serve keys"
 ).split()
 
 
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version="agent-memory 0.1.0")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    groups = (quickstart, admin, data, tools, jobs, measure, mcp)
+    groups = (quickstart, admin, data, tools, jobs, measure, mcp, server)
     adders = {name: add for group in groups for name, add in group.COMMANDS.items()}
     if sorted(adders) != sorted(ORDER):
         raise AssertionError(f"ORDER and the groups' commands differ: {sorted(adders)}")

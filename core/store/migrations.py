@@ -527,6 +527,45 @@ KEYED_ITEMS = Migration(
     ),
 )
 
+
+API_KEYS = Migration(
+    13,
+    "API keys of the HTTP server and its idempotent replies (issue 19)",
+    (
+        # A key is shown once; only its SHA-256 is kept (the token is 256 random bits, so a
+        # plain digest is enough: nothing to brute-force). key_id is the token's public part,
+        # for listing and revoking without the secret.
+        """
+        CREATE TABLE api_keys (
+            key_id     TEXT PRIMARY KEY,
+            agent_id   TEXT NOT NULL,
+            admin      INTEGER NOT NULL CHECK (admin IN (0, 1)),
+            digest     TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        ) STRICT
+        """,
+        # The first answer to a write-like request sent with an Idempotency-Key, per agent:
+        # a retry gets it back instead of writing again. request_digest tells a retry from a
+        # different request reusing the key; status 0 marks one still being answered. user_id
+        # lets forget-user erase the replies of that user's sessions.
+        """
+        CREATE TABLE idempotency (
+            agent_id       TEXT NOT NULL,
+            key            TEXT NOT NULL,
+            user_id        TEXT,
+            request_digest TEXT NOT NULL,
+            status         INTEGER NOT NULL,
+            body           TEXT,
+            created_at     TEXT NOT NULL,
+            PRIMARY KEY (agent_id, key)
+        ) STRICT
+        """,
+        "CREATE INDEX idempotency_created ON idempotency (created_at)",
+        "CREATE INDEX idempotency_user ON idempotency (user_id) WHERE user_id IS NOT NULL",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -540,6 +579,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     SESSION_ACTIVITY,
     FORGET_SUPPRESSIONS,
     KEYED_ITEMS,
+    API_KEYS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

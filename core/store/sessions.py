@@ -196,6 +196,27 @@ def session_list(
     return [_session_json(r) for r in store.query(sql, [*params, int(limit)])]
 
 
+def session_row(store: Store, session_id: str) -> dict[str, Any] | None:
+    """One session's identity as stored (agent, user, write targets, authoritative tools,
+    end), or None: what a server process needs to rebuild a session another one opened."""
+    rows = store.query(
+        "SELECT session_id, agent_id, user_id, write_targets, authoritative_tools, ended_at "
+        "FROM sessions WHERE session_id = ?",
+        (session_id,),
+    )
+    if not rows:
+        return None
+    row = rows[0]
+    return {
+        "session_id": row["session_id"],
+        "agent_id": row["agent_id"],
+        "user_id": row["user_id"],
+        "write_targets": json.loads(row["write_targets"]),
+        "authoritative_tools": json.loads(row["authoritative_tools"]),
+        "ended_at": row["ended_at"],
+    }
+
+
 def idle_sessions(store: Store, *, before: datetime) -> list[sqlite3.Row]:
     """Open sessions with at least one turn whose last activity is older than ``before``."""
     return store.query(
@@ -249,6 +270,7 @@ __all__ = [
     "idle_sessions",
     "next_seq",
     "session_list",
+    "session_row",
     "session_settings",
     "start",
     "stored",

@@ -34,6 +34,7 @@ def has_data(conn: sqlite3.Connection, user: str) -> bool:
             "SELECT 1 FROM sessions WHERE user_id = :user LIMIT 1",
             "SELECT 1 FROM search_log WHERE user_id = :user LIMIT 1",
             "SELECT 1 FROM write_log WHERE user_id = :user LIMIT 1",
+            "SELECT 1 FROM idempotency WHERE user_id = :user LIMIT 1",
             f"SELECT 1 FROM entities WHERE {_USER_SCOPES} LIMIT 1",
         )
     )
@@ -65,6 +66,8 @@ def erase(conn: sqlite3.Connection, user: str, now: datetime) -> dict[str, Any]:
         ("sessions", "user_id = ?", [user]),
         ("search_log", "user_id = ?", [user]),
         ("write_log", "user_id = ?", [user]),
+        # the HTTP server's kept answers to the user's sessions' requests (api.http)
+        ("idempotency", "user_id = ?", [user]),
     ):
         counts[table] = conn.execute(f"DELETE FROM {table} WHERE {where}", args).rowcount
     counts.update(_erase_entities(conn, params))

@@ -209,6 +209,7 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
         "End a session: extraction as a job",
         "Host integration",
         "Snapshot",
+        "The HTTP API",
     ):
         assert step in out
     assert "address found afterwards: False" in out
@@ -233,6 +234,8 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "the assistant turn searched nothing: 1 search in the log" in out
     # The MCP server, started over stdio by the SDK's client, lists the same tools.
     assert "(stdio) lists: memory_forget, memory_get, memory_revise, memory_search, " in out
+    # One search over a real socket, served by the HTTP API in-process.
+    assert re.search(r"-> \d+ result\(s\) in \d+ ms: [^\n]*allergic to", out)
     assert "Traceback" not in result.stderr
     assert (tmp_path / "agent-memory" / "quickstart.db").exists()
 

@@ -418,9 +418,17 @@ def _roll_back_to_version_4(conn: sqlite3.Connection) -> None:
 
 
 def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 11 left it (migration 12 undone)."""
+    """Make a current store file look as version 11 left it (migrations 12 and 13 undone)."""
+    _roll_back_to_version_12(conn)
     conn.execute("DROP TABLE items")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
+
+
+def _roll_back_to_version_12(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 12 left it (migration 13 undone)."""
+    conn.execute("DROP TABLE api_keys")
+    conn.execute("DROP TABLE idempotency")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
 
 
 def test_migration_12_gives_a_version_11_store_its_keyed_items(store_path: Path) -> None:
@@ -444,7 +452,7 @@ def test_migration_12_gives_a_version_11_store_its_keyed_items(store_path: Path)
 
 
 def _roll_back_to_version_10(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 10 left it (migrations 11 and 12 undone)."""
+    """Make a current store file look as version 10 left it (migrations 11 to 13 undone)."""
     _roll_back_to_version_11(conn)
     conn.execute("DROP TABLE suppressions")
     conn.execute("DROP TABLE erasures")
@@ -641,3 +649,22 @@ def test_session_settings_reads_back_who_a_stored_session_acts_for(store_path: P
             "authoritative_tools": ["deploy"],
         }
         assert session_settings(mem.store, "s2") is None
+
+
+def test_a_version_12_store_gains_api_keys_and_idempotency(store_path: Path) -> None:
+    """Migration 13 (the HTTP API): a version-12 file gains the keys and idempotency tables; a
+    key made afterwards authenticates, and only its digest is stored."""
+    from agent_memory.core.store import api_keys as keys
+
+    Memory.open(store_path, embedder=HashingEmbedder(), now=NOW).close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_12(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    key, token = keys.add_key(mem.store, "planner", admin=False, now=NOW)
+    assert keys.authenticate(mem.store, token) == key
+    assert keys.authenticate(mem.store, token[:-1] + "x") is None
+    stored = mem.store.query("SELECT * FROM api_keys")
+    assert token not in [str(v) for row in stored for v in tuple(row)]
+    assert mem.store.schema_version == LATEST_VERSION
+    mem.close()
