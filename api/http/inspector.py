@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs, urlencode
 
-from agent_memory.core.compact import response_reason, result_reason
+from agent_memory.core.search.explain import response_reason, result_reason
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
