@@ -15,7 +15,7 @@ with k1 = 1.2, b = 0.75 and avgdl the mean length over all rows. FTS5 is still t
 every number: row lengths come from its docsize table, postings from fts5vocab, and changed
 rows are tokenized by its own tokenizer (core.search.lexical.Tokenizer). Over the whole table the
 scores are FTS5's: the same operations in the same order (identical to the last bit for 80
-LoCoMo questions over 50,000 records; tests/core/test_bm25.py holds them equal on generated
+LoCoMo questions over 50,000 records; tests/core/search/test_bm25.py holds them equal on generated
 stores). A search counts N, n and avgdl over the rows of the scopes its agent may read
 instead (``scores(within=...)``), so that no score depends on records it may not read.
 
