@@ -65,7 +65,8 @@ def fts_match(tokens: Sequence[str]) -> str | None:
 
 
 # The tokenizer of records_fts (migration 3): words are looked up in its vocabulary as this
-# tokenizer stores them (porter stems). tests/core/search/test_search_lexical.py holds the two equal.
+# tokenizer stores them (porter stems). tests/core/search/test_search_lexical.py holds the two
+# equal.
 FTS_TOKENIZE = "porter unicode61"
 # records_fts's columns, in their order.
 FTS_COLUMNS = ("content", "subject", "aliases", "context")
