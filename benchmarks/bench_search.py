@@ -87,6 +87,7 @@ import cProfile
 import hashlib
 import io
 import json
+import os
 import pstats
 import random
 import shutil
@@ -102,7 +103,6 @@ import _common
 import numpy as np
 from _common import (
     CACHE_DIR,
-    REPO,
     RESULTS_DIR,
     LoadMonitor,
     cached_store,
@@ -1136,7 +1136,11 @@ def main() -> None:
         "--rerank-pipeline", type=int, default=5, help="searches with the reranker on"
     )
     parser.add_argument(
-        "--data", type=Path, default=REPO.parent / "shared" / "data", help="the data sets"
+        "--data",
+        type=Path,
+        default=os.environ.get("AGENT_MEMORY_DATA"),
+        help="the data folder (see its README): locomo-dev.json, longmemeval-s-dev.json.gz; "
+        "default $AGENT_MEMORY_DATA",
     )
     parser.add_argument(
         "--haystacks", type=int, default=5, help="LongMemEval haystacks in the corpus (of 30)"
@@ -1175,6 +1179,9 @@ def main() -> None:
     parser.add_argument("--child-cold", metavar="STORE", help=argparse.SUPPRESS)
     parser.add_argument("--child-rerank", metavar="STORE", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.data is None:
+        # The data sets live outside the repository; where is the caller's to say.
+        parser.error("--data (or AGENT_MEMORY_DATA) must name the data folder")
 
     if args.child_build:
         report = child_build(

@@ -357,8 +357,9 @@ class LiveIndex:
 
 def _member(column: np.ndarray, codes: list[int], distinct: int) -> np.ndarray:
     """Per row, whether ``column`` (codes 0..distinct-1, or -1 for a row without metadata)
-    holds one of ``codes``. np.isin is slow on these small integer columns (about 3 ms over
-    50,000 int8 codes): a few codes are compared one by one, more go through a lookup table."""
+    holds one of ``codes``. np.isin is slow on these small integer columns (benchmarks/
+    README.md, "Figures moved from code comments"): a few codes are compared one by one, more
+    go through a lookup table."""
     if len(codes) <= _COMPARE_AT_MOST:
         keep = np.zeros(len(column), dtype=bool)
         for code in codes:

@@ -1,21 +1,20 @@
 """The query path of an embedder on ONNX Runtime: the same weights, a lighter runtime.
 
 A search embeds one short query. On CPU most of that time is torch's per-operator overhead,
-not arithmetic: all-MiniLM-L6-v2 on a 14-token query takes ~23 ms in torch with one thread on
-the 2-core machines this was measured on, and ~10 ms as an ONNX graph on onnxruntime (see
-benchmarks/README.md). For large batches (bulk import, reembed) the two are equally fast, so
-only small batches take this path.
+not arithmetic, so the same model as an ONNX graph on onnxruntime embeds a query in about
+half the time (benchmarks/README.md, the "ONNX query path" results). For large batches (bulk
+import, reembed) the two are equally fast, so only small batches take this path.
 
 The graph is exported from the model FlagEmbedding has already loaded (encoder plus the dense
 head's pooling, before normalisation), so its vectors are the torch model's vectors up to float
-rounding (cosine >= 0.99999 measured); the embedder identity, the stored vectors and the
-calibrated gate floors all stay valid. The export (about two seconds for MiniLM) is cached on
+rounding (``AGREEMENT``, checked on probe texts, below); the embedder identity, the stored
+vectors and the calibrated gate floors all stay valid. The export (seconds for MiniLM) is cached on
 disk, keyed by the model's identity, the folder and weight files it was loaded from, pooling
 and the torch and exporter versions. Before it serves a query the graph is checked on probe
 texts (alone and padded together, short and cut at the length limit): against the torch model
 when the export is made or a cached graph is first used, and then against the torch vectors of
 those probes saved beside it, so a later process that only searches and writes one record at a
-time loads neither torch nor FlagEmbedding (about 1 s to load instead of 8). A cached file that
+time loads neither torch nor FlagEmbedding, the slow part of a cold start. A cached file that
 fails to load or disagrees is exported again.
 
 Models whose weights exceed what one ONNX file holds (2 GB; bge-m3 is 2.2 GB) stay on torch:

@@ -3,6 +3,7 @@ package never collides with the library's (issue 18, item 1)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -100,3 +101,28 @@ def test_the_wheel_holds_only_agent_memory_and_marks_it_typed(tmp_path: Path) ->
         next(name for name in names if name.endswith("entry_points.txt"))
     )
     assert b"agent-memory = agent_memory.api.cli:main" in entry_points
+
+
+# A path into the folder beside the repository (where the project keeps its data sets and
+# notes): a default like that works on one machine only.
+OUTSIDE = re.compile(r"\.\./shared|/work/shared|parents?(\[\d\])?\s*/\s*[\"']shared[\"']")
+
+
+def test_no_code_or_test_refers_to_a_path_outside_the_repository() -> None:
+    """Evaluation data and notes outside the repository are named by an argument or an
+    environment variable (AGENT_MEMORY_DATA), never by a default path (issue 18, item 5)."""
+    for folder in CODE:
+        for path in (ROOT / folder).rglob("*.py"):
+            if path == Path(__file__):
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), start=1):
+                assert not OUTSIDE.search(line), f"{path}:{number}: {line.strip()}"
+
+
+def test_the_core_tests_mirror_the_core_packages() -> None:
+    """A test folder under tests/core/ is named after the core package it tests, so a reader
+    finds a package's tests by its name (issue 18, item 5)."""
+    for folder in (ROOT / "tests" / "core").iterdir():
+        if folder.is_dir() and folder.name != "__pycache__":
+            assert (ROOT / "core" / folder.name / "__init__.py").is_file(), folder
+            assert (folder / "__init__.py").is_file(), f"{folder} is not a package"

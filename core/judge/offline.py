@@ -173,7 +173,7 @@ class OfflineJudge(Judge):
         self._parser = (parser or default_parser()) if clauses else None
 
     def warm(self) -> None:
-        """Load the clause reading's parser now (about 2 s) rather than in the first write
+        """Load the clause reading's parser now (seconds) rather than in the first write
         that needs it; a parser that cannot load is reported by ``name``, not raised."""
         if self._parser is not None:
             self._parser.available  # noqa: B018 - the property loads the pipeline

@@ -1,33 +1,32 @@
 """BM25 over the full-text index's own postings, computed in memory.
 
-FTS5 computes BM25 for every row that matches any word of an OR query, at ~2.7 us a row, and
-a question that names a speaker or says "photo" matches 20,000-28,000 of 50,000 conversation
-turns: 30-130 ms a search here, most of an all-scopes search. This index computes the same
-function with numpy over posting lists read from FTS5 itself: the whole lexical stage takes
-about 2 ms p50 at 50,000 records (benchmarks/README.md has the measured figures).
+FTS5 computes BM25 for every row that matches any word of an OR query, and a question that
+names a speaker or says "photo" matches about half of a conversation store's turns, so FTS5's
+ranking was most of an all-scopes search. This index computes the same function with numpy
+over posting lists read from FTS5 itself, an order of magnitude faster (benchmarks/README.md,
+the read path's results of 2026-11-30 07:42, has the figures).
 
 The function is fts5_aux.c's ``bm25()``: for each query phrase (here: each query word, a
 single index term) with ``n`` of the ``N`` rows holding it,
 ``idf = log((N - n + 0.5) / (n + 0.5))``, clamped to 1e-6 where it is <= 0, and a row with
 column-weighted term frequency ``f`` and length ``D`` (tokens over all columns) scores
 ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))`` summed over the query's words,
-with k1 = 1.2, b = 0.75 and avgdl the mean length over all rows. FTS5 is still the source of
-every number: row lengths come from its docsize table, postings from fts5vocab, and changed
-rows are tokenized by its own tokenizer (core.search.lexical.Tokenizer). Over the whole table the
-scores are FTS5's: the same operations in the same order (identical to the last bit for 80
-LoCoMo questions over 50,000 records; tests/core/test_bm25.py holds them equal on generated
-stores). A search counts N, n and avgdl over the rows of the scopes its agent may read
-instead (``scores(within=...)``), so that no score depends on records it may not read.
+with k1 = 1.2, b = 0.75 and avgdl the mean length over all rows.
+FTS5 is still the source of every number: row lengths come from its docsize table, postings from
+fts5vocab, and changed rows are tokenized by its own tokenizer (core.search.lexical.Tokenizer).
+Over the whole table the scores are FTS5's: the same operations in the same order, so identical
+to the last bit (tests/core/search/test_bm25.py holds them equal on generated stores). A search
+counts N, n and avgdl over the rows of the scopes its agent may read instead
+(``scores(within=...)``), so that no score depends on records it may not read.
 
-What it keeps: every row's length (read from docsize when the index is built: ~0.2 s at
-50,000 rows) and the postings of the terms queries have used, read on first use at ~0.6 us an
-occurrence (a word in 20,000 rows: ~15 ms, once) and kept, the least recently used dropped past
-``postings_kept`` (row, term) entries (16 bytes each). Scoring a query whose words are all
-cached takes ~1.3 ms p50 at 50,000 rows. Like the vector index it catches up with every
+What it keeps: every row's length (read from docsize when the index is built) and the postings
+of the terms queries have used, read on first use (the costly part, once a term) and kept, the
+least recently used dropped past ``postings_kept`` (row, term) entries (16 bytes each); a query
+whose words are all cached reads no SQL. Like the vector index it catches up with every
 process's writes from ``record_changes`` before each search: a changed row's text is tokenized
-again by FTS5's tokenizer, and a cached term's postings are patched with the changed rows when
-a query next uses it. A new store epoch (a restore), or more changed rows than
-``delta_at_most`` at once (a bulk import), starts it afresh.
+again by FTS5's tokenizer, and a cached term's postings are patched with the changed rows when a
+query next uses it. A new store epoch (a restore), or more changed rows than ``delta_at_most``
+at once (a bulk import), starts it afresh.
 
 A query word the tokenizer splits into several terms ("well_known", "e-mail", "node.js" as one
 word) is a phrase to FTS5: it matches where its terms sit at consecutive offsets of one
@@ -35,8 +34,7 @@ column, and BM25 counts it as one phrase (``n`` the rows holding it, ``f`` its w
 occurrences). Its postings are built here from its terms' positional postings (fts5vocab's
 offsets), so a phrase is scored in memory too, over the readable rows' statistics, and equals
 FTS5's over the whole table. A phrase's postings are not patched: after any write they are
-read again on its next use (phrase words are rare; the read costs ~0.6 us an occurrence of
-its terms).
+read again on its next use (phrase words are rare, so the read is small).
 """
 
 from __future__ import annotations

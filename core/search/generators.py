@@ -157,12 +157,12 @@ class Generators:
     ) -> Ranked:
         """The ``depth`` best records for an FTS5 ``match`` among those passing ``where``.
 
-        ``share`` is the fraction of the store that passes ``where``. When most of it does
-        (an agent that reads nearly everything), ranking first and dropping the few rows that
-        fail is cheaper than handing FTS5 a rowid list the size of the store (~30 ms of the
-        ~45 ms of a 50,000-record BM25 query here); the filtered ranking is a subsequence of
-        the unfiltered one, so the answer is the same, and when too few rows pass the
-        filtered query runs as usual."""
+        ``share`` is the fraction of the store that passes ``where``. When most of it does (an
+        agent that reads nearly everything), ranking first and dropping the few rows that fail
+        is cheaper than handing FTS5 a rowid list the size of the store (most of a large store's
+        BM25 query: benchmarks/README.md, "Figures moved from code comments"); the filtered
+        ranking is a subsequence of the unfiltered one, so the answer is the same, and when too
+        few rows pass the filtered query runs as usual."""
         if match is None:
             return []
         weight = self.config.retrieval.context_weight
@@ -208,8 +208,8 @@ class Generators:
         question is about by its time words, ranked by the same BM25 as the lexical
         generator. A second vote for those already among the candidates, and a way in for
         those the lexical generator ranked below records from other times. BM25 rather than
-        cosine inside the window: on LoCoMo's questions with a time cue, R@5 0.697 against
-        0.644 (README, Retrieval quality; measured with the parser's first version). Where
+        cosine inside the window: it found more answers to LoCoMo's questions with a time
+        cue (README.md, "Retrieval quality", has the figures). Where
         FTS5 scores (lexical_scoring "fts5", see ``scored``) this is a second FTS5 query,
         whose choice of words to leave out (``fts5``) is made again for the records inside
         the window."""
@@ -256,8 +256,8 @@ class Generators:
             # Every linked record with how many matched entities it links to (an index-only
             # read), then the hard filter and the recency order from the vector index's mirror
             # of each record's scope, status, type and event time: SQL would read each linked
-            # record's row (past its content) to filter and order them, ~40 ms for a name
-            # linked to 6,000 records.
+            # record's row (past its content) to filter and order them, slow for a name
+            # linked to thousands of records.
             linked_rowids = stored_entities.linked_rowids(conn, entity_ids)
         rowids, hits = np.unique(np.array(linked_rowids, dtype=np.int64), return_counts=True)
         top, linked = index.latest(rowids, hits, depth, where=where)

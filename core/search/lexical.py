@@ -12,7 +12,7 @@ occur in at least half of the indexed records are left out of the query as well
 (``TermStats``): FTS5's BM25 gives such a word an IDF of 1e-6 (its log((N - n + 0.5) /
 (n + 0.5)) is <= 0 there and clamped), so it adds at most 2.2e-6 to any score, yet matching it
 makes FTS5 score nearly every record. A session date in every turn's context ("2023") did
-exactly that: such queries took ~130 ms at 50,000 records instead of ~45 ms.
+exactly that (benchmarks/README.md, the read path's results of 2026-11-30 06:19).
 
 ``Tokenizer`` runs records_fts's own tokenizer (``FTS_TOKENIZE``, columns ``FTS_COLUMNS``) in a
 private in-memory table, for the word statistics here and for core.search.bm25.
@@ -65,7 +65,8 @@ def fts_match(tokens: Sequence[str]) -> str | None:
 
 
 # The tokenizer of records_fts (migration 3): words are looked up in its vocabulary as this
-# tokenizer stores them (porter stems). tests/core/test_search_lexical.py holds the two equal.
+# tokenizer stores them (porter stems). tests/core/search/test_search_lexical.py holds the two
+# equal.
 FTS_TOKENIZE = "porter unicode61"
 # records_fts's columns, in their order.
 FTS_COLUMNS = ("content", "subject", "aliases", "context")
@@ -139,8 +140,8 @@ class TermStats:
     and the rows holding each term. Counts are cached with that version. Each record change
     moves the version by one and a term's count and the row count by at most one, so at a
     later version a cached count still decides whenever the drift cannot cross the half-way
-    line; only words near it are read again (~1-5 ms at 50,000 records, most of it the most
-    common words). A new epoch (a restore) drops the cache.
+    line; only words near it (mostly the most common words) are read again. A new epoch (a
+    restore) drops the cache.
     """
 
     def __init__(

@@ -6,9 +6,10 @@ ships offline: the WordPiece tokenizer of the packaged all-MiniLM-L6-v2. Counts 
 BPE tokenizers are usually within about 10-20 percent of it for English text; leave that much
 headroom in ``retrieval.budget_tokens``.
 
-Tokenising is the costly part of a search's budget stage (~6 ms for an 8,000-character record on
-these machines), so counts are cached by a digest of the text, and a count that only has to
-show a record does not fit the room left is taken on a prefix (see ``TokenCounter.count``).
+Tokenising is the costly part of a search's budget stage (a long record takes milliseconds:
+benchmarks/README.md, "Figures moved from code comments"), so counts are cached by a digest of
+the text, and a count that only has to show a record does not fit the room left is taken on a
+prefix (see ``TokenCounter.count``).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ over this base, and every statement they run goes through ``transaction``, ``rea
 ``query``.
 
 Every write happens inside ``transaction``, which issues ``BEGIN IMMEDIATE`` so that a
-read-then-write never fails with "database is locked" under concurrency
-(../shared/design/ENVIRONMENT.md: 663 of 800 plain-BEGIN writes failed in a four-process test,
-none with BEGIN IMMEDIATE). Never hold a transaction across an embedding or model call: compute
+read-then-write never fails with "database is locked" under concurrency (with plain BEGIN
+most writes of a four-process test failed: benchmarks/README.md, "Figures moved from code
+comments"). Never hold a transaction across an embedding or model call: compute
 first, then write.
 """
 

@@ -309,8 +309,9 @@ def select_records(
     Usable inside a transaction."""
     cursor = conn.execute(f"{RECORD_SELECT} WHERE {where}", tuple(params))
     names = [column[0] for column in cursor.description]
-    # Plain rows zipped into dicts: sqlite3.Row finds a column by scanning the names, ~0.45 us
-    # a lookup here, 33 per record; a search builds ~60 records (row_to_record 32 -> 14 us).
+    # Plain rows zipped into dicts: sqlite3.Row finds a column by scanning the names, 33
+    # lookups a record and dozens of records a search (benchmarks/README.md, "Figures moved
+    # from code comments").
     return [row_to_record(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
 
 
@@ -361,7 +362,7 @@ def row_to_record(row: Mapping[str, Any] | sqlite3.Row) -> Record:
 
 def _json_tuple(text: str) -> tuple[Any, ...]:
     """A JSON array column as a tuple. Most are empty, and a search builds ~60 records: the
-    empty case skips the JSON decoder (60 records: 2.3 -> 1.96 ms here)."""
+    empty case skips the JSON decoder."""
     return () if text == "[]" else tuple(json.loads(text))
 
 

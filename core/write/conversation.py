@@ -46,9 +46,10 @@ if TYPE_CHECKING:
 
 # How many preceding turns of the session enter a turn's context, and at most how many
 # characters of each: enough to say what a short reply answers, not so much that a long
-# preceding answer's vocabulary lets the record match queries about that answer. Measured on
-# the dev sets (benchmarks/README.md, "Retrieval quality"): 300 instead of 1,000 raised
-# LongMemEval-S turn recall@10 from 0.76 to 0.81 and left LoCoMo R@10 within 0.003.
+# preceding answer's vocabulary lets the record match queries about that answer. Chosen on
+# the dev sets: 300 instead of 1,000 found more LongMemEval-S turns and left LoCoMo within
+# noise (README.md, "Retrieval quality"; benchmarks/README.md, "Figures moved from code
+# comments").
 CONTEXT_TURNS = 2
 CONTEXT_EXCERPT = 300
 MAX_TEXT_CHARS = 100_000  # a turn longer than this is refused, not cut: it is not a turn

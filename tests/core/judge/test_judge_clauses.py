@@ -21,6 +21,7 @@ from agent_memory.core import Memory
 from agent_memory.core.judge import OfflineJudge
 from agent_memory.core.judge.parse import Parser
 from tests.support.clock import NOW
+from tests.support.paths import TEST_DATA
 
 pytestmark = pytest.mark.skipif(
     not Parser().available, reason="spaCy or its English model package is not installed"
@@ -67,7 +68,7 @@ REFUSED = [
     ("I'm allergic to cats, not dogs.", "The user is allergic to dogs."),
 ]
 
-HELDOUT = Path(__file__).resolve().parents[1] / "data" / "judge-pairs-heldout.jsonl"
+HELDOUT = TEST_DATA / "judge-pairs-heldout.jsonl"
 _ROWS = [json.loads(line) for line in HELDOUT.read_text().splitlines() if line.strip()]
 # Known misses, kept visible: a strict xfail turns into a failure once the judge gets it right.
 _KNOWN = {

@@ -32,6 +32,7 @@ from agent_memory.core.judge import (
     Verdict,
     make_judge,
 )
+from tests.support.paths import TEST_DATA
 
 # =============================================================================================
 # The tables: (premise = a verbatim quote, hypothesis = the stored statement, truly entailed?)
@@ -842,7 +843,7 @@ def test_offline_accepts_true_paraphrases(premise: str, hypothesis: str) -> None
     assert verdict.score >= 0.75
 
 
-OWN_PAIRS = Path(__file__).resolve().parents[1] / "data" / "judge-pairs-own.jsonl"
+OWN_PAIRS = TEST_DATA / "judge-pairs-own.jsonl"
 
 
 def test_offline_on_our_own_labelled_pairs() -> None:
@@ -862,7 +863,7 @@ def test_offline_on_our_own_labelled_pairs() -> None:
     assert wrong == []
 
 
-SIMILAR_PAIRS = Path(__file__).resolve().parents[1] / "data" / "judge-pairs-similar.jsonl"
+SIMILAR_PAIRS = TEST_DATA / "judge-pairs-similar.jsonl"
 
 
 def test_offline_refuses_the_hard_negatives_written_for_the_embedder_experiment() -> None:

@@ -19,8 +19,7 @@ from agent_memory.core.tools import (
     tool_names,
 )
 from tests.support.clock import NOW
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+from tests.support.paths import README
 
 
 def snapshot() -> str:

@@ -10,7 +10,6 @@ runs whole.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from agent_memory.core.judge.restate import restatements
 from agent_memory.core.judge.text import parse_sentences
 from agent_memory.core.judge.wordnet import data_dir
 from tests.support.clock import NOW
+from tests.support.paths import TEST_DATA
 
 pytestmark = pytest.mark.skipif(
     not Parser().available or data_dir() is None,
@@ -170,7 +170,7 @@ def test_a_pronoun_is_said_back_only_for_the_speaker() -> None:
     assert resolved(parser, "I love it.") == []  # "it" is never resolved
 
 
-CLASSES = Path(__file__).resolve().parents[1] / "data" / "judge-pairs-classes.jsonl"
+CLASSES = TEST_DATA / "judge-pairs-classes.jsonl"
 _ROWS = [json.loads(line) for line in CLASSES.read_text().splitlines() if line.strip()]
 
 
