@@ -4,10 +4,7 @@ tests did not try. Each sentence here is written for this file, not taken from a
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
-
-import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.session import Session
