@@ -247,10 +247,20 @@ def check(
             SourceKind.AGENT_INFERENCE, quote if found_elsewhere else None, notes, found_elsewhere
         )
     verdict = judge.entails(quote, content, context=turn.content)
+    if verdict.holds and (undone := _taken_back(turn, transcript)) is not None:
+        notes.append(f"the quote does not stand ({undone}), so {downgrade}")
+        return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
     if not verdict.holds:
         notes.append(f"the quote does not entail the content ({verdict.reason}), so {downgrade}")
         return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
     return EvidenceCheck(claimed, quote, notes, turn)
+
+
+def _taken_back(turn: Turn, transcript: Sequence[Turn]) -> str | None:
+    """Why the same role's next turn takes ``turn`` back as it opens, or None."""
+    later = (t for t in transcript if t.seq > turn.seq and t.role == turn.role)
+    following = next(later, None)
+    return None if following is None else judged_context.takes_back(following.content)
 
 
 def witness(
