@@ -102,7 +102,7 @@ _RETRACTION = re.compile(
     r"\b(just|only) (kidding|joking)\b|\bj/?k\b|\bi(?:'m| am| was)(?: just| only)? "
     r"(kidding|joking)\b|\b(that|this|it)(?:'s| is| was)(?: all| just)? (a lie|a joke|not true|"
     r"made up|untrue|false)\b|\bi lied\b|\bi made (that|it) up\b|\bscratch that\b|"
-    r"^(kidding|joking|not really|nah|not)\W*$",
+    r"^(kidding|joking|not really|nah|not)\W*$|^(lol|haha|hah|lmao),? (no|nah|nope)\b",
     re.IGNORECASE,
 )
 # Sarcasm: the sentence means the opposite of its words. One that is only the marker

@@ -51,7 +51,11 @@ _TRANSLATE = str.maketrans(
         "\u00a0": " ",
     }
 )
-_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "st", "prof", "vs", "etc", "e.g", "i.e", "jr", "sr"}
+_ABBREVIATIONS = {
+    *("dr", "mr", "mrs", "ms", "st", "prof", "vs", "etc", "e.g", "i.e", "jr", "sr"),
+    # Company and title forms that sit mid-sentence ("I work for Acme Inc. as an engineer").
+    *("inc", "ltd", "co", "corp", "llc", "plc", "gmbh", "dept", "approx", "no", "mt", "ave"),
+}
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n+")
 
 # Fiction, role-play and hypotheticals: what follows is not the user's claim about themselves.
@@ -60,7 +64,10 @@ _FICTION = re.compile(
     r"roleplay|role-play|role play|roleplaying|role-playing|let's say|lets say|what if|"
     r"make-believe|i dreamt|i dreamed|my character|"
     r"in (?:the|my|a|this|our|his|her|their) (?:novel|story|book|game|film|movie|play|"
-    r"script|screenplay|campaign|dream|fiction|scene|sketch))\b"
+    r"script|screenplay|campaign|dream|fiction|scene|sketch)|"
+    # "For my D&D campaign, I'm a paladin": a fronted frame naming a game or a story.
+    r"(?:for|in) (?:the|my|a|this|our) (?:[\w&'-]+ ){0,2}(?:campaign|game|novel|story|"
+    r"screenplay|script|play|roleplay|rpg|larp|fanfic|fan fiction))\b"
 )
 # A source that is not a person speaking for themselves.
 _NON_HUMAN_SOURCE = re.compile(
@@ -76,8 +83,18 @@ _RETRACTION = re.compile(
     r"just kidding|only kidding|kidding|joking|jk|j/k|that was a lie|i lied|i was lying|"
     r"that's a lie|that is a lie|scratch that|never mind|nevermind|ignore that|"
     r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
-    r"take it back|actually|correction|wait|sorry)\b"
+    r"take it back|actually|correction|wait|sorry|not really)\b"
 )
+# A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
+# opening with "Sorry," or "Actually," usually goes on to something new.
+_TAKEN_BACK = re.compile(
+    r"^\W*(?:(?:lol|haha|hah|lmao|ha)\W+)?(?:no|nah|nope)?\W*(?:(?:i was|i'm|i am|just|only)\s+)?"
+    r"(?:kidding|joking|jk|j/k)\b|^\W*(?:lol|haha|hah|lmao),? (?:no|nah|nope)\b|"
+    r"^\W*(?:that|this|it)(?:'s| is| was)(?: all| just)? (?:a lie|a joke|not true|made up|untrue|"
+    r"false)\b|^\W*(?:i lied|i made (?:that|it) up|scratch that|i take (?:that|it) back)\b"
+)
+# A sarcasm marker anywhere after the quote, its own sentence included ("I'm a genius /s").
+_SARCASM = re.compile(r"(?<!\w)/s\b|\bsaid no ?(?:one|body) ever\b")
 
 
 # A short later sentence that corrects the speaker: "Well, worked." "I mean, Lisbon."
@@ -117,6 +134,8 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
         or _refusal(folded, lo, hi, kept)
         or _cut_away(folded[lo:start], folded[end:hi], kept)
     )
+    if refusal is None and (mark := _SARCASM.search(folded[end:])) is not None:
+        refusal = f"its turn marks it as sarcasm ({mark.group(0)!r})"
     if refusal is None:
         refusal = retraction(folded[hi:], statement)
     return Reading(premise or quote, refusal)
@@ -129,6 +148,14 @@ def retraction(later: str, statement: str) -> str | None:
         return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
     if cue := _SELF_CORRECTION.search(folded):
         return f"a later sentence of its turn corrects it ({cue.group(0).strip(' .!?')!r})"
+    return None
+
+
+def takes_back(next_turn: str) -> str | None:
+    """Why the speaker's next turn takes their previous one back as it opens ("lol no",
+    "I was kidding", "That was a lie."), or None."""
+    if (cue := _TAKEN_BACK.search(_fold(next_turn)[0])) is not None:
+        return f"the speaker's next turn takes it back ({cue.group(0).strip()!r})"
     return None
 
 

@@ -119,6 +119,7 @@ from agent_memory.core.judge.parse import Parser, default_parser
 from agent_memory.core.judge.pronouns import resolved
 from agent_memory.core.judge.rephrase import rephrasings
 from agent_memory.core.judge.restate import restatements
+from agent_memory.core.judge.roles import role_swap
 from agent_memory.core.judge.text import Sentence, parse_sentences
 from agent_memory.core.judge.wordnet import wordnet
 
@@ -136,6 +137,8 @@ def _paraphrases(
     for sentence, source, later in quote:
         reading = read_paraphrase(sentence, part)
         if not reading.holds or retraction(later, statement) is not None:
+            continue
+        if role_swap(source, statement) is not None:  # "Tom is my manager": not Tom's
             continue
         if parser is None or clause_veto(parser, source, statement) is None:
             passed.append(Attempt(True, 1.0, 4, reading.reason, 0.0))
@@ -156,7 +159,7 @@ def _clause_readings(
     loose match."""
     passed = []
     for sentence, later in sentences:
-        if retraction(later, statement) is None:
+        if retraction(later, statement) is None and role_swap(sentence, statement) is None:
             reasons = clause_passes(parser, [sentence], statement)
             passed += [Attempt(True, 1.0, 4, reason, 0.0) for reason in reasons]
     return passed

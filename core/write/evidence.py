@@ -28,11 +28,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agent_memory.core.judge import context as judged_context
 from agent_memory.core.models import SourceKind, format_time
 
 if TYPE_CHECKING:
@@ -167,6 +168,12 @@ EVIDENCE_ROLES: dict[SourceKind, tuple[str, ...]] = {
 # host's. A tool turn counts only when its quote verified as a tool_result (an authoritative
 # tool): other tool output may be the model's own words echoed back.
 WITNESS_ROLES = ("user", "system")
+# A quote the judge does not find entailing the content counts toward promotion only when it is
+# about the content: its packaged-embedder cosine with the content at least this. Unrelated
+# user words ("My favourite colour is teal" for "The user is expecting twins.") score below
+# 0.1 on all-MiniLM-L6-v2; weak but real support ("Just the veggie burger for me" for "The
+# user is vegetarian.") about 0.32.
+WITNESS_FLOOR = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,28 +247,64 @@ def check(
             SourceKind.AGENT_INFERENCE, quote if found_elsewhere else None, notes, found_elsewhere
         )
     verdict = judge.entails(quote, content, context=turn.content)
+    if verdict.holds and (undone := _taken_back(turn, transcript)) is not None:
+        notes.append(f"the quote does not stand ({undone}), so {downgrade}")
+        return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
     if not verdict.holds:
         notes.append(f"the quote does not entail the content ({verdict.reason}), so {downgrade}")
         return EvidenceCheck(SourceKind.AGENT_INFERENCE, quote, notes, turn)
     return EvidenceCheck(claimed, quote, notes, turn)
 
 
+def _taken_back(turn: Turn, transcript: Sequence[Turn]) -> str | None:
+    """Why the same role's next turn takes ``turn`` back as it opens, or None."""
+    later = (t for t in transcript if t.seq > turn.seq and t.role == turn.role)
+    following = next(later, None)
+    return None if following is None else judged_context.takes_back(following.content)
+
+
 def witness(
-    judge: Judge, checked: EvidenceCheck, content: str, session_id: str | None
+    judge: Judge,
+    checked: EvidenceCheck,
+    content: str,
+    session_id: str | None,
+    similarity: Callable[[str, str], float] | None = None,
 ) -> Witness | None:
     """The observation's evidence, for the promotion rule (core.write.reinforce): the turn
-    its quote was found in and the quote's digest. It counts toward promotion when the turn
-    is the user's or the host's (WITNESS_ROLES), or the quote verified a stronger source, and
-    the judge does not find the quote contradicting the content. None without a quote found
-    in the transcript."""
+    its quote was found in and the quote's digest. It counts toward promotion when the quote
+    verified a stronger source, or when the turn is the user's or the host's (WITNESS_ROLES),
+    the turn does not void the quote (fiction, someone else's claim, a hedge, a retraction:
+    core.judge.context), the judge does not find it contradicting the content, and it is about
+    the content (entailed, or ``similarity`` at least WITNESS_FLOOR): two arbitrary user
+    sentences are not two observations of a guess. None without a quote found in the
+    transcript."""
     turn, quote = checked.turn, checked.evidence
     if turn is None or not quote:
         return None
-    counts = (
-        turn.role in WITNESS_ROLES or checked.source_kind is not SourceKind.AGENT_INFERENCE
-    ) and not judge.contradicts(quote, content).holds
+    if checked.source_kind is not SourceKind.AGENT_INFERENCE:
+        counts = not judge.contradicts(quote, content).holds
+    else:
+        counts = (
+            turn.role in WITNESS_ROLES
+            and judged_context.read(quote, turn.content, content).refusal is None
+            and not judge.contradicts(quote, content).holds
+            and _about(judge, quote, content, turn.content, similarity)
+        )
     digest = hashlib.sha256(normalise(quote).encode()).hexdigest()[:32]
     return Witness(session_id, turn.seq, turn.role, digest, counts)
+
+
+def _about(
+    judge: Judge,
+    quote: str,
+    content: str,
+    context: str,
+    similarity: Callable[[str, str], float] | None,
+) -> bool:
+    """Whether the quote speaks to the content at all (see ``witness``)."""
+    if similarity is not None and similarity(quote, content) >= WITNESS_FLOOR:
+        return True
+    return judge.entails(quote, content, context=context).holds
 
 
 def stated_at(checked: EvidenceCheck, now: datetime) -> str:

@@ -95,7 +95,14 @@ class Ingestor:
 
     def witness(self, checked: EvidenceCheck, request: WriteRequest) -> Witness | None:
         """The observation's evidence, for the promotion rule (core.write.evidence.witness)."""
-        return evidence.witness(self.judge, checked, request.content, request.session_id)
+        return evidence.witness(
+            self.judge, checked, request.content, request.session_id, self._similarity
+        )
+
+    def _similarity(self, a: str, b: str) -> float:
+        """Cosine of two texts on the store's embedder (its vectors are unit length)."""
+        first, second = self.engine.embedder.embed([a, b])
+        return float(first @ second)
 
     @staticmethod
     def stated_at(checked: EvidenceCheck, now: datetime) -> str:

@@ -124,7 +124,8 @@ def test_the_parse_vetoes_a_role_swap_the_word_readings_accept(
     """The paraphrase reading covers every word of "the user hired Maria" in "Maria hired me";
     the parse shows Maria did the hiring."""
     quote, statement = "Maria hired me last year.", "The user hired Maria last year."
-    assert words_only.entails(quote, statement, context=quote).holds
+    # The word readings refuse it too since core.judge.roles reads the direction of "hired".
+    assert not words_only.entails(quote, statement, context=quote).holds
     assert not judge.entails(quote, statement, context=quote).holds
 
 
