@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs, urlencode
 
-from agent_memory.core.search.explain import response_reason, result_reason
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -29,6 +28,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from agent_memory.api.http.deps import Server, server
 from agent_memory.core.errors import AgentMemoryError
 from agent_memory.core.models import Record
+from agent_memory.core.search.explain import response_reason, result_reason
 from agent_memory.core.store.api_keys import ApiKey, authenticate
 from agent_memory.core.store.inspect import user_records, user_searches
 
