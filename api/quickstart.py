@@ -267,6 +267,7 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
         found_afterwards=still,
     )
     export = tour.path.with_name("quickstart-carol.jsonl")
+    export.unlink(missing_ok=True)  # the tour's own file from an earlier run
     exported = mem.export_user("carol", export)
     receipt = mem.forget_user("carol")
     gone = ", ".join(f"{table} {n}" for table, n in sorted(receipt["counts"].items()) if n)

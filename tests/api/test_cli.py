@@ -195,6 +195,11 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     # The offline backend, whatever the developer's shell holds (an ANTHROPIC_API_KEY would
     # otherwise make the tour call the real API).
     env = {**os.environ, "AGENT_MEMORY_EXTRACTION__BACKEND": "offline"}
+    # What an earlier run left behind: the tour makes its files afresh.
+    earlier = tmp_path / "agent-memory"
+    earlier.mkdir()
+    for name in ("quickstart.db", "quickstart-carol.jsonl", "quickstart-snapshot.db"):
+        (earlier / name).write_bytes(b"from an earlier run")
     result = subprocess.run(
         [str(exe), "quickstart"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
     )
