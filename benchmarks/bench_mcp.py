@@ -34,7 +34,10 @@ memory_search at 10,000 records**.
    Each sample is ``perf_counter`` around the call, as its caller sees it. The servers and
    this process share the store file (each search writes its search_log row). "added p50"
    is the median over rounds of (way - in-process) in the same round; the difference of the
-   two p50s is in ``mcp.json`` too. ``client_cpu_p50_ms`` is this process's CPU per call.
+   two p50s is in ``mcp.json`` too. "client CPU" is this process's CPU per call; "CPU ms"
+   adds the server process's (from /proc, summed over each way's calls: clock ticks average
+   out), and "added CPU" is that less the in-process call's: what a way costs whatever else
+   the machine is doing.
 
 4. **BLAS threads**: ``OPENBLAS_NUM_THREADS`` and ``OMP_NUM_THREADS`` default to 1 here and
    in the servers, unless set (``_blas``: OpenBLAS's spinning threads tripled every way's
@@ -137,6 +140,23 @@ class RawClient:
         self.connection.close()
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` (all its threads), from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _child_running(word: str, *, but_not: int) -> int:
+    """The pid of this process's child whose command line has ``word`` (not ``but_not``)."""
+    for task in Path("/proc/self/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if int(pid) != but_not and word.encode() in argv:
+                return int(pid)
+    raise RuntimeError("the stdio server process was not found")
+
+
 def build(path: Path, records: int, seed: int) -> dict[str, Any]:
     started = time.perf_counter()
     mem = Memory.open(path, Config.load(None, environ=os.environ))
@@ -159,7 +179,7 @@ def queries(records: int, seed: int, count: int) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def http_server(store: Path, directory: Path) -> AsyncIterator[str]:
+async def http_server(store: Path, directory: Path) -> AsyncIterator[tuple[str, int]]:
     tokens = directory / "tokens.json"
     entry = {"name": "bench", "token": TOKEN, "agent": "assistant", "users": ["alice"]}
     tokens.write_text(json.dumps({"tokens": [entry]}))
@@ -177,7 +197,7 @@ async def http_server(store: Path, directory: Path) -> AsyncIterator[str]:
                 break
             except httpx2.TransportError:
                 await anyio.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         os.kill(process.pid, signal.SIGTERM)
         process.wait(timeout=60)
@@ -193,12 +213,14 @@ async def measure(store: Path, plan: list[str], warmup: int, directory: Path) ->
     headers = {"Authorization": f"Bearer {TOKEN}"}
     with open(os.devnull, "w") as errlog:
         async with (
-            http_server(store, directory) as url,
+            http_server(store, directory) as (url, http_pid),
             httpx2.AsyncClient(headers=headers, timeout=60) as http,
             Client(stdio_client(params, errlog=errlog), mode="legacy") as stdio,
             Client(streamable_http_client(url, http_client=http), mode="legacy") as over_http,
         ):
             raw = RawClient(url, TOKEN)
+            # The stdio server is the child started by the SDK's stdio client.
+            servers = {"stdio": _child_running("mcp", but_not=http_pid), "http": http_pid}
 
             async def in_process(query: str) -> int:
                 result = host.call(session, "memory_search", {"query": query})
@@ -224,6 +246,7 @@ async def measure(store: Path, plan: list[str], warmup: int, directory: Path) ->
             }
             samples: dict[str, list[float]] = {name: [] for name in ways}
             cpu: dict[str, list[float]] = {name: [] for name in ways}
+            server_cpu: dict[str, float] = dict.fromkeys(ways, 0.0)
             found: dict[str, list[int]] = {name: [] for name in ways}
             for query in plan[:warmup]:
                 for way in ways.values():
@@ -233,10 +256,12 @@ async def measure(store: Path, plan: list[str], warmup: int, directory: Path) ->
                 names = list(ways)
                 names = names[i % len(names) :] + names[: i % len(names)]
                 for name in names:
+                    served = {pid: _cpu_s(pid) for pid in servers.values()}
                     cpu_began, began = time.process_time(), time.perf_counter()
                     found[name].append(await ways[name](query))
                     samples[name].append(time.perf_counter() - began)
                     cpu[name].append(time.process_time() - cpu_began)
+                    server_cpu[name] += sum(_cpu_s(pid) - was for pid, was in served.items())
             raw.close()
     mem.close()
     load = other_load(start)
@@ -247,8 +272,15 @@ async def measure(store: Path, plan: list[str], warmup: int, directory: Path) ->
     base = samples["in_process"]
     for name in samples:
         stats[name]["client_cpu_p50_ms"] = statistics.median(cpu[name]) * 1000
+        # CPU per call, client and server: what the way costs whatever the machine's load.
+        # Means (clock ticks are 10 ms; summed over every call they average out).
+        stats[name]["cpu_mean_ms"] = (sum(cpu[name]) + server_cpu[name]) / len(cpu[name]) * 1000
+        stats[name]["server_cpu_mean_ms"] = server_cpu[name] / len(cpu[name]) * 1000
         if name == "in_process":
             continue
+        stats[name]["added_cpu_mean_ms"] = (
+            stats[name]["cpu_mean_ms"] - stats["in_process"]["cpu_mean_ms"]
+        )
         paired = [way - alone for way, alone in zip(samples[name], base, strict=True)]
         stats[name]["added_p50_ms"] = statistics.median(paired) * 1000
         stats[name]["p50_minus_p50_ms"] = stats[name]["p50_ms"] - stats["in_process"]["p50_ms"]
@@ -307,13 +339,15 @@ def main() -> None:
             f"{s['min_ms']:.2f}",
             f"{s['added_p50_ms']:+.2f}" if "added_p50_ms" in s else "",
             f"{s['client_cpu_p50_ms']:.2f}",
+            f"{s['cpu_mean_ms']:.2f}",
+            f"{s['added_cpu_mean_ms']:+.2f}" if "added_cpu_mean_ms" in s else "",
         ]
         for name, s in stats.items()
     ]
     lines = [f"memory_search at {args.records:,} records, {args.queries} queries per way"]
-    lines += table(
-        ["way", "p50 ms", "p95 ms", "mean ms", "min ms", "added p50 ms", "client CPU ms"], rows
-    )
+    header = ["way", "p50 ms", "p95 ms", "mean ms", "min ms", "added p50 ms", "client CPU ms"]
+    header += ["CPU ms, both sides (mean)", "added CPU ms"]
+    lines += table(header, rows)
     write_report(args.out, "mcp", result, "\n".join(lines))
 
 
