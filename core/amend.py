@@ -25,9 +25,10 @@ import re
 # The cue opening a correction sentence, and the rest of it.
 _CUE = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|erm|wait|no|sorry|oops|whoops|ugh)\W+)*"
-    r"(?:actually|sorry|oops|whoops|i mean|i meant|or rather|rather|make that|make it|"
-    r"correction|no|wait)\b[\s,:;.!-]*(?:(?:i mean|i meant|make that|make it)\b[\s,:;-]*)?"
-    r"(?P<rest>.*?)[\s.!]*$",
+    r"(?:(?:actually|oops|whoops|i mean|i meant|or rather|make that|make it|correction)\b|"
+    # "No need to ...", "Sorry for the delay": only a standalone "no" or "sorry" corrects.
+    r"(?:no|nope|wait|sorry|rather)\s*[,:;.!-])[\s,:;.!-]*"
+    r"(?:(?:i mean|i meant|make that|make it)\b[\s,:;-]*)?(?P<rest>.*?)[\s.!]*$",
     re.IGNORECASE,
 )
 # A correction that opens with a subject is a clause of its own, not an ellipsis.

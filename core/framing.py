@@ -20,6 +20,7 @@ identity on the list is refused (the safe direction: an inference, not a fact).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 FICTION = re.compile(
     r"\b(pretend|pretending|imagine|imagining|hypothetically|hypothetical|fictional|"
@@ -60,10 +61,20 @@ _OVERSTATED = re.compile(
 )
 
 
+# "every trick in the book", "any excuse in the book": an idiom, no story.
+_IDIOM = re.compile(r"\b(?:every|any|oldest|each)\s+(?:[\w'-]+\s+){0,2}$")
+
+
+def fiction_cues(text: str) -> Iterator[str]:
+    """The fiction or hypothetical cues in ``text`` (folded), in order."""
+    for cue in FICTION.finditer(text):
+        if not _IDIOM.search(text[: cue.start()]):
+            yield cue.group(0)
+
+
 def fiction(text: str) -> str | None:
-    """The fiction or hypothetical cue in ``text`` (folded), or None."""
-    cue = FICTION.search(text)
-    return None if cue is None else cue.group(0)
+    """The first fiction or hypothetical cue in ``text`` (folded), or None."""
+    return next(fiction_cues(text), None)
 
 
 def inverted_condition(sentence: str) -> str | None:
@@ -84,4 +95,4 @@ def ironic(sentence: str) -> str | None:
     return None
 
 
-__all__ = ["FICTION", "fiction", "inverted_condition", "ironic"]
+__all__ = ["FICTION", "fiction", "fiction_cues", "inverted_condition", "ironic"]

@@ -37,7 +37,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent_memory.core.framing import FICTION, inverted_condition, ironic
+from agent_memory.core.amend import amended
+from agent_memory.core.framing import fiction_cues, inverted_condition, ironic
 from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
 
 _TRANSLATE = str.maketrans(
@@ -149,7 +150,14 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
 
 
 def retraction(later: str, statement: str) -> str | None:
-    """Why text that follows a claim in its turn takes the claim back, or None."""
+    """Why text that follows a claim in its turn takes the claim back, or None. A correction
+    that amends the later sentence right before it ("I'm 33. Oops, I mean 34.") is about that
+    sentence, not the claim (core.amend)."""
+    parts = split(later)
+    if len(parts) > 1:
+        later = " ".join(
+            p for k, p in enumerate(parts) if k == 0 or amended(parts[k - 1], p) is None
+        )
     folded = _fold(later)[0]
     if (cue := _RETRACTION.search(folded)) and cue.group(0) not in _fold(statement)[0]:
         return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
@@ -268,9 +276,9 @@ def _quoted(text: str, start: int, end: int) -> str | None:
 
 def _refusal(text: str, lo: int, hi: int, statement: str) -> str | None:
     """Fiction or a hypothetical up to the quote's sentences, or a non-human source in them."""
-    for cue in FICTION.finditer(text[:hi]):
-        if cue.group(0) not in statement:
-            return f"its turn frames it as fiction or a hypothetical ({cue.group(0)!r})"
+    for cue in fiction_cues(text[:hi]):
+        if cue not in statement:
+            return f"its turn frames it as fiction or a hypothetical ({cue!r})"
     if source := _NON_HUMAN_SOURCE.search(text[lo:hi]):
         return f"its sentence quotes another source ({source.group(0)!r})"
     return None
