@@ -18,7 +18,13 @@ Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, mi
 hope, wish, let's say); reported speech and belief ("My boss said: I'm quitting", "My mom
 thinks I should ...", "I told him ...": the reporting clause and the rest of its sentence,
 until a "so" or "but" clause) and
-anything in quotation marks; sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
+anything in quotation marks; fiction frames, conditions said by inversion ("Were I rich, ...")
+and ironic agreement ("Oh sure, ...", "Sure, I'm the Pope"), read as the judge reads them
+(core.framing); sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
+self-correction ("Actually, ...", "Oops, I mean ...") replaces the sentence before it: an
+elliptical one ("I have 3 kids. Actually, 4 kids.") gives that sentence's facts with the new
+value and both sentences as evidence (core.amend), a full one drops the earlier facts it
+restates; a
 retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm marker undoes
 the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
 assistant turns; and every sentence that tries to instruct the memory system ("ignore previous
