@@ -18,7 +18,13 @@ Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, mi
 hope, wish, let's say); reported speech and belief ("My boss said: I'm quitting", "My mom
 thinks I should ...", "I told him ...": the reporting clause and the rest of its sentence,
 until a "so" or "but" clause) and
-anything in quotation marks; sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
+anything in quotation marks; fiction frames, conditions said by inversion ("Were I rich, ...")
+and ironic agreement ("Oh sure, ...", "Sure, I'm the Pope"), read as the judge reads them
+(core.framing); sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
+self-correction ("Actually, ...", "Oops, I mean ...") replaces the sentence before it: an
+elliptical one ("I have 3 kids. Actually, 4 kids.") gives that sentence's facts with the new
+value and both sentences as evidence (core.amend), a full one drops the earlier facts it
+restates; a
 retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm marker undoes
 the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
 assistant turns; and every sentence that tries to instruct the memory system ("ignore previous
@@ -51,6 +57,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
+from agent_memory.core.amend import amended, opens_correction
 from agent_memory.core.extraction import corrections, phrasing, verbatim
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.schema import (
@@ -65,6 +72,7 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
+from agent_memory.core.framing import fiction, inverted_condition, ironic
 from agent_memory.core.models import parse_time
 from agent_memory.core.write.evidence import (
     MIN_QUOTE_CHARS,
@@ -333,16 +341,19 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
 def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bool]:
     """The candidates of one user turn, and whether its first sentence takes back the
     previous user turn. A retraction or a bare sarcasm marker undoes the sentences before it
-    in the turn; sarcastic, questioning, hedged, reported and quoted sentences give none. A
-    sentence no rule phrases may be kept verbatim (core.extraction.verbatim)."""
+    in the turn; sarcastic, ironic, questioning, hedged, conditional, fictional, reported and
+    quoted sentences give none; a self-correction replaces the sentence before it
+    (``_corrected``). A sentence no rule phrases may be kept verbatim (core.extraction.verbatim)."""
     anchor = parse_time(turn.at, field="at")
     kept: list[Candidate] = []
     unphrased: list[tuple[int, int, int]] = []  # (position, start, end) for the fallback
     retracts_before = False
+    previous: tuple[int, int, list[Candidate]] | None = None  # the last sentence's span, facts
     for index, (start, end) in enumerate(_sentence_spans(turn.content)):
         sentence = turn.content[start:end]
         bare = sentence.rstrip(".!? ")
         undoes = _RETRACTION.search(bare) or (_SARCASM.search(bare) and len(bare.split()) <= 3)
+        last, previous = previous, None
         if undoes:
             if index == 0:
                 retracts_before = True
@@ -351,13 +362,64 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             continue
         if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
             continue
-        if _HEDGE.search(sentence) or _SARCASM.search(sentence):
+        if _HEDGE.search(sentence) or _SARCASM.search(sentence) or _framed(turn.content, end):
             continue
+        correction = last is not None and opens_correction(sentence)
+        if last is not None and correction:
+            # "I have 3 kids. Actually, 4 kids.": the sentence before is taken back.
+            fixed = _corrected(turn.content, last[0], start, end, anchor, shared_target)
+            if fixed is not None:
+                kept = [c for c in kept if all(c is not r for r in last[2])] + fixed
+                unphrased = [u for u in unphrased if u[0] != index - 1]
+                previous = (last[0], end, fixed)
+                continue
         phrased = list(_from_sentence(sentence, anchor, shared_target))
+        if last is not None and correction and _restates(phrased, last[2]):
+            # "I'm 29. Actually, I'm 30.": a new value of the same fact replaces it.
+            kept = [c for c in kept if all(c is not r for r in last[2])]
         kept.extend(phrased)
-        if not phrased and not (_REPORTING.search(sentence) or _QUOTES.search(sentence)):
+        previous = (start, end, phrased)
+        said_by_others = _REPORTING.search(sentence) or _QUOTES.search(sentence)
+        if not phrased and not said_by_others and not correction:
             unphrased.append((index, start, end))
     return kept + verbatim.statements(turn.content, unphrased), retracts_before
+
+
+def _restates(new: list[Candidate], old: list[Candidate]) -> bool:
+    """Whether a new candidate states the same fact as an old one with another value: the same
+    attribute, or contents that open with the same three words ("The user is ...")."""
+    for n in new:
+        for o in old:
+            if n.attribute is not None and n.attribute == o.attribute:
+                return True
+            if n.content.split()[:3] == o.content.split()[:3] and n.content != o.content:
+                return True
+    return False
+
+
+def _framed(text: str, end: int) -> bool:
+    """The sentence ending at ``end`` is fiction (a frame in it or earlier in the turn), a
+    condition said by inversion or ironic agreement (core.framing, as the judge reads it)."""
+    folded = text.lower().replace("\u2019", "'")
+    sentence = next((folded[s:e] for s, e in _sentence_spans(text) if e == end), "")
+    return bool(fiction(folded[:end]) or inverted_condition(sentence) or ironic(sentence))
+
+
+def _corrected(
+    text: str, start: int, fix_start: int, fix_end: int, anchor: datetime, shared_target: str
+) -> list[Candidate] | None:
+    """The facts of the sentence at ``start`` with the value an elliptical correction after it
+    gives ("I'm 40. Oops, I mean 41." -> "The user is 41."), their evidence both sentences
+    (core.amend; the judge reads them the same way), or None when it is no ellipsis."""
+    before, correction = text[start:fix_start].strip(), text[fix_start:fix_end]
+    sentence = amended(before, correction)
+    if sentence is None:
+        return None
+    evidence = text[start:fix_end].rstrip(".!? ")
+    return [
+        c.model_copy(update={"evidence": evidence})
+        for c in _from_sentence(sentence, anchor, shared_target)
+    ]
 
 
 def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:

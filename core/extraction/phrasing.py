@@ -17,6 +17,9 @@ decides which clauses may speak for the user; this module only phrases them).
 - "I decided / agreed / chose ..."  -> "The user decided ..."  (decision, episodic, personal)
 - "we / the team / Sam and I decided ..."  -> "We decided ..." (who decided is kept; the
   session's target for shared decisions)
+- "we're moving / pushing / dropping / launching ... <object>"  -> the clause, kept in "we"
+  (decision, the target for shared decisions, as above)
+- "I moved / relocated to <Place>"  -> "The user moved to <Place>." (fact, attribute residence)
 - "the X worked / failed / broke / is fixed"  -> the clause itself (outcome, episodic)
 - "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
 
@@ -70,6 +73,23 @@ _DECISION = re.compile(
     re.IGNORECASE,
 )
 
+# "We're moving the launch to March", "the team will drop the beta": a plan made with others
+# changes something it names (an object follows the verb: "we're moving to Porto" is a move).
+_TEAM_PLAN = re.compile(
+    r"^(?P<who>we|the team|our team|my team|(?:my\s+)?[\w'-]+ and i)(?:'re|'ll|\s+are|\s+is|"
+    r"\s+will|\s+are going to|'re going to|\s+plan to|\s+intend to|\s+have|'ve)?\s+"
+    r"(?:just\s+|now\s+)?(?P<verb>(?:mov|push|postpon|delay|launch|ship|releas|switch|dropp|cancel+|adopt|migrat|"
+    r"freez|deprecat|reschedul|renam|merg|scrapp|sunsett?)(?:ing|e|ed)?)\s+"
+    r"(?!to\b|from\b|in\b|into\b|out\b|house\b|home\b|abroad\b|away\b|back\b|over\b)(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+
+# "I moved to Bergen", "I've relocated to New York": where the user lives now.
+_MOVED = re.compile(
+    r"^[iI](?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+)?(?:moved|relocated)\s+"
+    r"(?:back\s+)?to\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)(?P<rest>.*)$"
+)
+
 _OUTCOME = re.compile(
     r"^(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(worked|works now|failed|broke|crashed|"
     r"is fixed|was fixed|passed|succeeded|is down|is back up|went live|shipped)\b",
@@ -108,6 +128,14 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
         return _plan(clause, anchor)
     if (m := _DECISION.match(clause)) is not None:
         return _decision(clause, m, shared_target)
+    if _TEAM_PLAN.match(clause) is not None:
+        return candidate(
+            "decision", "episodic", _third_person(clause), clause, target=shared_target
+        )
+    if (m := _MOVED.match(clause)) is not None:
+        # Keyed as the residence, so it supersedes the earlier "lives in" through the ingestor.
+        text = f"The user moved to {m.group('place')}{_third_person(m.group('rest'))}"
+        return candidate("fact", "semantic", text, clause, attribute="residence")
     if _OUTCOME.match(clause):
         return candidate("outcome", "episodic", _third_person(clause), clause)
     if (m := _RATHER.match(clause)) is not None:

@@ -10,7 +10,12 @@ when the turn takes the quote out of the user's mouth:
   or condition before it that no clause word ("but", "and", "so") closes off ("I'm not sure
   I'm pregnant", "My doctor thinks I have cancer"); a negation, hedge or report right after it
   in the same clause; a condition or report anywhere after it ("..., if I get the job"); or a
-  question mark ending the sentence;
+  question mark ending the sentence. A "no" standing alone as the sentence opens ("Wait, no,
+  I live in Milan") answers what came before and negates nothing; a comma and a new "I" open a
+  clause the earlier negation does not reach ("I don't live in Oslo anymore, I moved to
+  Bergen"), unless that clause is a hedge ("I don't know, I think ...");
+- a condition said by inversion ("Were I rich, I would ...") or ironic agreement ("Oh sure,
+  ...", "Sure, I'm the Pope") opening the quote's sentence (core.framing);
 - fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
   turn ("in the novel I'm writing", "let's pretend", "imagine", "hypothetically");
 - quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
@@ -32,6 +37,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agent_memory.core.amend import amended
+from agent_memory.core.framing import fiction_cues, inverted_condition, ironic
 from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
 
 _TRANSLATE = str.maketrans(
@@ -58,17 +65,6 @@ _ABBREVIATIONS = {
 }
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n+")
 
-# Fiction, role-play and hypotheticals: what follows is not the user's claim about themselves.
-_FICTION = re.compile(
-    r"\b(pretend|pretending|imagine|imagining|hypothetically|hypothetical|fictional|"
-    r"roleplay|role-play|role play|roleplaying|role-playing|let's say|lets say|what if|"
-    r"make-believe|i dreamt|i dreamed|my character|"
-    r"in (?:the|my|a|this|our|his|her|their) (?:novel|story|book|game|film|movie|play|"
-    r"script|screenplay|campaign|dream|fiction|scene|sketch)|"
-    # "For my D&D campaign, I'm a paladin": a fronted frame naming a game or a story.
-    r"(?:for|in) (?:the|my|a|this|our) (?:[\w&'-]+ ){0,2}(?:campaign|game|novel|story|"
-    r"screenplay|script|play|roleplay|rpg|larp|fanfic|fan fiction))\b"
-)
 # A source that is not a person speaking for themselves.
 _NON_HUMAN_SOURCE = re.compile(
     r"\b(says|said|reads|read|shows|showed|displays|displayed|prints|printed)\s+(the|an|a|my|"
@@ -83,7 +79,7 @@ _RETRACTION = re.compile(
     r"just kidding|only kidding|kidding|joking|jk|j/k|that was a lie|i lied|i was lying|"
     r"that's a lie|that is a lie|scratch that|never mind|nevermind|ignore that|"
     r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
-    r"take it back|actually|correction|wait|sorry|not really)\b"
+    r"take it back|actually|correction|wait|sorry|not really|oops|whoops|i meant)\b"
 )
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
 # opening with "Sorry," or "Actually," usually goes on to something new.
@@ -98,6 +94,17 @@ _SARCASM = re.compile(r"(?<!\w)/s\b|\bsaid no ?(?:one|body) ever\b")
 
 
 # A short later sentence that corrects the speaker: "Well, worked." "I mean, Lisbon."
+# "Wait, no, I live in Milan": a "no" standing alone as the sentence opens answers what came
+# before it; it does not negate the quote.
+_ANSWER = re.compile(
+    r"^\W*(?:(?:wait|oh|um|uh|er|erm|hmm|well|actually|sorry|ah|oops|whoops)\W+)*"
+    r"(?:no|nope|nah)\s*[,.!;:-]+\s*"
+)
+# A comma and a new first-person subject open a new clause ("I don't live in Oslo anymore, I
+# moved to Bergen"), unless the clause before it is a hedge ("I'm not sure, I ...").
+_SPLICE = re.compile(r",\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my)\b)")
+_HEDGED = re.compile(r"\b(?:sure|certain|know|think|remember|convinced|say|said|idea|tell)\W*$")
+
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
 )
@@ -132,7 +139,8 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
     refusal = (
         _quoted(folded, start, end)
         or _refusal(folded, lo, hi, kept)
-        or _cut_away(folded[lo:start], folded[end:hi], kept)
+        or _framed(folded[spans[first][0] : spans[first][1]], kept)
+        or _cut_away(folded[lo:start], folded[end:hi], kept, folded[start:end])
     )
     if refusal is None and (mark := _SARCASM.search(folded[end:])) is not None:
         refusal = f"its turn marks it as sarcasm ({mark.group(0)!r})"
@@ -142,7 +150,14 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
 
 
 def retraction(later: str, statement: str) -> str | None:
-    """Why text that follows a claim in its turn takes the claim back, or None."""
+    """Why text that follows a claim in its turn takes the claim back, or None. A correction
+    that amends the later sentence right before it ("I'm 33. Oops, I mean 34.") is about that
+    sentence, not the claim (core.amend)."""
+    parts = split(later)
+    if len(parts) > 1:
+        later = " ".join(
+            p for k, p in enumerate(parts) if k == 0 or amended(parts[k - 1], p) is None
+        )
     folded = _fold(later)[0]
     if (cue := _RETRACTION.search(folded)) and cue.group(0) not in _fold(statement)[0]:
         return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
@@ -207,12 +222,19 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return spans or [(0, len(text))]
 
 
-def _cut_away(before: str, after: str, kept: str) -> str | None:
+def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None:
     """What the quote's own sentence says around it that changes it: a negation, hedge,
     report or condition before it that no clause word ("but", "and", "so") closes off; a
     negation, hedge or report right after it in the same clause; a condition or report
     anywhere after it; a question mark ending the sentence."""
     words = set(kept.replace(",", " ").replace(".", " ").split())
+    before = _ANSWER.sub("", before, count=1)
+    # The quote's own first words count for a splice right before it ("..., I moved to ...").
+    joined = before + quote
+    for splice in reversed(list(_SPLICE.finditer(joined))):
+        if not _HEDGED.search(joined[: splice.start()]):
+            before = before[min(splice.end(), len(before)) :]
+            break
     tokens = [t for s in parse_sentences(before, statement=False) for t in s.tokens]
     for k, tok in enumerate(tokens):
         if tok.cls not in (NEG, MODAL) or tok.text in words or tok.form == "can":
@@ -234,6 +256,16 @@ def _cut_away(before: str, after: str, kept: str) -> str | None:
     return None
 
 
+def _framed(sentence: str, kept: str) -> str | None:
+    """A condition said by inversion ("Were I rich, ...") or ironic agreement ("Oh sure, ...")
+    opening the quote's sentence (core.framing)."""
+    if (cue := inverted_condition(sentence)) is not None and "if" not in kept.split():
+        return f"its sentence is a condition ({cue!r}), not a statement"
+    if (cue := ironic(sentence)) is not None:
+        return f"its sentence opens as ironic agreement ({cue!r})"
+    return None
+
+
 def _quoted(text: str, start: int, end: int) -> str | None:
     """The quote stands inside a pair of double quotation marks of its turn."""
     before = text[:start].count('"')
@@ -244,9 +276,9 @@ def _quoted(text: str, start: int, end: int) -> str | None:
 
 def _refusal(text: str, lo: int, hi: int, statement: str) -> str | None:
     """Fiction or a hypothetical up to the quote's sentences, or a non-human source in them."""
-    for cue in _FICTION.finditer(text[:hi]):
-        if cue.group(0) not in statement:
-            return f"its turn frames it as fiction or a hypothetical ({cue.group(0)!r})"
+    for cue in fiction_cues(text[:hi]):
+        if cue not in statement:
+            return f"its turn frames it as fiction or a hypothetical ({cue!r})"
     if source := _NON_HUMAN_SOURCE.search(text[lo:hi]):
         return f"its sentence quotes another source ({source.group(0)!r})"
     return None

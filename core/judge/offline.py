@@ -106,6 +106,7 @@ core.judge.contradiction (exclusive relations); their docstrings give the rules 
 
 from __future__ import annotations
 
+from agent_memory.core.amend import amended
 from agent_memory.core.judge.align import Attempt, entail_sentence
 from agent_memory.core.judge.base import Judge, Verdict
 from agent_memory.core.judge.clauses import clause_passes, clause_veto
@@ -219,6 +220,8 @@ class OfflineJudge(Judge):
             if (turned := possessor_first(text)) is not None:  # "Devon is my manager"
                 quote += [(s, turned, later) for s in parse_sentences(turned, statement=False)]
             plains = rephrasings(text)  # "I'd rather X than Y": "I prefer X to Y"
+            if k > 0 and (fixed := amended(raw[k - 1], text)) is not None:
+                plains.insert(0, fixed)  # "I have 3 kids. Actually, 4 kids.": "I have 4 kids"
             # "I quit smoking": "I am a former smoker" (core.judge.restate).
             plains += [r for t in (text, *plains) for r in restatements(t)]
             if self._parser is not None:  # "..., I can't stand them": "... mushrooms"

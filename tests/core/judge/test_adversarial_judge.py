@@ -47,3 +47,131 @@ def test_a_paraphrase_that_keeps_the_roles_is_not_refused_for_them(
 )
 def test_a_relation_noun_turned_into_the_users_act_is_refused() -> None:
     assert not OfflineJudge().entails("Ana is my tutor", "The user tutors Ana.").holds
+
+
+# -- issue 14 items 1, 5, 6: the quote in its turn (core.framing, core.amend) -------------------
+# Each row: the turn, the quote the agent picked, the statement, and whether it may be confirmed.
+IN_CONTEXT: list[tuple[str, str, str, bool]] = [
+    # A condition said by inversion states neither its condition nor its result.
+    (
+        "Were I taller, I would play basketball.",
+        "I would play basketball",
+        "The user would play basketball.",
+        False,
+    ),
+    ("Were I taller, I would play basketball.", "Were I taller", "The user is taller.", False),
+    (
+        "Had we known, we would have left early.",
+        "we would have left early",
+        "The user would have left early.",
+        False,
+    ),
+    (
+        "Should my train be late, I will take a taxi.",
+        "I will take a taxi",
+        "The user will take a taxi.",
+        False,
+    ),
+    # Ironic agreement: a strong opener always, a bare "Sure," with an overstated claim.
+    (
+        "Oh sure, I adore filling in tax forms.",
+        "I adore filling in tax forms",
+        "The user adores filling in tax forms.",
+        False,
+    ),
+    (
+        "Yeah right, I'm a morning person.",
+        "I'm a morning person",
+        "The user is a morning person.",
+        False,
+    ),
+    (
+        "Sure, I'm the king of Spain.",
+        "I'm the king of Spain",
+        "The user is the king of Spain.",
+        False,
+    ),
+    (
+        "Sure, I totally love cold showers.",
+        "I totally love cold showers",
+        "The user loves cold showers.",
+        False,
+    ),
+    (
+        "Right, I'm a genius at chess.",
+        "I'm a genius at chess",
+        "The user is a genius at chess.",
+        False,
+    ),
+    # ... while a sincere "Sure," answer keeps its statement.
+    (
+        "Sure, I'm available on Tuesday.",
+        "I'm available on Tuesday",
+        "The user is available on Tuesday.",
+        True,
+    ),
+    ("Sure, I drink oat milk.", "I drink oat milk", "The user drinks oat milk.", True),
+    # A "no" answering what came before negates nothing in the quote.
+    (
+        "Hmm, no, I work at the bakery.",
+        "I work at the bakery",
+        "The user works at the bakery.",
+        True,
+    ),
+    (
+        "No, I'm allergic to shellfish.",
+        "I'm allergic to shellfish",
+        "The user is allergic to shellfish.",
+        True,
+    ),
+    (
+        "I'm not allergic to shellfish.",
+        "allergic to shellfish",
+        "The user is allergic to shellfish.",
+        False,
+    ),
+    # A comma and a new "I" open a clause the earlier negation does not reach ...
+    (
+        "I don't work in Leeds anymore, I moved to York.",
+        "I moved to York",
+        "The user moved to York.",
+        True,
+    ),
+    # ... unless the clause before is a hedge.
+    ("I don't know, I think I'm anaemic.", "I'm anaemic", "The user is anaemic.", False),
+    # An elliptical self-correction: the corrected value is said, the retracted one is not.
+    (
+        "I have two dogs. Actually, three dogs.",
+        "I have two dogs. Actually, three dogs",
+        "The user has three dogs.",
+        True,
+    ),
+    (
+        "I have two dogs. Actually, three dogs.",
+        "I have two dogs. Actually, three dogs",
+        "The user has two dogs.",
+        False,
+    ),
+    ("I'm 52. Whoops, I mean 53.", "I'm 52. Whoops, I mean 53", "The user is 53.", True),
+    ("I'm 52. Whoops, I mean 53.", "I'm 52", "The user is 52.", False),
+    (
+        "I grew up in Porto. Sorry, Braga.",
+        "I grew up in Porto. Sorry, Braga",
+        "The user grew up in Braga.",
+        True,
+    ),
+    (
+        "I grew up in Porto. Sorry, Braga.",
+        "I grew up in Porto. Sorry, Braga",
+        "The user grew up in Porto.",
+        False,
+    ),
+    # A fiction frame with a word between its article and its noun.
+    ("In my new screenplay, I am a smuggler.", "I am a smuggler", "The user is a smuggler.", False),
+]
+
+
+@pytest.mark.parametrize(("turn", "quote", "content", "holds"), IN_CONTEXT)
+def test_the_quote_is_read_in_its_turn(turn: str, quote: str, content: str, holds: bool) -> None:
+    verdict = OfflineJudge().entails(quote, content, context=turn)
+    assert verdict.holds is holds, verdict.reason

@@ -1,0 +1,106 @@
+"""Self-corrections within a turn: "I have 3 kids. Actually, 4 kids." says "I have 4 kids".
+
+A speaker who corrects themselves often says only the new value, after a cue ("actually",
+"sorry", "oops", "I mean", "or rather", "make that", "no"). The sentence before it is taken
+back (the judge refuses it, core.judge.context) and the correction alone states nothing, so
+the corrected fact was lost. ``amended`` puts the new value in place of the old one in the
+sentence before, and both readers use it: the offline extractor proposes the amended sentence's
+fact with the two sentences as its evidence (core.extraction.offline), and the judge reads the
+two sentences as the amended one (core.judge.offline), so the corrected fact is confirmed by
+the user's own words and the retracted one is stored nowhere.
+
+Where the new value goes, in order: over the words of the earlier sentence that end with the
+correction's last word ("3 kids" / "4 kids"); over the earlier sentence's last number when the
+correction is one number ("I'm 40." / "I mean 41"); over its last capitalised name when the
+correction is a name ("I live in Rome." / "Sorry, Milan"). A correction that is a clause of its
+own ("Actually, I live in Milan") is no ellipsis: it is read as said. Limits: one value per
+correction; a correction that fits none of the three places gives nothing (the earlier
+sentence stays refused, the correction unread).
+"""
+
+from __future__ import annotations
+
+import re
+
+# The cue opening a correction sentence, and the rest of it.
+_CUE = re.compile(
+    r"^\W*(?:(?:oh|um|uh|er|erm|wait|no|sorry|oops|whoops|ugh)\W+)*"
+    r"(?:(?:actually|oops|whoops|i mean|i meant|or rather|make that|make it|correction)\b|"
+    # "No need to ...", "Sorry for the delay": only a standalone "no" or "sorry" corrects.
+    r"(?:no|nope|wait|sorry|rather)\s*[,:;.!-])[\s,:;.!-]*"
+    r"(?:(?:i mean|i meant|make that|make it)\b[\s,:;-]*)?(?P<rest>.*?)[\s.!]*$",
+    re.IGNORECASE,
+)
+# A correction that opens with a subject is a clause of its own, not an ellipsis.
+_SUBJECT = re.compile(
+    r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our|it|it's|that|that's|this|he|she|they)\b", re.I
+)
+_WORD = re.compile(r"[\w'-]+")
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred".split()
+)
+MAX_WORDS = 4
+
+
+def opens_correction(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a correction cue (module docstring)."""
+    m = _CUE.match(sentence)
+    return m is not None and bool(m.group("rest"))
+
+
+def ellipsis(sentence: str) -> str | None:
+    """The new value of an elliptical correction ("Actually, 4 kids." -> "4 kids"), or None
+    when ``sentence`` is no correction or a clause of its own."""
+    m = _CUE.match(sentence)
+    if m is None:
+        return None
+    rest = m.group("rest").strip(" ,")
+    words = _WORD.findall(rest)
+    if not words or len(words) > MAX_WORDS or _SUBJECT.match(rest):
+        return None
+    return rest
+
+
+def _number(word: str) -> bool:
+    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?", word)) or word.lower() in _NUMBER_WORDS
+
+
+def amended(before: str, correction: str) -> str | None:
+    """``before`` with the value ``correction`` gives in place of the old one, or None."""
+    value = ellipsis(correction)
+    if value is None:
+        return None
+    body = before.rstrip(" .!")
+    old = list(_WORD.finditer(body))
+    new = _WORD.findall(value)
+    if not old:
+        return None
+    last = new[-1].lower()
+    for k in range(len(old) - 1, 0, -1):
+        if old[k].group(0).lower() == last and k - len(new) + 1 >= 1:
+            start = old[k - len(new) + 1].start()
+            if body[start : old[k].end()].lower() == value.lower():
+                return None  # the same words: nothing corrected
+            return body[:start] + value + body[old[k].end() :]
+    if len(new) == 1 and _number(new[0]):
+        numbers = [w for w in old[1:] if _number(w.group(0))]
+        if numbers:
+            w = numbers[-1]
+            return body[: w.start()] + value + body[w.end() :]
+        return None
+    if value[:1].isupper():
+        names = [w for w in old[1:] if w.group(0)[:1].isupper() and w.group(0) != "I"]
+        if names:
+            # The last run of capitalised words ("New York") is the old name.
+            end_w = names[-1]
+            k = old.index(end_w)
+            j = k
+            while j - 1 >= 1 and old[j - 1].group(0)[:1].isupper() and old[j - 1].group(0) != "I":
+                j -= 1
+            return body[: old[j].start()] + value + body[end_w.end() :]
+    return None
+
+
+__all__ = ["MAX_WORDS", "amended", "ellipsis", "opens_correction"]

@@ -1,0 +1,98 @@
+"""Frames that take a sentence out of the user's mouth, read the same way by the judge
+(core.judge.context) and the offline extractor (core.extraction.offline), so that what the
+extractor proposes is what the judge would confirm, and neither stores what the other refuses.
+
+- fiction, role-play and hypotheticals ("In my novel, I am a detective.", "let's pretend");
+- a condition said by inversion ("Were I rich, I would buy a castle.", "Had I known, ...",
+  "Should we miss the train, ..."): the sentence states neither the condition nor its result;
+- ironic agreement: a strong opener ("Oh sure, ...", "Yeah right, ...", "As if ...") always; a
+  bare agreeing opener ("Sure, ...", "Right, ...", "Of course, ...") only with an exaggerated
+  attitude ("I just love ...", "I totally adore ...") or a grandiose or self-deprecating
+  identity ("I'm the Pope", "I'm a genius", "I'm an idiot"). "Sure, I'm free on Friday." is a
+  sincere answer and is none of these.
+
+All functions take text folded to lower case with plain apostrophes (the judge's fold); the
+extractor lowers its sentence first. Limits: word lists, not a model of irony: sarcasm with no
+opener ("I love Mondays.") is read literally, and a sincere "Sure, I'm the organiser" with an
+identity on the list is refused (the safe direction: an inference, not a fact).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+FICTION = re.compile(
+    r"\b(pretend|pretending|imagine|imagining|hypothetically|hypothetical|fictional|"
+    r"roleplay|role-play|role play|roleplaying|role-playing|let's say|lets say|what if|"
+    r"make-believe|i dreamt|i dreamed|my character|"
+    r"in (?:the|my|a|this|our|his|her|their) (?:[\w&'-]+ )?(?:novel|story|book|game|film|"
+    r"movie|play|script|screenplay|campaign|dream|fiction|scene|sketch|fanfic|comic|poem|"
+    r"novella|manuscript|roleplay|rpg|larp)|"
+    # "For my D&D campaign, I'm a paladin": a fronted frame naming a game or a story.
+    r"(?:for|in) (?:the|my|a|this|our) (?:[\w&'-]+ ){0,2}(?:campaign|game|novel|story|"
+    r"screenplay|script|play|roleplay|rpg|larp|fanfic|fan fiction))\b"
+)
+
+# "Were I rich", "Had we known", "Should my flight be late": an if-clause without "if".
+_INVERTED = re.compile(
+    r"^\W*(?:(?:and|but|so|well|oh|honestly)\W+)*(?P<cue>(?:were|had|should)\s+(?:i|we|you|he|"
+    r"she|they|it|my|our|the|his|her|their)\b)"
+)
+
+_STRONG_IRONY = re.compile(
+    r"^\W*(?P<cue>oh,?\s+sure|yeah,?\s+(?:right|sure)|sure,?\s+sure|as if|like i'd ever|"
+    r"like i would ever)\b"
+)
+_AGREEING = re.compile(
+    r"^\W*(?P<cue>sure|right|yeah|yep|yes|of course|totally|absolutely|definitely|oh)\b\s*[,.!]"
+)
+# What an ironic "Sure," goes on to: an exaggerated attitude, or a claim nobody makes of
+# themselves sincerely in passing (grandiose, or self-deprecating).
+_OVERSTATED = re.compile(
+    r"\b(?:just|simply|totally|absolutely|so|really) (?:love|adore|enjoy|live for)\b|"
+    r"\b(?:can't|cannot) wait\b|\blove nothing more\b|\bmy favou?rite (?:thing|part|hobby)\b|"
+    r"\bi(?:'m| am) (?:the|a|an|your|like a|basically a|basically the|totally a|obviously a)?\s*"
+    r"(?:pope|king|queen|president|prime minister|emperor|empress|god|goddess|messiah|"
+    r"dalai lama|batman|superman|spider-?man|santa(?: claus)?|tooth fairy|easter bunny|"
+    r"billionaire|millionaire|genius|rocket scientist|astronaut|supermodel|movie star|rock ?star|"
+    r"royalty|prince|princess|saint|wizard|superhero|idiot|moron|fool|worst|total failure|"
+    r"failure|disaster|loser|terrible person|monster)\b"
+)
+
+
+# "every trick in the book", "any excuse in the book": an idiom, no story.
+_IDIOM = re.compile(r"\b(?:every|any|oldest|each)\s+(?:[\w'-]+\s+){0,2}$")
+
+
+def fiction_cues(text: str) -> Iterator[str]:
+    """The fiction or hypothetical cues in ``text`` (folded), in order."""
+    for cue in FICTION.finditer(text):
+        if not _IDIOM.search(text[: cue.start()]):
+            yield cue.group(0)
+
+
+def fiction(text: str) -> str | None:
+    """The first fiction or hypothetical cue in ``text`` (folded), or None."""
+    return next(fiction_cues(text), None)
+
+
+def inverted_condition(sentence: str) -> str | None:
+    """The cue when ``sentence`` (folded) opens with a condition said by inversion, or None.
+    A question ("Had I told you?") is left to the question rules."""
+    m = _INVERTED.match(sentence)
+    if m is None or sentence.rstrip().endswith("?"):
+        return None
+    return m.group("cue")
+
+
+def ironic(sentence: str) -> str | None:
+    """The opener when ``sentence`` (folded) is ironic agreement (module docstring), or None."""
+    if (m := _STRONG_IRONY.match(sentence)) is not None:
+        return m.group("cue")
+    if (m := _AGREEING.match(sentence)) is not None and _OVERSTATED.search(sentence[m.end() :]):
+        return m.group("cue")
+    return None
+
+
+__all__ = ["FICTION", "fiction", "fiction_cues", "inverted_condition", "ironic"]
