@@ -16,8 +16,8 @@ same methods. It is assembled from one mixin per area, each documented in its mo
   turns), ``jobs``, ``erasure``, and for the write path (core.write) ``write_reads`` (the
   records a write looks at), ``keys`` (idempotency and import keys) and ``observations``
   (see each);
-- ``connection`` (opening, checking and migrating a file) and ``migrations`` (the schema)
-  belong to this SQLite backend only.
+- ``connection`` (opening, checking and migrating a file) and ``migrations`` (the schema,
+  ``initial_schema`` its first version) belong to this SQLite backend only.
 
 ``Store.query`` (one raw read statement) remains for the modules that still compose their own
 SQL (tests/test_architecture.py lists them); it is not part of the interface.
