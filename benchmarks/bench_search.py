@@ -1179,8 +1179,10 @@ def main() -> None:
     parser.add_argument("--child-cold", metavar="STORE", help=argparse.SUPPRESS)
     parser.add_argument("--child-rerank", metavar="STORE", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.data is None:
-        # The data sets live outside the repository; where is the caller's to say.
+    children = (args.child_warm, args.child_profile, args.child_cold, args.child_rerank)
+    if args.data is None and not any(children):
+        # The data sets live outside the repository; where is the caller's to say. The
+        # searching children read only the store and the plan, and are not passed --data.
         parser.error("--data (or AGENT_MEMORY_DATA) must name the data folder")
 
     if args.child_build:

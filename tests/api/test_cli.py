@@ -78,6 +78,21 @@ def test_bench_runs_the_named_benchmark_with_the_rest_of_the_line(
     assert "unrecognized arguments: --no-such-option" in capfd.readouterr().err
 
 
+def test_bench_search_children_run_without_the_data_folder(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bench_search's searching children are not passed --data (they read the store and the
+    plan), so they must not be refused for lacking it: a child with a missing plan file gets
+    as far as reading the plan."""
+    monkeypatch.delenv("AGENT_MEMORY_DATA", raising=False)
+    plan = tmp_path / "no-plan.json"
+    child = ["--child-rerank", str(tmp_path / "no.db"), "--plan", str(plan)]
+    assert main(["bench", "search", *child]) != 0
+    err = capfd.readouterr().err
+    assert "must name the data folder" not in err
+    assert "FileNotFoundError" in err and "no-plan.json" in err
+
+
 def test_provisioning_round_trip(tmp_path: Path, capsys) -> None:
     """init, grant, grants, revoke and stats work on one store, in text and JSON."""
     store = str(tmp_path / "m.db")
