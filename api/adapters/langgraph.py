@@ -21,7 +21,9 @@
   private ``agent:<agent>/<user>`` scope is reachable); without it, a namespace that names a
   user's scope acts for that user, which suits a graph whose namespaces come from host code
   (``config["configurable"]``), never from the model. A search or listing that names no user
-  then covers project, org and agent scopes only.
+  then covers project, org and agent scopes only. An item is addressed by namespace and key
+  alone: a put or delete of a key held in another scope (a rule mapping one namespace to each
+  user's scope) also needs write access to that scope, else ``PermissionDenied``.
 - put stores the value verbatim as a host-provisioned record (core.items: source_kind system,
   confirmed). Its searchable text is the value's indexed fields: put's ``index`` argument, else
   the store's ``fields`` (default ``["$"]``, the whole value as JSON), read with LangGraph's
@@ -226,9 +228,11 @@ class MemoryStore(BaseStore):
             if not op.namespace:
                 raise InvalidNamespaceError("Namespace cannot be empty.")
             assert op.value is not None
+            scope = self._scope(op.namespace, grants, write=True)
+            self._may_replace(op.namespace, str(op.key), scope, grants)
             entries.append(
                 ItemPut(
-                    scope=self._scope(op.namespace, grants, write=True),
+                    scope=scope,
                     namespace=tuple(op.namespace),
                     key=str(op.key),
                     value=op.value,
@@ -241,7 +245,8 @@ class MemoryStore(BaseStore):
     def _delete(self, op: PutOp, grants: list[Grant]) -> None:
         if not op.namespace:
             raise InvalidNamespaceError("Namespace cannot be empty.")
-        self._scope(op.namespace, grants, write=True)
+        scope = self._scope(op.namespace, grants, write=True)
+        self._may_replace(op.namespace, str(op.key), scope, grants)
         self.memory.items.delete(
             op.namespace,
             str(op.key),
@@ -333,6 +338,23 @@ class MemoryStore(BaseStore):
                 field="namespace",
             )
         return scope
+
+    def _may_replace(
+        self, namespace: tuple[str, ...], key: str, scope: str, grants: list[Grant]
+    ) -> None:
+        """An item is addressed by namespace and key alone, and a host rule may map one
+        namespace to a different scope per user: a put or delete reaching an item held in
+        another scope must be allowed to write that scope too, else it would supersede or
+        erase another user's item. The refusal does not name the scope (nor its user)."""
+        held = self.memory.items.get(namespace, key)
+        if held is None or held.scope == scope:
+            return
+        if not self._may(held.scope, grants, write=True, user=_user_of(held.scope)):
+            raise PermissionDenied(
+                f"agent {self.agent_id!r} may not replace this key: it is held in a scope "
+                f"it may not write, not in {scope}",
+                field="key",
+            )
 
     def _readable_under(
         self, prefix: tuple[str, ...], grants: list[Grant]

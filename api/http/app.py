@@ -17,6 +17,7 @@ from fastapi import FastAPI
 
 from agent_memory.api.http import admin, inspector, problems, routes
 from agent_memory.api.http.deps import Server
+from agent_memory.api.http.limits import MAX_BODY_BYTES, BoundedBodies
 from agent_memory.core.memory import Memory
 
 DESCRIPTION = """Durable, scoped memory for LLM agents, over HTTP.
@@ -27,9 +28,9 @@ end it (extraction runs in `agent-memory worker`). Errors are RFC 9457 problem d
 carrying the tool's error code. Write-like requests take an `Idempotency-Key`."""
 
 
-def create_app(memory: Memory, **settings: Any) -> FastAPI:
+def create_app(memory: Memory, *, max_body_bytes: int = MAX_BODY_BYTES, **settings: Any) -> FastAPI:
     """The application over an open ``memory``; ``settings`` are ``Server``'s fields (the
-    idempotency window)."""
+    idempotency window); a body over ``max_body_bytes`` is refused (api.http.limits)."""
     state = Server(memory, **settings)
 
     @asynccontextmanager
@@ -47,6 +48,7 @@ def create_app(memory: Memory, **settings: Any) -> FastAPI:
     )
     app.state.server = state
     problems.install(app)
+    app.add_middleware(BoundedBodies, max_body_bytes=max_body_bytes)  # outermost: first
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:

@@ -44,6 +44,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
     500: "Internal server error",
@@ -120,7 +121,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
+        code = codes.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
         return Problem(exc.status_code, code, detail).response()
 

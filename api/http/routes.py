@@ -16,6 +16,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from agent_memory.api.http import idempotency
 from agent_memory.api.http.deps import Caller, ServerDep, stored_session
 from agent_memory.api.http.problems import Problem, from_tool_error
+from agent_memory.core.errors import NotFound
 from agent_memory.core.store.sessions import session_row
 from agent_memory.core.tools import TOOLS, tool_definitions
 
@@ -254,8 +255,12 @@ def end_session(
 def job(job_id: str, key: Caller, server: ServerDep) -> dict[str, Any]:
     """An extraction job: status, stages (attempts, errors, timings), records written. Only
     the agent whose session it extracts sees it (and admin keys)."""
-    status = server.memory.jobs.status(job_id)
-    if not key.admin and status.get("agent_id") != key.agent_id:
+    try:
+        status = server.memory.jobs.status(job_id)
+    except NotFound:
+        status = None
+    # One answer for a job that does not exist and another agent's: its existence stays unsaid.
+    if status is None or (not key.admin and status.get("agent_id") != key.agent_id):
         raise Problem(404, "not_found", f"no job {job_id!r} for this key's agent", field="job_id")
     return status
 

@@ -46,20 +46,19 @@ def check(path: Path, *, initialise: bool, writable: bool = True) -> set[str]:
         return set()
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a store file")
+    # The file is never opened here but through SQLite: closing any descriptor of it drops
+    # every POSIX lock this process holds on it, a connection's already open here included
+    # (a second Memory.open of a served store, e.g. the inspector's read-only one); another
+    # process could then checkpoint and remove the WAL under that connection, which would
+    # read a stale store from then on. SQLite's own descriptors are shared and kept safely.
     try:
-        with path.open("rb") as f:
-            header = f.read(len(SQLITE_HEADER))
+        size = path.stat().st_size
     except OSError as exc:
         raise StoreError(f"cannot read the store {path}: {exc.strerror}") from None
-    if not header:
+    if not size:
         if writable:
             _writable(path)
         return set()  # an empty file: a new store
-    if header != SQLITE_HEADER:
-        raise StoreError(
-            f"{path} is not an agent-memory store: it is not an SQLite database (a corrupt "
-            "or truncated file, or another kind of file); restore it from a snapshot"
-        )
     tables = _tables(path)
     if tables and "schema_migrations" not in tables and not initialise:
         shown = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
@@ -120,7 +119,7 @@ def _probe(uri: str, busy_timeout_ms: int) -> sqlite3.Connection | None:
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:
         conn.close()
         if exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_CANTOPEN:
             return None
@@ -146,6 +145,11 @@ def _tables(path: Path) -> set[str]:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_NOTADB:
+            raise StoreError(
+                f"{path} is not an agent-memory store: it is not an SQLite database (a corrupt "
+                "or truncated file, or another kind of file); restore it from a snapshot"
+            ) from None
         raise StoreError(
             f"{path} is not a readable agent-memory store ({exc}); restore it from a snapshot"
         ) from None
