@@ -37,13 +37,9 @@ class RetrievalConfig(Section):
         description="Most results one search returns; a larger limit asked for is cut to this.",
     )
     dense_weight: float = Field(
-        0.6,
+        0.5,
         ge=0.0,
-        description=(
-            "RRF weight of the dense generator (the packaged MiniLM trails BM25 here; 0.6 "
-            "against 0.5 raised LoCoMo dev R@10 and the personal set's turn hit@5 on both "
-            "halves: benchmarks/README.md, 2026-12-02)."
-        ),
+        description="RRF weight of the dense generator (the packaged MiniLM trails BM25 here).",
     )
     lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical generator.")
     entity_weight: float = Field(

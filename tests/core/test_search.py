@@ -9,7 +9,7 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.search.ranking import Candidate, apply_gate, fuse, order, replay
+from agent_memory.core.search.ranking import Candidate, apply_gate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
@@ -480,15 +480,3 @@ def test_a_record_found_only_in_the_time_window_passes_the_gate_on_its_bm25() ->
         strong.gate == "passed: lexical BM25 12.000 >= floor 10.0 (inside the query's time window)"
     )
     assert weak.gate == "weak on every signal"
-
-
-def test_the_default_fusion_weighs_dense_best_above_lexical_ninth() -> None:
-    """The dense weight (0.6 of lexical, benchmarks/README.md 2026-12-02): the dense
-    generator's best record outranks the lexical generator's ninth, which it did not at 0.5,
-    and still ranks below the lexical generator's best."""
-    cfg = Config().retrieval
-    weights = {"dense": cfg.dense_weight, "lexical": cfg.lexical_weight}
-    lexical = [(f"lex{rank}", 10.0 - rank) for rank in range(1, 10)]
-    fused = fuse({"dense": [("dense1", 0.6)], "lexical": lexical}, k=cfg.rrf_k, weights=weights)
-    ids = [c.record_id for c in order(fused)]
-    assert ids.index("lex1") < ids.index("dense1") < ids.index("lex9")
