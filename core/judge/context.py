@@ -41,7 +41,9 @@ from agent_memory.core.amend import amended
 from agent_memory.core.framing import fiction_cues, inverted_condition, ironic
 from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
 
-_TRANSLATE = str.maketrans(
+# Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
+# matching, core.write.evidence, uses the same table).
+TYPOGRAPHY = str.maketrans(
     {
         "\u2018": "'",
         "\u2019": "'",
@@ -193,7 +195,7 @@ def _fold(text: str) -> tuple[str, list[int]]:
     out: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(text):
-        piece = unicodedata.normalize("NFKC", ch).translate(_TRANSLATE).casefold()
+        piece = unicodedata.normalize("NFKC", ch).translate(TYPOGRAPHY).casefold()
         for sub in piece:
             if sub.isspace() and sub != "\n":
                 if out and out[-1] in (" ", "\n"):

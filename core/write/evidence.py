@@ -42,23 +42,6 @@ if TYPE_CHECKING:
 MIN_QUOTE_CHARS = 8
 MIN_QUOTE_WORDS = 2
 
-_TRANSLATE = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u2032": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u2033": '"',
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u00a0": " ",
-    }
-)
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+(?:['-]\w+)*")
 
@@ -79,7 +62,7 @@ class Turn:
 
 def normalise(text: str) -> str:
     """The form in which quotes and transcripts are compared."""
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE)
+    text = unicodedata.normalize("NFKC", text).translate(judged_context.TYPOGRAPHY)
     return _SPACE.sub(" ", text).strip().casefold()
 
 
