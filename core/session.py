@@ -384,13 +384,12 @@ class Session:
 
     def _span(self, tool: str) -> AbstractContextManager[tracing.ToolSpan]:
         """The OpenTelemetry span of one tool call (a no-op without a host's SDK)."""
-        settings = self.engine.config.tracing
         return tracing.tool_span(
             tool,
-            store_id=settings.store_id or self.engine.store.path.name,
+            store_id=tracing.store_id(self.engine),
             agent_id=self.principal.agent_id,
             session_id=self.session_id,
-            capture_content=settings.capture_content,
+            capture_content=self.engine.config.tracing.capture_content,
         )
 
     def tool_context(self) -> ToolContext:

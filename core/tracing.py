@@ -30,15 +30,17 @@ events named after the stage, with ``agent_memory.stage.duration_ms``.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from agent_memory.core import timing
+
+if TYPE_CHECKING:
+    from agent_memory.core.engine import Engine
 
 TRACER_NAME = "agent_memory"
 PROVIDER = "agent_memory"
@@ -52,6 +54,11 @@ OPERATIONS: Mapping[str, str] = {
 }
 
 
+def store_id(engine: Engine) -> str:
+    """``gen_ai.memory.store.id`` of the engine's store: the setting, else the file's name."""
+    return engine.config.tracing.store_id or engine.store.path.name
+
+
 def _tracer() -> trace.Tracer:
     # Looked up per call, not at import: a host may set its tracer provider after importing us.
     return trace.get_tracer(TRACER_NAME)
@@ -61,11 +68,8 @@ def _stage_events(span: Span) -> timing.StageObserver:
     """A StageTimer observer that records each finished stage as an event on ``span``."""
 
     def observe(name: str, started: float, duration_ms: float) -> None:
-        # The event is stamped at the stage's end, on the wall clock the SDK uses.
-        ended = time.time_ns() - int((time.perf_counter() - started) * 1e9 - duration_ms * 1e6)
-        span.add_event(
-            name, {"agent_memory.stage.duration_ms": round(duration_ms, 3)}, timestamp=ended
-        )
+        # Heard as the stage ends, so the SDK's own timestamp (now) is the stage's end.
+        span.add_event(name, {"agent_memory.stage.duration_ms": round(duration_ms, 3)})
 
     return observe
 

@@ -70,6 +70,7 @@ from agent_memory.core.models import (
     utcnow,
 )
 from agent_memory.core.store.sessions import session_settings
+from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
 from agent_memory.core.write.ingestor import Ingestor
@@ -159,9 +160,11 @@ class Pipeline:
 
     def _span(self, claim: Claim) -> AbstractContextManager[None]:
         """The OpenTelemetry span of one stage (a no-op without a host's SDK)."""
-        store_id = self.engine.config.tracing.store_id or self.engine.store.path.name
         return tracing.stage_span(
-            claim.stage, job_id=claim.job_id, attempt=claim.attempt, store_id=store_id
+            claim.stage,
+            job_id=claim.job_id,
+            attempt=claim.attempt,
+            store_id=tracing.store_id(self.engine),
         )
 
     def _error_text(self, exc: BaseException, session_id: str) -> str:
@@ -221,11 +224,11 @@ class Pipeline:
     # -- the stages --------------------------------------------------------------------------
 
     def _extract(self, claim: Claim) -> dict[str, Any]:
-        started = time.perf_counter()
-        view = self._view(claim.session_id)
-        prepared = time.perf_counter()
-        result = self.backend.extract(view)
-        model_ms = _ms(prepared)
+        timer = StageTimer()
+        with timer.stage("transcript_preparation"):
+            view = self._view(claim.session_id)
+        with timer.stage("model"):
+            result = self.backend.extract(view)
         self._hook("extract", "model_done")
         candidates, cut = select_candidates(
             result.candidates, self.config.max_candidates, view.turns
@@ -241,7 +244,7 @@ class Pipeline:
         kept = self._unsuppressed(self._session(claim.session_id), candidates)
         return {
             "backend": self.backend.name,
-            "timings_ms": {"transcript_preparation": _ms(started, prepared), "model": model_ms},
+            "timings_ms": timer.timings,
             "candidates": [c.model_dump(mode="json") for c in kept],
             "dropped_over_limit": len(result.candidates) - len(candidates),
             "dropped_invalid": result.invalid,
@@ -256,20 +259,20 @@ class Pipeline:
         # A forget since the extract stage: the reviewer is never shown what it erased.
         candidates = self._unsuppressed(session, candidates)
         view = self._view(claim.session_id)
-        started = time.perf_counter()
-        items = self._review_items(session, view, candidates)
-        prepared = time.perf_counter()
-        if items:
-            review = self.backend.review(ReviewRequest(view, tuple(items)))
-        else:
-            review = ReviewOutput(decisions=[])
-        model_ms = _ms(prepared)
+        timer = StageTimer()
+        with timer.stage("related_records"):
+            items = self._review_items(session, view, candidates)
+        with timer.stage("model"):
+            if items:
+                review = self.backend.review(ReviewRequest(view, tuple(items)))
+            else:
+                review = ReviewOutput(decisions=[])
         self._hook("review", "model_done")
         shown = [frozenset(str(r["id"]) for r in item.related) for item in items]
         accepted, decisions = apply_review(candidates, review, shown)
         return {
             "backend": self.backend.name,
-            "timings_ms": {"related_records": _ms(started, prepared), "model": model_ms},
+            "timings_ms": timer.timings,
             "accepted": [c.model_dump(mode="json") for c in accepted],
             "decisions": decisions,
             **({"dropped_invalid": unreadable} if unreadable else {}),
@@ -365,9 +368,9 @@ class Pipeline:
             tuple(c for c, hit in zip(group, suppressions.matching(group), strict=True) if not hit)
             for group in _kept_and_inferred(validated["written"])
         )
-        started = time.perf_counter()
-        summary = self.backend.summarize(SummaryRequest(view, kept, inferred))
-        model_ms = _ms(started)
+        timer = StageTimer()
+        with timer.stage("model"):
+            summary = self.backend.summarize(SummaryRequest(view, kept, inferred))
         self._hook("summarize", "model_done")
         text, withheld = suppressions.without_matching_sentences(summary.summary)
         if withheld:
@@ -406,7 +409,7 @@ class Pipeline:
             "scope": scope,
             "source_kind": request.source_kind.value,
             "sentences_withheld": withheld,
-            "timings_ms": {"model": model_ms, "write": outcome.timings_ms},
+            "timings_ms": {**timer.timings, "write": outcome.timings_ms},
         }
 
     # -- helpers -----------------------------------------------------------------------------
@@ -527,10 +530,6 @@ def _states_unconfirmed(summary: str, inferred: Sequence[str], turns: Sequence[T
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def _ms(start: float, end: float | None = None) -> float:
-    return round(((end if end is not None else time.perf_counter()) - start) * 1000, 3)
 
 
 __all__ = ["Pipeline", "StageHooks", "StageResult"]

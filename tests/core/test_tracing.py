@@ -172,5 +172,7 @@ def test_each_extraction_stage_is_a_span_holding_the_writes_it_made(
     assert names[:2] == ["extraction extract", "extraction review"], names
     assert all(s.attributes["agent_memory.job.id"] == job_id for s in stages)
     assert all(s.attributes["gen_ai.memory.store.id"] == "m.db" for s in stages)
+    # The stage's own steps come from the one stage timer, like a search's or a write's.
+    assert [event.name for event in stages[0].events][:2] == ["transcript_preparation", "model"]
     for span in stages:
         assert "flowerpot" not in _everything_said(span)
