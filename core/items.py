@@ -48,7 +48,7 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.store import items as statements
 from agent_memory.core.store.items import ItemRow
-from agent_memory.core.store.records import NewRecord, insert_record, select_records
+from agent_memory.core.store.records import NewRecord, insert_record, record_at
 
 MAX_LABELS = 32
 MAX_KEY_CHARS = 1000
@@ -155,7 +155,7 @@ class Items:
             return old.record_id
         previous: Record | None = None
         if old is not None:
-            previous = select_records(conn, "r.rowid = ?", (old.record_rowid,))[0]
+            previous = record_at(conn, old.record_rowid)
         same_lineage = previous is not None and previous.scope == entry.scope
         record = Record(
             id=new_id("mem", now),

@@ -315,6 +315,13 @@ def select_records(
     return [row_to_record(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
 
 
+def record_at(conn: sqlite3.Connection, rowid: int) -> Record:
+    """The record stored at ``rowid``, whatever its status (it must exist). Usable inside a
+    transaction."""
+    (record,) = select_records(conn, "r.rowid = ?", (rowid,))
+    return record
+
+
 _TYPES = {t.value: t for t in MemoryType}
 _SOURCE_KINDS = {k.value: k for k in SourceKind}
 _STATUSES = {s.value: s for s in Status}

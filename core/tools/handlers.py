@@ -28,10 +28,10 @@ from agent_memory.core.models import (
     format_time,
 )
 from agent_memory.core.search.request import SearchRequest
-from agent_memory.core.store.records import select_records
+from agent_memory.core.store import write_reads as reads
 from agent_memory.core.tools.context import ToolContext
 from agent_memory.core.tools.schemas import ForgetArgs, GetArgs, ReviseArgs, SearchArgs, WriteArgs
-from agent_memory.core.write import entities
+from agent_memory.core.write import entities, reinforce
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.entities import EntityRef
 
@@ -160,17 +160,16 @@ def _confirm(
     )
     checked = ingestor.check_evidence(request, ctx.transcript())
     source_kind, evidence, notes = checked.source_kind, checked.evidence, checked.notes
-    # An agent's word alone never promotes: only a quote can (Ingestor.reinforce_in).
+    # An agent's word alone never promotes: only a quote can (core.write.reinforce).
     witness = ingestor.witness(checked, request)
     with ctx.engine.store.transaction() as conn:
-        current = select_records(
-            conn, "r.id = ? AND r.status IN ('provisional', 'confirmed')", (record.id,)
-        )
-        if not current or current[0].status_at(format_time(now)) not in LIVE_STATUSES:
+        current = reads.stored_live(conn, record.id)
+        if current is None or current.status_at(format_time(now)) not in LIVE_STATUSES:
             raise NotFound(f"{record.id} is no longer live", field="id")
-        status, kind, _ = ingestor.reinforce_in(
+        status, kind, _ = reinforce.reinforce_in(
             conn,
-            current[0],
+            ctx.engine.config,
+            current,
             request,
             new_source=source_kind,
             evidence=evidence,

@@ -21,7 +21,7 @@ memory_write, memory_revise(correct) and, later, the extraction validator all co
                 raises confidence (less without new evidence) and extends expiry; a stronger
                 verified source upgrades the record; a provisional record is confirmed only by
                 two observations with different quotes from different user or host turns
-                (``reinforce_in``), never by repetition.
+                (``reinforce.reinforce_in``), never by repetition.
 5. contradictions  the dense neighbours above ``ingest.conflict_floor`` and up to eight FTS5
                 matches on the content's words and its relation's words
                 (core.judge.contradiction.relation_words), about the same subject entity, go
@@ -59,7 +59,7 @@ import numpy as np
 from agent_memory.core import events
 from agent_memory.core.errors import NotFound
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time, new_id
+from agent_memory.core.models import MemoryType, Record, format_time, new_id
 from agent_memory.core.store import keys
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
@@ -418,8 +418,9 @@ class Ingestor:
             if current is None:
                 raise NotFound(f"{existing.id} stopped being live during the write", field="id")
             notes = [f"a near-duplicate of {current.id}; reinforced it instead of adding a record"]
-            status, source_kind, promoted = self.reinforce_in(
+            status, source_kind, promoted = reinforce.reinforce_in(
                 conn,
+                self.config,
                 current,
                 request,
                 new_source=draft.source_kind,
@@ -438,34 +439,6 @@ class Ingestor:
             source_kind=source_kind,
             action="reinforced",
             notes=notes,
-        )
-
-    def reinforce_in(
-        self,
-        conn: sqlite3.Connection,
-        current: Record,
-        request: WriteRequest,
-        *,
-        new_source: SourceKind,
-        evidence: str | None,
-        witness: Witness | None,
-        stated_at: str | None,
-        now: datetime,
-        kind: str = "reinforced",
-    ) -> tuple[Status, SourceKind, bool]:
-        """Inside a transaction: record the observation, raise confidence, extend expiry,
-        and promote when warranted (core.write.reinforce)."""
-        return reinforce.reinforce_in(
-            conn,
-            self.config,
-            current,
-            request,
-            new_source=new_source,
-            evidence=evidence,
-            witness=witness,
-            stated_at=stated_at,
-            now=now,
-            kind=kind,
         )
 
     # -- the log (stage 8) -------------------------------------------------------------------
