@@ -133,9 +133,11 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     dropped = payload.get("changed_since_generated", {})
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = payload.get("context_credit", {})  # absent from rows logged before it existed
+    prior = payload.get("role_prior", {}).get("adjusted", {})  # likewise
     for candidate in candidates:
         candidate.freshness = payload["freshness"].get(candidate.record_id, 0.0)
         candidate.credit = credit.get(candidate.record_id, 0.0)
+        candidate.prior = prior.get(candidate.record_id, 0.0)
     corroborated = ranking.corroborated_floor(
         payload["gate"]["floors"]["readable_records"],
         dense_floor=dense,

@@ -3,9 +3,9 @@ a model reads.
 
 **Full.** ``results`` and ``response_explanation`` turn one search's state (core.search.request)
 into what memory_search returns: per result, which generators found it at which rank, its
-fused score, freshness and context credit, the gate's basis, the reranker's move, collapsed
-near-duplicates and the budget; for the answer, the scopes, filter, candidate counts, the gate
-and, when empty, why. ``log_payload`` is the search_log row's payload: every value
+fused score, freshness, context credit and role prior, the gate's basis, the reranker's move,
+collapsed near-duplicates and the budget; for the answer, the scopes, filter, candidate counts,
+the gate and, when empty, why. ``log_payload`` is the search_log row's payload: every value
 ``core.search.ranking.replay`` needs to rebuild the answer.
 
 **Compact**: ``for_model``, one pure function for every surface.
@@ -173,6 +173,7 @@ def result_explanation(
         "fused_score": round(candidate.fused, 8),
         "freshness": round(candidate.freshness, 8),
         "context_credit": round(candidate.credit, 8),
+        "role_prior": round(candidate.prior, 8),
         "reranker": rerank,
         "source_kind": record.source_kind.value,
         "status": record.status.value,
@@ -322,6 +323,8 @@ def log_payload(
         # (quoting, quoted) candidate pairs: a turn whose retrieval context quotes another
         "quoting": s.quoting,
         "context_credit": s.credit,
+        # The role prior (an assistant turn below the user's): factor, applied, why, adjusted.
+        "role_prior": s.prior_log,
         "entity_order": s.entity_order,
         "gate": s.gate_log,
         "duplicates": {

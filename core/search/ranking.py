@@ -27,6 +27,7 @@ class Candidate:
     fused: float = 0.0
     freshness: float = 0.0
     credit: float = 0.0  # from conversation turns that quote it or that it quotes
+    prior: float = 0.0  # the role prior: <= 0, an assistant turn below the user's (role_prior)
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, entity; margin (close to the
     # best), answer (response mode: the answer passed on another), reranker; None: cut.
@@ -36,7 +37,7 @@ class Candidate:
 
     @property
     def score(self) -> float:
-        return self.fused + self.freshness + self.credit
+        return self.fused + self.freshness + self.credit + self.prior
 
 
 def fuse(
@@ -112,8 +113,28 @@ def context_credit(
     return {rid: round(value, 8) for rid, value in credit.items() if value}
 
 
+def role_prior(
+    candidates: list[Candidate], roles: dict[str, str], *, factor: float
+) -> dict[str, float]:
+    """The score each candidate loses to the role prior: an assistant turn (``roles``: record
+    id -> the role of the conversation turn it stores) keeps ``factor`` of its score (fused,
+    freshness and context credit), for a question about the user or the world rather than
+    about what the assistant said (core.write.conversation.asks_what_the_assistant_said).
+    What an assistant says about the user restates or derives from what the user said, so
+    when both match, the user's own turn is the source to return first. 1: off."""
+    if factor >= 1.0:
+        return {}
+    loss = {
+        c.record_id: round(-(1.0 - factor) * (c.fused + c.freshness + c.credit), 8)
+        for c in candidates
+        if roles.get(c.record_id) == "assistant"
+    }
+    return {rid: value for rid, value in loss.items() if value}
+
+
 def order(candidates: list[Candidate]) -> list[Candidate]:
-    """Best first: fused score plus freshness, ties by the best single-generator rank."""
+    """Best first: fused score plus freshness, context credit and role prior, ties by the best
+    single-generator rank."""
     return sorted(
         candidates,
         key=lambda c: (-c.score, min(m["rank"] for m in c.matches.values()), c.record_id),
@@ -372,9 +393,11 @@ def replay(log: dict[str, Any]) -> list[str]:
     dropped = log.get("changed_since_generated", {})  # absent from rows before it existed
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = log.get("context_credit", {})  # absent from rows logged before it existed
+    prior = log.get("role_prior", {}).get("adjusted", {})  # absent from older rows
     for candidate in candidates:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
         candidate.credit = credit.get(candidate.record_id, 0.0)
+        candidate.prior = prior.get(candidate.record_id, 0.0)
     ranked = order(candidates)
     # Rows logged before the per-result rule have no margins (and no "result" mode).
     margins: dict[str, Any] = {

@@ -81,7 +81,7 @@ class Search:
     linked: int = 0
     entity_order: str | None = None
 
-    # Fusion, the re-check against current rows, freshness and context credit.
+    # Fusion, the re-check against current rows, freshness, context credit and role prior.
     weights: dict[str, float] = field(default_factory=dict)
     candidates: list[Candidate] = field(default_factory=list)
     records: dict[str, Record] = field(default_factory=dict)
@@ -90,6 +90,8 @@ class Search:
     ordered: list[Candidate] = field(default_factory=list)
     quoting: list[tuple[str, str]] = field(default_factory=list)
     credit: dict[str, float] = field(default_factory=dict)
+    prior: dict[str, float] = field(default_factory=dict)  # the role prior's adjustments
+    prior_log: dict[str, Any] = field(default_factory=dict)  # and why (empty: not considered)
 
     # The empty-result gate.
     gate_mode: str = "off"

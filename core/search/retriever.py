@@ -3,7 +3,8 @@
     rewrite (optional) -> readable scopes -> hard filter -> query embedding
     -> dense (vector index) -> lexical (BM25: core.search.bm25) -> time (BM25 inside the
     event-time window the query's words name: core.temporal) -> entity (exact aliases)
-    -> reciprocal-rank fusion -> episodic freshness -> context credit -> empty-result gate
+    -> reciprocal-rank fusion -> episodic freshness -> context credit and role prior
+    -> empty-result gate
     -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
 
 ``Retriever.search`` runs the stages in that order, each under its name in the search log's
@@ -224,7 +225,36 @@ class Retriever:
         if s.credit:
             for candidate in s.candidates:
                 candidate.credit = s.credit.get(candidate.record_id, 0.0)
+        self._role_prior(s)
+        if s.credit or s.prior:
             s.ordered = ranking.order(s.candidates)
+
+    def _role_prior(self, s: Search) -> None:
+        """The user's own turns before the assistant's restatements of them, unless the
+        question asks what the assistant said (core.search.ranking.role_prior)."""
+        factor = self.config.retrieval.assistant_turn_factor
+        roles = {
+            c.record_id: role
+            for c in s.candidates
+            if (role := conversation.turn_role(s.records[c.record_id].tags)) is not None
+        }
+        if factor >= 1.0 or "assistant" not in roles.values():
+            return
+        asks = conversation.asks_what_the_assistant_said(s.query)
+        s.prior = {} if asks else ranking.role_prior(s.candidates, roles, factor=factor)
+        for candidate in s.candidates:
+            candidate.prior = s.prior.get(candidate.record_id, 0.0)
+        s.prior_log = {
+            "factor": factor,
+            "applied": not asks,
+            "why": (
+                "the question asks what the assistant said: assistant turns keep their score"
+                if asks
+                else f"assistant turns keep {factor} of their score: the question is about "
+                "the user or the world, which the user's own turns state first"
+            ),
+            "adjusted": s.prior,
+        }
 
     def _gate(self, s: Search) -> None:
         """The empty-result gate, its floors scaled to the records this agent may read."""

@@ -30,6 +30,7 @@ Rules and limits:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,6 +54,27 @@ if TYPE_CHECKING:
 CONTEXT_TURNS = 2
 CONTEXT_EXCERPT = 300
 MAX_TEXT_CHARS = 100_000  # a turn longer than this is refused, not cut: it is not a turn
+ROLE_TAG = "role:"  # each turn record is tagged with its role: role:user, role:assistant, ...
+
+# A question about what the assistant itself said in an earlier conversation ("you
+# recommended ...", "did you ...", "our previous chat", "remind me ..."): the assistant's
+# turns are its answer, so the role prior (core.search.ranking.role_prior) stays off. Past
+# tenses only: "can you suggest ..." asks for something new, about the user.
+_SAID = (
+    r"said|told|suggested|recommended|mentioned|gave|provided|listed|shared|explained|"
+    r"advised|proposed|wrote|came up with|answered|described|called|named|offered|showed"
+)
+_ASKS_ASSISTANT = re.compile(
+    rf"\byou\s+(?:just\s+|had\s+|have\s+|also\s+|once\s+|previously\s+|earlier\s+)?"
+    rf"(?:{_SAID})\b"
+    r"|\bdid you\b"
+    r"|\byour\s+(?:previous\s+|earlier\s+|last\s+)?"
+    r"(?:suggestion|recommendation|advice|answer|list|idea|tip|response|reply)s?\b"
+    r"|\bour\s+(?:previous\s+|last\s+|earlier\s+|other\s+)?"
+    r"(?:chat|conversation|discussion|talk|exchange)s?\b"
+    r"|\bremind me\b",
+    re.IGNORECASE,
+)
 
 
 class ConversationTurn(BaseModel):
@@ -135,6 +157,7 @@ def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
             "event_at": turn.at,
             "content": f"{turn.label}: {turn.text}"[:MAX_CONTENT_CHARS],
             "context": context[:MAX_CONTENT_CHARS],
+            "tags": [ROLE_TAG + turn.role],
         }
         if turn.speaker is not None:
             record["about"] = [{"kind": "person", "name": turn.speaker}]
@@ -149,6 +172,21 @@ def quotes(context: str | None, content: str) -> bool:
     if not context or not content:
         return False
     return f"\n{content[:CONTEXT_EXCERPT]}\n" in f"{context}\n"
+
+
+def turn_role(tags: Iterable[str]) -> str | None:
+    """The role of the conversation turn a record stores (its ``role:`` tag), else None."""
+    for tag in tags:
+        if tag.startswith(ROLE_TAG):
+            return tag[len(ROLE_TAG) :]
+    return None
+
+
+def asks_what_the_assistant_said(query: str) -> bool:
+    """Whether ``query`` asks what the assistant said before ("What was the restaurant you
+    recommended?", "In our previous chat ...", "Can you remind me ..."), rather than about
+    the user or the world ("What's my dog's name?", "When is Jess's wedding?")."""
+    return _ASKS_ASSISTANT.search(query) is not None
 
 
 def import_conversation(

@@ -13,7 +13,7 @@ import pytest
 from agent_memory.core import Config, Memory
 from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
 from agent_memory.core.search.ranking import replay
-from agent_memory.core.write.conversation import quotes
+from agent_memory.core.write.conversation import asks_what_the_assistant_said, quotes
 from tests.support.clock import NOW
 
 AT = "2026-03-02T18:00:00Z"
@@ -238,3 +238,95 @@ def test_a_named_speakers_turns_are_ranked_by_the_rest_of_the_query(
         assert entity[0] == "D1:1" and "D1:6" not in entity  # D1:6 is the latest turn
         assert log["settings"]["weights"]["entity"] == config.retrieval.entity_weight
         assert result["results"][0]["source_ref"] == "D1:1"
+
+
+def test_each_turn_record_is_tagged_with_its_role(memory: Memory) -> None:
+    """The role is kept on the record (role:user, role:assistant), named speaker or not:
+    search's role prior reads it, and a host can filter on it."""
+    ids = memory.import_conversation(chat(), scope="user:u1", now=NOW)
+    records = memory.store.get_records(ids)
+    assert [records[i].tags for i in ids] == [
+        ("role:assistant",),
+        ("role:user",),
+        ("role:assistant",),
+        ("role:user",),
+    ]
+
+
+def test_which_questions_ask_what_the_assistant_said() -> None:
+    """The role prior stays off for a question about the assistant's own earlier words, and
+    applies to questions about the user or the world, requests for something new included."""
+    assert asks_what_the_assistant_said("What was the restaurant you recommended in Bandung?")
+    assert asks_what_the_assistant_said("In our previous chat, which terms did you list?")
+    assert asks_what_the_assistant_said("Can you remind me of the name of that restaurant?")
+    assert not asks_what_the_assistant_said("What's my dog's name?")
+    assert not asks_what_the_assistant_said("When is Jess's wedding?")
+    assert not asks_what_the_assistant_said("Can you suggest some snacks for the school trip?")
+
+
+def _driving_chat() -> list[dict[str, Any]]:
+    """A user states a fact; the assistant's reply restates it in words nearer a question
+    about it (and quotes the user's turn in its retrieval context)."""
+    said = [
+        (
+            "user",
+            "My son Karim turned 16 in February and passed his learner's test last week. "
+            "Could you give me a plan for his first driving lessons?",
+        ),
+        (
+            "assistant",
+            "At 16 your son is old enough to learn to drive. A plan for his first lessons: "
+            "an empty car park, then quiet streets, then a short main road.",
+        ),
+        ("user", "Great, thanks. We will start on Saturday."),
+        ("assistant", "Have fun on Saturday, and keep the first lesson short."),
+    ]
+    return [
+        {"id": f"d-t{n}", "role": role, "text": text, "at": AT}
+        for n, (role, text) in enumerate(said, start=1)
+    ]
+
+
+def _ask(memory: Memory, query: str) -> dict[str, Any]:
+    session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
+    return session.call("memory_search", {"query": query}, now=NOW)
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.5])
+def test_the_users_own_turn_ranks_before_the_assistants_restatement(
+    tmp_path: Path, real_embedder: Any, factor: float
+) -> None:
+    """'How old is my son?': the assistant's reply ("At 16 your son is ...") matches better
+    than the user's own statement, which without the role prior comes second. With it (the
+    default, 0.5) the user's statement comes first; the result and the log say how much the
+    assistant turns lost and why, and the log replays."""
+    config = Config.model_validate({"retrieval": {"assistant_turn_factor": factor}})
+    with Memory.open(tmp_path / "m.db", config, embedder=real_embedder, now=NOW) as memory:
+        memory.grant("assistant", "user:u1", now=NOW)
+        memory.import_conversation(_driving_chat(), scope="user:u1", now=NOW)
+        result = _ask(memory, "How old is my son?")
+        refs = [r["source_ref"] for r in result["results"]]
+        log = _search_log(memory, result["search_id"])
+        assert replay(log) == [r["id"] for r in result["results"]]
+        if factor == 1.0:  # off: the old order
+            assert refs[:2] == ["d-t2", "d-t1"]
+            assert log["role_prior"] == {}
+            return
+        assert refs[0] == "d-t1"
+        assert log["role_prior"]["applied"] is True
+        by_ref = {r["source_ref"]: r["explanation"]["role_prior"] for r in result["results"]}
+        assert by_ref["d-t1"] == 0 and by_ref["d-t4"] < 0
+        ids = dict(memory.store.query("SELECT source_ref, id FROM records"))
+        assert log["role_prior"]["adjusted"][ids["d-t2"]] < 0
+
+
+def test_a_question_about_what_the_assistant_said_keeps_its_turns_scores(
+    memory: Memory,
+) -> None:
+    memory.grant("assistant", "user:u1", now=NOW)
+    memory.import_conversation(_driving_chat(), scope="user:u1", now=NOW)
+    result = _ask(memory, "What plan did you suggest for Karim's driving lessons?")
+    log = _search_log(memory, result["search_id"])
+    assert log["role_prior"]["applied"] is False and log["role_prior"]["adjusted"] == {}
+    assert all(r["explanation"]["role_prior"] == 0 for r in result["results"])
+    assert "d-t2" in [r["source_ref"] for r in result["results"]][:2]
