@@ -11,8 +11,14 @@ LongMemEval, so a host gets what the evaluation measures.
 Search reads two more things from such records (core.search.retriever): a found turn whose context
 quotes another found turn credits it with part of its score, and the quoted turn credits its
 reply (``retrieval.quoted_turn_share``, ``reply_turn_share``; ``quotes`` below says what
-counts as quoting); and a question naming a speaker ranks that speaker's turns by the rest of
-the question (the entity generator).
+counts as quoting); a question naming a speaker ranks that speaker's turns by the rest of
+the question (the entity generator); and each record is tagged with its turn's role
+(``role:user``, ``role:assistant``, ...), so that for a question about the user or the world
+an assistant turn keeps only part of its score (the role prior,
+``retrieval.assistant_turn_factor``): the assistant's restatement of what the user said
+(whose context quotes the user's turn) otherwise outranks the user's own statement, and
+when the two are near-duplicates the user's is collapsed into it. A question asking what
+the assistant said (``asks_what_the_assistant_said``) keeps every turn's score.
 
 Rules and limits:
 - One call is one session, in the order given; context never crosses calls.
