@@ -233,12 +233,14 @@ class Retriever:
         """The user's own turns before the assistant's restatements of them, unless the
         question asks what the assistant said (core.search.ranking.role_prior)."""
         factor = self.config.retrieval.assistant_turn_factor
+        if factor >= 1.0:
+            return
         roles = {
             c.record_id: role
             for c in s.candidates
             if (role := conversation.turn_role(s.records[c.record_id].tags)) is not None
         }
-        if factor >= 1.0 or "assistant" not in roles.values():
+        if "assistant" not in roles.values():  # no assistant turn found: nothing to say
             return
         asks = conversation.asks_what_the_assistant_said(s.query)
         s.prior = {} if asks else ranking.role_prior(s.candidates, roles, factor=factor)
