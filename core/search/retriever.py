@@ -235,10 +235,12 @@ class Retriever:
         factor = self.config.retrieval.assistant_turn_factor
         if factor >= 1.0:
             return
+        # Imported turns are episodic; a role: tag on any other record is the host's own.
         roles = {
             c.record_id: role
             for c in s.candidates
-            if (role := conversation.turn_role(s.records[c.record_id].tags)) is not None
+            if (record := s.records[c.record_id]).type is MemoryType.EPISODIC
+            and (role := conversation.turn_role(record.tags)) is not None
         }
         if "assistant" not in roles.values():  # no assistant turn found: nothing to say
             return
