@@ -47,7 +47,8 @@ from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.judge.stemming import stem_word
 
 CORRECTION_FLOOR = 0.45  # cosine that links a record on its own (as before)
-LINK_FLOOR = 0.30  # cosine that links a record sharing a named thing or two content words
+LINK_FLOOR = 0.35  # cosine that links a record sharing a content word with the correction
+WORDS_FLOOR = 0.15  # cosine that links a record sharing two content words
 MAX_RETIRED = 3  # records one correction may retire
 
 _CORRECTION = re.compile(
@@ -56,13 +57,14 @@ _CORRECTION = re.compile(
     r"updated?|stopped|quit|left|replaced|gave up|now|again|"
     r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:off|gone|over)|"
     r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
-    r"accepted|ended up|used to|not (?:any|the) (?:more|longer))\b",
+    r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
+    r"takes over|instead of)\b",
     re.IGNORECASE,
 )
 # A turn that opens by announcing a change: its sentences may each state one.
 _ANNOUNCES = re.compile(
     r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
-    r"[^.!?:\n]{0,20}[.!?:\n]",
+    r"[^.!?:,\n]{0,20}[.!?:,\n]",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
@@ -109,36 +111,30 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     cosine = float(record.get("cosine", 0.0))
     if cosine >= CORRECTION_FLOOR:
         return True
-    if cosine < LINK_FLOOR:
+    if cosine < WORDS_FLOOR:
         return False
-    names, words = _things(candidate.evidence)
-    old = f"{record.get('content', '')}. {record.get('evidence') or ''}"
-    old_names, old_words = _things(old)
-    return bool((names | old_names) & (words & old_words)) or len(words & old_words) >= 2
+    shared = _words(candidate.evidence) & _words(
+        f"{record.get('content', '')} {record.get('evidence') or ''}"
+    )
+    return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
 
 
-def _things(text: str) -> tuple[set[str], set[str]]:
-    """(named things, content words) of ``text`` as stems: a named thing is a capitalised
-    word that does not open a sentence."""
-    names: set[str] = set()
-    words: set[str] = set()
-    for sentence in re.split(r"(?<=[.!?:;\n])\s+|\s+-\s+", text):
-        for position, match in enumerate(_WORD.finditer(sentence)):
-            word = match.group(0)
-            folded = word.lower().removesuffix("'s")
-            if folded in _COMMON or len(folded) < 3:
-                continue
-            stem = stem_word(folded)
-            words.add(stem)
-            if position > 0 and word[0].isupper():
-                names.add(stem)
-    return names, words
+def _words(text: str) -> set[str]:
+    """The content words of ``text``, as stems: the usual words of a statement about the
+    user, and contractions ("I'm"), left out."""
+    words = set()
+    for match in _WORD.finditer(text):
+        folded = match.group(0).lower().removesuffix("'s")
+        if len(folded) >= 3 and "'" not in folded and folded not in _COMMON:
+            words.add(stem_word(folded))
+    return words
 
 
 __all__ = [
     "CORRECTION_FLOOR",
     "LINK_FLOOR",
     "MAX_RETIRED",
+    "WORDS_FLOOR",
     "corrected",
     "linked",
     "says_changed",
