@@ -82,6 +82,7 @@ _COMMON = frozenset(
     "updates news change changed changes big little old right left quite kind sort way".split()
 )
 _LIVE = ("confirmed", "provisional")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def says_changed(evidence: str, turn: str = "") -> bool:
@@ -97,7 +98,7 @@ def corrected(
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
     if candidate.source_kind != "user_statement" or not says_changed(candidate.evidence, turn):
         return []
-    found = [r for r in related if linked(candidate, r)]
+    found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
 
@@ -113,10 +114,21 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
         return True
     if cosine < WORDS_FLOOR:
         return False
-    shared = _words(candidate.evidence) & _words(
-        f"{record.get('content', '')} {record.get('evidence') or ''}"
-    )
+    said = _words(candidate.evidence)
+    shared = said & _words(f"{record.get('content', '')} {record.get('evidence') or ''}")
     return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
+
+
+def _whole(candidate: Candidate, record: dict[str, Any]) -> bool:
+    """Whether every sentence of the record is about what the correction says (shares a
+    content word with its evidence): a verbatim record holding several claims ("Adam is 15,
+    he plays hockey. Lina is 11, she swims.") is retired only when each is corrected, so that
+    an unrelated claim beside the stale one is not forgotten with it."""
+    parts = [p for p in _SENTENCE.split(str(record.get("content", ""))) if _words(p)]
+    if len(parts) < 2:
+        return True
+    said = _words(candidate.evidence)
+    return all(_words(p) & said for p in parts)
 
 
 def _words(text: str) -> set[str]:
