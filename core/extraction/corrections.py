@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
+from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.stemming import stem_word
 
 CORRECTION_FLOOR = 0.45  # cosine that links a record on its own (as before)
@@ -105,9 +106,13 @@ def corrected(
 
 def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     """Whether a related record is one the candidate may correct: the user's own live
-    statement, close enough in embedding space, or less close and sharing a named thing or
-    two content words with the candidate's evidence."""
+    statement, close enough in embedding space, or less close and sharing content words with
+    the candidate's evidence (and not itself saying that something ended)."""
     if record.get("source_kind") != "user_statement" or record.get("status") not in _LIVE:
+        return False
+    if says_ended(str(record.get("content", ""))):
+        # A record that itself says something ended ("covering banks instead of REITs") is
+        # not made stale by a later mention of what ended (core.write.stale, the same rule).
         return False
     cosine = float(record.get("cosine", 0.0))
     if cosine >= CORRECTION_FLOOR:
