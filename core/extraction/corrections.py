@@ -47,7 +47,7 @@ from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.stemming import stem_word
 
-CORRECTION_FLOOR = 0.45  # cosine that links a record on its own (as before)
+CORRECTION_FLOOR = 0.50  # cosine that links a record on its own
 LINK_FLOOR = 0.35  # cosine that links a record sharing a content word with the correction
 WORDS_FLOOR = 0.15  # cosine that links a record sharing two content words
 MAX_RETIRED = 3  # records one correction may retire
