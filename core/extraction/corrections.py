@@ -14,27 +14,35 @@ replaces when both hold:
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
   by announcing one ("Update:", "Big news!", "There's been a change.");
-- the record is linked to the candidate (``linked``): a user's statement, live, that either
-  reaches ``CORRECTION_FLOOR`` cosine, or reaches ``LINK_FLOOR`` and shares with the
-  candidate's evidence a named thing (a capitalised word inside a sentence: "Priya", "Paylane",
-  "Berlin") or two content words ("grey", "sectional"), compared as stems, the usual words of
-  a statement about the user left out.
+- the record is linked to the candidate (``linked``): a user's statement, live, that does not
+  itself say something ended ("covering banks instead of REITs": a later mention of REITs
+  does not make it stale, the stale finder's rule, core.write.stale), and that reaches
+  ``CORRECTION_FLOOR`` cosine to the candidate's content on its own, ``LINK_FLOOR`` sharing one
+  content word with the candidate's evidence ("Berlin"), or ``WORDS_FLOOR`` sharing two
+  ("grey", "sectional"); words compared as stems, the usual words of a statement about the
+  user ("user", "new", "week", "I'm" ...) left out;
+- a record of several sentences only when each of them shares a content word with the
+  candidate's evidence (``_whole``): "Adam is 15, he plays hockey. Lina is 11, she swims." is
+  not retired by "Adam quit hockey", so Lina's claim is not forgotten with Adam's.
 
 The nearest such record is the one replaced (``replaces``: the new record in its lineage), up
 to ``MAX_RETIRED - 1`` others are retired beside it (``retires``: superseded by the new record,
 history kept, never deleted). The pipeline checks that every id is one the reviewer was shown;
-the ingestor supersedes them when the candidate ranks at least as high and was stated later.
-The floors were chosen on the odd-numbered personas of the personal-memory set and reported on
-the even ones (benchmarks/README.md), counting both sides: update questions whose stale records
-stay live, and records retired although their turn is evidence of a question still valid.
-Below them, a marker with a merely topical neighbour ("Now, the book club is at my house")
-would retire the wrong record.
+the ingestor supersedes them when the candidate ranks at least as high and was stated later
+(core.write.supersession.retirable). The floors were chosen on the odd-numbered personas of
+the personal-memory set and reported on the even ones (benchmarks/README.md), counting both
+sides: update questions whose stale records stay live, and records retired although their turn
+is evidence of a question still valid (benchmarks/personal_misses.py). Lower, a marker with a
+merely topical neighbour ("Now, the book club is at my house") retires the wrong record.
 
 Limits: a change said with neither marker nor announcement ("I've started eating chicken"
-after "I'm pescatarian") is missed, and so is an old record that shares no named thing or two
-content words with the correction and is not close in embedding space; a shared name links
-every record about that name close enough (a correction about Hassan's job may retire another
-record about Hassan that reaches the floor).
+after "I'm pescatarian") is missed, and so is an old record that shares no content word with
+the correction and is not close in embedding space ("so Berlin is off" is at cosine 0.28 to
+the marathon plan: one shared word needs 0.35). A shared name links records about that person
+that the correction does not change ("Noah and I broke up" retires "Noah is allergic to
+cats"); telling which attribute of a person changed needs a model. A correction the judge
+downgrades to an inference cannot replace the user's own statement. A chain of changes stops
+at a record that itself says something ended.
 """
 
 from __future__ import annotations
