@@ -36,7 +36,7 @@ no instruction-override text; rejects the rest; narrows to agent_inference a use
 whose evidence is not in a user turn, and a tool_result claim whose evidence is not an
 authoritative tool's own output; names the stored records a user's correction replaces when its
 words (or its turn) say something changed and records the user stated are linked to it: close
-enough, or sharing a named thing or content words (core.extraction.corrections). It does not
+enough, or less close and sharing content words (core.extraction.corrections). It does not
 otherwise judge meaning.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
