@@ -47,6 +47,7 @@ def main() -> None:
     causes: Counter[str] = Counter()
     updates: Counter[str] = Counter()
     unanswered: Counter[str] = Counter()
+    retired: Counter[str] = Counter()
     answers: list[Answer] = []
     with tempfile.TemporaryDirectory() as scratch:
         for persona in personas:
@@ -71,6 +72,7 @@ def main() -> None:
                             by_turn.setdefault(tid, []).append(dict(row))
                 for answer in got:
                     _diagnose(answer, persona, by_turn, causes, updates, unanswered, args.show)
+                _forgotten(persona, by_turn, retired, args.show)
     report = personal_metrics(answers)
     print(json.dumps({k: report[k] for k in report if k != "by_kind"}, indent=1))
     for kind, values in report["by_kind"].items():
@@ -78,6 +80,7 @@ def main() -> None:
     print("answerable misses by cause:", dict(causes.most_common()))
     print("updates:", dict(updates.most_common()))
     print("unanswerable answered, first result passed on:", dict(unanswered.most_common()))
+    print("superseded records by their turn's labels:", dict(retired.most_common()))
 
 
 def _diagnose(answer, persona, by_turn, causes, updates, unanswered, show) -> None:
@@ -139,6 +142,33 @@ def _diagnose(answer, persona, by_turn, causes, updates, unanswered, show) -> No
             print("    rec:", r["status"], r["type"], r["content"][:120])
         for i in final[:3]:
             print("    got:", logged["result_explanations"][i]["gate"][:90])
+
+
+def _forgotten(persona, by_turn, retired, show) -> None:
+    """Superseded records by what their turn is labelled: "wrongly retired" when it is an
+    evidence turn of a question still valid (a non-update question, or an update's current
+    value) and no update's stale turn; "stale turn" when it is only a stale turn; "both" when
+    it is both (the turn holds a stale and a still valid fact); "unlabelled" otherwise."""
+    valid = {t for q in persona.questions for t in q.evidence}
+    stale = {t for q in persona.questions for t in q.stale}
+    seen: set[str] = set()
+    for rows in by_turn.values():
+        for r in rows:
+            if r["status"] != "superseded" or r["id"] in seen:
+                continue
+            seen.add(r["id"])
+            turns = {t for t, rs in by_turn.items() if any(x["id"] == r["id"] for x in rs)}
+            if turns & valid and turns & stale:
+                label = "both"
+            elif turns & valid:
+                label = "wrongly retired"
+            elif turns & stale:
+                label = "stale turn"
+            else:
+                label = "unlabelled"
+            retired[label] += 1
+            if show and label == "wrongly retired":
+                print(f"FORGOT {persona.id} {sorted(turns)}: {r['content'][:100]}")
 
 
 def _signal(why: str) -> str:

@@ -119,7 +119,13 @@ class ExtractionConfig(Section):
         ),
     )
     related_records: int = Field(
-        5, ge=0, le=50, description="Live records the reviewer sees beside each candidate."
+        5,
+        ge=0,
+        le=50,
+        description=(
+            "Live records the reviewer sees beside each candidate (this many nearest it, and "
+            "this many nearest its turn)."
+        ),
     )
     stub_latency_ms: int = Field(
         0,

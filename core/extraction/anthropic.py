@@ -86,8 +86,10 @@ the source_kind; it may never raise the source_kind, use other evidence than a p
 given quote, change the target, or change the primary entity;
 - a revision may also set replaces: the id of one of the related records shown with this \
 candidate that the user's words correct (a changed value, a cancelled or moved plan, a habit \
-given up); the new memory then supersedes it. Only for a correction the user plainly stated, \
-and only an id shown with this candidate.
+given up); the new memory then supersedes it. With replaces, retires may list the ids of \
+further related records shown that the same words make stale (another record of the old \
+value); each is retired, history kept. Only for a correction the user plainly stated, only ids \
+shown with this candidate, and never a record that also holds a claim the words leave alone.
 Give exactly one decision per candidate index.
 {_DATA_RULE}
 Answer only by calling the record_review tool."""

@@ -34,9 +34,10 @@ only from an authoritative tool's own output (core.write.evidence), else agent_i
 Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
 no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
 whose evidence is not in a user turn, and a tool_result claim whose evidence is not an
-authoritative tool's own output; names the stored record a user's correction replaces when its
-words say something changed and a record the user stated is close enough
-(core.extraction.corrections). It does not otherwise judge meaning.
+authoritative tool's own output; names the stored records a user's correction replaces when its
+words (or its turn) say something changed and records the user stated are linked to it: close
+enough, or less close and sharing content words (core.extraction.corrections). It does not
+otherwise judge meaning.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
 of the user's turns (turns with instruction-override text are left out), and what the session
@@ -222,7 +223,7 @@ class OfflineBackend(ModelBackend):
                 decisions.append(
                     _narrow(item.index, "the evidence is not an authoritative tool's own output")
                 )
-            elif (old := corrections.corrected(c, item.related)) is not None:
+            elif old := corrections.corrected(c, item.related, turn.content):
                 decisions.append(_correction(item.index, old))
             else:
                 decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
@@ -262,13 +263,17 @@ def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
     return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
 
 
-def _correction(index: int, old: dict[str, object]) -> ReviewDecision:
-    """Accept, replacing the stored record the words correct (core.extraction.corrections)."""
+def _correction(index: int, old: Sequence[dict[str, object]]) -> ReviewDecision:
+    """Accept, replacing the nearest stored record the words correct and retiring the others
+    (core.extraction.corrections)."""
+    named = ", ".join(f"{r['id']} (cosine {r['cosine']})" for r in old)
     return ReviewDecision(
         index=index,
         verdict="revise",
-        reason=f"the user's words correct {old['id']} (cosine {old['cosine']})",
-        revision=Revision(replaces=str(old["id"])),
+        reason=f"the user's words correct {named}",
+        revision=Revision(
+            replaces=str(old[0]["id"]), retires=[str(r["id"]) for r in old[1:]] or None
+        ),
     )
 
 

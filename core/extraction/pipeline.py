@@ -38,6 +38,8 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from agent_memory.core import tracing
 from agent_memory.core.engine import Engine
 from agent_memory.core.erasure import Suppressions
@@ -357,7 +359,7 @@ class Pipeline:
             if request.replaces is None or exc.field != "source_kind":
                 raise
             notes.append(f"replaces {request.replaces.id} dropped: {exc.message}")
-            return write(replace(request, replaces=None))
+            return write(replace(request, replaces=None, retires=()))
 
     def _summarize(self, claim: Claim) -> dict[str, Any]:
         validated = self.jobs.stage_output(claim.job_id, "validate")
@@ -464,29 +466,42 @@ class Pipeline:
         if not candidates:
             return []
         related: list[tuple[dict[str, Any], ...]] = [()] * len(candidates)
+        turns = [find_quote(c.evidence, view.turns, roles=ALL_ROLES) for c in candidates]
         k = self.config.related_records
         if k:
-            vectors = self.engine.embedder.embed([c.content for c in candidates])
+            # The records nearest each candidate, and as many nearest its whole turn: a
+            # correction is often closer to what it corrects as a turn than as one clause
+            # (core.extraction.corrections). The cosine shown is always to the content.
+            texts = list(dict.fromkeys(t.content for t in turns if t is not None))
+            vectors = self.engine.embedder.embed([c.content for c in candidates] + texts)
+            by_turn = dict(zip(texts, vectors[len(candidates) :], strict=True))
             index = self.engine.index()
             # Live as of now, as the ingestor's duplicate check will read them.
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
-            for i, vector in enumerate(vectors):
-                hits = index.search(vector, k, where=where)
-                found = self.engine.store.records_by_rowid([h.rowid for h in hits])
+            for i, turn in enumerate(turns):
+                vector = vectors[i]
+                rowids = [h.rowid for h in index.search(vector, k, where=where)]
+                if turn is not None:
+                    rowids += [h.rowid for h in index.search(by_turn[turn.content], k, where=where)]
+                rowids = list(dict.fromkeys(rowids))
+                stored = index.vectors(rowids)
+                found = self.engine.store.records_by_rowid(rowids)
+                cosine = {r: float(np.dot(stored[r], vector)) for r in rowids if r in stored}
                 related[i] = tuple(
                     {
-                        "id": found[h.rowid].id,
-                        "content": found[h.rowid].content,
-                        "source_kind": found[h.rowid].source_kind.value,
-                        "status": found[h.rowid].status.value,
-                        "cosine": round(h.score, 3),
+                        "id": found[r].id,
+                        "content": found[r].content,
+                        "evidence": found[r].evidence,
+                        "source_kind": found[r].source_kind.value,
+                        "status": found[r].status.value,
+                        "cosine": round(cosine[r], 3),
                     }
-                    for h in hits
-                    if h.rowid in found
+                    for r in sorted(cosine, key=lambda r: -cosine[r])
+                    if r in found
                 )
         items = []
         for i, candidate in enumerate(candidates):
-            turn = find_quote(candidate.evidence, view.turns, roles=ALL_ROLES)
+            turn = turns[i]
             surrounding: tuple[Turn, ...] = ()
             if turn is not None:
                 surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)

@@ -74,6 +74,12 @@ class Candidate(_Model):
         description="the id of a stored record this corrects; only the reviewer sets it, from "
         "the related records it was shown",
     )
+    retires: list[str] = Field(
+        default_factory=list,
+        max_length=10,
+        description="ids of further stored records the same correction makes stale; only the "
+        "reviewer sets them, from the related records it was shown",
+    )
 
 
 MAX_CANDIDATES = 500
@@ -120,6 +126,12 @@ class Revision(_Model):
         description="the id of one of the related records shown that the user's words correct "
         "(a changed value, a cancelled plan, a habit given up); the new record supersedes it",
     )
+    retires: list[str] | None = Field(
+        None,
+        max_length=10,
+        description="with replaces: ids of further related records shown that the same words "
+        "make stale (another record of the old value); each is retired, history kept",
+    )
 
 
 class ReviewDecision(_Model):
@@ -155,7 +167,8 @@ class ReviewItem:
     index: int
     candidate: Candidate
     surrounding: tuple[Turn, ...]
-    related: tuple[dict[str, Any], ...]  # live records: id, content, source_kind, status
+    # live records: id, content, evidence, source_kind, status, cosine (to the content)
+    related: tuple[dict[str, Any], ...]
 
 
 @dataclass(frozen=True, slots=True)

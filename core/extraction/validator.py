@@ -143,6 +143,8 @@ def apply_review(
             entry.update(verdict="revise", reason=decision.reason, revised=revised.content)
             if revised.replaces is not None:
                 entry["replaces"] = revised.replaces
+            if revised.retires:
+                entry["retires"] = list(revised.retires)
             accepted.append(revised)
         if len(accepted) > kept_before and not _replaces_shown(accepted[-1], shown, index):
             accepted.pop()
@@ -152,11 +154,15 @@ def apply_review(
 
 
 def _replaces_shown(candidate: Candidate, shown: Sequence[Collection[str]], index: int) -> bool:
-    """Whether the record ``candidate`` would replace, if any, is one the reviewer was shown
-    for it: a model may correct only what it saw, never an id it made up or read elsewhere."""
-    if candidate.replaces is None:
+    """Whether the records ``candidate`` would replace or retire, if any, are ones the reviewer
+    was shown for it: a model may correct only what it saw, never an id it made up or read
+    elsewhere. Retiring needs a record it replaces."""
+    named = [*([candidate.replaces] if candidate.replaces is not None else []), *candidate.retires]
+    if not named:
         return True
-    return index < len(shown) and candidate.replaces in shown[index]
+    if candidate.replaces is None:
+        return False
+    return index < len(shown) and all(n in shown[index] for n in named)
 
 
 def widening(candidate: Candidate, revision: Revision) -> str | None:
@@ -260,7 +266,12 @@ def validate_candidate(
             f"source_kind {source_kind.value} became agent_inference"
         )
         source_kind = SourceKind.AGENT_INFERENCE
-    replaced = _replaced(candidate, session, scope, notes, now=now or anchor)
+    replaced = _replaced(candidate.replaces, session, scope, notes, now=now or anchor)
+    retired = tuple(
+        r
+        for r in (_replaced(i, session, scope, notes, now=now or anchor) for i in candidate.retires)
+        if r is not None and replaced is not None and r.id != replaced.id
+    )
     request = WriteRequest(
         type=memory_type,
         content=candidate.content,
@@ -281,25 +292,26 @@ def validate_candidate(
         tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
         idempotency_key=key,
         replaces=replaced,
+        retires=retired,
     )
     return request, notes
 
 
 def _replaced(
-    candidate: Candidate, session: Session, scope: str, notes: list[str], *, now: datetime
+    record_id: str | None, session: Session, scope: str, notes: list[str], *, now: datetime
 ) -> Record | None:
-    """The live record the candidate corrects, when the reviewer named one this agent may
-    change in the candidate's own scope; otherwise None, with a note (the candidate is still
-    written, as a record of its own)."""
-    if candidate.replaces is None:
+    """The live record the candidate corrects (``replaces`` or one it ``retires``), when the
+    reviewer named one this agent may change in the candidate's own scope; otherwise None,
+    with a note (the candidate is still written, as a record of its own)."""
+    if record_id is None:
         return None
     try:
-        record = writable_record(session.tool_context(), candidate.replaces, now=now)
+        record = writable_record(session.tool_context(), record_id, now=now)
     except InvalidArgument as exc:
-        notes.append(f"replaces {candidate.replaces} dropped: {exc.message}")
+        notes.append(f"replaces {record_id} dropped: {exc.message}")
         return None
     if record.scope != scope:
-        notes.append(f"replaces {candidate.replaces} dropped: it is in another scope")
+        notes.append(f"replaces {record_id} dropped: it is in another scope")
         return None
     return record
 

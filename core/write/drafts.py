@@ -53,6 +53,8 @@ class WriteRequest:
     source_ref: str | None = None
     # memory_revise(correct): the record this write must replace.
     replaces: Record | None = None
+    # A correction's further records made stale (with ``replaces``): retired, history kept.
+    retires: tuple[Record, ...] = ()
     # At most once: a write with a key already committed returns the first outcome (its
     # action, with replayed=True) instead of writing again. The key commits in the record's
     # transaction.

@@ -230,6 +230,8 @@ class Ingestor:
                     replaces=request.replaces,
                     now=now,
                 )
+            if sees and request.retires:
+                retired += supersession.retirable(draft, request.retires, retired)
 
         decisions: dict[str, Any] = {
             "claimed_source_kind": request.source_kind.value,

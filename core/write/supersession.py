@@ -15,12 +15,14 @@ the evidence turn's time, else the write's) and by source rank (design §4):
 
 Ties in time go to the later write: it is the only order left. A correction
 (memory_revise correct) replaces the record it names whatever the times, and needs equal or
-higher rank. Episodes are never superseded.
+higher rank; the further records an extraction's correction names (``retirable``) are retired
+beside it when stated before it and ranking no higher. Episodes are never superseded otherwise.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -94,6 +96,20 @@ def settle(draft: Record, rivals: list[Record], *, correcting: bool) -> Plan:
         plan.action = "superseded"
     outranking = [r for r in older if r not in plan.replaced]
     return _conflicts(plan, outranking, f" and outranks {draft.source_kind.value}")
+
+
+def retirable(draft: Record, named: Sequence[Record], known: Sequence[Record]) -> list[Record]:
+    """The records a correction names beside the one it replaces (``WriteRequest.retires``)
+    that it may retire: stated before it, ranking no higher, and not already in ``known``."""
+    seen = {r.id for r in known}
+    return [
+        r
+        for r in named
+        if r.id not in seen
+        and r.id != draft.id
+        and not stated_after(r, draft)
+        and policy.can_supersede(draft.source_kind, r.source_kind)
+    ]
 
 
 def _successor_of(draft: Record, old: Record) -> Record:
@@ -204,6 +220,7 @@ __all__ = [
     "current_holder",
     "into_lineage",
     "mark_superseded",
+    "retirable",
     "rivals",
     "settle",
     "stated_after",

@@ -410,9 +410,20 @@ def test_a_correction_the_model_keys_by_attribute_supersedes(mem: Memory, stub: 
     assert "the same name each time" in stub.requests[0]["system"]
 
 
-def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: Stub) -> None:
-    """A revision may name a stored record to replace only among the related records the
-    reviewer was shown for that candidate; an id from anywhere else drops the candidate."""
+@pytest.mark.parametrize(
+    "revision",
+    [
+        {"replaces": "mem_0000000000000000000000aa"},
+        {"retires": ["mem_0000000000000000000000aa"]},
+    ],
+    ids=["replaces", "retires"],
+)
+def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(
+    mem: Memory, stub: Stub, revision: dict[str, Any]
+) -> None:
+    """A revision may name a stored record to replace or retire only among the related
+    records the reviewer was shown for that candidate (and retire only beside one it
+    replaces); an id from anywhere else drops the candidate."""
     stub.script["record_review"] = (
         200,
         tool_answer(
@@ -423,7 +434,7 @@ def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: 
                         "index": 0,
                         "verdict": "revise",
                         "reason": "corrects an older record",
-                        "revision": {"replaces": "mem_0000000000000000000000aa"},
+                        "revision": revision,
                     },
                     {"index": 1, "verdict": "reject", "reason": "not in the transcript"},
                 ]
@@ -435,7 +446,7 @@ def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(mem: Memory, stub: 
     assert status["status"] == "done"
     decision = status["stages"][1]["output"]["decisions"][0]
     assert decision["verdict"] == "reject" and "not shown" in decision["reason"]
-    assert "replaces" in stub.requests[1]["system"]
+    assert "replaces" in stub.requests[1]["system"] and "retires" in stub.requests[1]["system"]
     assert [r.source_kind for r in records(mem)] == [SourceKind.SESSION_SUMMARY]
 
 

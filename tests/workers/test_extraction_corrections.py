@@ -1,0 +1,130 @@
+"""Later words that change a fact retire the records of the earlier one (issue 15, updates on
+the extracted path; core.extraction.corrections): through the offline extractor and reviewer,
+the whole pipeline, a real store and the packaged model. A correction worded unlike what it
+corrects is linked by the content words they share, one correction may retire several records,
+a turn that announces an update counts as saying something changed, and a correction leaves
+alone what it does not change: an unrelated record, and a record that holds another claim
+beside the stale one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.models import Record, SourceKind, Status
+from agent_memory.workers.app import WorkerApp
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
+
+CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
+
+
+@pytest.fixture
+def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder)
+    WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
+    yield memory
+    memory.close()
+
+
+def session(mem: Memory, session_id: str, *user_turns: str, days: int = 0) -> None:
+    """One session of the user's turns, ended and extracted by the offline backend."""
+    start = NOW + timedelta(days=days)
+    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=start)
+    for i, text in enumerate(user_turns):
+        s.add_turn("user", text, at=start + timedelta(minutes=2 * i))
+        s.add_turn("assistant", "Okay.", at=start + timedelta(minutes=2 * i + 1))
+    status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
+    assert status["status"] == "done"
+
+
+def records(mem: Memory) -> dict[str, Record]:
+    """Every record but the session summaries, by evidence (history included)."""
+    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
+    return {
+        r.evidence or r.content: r
+        for r in mem.store.get_records([row["id"] for row in rows]).values()
+        if r.source_kind is not SourceKind.SESSION_SUMMARY
+    }
+
+
+def status_of(mem: Memory, words: str) -> Status:
+    [found] = [r for evidence, r in records(mem).items() if words in evidence]
+    return found.status
+
+
+def search_ids(mem: Memory, query: str) -> list[str]:
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="q")
+    return [r["id"] for r in s.call("memory_search", {"query": query})["results"]]
+
+
+def test_a_correction_worded_unlike_the_old_record_retires_it(mem: Memory) -> None:
+    """The old record is far in embedding space (cosine below the old 0.45 floor) but shares
+    "oak" and "table" with the words that say it changed: it is retired, history kept."""
+    session(mem, "s1", "Going with the oak Malmo table from Hay, Tom won the argument lol.")
+    session(
+        mem,
+        "s2",
+        "We ended up returning the oak table, it scratched within a week. "
+        "We got a white marble one instead.",
+        days=21,
+    )
+    assert status_of(mem, "oak Malmo table") is Status.SUPERSEDED
+    assert status_of(mem, "returning the oak table") is Status.CONFIRMED
+    old = next(r for e, r in records(mem).items() if "oak Malmo table" in e)
+    assert old.id not in search_ids(mem, "Which dining table do we have?")
+    assert mem.store.get_records([old.id])[old.id].content.startswith("Going with")  # kept
+
+
+def test_one_correction_retires_every_record_of_the_old_value(mem: Memory) -> None:
+    """Two records of the old value, from two sessions: the correction retires both, the
+    nearest through the lineage and the other beside it (one correction once retired one)."""
+    session(mem, "s1", "Going with the oak Malmo table from Hay, Tom won the argument lol.")
+    session(
+        mem, "s2", "The oak Malmo table got delivered today and it looks amazing in here.", days=7
+    )
+    said = "We ended up returning the oak table, it scratched within a week. We got a white one."
+    session(mem, "s3", said, days=21)
+    assert status_of(mem, "Going with the oak Malmo table") is Status.SUPERSEDED
+    assert status_of(mem, "got delivered today") is Status.SUPERSEDED
+    current = next(r for e, r in records(mem).items() if "returning the oak table" in e)
+    assert current.status is Status.CONFIRMED and current.supersedes_id is not None
+
+
+def test_a_turn_announcing_an_update_says_its_sentence_changed(mem: Memory) -> None:
+    """ "Update!!" opening the turn marks its sentences as changes: the engagement retires the
+    earlier boyfriend record that shares the names, though no change word is in the sentence."""
+    session(mem, "s1", "Going to Niseko with my boyfriend Ryan in December, first time skiing.")
+    session(mem, "s2", "Update!! Ryan proposed in Niseko, we're engaged!", days=60)
+    assert status_of(mem, "boyfriend Ryan") is Status.SUPERSEDED
+
+
+def test_a_correction_does_not_retire_an_unrelated_record(mem: Memory) -> None:
+    """A change marker and an announcement retire nothing they share no topic with."""
+    session(
+        mem,
+        "s1",
+        "My sister Jess is a vet tech in Asheville.",
+        "Our internet provider is Comcast and the router sits in the hallway.",
+    )
+    session(mem, "s2", "Update: I switched from tea to coffee in the mornings instead.", days=14)
+    assert status_of(mem, "vet tech in Asheville") is Status.CONFIRMED
+    assert status_of(mem, "internet provider is Comcast") is Status.CONFIRMED
+
+
+def test_a_record_holding_another_claim_beside_the_stale_one_stays(mem: Memory) -> None:
+    """A verbatim record of two claims, one changed: it stays live, so the unchanged claim
+    (Lina's swimming) is not forgotten with the stale one."""
+    session(
+        mem,
+        "s1",
+        "Budget question. Adam is 15, he plays hockey, it costs a lot. "
+        "Lina is 11, she swims on Saturdays.",
+    )
+    session(mem, "s2", "Adam quit the hockey, he plays basketball now.", days=40)
+    assert status_of(mem, "Lina is 11") is Status.CONFIRMED
