@@ -71,6 +71,7 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.timing import StageTimer
+from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
 from agent_memory.core.write.ingestor import Ingestor
@@ -471,18 +472,24 @@ class Pipeline:
             # Live as of now, as the ingestor's duplicate check will read them.
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
             for i, vector in enumerate(vectors):
-                hits = index.search(vector, k, where=where)
+                # Twice k from the index, ranked again by content: a stored vector also reads
+                # its record's retrieval context (core.write.dedup.content_scored).
+                hits = index.search(vector, 2 * k, where=where)
                 found = self.engine.store.records_by_rowid([h.rowid for h in hits])
+                scored = content_scored(
+                    self.engine,
+                    vector,
+                    [(found[h.rowid], h.score) for h in hits if h.rowid in found],
+                )
                 related[i] = tuple(
                     {
-                        "id": found[h.rowid].id,
-                        "content": found[h.rowid].content,
-                        "source_kind": found[h.rowid].source_kind.value,
-                        "status": found[h.rowid].status.value,
-                        "cosine": round(h.score, 3),
+                        "id": record.id,
+                        "content": record.content,
+                        "source_kind": record.source_kind.value,
+                        "status": record.status.value,
+                        "cosine": round(cosine, 3),
                     }
-                    for h in hits
-                    if h.rowid in found
+                    for record, cosine in scored[:k]
                 )
         items = []
         for i, candidate in enumerate(candidates):

@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 ALL_ROLES = ("user", "assistant", "tool", "system")
 # The tag of a record that keeps the user's words verbatim (Candidate kind "statement").
 VERBATIM_TAG = "verbatim"
+# At most this much of an evidence turn enters a record's retrieval context: the embedder reads
+# 256 tokens (about 1,000 characters) of content and context together anyway.
+CONTEXT_CHARS = 1200
 
 
 def stored_candidates(raw: Sequence[Any]) -> tuple[list[Candidate], int]:
@@ -194,6 +197,21 @@ def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
 # Validation (design §6 list 1-5; dedup, supersession and status are the ingestor's)
 
 
+def retrieval_context(turn: Turn, evidence: str) -> str:
+    """A record's retrieval context (core.models.Record.context: searched and embedded after
+    the content, never returned): the day of its evidence turn and that turn's words. A record
+    keeps one sentence or one phrased fact, and the words that make it findable are often
+    beside it in the same turn ("any ideas for keeping a corgi entertained? Biscuit is losing
+    his mind" keeps the second sentence; the question names the corgi). A turn longer than
+    ``CONTEXT_CHARS`` is cut to that many characters around the evidence."""
+    text = turn.content
+    if len(text) > CONTEXT_CHARS:
+        at = max(text.find(evidence), 0)
+        start = max(0, min(at - CONTEXT_CHARS // 2, len(text) - CONTEXT_CHARS))
+        text = text[start : start + CONTEXT_CHARS]
+    return f"{parse_time(turn.at, field='at'):%d %B %Y}\n{text}"
+
+
 def validate_candidate(
     candidate: Candidate,
     *,
@@ -279,6 +297,7 @@ def validate_candidate(
         review_at=dates["review_at"],
         procedure=procedure,
         tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
+        context=retrieval_context(turn, candidate.evidence),
         idempotency_key=key,
         replaces=replaced,
     )

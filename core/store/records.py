@@ -273,6 +273,16 @@ def reinforce(
     changed(conn, [rowid], reinforced, at=now)
 
 
+def comparison_text(record: Record) -> str:
+    """The text that says what a record states: ``embedding_text`` without the retrieval
+    context. The write path compares records by it (duplicates, contradictions, corrections),
+    so that two records of one turn, which share its words as context, are not taken for the
+    same statement (core.write.dedup.content_scored)."""
+    if record.procedure is not None:
+        return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
+    return record.content
+
+
 def embedding_text(record: Record) -> str:
     """The text a record's vector is made from: its content, preceded for a procedure by its
     name and when it applies (design §3: dense on description), otherwise followed by its
