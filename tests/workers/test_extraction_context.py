@@ -58,9 +58,7 @@ def stated(mem: Memory) -> list[Record]:
     rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
     found = mem.store.get_records([r["id"] for r in rows])
     return [
-        found[r["id"]]
-        for r in rows
-        if found[r["id"]].source_kind is not SourceKind.SESSION_SUMMARY
+        found[r["id"]] for r in rows if found[r["id"]].source_kind is not SourceKind.SESSION_SUMMARY
     ]
 
 
@@ -88,9 +86,7 @@ def test_a_record_keeps_its_turn_as_retrieval_context(mem: Memory) -> None:
 @pytest.mark.parametrize(
     "query", ["Tell me about my corgi.", "What does my corgi need?", "corgi", "my corgi"]
 )
-def test_a_record_is_found_by_words_only_the_rest_of_its_turn_says(
-    mem: Memory, query: str
-) -> None:
+def test_a_record_is_found_by_words_only_the_rest_of_its_turn_says(mem: Memory, query: str) -> None:
     """The question shares no word with the kept sentence: only the turn's question, which
     is no record, names the corgi."""
     session(mem, "s1", DOG_TURN, *OTHER_TURNS)
@@ -103,13 +99,30 @@ def test_two_sentences_of_one_turn_stay_two_records(mem: Memory) -> None:
     """Two statements of one long turn share its words as context, so their stored vectors
     are close; the duplicate check compares what they state, and both are kept."""
     turn = (
-        "The landlord finally fixed the heating in the back bedroom. Can you recommend a good travel guide "
-        "for Portugal, ideally one with walking routes and cheap places to eat that a student "
-        "budget could handle? Our old cat Miso has stopped eating his dry food. What would you "
-        "suggest for a picky eater that also has sensitive teeth and a fussy stomach and "
-        "refuses anything with fish in it, and is there a brand that ships to Germany quickly?"
+        "The landlord finally fixed the heating in the back bedroom. Can you recommend a good "
+        "travel guide for Portugal, ideally one with walking routes and cheap places to eat "
+        "that a student budget could handle? Our old cat Miso has stopped eating his dry food. "
+        "What would you suggest for a picky eater that also has sensitive teeth and a "
+        "fussy stomach and refuses anything with fish in it, and is there a brand that "
+        "ships to Germany quickly?"
     )
     session(mem, "s1", turn)
     contents = [r.content for r in stated(mem)]
     assert any("landlord" in c for c in contents), contents
     assert any("Miso" in c for c in contents), contents
+
+
+def test_a_forgotten_record_with_context_suppresses_its_restatement(mem: Memory) -> None:
+    """A forget leaves the record's content vector as its suppression, not the vector of
+    content and turn: a later session restating the sentence in other words of another turn
+    writes nothing of it."""
+    session(mem, "s1", DOG_TURN)
+    (record,) = [r for r in stated(mem) if "Biscuit" in r.content]
+    assert mem.forget(record.id, agent_id="assistant", now=NOW + timedelta(hours=1))
+    session(
+        mem,
+        "s2",
+        "Biscuit is losing his mind, we have had nine straight days of rain. "
+        "What should I cook for dinner tonight with leftover rice, eggs and some spinach?",
+    )
+    assert not [r for r in stated(mem) if "Biscuit" in r.content and r.id != record.id]
