@@ -9,7 +9,8 @@ decision may change, and what a reviewed candidate must satisfy before the inges
   reject; target writable; a verbatim statement episodic and word for word its evidence
   (tagged ``verbatim``); temporal fields only when the evidence turn has the matching
   expression; instruction-override text in the evidence turn caps the source at
-  agent_inference. Duplicates and contradictions (2, 3) are the ingestor's.
+  agent_inference; the evidence turn (its day and words) becomes the record's retrieval
+  context (``retrieval_context``). Duplicates and contradictions (2, 3) are the ingestor's.
 """
 
 from __future__ import annotations
