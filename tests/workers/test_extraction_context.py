@@ -126,3 +126,23 @@ def test_a_forgotten_record_with_context_suppresses_its_restatement(mem: Memory)
         "What should I cook for dinner tonight with leftover rice, eggs and some spinach?",
     )
     assert not [r for r in stated(mem) if "Biscuit" in r.content and r.id != record.id]
+
+
+def test_two_records_of_one_turn_are_not_collapsed_as_duplicates(mem: Memory) -> None:
+    """Two facts of one turn share its words as context, so their stored vectors are nearly
+    the same (0.96); a search collapses duplicates by what records state, so both are shown."""
+    session(
+        mem,
+        "s1",
+        "We're planning my sister's wedding for next August and honestly I'm overwhelmed "
+        "already. My family is Gujarati, so the food matters a lot to everyone. I'm vegetarian "
+        "too. Can you help me make a checklist for the caterer meeting on Friday, with "
+        "questions about menus, tasting sessions, deposits and how many servers we need for "
+        "250 guests?",
+    )
+    facts = {
+        r.id: r.content for r in stated(mem) if "Gujarati" in r.content or "vegetarian" in r.content
+    }
+    assert len(facts) == 2, facts
+    found = {r["id"] for r in search(mem, "Gujarati vegetarian food for the wedding")}
+    assert set(facts) <= found, facts
