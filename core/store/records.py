@@ -423,6 +423,17 @@ class RecordsMixin(StoreBase):
             )
         return {int(r.rowid or 0): r for r in found}
 
+    def with_context(self, rowids: Sequence[int]) -> set[int]:
+        """Those of ``rowids`` whose record has retrieval context (one rowid-only read)."""
+        if not rowids:
+            return set()
+        marks = ",".join("?" * len(rowids))
+        rows = self.query(
+            f"SELECT rowid FROM records WHERE rowid IN ({marks}) AND context IS NOT NULL",
+            [int(r) for r in rowids],
+        )
+        return {int(row["rowid"]) for row in rows}
+
     def last_rowid(self) -> int:
         """The rowid of the newest record (0 in an empty store): what a write has seen, so
         that it can look among the records added after it (core.write.dedup.committed_since)."""

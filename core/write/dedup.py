@@ -113,15 +113,18 @@ def neighbours(
     engine: Engine, draft: Record, probe: np.ndarray, *, now: datetime
 ) -> list[tuple[Record, float]]:
     """The nearest records of ``kin`` (live, same scope and type) to the draft's ``probe``
-    vector by what they state (``content_scored``), most similar first. Twice as many are read
-    from the index as kept: a record's stored vector also holds its context, so its rank there
-    is only a first guess."""
+    vector by what they state (``content_scored``), most similar first. Twice as many are
+    looked at in the index as kept: a record's stored vector also holds its context, so its
+    rank there is only a first guess; below the floor only records with context are read (a
+    record without context scores there what it scores by content)."""
     hits = engine.index().search(probe, 2 * NEIGHBOURS, where=kin(draft, now))
-    found = engine.store.records_by_rowid([h.rowid for h in hits])
+    floor = engine.config.ingest.conflict_floor
+    below = [h.rowid for h in hits if h.score < floor]
+    keep = {h.rowid for h in hits if h.score >= floor} | engine.store.with_context(below)
+    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid in keep])
     scored = content_scored(
         engine, probe, [(found[h.rowid], h.score) for h in hits if h.rowid in found]
     )
-    floor = engine.config.ingest.conflict_floor
     return [(record, cosine) for record, cosine in scored if cosine >= floor][:NEIGHBOURS]
 
 
