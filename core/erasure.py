@@ -49,6 +49,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.store.records import comparison_text
 from agent_memory.core.traces import Scrubbed
+from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.evidence import normalise
 
 if TYPE_CHECKING:
@@ -235,7 +236,12 @@ def near_duplicates(
     where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
     hits = [h for h in index.search(vector, 16, where=where) if h.score >= threshold]
     found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
-    return [found[h.rowid].id for h in hits if h.rowid in found]
+    near = [(found[h.rowid], h.score) for h in hits if h.rowid in found]
+    if record.context or any(r.context for r, _ in near):
+        # As the search's collapse reads them: by content where a vector also holds context.
+        probe = engine.embedder.embed([comparison_text(record)])[0] if record.context else vector
+        near = [(r, s) for r, s in content_scored(engine, probe, near) if s >= threshold]
+    return [r.id for r, _ in near]
 
 
 def _scope_user(scope: str) -> str | None:
