@@ -222,8 +222,9 @@ def erase(
 def near_duplicates(
     engine: Engine, record: Record, scopes: Sequence[str], *, now: datetime
 ) -> list[str]:
-    """Live records in ``scopes`` that a search would collapse into ``record`` (cosine at or
-    above ``retrieval.duplicate_cosine``), best first. memory_forget returns them rather than
+    """Live records in ``scopes`` that say what ``record`` says (cosine at or above
+    ``retrieval.duplicate_cosine``, of the contents where a vector also holds retrieval
+    context), best first. memory_forget returns them rather than
     erasing them: they are other statements, perhaps from other sources, that the caller has
     not been shown, and near is not the same (a PIN hint one digit apart is near)."""
     if record.rowid is None:
@@ -234,14 +235,18 @@ def near_duplicates(
         return []
     threshold = engine.config.retrieval.duplicate_cosine
     where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
-    hits = [h for h in index.search(vector, 16, where=where) if h.score >= threshold]
-    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
+    if record.context:  # its stored vector also reads its context: compare its content
+        vector = engine.embedder.embed([comparison_text(record)])[0]
+    hits = [h for h in index.search(vector, 16, where=where) if h.rowid != record.rowid]
+    # By content where a vector also holds retrieval context (the same words stored with
+    # their turn lie below the threshold by stored vector): those below it are read only
+    # if they have context, as the write path's neighbours are (core.write.dedup).
+    below = [h.rowid for h in hits if h.score < threshold]
+    keep = {h.rowid for h in hits if h.score >= threshold} | engine.store.with_context(below)
+    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid in keep])
     near = [(found[h.rowid], h.score) for h in hits if h.rowid in found]
-    if record.context or any(r.context for r, _ in near):
-        # As the search's collapse reads them: by content where a vector also holds context.
-        probe = engine.embedder.embed([comparison_text(record)])[0] if record.context else vector
-        near = [(r, s) for r, s in content_scored(engine, probe, near) if s >= threshold]
-    return [r.id for r, _ in near]
+    near = content_scored(engine, vector, near)
+    return [r.id for r, s in near if s >= threshold]
 
 
 def _scope_user(scope: str) -> str | None:
