@@ -10,7 +10,9 @@ extraction has yet to read: the job would write the fact again. So forgetting a 
    record, never the words. An extraction that runs later cannot quote those turns, so the
    validator rejects any candidate resting on them;
 2. leaves a suppression in the record's scope: a digest of its normalised content and the
-   record's own embedding (with the embedder's name, never the text). A candidate of a session
+   record's own embedding (with the embedder's name, never the text; for a record with
+   retrieval context, the embedding of its content alone, which is what the candidates'
+   embeddings are compared with: core.write.dedup.Vectors). A candidate of a session
    that can read that scope is suppressed when its normalised content has the same digest, or
    when its embedding is at least ``ingest.duplicate_floor`` similar to the forgotten one:
    exactly where the ingestor would have merged it into the forgotten record as a duplicate
@@ -31,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -45,7 +47,9 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
+from agent_memory.core.store.records import comparison_text
 from agent_memory.core.traces import Scrubbed
+from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.evidence import normalise
 
 if TYPE_CHECKING:
@@ -78,12 +82,17 @@ def leave_suppression(
     reason: str | None,
     now: datetime,
     suppress: bool = True,
+    content_vectors: Mapping[str, tuple[str, bytes]] | None = None,
 ) -> Scrubbed:
     """In the forget's transaction, while the record still holds its content: write its
     suppression (unless ``suppress`` is False: a summary erased because it quoted a forgotten
     record is not itself a fact to suppress), redact its evidence turns and erase its words
-    from the side tables (core.traces). Returns what the side tables lost."""
+    from the side tables (core.traces). Returns what the side tables lost. ``content_vectors``
+    (record id -> (model name, vector)) replaces the stored vector of a record with retrieval
+    context in its suppression (``content_vectors``)."""
     record_id, scope, content, evidence, model_name, vector = stored.erased_record(conn, rowid)
+    if content_vectors and record_id in content_vectors:
+        model_name, vector = content_vectors[record_id]
     stored.add_to_ledger(conn, record_id, content_digest(content), now)
     if suppress:
         stored.add_suppression(
@@ -113,6 +122,22 @@ def leave_suppression(
         needles=traces.phrases(content, evidence),
         now=now,
     )
+
+
+def content_vectors(
+    store: Store, record_ids: Sequence[str], embedder: Embedder
+) -> dict[str, tuple[str, bytes]]:
+    """For each of ``record_ids`` with retrieval context: (model name, the vector of its
+    content alone). Its stored vector also reads the context (the turn it came from), and a
+    suppression is compared with candidates' contents (``Suppressions.matching``)."""
+    found = [r for r in store.get_records(list(record_ids)).values() if r.context]
+    if not found:
+        return {}
+    embedded = embedder.embed([comparison_text(r) for r in found])
+    return {
+        r.id: (embedder.model_name, np.ascontiguousarray(v, dtype=np.float32).tobytes())
+        for r, v in zip(found, embedded, strict=True)
+    }
 
 
 def redact_turns(
@@ -159,23 +184,29 @@ def erase(
     agent_id: str | None = None,
     lineage: bool = True,
     now: datetime | None = None,
+    embedder: Embedder | None = None,
 ) -> list[str]:
     """Erase a record and, with ``lineage``, every not yet erased version of its lineage
     (``Memory.erase``, memory_forget): each becomes a tombstone and leaves its suppression and
     redactions (``leave_suppression``); a session summary that quoted one is erased too.
-    Returns the ids erased, empty when nothing was left to erase."""
+    Returns the ids erased, empty when nothing was left to erase. With ``embedder`` (the
+    store's), a record with retrieval context leaves its content's vector as its suppression,
+    embedded here, before the transaction (``content_vectors``); without it, its stored one."""
     at = now or utcnow()
     erased: list[str] = []
     quoting: list[str] = []  # session summaries that quoted an erased record
 
     def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
-        scrubbed = leave_suppression(conn, rowid, reason=reason, now=at, suppress=suppress)
+        scrubbed = leave_suppression(
+            conn, rowid, reason=reason, now=at, suppress=suppress, content_vectors=vectors
+        )
         quoting.extend(scrubbed.summaries)
 
     tombstone = partial(store.tombstone, agent_id=agent_id, now=at, purge=False)
     # The record's id, or every not yet erased version of its lineage in its scope (the
     # scope the caller was allowed to erase in), oldest first.
     targets = store.lineage_ids(record_id) if lineage else [record_id]
+    vectors = content_vectors(store, targets, embedder) if embedder is not None else {}
     for target in targets:
         if tombstone(target, reason=reason, before=before):
             erased.append(target)
@@ -191,8 +222,9 @@ def erase(
 def near_duplicates(
     engine: Engine, record: Record, scopes: Sequence[str], *, now: datetime
 ) -> list[str]:
-    """Live records in ``scopes`` that a search would collapse into ``record`` (cosine at or
-    above ``retrieval.duplicate_cosine``), best first. memory_forget returns them rather than
+    """Live records in ``scopes`` that say what ``record`` says (cosine at or above
+    ``retrieval.duplicate_cosine``, of the contents where a vector also holds retrieval
+    context), best first. memory_forget returns them rather than
     erasing them: they are other statements, perhaps from other sources, that the caller has
     not been shown, and near is not the same (a PIN hint one digit apart is near)."""
     if record.rowid is None:
@@ -203,9 +235,18 @@ def near_duplicates(
         return []
     threshold = engine.config.retrieval.duplicate_cosine
     where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
-    hits = [h for h in index.search(vector, 16, where=where) if h.score >= threshold]
-    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid != record.rowid])
-    return [found[h.rowid].id for h in hits if h.rowid in found]
+    if record.context:  # its stored vector also reads its context: compare its content
+        vector = engine.embedder.embed([comparison_text(record)])[0]
+    hits = [h for h in index.search(vector, 16, where=where) if h.rowid != record.rowid]
+    # By content where a vector also holds retrieval context (the same words stored with
+    # their turn lie below the threshold by stored vector): those below it are read only
+    # if they have context, as the write path's neighbours are (core.write.dedup).
+    below = [h.rowid for h in hits if h.score < threshold]
+    keep = {h.rowid for h in hits if h.score >= threshold} | engine.store.with_context(below)
+    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid in keep])
+    near = [(found[h.rowid], h.score) for h in hits if h.rowid in found]
+    near = content_scored(engine, vector, near)
+    return [r.id for r, s in near if s >= threshold]
 
 
 def _scope_user(scope: str) -> str | None:
@@ -289,6 +330,7 @@ __all__ = [
     "REDACTION_FILL",
     "Suppressions",
     "content_digest",
+    "content_vectors",
     "erase",
     "is_redacted",
     "leave_suppression",

@@ -210,7 +210,14 @@ class Items:
         found = self.get(namespace, key)
         if found is None:
             return False
-        erasure.erase(self.engine.store, found.record_id, reason=reason, agent_id=agent_id, now=now)
+        erasure.erase(
+            self.engine.store,
+            found.record_id,
+            reason=reason,
+            agent_id=agent_id,
+            now=now,
+            embedder=self.engine.embedder,
+        )
         self.engine.index()
         return True
 

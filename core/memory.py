@@ -397,7 +397,13 @@ class Memory:
         extraction does not write it again (core.erasure). Events keep ids and reasons only.
         Idempotent: erasing an erased record erases whatever of its lineage is still left."""
         return erasure.erase(
-            self.store, record_id, reason=reason, agent_id=agent_id, lineage=lineage, now=now
+            self.store,
+            record_id,
+            reason=reason,
+            agent_id=agent_id,
+            lineage=lineage,
+            now=now,
+            embedder=self.engine.embedder,
         )
 
     # -- a user's data on request ------------------------------------------------------------

@@ -239,7 +239,8 @@ class Record:
     conflicts_with: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
-    # Retrieval context (e.g. the turns before a conversation turn): searched, never returned.
+    # Retrieval context (the turns before a conversation turn; an extracted record's evidence
+    # turn): searched and embedded after the content, never returned.
     context: str | None = None
     # When the statement was made: its evidence turn's time, else the write's (created_at).
     # Supersession orders statements by it (core.write.ingestor), not by when they were written.

@@ -73,6 +73,7 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.timing import StageTimer
+from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
 from agent_memory.core.write.ingestor import Ingestor
@@ -480,24 +481,34 @@ class Pipeline:
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
             for i, turn in enumerate(turns):
                 vector = vectors[i]
-                rowids = [h.rowid for h in index.search(vector, k, where=where)]
+                # Twice k from the index for each probe, ranked again by content: a stored
+                # vector also reads its record's retrieval context (dedup.content_scored).
+                rowids = [h.rowid for h in index.search(vector, 2 * k, where=where)]
                 if turn is not None:
-                    rowids += [h.rowid for h in index.search(by_turn[turn.content], k, where=where)]
+                    near_turn = index.search(by_turn[turn.content], 2 * k, where=where)
+                    rowids += [h.rowid for h in near_turn]
                 rowids = list(dict.fromkeys(rowids))
                 stored = index.vectors(rowids)
                 found = self.engine.store.records_by_rowid(rowids)
-                cosine = {r: float(np.dot(stored[r], vector)) for r in rowids if r in stored}
+                scored = content_scored(
+                    self.engine,
+                    vector,
+                    [
+                        (found[r], float(np.dot(stored[r], vector)))
+                        for r in rowids
+                        if r in stored and r in found
+                    ],
+                )
                 related[i] = tuple(
                     {
-                        "id": found[r].id,
-                        "content": found[r].content,
-                        "evidence": found[r].evidence,
-                        "source_kind": found[r].source_kind.value,
-                        "status": found[r].status.value,
-                        "cosine": round(cosine[r], 3),
+                        "id": record.id,
+                        "content": record.content,
+                        "evidence": record.evidence,
+                        "source_kind": record.source_kind.value,
+                        "status": record.status.value,
+                        "cosine": round(cosine, 3),
                     }
-                    for r in sorted(cosine, key=lambda r: -cosine[r])
-                    if r in found
+                    for record, cosine in scored[: 2 * k]
                 )
         items = []
         for i, candidate in enumerate(candidates):

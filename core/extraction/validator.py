@@ -9,7 +9,8 @@ decision may change, and what a reviewed candidate must satisfy before the inges
   reject; target writable; a verbatim statement episodic and word for word its evidence
   (tagged ``verbatim``); temporal fields only when the evidence turn has the matching
   expression; instruction-override text in the evidence turn caps the source at
-  agent_inference. Duplicates and contradictions (2, 3) are the ingestor's.
+  agent_inference; the evidence turn (its day and words) becomes the record's retrieval
+  context (``retrieval_context``). Duplicates and contradictions (2, 3) are the ingestor's.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
 ALL_ROLES = ("user", "assistant", "tool", "system")
 # The tag of a record that keeps the user's words verbatim (Candidate kind "statement").
 VERBATIM_TAG = "verbatim"
+# At most this much of an evidence turn enters a record's retrieval context: the embedder reads
+# 256 tokens (about 1,000 characters) of content and context together anyway.
+CONTEXT_CHARS = 1200
 
 
 def stored_candidates(raw: Sequence[Any]) -> tuple[list[Candidate], int]:
@@ -200,6 +204,21 @@ def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
 # Validation (design §6 list 1-5; dedup, supersession and status are the ingestor's)
 
 
+def retrieval_context(turn: Turn, evidence: str) -> str:
+    """A record's retrieval context (core.models.Record.context: searched and embedded after
+    the content, never returned): the day of its evidence turn and that turn's words. A record
+    keeps one sentence or one phrased fact, and the words that make it findable are often
+    beside it in the same turn ("any ideas for keeping a corgi entertained? Biscuit is losing
+    his mind" keeps the second sentence; the question names the corgi). A turn longer than
+    ``CONTEXT_CHARS`` is cut to that many characters around the evidence."""
+    text = turn.content
+    if len(text) > CONTEXT_CHARS:
+        at = max(text.find(evidence), 0)
+        start = max(0, min(at - CONTEXT_CHARS // 2, len(text) - CONTEXT_CHARS))
+        text = text[start : start + CONTEXT_CHARS]
+    return f"{parse_time(turn.at, field='at'):%d %B %Y}\n{text}"
+
+
 def validate_candidate(
     candidate: Candidate,
     *,
@@ -290,6 +309,7 @@ def validate_candidate(
         review_at=dates["review_at"],
         procedure=procedure,
         tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
+        context=retrieval_context(turn, candidate.evidence),
         idempotency_key=key,
         replaces=replaced,
         retires=retired,

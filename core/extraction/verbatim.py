@@ -16,8 +16,14 @@ Consecutive kept sentences of one turn make one record (up to ``MAX_SENTENCES`` 
 is informative when it has at least ``MIN_WORDS`` words and ``MIN_CONTENT_WORDS`` words that are
 neither function words nor the vocabulary of greetings, thanks and acknowledgements ("thanks,
 that's really helpful", "ok sounds good"), and does not open like a question without its mark
-("what's a good calorie target"). Limits: it keeps a sentence's words, not its meaning; a long
-turn gives long records; and a later correction does not retire an earlier statement.
+("what's a good calorie target"). The record's retrieval context is its whole turn (its day and
+words, core.extraction.validator.retrieval_context), so the question or the neighbouring
+sentence a run leaves out still finds it ("any ideas for keeping a corgi entertained? Biscuit
+is losing his mind ..."). A whole informative turn as the record's content was not chosen: the
+context already gives search the turn's words, and the content stays what the model reads
+(measured variants: benchmarks/README.md, "Extracted records carry their turn"). Limits: it
+keeps a sentence's words, not its meaning; a long turn gives long records; and a later
+correction does not retire an earlier statement.
 """
 
 from __future__ import annotations

@@ -35,11 +35,13 @@ from agent_memory.core.search.request import Search, SearchRequest
 from agent_memory.core.search.rerank import Reranker, rerank
 from agent_memory.core.search.rewrite import QueryRewriter, rewrite_query
 from agent_memory.core.search.tokens import TokenCounter
+from agent_memory.core.store.records import comparison_text
 from agent_memory.core.temporal import query_window
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
+    from agent_memory.core.embedder import Embedder
     from agent_memory.core.engine import Engine
 
 
@@ -109,7 +111,9 @@ class Retriever:
         with timer.stage("empty_result_gate"):
             self._gate(s)
         with timer.stage("duplicate_collapse"):
-            s.pairs = _similar_pairs(index, s.survivors, s.records, cfg.duplicate_cosine)
+            s.pairs = _similar_pairs(
+                index, s.survivors, s.records, cfg.duplicate_cosine, self.engine.embedder
+            )
             s.kept, s.duplicates = ranking.collapse(
                 s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
             )
@@ -379,10 +383,17 @@ def render(record: Record) -> str:
 
 
 def _similar_pairs(
-    index: VectorIndex, candidates: list[Candidate], records: dict[str, Record], threshold: float
+    index: VectorIndex,
+    candidates: list[Candidate],
+    records: dict[str, Record],
+    threshold: float,
+    embedder: Embedder,
 ) -> list[tuple[str, str, float]]:
     """(earlier id, later id, cosine) for every candidate pair at or above threshold, from the
-    vectors the index already holds (the search synced it a moment ago)."""
+    vectors the index already holds (the search synced it a moment ago). A record with
+    retrieval context has a stored vector that also reads the context, and two records of one
+    turn share it: a pair holding one stays a pair only if their contents are that similar too
+    (those records' contents embedded now, only for the pairs found: a handful at most)."""
     if len(candidates) < 2:
         return []
     rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
@@ -393,8 +404,15 @@ def _similar_pairs(
     matrix = np.vstack([vectors[rowid_of[i]] for i in present])
     sims = matrix @ matrix.T
     # Pairs above the diagonal, in row-major order (a < b), as a nested loop would list them.
-    above = np.argwhere(np.triu(sims >= threshold, k=1))
-    return [(present[a], present[b], round(float(sims[a, b]), 6)) for a, b in above.tolist()]
+    above = [(a, b) for a, b in np.argwhere(np.triu(sims >= threshold, k=1)).tolist()]
+    redo = sorted({i for pair in above for i in pair if records[present[i]].context})
+    if redo:
+        embedded = embedder.embed([comparison_text(records[present[i]]) for i in redo])
+        for i, vector in zip(redo, embedded, strict=True):
+            matrix[i] = vector
+        sims = matrix @ matrix.T
+        above = [(a, b) for a, b in above if sims[a, b] >= threshold]
+    return [(present[a], present[b], round(float(sims[a, b]), 6)) for a, b in above]
 
 
 def _quoting_pairs(

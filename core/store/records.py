@@ -273,6 +273,16 @@ def reinforce(
     changed(conn, [rowid], reinforced, at=now)
 
 
+def comparison_text(record: Record) -> str:
+    """The text that says what a record states: ``embedding_text`` without the retrieval
+    context. The write path compares records by it (duplicates, contradictions, corrections),
+    so that two records of one turn, which share its words as context, are not taken for the
+    same statement (core.write.dedup.content_scored)."""
+    if record.procedure is not None:
+        return f"{record.procedure.name}: {record.procedure.when}\n{record.content}"
+    return record.content
+
+
 def embedding_text(record: Record) -> str:
     """The text a record's vector is made from: its content, preceded for a procedure by its
     name and when it applies (design §3: dense on description), otherwise followed by its
@@ -412,6 +422,17 @@ class RecordsMixin(StoreBase):
                 self._connection(), f"r.rowid IN ({marks})", [int(r) for r in rowids]
             )
         return {int(r.rowid or 0): r for r in found}
+
+    def with_context(self, rowids: Sequence[int]) -> set[int]:
+        """Those of ``rowids`` whose record has retrieval context (one rowid-only read)."""
+        if not rowids:
+            return set()
+        marks = ",".join("?" * len(rowids))
+        rows = self.query(
+            f"SELECT rowid FROM records WHERE rowid IN ({marks}) AND context IS NOT NULL",
+            [int(r) for r in rowids],
+        )
+        return {int(row["rowid"]) for row in rows}
 
     def last_rowid(self) -> int:
         """The rowid of the newest record (0 in an empty store): what a write has seen, so

@@ -256,7 +256,12 @@ def forget(ctx: ToolContext, args: ForgetArgs, now: datetime) -> dict[str, Any]:
     ctx.store_pending()
     similar = erasure.near_duplicates(ctx.engine, record, ctx.readable_scopes(), now=now)
     erased = erasure.erase(
-        ctx.engine.store, record.id, reason=args.reason, agent_id=ctx.agent_id, now=now
+        ctx.engine.store,
+        record.id,
+        reason=args.reason,
+        agent_id=ctx.agent_id,
+        now=now,
+        embedder=ctx.engine.embedder,
     )
     result: dict[str, Any] = {"id": record.id, "status": "deleted", "erased": erased}
     if similar := [i for i in similar if i not in erased]:

@@ -4,8 +4,11 @@ contradicts, the records it makes stale, and a duplicate another writer committe
 Stages 4 and 5 of the write (core.write.ingestor), outside any transaction (the judge is a
 model call), and the race check inside it:
 
-- ``neighbours``: the nearest live records of the draft's scope and type (``kin``) by cosine,
-  at or above ``ingest.conflict_floor``;
+- ``neighbours``: the nearest live records of the draft's scope and type (``kin``) by cosine of
+  what they state, at or above ``ingest.conflict_floor``. A record's stored vector also reads
+  its retrieval context (the turn it came from, core.store.records.embedding_text), so two
+  sentences of one turn lie close in the index; every cosine here compares contents instead
+  (``Vectors.probe`` against ``content_scored``), as it did before records had context;
 - ``find_duplicate``: a neighbour at or above ``ingest.duplicate_floor``, of the same occasion
   (subject entity; for an episode, the same day), that the judge does not call contradictory;
   ``outdated``: a duplicate that a record stated after the draft contradicts is not reinforced
@@ -22,6 +25,7 @@ model call), and the race check inside it:
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -33,6 +37,7 @@ from agent_memory.core.judge.contradiction import relation_words
 from agent_memory.core.models import MemoryType, Record, format_time, parse_time
 from agent_memory.core.search.lexical import fts_match, query_tokens
 from agent_memory.core.store import write_reads as reads
+from agent_memory.core.store.records import comparison_text
 from agent_memory.core.store.vectors import vectors_of
 from agent_memory.core.write import stale, supersession
 
@@ -64,11 +69,37 @@ class Raced(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Vectors:
+    """A draft's two vectors: ``stored``, of its embedding text (content and retrieval context;
+    what search reads), and ``probe``, of what it states (core.store.records.comparison_text;
+    what the write path compares). The same array when the draft has no context."""
+
+    stored: np.ndarray
+    probe: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
 class Restart:
-    """An attempt rolled back for ``record_id`` (see Raced); ``vector`` is its content's."""
+    """An attempt rolled back for ``record_id`` (see Raced); ``vectors`` are its draft's."""
 
     record_id: str
-    vector: np.ndarray
+    vectors: Vectors
+
+
+def content_scored(
+    engine: Engine, probe: np.ndarray, found: Sequence[tuple[Record, float]]
+) -> list[tuple[Record, float]]:
+    """``found`` (record, cosine to ``probe`` of its stored vector), the cosine of each record
+    with retrieval context replaced by its content's (embedded now: a handful of records), most
+    similar first. Records without context keep their score: their stored vector is their
+    content's."""
+    redo = [i for i, (record, _) in enumerate(found) if record.context]
+    scored = list(found)
+    if redo:
+        texts = [comparison_text(found[i][0]) for i in redo]
+        for i, vector in zip(redo, engine.embedder.embed(texts), strict=True):
+            scored[i] = (found[i][0], float(vector @ probe))
+    return sorted(scored, key=lambda pair: -pair[1])
 
 
 def kin(draft: Record, now: datetime) -> RecordFilter:
@@ -79,13 +110,22 @@ def kin(draft: Record, now: datetime) -> RecordFilter:
 
 
 def neighbours(
-    engine: Engine, draft: Record, vector: np.ndarray, *, now: datetime
+    engine: Engine, draft: Record, probe: np.ndarray, *, now: datetime
 ) -> list[tuple[Record, float]]:
-    """The nearest records of ``kin`` (live, same scope and type), most similar first."""
-    hits = engine.index().search(vector, NEIGHBOURS, where=kin(draft, now))
-    hits = [h for h in hits if h.score >= engine.config.ingest.conflict_floor]
-    found = engine.store.records_by_rowid([h.rowid for h in hits])
-    return [(found[h.rowid], h.score) for h in hits if h.rowid in found]
+    """The nearest records of ``kin`` (live, same scope and type) to the draft's ``probe``
+    vector by what they state (``content_scored``), most similar first. Twice as many are
+    looked at in the index as kept: a record's stored vector also holds its context, so its
+    rank there is only a first guess; below the floor only records with context are read (a
+    record without context scores there what it scores by content)."""
+    hits = engine.index().search(probe, 2 * NEIGHBOURS, where=kin(draft, now))
+    floor = engine.config.ingest.conflict_floor
+    below = [h.rowid for h in hits if h.score < floor]
+    keep = {h.rowid for h in hits if h.score >= floor} | engine.store.with_context(below)
+    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid in keep])
+    scored = content_scored(
+        engine, probe, [(found[h.rowid], h.score) for h in hits if h.rowid in found]
+    )
+    return [(record, cosine) for record, cosine in scored if cosine >= floor][:NEIGHBOURS]
 
 
 def find_duplicate(
@@ -167,7 +207,7 @@ def find_stale(
     engine: Engine,
     judge: Judge,
     draft: Record,
-    vector: np.ndarray,
+    probe: np.ndarray,
     contradicted: list[Record],
     *,
     replaces: Record | None,
@@ -180,7 +220,7 @@ def find_stale(
     if replaces is not None:
         known.add(replaces.id)
     retired: list[Record] = []
-    for record in stale.Finder(engine, judge).stale(draft, vector, now=now):
+    for record in stale.Finder(engine, judge).stale(draft, probe, now=now):
         if record.id in known:
             continue
         same_kind = record.type is draft.type and draft.type is not MemoryType.EPISODIC
@@ -197,7 +237,7 @@ def committed_since(
     seen: int,
     judged: frozenset[str],
     draft: Record,
-    vector: np.ndarray,
+    probe: np.ndarray,
     now: datetime,
 ) -> str | None:
     """Inside the write's transaction: the id of a record added after rowid ``seen`` (a
@@ -210,8 +250,9 @@ def committed_since(
     if not added:
         return None
     rowids = [rowid for rowid in added if rowid is not None]
-    for rowid, other in vectors_of(conn, rowids, engine.embedder.identity):
-        record, cosine = added[rowid], float(other @ vector)
+    stored = vectors_of(conn, rowids, engine.embedder.identity)
+    scored = content_scored(engine, probe, [(added[r], float(v @ probe)) for r, v in stored])
+    for record, cosine in scored:
         if record.id not in judged and cosine >= floor and same_occasion(record, draft):
             return record.id
     return None
@@ -236,7 +277,9 @@ __all__ = [
     "RACE_RETRIES",
     "Raced",
     "Restart",
+    "Vectors",
     "committed_since",
+    "content_scored",
     "find_contradicted",
     "find_duplicate",
     "find_stale",

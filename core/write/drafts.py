@@ -51,6 +51,10 @@ class WriteRequest:
     tags: tuple[str, ...] = ()
     procedure: Procedure | None = None
     source_ref: str | None = None
+    # Retrieval context (core.models.Record.context): searched and embedded after the content,
+    # never returned. Not part of memory_write; session extraction sets it to the words of the
+    # evidence turn (core.extraction.validator.retrieval_context).
+    context: str | None = None
     # memory_revise(correct): the record this write must replace.
     replaces: Record | None = None
     # A correction's further records made stale (with ``replaces``): retired, history kept.
@@ -145,6 +149,7 @@ def draft(
         review_at=request.review_at,
         tags=request.tags,
         entities=tuple(p.id for p in planned),
+        context=request.context,
     )
 
 

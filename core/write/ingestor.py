@@ -12,7 +12,10 @@ memory_write, memory_revise(correct) and, later, the extraction validator all co
 2. entities     ``about`` mentions resolve by exact alias in readable scopes, else become new
                 provisional entities in the writer's scope; in the principal's own user scope a
                 semantic or procedural write without ``about`` is about the principal.
-3. embedding    the content (for procedures: name, trigger and content).
+3. embedding    the content (for procedures: name, trigger and content) followed by the
+                retrieval context if the request has one (session extraction: the evidence
+                turn), the vector search reads; and, for a draft with context, the content
+                alone, which every comparison below uses (core.write.dedup.Vectors).
 4. duplicates   a live record of the same scope, type and subject entity with cosine at or
                 above ``ingest.duplicate_floor`` that the judge does not call contradictory is
                 reinforced instead of adding a record, unless a live record stated after the
@@ -54,8 +57,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from agent_memory.core import events
 from agent_memory.core.errors import NotFound
 from agent_memory.core.filters import RecordFilter
@@ -66,7 +67,7 @@ from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.log import log_write
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import dedup, drafts, entities, evidence, reinforce, supersession
-from agent_memory.core.write.dedup import RACE_RETRIES, Raced, Restart
+from agent_memory.core.write.dedup import RACE_RETRIES, Raced, Restart, Vectors
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.entities import PlannedEntity
 from agent_memory.core.write.evidence import EvidenceCheck, Turn, Witness
@@ -134,14 +135,14 @@ class Ingestor:
             else:
                 checked = EvidenceCheck(request.source_kind, request.evidence, [])
             witness = self.witness(checked, request)
-        vector: np.ndarray | None = None  # the same text on every attempt: embedded once
+        vectors: Vectors | None = None  # the same texts on every attempt: embedded once
         raced: list[str] = []
         while isinstance(
             outcome := self._attempt(
                 request,
                 checked,
                 witness,
-                vector,
+                vectors,
                 readable=readable,
                 settle_races=len(raced) < RACE_RETRIES,
                 clock=clock,
@@ -151,7 +152,7 @@ class Ingestor:
         ):
             # Another writer committed a likely duplicate since that attempt's search; its
             # transaction rolled back. Search again, so that the judge decides, outside it.
-            vector = outcome.vector
+            vectors = outcome.vectors
             raced.append(outcome.record_id)
         if outcome.replayed:
             return outcome
@@ -172,7 +173,7 @@ class Ingestor:
         request: WriteRequest,
         checked: EvidenceCheck,
         witness: Witness | None,
-        vector: np.ndarray | None,
+        vectors: Vectors | None,
         *,
         readable: tuple[str, ...],
         settle_races: bool,
@@ -195,9 +196,10 @@ class Ingestor:
             )
         draft = drafts.draft(request, checked, planned, config=self.config, now=now)
 
-        if vector is None:
+        if vectors is None:
             with clock.stage("content_embedding"):
-                vector = self.engine.embedder.embed([stored.embedding_text(draft)])[0]
+                vectors = self._vectors(draft)
+        probe = vectors.probe
 
         # A writer sees only what it may read: a write-only grant neither reinforces,
         # contradicts nor supersedes a record, and no result or note names one (design §5).
@@ -206,7 +208,7 @@ class Ingestor:
             # Records written after this point are not among the neighbours; _insert looks
             # among them for a likely duplicate another writer committed meanwhile.
             seen = self.store.last_rowid()
-            near = dedup.neighbours(self.engine, draft, vector, now=now) if sees else []
+            near = dedup.neighbours(self.engine, draft, probe, now=now) if sees else []
             duplicate = None
             if request.replaces is None and request.reinforce:
                 duplicate = dedup.find_duplicate(self.judge, self.config, draft, near)
@@ -225,7 +227,7 @@ class Ingestor:
                     self.engine,
                     self.judge,
                     draft,
-                    vector,
+                    probe,
                     contradicted,
                     replaces=request.replaces,
                     now=now,
@@ -249,7 +251,7 @@ class Ingestor:
                 else:
                     outcome = self._insert(
                         draft,
-                        vector,
+                        vectors,
                         planned,
                         request,
                         witness,
@@ -261,7 +263,7 @@ class Ingestor:
                         now=now,
                     )
             except Raced as raced:
-                return Restart(raced.record_id, vector)
+                return Restart(raced.record_id, vectors)
             except sqlite3.IntegrityError:
                 # Another writer committed the same idempotency key first.
                 if request.idempotency_key is None:
@@ -272,6 +274,14 @@ class Ingestor:
                 return replayed
         outcome.decisions = decisions
         return outcome
+
+    def _vectors(self, draft: Record) -> Vectors:
+        """The draft's stored and probe vectors (core.write.dedup.Vectors), in one call."""
+        texts = [stored.embedding_text(draft)]
+        if draft.context:
+            texts.append(stored.comparison_text(draft))
+        embedded = self.engine.embedder.embed(texts)
+        return Vectors(embedded[0], embedded[-1])
 
     def _replayed(self, key: str) -> WriteOutcome | None:
         """The outcome of the write that committed ``key``, or None if none did."""
@@ -299,7 +309,7 @@ class Ingestor:
     def _insert(
         self,
         draft: Record,
-        vector: np.ndarray,
+        vectors: Vectors,
         planned: list[PlannedEntity],
         request: WriteRequest,
         witness: Witness | None,
@@ -335,7 +345,9 @@ class Ingestor:
             # made inside a transaction: roll back and search again.
             raced = None
             if seen is not None and request.reinforce and request.replaces is None:
-                raced = dedup.committed_since(conn, self.engine, seen, judged, draft, vector, now)
+                raced = dedup.committed_since(
+                    conn, self.engine, seen, judged, draft, vectors.probe, now
+                )
             if raced is not None:
                 if settle_races:
                     raise Raced(raced)
@@ -359,7 +371,7 @@ class Ingestor:
                 draft = supersession.into_lineage(conn, draft, plan.successor, now=now)
             rowid = stored.insert_record(
                 conn,
-                stored.NewRecord(draft, vector),
+                stored.NewRecord(draft, vectors.stored),
                 embedder=self.engine.embedder.identity,
                 now=now,
                 event_kind="record.created",
