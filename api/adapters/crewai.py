@@ -47,6 +47,7 @@ from agent_memory.api.host import AutoSearch, HostAdapter, Identity, MemoryHost,
 from agent_memory.core.errors import AgentMemoryError, internal_tool_error
 from agent_memory.core.logging import get_logger
 from agent_memory.core.memory import Memory
+from agent_memory.core.search.explain import model_text
 from agent_memory.core.session import Session
 from agent_memory.core.tools import TOOLS, TriggerMode
 
@@ -77,7 +78,7 @@ class CrewMemoryTool(BaseTool):  # type: ignore[misc]  # crewai is untyped here 
             log.error("crewai.memory_tool_failed", tool=self.name, error=str(exc))
             chat.last_error = exc
             result = internal_tool_error()
-        text = json.dumps(result, sort_keys=True, default=str)
+        text = model_text(result)
         if "error" in result:
             error = result["error"]
             return ToolFailure(
@@ -181,7 +182,7 @@ def auto_search_messages(auto: AutoSearch) -> list[dict[str, Any]]:
             "role": "tool",
             "tool_call_id": auto.call_id,
             "name": "memory_search",
-            "content": json.dumps(auto.result, sort_keys=True, default=str),
+            "content": model_text(auto.result),
         },
     ]
 

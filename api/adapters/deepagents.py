@@ -45,6 +45,7 @@ from pydantic import ConfigDict, Field
 
 from agent_memory.api.host import AutoSearch, HostAdapter, Identity, MemoryHost, is_memory_tool
 from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.search.explain import model_text
 from agent_memory.core.session import Session
 
 CONFIG_KEY = "agent_memory"
@@ -68,7 +69,7 @@ class MemoryTool(BaseTool):
     def _run(self, arguments: Any, config: RunnableConfig) -> str:
         session = self.adapter.session_for(config)
         result = self.adapter.host.call(session, self.name, arguments)
-        text = json.dumps(result, sort_keys=True, default=str)
+        text = model_text(result)
         if "error" in result:
             raise ToolException(text)
         return text
@@ -195,7 +196,7 @@ def auto_search_messages(auto: AutoSearch) -> list[BaseMessage]:
             tool_calls=[{"name": "memory_search", "args": auto.arguments, "id": auto.call_id}],
         ),
         ToolMessage(
-            content=json.dumps(auto.result, sort_keys=True, default=str),
+            content=model_text(auto.result),
             tool_call_id=auto.call_id,
             name="memory_search",
         ),

@@ -31,7 +31,6 @@ reported on the others.
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -50,7 +49,7 @@ from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.extraction import make_backend
 from agent_memory.core.models import format_time
-from agent_memory.core.search.explain import for_model
+from agent_memory.core.search.explain import for_model, model_text
 from agent_memory.workers.app import WorkerApp
 
 AGENT = "assistant"
@@ -132,8 +131,8 @@ def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
             Answer(
                 question,
                 tuple(_matches(r, path, folded) for r in results),
-                len(json.dumps(for_model("memory_search", arguments, result))),
-                len(json.dumps(result)),
+                len(model_text(for_model("memory_search", arguments, result))),
+                len(model_text(result)),
                 sum(len(r["content"]) for r in results),
                 (logged := _logged(mem, result["search_id"])),
                 {

@@ -33,7 +33,6 @@ quote no transcript and are stored as agent_inference, which is honest.
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterable
@@ -59,6 +58,7 @@ from agent_memory.core.errors import (
 from agent_memory.core.logging import get_logger
 from agent_memory.core.memory import Memory
 from agent_memory.core.models import parse_time
+from agent_memory.core.search.explain import model_text
 from agent_memory.core.session import Session
 from agent_memory.core.tools import TRIGGER_MODES, TriggerMode, memory_policy
 
@@ -425,7 +425,7 @@ def _known(name: Any) -> str:
 def tool_result(data: dict[str, Any]) -> types.CallToolResult:
     """A tool's answer as MCP wants it: JSON text for any client, structuredContent for
     clients that read it, and isError for an error answer."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    text = model_text(data)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=data,

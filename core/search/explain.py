@@ -31,6 +31,7 @@ memory_get of an id returns the full record.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,15 @@ def for_model(name: Any, arguments: Any, result: Mapping[str, Any]) -> dict[str,
     if isinstance(arguments, Mapping) and arguments.get("explain") is True:
         return dict(result)
     return compact_search(result)
+
+
+def model_text(data: Mapping[str, Any]) -> str:
+    """A tool answer as the JSON text a model reads, the one serialisation every model-facing
+    surface sends (MCP, the Deep Agents and CrewAI tools, their auto-search messages) and the
+    personal eval measures: keys sorted, so equal answers are equal text; no spaces after
+    separators; non-ASCII kept as is (an escaped emoji is 12 characters of noise to a model);
+    anything JSON cannot hold (a datetime) as its string."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def compact_search(result: Mapping[str, Any]) -> dict[str, Any]:

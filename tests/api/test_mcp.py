@@ -26,6 +26,7 @@ from agent_memory.api.mcp_server.client import server_parameters
 from agent_memory.api.mcp_server.tokens import load_tokens, sha256_hex
 from agent_memory.core import Memory
 from agent_memory.core.errors import InvalidArgument
+from agent_memory.core.search.explain import model_text
 from tests.support.cli import run
 
 SAID = "Please keep answers concise, I read them on my phone."
@@ -58,6 +59,7 @@ def _data(result: Any) -> dict[str, Any]:
     (content,) = result.content
     data = json.loads(content.text)
     assert result.structured_content == data
+    assert content.text == model_text(data)  # the one model-facing serialisation
     return dict(data)
 
 

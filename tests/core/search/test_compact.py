@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.search.explain import for_model
+from agent_memory.core.search.explain import for_model, model_text
 from tests.support.clock import NOW
 
 # Per record the compact form adds its id, type, status, source kind, date and a one-line
@@ -103,3 +103,19 @@ def test_the_compact_answer_is_its_content_plus_a_fixed_overhead(
     assert size <= content + PER_ANSWER + PER_RECORD * len(compact["results"])
     assert size <= len(json.dumps(full))
     assert [r["id"] for r in compact["results"]] == [r["id"] for r in full["results"]]
+
+
+def test_model_text_is_compact_and_keeps_non_ascii() -> None:
+    """What a model reads carries no separator spaces and no escapes of non-ASCII text: an
+    emoji escaped is 12 characters, and a name with an accent reads as its escape."""
+    data = {
+        "results": [{"content": "Zoë loves 🎉", "id": "mem_1"}],
+        "search_id": "s",
+        "reason": "r",
+    }
+    text = model_text(data)
+    assert json.loads(text) == data
+    assert (
+        text == '{"reason":"r","results":[{"content":"Zoë loves 🎉","id":"mem_1"}],"search_id":"s"}'
+    )
+    assert len(text) < len(json.dumps(data))
