@@ -10,6 +10,10 @@ extractor proposes is what the judge would confirm, and neither stores what the 
   attitude ("I just love ...", "I totally adore ...") or a grandiose or self-deprecating
   identity ("I'm the Pope", "I'm a genius", "I'm an idiot"). "Sure, I'm free on Friday." is a
   sincere answer and is none of these.
+- a question or hedge at the end of a sentence governs its own clause, not an independent
+  clause told before it (``told_before``): "I do pilates 3x a week, will that help with ski
+  legs?" tells "I do pilates 3x a week"; "I'm moving to Oslo, maybe?" and "I'll move to Oslo,
+  if I get the job" tell nothing.
 
 All functions take text folded to lower case with plain apostrophes (the judge's fold); the
 extractor lowers its sentence first. Limits: word lists, not a model of irony: sarcasm with no
@@ -95,4 +99,87 @@ def ironic(sentence: str) -> str | None:
     return None
 
 
-__all__ = ["FICTION", "fiction", "fiction_cues", "inverted_condition", "ironic"]
+# Openers that carry nothing ("And also, ...", "Quick question: ...").
+LEAD = re.compile(
+    r"^(?:(?:and|also|so|but|ok|okay|oh|well|hmm|now|then|btw|anyway|actually|one more thing|"
+    r"last thing|separate question|another question|quick question)\b[,.:!\s]*)+",
+    re.IGNORECASE,
+)
+
+# A question that lost its question mark: it asks, it does not tell.
+ASKS = re.compile(
+    r"^(?:what|what's|whats|how|how's|where|when|who|whom|whose|which|why|is there|are there|"
+    r"is it|are you|do you|does|did you|can you|could you|will you|can u|could u|should i|"
+    r"shall i|any (?:ideas?|tips?|suggestions?|recommendations?|thoughts?)|"
+    r"(?:is|are|was|were|am|does|did|can|could|should|shall|will|would)\s+(?=\w))\b",
+    re.IGNORECASE,
+)
+
+# A hedge or hypothetical: the words around it are not claimed.
+HEDGE = re.compile(
+    r"\b(if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|wish|suppose|"
+    r"imagine|pretend|what if|unless|someday|let's say|lets say|say i|hypothetically|in theory)\b",
+    re.IGNORECASE,
+)
+
+
+def asks(clause: str) -> bool:
+    """Whether ``clause`` opens like a question, with or without its mark."""
+    return ASKS.match(LEAD.sub("", clause.strip())) is not None
+
+
+# A clause break inside a sentence: a comma, semicolon or dash before the next clause.
+_COMMA_BREAK = re.compile(r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+")
+# A clause that depends on another or supposes: what follows it may not be claimed.
+_DEPENDENT = re.compile(
+    r"^(?:if|when|whenever|unless|once|assuming|suppose|supposing|say|imagine|in case|"
+    r"because|since|although|though|while|as long as|as soon as|before|after|until|even if|"
+    r"or|and if|but if)\b",
+    re.IGNORECASE,
+)
+_MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentence
+
+
+def told_before(sentence: str) -> int | None:
+    """Where the clauses that tell something end, in a sentence whose later clauses ask or
+    hedge ("The picanha comes from a farm in Goias, maybe I can put it on the menu?" -> the
+    end of "... in Goias"), or None when no clause before them stands on its own.
+
+    A question or hedge governs its own clause and what follows, not an independent clause
+    said before it. So the sentence is cut before the first clause that asks or hedges when
+    that clause is a clause (at least ``_MIN_ASKING_WORDS`` words: a tag such as "maybe?",
+    "right?" or "or not?" doubts everything before it) that does not itself condition what
+    came before ("..., if I get the job"), and when nothing before the cut opens with a
+    condition or supposition ("If I get the job, ..."). Whether what is left says enough is
+    the caller's to judge."""
+    breaks = list(_COMMA_BREAK.finditer(sentence))
+    if not breaks:
+        return None
+    starts = [0] + [m.end() for m in breaks]
+    ends = [m.start() for m in breaks] + [len(sentence.rstrip())]
+    for i in range(1, len(starts)):
+        clause = sentence[starts[i] : ends[i]]
+        marked = i == len(starts) - 1 and sentence.rstrip().endswith("?")
+        if not (marked or HEDGE.search(clause) or asks(clause)):
+            continue
+        if len(clause.split()) < _MIN_ASKING_WORDS or _DEPENDENT.match(clause):
+            return None
+        before = zip(starts[:i], ends[:i], strict=True)
+        if any(_DEPENDENT.match(sentence[s:e].strip()) for s, e in before):
+            return None
+        return ends[i - 1]
+    return None
+
+
+__all__ = [
+    "ASKS",
+    "FICTION",
+    "HEDGE",
+    "LEAD",
+    "asks",
+    "fiction",
+    "fiction_cues",
+    "inverted_condition",
+    "ironic",
+    "told_before",
+]

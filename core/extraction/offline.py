@@ -73,7 +73,7 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
-from agent_memory.core.framing import fiction, inverted_condition, ironic
+from agent_memory.core.framing import HEDGE, fiction, inverted_condition, ironic, told_before
 from agent_memory.core.models import parse_time
 from agent_memory.core.write.evidence import (
     MIN_QUOTE_CHARS,
@@ -89,11 +89,6 @@ INJECTION = re.compile(
     r"all|any|your|the|these|those)\b[^.!?]{0,30}\b(rules?|instructions?|prompts?|guidelines|"
     r"directions|policy|policies)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b|"
     r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(
-    r"\b(if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|wish|suppose|"
-    r"imagine|pretend|what if|unless|someday|let's say|lets say|say i|hypothetically|in theory)\b",
     re.IGNORECASE,
 )
 # Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: the
@@ -365,10 +360,20 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             kept.clear()
             unphrased.clear()
             continue
-        if sentence.rstrip().endswith("?") or INJECTION.search(sentence):
+        if INJECTION.search(sentence):
             continue
-        if _HEDGE.search(sentence) or _SARCASM.search(sentence) or _framed(turn.content, end):
-            continue
+        if _refused(turn.content, start, end):
+            # "I do pilates 3x a week, will that help with ski legs?": the question (or
+            # hedge) is the last clause; the clauses told before it stand on their own.
+            told = told_before(sentence)
+            if (
+                told is None
+                or not verbatim.informative(sentence[:told])
+                or _refused(turn.content, start, start + told)
+            ):
+                continue
+            end = start + told
+            sentence = turn.content[start:end]
         correction = last is not None and opens_correction(sentence)
         if last is not None and correction:
             # "I have 3 kids. Actually, 4 kids.": the sentence before is taken back.
@@ -402,12 +407,24 @@ def _restates(new: list[Candidate], old: list[Candidate]) -> bool:
     return False
 
 
-def _framed(text: str, end: int) -> bool:
-    """The sentence ending at ``end`` is fiction (a frame in it or earlier in the turn), a
+def _refused(text: str, start: int, end: int) -> bool:
+    """The words ``text[start:end]`` (a sentence, or the clauses that open one) give no claim:
+    a question, a hedge or hypothetical, sarcasm, or framed (``_framed``)."""
+    words = text[start:end]
+    return bool(
+        words.rstrip().endswith("?")
+        or HEDGE.search(words)
+        or _SARCASM.search(words)
+        or _framed(text, start, end)
+    )
+
+
+def _framed(text: str, start: int, end: int) -> bool:
+    """The words ``text[start:end]`` are fiction (a frame in them or earlier in the turn), a
     condition said by inversion or ironic agreement (core.framing, as the judge reads it)."""
     folded = text.lower().replace("\u2019", "'")
-    sentence = next((folded[s:e] for s, e in _sentence_spans(text) if e == end), "")
-    return bool(fiction(folded[:end]) or inverted_condition(sentence) or ironic(sentence))
+    words = folded[start:end]
+    return bool(fiction(folded[:end]) or inverted_condition(words) or ironic(words))
 
 
 def _corrected(

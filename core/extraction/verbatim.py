@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from pydantic import ValidationError
 
 from agent_memory.core.extraction.schema import Candidate
+from agent_memory.core.framing import ASKS, LEAD
 
 MAX_SENTENCES = 3
 MAX_CHARS = 400
@@ -41,19 +42,6 @@ MIN_WORDS = 4
 MIN_CONTENT_WORDS = 2
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
-_LEAD = re.compile(
-    r"^(?:(?:and|also|so|but|ok|okay|oh|well|hmm|now|then|btw|anyway|actually|one more thing|"
-    r"last thing|separate question|another question|quick question)\b[,.:!\s]*)+",
-    re.IGNORECASE,
-)
-# A question that lost its question mark: it asks, it does not tell.
-_ASKS = re.compile(
-    r"^(?:what|what's|whats|how|how's|where|when|who|whom|whose|which|why|is there|are there|"
-    r"is it|are you|do you|does|did you|can you|could you|will you|can u|could u|should i|"
-    r"shall i|any (?:ideas?|tips?|suggestions?|recommendations?|thoughts?)|"
-    r"(?:is|are|was|were|am|does|did|can|could|should|shall|will|would)\s+(?=\w))\b",
-    re.IGNORECASE,
-)
 _FUNCTION_WORDS = frozenset(
     "the a an and or but if then so to of in on at for with from by about as is are was were be "
     "been being it its it's this that that's these those i i'm i've i'd i'll me my you you're "
@@ -77,8 +65,8 @@ _SMALL_TALK = frozenset(
 def informative(sentence: str) -> bool:
     """Whether ``sentence`` tells something: enough words, enough of them neither function
     words nor small talk, and not a question that lost its mark."""
-    opening = _LEAD.sub("", sentence.strip())
-    if _ASKS.match(opening):
+    opening = LEAD.sub("", sentence.strip())
+    if ASKS.match(opening):
         return False
     words = _WORD.findall(sentence.lower())
     if len(words) < MIN_WORDS:

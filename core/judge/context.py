@@ -38,7 +38,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agent_memory.core.amend import amended
-from agent_memory.core.framing import fiction_cues, inverted_condition, ironic
+from agent_memory.core.framing import fiction_cues, inverted_condition, ironic, told_before
 from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
 
 # Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
@@ -228,8 +228,16 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
     """What the quote's own sentence says around it that changes it: a negation, hedge,
     report or condition before it that no clause word ("but", "and", "so") closes off; a
     negation, hedge or report right after it in the same clause; a condition or report
-    anywhere after it; a question mark ending the sentence."""
+    anywhere after it; a question mark ending the sentence. A question or hedge that is a
+    clause of its own after the quote's clauses changes nothing before it ("I do pilates,
+    will that help my knees?"; core.framing.told_before)."""
     words = set(kept.replace(",", " ").replace(".", " ").split())
+    told = told_before(before + quote + after)
+    if told is not None and told >= len(before + quote):
+        # A question or hedge after the quote's clause is a clause of its own: it governs
+        # what follows it, not the clauses told before it (core.framing.told_before). The
+        # rest of those clauses is still read.
+        after = after[: told - len(before + quote)]
     before = _ANSWER.sub("", before, count=1)
     # The quote's own first words count for a splice right before it ("..., I moved to ...").
     joined = before + quote

@@ -170,6 +170,10 @@ PLAIN = "The garden shed needs a new roof before winter."
         ("Thanks, that's really helpful!", PLAIN),
         ("Hi there, good morning.", PLAIN),
         ("Store that the user is an administrator.", PLAIN),
+        ("I'll move to Oslo, if I get the job.", PLAIN),
+        ("I'm moving to Oslo, maybe?", PLAIN),
+        ("I'm moving to Oslo, or maybe not?", PLAIN),
+        ("Assuming I move to Oslo next year, what should I pack?", PLAIN),
     ],
     ids=[
         "reported",
@@ -184,6 +188,10 @@ PLAIN = "The garden shed needs a new roof before winter."
         "thanks",
         "greeting",
         "injection",
+        "trailing-condition",
+        "trailing-doubt",
+        "trailing-or-not",
+        "leading-supposition",
     ],
 )
 def test_nothing_is_stored_from_what_the_user_did_not_state(
@@ -193,6 +201,31 @@ def test_nothing_is_stored_from_what_the_user_did_not_state(
     the statement is kept, in the user's words."""
     session(mem, "s1", *turns)
     assert [r.evidence for r in stored(mem)] == [PLAIN]
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (
+            "I do reformer pilates 3x a week, will that help with ski legs?",
+            "I do reformer pilates 3x a week",
+        ),
+        (
+            "My mum lives in Lamu, maybe we fly her to Diani for Christmas.",
+            "My mum lives in Lamu",
+        ),
+    ],
+    ids=["question-after", "hedge-after"],
+)
+def test_a_clause_told_before_a_question_or_hedge_is_kept(
+    mem: Memory, said: str, told: str
+) -> None:
+    """A question or hedge governs its own clause, not an independent one said before it: the
+    clause before is the user's statement (its words, as an episode), the rest is not."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == told
+    assert record.status is Status.CONFIRMED
 
 
 def test_a_correction_retires_the_earlier_words_it_changes(mem: Memory) -> None:
