@@ -51,7 +51,7 @@ _PASSED = {
     "time": "passed the lexical floor in the time window",
     "entity": "exact entity match",
     "corroborated": "passed the shared-word floor",
-    "margin": "close to the best result",
+    "margin": "near the best result",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
 }

@@ -405,14 +405,28 @@ def _similar_pairs(
     sims = matrix @ matrix.T
     # Pairs above the diagonal, in row-major order (a < b), as a nested loop would list them.
     above = [(a, b) for a, b in np.argwhere(np.triu(sims >= threshold, k=1)).tolist()]
-    redo = sorted({i for pair in above for i in pair if records[present[i]].context})
+    # Two records with the same words are that similar whatever their context: only the
+    # other pairs with a context need their contents embedded (a store holding the same
+    # conversation twice has many of the first kind).
+    same = {(a, b) for a, b in above if _words(records[present[a]]) == _words(records[present[b]])}
+    redo = sorted(
+        {i for pair in above if pair not in same for i in pair if records[present[i]].context}
+    )
     if redo:
         embedded = embedder.embed([comparison_text(records[present[i]]) for i in redo])
         for i, vector in zip(redo, embedded, strict=True):
             matrix[i] = vector
         sims = matrix @ matrix.T
-        above = [(a, b) for a, b in above if sims[a, b] >= threshold]
-    return [(present[a], present[b], round(float(sims[a, b]), 6)) for a, b in above]
+        above = [(a, b) for a, b in above if (a, b) in same or sims[a, b] >= threshold]
+    return [
+        (present[a], present[b], 1.0 if (a, b) in same else round(float(sims[a, b]), 6))
+        for a, b in above
+    ]
+
+
+def _words(record: Record) -> str:
+    """What a record says, for telling equal contents apart from merely similar ones."""
+    return " ".join(comparison_text(record).casefold().split())
 
 
 def _quoting_pairs(

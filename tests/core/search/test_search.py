@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agent_memory.core import Config, Memory
-from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.embedder import FlagEmbedder, HashingEmbedder
+from agent_memory.core.models import format_time
 from agent_memory.core.search.ranking import Candidate, apply_gate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
@@ -480,3 +484,46 @@ def test_a_record_found_only_in_the_time_window_passes_the_gate_on_its_bm25() ->
         strong.gate == "passed: lexical BM25 12.000 >= floor 10.0 (inside the query's time window)"
     )
     assert weak.gate == "weak on every signal"
+
+
+class _Counting(HashingEmbedder):
+    """The hashing embedder, counting the texts it is asked to embed (an injected seam)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+def test_the_same_turn_imported_twice_collapses_without_embedding_its_words(
+    tmp_path: Path,
+) -> None:
+    """Imported turns carry retrieval context, so a near-duplicate pair holding one is
+    confirmed by the contents' own similarity; two records with the same words need no
+    embedding for that (a store holding one conversation twice made every search embed its
+    duplicates' contents: seconds at 50,000 records, benchmarks/README.md). They collapse
+    into one result, and the search embeds the query alone."""
+    embedder = _Counting()
+    turns = [
+        {"id": f"t{i}", "role": "user", "text": text, "at": format_time(NOW)}
+        for i, text in enumerate(["I adopted a grey cat named Pepper.", "She sleeps all day."])
+    ]
+    with Memory.open(tmp_path / "m.db", embedder=embedder, now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        for copy in ("s1", "s2"):
+            mem.import_conversation(
+                [dict(t, id=f"{copy}-{t['id']}") for t in turns],
+                scope="user:u",
+                session_id=copy,
+                agent_id="a",
+            )
+        session = mem.session(agent_id="a", user_id="u", session_id="q", now=NOW)
+        embedder.texts.clear()
+        result = session.call("memory_search", {"query": "grey cat Pepper"}, now=NOW)
+    assert embedder.texts == ["grey cat Pepper"]
+    contents = [r["content"] for r in result["results"]]
+    assert len(contents) == len(set(contents)), contents
+    assert result["explanation"]["duplicates_collapsed"] >= 1
