@@ -18,7 +18,13 @@ extraction has yet to read: the job would write the fact again. So forgetting a 
    exactly where the ingestor would have merged it into the forgotten record as a duplicate
    (without asking the judge whether they contradict: forgetting errs on the side of less).
    A looser paraphrase is not caught by the suppression; it is caught only when it rests on a
-   redacted turn, which is where a session's extraction finds its evidence.
+   redacted turn, which is where a session's extraction finds its evidence;
+3. erases the copies of its words in other records' retrieval context (``erase_copies``): an
+   extracted record carries its whole evidence turn, an imported turn the turns before it, so
+   a sibling of one turn holds the forgotten sentence and would be found by it. A live record
+   whose context quotes the forgotten record (its evidence quote, its content or a phrase of
+   it, or its excerpt as an imported turn) loses its context, in the full-text index too, and
+   its vector becomes its content's alone (embedded before the transaction).
 
 The extraction pipeline asks ``Suppressions.matching`` at every stage: candidates are dropped
 after the extractor, kept from the reviewer, rejected by the validator, and the summary loses
@@ -47,8 +53,9 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
-from agent_memory.core.store.records import comparison_text
+from agent_memory.core.store.records import RECORD_SELECT, changed, comparison_text, row_to_record
 from agent_memory.core.traces import Scrubbed
+from agent_memory.core.write.conversation import quotes
 from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.evidence import normalise
 
@@ -140,6 +147,79 @@ def content_vectors(
     }
 
 
+def holds_words(context: str, content: str, evidence: str | None) -> bool:
+    """Whether a retrieval ``context`` holds the words of a record stored with ``content`` and
+    ``evidence``: its evidence quote (of any length: it is verbatim in the turn the context
+    copies), a phrase of its content (``traces.phrases``), or its excerpt as an imported turn
+    (core.write.conversation.quotes)."""
+    if quotes(context, content):
+        return True
+    normal = normalise(context)
+    needles = traces.phrases(content, evidence)
+    if evidence and (quote := normalise(evidence)):
+        needles.append(quote)
+    return any(n in normal for n in needles)
+
+
+def context_copies(store: Store, record_ids: Sequence[str], embedder: Embedder) -> dict[int, bytes]:
+    """Before the forget's transaction: the live records whose retrieval context holds the
+    words of one of ``record_ids`` (``holds_words``), by rowid, each with the vector of its
+    content alone, which replaces its stored one (``erase_copies``)."""
+    forgotten = list(store.get_records(list(record_ids)).values())
+    with store.reading() as conn:
+        contexts = stored.live_contexts(conn)
+    mine = {r.rowid for r in forgotten}
+    holders = [
+        rowid
+        for rowid, context in contexts
+        if rowid not in mine and any(holds_words(context, r.content, r.evidence) for r in forgotten)
+    ]
+    if not holders:
+        return {}
+    found = store.records_by_rowid(holders)
+    rowids = [r for r in holders if r in found]
+    embedded = embedder.embed([comparison_text(found[r]) for r in rowids])
+    return {
+        r: np.ascontiguousarray(v, dtype=np.float32).tobytes()
+        for r, v in zip(rowids, embedded, strict=True)
+    }
+
+
+def erase_copies(
+    conn: sqlite3.Connection,
+    rowid: int,
+    plain: Mapping[int, bytes],
+    embedder: Embedder | None,
+    *,
+    now: datetime,
+) -> list[int]:
+    """In the forget's transaction, while the record at ``rowid`` still holds its words: every
+    other live record whose context holds them loses it, and takes its vector from ``plain``
+    (``context_copies``). One written since that read is embedded here; without an embedder
+    its vector goes (the record is still found by its words). Returns the rowids changed."""
+    record_id, _, content, evidence, *_ = stored.erased_record(conn, rowid)
+    holders = [
+        r
+        for r, context in stored.live_contexts(conn)
+        if r != rowid and holds_words(context, content, evidence)
+    ]
+    for holder in holders:
+        vector = plain.get(holder)
+        if vector is None and embedder is not None:
+            row = conn.execute(f"{RECORD_SELECT} WHERE r.rowid = ?", (holder,)).fetchone()
+            (embedded,) = embedder.embed([comparison_text(row_to_record(row))])
+            vector = np.ascontiguousarray(embedded, dtype=np.float32).tobytes()
+        stored.drop_context(conn, holder, vector)
+        (holder_id,) = conn.execute("SELECT id FROM records WHERE rowid = ?", (holder,)).fetchone()
+        changed(
+            conn,
+            [holder],
+            events.RecordContextErased(record_id=holder_id, forgotten=record_id),
+            at=now,
+        )
+    return holders
+
+
 def redact_turns(
     conn: sqlite3.Connection,
     record_id: str,
@@ -191,12 +271,15 @@ def erase(
     redactions (``leave_suppression``); a session summary that quoted one is erased too.
     Returns the ids erased, empty when nothing was left to erase. With ``embedder`` (the
     store's), a record with retrieval context leaves its content's vector as its suppression,
-    embedded here, before the transaction (``content_vectors``); without it, its stored one."""
+    embedded here, before the transaction (``content_vectors``); without it, its stored one.
+    Every other live record whose context holds an erased record's words loses it
+    (``erase_copies``), its content's vector embedded here too."""
     at = now or utcnow()
     erased: list[str] = []
     quoting: list[str] = []  # session summaries that quoted an erased record
 
     def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
+        erase_copies(conn, rowid, plain, embedder, now=at)
         scrubbed = leave_suppression(
             conn, rowid, reason=reason, now=at, suppress=suppress, content_vectors=vectors
         )
@@ -207,6 +290,7 @@ def erase(
     # scope the caller was allowed to erase in), oldest first.
     targets = store.lineage_ids(record_id) if lineage else [record_id]
     vectors = content_vectors(store, targets, embedder) if embedder is not None else {}
+    plain = context_copies(store, targets, embedder) if embedder is not None else {}
     for target in targets:
         if tombstone(target, reason=reason, before=before):
             erased.append(target)
@@ -331,7 +415,10 @@ __all__ = [
     "Suppressions",
     "content_digest",
     "content_vectors",
+    "context_copies",
     "erase",
+    "erase_copies",
+    "holds_words",
     "is_redacted",
     "leave_suppression",
     "near_duplicates",

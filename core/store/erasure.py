@@ -25,6 +25,7 @@ ERASURE_EVENTS = (
     events.RecordSuppressed.kind,
     events.RecordRedacted.kind,
     events.RecordTracesErased.kind,
+    events.RecordContextErased.kind,
     events.TurnRedacted.kind,
     events.UserForgotten.kind,
 )
@@ -105,6 +106,27 @@ def evidence_turns(conn: sqlite3.Connection, rowid: int) -> list[tuple[str, int]
         (rowid,),
     ).fetchall()
     return [(r[0], r[1]) for r in rows]
+
+
+def live_contexts(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """(rowid, retrieval context) of every live record that has one."""
+    rows = conn.execute(
+        "SELECT rowid, context FROM records WHERE context IS NOT NULL AND status != 'deleted'"
+    ).fetchall()
+    return [(int(r[0]), str(r[1])) for r in rows]
+
+
+def drop_context(conn: sqlite3.Connection, rowid: int, vector: bytes | None) -> None:
+    """A live record without its retrieval context: in the row, the full-text index and its
+    vector (``vector``, its content's; None deletes it). A staged re-embedding read the
+    context too: it goes, and the re-embed stages the record again."""
+    conn.execute("UPDATE records SET context = NULL WHERE rowid = ?", (rowid,))
+    conn.execute("UPDATE records_fts SET context = '' WHERE rowid = ?", (rowid,))
+    if vector is None:
+        conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
+    else:
+        conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, rowid))
+    conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
 def ledger(store: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -263,11 +285,13 @@ __all__ = [
     "add_to_ledger",
     "copy_missing",
     "delete_entity",
+    "drop_context",
     "entity_in_use",
     "erased_record",
     "evidence_turns",
     "job_stage_outputs",
     "ledger",
+    "live_contexts",
     "redact_turn",
     "rewrite_job_stage_output",
     "rewrite_search_log_row",
