@@ -166,3 +166,17 @@ def test_a_record_in_a_shared_scope_does_not_carry_the_users_turn(mem: Memory) -
     assert stated(mem, "SSN").context is not None  # alice's own record keeps its turn
     assert plan.id not in found_ids(mem, "123-45-6789 social security number", user="bob")
     assert plan.id in found_ids(mem, "launch in March", user="bob")
+
+
+def test_a_restore_erases_the_copies_again(mem: Memory, tmp_path: Path) -> None:
+    """A snapshot taken before the forget still holds the sibling's context; restoring it
+    re-applies the forget (core.ledger), copies included."""
+    session(mem, SSN_TURN)
+    ssn, dog = stated(mem, "SSN"), stated(mem, "Rex")
+    snapshot = mem.snapshot(tmp_path / "before.db")
+    call(mem, "memory_forget", {"id": ssn.id})
+    mem.restore(snapshot, now=LATER + timedelta(hours=1))
+    assert mem.store.get_records([dog.id])[dog.id].context is None
+    (alone,) = mem.engine.embedder.embed([dog.content])  # re-embedded, not left without one
+    assert float(stored_vector(mem, dog) @ alone) == pytest.approx(1.0, abs=1e-4)
+    assert dog.id not in found_ids(mem, "123-45-6789")
