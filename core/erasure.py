@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -55,7 +55,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.store.records import RECORD_SELECT, changed, comparison_text, row_to_record
 from agent_memory.core.traces import Scrubbed
-from agent_memory.core.write.conversation import quotes
+from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
 from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.evidence import normalise
 
@@ -152,59 +152,115 @@ def holds_words(context: str, content: str, evidence: str | None) -> bool:
     ``evidence``: its evidence quote (of any length: it is verbatim in the turn the context
     copies), a phrase of its content (``traces.phrases``), or its excerpt as an imported turn
     (core.write.conversation.quotes)."""
-    if quotes(context, content):
-        return True
-    normal = normalise(context)
+    return _Forgotten(content, evidence).held_by(context)
+
+
+class _Forgotten:
+    """What ``holds_words`` looks for of one record, normalised once for many contexts."""
+
+    def __init__(self, content: str, evidence: str | None) -> None:
+        self.content = content
+        self.needles = _needles(content, evidence)
+
+    def held_by(self, context: str, normal: str | None = None) -> bool:
+        if quotes(context, self.content):
+            return True
+        normal = normalise(context) if normal is None else normal
+        return any(n in normal for n in self.needles)
+
+
+def _holders(
+    contexts: Sequence[tuple[int, str]], forgotten: Sequence[_Forgotten], skip: Collection[int]
+) -> list[int]:
+    """The rowids of ``contexts`` (but ``skip``) that hold the words of one of ``forgotten``."""
+    found = []
+    for rowid, context in contexts:
+        if rowid in skip:
+            continue
+        normal = normalise(context)
+        if any(f.held_by(context, normal) for f in forgotten):
+            found.append(rowid)
+    return found
+
+
+def _needles(content: str, evidence: str | None) -> list[str]:
     needles = traces.phrases(content, evidence)
     if evidence and (quote := normalise(evidence)):
         needles.append(quote)
-    return any(n in normal for n in needles)
+    return needles
 
 
-def context_copies(store: Store, record_ids: Sequence[str], embedder: Embedder) -> dict[int, bytes]:
+def _probe_words(forgotten: Sequence[tuple[str, str | None]]) -> list[list[str]] | None:
+    """For each text ``holds_words`` looks for, its longest runs of ASCII letters and digits
+    (at most ``_PROBE_RUNS``), all of which a plain-ASCII context holding it contains
+    (``stored.live_contexts`` reads only those, and every context with other characters);
+    None when a text has none, and every context is read."""
+    probes = []
+    for content, evidence in forgotten:
+        for text in (normalise(content[:CONTEXT_EXCERPT]), *_needles(content, evidence)):
+            runs = sorted(set(_ASCII_WORD.findall(text)), key=lambda w: (-len(w), w))
+            if not runs:
+                return None
+            probes.append(runs[:_PROBE_RUNS])
+    return probes
+
+
+_PROBE_RUNS = 6
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    """What ``context_copies`` read before the forget's transaction: the newest rowid it saw,
+    and the records whose context held the words, each with its content's vector (None
+    without an embedder)."""
+
+    seen: int
+    vectors: dict[int, bytes | None]
+
+
+def context_copies(store: Store, record_ids: Sequence[str], embedder: Embedder | None) -> Copies:
     """Before the forget's transaction: the live records whose retrieval context holds the
-    words of one of ``record_ids`` (``holds_words``), by rowid, each with the vector of its
-    content alone, which replaces its stored one (``erase_copies``)."""
+    words of one of ``record_ids`` (``holds_words``), each with the vector of its content
+    alone, which replaces its stored one (``erase_copies``). The one read of every context."""
     forgotten = list(store.get_records(list(record_ids)).values())
+    probes = _probe_words([(r.content, r.evidence) for r in forgotten])
     with store.reading() as conn:
-        contexts = stored.live_contexts(conn)
-    mine = {r.rowid for r in forgotten}
-    holders = [
-        rowid
-        for rowid, context in contexts
-        if rowid not in mine and any(holds_words(context, r.content, r.evidence) for r in forgotten)
-    ]
-    if not holders:
-        return {}
+        seen = store.last_rowid()
+        contexts = stored.live_contexts(conn, probes)
+    mine = {r.rowid for r in forgotten if r.rowid is not None}
+    holders = _holders(contexts, [_Forgotten(r.content, r.evidence) for r in forgotten], mine)
     found = store.records_by_rowid(holders)
     rowids = [r for r in holders if r in found]
-    embedded = embedder.embed([comparison_text(found[r]) for r in rowids])
-    return {
-        r: np.ascontiguousarray(v, dtype=np.float32).tobytes()
-        for r, v in zip(rowids, embedded, strict=True)
-    }
+    vectors: dict[int, bytes | None] = dict.fromkeys(rowids)
+    if rowids and embedder is not None:
+        embedded = embedder.embed([comparison_text(found[r]) for r in rowids])
+        for r, v in zip(rowids, embedded, strict=True):
+            vectors[r] = np.ascontiguousarray(v, dtype=np.float32).tobytes()
+    return Copies(seen, vectors)
 
 
 def erase_copies(
     conn: sqlite3.Connection,
     rowid: int,
-    plain: Mapping[int, bytes],
+    copies: Copies,
     embedder: Embedder | None,
     *,
     now: datetime,
 ) -> list[int]:
     """In the forget's transaction, while the record at ``rowid`` still holds its words: every
-    other live record whose context holds them loses it, and takes its vector from ``plain``
-    (``context_copies``). One written since that read is embedded here; without an embedder
-    its vector goes (the record is still found by its words). Returns the rowids changed."""
+    other live record whose context holds them loses it and takes its vector from ``copies``.
+    Only the records ``copies`` found and those written since are read again; one written
+    since is embedded here, and without an embedder its vector goes (the record is still
+    found by its words). Returns the rowids changed."""
     record_id, _, content, evidence, *_ = stored.erased_record(conn, rowid)
-    holders = [
-        r
-        for r, context in stored.live_contexts(conn)
-        if r != rowid and holds_words(context, content, evidence)
+    contexts = [
+        *stored.contexts_of(conn, list(copies.vectors)),
+        *stored.live_contexts(conn, _probe_words([(content, evidence)]), after=copies.seen),
     ]
+    holders = _holders(contexts, [_Forgotten(content, evidence)], {rowid})
     for holder in holders:
-        vector = plain.get(holder)
+        vector = copies.vectors.get(holder)
         if vector is None and embedder is not None:
             row = conn.execute(f"{RECORD_SELECT} WHERE r.rowid = ?", (holder,)).fetchone()
             (embedded,) = embedder.embed([comparison_text(row_to_record(row))])
@@ -279,7 +335,7 @@ def erase(
     quoting: list[str] = []  # session summaries that quoted an erased record
 
     def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
-        erase_copies(conn, rowid, plain, embedder, now=at)
+        erase_copies(conn, rowid, copies, embedder, now=at)
         scrubbed = leave_suppression(
             conn, rowid, reason=reason, now=at, suppress=suppress, content_vectors=vectors
         )
@@ -290,7 +346,7 @@ def erase(
     # scope the caller was allowed to erase in), oldest first.
     targets = store.lineage_ids(record_id) if lineage else [record_id]
     vectors = content_vectors(store, targets, embedder) if embedder is not None else {}
-    plain = context_copies(store, targets, embedder) if embedder is not None else {}
+    copies = context_copies(store, targets, embedder)
     for target in targets:
         if tombstone(target, reason=reason, before=before):
             erased.append(target)
@@ -412,6 +468,7 @@ _CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
 
 __all__ = [
     "REDACTION_FILL",
+    "Copies",
     "Suppressions",
     "content_digest",
     "content_vectors",

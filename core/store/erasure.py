@@ -108,12 +108,40 @@ def evidence_turns(conn: sqlite3.Connection, rowid: int) -> list[tuple[str, int]
     return [(r[0], r[1]) for r in rows]
 
 
-def live_contexts(conn: sqlite3.Connection) -> list[tuple[int, str]]:
-    """(rowid, retrieval context) of every live record that has one."""
+def contexts_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[tuple[int, str]]:
+    """(rowid, retrieval context) of those of ``rowids`` that are live and have one."""
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
     rows = conn.execute(
-        "SELECT rowid, context FROM records WHERE context IS NOT NULL AND status != 'deleted'"
+        f"SELECT rowid, context FROM records WHERE rowid IN ({marks}) "
+        "AND context IS NOT NULL AND status != 'deleted'",
+        list(rowids),
     ).fetchall()
     return [(int(r[0]), str(r[1])) for r in rows]
+
+
+def live_contexts(
+    conn: sqlite3.Connection, probes: Sequence[Sequence[str]] | None = None, *, after: int = 0
+) -> list[tuple[int, str]]:
+    """(rowid, retrieval context) of every live record that has one; with ``probes`` (groups
+    of words of ASCII letters and digits), only those that hold every word of a group, in any
+    case, or hold a character outside printable ASCII (whose normal form may hold them:
+    core.write.evidence.normalise). ``after``: only records written after that rowid."""
+    sql = (
+        "SELECT rowid, context FROM records WHERE rowid > ? AND context IS NOT NULL "
+        "AND status != 'deleted'"
+    )
+    params: list[object] = [after]
+    if probes is not None:
+        groups = [" AND ".join("context LIKE ?" for _ in words) for words in probes if words]
+        sql += " AND (" + " OR ".join(["context GLOB ?", *(f"({g})" for g in groups)]) + ")"
+        params += [_NOT_PLAIN, *(f"%{w}%" for words in probes for w in words)]
+    return [(int(r[0]), str(r[1])) for r in conn.execute(sql, params).fetchall()]
+
+
+# A text holding a character that is neither printable ASCII nor a tab or line break.
+_NOT_PLAIN = "*[^\t\n\r -~]*"
 
 
 def drop_context(conn: sqlite3.Connection, rowid: int, vector: bytes | None) -> None:
@@ -283,6 +311,7 @@ __all__ = [
     "ERASURE_EVENTS",
     "add_suppression",
     "add_to_ledger",
+    "contexts_of",
     "copy_missing",
     "delete_entity",
     "drop_context",

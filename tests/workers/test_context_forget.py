@@ -130,12 +130,25 @@ def test_an_unrelated_context_is_kept(mem: Memory) -> None:
     assert mem.store.get_records([hanna.id])[hanna.id].context == hanna.context
 
 
-def test_a_forgotten_imported_turn_leaves_no_quote_in_the_turns_after_it(mem: Memory) -> None:
+@pytest.mark.parametrize(
+    ("said", "secret"),
+    [
+        ("My SSN is 123-45-6789, keep it.", "6789"),
+        # Fullwidth: only its normal form (NFKC) is ASCII, so no plain word finds the copy.
+        (
+            "My \uff30\uff29\uff2e hint: \uff5a\uff45\uff42\uff52\uff41\uff53\uff54\uff52\uff49\uff50\uff45\uff53",
+            "\uff5a",
+        ),
+    ],
+)
+def test_a_forgotten_imported_turn_leaves_no_quote_in_the_turns_after_it(
+    mem: Memory, said: str, secret: str
+) -> None:
     """An imported turn's context quotes the turns before it: forgetting a turn takes its
     words out of the contexts of the turns that quoted it."""
     ids = mem.import_conversation(
         [
-            {"id": "t1", "role": "user", "text": "My SSN is 123-45-6789, keep it.", "at": NOW},
+            {"id": "t1", "role": "user", "text": said, "at": NOW},
             {"id": "t2", "role": "assistant", "text": "Noted, I will.", "at": NOW},
             {"id": "t3", "role": "user", "text": "Thanks a lot.", "at": NOW},
         ],
@@ -144,11 +157,11 @@ def test_a_forgotten_imported_turn_leaves_no_quote_in_the_turns_after_it(mem: Me
         now=NOW,
     )
     quoting = mem.store.get_records(ids[1:])
-    assert all("6789" in (r.context or "") for r in quoting.values())
+    assert all(secret in (r.context or "") for r in quoting.values())
     call(mem, "memory_forget", {"id": ids[0]})
     for record in mem.store.get_records(ids[1:]).values():
-        assert "6789" not in (record.context or "") and "6789" not in fts_context(mem, record)
-    assert not set(ids) & set(found_ids(mem, "123-45-6789"))
+        assert secret not in (record.context or "") and secret not in fts_context(mem, record)
+    assert not set(ids) & set(found_ids(mem, said))
 
 
 def test_a_record_in_a_shared_scope_does_not_carry_the_users_turn(mem: Memory) -> None:
