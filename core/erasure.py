@@ -53,7 +53,7 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
-from agent_memory.core.store.records import RECORD_SELECT, changed, comparison_text, row_to_record
+from agent_memory.core.store.records import changed, comparison_text
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
 from agent_memory.core.write.dedup import content_scored
@@ -260,17 +260,16 @@ def erase_copies(
     ]
     holders = _holders(contexts, [_Forgotten(content, evidence)], {rowid})
     for holder in holders:
+        record = stored.record_at(conn, holder)
         vector = copies.vectors.get(holder)
         if vector is None and embedder is not None:
-            row = conn.execute(f"{RECORD_SELECT} WHERE r.rowid = ?", (holder,)).fetchone()
-            (embedded,) = embedder.embed([comparison_text(row_to_record(row))])
+            (embedded,) = embedder.embed([comparison_text(record)])
             vector = np.ascontiguousarray(embedded, dtype=np.float32).tobytes()
         stored.drop_context(conn, holder, vector)
-        (holder_id,) = conn.execute("SELECT id FROM records WHERE rowid = ?", (holder,)).fetchone()
         changed(
             conn,
             [holder],
-            events.RecordContextErased(record_id=holder_id, forgotten=record_id),
+            events.RecordContextErased(record_id=record.id, forgotten=record_id),
             at=now,
         )
     return holders

@@ -16,8 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from agent_memory.core import events
-from agent_memory.core.models import format_time
+from agent_memory.core.models import Record, format_time
 from agent_memory.core.store.log import append
+from agent_memory.core.store.records import RECORD_SELECT, row_to_record
 
 # The events an erasure appends: kept, with the ledger, across a restore.
 ERASURE_EVENTS = (
@@ -119,6 +120,13 @@ def contexts_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[tuple[i
         list(rowids),
     ).fetchall()
     return [(int(r[0]), str(r[1])) for r in rows]
+
+
+def record_at(conn: sqlite3.Connection, rowid: int) -> Record:
+    """The record stored at ``rowid``, read in the caller's transaction."""
+    cursor = conn.cursor()
+    cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
+    return row_to_record(cursor.execute(f"{RECORD_SELECT} WHERE r.rowid = ?", (rowid,)).fetchone())
 
 
 def live_contexts(
@@ -321,6 +329,7 @@ __all__ = [
     "job_stage_outputs",
     "ledger",
     "live_contexts",
+    "record_at",
     "redact_turn",
     "rewrite_job_stage_output",
     "rewrite_search_log_row",

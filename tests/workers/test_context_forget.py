@@ -26,6 +26,11 @@ LATER = NOW + timedelta(hours=1)
 SSN_TURN = "I have a dog named Rex. My SSN is 123-45-6789."
 
 
+def wide(text: str) -> str:
+    """``text`` in fullwidth letters (NFKC folds them back to ASCII)."""
+    return "".join(chr(ord(c) + 0xFEE0) for c in text)
+
+
 @pytest.fixture
 def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
     grants = (("assistant", "user:alice"), ("assistant", "project:apollo"))
@@ -135,10 +140,7 @@ def test_an_unrelated_context_is_kept(mem: Memory) -> None:
     [
         ("My SSN is 123-45-6789, keep it.", "6789"),
         # Fullwidth: only its normal form (NFKC) is ASCII, so no plain word finds the copy.
-        (
-            "My \uff30\uff29\uff2e hint: \uff5a\uff45\uff42\uff52\uff41\uff53\uff54\uff52\uff49\uff50\uff45\uff53",
-            "\uff5a",
-        ),
+        (f"My {wide('PIN')} hint: {wide('zebrastripes')}", wide("z")),
     ],
 )
 def test_a_forgotten_imported_turn_leaves_no_quote_in_the_turns_after_it(
