@@ -18,7 +18,13 @@ extraction has yet to read: the job would write the fact again. So forgetting a 
    exactly where the ingestor would have merged it into the forgotten record as a duplicate
    (without asking the judge whether they contradict: forgetting errs on the side of less).
    A looser paraphrase is not caught by the suppression; it is caught only when it rests on a
-   redacted turn, which is where a session's extraction finds its evidence.
+   redacted turn, which is where a session's extraction finds its evidence;
+3. erases the copies of its words in other records' retrieval context (``erase_copies``): an
+   extracted record carries its whole evidence turn, an imported turn the turns before it, so
+   a sibling of one turn holds the forgotten sentence and would be found by it. A live record
+   whose context quotes the forgotten record (its evidence quote, its content or a phrase of
+   it, or its excerpt as an imported turn) loses its context, in the full-text index too, and
+   its vector becomes its content's alone (embedded before the transaction).
 
 The extraction pipeline asks ``Suppressions.matching`` at every stage: candidates are dropped
 after the extractor, kept from the reviewer, rejected by the validator, and the summary loses
@@ -33,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -47,8 +53,9 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
-from agent_memory.core.store.records import comparison_text
+from agent_memory.core.store.records import changed, comparison_text
 from agent_memory.core.traces import Scrubbed
+from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
 from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.evidence import normalise
 
@@ -140,6 +147,134 @@ def content_vectors(
     }
 
 
+def holds_words(context: str, content: str, evidence: str | None) -> bool:
+    """Whether a retrieval ``context`` holds the words of a record stored with ``content`` and
+    ``evidence``: its evidence quote (of any length: it is verbatim in the turn the context
+    copies), a phrase of its content (``traces.phrases``), or its excerpt as an imported turn
+    (core.write.conversation.quotes)."""
+    return _Forgotten(content, evidence).held_by(context)
+
+
+class _Forgotten:
+    """What ``holds_words`` looks for of one record, normalised once for many contexts."""
+
+    def __init__(self, content: str, evidence: str | None) -> None:
+        self.content = content
+        self.needles = _needles(content, evidence)
+
+    def held_by(self, context: str, normal: str | None = None) -> bool:
+        if quotes(context, self.content):
+            return True
+        normal = normalise(context) if normal is None else normal
+        return any(n in normal for n in self.needles)
+
+
+def _holders(
+    contexts: Sequence[tuple[int, str]], forgotten: Sequence[_Forgotten], skip: Collection[int]
+) -> list[int]:
+    """The rowids of ``contexts`` (but ``skip``) that hold the words of one of ``forgotten``."""
+    found = []
+    for rowid, context in contexts:
+        if rowid in skip:
+            continue
+        normal = normalise(context)
+        if any(f.held_by(context, normal) for f in forgotten):
+            found.append(rowid)
+    return found
+
+
+def _needles(content: str, evidence: str | None) -> list[str]:
+    needles = traces.phrases(content, evidence)
+    if evidence and (quote := normalise(evidence)):
+        needles.append(quote)
+    return needles
+
+
+def _probe_words(forgotten: Sequence[tuple[str, str | None]]) -> list[list[str]] | None:
+    """For each text ``holds_words`` looks for, its longest runs of ASCII letters and digits
+    (at most ``_PROBE_RUNS``), all of which a plain-ASCII context holding it contains
+    (``stored.live_contexts`` reads only those, and every context with other characters);
+    None when a text has none, and every context is read."""
+    probes = []
+    for content, evidence in forgotten:
+        for text in (normalise(content[:CONTEXT_EXCERPT]), *_needles(content, evidence)):
+            runs = sorted(set(_ASCII_WORD.findall(text)), key=lambda w: (-len(w), w))
+            if not runs:
+                return None
+            probes.append(runs[:_PROBE_RUNS])
+    return probes
+
+
+_PROBE_RUNS = 6
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    """What ``context_copies`` read before the forget's transaction: the newest rowid it saw,
+    and the records whose context held the words, each with its content's vector (None
+    without an embedder)."""
+
+    seen: int
+    vectors: dict[int, bytes | None]
+
+
+def context_copies(store: Store, record_ids: Sequence[str], embedder: Embedder | None) -> Copies:
+    """Before the forget's transaction: the live records whose retrieval context holds the
+    words of one of ``record_ids`` (``holds_words``), each with the vector of its content
+    alone, which replaces its stored one (``erase_copies``). The one read of every context."""
+    forgotten = list(store.get_records(list(record_ids)).values())
+    probes = _probe_words([(r.content, r.evidence) for r in forgotten])
+    with store.reading() as conn:
+        seen = store.last_rowid()
+        contexts = stored.live_contexts(conn, probes)
+    mine = {r.rowid for r in forgotten if r.rowid is not None}
+    holders = _holders(contexts, [_Forgotten(r.content, r.evidence) for r in forgotten], mine)
+    found = store.records_by_rowid(holders)
+    rowids = [r for r in holders if r in found]
+    vectors: dict[int, bytes | None] = dict.fromkeys(rowids)
+    if rowids and embedder is not None:
+        embedded = embedder.embed([comparison_text(found[r]) for r in rowids])
+        for r, v in zip(rowids, embedded, strict=True):
+            vectors[r] = np.ascontiguousarray(v, dtype=np.float32).tobytes()
+    return Copies(seen, vectors)
+
+
+def erase_copies(
+    conn: sqlite3.Connection,
+    rowid: int,
+    copies: Copies,
+    embedder: Embedder | None,
+    *,
+    now: datetime,
+) -> list[int]:
+    """In the forget's transaction, while the record at ``rowid`` still holds its words: every
+    other live record whose context holds them loses it and takes its vector from ``copies``.
+    Only the records ``copies`` found and those written since are read again; one written
+    since is embedded here, and without an embedder its vector goes (the record is still
+    found by its words). Returns the rowids changed."""
+    record_id, _, content, evidence, *_ = stored.erased_record(conn, rowid)
+    contexts = [
+        *stored.contexts_of(conn, list(copies.vectors)),
+        *stored.live_contexts(conn, _probe_words([(content, evidence)]), after=copies.seen),
+    ]
+    holders = _holders(contexts, [_Forgotten(content, evidence)], {rowid})
+    for holder in holders:
+        record = stored.record_at(conn, holder)
+        vector = copies.vectors.get(holder)
+        if vector is None and embedder is not None:
+            (embedded,) = embedder.embed([comparison_text(record)])
+            vector = np.ascontiguousarray(embedded, dtype=np.float32).tobytes()
+        stored.drop_context(conn, holder, vector)
+        changed(
+            conn,
+            [holder],
+            events.RecordContextErased(record_id=record.id, forgotten=record_id),
+            at=now,
+        )
+    return holders
+
+
 def redact_turns(
     conn: sqlite3.Connection,
     record_id: str,
@@ -191,12 +326,15 @@ def erase(
     redactions (``leave_suppression``); a session summary that quoted one is erased too.
     Returns the ids erased, empty when nothing was left to erase. With ``embedder`` (the
     store's), a record with retrieval context leaves its content's vector as its suppression,
-    embedded here, before the transaction (``content_vectors``); without it, its stored one."""
+    embedded here, before the transaction (``content_vectors``); without it, its stored one.
+    Every other live record whose context holds an erased record's words loses it
+    (``erase_copies``), its content's vector embedded here too."""
     at = now or utcnow()
     erased: list[str] = []
     quoting: list[str] = []  # session summaries that quoted an erased record
 
     def before(conn: sqlite3.Connection, rowid: int, *, suppress: bool = True) -> None:
+        erase_copies(conn, rowid, copies, embedder, now=at)
         scrubbed = leave_suppression(
             conn, rowid, reason=reason, now=at, suppress=suppress, content_vectors=vectors
         )
@@ -207,6 +345,7 @@ def erase(
     # scope the caller was allowed to erase in), oldest first.
     targets = store.lineage_ids(record_id) if lineage else [record_id]
     vectors = content_vectors(store, targets, embedder) if embedder is not None else {}
+    copies = context_copies(store, targets, embedder)
     for target in targets:
         if tombstone(target, reason=reason, before=before):
             erased.append(target)
@@ -328,10 +467,14 @@ _CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
 
 __all__ = [
     "REDACTION_FILL",
+    "Copies",
     "Suppressions",
     "content_digest",
     "content_vectors",
+    "context_copies",
     "erase",
+    "erase_copies",
+    "holds_words",
     "is_redacted",
     "leave_suppression",
     "near_duplicates",

@@ -140,6 +140,15 @@ class RecordSuppressed(RecordRedacted):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecordContextErased(Event):
+    """A live record's retrieval context dropped because it held the words of ``forgotten``
+    (core.erasure.erase_copies): its vector is now its content's alone."""
+
+    kind: ClassVar[str] = "record.context_erased"
+    forgotten: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordTracesErased(Event):
     """A forgotten record's words erased from the logs, summaries and lone entities: rows per
     table, then the summaries and entities erased."""

@@ -21,6 +21,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.store.erasure import ERASURE_EVENTS
 
 if TYPE_CHECKING:
+    from agent_memory.core.embedder import Embedder
     from agent_memory.core.store import Store
 
 
@@ -36,6 +37,7 @@ def reapply(
     *,
     source: str | Path,
     now: datetime,
+    embedder: Embedder | None = None,
 ) -> dict[str, Any]:
     """In the restored store: erase again what the ledger names, restore the ledger and the
     erasure events the snapshot lacks; what was re-erased."""
@@ -44,7 +46,12 @@ def reapply(
     for _, record_id, user_id, _digest in ledger:
         if record_id is not None:
             re_erased += erasure.erase(
-                store, record_id, reason="erased before the restore", lineage=False, now=now
+                store,
+                record_id,
+                reason="erased before the restore",
+                lineage=False,
+                now=now,
+                embedder=embedder,
             )
         elif users.forget_user(store, user_id, now=now)["counts"]:
             forgotten.append(user_id)

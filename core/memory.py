@@ -442,7 +442,9 @@ class Memory:
         ledger_rows, events = ledger.read(self.store)
         self.store.restore(source, now=at)
         self.store.bind_embedder(self.embedder.identity, now=at)
-        return ledger.reapply(self.store, ledger_rows, events, source=source, now=at)
+        return ledger.reapply(
+            self.store, ledger_rows, events, source=source, now=at, embedder=self.embedder
+        )
 
 
 def _parse_access(access: str | Access) -> Access:

@@ -31,6 +31,7 @@ from agent_memory.core.models import (
     Procedure,
     Record,
     Scope,
+    ScopeKind,
     SourceKind,
     format_time,
     parse_time,
@@ -309,12 +310,27 @@ def validate_candidate(
         review_at=dates["review_at"],
         procedure=procedure,
         tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
-        context=retrieval_context(turn, candidate.evidence),
+        context=(
+            retrieval_context(turn, candidate.evidence)
+            if _owned_by(scope, session.user_id)
+            else None
+        ),
         idempotency_key=key,
         replaces=replaced,
         retires=retired,
     )
     return request, notes
+
+
+def _owned_by(scope: str, user_id: str) -> bool:
+    """Whether ``scope`` is the user's own (user:<id>, or an agent's private one for them).
+    Only there does a record carry its turn as context: the turn may hold words the readers of
+    a shared scope could never read, and the context is searched and embedded for all of them
+    (a word of the turn found the record for another user's query)."""
+    parsed = Scope.parse(scope)
+    if parsed.kind is ScopeKind.USER:
+        return parsed.id == user_id
+    return parsed.user_id == user_id
 
 
 def _replaced(

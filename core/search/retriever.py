@@ -239,11 +239,12 @@ class Retriever:
         factor = self.config.retrieval.assistant_turn_factor
         if factor >= 1.0:
             return
-        # Imported turns are episodic; a role: tag on any other record is the host's own.
+        # Imported turns are episodic, source_kind system, with retrieval context (which no
+        # tool write sets); a role: tag on any other record is the host's or an agent's own.
         roles = {
             c.record_id: role
             for c in s.candidates
-            if (record := s.records[c.record_id]).type is MemoryType.EPISODIC
+            if conversation.is_imported_turn(record := s.records[c.record_id])
             and (role := conversation.turn_role(record.tags)) is not None
         }
         if "assistant" not in roles.values():  # no assistant turn found: nothing to say

@@ -16,8 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from agent_memory.core import events
-from agent_memory.core.models import format_time
+from agent_memory.core.models import Record, format_time
 from agent_memory.core.store.log import append
+from agent_memory.core.store.records import RECORD_SELECT, row_to_record
 
 # The events an erasure appends: kept, with the ledger, across a restore.
 ERASURE_EVENTS = (
@@ -25,6 +26,7 @@ ERASURE_EVENTS = (
     events.RecordSuppressed.kind,
     events.RecordRedacted.kind,
     events.RecordTracesErased.kind,
+    events.RecordContextErased.kind,
     events.TurnRedacted.kind,
     events.UserForgotten.kind,
 )
@@ -105,6 +107,62 @@ def evidence_turns(conn: sqlite3.Connection, rowid: int) -> list[tuple[str, int]
         (rowid,),
     ).fetchall()
     return [(r[0], r[1]) for r in rows]
+
+
+def contexts_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[tuple[int, str]]:
+    """(rowid, retrieval context) of those of ``rowids`` that are live and have one."""
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
+    rows = conn.execute(
+        f"SELECT rowid, context FROM records WHERE rowid IN ({marks}) "
+        "AND context IS NOT NULL AND status != 'deleted'",
+        list(rowids),
+    ).fetchall()
+    return [(int(r[0]), str(r[1])) for r in rows]
+
+
+def record_at(conn: sqlite3.Connection, rowid: int) -> Record:
+    """The record stored at ``rowid``, read in the caller's transaction."""
+    cursor = conn.cursor()
+    cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
+    return row_to_record(cursor.execute(f"{RECORD_SELECT} WHERE r.rowid = ?", (rowid,)).fetchone())
+
+
+def live_contexts(
+    conn: sqlite3.Connection, probes: Sequence[Sequence[str]] | None = None, *, after: int = 0
+) -> list[tuple[int, str]]:
+    """(rowid, retrieval context) of every live record that has one; with ``probes`` (groups
+    of words of ASCII letters and digits), only those that hold every word of a group, in any
+    case, or hold a character outside printable ASCII (whose normal form may hold them:
+    core.write.evidence.normalise). ``after``: only records written after that rowid."""
+    sql = (
+        "SELECT rowid, context FROM records WHERE rowid > ? AND context IS NOT NULL "
+        "AND status != 'deleted'"
+    )
+    params: list[object] = [after]
+    if probes is not None:
+        groups = [" AND ".join("context LIKE ?" for _ in words) for words in probes if words]
+        sql += " AND (" + " OR ".join(["context GLOB ?", *(f"({g})" for g in groups)]) + ")"
+        params += [_NOT_PLAIN, *(f"%{w}%" for words in probes for w in words)]
+    return [(int(r[0]), str(r[1])) for r in conn.execute(sql, params).fetchall()]
+
+
+# A text holding a character that is neither printable ASCII nor a tab or line break.
+_NOT_PLAIN = "*[^\t\n\r -~]*"
+
+
+def drop_context(conn: sqlite3.Connection, rowid: int, vector: bytes | None) -> None:
+    """A live record without its retrieval context: in the row, the full-text index and its
+    vector (``vector``, its content's; None deletes it). A staged re-embedding read the
+    context too: it goes, and the re-embed stages the record again."""
+    conn.execute("UPDATE records SET context = NULL WHERE rowid = ?", (rowid,))
+    conn.execute("UPDATE records_fts SET context = '' WHERE rowid = ?", (rowid,))
+    if vector is None:
+        conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
+    else:
+        conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, rowid))
+    conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
 def ledger(store: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -261,13 +319,17 @@ __all__ = [
     "ERASURE_EVENTS",
     "add_suppression",
     "add_to_ledger",
+    "contexts_of",
     "copy_missing",
     "delete_entity",
+    "drop_context",
     "entity_in_use",
     "erased_record",
     "evidence_turns",
     "job_stage_outputs",
     "ledger",
+    "live_contexts",
+    "record_at",
     "redact_turn",
     "rewrite_job_stage_output",
     "rewrite_search_log_row",

@@ -44,7 +44,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_memory.core.errors import InvalidArgument
-from agent_memory.core.models import canonical_time, parse_time, validate_id
+from agent_memory.core.models import (
+    MemoryType,
+    Record,
+    SourceKind,
+    canonical_time,
+    parse_time,
+    validate_id,
+)
 from agent_memory.core.write import importer
 from agent_memory.core.write.importer import MAX_CONTENT_CHARS
 
@@ -178,6 +185,17 @@ def quotes(context: str | None, content: str) -> bool:
     if not context or not content:
         return False
     return f"\n{content[:CONTEXT_EXCERPT]}\n" in f"{context}\n"
+
+
+def is_imported_turn(record: Record) -> bool:
+    """Whether ``record`` has the shape ``turn_records`` gives a turn: episodic, source_kind
+    system, with retrieval context. memory_write sets no context, so an agent's own role: tag
+    on its note does not make it a turn (the role prior reads turns only)."""
+    return (
+        record.type is MemoryType.EPISODIC
+        and record.source_kind is SourceKind.SYSTEM
+        and record.context is not None
+    )
 
 
 def turn_role(tags: Iterable[str]) -> str | None:

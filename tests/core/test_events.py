@@ -79,6 +79,11 @@ STORED_SHAPES: list[tuple[events.Event, str, set[str]]] = [
         {"search_log", "summaries", "entities"},
     ),
     (
+        events.RecordContextErased(forgotten="mem_1"),
+        "record.context_erased",
+        {"forgotten"},
+    ),
+    (
         events.TurnRedacted(session_id="s", seq=1, reason="forgotten"),
         "turn.redacted",
         {"session_id", "seq", "reason"},

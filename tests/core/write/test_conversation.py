@@ -330,3 +330,26 @@ def test_a_question_about_what_the_assistant_said_keeps_its_turns_scores(
     assert log["role_prior"]["applied"] is False and log["role_prior"]["adjusted"] == {}
     assert all(r["explanation"]["role_prior"] == 0 for r in result["results"])
     assert "d-t2" in [r["source_ref"] for r in result["results"]][:2]
+
+
+def test_an_agents_own_role_tag_does_not_demote_its_write(memory: Memory) -> None:
+    """The role prior reads the role of imported conversation turns. An agent that tags its
+    own episodic note role:assistant (memory_write takes any tag) is not demoted by it."""
+    memory.grant("assistant", "user:u1", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
+    written = session.call(
+        "memory_write",
+        {
+            "type": "episodic",
+            "content": "I booked Karim's first driving lesson for Saturday morning.",
+            "source_kind": "agent_inference",
+            "event_at": AT,
+            "tags": ["role:assistant"],
+        },
+        now=NOW,
+    )
+    assert "error" not in written, written
+    result = _ask(memory, "When is Karim's first driving lesson?")
+    (found,) = [r for r in result["results"] if r["id"] == written["id"]]
+    assert found["explanation"]["role_prior"] == 0
+    assert _search_log(memory, result["search_id"])["role_prior"] == {}
