@@ -14,14 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agent_memory.core import Config, Memory
+from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import Record, SourceKind
-from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from tests.support.stores import granted_memory
+from tests.support.extraction import extracting_memory
 
-CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
 LATER = NOW + timedelta(hours=1)
 SSN_TURN = "I have a dog named Rex. My SSN is 123-45-6789."
 
@@ -34,10 +32,8 @@ def wide(text: str) -> str:
 @pytest.fixture
 def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
     grants = (("assistant", "user:alice"), ("assistant", "project:apollo"))
-    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder, grants=grants)
-    WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
-    yield memory
-    memory.close()
+    with extracting_memory(tmp_path / "m.db", real_embedder, grants=grants) as memory:
+        yield memory
 
 
 def session(mem: Memory, text: str, **targets: str) -> None:

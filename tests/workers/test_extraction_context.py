@@ -13,14 +13,11 @@ from typing import Any
 
 import pytest
 
-from agent_memory.core import Config, Memory
+from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import Record, SourceKind
-from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from tests.support.stores import granted_memory
-
-CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
+from tests.support.extraction import extracted_session, extracting_memory
 
 # The question names the dog's breed; the sentence kept (the question is never a record) does
 # not. Other turns of the session give the store records to rank it against.
@@ -37,20 +34,11 @@ OTHER_TURNS = (
 
 @pytest.fixture
 def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder)
-    WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
-    yield memory
-    memory.close()
+    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
+        yield memory
 
 
-def session(mem: Memory, session_id: str, *user_turns: str) -> None:
-    """One session of the user's turns (each answered), ended and extracted offline."""
-    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=NOW)
-    for i, text in enumerate(user_turns):
-        s.add_turn("user", text, at=NOW + timedelta(minutes=2 * i))
-        s.add_turn("assistant", "Okay.", at=NOW + timedelta(minutes=2 * i + 1))
-    status = mem.jobs.status(s.end(now=NOW + timedelta(minutes=2 * len(user_turns))))
-    assert status["status"] == "done"
+session = extracted_session
 
 
 def stated(mem: Memory) -> list[Record]:

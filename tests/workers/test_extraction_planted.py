@@ -8,41 +8,24 @@ and instructions to the memory system become none."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_memory.core import Config, Memory
+from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time
-from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
-from tests.support.stores import granted_memory
-
-CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
+from tests.support.extraction import extracted_session, extracting_memory
 
 
 @pytest.fixture
 def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder)
-    WorkerApp(memory.path, CONFIG, immediate=True).attach(memory)
-    yield memory
-    memory.close()
+    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
+        yield memory
 
 
-def session(mem: Memory, session_id: str, *user_turns: str, days: int = 0) -> dict[str, Any]:
-    """One session of the user's turns (each answered by the assistant), ended and extracted
-    by the default (offline) backend; the job's status."""
-    start = NOW + timedelta(days=days)
-    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=start)
-    for i, text in enumerate(user_turns):
-        s.add_turn("user", text, at=start + timedelta(minutes=2 * i))
-        s.add_turn("assistant", "Okay.", at=start + timedelta(minutes=2 * i + 1))
-    status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
-    assert status["status"] == "done"
-    return status
+session = extracted_session
 
 
 def stored(mem: Memory, *, with_history: bool = False) -> list[Record]:

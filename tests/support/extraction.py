@@ -1,0 +1,50 @@
+"""Stores whose sessions are extracted through the real pipeline, for the extraction tests.
+
+A session ended in such a store runs its extraction job at once in this process (the worker
+app in Huey's immediate mode, the configured backend: offline here), so a test reads the
+records the product would have written, through the same stages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import Embedder
+from agent_memory.workers.app import WorkerApp
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
+
+CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
+
+
+@contextmanager
+def extracting_memory(
+    path: Path, embedder: Embedder, config: Config = CONFIG, **grants: Any
+) -> Iterator[Memory]:
+    """A granted store (tests.support.stores.granted_memory) whose ended sessions are
+    extracted at once."""
+    memory = granted_memory(path, config, embedder=embedder, **grants)
+    WorkerApp(memory.path, config, immediate=True).attach(memory)
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+def extracted_session(
+    mem: Memory, session_id: str, *user_turns: str, days: int = 0
+) -> dict[str, Any]:
+    """One session of alice's turns (each answered "Okay."), two minutes apart from ``days``
+    after NOW, ended and extracted; the job's status, which must be done."""
+    start = NOW + timedelta(days=days)
+    s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=start)
+    for i, text in enumerate(user_turns):
+        s.add_turn("user", text, at=start + timedelta(minutes=2 * i))
+        s.add_turn("assistant", "Okay.", at=start + timedelta(minutes=2 * i + 1))
+    status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
+    assert status["status"] == "done"
+    return status
