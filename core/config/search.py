@@ -166,8 +166,9 @@ class GateConfig(Section):
         le=1.0,
         description=(
             "How much lower than the dense floor a candidate's cosine may be when a query "
-            "word also found it (BM25 above 0), in a search reading small_records records or "
-            "fewer; log-interpolated to 0 at reference_records."
+            "word with weight also found it (BM25 of at least 0.001: a word held by half the "
+            "records or more has none), in a search reading small_records records or fewer; "
+            "log-interpolated to 0 at reference_records."
         ),
     )
     lexical_floor: float = Field(

@@ -169,11 +169,18 @@ def scaled_floors(
     return round(dense, 6), round(lexical, 6)
 
 
+# A query word held by half the records or more has FTS5's clamped IDF (1e-6): its BM25 is
+# ~1e-6, not 0, yet it tells nothing about the record, so it corroborates nothing. Any word
+# with a real IDF scores orders of magnitude above this.
+WEIGHTLESS_BM25 = 1e-3
+
+
 def corroborated_floor(
     records: int, *, dense_floor: float, corroborated_drop: float, reference: int, small: int
 ) -> float:
-    """The cosine a candidate must reach to pass when a query word also found it (BM25 above
-    0, on the lexical or time generator), for a search over ``records`` readable records whose
+    """The cosine a candidate must reach to pass when a query word with weight also found it
+    (BM25 of at least ``WEIGHTLESS_BM25``, on the lexical or time generator), for a search over
+    ``records`` readable records whose
     dense floor is ``dense_floor`` (already scaled): ``corroborated_drop`` lower at ``small``
     records and fewer, log-interpolated to no drop at ``reference``.
 
@@ -220,7 +227,7 @@ def gate(
         corroborated is not None
         and dense is not None
         and shared is not None
-        and shared > 0
+        and shared >= WEIGHTLESS_BM25
         and dense["score"] >= corroborated
     ):
         return "corroborated", (

@@ -11,7 +11,13 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.search.explain import for_model
-from agent_memory.core.search.ranking import corroborated_floor, replay, scaled_floors
+from agent_memory.core.search.ranking import (
+    Candidate,
+    corroborated_floor,
+    gate,
+    replay,
+    scaled_floors,
+)
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
@@ -190,3 +196,20 @@ def test_the_corroborated_floor_meets_the_dense_floor_in_a_large_store() -> None
     low = {n: corroborated_floor(n, dense_floor=0.35, **settings) for n in (8, 30, 100, 500, 5000)}
     assert low[8] == low[30] == 0.21
     assert low[30] < low[100] < low[500] == low[5000] == 0.35
+
+
+def test_a_word_half_the_records_hold_corroborates_nothing() -> None:
+    """The shared-word floor needs a query word that says something about the record: one
+    held by half the records or more gets FTS5's clamped IDF (BM25 ~1e-6, which a search
+    reported as "BM25 0.000"), and a record it alone found stays below the dense floor."""
+    floors = {"dense_floor": 0.36, "lexical_floor": 5.0, "corroborated": 0.21}
+    weightless = Candidate(
+        "mem_a",
+        matches={"dense": {"rank": 1, "score": 0.33}, "lexical": {"rank": 1, "score": 1e-6}},
+    )
+    telling = Candidate(
+        "mem_b", matches={"dense": {"rank": 1, "score": 0.33}, "lexical": {"rank": 1, "score": 0.8}}
+    )
+    assert gate(weightless, **floors) is None
+    reason = gate(telling, **floors)
+    assert reason is not None and reason[0] == "corroborated"
