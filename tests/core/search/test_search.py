@@ -505,11 +505,26 @@ def test_the_same_turn_imported_twice_collapses_without_embedding_its_words(
     confirmed by the contents' own similarity; two records with the same words need no
     embedding for that (a store holding one conversation twice made every search embed its
     duplicates' contents: seconds at 50,000 records, benchmarks/README.md). They collapse
-    into one result, and the search embeds the query alone."""
+    into one result, and the search embeds the query alone. (Ten turns a copy: each turn's
+    words are also in the next two turns' context, and a word held by half the records
+    carries no BM25 weight.)"""
     embedder = _Counting()
     turns = [
         {"id": f"t{i}", "role": "user", "text": text, "at": format_time(NOW)}
-        for i, text in enumerate(["I adopted a grey cat named Pepper.", "She sleeps all day."])
+        for i, text in enumerate(
+            [
+                "I adopted a grey cat named Pepper.",
+                "She sleeps all day.",
+                "My brother moved to Lisbon in May.",
+                "The dentist appointment is on Friday.",
+                "We booked a jazz concert for the weekend.",
+                "The garden shed needs a new roof.",
+                "Our budget for the trip is two thousand euros.",
+                "I run five kilometres before work.",
+                "The car is due for its inspection.",
+                "My niece starts school in September.",
+            ]
+        )
     ]
     with Memory.open(tmp_path / "m.db", embedder=embedder, now=NOW) as mem:
         mem.grant("a", "user:u", now=NOW)
