@@ -125,19 +125,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         reference=gate.reference_records,
         small=gate.small_records,
     )
-    candidates = ranking.fuse(
-        {g: [(c["id"], c["score"]) for c in payload["candidates"][g]] for g in ranking.GENERATORS},
-        k=settings["rrf_k"],
-        weights=settings["weights"],
-    )
-    dropped = payload.get("changed_since_generated", {})
-    candidates = [c for c in candidates if c.record_id not in dropped]
-    credit = payload.get("context_credit", {})  # absent from rows logged before it existed
-    prior = payload.get("role_prior", {}).get("adjusted", {})  # likewise
-    for candidate in candidates:
-        candidate.freshness = payload["freshness"].get(candidate.record_id, 0.0)
-        candidate.credit = credit.get(candidate.record_id, 0.0)
-        candidate.prior = prior.get(candidate.record_id, 0.0)
+    candidates = ranking.logged_candidates(payload)
     corroborated = ranking.corroborated_floor(
         payload["gate"]["floors"]["readable_records"],
         dense_floor=dense,

@@ -180,9 +180,9 @@ def corroborated_floor(
 ) -> float:
     """The cosine a candidate must reach to pass when a query word with weight also found it
     (BM25 of at least ``WEIGHTLESS_BM25``, on the lexical or time generator), for a search over
-    ``records`` readable records whose
-    dense floor is ``dense_floor`` (already scaled): ``corroborated_drop`` lower at ``small``
-    records and fewer, log-interpolated to no drop at ``reference``.
+    ``records`` readable records whose dense floor is ``dense_floor`` (already scaled):
+    ``corroborated_drop`` lower at ``small`` records and fewer, log-interpolated to no drop at
+    ``reference``.
 
     In a user's store of a few dozen records the answer to a question worded apart from it
     ("What company do I work for?" / "I've been a UX researcher at Lumen Health ...") sits at
@@ -386,11 +386,11 @@ def fit_budget(
     return taken, skipped
 
 
-def replay(log: dict[str, Any]) -> list[str]:
-    """Rebuild a search's final record ids from its search_log payload alone."""
+def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
+    """A logged search's candidates as they stood before the gate: fused from the logged
+    generator lists with the logged settings, without those changed since they were
+    generated, each with its logged freshness, context credit and role prior."""
     settings = log["settings"]
-    if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
-        return []
     candidates = fuse(
         # .get: rows logged before the time generator existed have no "time" list.
         {g: [(c["id"], c["score"]) for c in log["candidates"].get(g, [])] for g in GENERATORS},
@@ -405,7 +405,15 @@ def replay(log: dict[str, Any]) -> list[str]:
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
         candidate.credit = credit.get(candidate.record_id, 0.0)
         candidate.prior = prior.get(candidate.record_id, 0.0)
-    ranked = order(candidates)
+    return candidates
+
+
+def replay(log: dict[str, Any]) -> list[str]:
+    """Rebuild a search's final record ids from its search_log payload alone."""
+    settings = log["settings"]
+    if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
+        return []
+    ranked = order(logged_candidates(log))
     # Rows logged before the per-result rule have no margins (and no "result" mode).
     margins: dict[str, Any] = {
         k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings
