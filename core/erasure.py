@@ -56,7 +56,7 @@ from agent_memory.core.store import log
 from agent_memory.core.store.records import changed, comparison_text
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
-from agent_memory.core.write.dedup import content_scored
+from agent_memory.core.write.dedup import saying_alike
 from agent_memory.core.write.evidence import normalise
 
 if TYPE_CHECKING:
@@ -141,10 +141,7 @@ def content_vectors(
     if not found:
         return {}
     embedded = embedder.embed([comparison_text(r) for r in found])
-    return {
-        r.id: (embedder.model_name, np.ascontiguousarray(v, dtype=np.float32).tobytes())
-        for r, v in zip(found, embedded, strict=True)
-    }
+    return {r.id: (embedder.model_name, _blob(v)) for r, v in zip(found, embedded, strict=True)}
 
 
 def holds_words(context: str, content: str, evidence: str | None) -> bool:
@@ -206,6 +203,13 @@ def _probe_words(forgotten: Sequence[tuple[str, str | None]]) -> list[list[str]]
 
 
 _PROBE_RUNS = 6
+
+
+def _blob(vector: np.ndarray) -> bytes:
+    """A vector as the embeddings table stores it: contiguous float32 bytes."""
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -236,7 +240,7 @@ def context_copies(store: Store, record_ids: Sequence[str], embedder: Embedder |
     if rowids and embedder is not None:
         embedded = embedder.embed([comparison_text(found[r]) for r in rowids])
         for r, v in zip(rowids, embedded, strict=True):
-            vectors[r] = np.ascontiguousarray(v, dtype=np.float32).tobytes()
+            vectors[r] = _blob(v)
     return Copies(seen, vectors)
 
 
@@ -264,7 +268,7 @@ def erase_copies(
         vector = copies.vectors.get(holder)
         if vector is None and embedder is not None:
             (embedded,) = embedder.embed([comparison_text(record)])
-            vector = np.ascontiguousarray(embedded, dtype=np.float32).tobytes()
+            vector = _blob(embedded)
         stored.drop_context(conn, holder, vector)
         changed(
             conn,
@@ -376,16 +380,8 @@ def near_duplicates(
     where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
     if record.context:  # its stored vector also reads its context: compare its content
         vector = engine.embedder.embed([comparison_text(record)])[0]
-    hits = [h for h in index.search(vector, 16, where=where) if h.rowid != record.rowid]
-    # By content where a vector also holds retrieval context (the same words stored with
-    # their turn lie below the threshold by stored vector): those below it are read only
-    # if they have context, as the write path's neighbours are (core.write.dedup).
-    below = [h.rowid for h in hits if h.score < threshold]
-    keep = {h.rowid for h in hits if h.score >= threshold} | engine.store.with_context(below)
-    found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid in keep])
-    near = [(found[h.rowid], h.score) for h in hits if h.rowid in found]
-    near = content_scored(engine, vector, near)
-    return [r.id for r, s in near if s >= threshold]
+    near = saying_alike(engine, vector, where=where, k=16, floor=threshold, exclude=record.rowid)
+    return [r.id for r, _ in near]
 
 
 def _scope_user(scope: str) -> str | None:

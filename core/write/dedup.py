@@ -117,15 +117,34 @@ def neighbours(
     looked at in the index as kept: a record's stored vector also holds its context, so its
     rank there is only a first guess; below the floor only records with context are read (a
     record without context scores there what it scores by content)."""
-    hits = engine.index().search(probe, 2 * NEIGHBOURS, where=kin(draft, now))
     floor = engine.config.ingest.conflict_floor
+    found = saying_alike(engine, probe, where=kin(draft, now), k=2 * NEIGHBOURS, floor=floor)
+    return found[:NEIGHBOURS]
+
+
+def saying_alike(
+    engine: Engine,
+    probe: np.ndarray,
+    *,
+    where: RecordFilter,
+    k: int,
+    floor: float,
+    exclude: int | None = None,
+) -> list[tuple[Record, float]]:
+    """Of the ``k`` records of ``where`` nearest ``probe`` in the index (but the one at rowid
+    ``exclude``), those whose content is at least ``floor`` similar to it
+    (``content_scored``), most similar first. A stored vector also reads its record's
+    retrieval context, so a hit below the floor by stored vector is read only if it has
+    context (the same words stored with their turn lie below it); one without context
+    scores there what it scores by content."""
+    hits = [h for h in engine.index().search(probe, k, where=where) if h.rowid != exclude]
     below = [h.rowid for h in hits if h.score < floor]
     keep = {h.rowid for h in hits if h.score >= floor} | engine.store.with_context(below)
     found = engine.store.records_by_rowid([h.rowid for h in hits if h.rowid in keep])
     scored = content_scored(
         engine, probe, [(found[h.rowid], h.score) for h in hits if h.rowid in found]
     )
-    return [(record, cosine) for record, cosine in scored if cosine >= floor][:NEIGHBOURS]
+    return [(record, cosine) for record, cosine in scored if cosine >= floor]
 
 
 def find_duplicate(
@@ -288,4 +307,5 @@ __all__ = [
     "neighbours",
     "outdated",
     "same_occasion",
+    "saying_alike",
 ]
