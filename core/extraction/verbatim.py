@@ -22,8 +22,9 @@ sentence a run leaves out still finds it ("any ideas for keeping a corgi enterta
 is losing his mind ..."). A whole informative turn as the record's content was not chosen: the
 context already gives search the turn's words, and the content stays what the model reads
 (measured variants: benchmarks/README.md, "Extracted records carry their turn"). Limits: it
-keeps a sentence's words, not its meaning; a long turn gives long records; and a later
-correction does not retire an earlier statement.
+keeps a sentence's words, not its meaning, and a long turn gives long records. A later
+correction retires an earlier statement only through the reviewer's reading of corrections
+(core.extraction.corrections).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from pydantic import ValidationError
 
 from agent_memory.core.extraction.schema import Candidate
-from agent_memory.core.framing import ASKS, LEAD
+from agent_memory.core.framing import asks
 
 MAX_SENTENCES = 3
 MAX_CHARS = 400
@@ -65,8 +66,7 @@ _SMALL_TALK = frozenset(
 def informative(sentence: str) -> bool:
     """Whether ``sentence`` tells something: enough words, enough of them neither function
     words nor small talk, and not a question that lost its mark."""
-    opening = LEAD.sub("", sentence.strip())
-    if ASKS.match(opening):
+    if asks(sentence):
         return False
     words = _WORD.findall(sentence.lower())
     if len(words) < MIN_WORDS:
