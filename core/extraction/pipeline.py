@@ -38,13 +38,12 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from agent_memory.core import tracing
 from agent_memory.core.engine import Engine
 from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
 from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.related import related_records
 from agent_memory.core.extraction.schema import (
     Candidate,
     ReviewItem,
@@ -73,7 +72,6 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.timing import StageTimer
-from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
 from agent_memory.core.write.ingestor import Ingestor
@@ -470,46 +468,9 @@ class Pipeline:
         turns = [find_quote(c.evidence, view.turns, roles=ALL_ROLES) for c in candidates]
         k = self.config.related_records
         if k:
-            # The records nearest each candidate, and as many nearest its whole turn: a
-            # correction is often closer to what it corrects as a turn than as one clause
-            # (core.extraction.corrections). The cosine shown is always to the content.
-            texts = list(dict.fromkeys(t.content for t in turns if t is not None))
-            vectors = self.engine.embedder.embed([c.content for c in candidates] + texts)
-            by_turn = dict(zip(texts, vectors[len(candidates) :], strict=True))
-            index = self.engine.index()
             # Live as of now, as the ingestor's duplicate check will read them.
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
-            for i, turn in enumerate(turns):
-                vector = vectors[i]
-                # Twice k from the index for each probe, ranked again by content: a stored
-                # vector also reads its record's retrieval context (dedup.content_scored).
-                rowids = [h.rowid for h in index.search(vector, 2 * k, where=where)]
-                if turn is not None:
-                    near_turn = index.search(by_turn[turn.content], 2 * k, where=where)
-                    rowids += [h.rowid for h in near_turn]
-                rowids = list(dict.fromkeys(rowids))
-                stored = index.vectors(rowids)
-                found = self.engine.store.records_by_rowid(rowids)
-                scored = content_scored(
-                    self.engine,
-                    vector,
-                    [
-                        (found[r], float(np.dot(stored[r], vector)))
-                        for r in rowids
-                        if r in stored and r in found
-                    ],
-                )
-                related[i] = tuple(
-                    {
-                        "id": record.id,
-                        "content": record.content,
-                        "evidence": record.evidence,
-                        "source_kind": record.source_kind.value,
-                        "status": record.status.value,
-                        "cosine": round(cosine, 3),
-                    }
-                    for record, cosine in scored[: 2 * k]
-                )
+            related = related_records(self.engine, candidates, turns, where=where, k=k)
         items = []
         for i, candidate in enumerate(candidates):
             turn = turns[i]

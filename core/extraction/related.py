@@ -1,0 +1,74 @@
+"""The stored records the reviewer is shown beside each candidate (``extraction.related_records``).
+
+For each candidate, the live records nearest its content and as many nearest its whole turn: a
+correction is often closer to what it corrects as a turn than as one clause
+(core.extraction.corrections). Each probe reads twice ``k`` records from the index, ranked
+again by content (a stored vector also reads its record's retrieval context:
+core.write.dedup.content_scored), and the cosine shown is always to the candidate's content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agent_memory.core.filters import RecordFilter
+from agent_memory.core.write.dedup import content_scored
+from agent_memory.core.write.evidence import Turn
+
+if TYPE_CHECKING:
+    from agent_memory.core.engine import Engine
+    from agent_memory.core.extraction.schema import Candidate
+
+
+def related_records(
+    engine: Engine,
+    candidates: Sequence[Candidate],
+    turns: Sequence[Turn | None],
+    *,
+    where: RecordFilter,
+    k: int,
+) -> list[tuple[dict[str, Any], ...]]:
+    """For each of ``candidates`` (``turns``: its evidence turn, if found), the records of
+    ``where`` related to it (module docstring), most similar first: id, content, evidence,
+    source_kind, status and cosine to the candidate's content."""
+    texts = list(dict.fromkeys(t.content for t in turns if t is not None))
+    vectors = engine.embedder.embed([c.content for c in candidates] + texts)
+    by_turn = dict(zip(texts, vectors[len(candidates) :], strict=True))
+    index = engine.index()
+    related = []
+    for vector, turn in zip(vectors[: len(candidates)], turns, strict=True):
+        rowids = [h.rowid for h in index.search(vector, 2 * k, where=where)]
+        if turn is not None:
+            rowids += [h.rowid for h in index.search(by_turn[turn.content], 2 * k, where=where)]
+        rowids = list(dict.fromkeys(rowids))
+        stored = index.vectors(rowids)
+        found = engine.store.records_by_rowid(rowids)
+        scored = content_scored(
+            engine,
+            vector,
+            [
+                (found[r], float(np.dot(stored[r], vector)))
+                for r in rowids
+                if r in stored and r in found
+            ],
+        )
+        related.append(
+            tuple(
+                {
+                    "id": record.id,
+                    "content": record.content,
+                    "evidence": record.evidence,
+                    "source_kind": record.source_kind.value,
+                    "status": record.status.value,
+                    "cosine": round(cosine, 3),
+                }
+                for record, cosine in scored[: 2 * k]
+            )
+        )
+    return related
+
+
+__all__ = ["related_records"]
