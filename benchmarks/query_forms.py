@@ -248,6 +248,8 @@ def main() -> None:
         if args.keep is not None:
             args.keep.write_bytes(pickle.dumps(built))
     questions = [a.question.text for _, answers, _ in built["extracted"] for a in answers]
+    for text in questions[:50]:  # warm the embedder before timing it
+        embedder.embed([text, *statement_forms(text)])
     for label, texts in (
         ("question alone", [[q] for q in questions]),
         ("question + first-person form", [[q, *statement_forms(q)[:1]] for q in questions]),
