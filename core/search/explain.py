@@ -35,6 +35,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from agent_memory.core.search import later
+
 if TYPE_CHECKING:
     from agent_memory.core.config import Config
     from agent_memory.core.models import Record
@@ -198,6 +200,7 @@ def result_explanation(
             if collapsed
             else "no near-duplicate among the results"
         ),
+        "later_first": later.explain(s.later_log.get("moved", {}).get(candidate.record_id)),
         "budget": f"{candidate.tokens} tokens; {used} of {s.request.budget_tokens} used",
     }
 
@@ -227,6 +230,11 @@ def response_explanation(s: Search) -> dict[str, Any]:
             else "weak on every signal",
         },
         "duplicates_collapsed": len(s.duplicates),
+        "later_first": {
+            "applied": bool(s.later_log.get("applied")),
+            "why": s.later_log.get("why"),
+            "moved": len(s.later_log.get("moved", {})),
+        },
         "over_budget": len(s.skipped),
         "returned": len(s.taken),
         "why_empty": why_empty(s) if not s.taken else None,
@@ -342,6 +350,8 @@ def log_payload(
             "dropped": {c.record_id: c.duplicate_of for c in s.duplicates},
         },
         "reranker": s.rerank_log,
+        # core.search.later: settings, pairs, statement times and what moved (replay reads it)
+        "later_first": s.later_log,
         "budget": {
             "budget_tokens": request.budget_tokens,
             # Exact for what was taken; for what was skipped, a count above the room left

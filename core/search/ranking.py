@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.core.search import later
+
 GENERATORS = ("dense", "lexical", "entity", "time")
 
 
@@ -445,6 +447,7 @@ def replay(log: dict[str, Any]) -> list[str]:
             mode=settings["gate_after_reranker"],
             **margins,
         )
+    kept = later.replay(log, kept)
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

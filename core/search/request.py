@@ -108,6 +108,7 @@ class Search:
     kept: list[Candidate] = field(default_factory=list)
     duplicates: list[Candidate] = field(default_factory=list)
     rerank_log: dict[str, Any] = field(default_factory=dict)
+    later_log: dict[str, Any] = field(default_factory=dict)  # core.search.later: what moved
     fallback_gate: str | None = None  # the gate run after a replace_floors reranker did not
     taken: list[Candidate] = field(default_factory=list)
     skipped: list[Candidate] = field(default_factory=list)

@@ -1,0 +1,227 @@
+"""Later statement first: among results about the same thing, the newer statement ranks first.
+
+A user's store keeps what they said over months; when a value changes ("the book club has
+moved to Tuesdays", "I'm not vegan anymore"), the earlier statement often stays live (a
+correction retires only the records it can tie to itself: core.extraction.corrections), and the
+two rank close together, the older one first as often as not. A model reading the answer top
+down then takes the stale value. So, after the gate, collapse and reranker, results that are
+about the same thing and score close together are put newest first within the places they
+hold:
+
+- "about the same thing": their stored vectors (content, and retrieval context where there is
+  one) reach ``retrieval.later_first_cosine``; pairs linked that way form groups;
+- "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
+  fused score with freshness, context credit and role prior), so a far better match is never
+  pushed down by a newer, weaker one;
+- "newer": stated later (``Record.stated_at``: its evidence turn's time, else created_at).
+
+Only the first ``WINDOW`` x limit results are considered (a record further down is not close).
+A question about the past ("originally", "used to", "before", "at first", "previous" ...)
+turns the rule off: there the earlier statement is the answer. The search log keeps the pairs,
+the statement times and what moved, and ``apply`` is a pure function of them, so
+core.search.ranking.replay rebuilds the order (design §13).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from agent_memory.core.config.search import RetrievalConfig
+    from agent_memory.core.index import VectorIndex
+    from agent_memory.core.models import Record
+
+
+class Ranked(Protocol):
+    """What the rule reads of a result (core.search.ranking.Candidate)."""
+
+    @property
+    def record_id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+C = TypeVar("C", bound=Ranked)
+
+WINDOW = 2  # results considered: this many times the request's limit
+
+# A question about an earlier state: the rule would hide its answer.
+_PAST = re.compile(
+    r"\b(originally|original|used to|before|at first|first|initially|previous(?:ly)?|"
+    r"formerly|former|earlier|old|back then|at the time|until)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_the_past(query: str) -> bool:
+    """Whether ``query`` asks about an earlier state ("What sport did Adam play before?")."""
+    return _PAST.search(query) is not None
+
+
+def stated(record: Record) -> str:
+    """When the record's statement was made (canonical UTC text: compares as a string)."""
+    return record.stated_at or record.created_at
+
+
+def pairs(
+    index: VectorIndex,
+    candidates: Sequence[Ranked],
+    records: Mapping[str, Record],
+    threshold: float,
+) -> list[tuple[str, str, float]]:
+    """(earlier-ranked id, later-ranked id, cosine) for each pair of ``candidates`` stated at
+    different times whose stored vectors reach ``threshold``."""
+    rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
+    vectors = index.vectors(list(rowid_of.values()))
+    present = [c.record_id for c in candidates if rowid_of[c.record_id] in vectors]
+    if len(present) < 2:
+        return []
+    matrix = np.vstack([vectors[rowid_of[i]] for i in present])
+    sims = matrix @ matrix.T
+    found = []
+    for a, b in np.argwhere(np.triu(sims >= threshold, k=1)).tolist():
+        first, second = present[a], present[b]
+        if stated(records[first]) != stated(records[second]):
+            found.append((first, second, round(float(sims[a, b]), 6)))
+    return found
+
+
+def apply(
+    candidates: list[C],
+    similar: Sequence[Sequence[Any]],
+    times: Mapping[str, str],
+    *,
+    closeness: float,
+    window: int,
+) -> tuple[list[C], dict[str, dict[str, Any]]]:
+    """``candidates`` with each group of linked, close results newest first in the places the
+    group holds; and, for each result that moved above an older one, which one and why.
+    ``similar``: (id, id, cosine) pairs at or above the threshold (``pairs``); ``times``: when
+    each was stated. Pure: replay calls it with the logged values."""
+    head, tail = candidates[:window], candidates[window:]
+    position = {c.record_id: i for i, c in enumerate(head)}
+    parent = list(range(len(head)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    links: dict[int, list[tuple[int, float]]] = {}
+    for a, b, cosine in similar:
+        if a not in position or b not in position:
+            continue
+        i, j = sorted((position[a], position[b]))
+        high, low = head[i].score, head[j].score
+        if high <= 0 or low < closeness * high:
+            continue
+        parent[root(j)] = root(i)
+        links.setdefault(i, []).append((j, float(cosine)))
+        links.setdefault(j, []).append((i, float(cosine)))
+    groups: dict[int, list[int]] = {}
+    for i in range(len(head)):
+        groups.setdefault(root(i), []).append(i)
+    order = list(range(len(head)))
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        # Newest first; equal times keep their order (sorted is stable).
+        newest = sorted(members, key=lambda i: times[head[i].record_id], reverse=True)
+        for slot, i in zip(members, newest, strict=True):
+            order[slot] = i
+    moved: dict[str, dict[str, Any]] = {}
+    for slot, i in enumerate(order):
+        if slot < i:  # it rose: name the older linked result it now ranks above
+            passed = [
+                (j, cosine)
+                for j, cosine in links.get(i, [])
+                if j < i and times[head[j].record_id] < times[head[i].record_id]
+            ]
+            over, cosine = max(passed, key=lambda p: p[1]) if passed else (order[slot + 1], 0.0)
+            moved[head[i].record_id] = {
+                "from": i + 1,
+                "to": slot + 1,
+                "above": head[over].record_id,
+                "cosine": round(cosine, 6),
+            }
+    return [head[i] for i in order] + tail, moved
+
+
+def run(
+    query: str,
+    kept: list[C],
+    *,
+    index: VectorIndex,
+    records: Mapping[str, Record],
+    limit: int,
+    cfg: RetrievalConfig,
+) -> tuple[list[C], dict[str, Any]]:
+    """The rule over the results ``kept`` after the reranker: their new order, and the search
+    log's entry (settings, pairs, statement times, what moved; or why it did not apply)."""
+    window = WINDOW * limit
+    base: dict[str, Any] = {
+        "cosine": cfg.later_first_cosine,
+        "closeness": cfg.later_first_closeness,
+        "window": window,
+    }
+    if cfg.later_first_cosine >= 1.0 or len(kept) < 2:
+        return kept, {**base, "applied": False, "why": "off or fewer than two results"}
+    if asks_about_the_past(query):
+        why = "the question asks about an earlier state: the results keep their order"
+        return kept, {**base, "applied": False, "why": why}
+    head = kept[:window]
+    found = pairs(index, head, records, cfg.later_first_cosine)
+    times = {c.record_id: stated(records[c.record_id]) for c in head}
+    ordered, moved = apply(kept, found, times, closeness=cfg.later_first_closeness, window=window)
+    return ordered, {
+        **base,
+        "applied": True,
+        "why": "results about the same thing that score close together: the later statement first",
+        "pairs": found,
+        "stated": times,
+        "moved": moved,
+    }
+
+
+def explain(move: Mapping[str, Any] | None) -> str:
+    """The result explanation's line for the rule."""
+    if move is None:
+        return "kept its place"
+    return (
+        f"moved from rank {move['from']} to {move['to']}, above {move['above']}: about the same "
+        f"thing (cosine {move['cosine']}), scored close to it and stated later"
+    )
+
+
+def replay(log: Mapping[str, Any], kept: list[C]) -> list[C]:
+    """``kept`` in the order the logged rule left it (rows logged before it: unchanged)."""
+    rule = log.get("later_first")
+    if not rule or not rule.get("applied"):
+        return kept
+    ordered, _ = apply(
+        kept,
+        rule["pairs"],
+        rule["stated"],
+        closeness=rule["closeness"],
+        window=rule["window"],
+    )
+    return ordered
+
+
+__all__ = [
+    "WINDOW",
+    "Ranked",
+    "apply",
+    "asks_about_the_past",
+    "explain",
+    "pairs",
+    "replay",
+    "run",
+    "stated",
+]
