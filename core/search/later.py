@@ -4,16 +4,18 @@ A user's store keeps what they said over months; when a value changes ("the book
 moved to Tuesdays", "I'm not vegan anymore"), the earlier statement often stays live (a
 correction retires only the records it can tie to itself: core.extraction.corrections), and the
 two rank close together, the older one first as often as not. A model reading the answer top
-down then takes the stale value. So, after the gate, collapse and reranker, results that are
-about the same thing and score close together are put newest first within the places they
-hold:
+down then takes the stale value. So, after the gate, collapse and reranker, a result stated
+later than a better-ranked one about the same thing, with a close score, moves up to just above
+it (the others keep their order):
 
 - "about the same thing": their stored vectors (content, and retrieval context where there is
-  one) reach ``retrieval.later_first_cosine``; pairs linked that way form groups;
+  one) reach ``retrieval.later_first_cosine``;
 - "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
   fused score with freshness, context credit and role prior), so a far better match is never
   pushed down by a newer, weaker one;
-- "newer": stated later (``Record.stated_at``: its evidence turn's time, else created_at).
+- "newer": stated later (``Record.stated_at``: its evidence turn's time, else created_at); a
+  session summary, which restates its session's records and is written after them, never
+  moves up.
 
 Only the first ``WINDOW`` x limit results are considered (a record further down is not close).
 A question about the past ("originally", "used to", "before", "at first", "previous" ...)
@@ -25,10 +27,12 @@ core.search.ranking.replay rebuilds the order (design §13).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
+
+from agent_memory.core.models import SourceKind
 
 if TYPE_CHECKING:
     from agent_memory.core.config.search import RetrievalConfig
@@ -98,22 +102,17 @@ def apply(
     *,
     closeness: float,
     window: int,
+    restating: Collection[str] = (),
 ) -> tuple[list[C], dict[str, dict[str, Any]]]:
-    """``candidates`` with each group of linked, close results newest first in the places the
-    group holds; and, for each result that moved above an older one, which one and why.
-    ``similar``: (id, id, cosine) pairs at or above the threshold (``pairs``); ``times``: when
-    each was stated. Pure: replay calls it with the logged values."""
+    """``candidates`` with each result that was stated later than a better-ranked, linked and
+    close one moved up to just above the best-ranked such one (in the fused order, each moved
+    at most once: the others keep their order); and, for each result that moved, which one it
+    now ranks above and why. ``similar``: (id, id, cosine) pairs at or above the threshold
+    (``pairs``); ``times``: when each was stated; ``restating``: records that restate others
+    (session summaries), which never move up. Pure: replay calls it with the logged values."""
     head, tail = candidates[:window], candidates[window:]
     position = {c.record_id: i for i, c in enumerate(head)}
-    parent = list(range(len(head)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    links: dict[int, list[tuple[int, float]]] = {}
+    older: dict[int, list[tuple[int, float]]] = {}  # result -> linked, better-ranked, older
     for a, b, cosine in similar:
         if a not in position or b not in position:
             continue
@@ -121,35 +120,24 @@ def apply(
         high, low = head[i].score, head[j].score
         if high <= 0 or low < closeness * high:
             continue
-        parent[root(j)] = root(i)
-        links.setdefault(i, []).append((j, float(cosine)))
-        links.setdefault(j, []).append((i, float(cosine)))
-    groups: dict[int, list[int]] = {}
-    for i in range(len(head)):
-        groups.setdefault(root(i), []).append(i)
-    order = list(range(len(head)))
-    for members in groups.values():
-        if len(members) < 2:
+        if head[j].record_id in restating:
             continue
-        # Newest first; equal times keep their order (sorted is stable).
-        newest = sorted(members, key=lambda i: times[head[i].record_id], reverse=True)
-        for slot, i in zip(members, newest, strict=True):
-            order[slot] = i
+        if times[head[j].record_id] > times[head[i].record_id]:
+            older.setdefault(j, []).append((i, float(cosine)))
+    order = list(range(len(head)))
     moved: dict[str, dict[str, Any]] = {}
-    for slot, i in enumerate(order):
-        if slot < i:  # it rose: name the older linked result it now ranks above
-            passed = [
-                (j, cosine)
-                for j, cosine in links.get(i, [])
-                if j < i and times[head[j].record_id] < times[head[i].record_id]
-            ]
-            over, cosine = max(passed, key=lambda p: p[1]) if passed else (order[slot + 1], 0.0)
-            moved[head[i].record_id] = {
-                "from": i + 1,
-                "to": slot + 1,
-                "above": head[over].record_id,
-                "cosine": round(cosine, 6),
-            }
+    for j in sorted(older):
+        over, cosine = min(older[j])  # the best-ranked older one it is linked to
+        at, to = order.index(j), order.index(over)
+        if to > at:  # it is above that one already (an earlier move put it there)
+            continue
+        order.insert(to, order.pop(at))
+        moved[head[j].record_id] = {
+            "from": j + 1,
+            "to": to + 1,
+            "above": head[over].record_id,
+            "cosine": round(cosine, 6),
+        }
     return [head[i] for i in order] + tail, moved
 
 
@@ -178,13 +166,26 @@ def run(
     head = kept[:window]
     found = pairs(index, head, records, cfg.later_first_cosine)
     times = {c.record_id: stated(records[c.record_id]) for c in head}
-    ordered, moved = apply(kept, found, times, closeness=cfg.later_first_closeness, window=window)
+    # A session summary restates the session's records (and is written after them): it
+    # never rises above what it restates or anything else.
+    restating = sorted(
+        c.record_id for c in head if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY
+    )
+    ordered, moved = apply(
+        kept,
+        found,
+        times,
+        closeness=cfg.later_first_closeness,
+        window=window,
+        restating=restating,
+    )
     return ordered, {
         **base,
         "applied": True,
         "why": "results about the same thing that score close together: the later statement first",
         "pairs": found,
         "stated": times,
+        "restating": restating,
         "moved": moved,
     }
 
@@ -210,6 +211,7 @@ def replay(log: Mapping[str, Any], kept: list[C]) -> list[C]:
         rule["stated"],
         closeness=rule["closeness"],
         window=rule["window"],
+        restating=rule.get("restating", ()),
     )
     return ordered
 

@@ -5,7 +5,8 @@
     event-time window the query's words name: core.temporal) -> entity (exact aliases)
     -> reciprocal-rank fusion -> episodic freshness -> context credit and role prior
     -> empty-result gate
-    -> near-duplicate collapse -> reranker (optional) -> later statement first (core.search.later)
+    -> near-duplicate collapse (and of one turn's records: core.search.siblings) -> reranker
+    -> later statement first (core.search.later)
     -> token budget -> explanations -> log
 
 ``Retriever.search`` runs the stages in that order, each under its name in the search log's
@@ -28,7 +29,7 @@ import numpy as np
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import VectorIndex
 from agent_memory.core.models import HISTORY_STATUSES, MemoryType, Record, new_id, parse_time
-from agent_memory.core.search import explain, later, ranking
+from agent_memory.core.search import explain, later, ranking, siblings
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -118,6 +119,7 @@ class Retriever:
             s.kept, s.duplicates = ranking.collapse(
                 s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
             )
+            s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words)
         with timer.stage("reranking"):
             self._rerank(s)
         with timer.stage("later_first"):
