@@ -133,7 +133,7 @@ class RetrievalConfig(Section):
         ),
     )
     later_first_closeness: float = Field(
-        0.8,
+        0.75,
         ge=0.0,
         le=1.0,
         description=(
