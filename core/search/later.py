@@ -14,8 +14,9 @@ it (the others keep their order):
   fused score with freshness, context credit and role prior), so a far better match is never
   pushed down by a newer, weaker one;
 - "newer": stated later (``Record.stated_at``: its evidence turn's time, else created_at); a
-  session summary, which restates its session's records and is written after them, never
-  moves up.
+  session summary, which restates its session's records and is written after them, and an
+  imported conversation turn (a later turn on a topic is as often a follow-up as a change)
+  never move up: the rule orders statements distilled from what the user said.
 
 Only the first ``WINDOW`` x limit results are considered: the rule reorders the answer, never
 changes what it holds. A question about the past ("originally", "used to", "before", "at
@@ -108,14 +109,14 @@ def apply(
     *,
     closeness: float,
     window: int,
-    restating: Collection[str] = (),
+    held: Collection[str] = (),
 ) -> tuple[list[C], dict[str, dict[str, Any]]]:
     """``candidates`` with each result that was stated later than a better-ranked, linked and
     close one moved up to just above the best-ranked such one (in the fused order, each moved
     at most once: the others keep their order); and, for each result that moved, which one it
     now ranks above and why. ``similar``: (id, id, cosine) pairs at or above the threshold
-    (``pairs``); ``times``: when each was stated; ``restating``: records that restate others
-    (session summaries), which never move up. Pure: replay calls it with the logged values."""
+    (``pairs``); ``times``: when each was stated; ``held``: records that never move up
+    (``run``). Pure: replay calls it with the logged values."""
     head, tail = candidates[:window], candidates[window:]
     position = {c.record_id: i for i, c in enumerate(head)}
     older: dict[int, list[tuple[int, float]]] = {}  # result -> linked, better-ranked, older
@@ -126,7 +127,7 @@ def apply(
         high, low = head[i].score, head[j].score
         if high <= 0 or low < closeness * high:
             continue
-        if head[j].record_id in restating:
+        if head[j].record_id in held:
             continue
         if times[head[j].record_id] > times[head[i].record_id]:
             older.setdefault(j, []).append((i, float(cosine)))
@@ -155,9 +156,11 @@ def run(
     records: Mapping[str, Record],
     limit: int,
     cfg: RetrievalConfig,
+    turns: Collection[str] = (),
 ) -> tuple[list[C], dict[str, Any]]:
     """The rule over the results ``kept`` after the reranker: their new order, and the search
-    log's entry (settings, pairs, statement times, what moved; or why it did not apply)."""
+    log's entry (settings, pairs, statement times, what moved; or why it did not apply).
+    ``turns``: the results that are imported conversation turns."""
     window = WINDOW * limit
     base: dict[str, Any] = {
         "cosine": cfg.later_first_cosine,
@@ -173,9 +176,15 @@ def run(
     found = pairs(index, head, records, cfg.later_first_cosine)
     times = {c.record_id: stated(records[c.record_id]) for c in head}
     # A session summary restates the session's records (and is written after them): it
-    # never rises above what it restates or anything else.
-    restating = sorted(
-        c.record_id for c in head if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY
+    # never rises above what it restates or anything else. An imported conversation turn
+    # does not either: a later turn on the same topic is as often a follow-up as a change,
+    # and a question about the earlier one (LoCoMo's "What is Caroline's identity?") lost its
+    # answer from the first five (turns path hit@5 -1 question, LoCoMo dev R@5 0.7195 with
+    # turns moving).
+    held = sorted(
+        c.record_id
+        for c in head
+        if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY or c.record_id in turns
     )
     ordered, moved = apply(
         kept,
@@ -183,7 +192,7 @@ def run(
         times,
         closeness=cfg.later_first_closeness,
         window=window,
-        restating=restating,
+        held=held,
     )
     return ordered, {
         **base,
@@ -191,7 +200,7 @@ def run(
         "why": "results about the same thing that score close together: the later statement first",
         "pairs": found,
         "stated": times,
-        "restating": restating,
+        "held": held,
         "moved": moved,
     }
 
@@ -217,7 +226,7 @@ def replay(log: Mapping[str, Any], kept: list[C]) -> list[C]:
         rule["stated"],
         closeness=rule["closeness"],
         window=rule["window"],
-        restating=rule.get("restating", ()),
+        held=rule.get("held", ()),
     )
     return ordered
 

@@ -108,3 +108,25 @@ def test_the_rule_can_be_turned_off(store_path: Path, real_embedder: FlagEmbedde
         contents = [r["content"] for r in result["results"]]
         assert contents[:2] == [OLD, NEW]
         assert result["explanation"]["later_first"]["applied"] is False
+
+
+def test_imported_conversation_turns_keep_their_order(memory: Memory) -> None:
+    """The same two statements as conversation turns a month apart: a later turn on a topic is
+    as often a follow-up as a change, so the rule holds turns where the fused order put them
+    (the log names them)."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    for months, (turn_id, content) in enumerate([("t1", said(OLD)), ("t2", said(NEW))]):
+        at = NOW + timedelta(days=30 * months)
+        memory.import_conversation(
+            [{"id": turn_id, "role": "user", "text": content, "at": at.isoformat()}],
+            scope="user:alice",
+            session_id=f"s{months}",
+            now=at,
+        )
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=ASKED)
+    result = search(session, "Which day does my book club meet?")
+    refs = [r["source_ref"] for r in result["results"]]
+    assert refs[:2] == ["t1", "t2"]
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["moved"] == {}
+    assert set(payload["later_first"]["held"]) >= {r["id"] for r in result["results"][:2]}
