@@ -178,9 +178,8 @@ def run(
     # A session summary restates the session's records (and is written after them): it
     # never rises above what it restates or anything else. An imported conversation turn
     # does not either: a later turn on the same topic is as often a follow-up as a change,
-    # and a question about the earlier one (LoCoMo's "What is Caroline's identity?") lost its
-    # answer from the first five (turns path hit@5 -1 question, LoCoMo dev R@5 0.7195 with
-    # turns moving).
+    # and questions about the earlier one lost their answer from the first five (with turns
+    # moving: the personal turns path lost a hit@5 question, LoCoMo dev R@5 0.7282 -> 0.7195).
     held = sorted(
         c.record_id
         for c in head
