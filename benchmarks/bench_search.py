@@ -147,6 +147,7 @@ STAGES = {
     "empty_result_gate": "empty-result gate",
     "duplicate_collapse": "duplicate collapse",
     "reranking": "optional reranking",
+    "later_first": "later statement first",
     "budget_assembly": "token-budget assembly",
     "explanation_assembly": "response explanation assembly",
     "log_write": "log write",

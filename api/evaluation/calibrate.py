@@ -46,7 +46,7 @@ from agent_memory.api.evaluation import datasets
 from agent_memory.api.evaluation.metrics import personal_metrics
 from agent_memory.api.evaluation.personas import Answer
 from agent_memory.core.config import GateConfig
-from agent_memory.core.search import ranking
+from agent_memory.core.search import later, ranking, siblings
 
 # ---------------------------------------------------------------------------------------------
 # The floors, on LoCoMo
@@ -144,6 +144,9 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     )
     similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
     kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
+    kept = later.replay(
+        payload, siblings.replay(payload, kept)
+    )  # the later-statement-first order the search logged
     return [c.record_id for c in kept[: settings["limit"]]]
 
 

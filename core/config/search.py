@@ -122,6 +122,25 @@ class RetrievalConfig(Section):
         le=1.0,
         description="Results at least this similar to a better-ranked one are collapsed into it.",
     )
+    later_first_cosine: float = Field(
+        0.45,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Results whose stored vectors are at least this similar are about the same thing: "
+            "among them, one stated later ranks first when their scores are close "
+            "(core.search.later; 1.0 turns the rule off)."
+        ),
+    )
+    later_first_closeness: float = Field(
+        0.75,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How close two such results' scores must be (the lower at least this share of "
+            "the higher) for the later statement to rank first."
+        ),
+    )
 
     @model_validator(mode="after")
     def _default_within_max(self) -> RetrievalConfig:

@@ -35,6 +35,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from agent_memory.core.search import later, siblings
+
 if TYPE_CHECKING:
     from agent_memory.core.config import Config
     from agent_memory.core.models import Record
@@ -125,6 +127,8 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         parts.append(f"{cut['count']} weaker candidates cut")
     if explanation.get("duplicates_collapsed"):
         parts.append(f"{explanation['duplicates_collapsed']} near-duplicates collapsed")
+    if explanation.get("siblings_collapsed"):
+        parts.append(f"{explanation['siblings_collapsed']} of the same turn collapsed")
     if explanation.get("over_budget"):
         parts.append(f"{explanation['over_budget']} over the token budget")
     return "; ".join(parts)
@@ -198,6 +202,8 @@ def result_explanation(
             if collapsed
             else "no near-duplicate among the results"
         ),
+        "siblings": siblings.explain(candidate.record_id, s.siblings),
+        "later_first": later.explain(s.later_log.get("moved", {}).get(candidate.record_id)),
         "budget": f"{candidate.tokens} tokens; {used} of {s.request.budget_tokens} used",
     }
 
@@ -227,6 +233,12 @@ def response_explanation(s: Search) -> dict[str, Any]:
             else "weak on every signal",
         },
         "duplicates_collapsed": len(s.duplicates),
+        "siblings_collapsed": len(s.siblings),
+        "later_first": {
+            "applied": bool(s.later_log.get("applied")),
+            "why": s.later_log.get("why"),
+            "moved": len(s.later_log.get("moved", {})),
+        },
         "over_budget": len(s.skipped),
         "returned": len(s.taken),
         "why_empty": why_empty(s) if not s.taken else None,
@@ -342,6 +354,10 @@ def log_payload(
             "dropped": {c.record_id: c.duplicate_of for c in s.duplicates},
         },
         "reranker": s.rerank_log,
+        # core.search.siblings: records of one turn found only through it, and the one kept
+        "siblings": {"collapsed": s.siblings},
+        # core.search.later: settings, pairs, statement times and what moved (replay reads it)
+        "later_first": s.later_log,
         "budget": {
             "budget_tokens": request.budget_tokens,
             # Exact for what was taken; for what was skipped, a count above the room left

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.core.search import later, siblings
+
 GENERATORS = ("dense", "lexical", "entity", "time")
 
 
@@ -431,6 +433,7 @@ def replay(log: dict[str, Any]) -> list[str]:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}
     kept, _ = collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
+    kept = siblings.replay(log, kept)
     if log["reranker"]["applied"]:
         # The reranker's order, without what it dropped (replace_floors' score floor).
         position = {rid: i for i, rid in enumerate(log["reranker"]["order"])}
@@ -445,6 +448,7 @@ def replay(log: dict[str, Any]) -> list[str]:
             mode=settings["gate_after_reranker"],
             **margins,
         )
+    kept = later.replay(log, kept)
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

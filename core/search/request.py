@@ -107,7 +107,9 @@ class Search:
     pairs: list[tuple[str, str, float]] = field(default_factory=list)
     kept: list[Candidate] = field(default_factory=list)
     duplicates: list[Candidate] = field(default_factory=list)
+    siblings: dict[str, str] = field(default_factory=dict)  # collapsed id -> its turn's kept
     rerank_log: dict[str, Any] = field(default_factory=dict)
+    later_log: dict[str, Any] = field(default_factory=dict)  # core.search.later: what moved
     fallback_gate: str | None = None  # the gate run after a replace_floors reranker did not
     taken: list[Candidate] = field(default_factory=list)
     skipped: list[Candidate] = field(default_factory=list)

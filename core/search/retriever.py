@@ -5,7 +5,9 @@
     event-time window the query's words name: core.temporal) -> entity (exact aliases)
     -> reciprocal-rank fusion -> episodic freshness -> context credit and role prior
     -> empty-result gate
-    -> near-duplicate collapse -> reranker (optional) -> token budget -> explanations -> log
+    -> near-duplicate collapse (and of one turn's records: core.search.siblings) -> reranker
+    -> later statement first (core.search.later)
+    -> token budget -> explanations -> log
 
 ``Retriever.search`` runs the stages in that order, each under its name in the search log's
 ``timings_ms``. The generators are core.search.generators; the hard filter (scope, status,
@@ -27,7 +29,7 @@ import numpy as np
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import VectorIndex
 from agent_memory.core.models import HISTORY_STATUSES, MemoryType, Record, new_id, parse_time
-from agent_memory.core.search import explain, ranking
+from agent_memory.core.search import explain, later, ranking, siblings
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -117,8 +119,23 @@ class Retriever:
             s.kept, s.duplicates = ranking.collapse(
                 s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
             )
+            s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words)
         with timer.stage("reranking"):
             self._rerank(s)
+        with timer.stage("later_first"):
+            s.kept, s.later_log = later.run(
+                s.query,
+                s.kept,
+                index=s.index,
+                records=s.records,
+                limit=s.request.limit,
+                cfg=cfg,
+                turns={
+                    c.record_id
+                    for c in s.kept
+                    if conversation.is_imported_turn(s.records[c.record_id])
+                },
+            )
         with timer.stage("budget_assembly"):
             s.taken, s.skipped = ranking.fit_budget(
                 s.kept,

@@ -112,6 +112,7 @@ PIPELINE = (
     "empty_result_gate",
     "duplicate_collapse",
     "reranking",
+    "later_first",
     "budget_assembly",
     "explanation_assembly",
     "log_write",

@@ -1,0 +1,87 @@
+"""Records of one turn found only through that turn: the best one stands for them.
+
+An extracted record keeps one sentence or one phrased fact of the user's turn, with the whole
+turn as its retrieval context (core.extraction.validator.retrieval_context), so that a fact is
+found by the words beside it. The price: every record of a turn is found by the turn's topic,
+"The user is kind of freaking out." as well as "test is january 10." for "when is my lsat",
+and they fill the answer with one turn's side remarks. So, after the duplicate collapse, a
+result whose retrieval context is that of a better-ranked result (the same turn) stays only
+when its own content also holds a query word (compared as stems); otherwise it is collapsed
+into the better one, which the explanation and the log name. Records without context (tool
+writes, summaries) and imported turns (each has its own preceding turns as context) are never
+siblings of anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from agent_memory.core.judge.stemming import stem_word
+from agent_memory.core.search.lexical import STOPWORDS
+
+if TYPE_CHECKING:
+    from agent_memory.core.models import Record
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class Found(Protocol):
+    """What the rule reads of a result (core.search.ranking.Candidate)."""
+
+    @property
+    def record_id(self) -> str: ...
+
+
+C = TypeVar("C", bound=Found)
+
+
+def stems(text: str) -> set[str]:
+    """The stems of ``text``'s words that carry meaning (no stopwords, three letters up)."""
+    words = (w.casefold() for w in _WORD.findall(text))
+    return {stem_word(w) for w in words if len(w) >= 3 and w not in STOPWORDS}
+
+
+def collapse(
+    kept: list[C], records: Mapping[str, Record], words: Sequence[str]
+) -> tuple[list[C], dict[str, str]]:
+    """``kept`` without the results collapsed into a better-ranked sibling (same retrieval
+    context, no query word of their own), and {collapsed id: the sibling kept}."""
+    asked = stems(" ".join(words))
+    first: dict[tuple[str | None, str], str] = {}
+    out: list[C] = []
+    collapsed: dict[str, str] = {}
+    for candidate in kept:
+        record = records[candidate.record_id]
+        if not record.context:
+            out.append(candidate)
+            continue
+        key = (record.session_id, record.context)
+        sibling = first.get(key)
+        if sibling is not None and not asked & stems(record.content):
+            collapsed[candidate.record_id] = sibling
+            continue
+        first.setdefault(key, candidate.record_id)
+        out.append(candidate)
+    return out, collapsed
+
+
+def replay(log: Mapping[str, Any], kept: list[C]) -> list[C]:
+    """``kept`` without the siblings the logged search collapsed (older rows: unchanged)."""
+    collapsed = log.get("siblings", {}).get("collapsed", {})
+    return [c for c in kept if c.record_id not in collapsed]
+
+
+def explain(record_id: str, collapsed: Mapping[str, str]) -> str:
+    """The result explanation's line: which siblings it stands for."""
+    into = [i for i, kept in collapsed.items() if kept == record_id]
+    if not into:
+        return "no sibling of its turn collapsed into it"
+    return (
+        "stands for records of the same turn found only through that turn (no query word in "
+        f"their own content): {', '.join(into)}"
+    )
+
+
+__all__ = ["collapse", "explain", "replay", "stems"]

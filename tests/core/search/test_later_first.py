@@ -1,0 +1,132 @@
+"""memory_search's later-statement-first rule (core.search.later): of two results about the
+same thing that score close together, the one stated later ranks first, unless the question
+asks about an earlier state; the log keeps what moved and replaying it agrees."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.search.ranking import replay
+from agent_memory.core.session import Session
+from tests.support.clock import NOW
+
+OLD = "The user's book club meets on Thursday evenings."
+NEW = "Nuala hosts the book club on Tuesdays from next month."
+ASKED = NOW + timedelta(days=90)
+
+
+def said(content: str) -> str:
+    return content.replace("The user's", "My")
+
+
+@pytest.fixture
+def reader(memory: Memory) -> Session:
+    return fill(memory)
+
+
+def fill(memory: Memory) -> Session:
+    """The user's own statements, a month apart: the club's old day, then the new one (worded
+    so that the write path's supersession does not tie them: both stay live), with two
+    unrelated statements beside them."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    for months, content in [
+        (0, OLD),
+        (0, "The user is learning Spanish on an app."),
+        (1, NEW),
+        (1, "The user's sister lives in Porto."),
+    ]:
+        at = NOW + timedelta(days=30 * months)
+        session.add_turn("user", said(content), at=at)
+        written = session.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": content,
+                "source_kind": "user_statement",
+                "evidence": said(content),
+            },
+            now=at,
+        )
+        assert written["status"] == "confirmed" and written["action"] == "created"
+    return session
+
+
+def search(session: Session, query: str) -> dict[str, Any]:
+    result = session.call("memory_search", {"query": query}, now=ASKED)
+    assert "error" not in result
+    return result
+
+
+def logged(session: Session, search_id: str) -> dict[str, Any]:
+    [row] = session.memory.store.query("SELECT payload FROM search_log WHERE id = ?", (search_id,))
+    payload: dict[str, Any] = json.loads(row["payload"])
+    return payload
+
+
+def test_the_later_statement_ranks_first(reader: Session) -> None:
+    """The older statement scores a little higher (its words are the question's), the newer
+    one is about the same club: the newer one comes first, and its explanation says why."""
+    result = search(reader, "Which day does my book club meet?")
+    contents = [r["content"] for r in result["results"]]
+    assert contents[:2] == [NEW, OLD]
+    first, second = result["results"][:2]
+    assert first["explanation"]["fused_score"] < second["explanation"]["fused_score"]
+    assert first["explanation"]["later_first"].startswith("moved from rank 2 to 1, above ")
+    assert second["id"] in first["explanation"]["later_first"]
+    assert second["explanation"]["later_first"] == "kept its place"
+    assert result["explanation"]["later_first"]["applied"] is True
+    assert result["explanation"]["later_first"]["moved"] == 1
+    payload = logged(reader, result["search_id"])
+    assert payload["later_first"]["moved"][first["id"]]["above"] == second["id"]
+    assert replay(payload) == [r["id"] for r in result["results"]]
+
+
+def test_a_question_about_the_past_keeps_the_order(reader: Session) -> None:
+    """ "before": the earlier statement is the answer, so nothing moves (and replay agrees)."""
+    result = search(reader, "Which day did my book club meet before?")
+    contents = [r["content"] for r in result["results"]]
+    assert contents.index(OLD) < contents.index(NEW)
+    assert result["explanation"]["later_first"]["applied"] is False
+    assert "earlier state" in result["explanation"]["later_first"]["why"]
+    assert replay(logged(reader, result["search_id"])) == [r["id"] for r in result["results"]]
+
+
+def test_the_rule_can_be_turned_off(store_path: Path, real_embedder: FlagEmbedder) -> None:
+    """retrieval.later_first_cosine 1.0: the fused order stands (what the rule changes)."""
+    config = Config.model_validate({"retrieval": {"later_first_cosine": 1.0}})
+    with Memory.open(store_path, config, embedder=real_embedder, now=NOW) as memory:
+        session = fill(memory)
+        result = search(session, "Which day does my book club meet?")
+        contents = [r["content"] for r in result["results"]]
+        assert contents[:2] == [OLD, NEW]
+        assert result["explanation"]["later_first"]["applied"] is False
+
+
+def test_imported_conversation_turns_keep_their_order(memory: Memory) -> None:
+    """The same two statements as conversation turns a month apart: a later turn on a topic is
+    as often a follow-up as a change, so the rule holds turns where the fused order put them
+    (the log names them)."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    for months, (turn_id, content) in enumerate([("t1", said(OLD)), ("t2", said(NEW))]):
+        at = NOW + timedelta(days=30 * months)
+        memory.import_conversation(
+            [{"id": turn_id, "role": "user", "text": content, "at": at.isoformat()}],
+            scope="user:alice",
+            session_id=f"s{months}",
+            now=at,
+        )
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=ASKED)
+    result = search(session, "Which day does my book club meet?")
+    refs = [r["source_ref"] for r in result["results"]]
+    assert refs[:2] == ["t1", "t2"]
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["moved"] == {}
+    assert set(payload["later_first"]["held"]) >= {r["id"] for r in result["results"][:2]}

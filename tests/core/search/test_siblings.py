@@ -1,0 +1,76 @@
+"""memory_search collapses the records of one turn that only that turn's words found
+(core.search.siblings): extracted records carry their whole evidence turn as retrieval
+context, so a question about the turn's topic finds each of its side remarks too."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from agent_memory.core import Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.search.ranking import replay
+from tests.support.clock import NOW
+from tests.support.extraction import extracted_session, extracting_memory
+
+TURN = (
+    "ok so i need a study schedule for the lsat and i'm kind of freaking out. i work full "
+    "time as a junior paralegal. my sister lives in Denver and she is a nurse."
+)
+ASKED = NOW + timedelta(days=1)
+
+
+def ask(memory: Memory, query: str) -> dict[str, Any]:
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=ASKED)
+    result = session.call("memory_search", {"query": query}, now=ASKED)
+    assert "error" not in result
+    [row] = memory.store.query(
+        "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
+    )
+    assert replay(json.loads(row["payload"])) == [r["id"] for r in result["results"]]
+    return result
+
+
+def test_one_turns_side_remarks_collapse_into_its_best_record(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(memory, "s1", TURN, "Also my dog Biscuit hates the rain.")
+        siblings = {
+            r["content"]: r["id"]
+            for r in memory.store.query(
+                "SELECT id, content FROM records WHERE context IS NOT NULL AND context LIKE ?",
+                ("%lsat%",),
+            )
+        }
+        # The offline extractor keeps the turn's sentences apart, each with the turn as context.
+        assert "The user is kind of freaking out." in siblings and len(siblings) >= 3
+
+        result = ask(memory, "when is my lsat")
+        contents = [r["content"] for r in result["results"]]
+        assert "The user needs a study schedule for the lsat." in contents
+        assert "The user is kind of freaking out." not in contents
+        assert "The user works full time as a junior paralegal." not in contents
+        assert not any(c.startswith("my sister lives in Denver") for c in contents)
+        [kept] = [
+            r
+            for r in result["results"]
+            if r["content"] == "The user needs a study schedule for the lsat."
+        ]
+        assert siblings["The user is kind of freaking out."] in kept["explanation"]["siblings"]
+        assert result["explanation"]["siblings_collapsed"] == len(siblings) - 1
+
+
+def test_a_sibling_that_matches_on_its_own_content_stays(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """ "paralegal" is in that record's own words: it is found on its own, not only through
+    the turn, and is shown beside the best record of the turn."""
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(memory, "s1", TURN)
+        result = ask(memory, "my lsat and my paralegal job")
+        contents = [r["content"] for r in result["results"]]
+        assert "The user works full time as a junior paralegal." in contents
+        assert "The user is kind of freaking out." not in contents
