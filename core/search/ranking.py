@@ -29,7 +29,7 @@ class Candidate:
     fused: float = 0.0
     freshness: float = 0.0
     credit: float = 0.0  # from conversation turns that quote it or that it quotes
-    prior: float = 0.0  # the role prior: <= 0, an assistant turn below the user's (role_prior)
+    prior: float = 0.0  # the role prior: <= 0, an assistant turn or a summary lower (role_prior)
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, entity; margin (close to the
     # best), answer (response mode: the answer passed on another), reranker; None: cut.
@@ -116,20 +116,20 @@ def context_credit(
 
 
 def role_prior(
-    candidates: list[Candidate], roles: dict[str, str], *, factor: float
+    candidates: list[Candidate], roles: dict[str, str], *, factors: dict[str, float]
 ) -> dict[str, float]:
-    """The score each candidate loses to the role prior: an assistant turn (``roles``: record
-    id -> the role of the conversation turn it stores) keeps ``factor`` of its score (fused,
-    freshness and context credit), for a question about the user or the world rather than
-    about what the assistant said (core.write.conversation.asks_what_the_assistant_said).
-    What an assistant says about the user restates or derives from what the user said, so
-    when both match, the user's own turn is the source to return first. 1: off."""
-    if factor >= 1.0:
-        return {}
+    """The score each candidate loses to the role prior: a candidate whose role (``roles``:
+    record id -> "assistant" for an imported assistant turn, "summary" for a session
+    summary) has a factor in ``factors`` keeps that share of its score (fused, freshness and
+    context credit). What an assistant says about the user restates or derives from what the
+    user said, and a session summary restates its session's records: when both match, the
+    user's own turn or the fact's own record is the source to return first. The caller
+    leaves a role out of ``factors`` when the question asks for it (what the assistant said;
+    what a conversation was about). 1: off."""
     loss = {
         c.record_id: round(-(1.0 - factor) * (c.fused + c.freshness + c.credit), 8)
         for c in candidates
-        if roles.get(c.record_id) == "assistant"
+        if (factor := factors.get(roles.get(c.record_id, ""), 1.0)) < 1.0
     }
     return {rid: value for rid, value in loss.items() if value}
 

@@ -28,7 +28,14 @@ import numpy as np
 
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import VectorIndex
-from agent_memory.core.models import HISTORY_STATUSES, MemoryType, Record, new_id, parse_time
+from agent_memory.core.models import (
+    HISTORY_STATUSES,
+    MemoryType,
+    Record,
+    SourceKind,
+    new_id,
+    parse_time,
+)
 from agent_memory.core.search import explain, later, ranking, siblings
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
@@ -251,36 +258,58 @@ class Retriever:
             s.ordered = ranking.order(s.candidates)
 
     def _role_prior(self, s: Search) -> None:
-        """The user's own turns before the assistant's restatements of them, unless the
-        question asks what the assistant said (core.search.ranking.role_prior)."""
-        factor = self.config.retrieval.assistant_turn_factor
-        if factor >= 1.0:
-            return
-        # Imported turns are episodic, source_kind system, with retrieval context (which no
-        # tool write sets); a role: tag on any other record is the host's or an agent's own.
-        roles = {
-            c.record_id: role
-            for c in s.candidates
-            if conversation.is_imported_turn(record := s.records[c.record_id])
-            and (role := conversation.turn_role(record.tags)) is not None
+        """The user's own turns before the assistant's restatements of them, and a fact's own
+        record before the session summary restating it, unless the question asks for the
+        assistant's words or about a conversation (core.search.ranking.role_prior)."""
+        cfg = self.config.retrieval
+        roles: dict[str, str] = {}
+        for c in s.candidates:
+            record = s.records[c.record_id]
+            # Imported turns are episodic, source_kind system, with retrieval context (which
+            # no tool write sets); a role: tag on any other record is the host's or an agent's.
+            if record.source_kind is SourceKind.SESSION_SUMMARY:
+                roles[c.record_id] = "summary"
+            elif (
+                conversation.is_imported_turn(record)
+                and conversation.turn_role(record.tags) == "assistant"
+            ):
+                roles[c.record_id] = "assistant"
+        rules = {
+            "assistant": (
+                cfg.assistant_turn_factor,
+                conversation.asks_what_the_assistant_said,
+                "the question asks what the assistant said",
+                "the question is about the user or the world, which the user's own turns "
+                "state first",
+            ),
+            "summary": (
+                cfg.summary_factor,
+                conversation.asks_about_a_conversation,
+                "the question asks about a conversation",
+                "a fact's own record states it before the summary that restates its session",
+            ),
         }
-        if "assistant" not in roles.values():  # no assistant turn found: nothing to say
+        factors: dict[str, float] = {}
+        logged: dict[str, Any] = {}
+        for role, (factor, asks, kept, lowered) in rules.items():
+            if factor >= 1.0 or role not in roles.values():
+                continue  # off, or nothing of the role found: nothing to say
+            applied = not asks(s.query)
+            if applied:
+                factors[role] = factor
+            logged[role] = {
+                "factor": factor,
+                "applied": applied,
+                "why": f"{kept}: they keep their score"
+                if not applied
+                else f"they keep {factor} of their score: {lowered}",
+            }
+        if not logged:
             return
-        asks = conversation.asks_what_the_assistant_said(s.query)
-        s.prior = {} if asks else ranking.role_prior(s.candidates, roles, factor=factor)
+        s.prior = ranking.role_prior(s.candidates, roles, factors=factors)
         for candidate in s.candidates:
             candidate.prior = s.prior.get(candidate.record_id, 0.0)
-        s.prior_log = {
-            "factor": factor,
-            "applied": not asks,
-            "why": (
-                "the question asks what the assistant said: assistant turns keep their score"
-                if asks
-                else f"assistant turns keep {factor} of their score: the question is about "
-                "the user or the world, which the user's own turns state first"
-            ),
-            "adjusted": s.prior,
-        }
+        s.prior_log = {"roles": logged, "adjusted": s.prior}
 
     def _gate(self, s: Search) -> None:
         """The empty-result gate, its floors scaled to the records this agent may read."""

@@ -90,6 +90,17 @@ _ASKS_ASSISTANT = re.compile(
 )
 
 
+# A question about a conversation itself ("what did we talk about on Monday?", "when did we
+# discuss the budget?", "summarise our last chat"): a session summary is its answer, so the
+# summary prior (core.search.ranking.role_prior) stays off.
+_ASKS_CONVERSATION = re.compile(
+    r"\b(?:we|i|you)\s+(?:\w+\s+)?(?:talk(?:ed)?|discuss(?:ed)?|chat(?:ted)?|spoke|speak)\b"
+    r"|\b(?:conversation|chat|discussion|session)s?\b"
+    r"|\bsummar(?:y|ies|i[sz]e)\b",
+    re.IGNORECASE,
+)
+
+
 class ConversationTurn(BaseModel):
     """One turn as a host sends it. Unknown fields are an error, not silently dropped."""
 
@@ -211,6 +222,13 @@ def asks_what_the_assistant_said(query: str) -> bool:
     recommended?", "In our previous chat ...", "Can you remind me ..."), rather than about
     the user or the world ("What's my dog's name?", "When is Jess's wedding?")."""
     return _ASKS_ASSISTANT.search(query) is not None
+
+
+def asks_about_a_conversation(query: str) -> bool:
+    """Whether ``query`` asks about a conversation itself ("What did we talk about last
+    week?", "When did I discuss the move with you?", "Summarise our last session"), whose
+    session summary is then the answer, rather than about a fact stated in one."""
+    return _ASKS_CONVERSATION.search(query) is not None
 
 
 def import_conversation(

@@ -313,7 +313,7 @@ def test_the_users_own_turn_ranks_before_the_assistants_restatement(
             assert log["role_prior"] == {}
             return
         assert refs[0] == "d-t1"
-        assert log["role_prior"]["applied"] is True
+        assert log["role_prior"]["roles"]["assistant"]["applied"] is True
         by_ref = {r["source_ref"]: r["explanation"]["role_prior"] for r in result["results"]}
         assert by_ref["d-t1"] == 0 and by_ref["d-t4"] < 0
         ids = dict(memory.store.query("SELECT source_ref, id FROM records"))
@@ -327,7 +327,8 @@ def test_a_question_about_what_the_assistant_said_keeps_its_turns_scores(
     memory.import_conversation(_driving_chat(), scope="user:u1", now=NOW)
     result = _ask(memory, "What plan did you suggest for Karim's driving lessons?")
     log = _search_log(memory, result["search_id"])
-    assert log["role_prior"]["applied"] is False and log["role_prior"]["adjusted"] == {}
+    assert log["role_prior"]["roles"]["assistant"]["applied"] is False
+    assert log["role_prior"]["adjusted"] == {}
     assert all(r["explanation"]["role_prior"] == 0 for r in result["results"])
     assert "d-t2" in [r["source_ref"] for r in result["results"]][:2]
 
