@@ -18,6 +18,7 @@ from agent_memory.api.quickstart_data import (
     ALICE,
     BOB,
     CAROL_TURNS,
+    CORRECTION_TURN,
     EXTRACTION_CHAT,
     PROJECT,
     WRITES,
@@ -322,6 +323,24 @@ def extract_an_ended_session(tour: _Tour) -> None:
         out.line(f"record    {detail} {r.content}", record=r.to_json())
         if r.review_at:
             out.line(f"            review_at {r.review_at[:10]} (from the evidence {r.evidence!r})")
+    _a_later_session_corrects(tour)
+
+
+def _a_later_session_corrects(tour: _Tour) -> None:
+    """A later session's correction retires the record it changes, and a search puts the
+    correction before the earlier session's summary, which still lists the old value."""
+    mem, out = tour.mem, tour.out
+    chat = mem.session(agent_id="assistant", user_id="alice", session_id="demo-4")
+    chat.add_turn("user", CORRECTION_TURN)
+    out.line(f"turn      user      {CORRECTION_TURN}   (a later session)")
+    job = mem.jobs.status(chat.end())
+    for record in mem.store.get_records(job["records"]).values():
+        if record.supersedes_id:
+            old = mem.store.get_records([record.supersedes_id])[record.supersedes_id]
+            out.line(f"corrects  {old.content!r} -> {old.status.value}", retired=old.id)
+    query = "When do we ship the billing migration?"
+    result = chat.call("memory_search", {"query": query, "limit": 2})
+    _show_search(out, "alice", query, result)
 
 
 def integrate_a_host(tour: _Tour) -> None:

@@ -247,6 +247,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "rejected 'The user is the account owner.'" in out
     extracted = out.split("stage     extract")[1].split("9. Host integration")[0]
     assert "admin" not in extracted  # the injected turn produced no record
+    # A later session's correction retires the plan it changes and answers first.
+    assert "corrects  'We decided to ship the billing migration on Friday.' -> superseded" in out
+    shipped = extracted.split("When do we ship the billing migration?'")[1].splitlines()
+    assert "billing migration moved to Tuesday" in shipped[1]
     assert "auto      memory_forget, memory_get, memory_revise, memory_write\n" in out
     auto = out.split("host searched; the model reads ")[1].splitlines()
     assert re.match(r"\d+ characters: \d+ results?", auto[0]), auto[0]  # compact, not empty
