@@ -149,6 +149,16 @@ class RecordContextErased(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecordContextNarrowed(Event):
+    """A live record's retrieval context lost the words of ``retired``, a record of the same
+    turn that a later statement superseded (core.write.supersession.narrow_siblings): the
+    retired value no longer finds its turn's other records. Its vector is re-embedded."""
+
+    kind: ClassVar[str] = "record.context_narrowed"
+    retired: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordTracesErased(Event):
     """A forgotten record's words erased from the logs, summaries and lone entities: rows per
     table, then the summaries and entities erased."""

@@ -263,19 +263,15 @@ class Retriever:
         assistant's words or about a conversation (core.search.ranking.role_prior)."""
         cfg = self.config.retrieval
         roles: dict[str, str] = {}
-        # A summary restates its session's records: it gives way when one of them was found
-        # too (a summary imported alone, or whose facts no record holds, is the answer).
-        sessions = {
-            record.session_id
-            for c in s.candidates
-            if (record := s.records[c.record_id]).source_kind is not SourceKind.SESSION_SUMMARY
-        }
         for c in s.candidates:
             record = s.records[c.record_id]
             # Imported turns are episodic, source_kind system, with retrieval context (which
             # no tool write sets); a role: tag on any other record is the host's or an agent's.
             if record.source_kind is SourceKind.SESSION_SUMMARY:
-                if record.session_id is not None and record.session_id in sessions:
+                # An ended session's summary restates the records extracted from it (found
+                # here or not, retired since or not); one imported alone, with no session,
+                # may be the only record of what it says.
+                if record.session_id is not None:
                     roles[c.record_id] = "summary"
             elif (
                 conversation.is_imported_turn(record)
@@ -294,7 +290,7 @@ class Retriever:
                 cfg.summary_factor,
                 conversation.asks_about_a_conversation,
                 "the question asks about a conversation",
-                "a record of the summary's session was found, and states its fact first",
+                "its session's own records state each fact first",
             ),
         }
         factors: dict[str, float] = {}

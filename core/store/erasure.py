@@ -165,6 +165,29 @@ def drop_context(conn: sqlite3.Connection, rowid: int, vector: bytes | None) -> 
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
+def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
+    """The other live records of ``record``'s scope and session whose retrieval context is
+    its own: those extracted from the same turn."""
+    cursor = conn.cursor()
+    cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
+    rows = cursor.execute(
+        f"{RECORD_SELECT} WHERE r.scope = ? AND r.session_id = ? AND r.context = ? "
+        "AND r.rowid != ? AND r.status IN ('confirmed', 'provisional')",
+        (record.scope, record.session_id, record.context, record.rowid),
+    ).fetchall()
+    return [row_to_record(row) for row in rows]
+
+
+def narrow_context(conn: sqlite3.Connection, rowid: int, context: str, vector: bytes) -> None:
+    """A live record's retrieval context replaced by ``context``, in the row, the full-text
+    index and its vector (``vector``, embedded from the new context). A staged re-embedding
+    read the old context: it goes, and the re-embed stages the record again."""
+    conn.execute("UPDATE records SET context = ? WHERE rowid = ?", (context, rowid))
+    conn.execute("UPDATE records_fts SET context = ? WHERE rowid = ?", (context, rowid))
+    conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, rowid))
+    conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
+
+
 def ledger(store: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The ledger rows and erasure events of the store as it is now."""
     rows = store.query("SELECT at, record_id, user_id, content_digest FROM erasures ORDER BY id")

@@ -395,16 +395,19 @@ class Ingestor:
                     reason="stated before it",
                 )
                 stored.changed(conn, [], history, at=now)  # inserted above: the event alone
+            embedder = self.engine.embedder
             for old in plan.replaced:
                 supersession.mark_superseded(
                     conn, old, by=draft.id, agent_id=request.agent_id, now=now
                 )
+                supersession.narrow_siblings(conn, old, embedder, now=now)
             if plan.successor is None and retired:  # history retires nothing
                 live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
                 for old in reads.live_in(conn, retired, live):
                     supersession.mark_superseded(
                         conn, old, by=draft.id, agent_id=request.agent_id, now=now
                     )
+                    supersession.narrow_siblings(conn, old, embedder, now=now)
                     notes.append(f"{old.id} said otherwise before this; retired (superseded)")
         return WriteOutcome(
             id=draft.id,

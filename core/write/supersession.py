@@ -25,13 +25,20 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from agent_memory.core import events, policy
 from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, Status, format_time
+from agent_memory.core.store import erasure as context_store
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
+
+if TYPE_CHECKING:
+    from agent_memory.core.embedder import Embedder
 
 
 @dataclass(slots=True)
@@ -215,11 +222,49 @@ def mark_superseded(
     stored.supersede(conn, record.rowid, superseded, now=now)
 
 
+def narrow_siblings(
+    conn: sqlite3.Connection, record: Record, embedder: Embedder, *, now: datetime
+) -> list[str]:
+    """Inside the transaction that supersedes ``record``: the other live records of its turn
+    (same scope, session and retrieval context) lose its quoted words from their context and
+    are re-embedded. An extracted record carries its whole turn as context, so without this
+    the retired value ("ship the migration on Friday") kept finding the turn's side remarks
+    ("flying to Lisbon next week") after the correction. Returns their ids."""
+    quote = (record.evidence or "").strip()
+    if record.context is None or record.session_id is None or not quote:
+        return []
+    if quote not in record.context:
+        return []
+    siblings = [s for s in context_store.turn_siblings(conn, record) if s.rowid is not None]
+    if not siblings:
+        return []
+    narrowed = [
+        replace(s, context=" ".join(record.context.replace(quote, " ").split())) for s in siblings
+    ]
+    vectors = embedder.embed([stored.embedding_text(n) for n in narrowed])
+    for sibling, vector in zip(narrowed, vectors, strict=True):
+        assert sibling.rowid is not None and sibling.context is not None
+        context_store.narrow_context(
+            conn,
+            sibling.rowid,
+            sibling.context,
+            np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
+        )
+        stored.changed(
+            conn,
+            [sibling.rowid],
+            events.RecordContextNarrowed(record_id=sibling.id, retired=record.id),
+            at=now,
+        )
+    return [s.id for s in siblings]
+
+
 __all__ = [
     "Plan",
     "current_holder",
     "into_lineage",
     "mark_superseded",
+    "narrow_siblings",
     "retirable",
     "rivals",
     "settle",

@@ -251,6 +251,8 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "corrects  'We decided to ship the billing migration on Friday.' -> superseded" in out
     shipped = extracted.split("When do we ship the billing migration?'")[1].splitlines()
     assert "billing migration moved to Tuesday" in shipped[1]
+    # The retired plan's turn no longer finds its other record through the plan's words.
+    assert not any("Lisbon" in line for line in shipped[:5])
     assert "auto      memory_forget, memory_get, memory_revise, memory_write\n" in out
     auto = out.split("host searched; the model reads ")[1].splitlines()
     assert re.match(r"\d+ characters: \d+ results?", auto[0]), auto[0]  # compact, not empty

@@ -84,6 +84,11 @@ STORED_SHAPES: list[tuple[events.Event, str, set[str]]] = [
         {"forgotten"},
     ),
     (
+        events.RecordContextNarrowed(retired="mem_1"),
+        "record.context_narrowed",
+        {"retired"},
+    ),
+    (
         events.TurnRedacted(session_id="s", seq=1, reason="forgotten"),
         "turn.redacted",
         {"session_id", "seq", "reason"},

@@ -1,6 +1,8 @@
-"""memory_search puts a fact's own record before the session summary restating it (the role
-prior's summary part, core.search.ranking.role_prior): a summary lists what its session
-remembered, and goes on listing a value that a later correction retired."""
+"""What a session's summary and its retired statements leave in the answers to later
+questions: memory_search puts a fact's own record before the session summary restating it
+(the role prior's summary part, core.search.ranking.role_prior), and a statement a later
+one supersedes takes its words out of its turn's other records' retrieval context
+(core.write.supersession.narrow_siblings), so the old value no longer finds them."""
 
 from __future__ import annotations
 
@@ -45,49 +47,52 @@ def corrected_store(memory: Memory) -> None:
     )
 
 
-def kinds(result: dict[str, Any]) -> list[str]:
-    """Each result as "summary", "update" (the correction) or "lisbon" (the first session's
-    other statement, which its summary also restates)."""
-    out = []
-    for r in result["results"]:
-        if r["source_kind"] == SourceKind.SESSION_SUMMARY.value:
-            out.append("summary")
-        elif r["content"].startswith("Update: the billing migration moved to Tuesday"):
-            out.append("update")
-        elif "Lisbon" in r["content"]:
-            out.append("lisbon")
-    return out
+TWO_FACTS = "When is the billing migration and where am I flying?"
 
 
-def test_the_facts_own_records_rank_before_the_summary_restating_them(
+def one_session(memory: Memory) -> None:
+    extracted_session(
+        memory,
+        "s1",
+        "We decided to ship the billing migration on Friday. I am flying to Lisbon next week.",
+        "My favourite editor is Helix and I'm allergic to shellfish.",
+    )
+
+
+def summary_last(result: dict[str, Any]) -> list[bool]:
+    return [r["source_kind"] == SourceKind.SESSION_SUMMARY.value for r in result["results"]]
+
+
+def test_the_sessions_own_records_rank_before_its_summary(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
+    """A question over two facts matches the summary that lists both better than either
+    fact's own record; with the prior the records come first, each stating one fact."""
     with extracting_memory(store_path, real_embedder) as memory:
-        corrected_store(memory)
-        result, log = ask(memory, "When do we ship the billing migration?")
-        assert kinds(result) == ["update", "lisbon", "summary"]
-        by_kind = dict(zip(kinds(result), result["results"], strict=True))
-        assert by_kind["summary"]["explanation"]["role_prior"] < 0
-        assert by_kind["update"]["explanation"]["role_prior"] == 0
+        one_session(memory)
+        result, log = ask(memory, TWO_FACTS)
+        assert summary_last(result) == [False, False, True]
+        summary = result["results"][2]
+        assert summary["explanation"]["role_prior"] < 0
+        assert all(r["explanation"]["role_prior"] == 0 for r in result["results"][:2])
         assert log["role_prior"]["roles"]["summary"]["applied"] is True
+        assert log["role_prior"]["adjusted"] == {
+            summary["id"]: summary["explanation"]["role_prior"]
+        }
 
 
-def test_off_the_old_sessions_summary_ranks_above_a_record_it_restates(
-    store_path: Path, real_embedder: FlagEmbedder
-) -> None:
-    """The case the prior is for: with retrieval.summary_factor 1 (off) the first session's
-    summary, which still lists "ship the billing migration on Friday", comes second, above
-    the Lisbon statement it also restates."""
+def test_off_the_summary_ranks_first(store_path: Path, real_embedder: FlagEmbedder) -> None:
+    """The case the prior is for: with retrieval.summary_factor 1 (off) the summary comes
+    first, above the records that state its facts."""
     config = CONFIG.model_copy(
         update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_factor": 1.0})}
     )
     assert isinstance(config, Config)
     with extracting_memory(store_path, real_embedder, config) as memory:
-        corrected_store(memory)
-        result, log = ask(memory, "When do we ship the billing migration?")
-        assert kinds(result) == ["update", "summary", "lisbon"]
-        assert "on Friday" in result["results"][1]["content"]
-        assert "summary" not in log["role_prior"].get("roles", {})
+        one_session(memory)
+        result, log = ask(memory, TWO_FACTS)
+        assert summary_last(result) == [True, False, False]
+        assert log["role_prior"] == {}
 
 
 def test_a_question_about_a_conversation_keeps_the_summaries_scores(
@@ -99,3 +104,28 @@ def test_a_question_about_a_conversation_keeps_the_summaries_scores(
         assert log["role_prior"]["roles"]["summary"]["applied"] is False
         assert log["role_prior"]["adjusted"] == {}
         assert all(r["explanation"]["role_prior"] == 0 for r in result["results"])
+
+
+def test_a_retired_statements_words_leave_its_turns_other_records(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The correction supersedes "ship the billing migration on Friday"; the Lisbon record,
+    extracted from the same turn, carried that turn as its retrieval context. Its context
+    loses the retired words (an event names both), and the old plan no longer finds it."""
+    with extracting_memory(store_path, real_embedder) as memory:
+        corrected_store(memory)
+        [retired] = memory.store.query(
+            "SELECT id FROM records WHERE status = 'superseded' AND content LIKE '%Friday%'"
+        )
+        [lisbon] = memory.store.query(
+            "SELECT id, context FROM records WHERE content LIKE '%Lisbon%' "
+            "AND source_kind != 'session_summary'"
+        )
+        assert "Lisbon" in lisbon["context"] and "Friday" not in lisbon["context"]
+        [event] = memory.store.query(
+            "SELECT record_id, payload FROM events WHERE kind = 'record.context_narrowed'"
+        )
+        assert event["record_id"] == lisbon["id"]
+        assert json.loads(event["payload"])["retired"] == retired["id"]
+        result, _ = ask(memory, "When do we ship the billing migration?")
+        assert lisbon["id"] not in [r["id"] for r in result["results"]]
