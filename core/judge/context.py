@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import fiction_cues, inverted_condition, ironic, told_before
 from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
+from agent_memory.core.judge.tokens import Token
 
 # Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
 # matching, core.write.evidence, uses the same table).
@@ -104,6 +105,12 @@ _ANSWER = re.compile(
 )
 # A comma and a new first-person subject open a new clause ("I don't live in Oslo anymore, I
 # moved to Bergen"), unless the clause before it is a hedge ("I'm not sure, I ...").
+# Who a report is said to ("she says to me", "he told it to everyone"): after "to", one of
+# these makes a say-word a report of the words before it, not an instruction.
+_ADDRESSEES = frozenset(
+    "me you him her us them everyone everybody anyone anybody people the a an my your his "
+    "our their whoever".split()
+)
 _SPLICE = re.compile(r",\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my)\b)")
 _HEDGED = re.compile(r"\b(?:sure|certain|know|think|remember|convinced|say|said|idea|tell)\W*$")
 
@@ -253,17 +260,29 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
             return f"its sentence says {tok.text!r} before the quote, which the quote cuts away"
     tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
     in_clause = True
-    for tok in tokens:
+    for k, tok in enumerate(tokens):
         if tok.cls in (CLAUSE, CONJ):
             in_clause = False
         if tok.text in words:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
+        if condition and _infinitive(tokens, k):
+            continue  # "when to come back", "she says to use ...": no condition, no report
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
     if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
         return "its sentence is a question, which the quote cuts away"
     return None
+
+
+def _infinitive(tokens: list[Token], k: int) -> bool:
+    """Whether the condition or report word ``tokens[k]`` opens an infinitive, not a clause
+    that governs the quote: "when to come back" asks when; "she says to use her cream"
+    passes on an instruction. A report to an addressee ("..., she says to me") still
+    reports."""
+    if k + 2 >= len(tokens) or tokens[k + 1].text != "to":
+        return False
+    return tokens[k].form in ("if", "unless", "when") or tokens[k + 2].text not in _ADDRESSEES
 
 
 def _framed(sentence: str, kept: str) -> str | None:

@@ -168,6 +168,39 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
     ),
     # A fiction frame with a word between its article and its noun.
     ("In my new screenplay, I am a smuggler.", "I am a smuggler", "The user is a smuggler.", False),
+    # A condition or report word that opens an infinitive governs nothing said before it: it
+    # asks when, or passes on an instruction ...
+    (
+        "My mother is a baker in Rennes, she says to use her hand cream.",
+        "My mother is a baker in Rennes",
+        "The user's mother is a baker in Rennes.",
+        True,
+    ),
+    (
+        "I'm a nurse at St James's and I want a handout: what to expect, when to come back.",
+        "I'm a nurse at St James's",
+        "The user is a nurse at St James's.",
+        True,
+    ),
+    # ... but a report to an addressee, a tag, or a condition with a clause still governs it.
+    (
+        "I'm moving to Berlin, she says to me.",
+        "I'm moving to Berlin",
+        "The user is moving to Berlin.",
+        False,
+    ),
+    (
+        "I'm moving to Berlin, or so he says.",
+        "I'm moving to Berlin",
+        "The user is moving to Berlin.",
+        False,
+    ),
+    (
+        "I'm moving to Berlin when the contract is signed.",
+        "I'm moving to Berlin",
+        "The user is moving to Berlin.",
+        False,
+    ),
 ]
 
 
