@@ -16,6 +16,7 @@ from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
+from tests.support.extraction import extracted_session, extracting_memory
 
 OLD = "The user's book club meets on Thursday evenings."
 NEW = "Nuala hosts the book club on Tuesdays from next month."
@@ -130,3 +131,60 @@ def test_imported_conversation_turns_keep_their_order(memory: Memory) -> None:
     payload = logged(session, result["search_id"])
     assert payload["later_first"]["moved"] == {}
     assert set(payload["later_first"]["held"]) >= {r["id"] for r in result["results"][:2]}
+
+
+def test_a_newer_guess_does_not_rise_above_a_confirmed_statement(memory: Memory) -> None:
+    """The user said Thursdays; a month later the agent guessed Tuesdays (provisional, its own
+    inference): a guess is not a change the user stated, so it keeps its place below."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    session.add_turn("user", said(OLD), at=NOW)
+    writes = [
+        (NOW, OLD, {"source_kind": "user_statement", "evidence": said(OLD)}),
+        (NOW + timedelta(days=30), NEW, {"source_kind": "agent_inference"}),
+    ]
+    for at, content, more in writes:
+        written = session.call(
+            "memory_write", {"type": "semantic", "content": content, **more}, now=at
+        )
+        assert written["action"] == "created"
+    asked = NOW + timedelta(days=31)  # before the guess expires
+    result = session.call(
+        "memory_search", {"query": "Which day does my book club meet?"}, now=asked
+    )
+    assert [(r["content"], r["status"]) for r in result["results"]][:2] == [
+        (OLD, "confirmed"),
+        (NEW, "provisional"),
+    ]
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["moved"] == {}
+    assert result["results"][1]["id"] in payload["later_first"]["held"]
+    assert replay(payload) == [r["id"] for r in result["results"]]
+
+
+def test_a_later_side_remark_on_the_same_topic_does_not_jump(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Extracted records carry their turn as context, so two turns about one trip make every
+    record of the second look "about the same thing" as the first's: "The user is so excited."
+    must not move above the records that answer, whose contents it has nothing to do with."""
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(
+            memory,
+            "s1",
+            "I'm planning a trip to Japan in the spring. My passport expires in March.",
+        )
+        extracted_session(
+            memory,
+            "s2",
+            "The Japan trip is coming up soon and I'm so excited. I'm packing my new camera.",
+            days=30,
+        )
+        session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=NOW)
+        asked = NOW + timedelta(days=40)
+        result = session.call("memory_search", {"query": "Japan trip passport"}, now=asked)
+        contents = [r["content"] for r in result["results"]]
+        assert "The user is so excited." not in contents[:3]
+        payload = logged(session, result["search_id"])
+        assert all(m["cosine"] >= 0.45 for m in payload["later_first"]["moved"].values())
+        assert replay(payload) == [r["id"] for r in result["results"]]
