@@ -74,3 +74,22 @@ def test_a_sibling_that_matches_on_its_own_content_stays(
         contents = [r["content"] for r in result["results"]]
         assert "The user works full time as a junior paralegal." in contents
         assert "The user is kind of freaking out." not in contents
+
+
+def test_a_sibling_that_answers_by_meaning_stays(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """ "lsat date": the record that answers, "the test is january 10.", shares no word with
+    the question (the best-ranked record of its turn holds "lsat"), but its content alone means
+    what is asked: it stays, while the turn's side remarks still collapse."""
+    turn = (
+        "ok so i need a study schedule for the lsat and i'm kind of freaking out. the test is "
+        "january 10. i work full time as a junior paralegal."
+    )
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(memory, "s1", turn)
+        result = ask(memory, "lsat date")
+        contents = [r["content"] for r in result["results"]]
+        assert "the test is january 10." in contents
+        assert "The user is kind of freaking out." not in contents
+        assert result["explanation"]["siblings_collapsed"] >= 1
