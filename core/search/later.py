@@ -65,10 +65,13 @@ C = TypeVar("C", bound=Ranked)
 WINDOW = 1
 
 # A question about an earlier state, or asked in the past tense ("When did ...", "What was
-# ..."): it asks what happened then, which the earlier statement answers.
+# ..."): it asks what happened then, which the earlier statement answers. Not "how old" (an
+# age: its latest statement is the answer) nor an ordinal "first" ("my first name", "my first
+# meeting tomorrow"): "at first" is the phrase that asks about an earlier state.
 _PAST = re.compile(
-    r"\b(originally|original|used to|before|at first|first|initially|previous(?:ly)?|"
-    r"formerly|former|earlier|old|back then|at the time|until|did|was|were|had|went|ago)\b",
+    r"\b(originally|original|used to|before|at first|initially|previous(?:ly)?|"
+    r"formerly|former|earlier|(?<!\bhow\s)old|back then|at the time|until|did|was|were|had|"
+    r"went|ago)\b",
     re.IGNORECASE,
 )
 

@@ -13,6 +13,7 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.search.later import asks_about_the_past
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
@@ -188,3 +189,33 @@ def test_a_later_side_remark_on_the_same_topic_does_not_jump(
         payload = logged(session, result["search_id"])
         assert all(m["cosine"] >= 0.45 for m in payload["later_first"]["moved"].values())
         assert replay(payload) == [r["id"] for r in result["results"]]
+
+
+def test_present_questions_with_past_looking_words_still_apply(memory: Memory) -> None:
+    """ "How old is Theo?" asks for the age now (its latest statement), and "first name" is an
+    ordinal, not an earlier state: neither turns the rule off, while "at first" and a past
+    tense still do."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    four, five = "The user's son Theo is four years old.", "Theo had his fifth birthday party."
+    for months, content in [(0, four), (0, "The user is learning Spanish."), (1, five)]:
+        at = NOW + timedelta(days=30 * months)
+        session.add_turn("user", content, at=at)
+        session.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": content,
+                "source_kind": "user_statement",
+                "evidence": content,
+            },
+            now=at,
+        )
+    result = search(session, "How old is Theo?")
+    assert [r["content"] for r in result["results"]][:2] == [five, four]
+    assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
+    assert not asks_about_the_past("What is my son's first name?")
+    assert not asks_about_the_past("What time is my first meeting tomorrow?")
+    assert asks_about_the_past("Which sport did Adam play at first?")
+    assert asks_about_the_past("How old was Theo when we moved?")
+    assert asks_about_the_past("What is my old address?")
