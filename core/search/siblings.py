@@ -10,8 +10,11 @@ when its own content also holds a query word (compared as stems) or, without one
 the query asks (its content alone, embedded at query time, at ``retrieval.sibling_own_cosine``
 of the query: "the test is january 10." answers "lsat date" without sharing a word with it);
 otherwise it is collapsed into the better one, which the explanation and the log name.
-Records without context (tool writes, summaries) and imported turns (each has its own
-preceding turns as context) are never siblings of anything.
+Records without context (tool writes, summaries) or without a session (import_records: a
+context given there, "Medical history form", is no turn, and may be every record's) and
+imported turns (each has its own preceding turns as context) are never siblings of anything;
+nor are records of different scopes (a user's own record never hides behind a shared
+project's, whose reader may not be the same).
 """
 
 from __future__ import annotations
@@ -55,13 +58,13 @@ def collapse(
     context, no query word of their own, and not ``meant``: which of the records without a
     query word mean what the query asks; None: none), and {collapsed id: the sibling kept}."""
     asked = stems(" ".join(words))
-    first: dict[tuple[str | None, str], str] = {}
+    first: dict[tuple[str, str, str], str] = {}
     wordless: dict[str, str] = {}  # sibling without a query word -> the sibling before it
     for candidate in kept:
         record = records[candidate.record_id]
-        if not record.context:
+        if not record.context or not record.session_id:
             continue
-        key = (record.session_id, record.context)
+        key = (record.scope, record.session_id, record.context)
         sibling = first.setdefault(key, candidate.record_id)
         if sibling != candidate.record_id and not asked & stems(record.content):
             wordless[candidate.record_id] = sibling
