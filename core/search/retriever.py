@@ -139,7 +139,6 @@ class Retriever:
                     for c in s.kept
                     if conversation.is_imported_turn(s.records[c.record_id])
                 },
-                embedder=self.engine.embedder,
             )
         with timer.stage("budget_assembly"):
             s.taken, s.skipped = ranking.fit_budget(
