@@ -134,6 +134,16 @@ class RetrievalConfig(Section):
         le=1.0,
         description="Results at least this similar to a better-ranked one are collapsed into it.",
     )
+    sibling_own_cosine: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "A result of the same turn as a better-ranked one, with no query word in its own "
+            "content, stays if its content alone is at least this similar to the query "
+            "(core.search.siblings; 1.0: such results always collapse)."
+        ),
+    )
     later_first_cosine: float = Field(
         0.45,
         ge=0.0,

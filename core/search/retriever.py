@@ -50,6 +50,8 @@ from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_memory.core.embedder import Embedder
     from agent_memory.core.engine import Engine
 
@@ -126,7 +128,9 @@ class Retriever:
             s.kept, s.duplicates = ranking.collapse(
                 s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
             )
-            s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words)
+            s.kept, s.siblings = siblings.collapse(
+                s.kept, s.records, s.words, meant=self._meant(vector)
+            )
         with timer.stage("reranking"):
             self._rerank(s)
         with timer.stage("later_first"):
@@ -170,6 +174,19 @@ class Retriever:
             explanation["logged"] = self._log(search_id, s, payload, total_ms=timer.total_ms())
         explanation["timings_ms"] = timer.timings
         return {"results": results, "explanation": explanation, "search_id": search_id}
+
+    def _meant(self, vector: np.ndarray) -> Callable[[list[Record]], list[bool]]:
+        """Which records' contents alone (embedded now: the few siblings without a query word)
+        are at ``retrieval.sibling_own_cosine`` of the query's ``vector`` (core.search.siblings)."""
+        threshold = self.config.retrieval.sibling_own_cosine
+
+        def meant(records: list[Record]) -> list[bool]:
+            if threshold >= 1.0:
+                return [False] * len(records)
+            embedded = self.engine.embedder.embed([comparison_text(r) for r in records])
+            return [float(np.dot(v, vector)) >= threshold for v in embedded]
+
+        return meant
 
     # -- the stages after the dense, lexical and time generators, in order -------------------
 

@@ -6,16 +6,21 @@ found by the words beside it. The price: every record of a turn is found by the 
 "The user is kind of freaking out." as well as "test is january 10." for "when is my lsat",
 and they fill the answer with one turn's side remarks. So, after the duplicate collapse, a
 result whose retrieval context is that of a better-ranked result (the same turn) stays only
-when its own content also holds a query word (compared as stems); otherwise it is collapsed
-into the better one, which the explanation and the log name. Records without context (tool
-writes, summaries) and imported turns (each has its own preceding turns as context) are never
-siblings of anything.
+when its own content also holds a query word (compared as stems) or, without one, means what
+the query asks (its content alone, embedded at query time, at ``retrieval.sibling_own_cosine``
+of the query: "the test is january 10." answers "lsat date" without sharing a word with it);
+otherwise it is collapsed into the better one, which the explanation and the log name.
+Records without context (tool writes, summaries) or without a session (import_records: a
+context given there, "Medical history form", is no turn, and may be every record's) and
+imported turns (each has its own preceding turns as context) are never siblings of anything;
+nor are records of different scopes (a user's own record never hides behind a shared
+project's, whose reader may not be the same).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from agent_memory.core.judge.stemming import stem_word
@@ -44,27 +49,31 @@ def stems(text: str) -> set[str]:
 
 
 def collapse(
-    kept: list[C], records: Mapping[str, Record], words: Sequence[str]
+    kept: list[C],
+    records: Mapping[str, Record],
+    words: Sequence[str],
+    meant: Callable[[list[Record]], list[bool]] | None = None,
 ) -> tuple[list[C], dict[str, str]]:
     """``kept`` without the results collapsed into a better-ranked sibling (same retrieval
-    context, no query word of their own), and {collapsed id: the sibling kept}."""
+    context, no query word of their own, and not ``meant``: which of the records without a
+    query word mean what the query asks; None: none), and {collapsed id: the sibling kept}."""
     asked = stems(" ".join(words))
-    first: dict[tuple[str | None, str], str] = {}
-    out: list[C] = []
-    collapsed: dict[str, str] = {}
+    first: dict[tuple[str, str, str], str] = {}
+    wordless: dict[str, str] = {}  # sibling without a query word -> the sibling before it
     for candidate in kept:
         record = records[candidate.record_id]
-        if not record.context:
-            out.append(candidate)
+        if not record.context or not record.session_id:
             continue
-        key = (record.session_id, record.context)
-        sibling = first.get(key)
-        if sibling is not None and not asked & stems(record.content):
-            collapsed[candidate.record_id] = sibling
-            continue
-        first.setdefault(key, candidate.record_id)
-        out.append(candidate)
-    return out, collapsed
+        key = (record.scope, record.session_id, record.context)
+        sibling = first.setdefault(key, candidate.record_id)
+        if sibling != candidate.record_id and not asked & stems(record.content):
+            wordless[candidate.record_id] = sibling
+    if wordless and meant is not None:
+        ids = list(wordless)
+        for record_id, keep in zip(ids, meant([records[i] for i in ids]), strict=True):
+            if keep:
+                del wordless[record_id]
+    return [c for c in kept if c.record_id not in wordless], wordless
 
 
 def replay(log: Mapping[str, Any], kept: list[C]) -> list[C]:

@@ -13,9 +13,11 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.search.later import asks_about_the_past
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
+from tests.support.extraction import extracted_session, extracting_memory
 
 OLD = "The user's book club meets on Thursday evenings."
 NEW = "Nuala hosts the book club on Tuesdays from next month."
@@ -130,3 +132,139 @@ def test_imported_conversation_turns_keep_their_order(memory: Memory) -> None:
     payload = logged(session, result["search_id"])
     assert payload["later_first"]["moved"] == {}
     assert set(payload["later_first"]["held"]) >= {r["id"] for r in result["results"][:2]}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "judgement left open: holding provisional records cost the personal dev eval "
+        "current-first 0.697 -> 0.667 (extracted changes include provisional records)"
+    ),
+)
+def test_a_newer_guess_does_not_rise_above_a_confirmed_statement(memory: Memory) -> None:
+    """The user said Thursdays; a month later the agent guessed Tuesdays (provisional, its own
+    inference): a guess is not a change the user stated, so it keeps its place below."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    session.add_turn("user", said(OLD), at=NOW)
+    writes = [
+        (NOW, OLD, {"source_kind": "user_statement", "evidence": said(OLD)}),
+        (NOW + timedelta(days=30), NEW, {"source_kind": "agent_inference"}),
+    ]
+    for at, content, more in writes:
+        written = session.call(
+            "memory_write", {"type": "semantic", "content": content, **more}, now=at
+        )
+        assert written["action"] == "created"
+    asked = NOW + timedelta(days=31)  # before the guess expires
+    result = session.call(
+        "memory_search", {"query": "Which day does my book club meet?"}, now=asked
+    )
+    assert [(r["content"], r["status"]) for r in result["results"]][:2] == [
+        (OLD, "confirmed"),
+        (NEW, "provisional"),
+    ]
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["moved"] == {}
+    assert result["results"][1]["id"] in payload["later_first"]["held"]
+    assert replay(payload) == [r["id"] for r in result["results"]]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known limit: pairs compare stored vectors, which read the evidence turn; comparing "
+        "contents alone fixed this but cost the personal dev eval current-first "
+        "0.667 -> 0.606 (content cosine 0.3: 0.636)"
+    ),
+)
+def test_a_later_side_remark_on_the_same_topic_does_not_jump(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Extracted records carry their turn as context, so two turns about one trip make every
+    record of the second look "about the same thing" as the first's: "The user is so excited."
+    must not move above the records that answer, whose contents it has nothing to do with."""
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(
+            memory,
+            "s1",
+            "I'm planning a trip to Japan in the spring. My passport expires in March.",
+        )
+        extracted_session(
+            memory,
+            "s2",
+            "The Japan trip is coming up soon and I'm so excited. I'm packing my new camera.",
+            days=30,
+        )
+        session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=NOW)
+        asked = NOW + timedelta(days=40)
+        result = session.call("memory_search", {"query": "Japan trip passport"}, now=asked)
+        contents = [r["content"] for r in result["results"]]
+        assert "The user is so excited." not in contents[:3]
+        payload = logged(session, result["search_id"])
+        assert all(m["cosine"] >= 0.45 for m in payload["later_first"]["moved"].values())
+        assert replay(payload) == [r["id"] for r in result["results"]]
+
+
+def test_present_questions_with_past_looking_words_still_apply(memory: Memory) -> None:
+    """ "How old is Theo?" asks for the age now (its latest statement), and "first name" is an
+    ordinal, not an earlier state: neither turns the rule off, while "at first" and a past
+    tense still do."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    four, five = "The user's son Theo is four years old.", "Theo had his fifth birthday party."
+    for months, content in [(0, four), (0, "The user is learning Spanish."), (1, five)]:
+        at = NOW + timedelta(days=30 * months)
+        session.add_turn("user", content, at=at)
+        session.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": content,
+                "source_kind": "user_statement",
+                "evidence": content,
+            },
+            now=at,
+        )
+    result = search(session, "How old is Theo?")
+    assert [r["content"] for r in result["results"]][:2] == [five, four]
+    assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
+    assert not asks_about_the_past("What is my son's first name?")
+    assert not asks_about_the_past("What time is my first meeting tomorrow?")
+    assert asks_about_the_past("Which sport did Adam play at first?")
+    assert asks_about_the_past("How old was Theo when we moved?")
+    assert asks_about_the_past("What is my old address?")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known limit: the packaged model puts statements of one template about different "
+        "subjects ('book club' / 'chess club' 0.68, 'my dentist' / 'my sister is a dentist' "
+        "0.47) as close as a real change ('book club on Thursdays' / '... on Tuesdays' 0.62), "
+        "and the fused (RRF) scores of ranks 1-3 are always within later_first_closeness"
+    ),
+)
+def test_a_newer_statement_about_another_club_stays_below(memory: Memory) -> None:
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    for months, content in [
+        (0, OLD),
+        (0, "The user is learning Spanish on an app."),
+        (1, "The user's running club meets on Tuesday mornings."),
+        (2, "The user's chess club meets on Saturdays."),
+    ]:
+        at = NOW + timedelta(days=30 * months)
+        session.add_turn("user", said(content), at=at)
+        session.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": content,
+                "source_kind": "user_statement",
+                "evidence": said(content),
+            },
+            now=at,
+        )
+    result = search(session, "When does my book club meet?")
+    assert result["results"][0]["content"] == OLD

@@ -74,3 +74,65 @@ def test_a_sibling_that_matches_on_its_own_content_stays(
         contents = [r["content"] for r in result["results"]]
         assert "The user works full time as a junior paralegal." in contents
         assert "The user is kind of freaking out." not in contents
+
+
+def test_a_sibling_that_answers_by_meaning_stays(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """ "lsat date": the record that answers, "the test is january 10.", shares no word with
+    the question (the best-ranked record of its turn holds "lsat"), but its content alone means
+    what is asked: it stays, while the turn's side remarks still collapse."""
+    turn = (
+        "ok so i need a study schedule for the lsat and i'm kind of freaking out. the test is "
+        "january 10. i work full time as a junior paralegal."
+    )
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(memory, "s1", turn)
+        result = ask(memory, "lsat date")
+        contents = [r["content"] for r in result["results"]]
+        assert "the test is january 10." in contents
+        assert "The user is kind of freaking out." not in contents
+        assert result["explanation"]["siblings_collapsed"] >= 1
+
+
+def test_records_of_no_turn_or_of_another_scope_are_not_siblings(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Imported records with one context and no session are no turn's records: the user's own
+    allergy and blood type must not collapse into a shared project's record that happens to
+    hold the query word and the same context."""
+    context = "Medical history form filled in at the clinic intake, January."
+    clinic = [{"kind": "project", "name": "clinic"}]
+    with extracting_memory(
+        store_path,
+        real_embedder,
+        grants=(("assistant", "user:alice"), ("assistant", "project:clinic")),
+    ) as memory:
+        own = memory.import_records(
+            [
+                {"content": "Alice is allergic to penicillin.", "context": context},
+                {"content": "Alice's blood type is O positive.", "context": context},
+            ],
+            scope="user:alice",
+            now=NOW,
+        )
+        memory.import_records(
+            [
+                {
+                    "content": "Intake forms are scanned into the records system.",
+                    "context": context,
+                    "about": clinic,
+                },
+                {
+                    "content": "The clinic is closed on Mondays.",
+                    "context": context,
+                    "about": clinic,
+                },
+            ],
+            scope="project:clinic",
+            now=NOW,
+        )
+        result = ask(memory, "what is on my medical history form?")
+        ids = [r["id"] for r in result["results"]]
+        assert set(own) <= set(ids)
+        assert result["explanation"]["siblings_collapsed"] == 0
