@@ -37,14 +37,23 @@ def fill(memory: Memory) -> Session:
     """The user's own statements, a month apart: the club's old day, then the new one (worded
     so that the write path's supersession does not tie them: both stay live), with two
     unrelated statements beside them."""
+    return stated(
+        memory,
+        [
+            (0, OLD),
+            (0, "The user is learning Spanish on an app."),
+            (1, NEW),
+            (1, "The user's sister lives in Porto."),
+        ],
+    )
+
+
+def stated(memory: Memory, statements: list[tuple[int, str]]) -> Session:
+    """Alice's session, each statement said and written ``months`` after NOW as a confirmed
+    user statement of its own."""
     memory.grant("assistant", "user:alice", now=NOW)
     session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
-    for months, content in [
-        (0, OLD),
-        (0, "The user is learning Spanish on an app."),
-        (1, NEW),
-        (1, "The user's sister lives in Porto."),
-    ]:
+    for months, content in statements:
         at = NOW + timedelta(days=30 * months)
         session.add_turn("user", said(content), at=at)
         written = session.call(
@@ -246,25 +255,14 @@ def test_present_questions_with_past_looking_words_still_apply(memory: Memory) -
     ),
 )
 def test_a_newer_statement_about_another_club_stays_below(memory: Memory) -> None:
-    memory.grant("assistant", "user:alice", now=NOW)
-    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
-    for months, content in [
-        (0, OLD),
-        (0, "The user is learning Spanish on an app."),
-        (1, "The user's running club meets on Tuesday mornings."),
-        (2, "The user's chess club meets on Saturdays."),
-    ]:
-        at = NOW + timedelta(days=30 * months)
-        session.add_turn("user", said(content), at=at)
-        session.call(
-            "memory_write",
-            {
-                "type": "semantic",
-                "content": content,
-                "source_kind": "user_statement",
-                "evidence": said(content),
-            },
-            now=at,
-        )
+    session = stated(
+        memory,
+        [
+            (0, OLD),
+            (0, "The user is learning Spanish on an app."),
+            (1, "The user's running club meets on Tuesday mornings."),
+            (2, "The user's chess club meets on Saturdays."),
+        ],
+    )
     result = search(session, "When does my book club meet?")
     assert result["results"][0]["content"] == OLD

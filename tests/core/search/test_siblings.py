@@ -9,6 +9,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.search.ranking import replay
@@ -31,6 +33,15 @@ def ask(memory: Memory, query: str) -> dict[str, Any]:
     )
     assert replay(json.loads(row["payload"])) == [r["id"] for r in result["results"]]
     return result
+
+
+def answer(memory: Memory, turn: str, query: str) -> list[str]:
+    """The contents found for ``query`` once ``turn`` is extracted; some of its records were
+    folded into their turn's best one."""
+    extracted_session(memory, "s1", turn)
+    result = ask(memory, query)
+    assert result["explanation"]["siblings_collapsed"] >= 1
+    return [r["content"] for r in result["results"]]
 
 
 def test_one_turns_side_remarks_collapse_into_its_best_record(
@@ -63,36 +74,32 @@ def test_one_turns_side_remarks_collapse_into_its_best_record(
         assert result["explanation"]["siblings_collapsed"] == len(siblings) - 1
 
 
-def test_a_sibling_that_matches_on_its_own_content_stays(
-    store_path: Path, real_embedder: FlagEmbedder
-) -> None:
-    """ "paralegal" is in that record's own words: it is found on its own, not only through
-    the turn, and is shown beside the best record of the turn."""
-    with extracting_memory(store_path, real_embedder) as memory:
-        extracted_session(memory, "s1", TURN)
-        result = ask(memory, "my lsat and my paralegal job")
-        contents = [r["content"] for r in result["results"]]
-        assert "The user works full time as a junior paralegal." in contents
-        assert "The user is kind of freaking out." not in contents
+LSAT_DATE = (
+    "ok so i need a study schedule for the lsat and i'm kind of freaking out. the test is "
+    "january 10. i work full time as a junior paralegal."
+)
 
 
-def test_a_sibling_that_answers_by_meaning_stays(
-    store_path: Path, real_embedder: FlagEmbedder
+@pytest.mark.parametrize(
+    ("turn", "query", "kept"),
+    [
+        # "paralegal" is in that record's own words: found on its own, not only through the
+        # turn, it is shown beside the best record of the turn.
+        (TURN, "my lsat and my paralegal job", "The user works full time as a junior paralegal."),
+        # The record that answers shares no word with the question (the best-ranked record of
+        # its turn holds "lsat"), but its content alone means what is asked.
+        (LSAT_DATE, "lsat date", "the test is january 10."),
+    ],
+)
+def test_a_sibling_that_answers_on_its_own_stays(
+    store_path: Path, real_embedder: FlagEmbedder, turn: str, query: str, kept: str
 ) -> None:
-    """ "lsat date": the record that answers, "the test is january 10.", shares no word with
-    the question (the best-ranked record of its turn holds "lsat"), but its content alone means
-    what is asked: it stays, while the turn's side remarks still collapse."""
-    turn = (
-        "ok so i need a study schedule for the lsat and i'm kind of freaking out. the test is "
-        "january 10. i work full time as a junior paralegal."
-    )
+    """A record of the turn that matches the question by its own words or meaning stays,
+    while the turn's side remarks still collapse."""
     with extracting_memory(store_path, real_embedder) as memory:
-        extracted_session(memory, "s1", turn)
-        result = ask(memory, "lsat date")
-        contents = [r["content"] for r in result["results"]]
-        assert "the test is january 10." in contents
+        contents = answer(memory, turn, query)
+        assert kept in contents
         assert "The user is kind of freaking out." not in contents
-        assert result["explanation"]["siblings_collapsed"] >= 1
 
 
 def test_records_of_no_turn_or_of_another_scope_are_not_siblings(
