@@ -54,6 +54,7 @@ from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.store.records import changed, comparison_text
+from agent_memory.core.store.vectors import vector_blob
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
 from agent_memory.core.write.dedup import saying_alike
@@ -141,7 +142,9 @@ def content_vectors(
     if not found:
         return {}
     embedded = embedder.embed([comparison_text(r) for r in found])
-    return {r.id: (embedder.model_name, _blob(v)) for r, v in zip(found, embedded, strict=True)}
+    return {
+        r.id: (embedder.model_name, vector_blob(v)) for r, v in zip(found, embedded, strict=True)
+    }
 
 
 def holds_words(context: str, content: str, evidence: str | None) -> bool:
@@ -205,11 +208,6 @@ def _probe_words(forgotten: Sequence[tuple[str, str | None]]) -> list[list[str]]
 _PROBE_RUNS = 6
 
 
-def _blob(vector: np.ndarray) -> bytes:
-    """A vector as the embeddings table stores it: contiguous float32 bytes."""
-    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-
-
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -240,7 +238,7 @@ def context_copies(store: Store, record_ids: Sequence[str], embedder: Embedder |
     if rowids and embedder is not None:
         embedded = embedder.embed([comparison_text(found[r]) for r in rowids])
         for r, v in zip(rowids, embedded, strict=True):
-            vectors[r] = _blob(v)
+            vectors[r] = vector_blob(v)
     return Copies(seen, vectors)
 
 
@@ -268,8 +266,8 @@ def erase_copies(
         vector = copies.vectors.get(holder)
         if vector is None and embedder is not None:
             (embedded,) = embedder.embed([comparison_text(record)])
-            vector = _blob(embedded)
-        stored.drop_context(conn, holder, vector)
+            vector = vector_blob(embedded)
+        stored.replace_context(conn, holder, None, vector)
         changed(
             conn,
             [holder],

@@ -152,12 +152,15 @@ def live_contexts(
 _NOT_PLAIN = "*[^\t\n\r -~]*"
 
 
-def drop_context(conn: sqlite3.Connection, rowid: int, vector: bytes | None) -> None:
-    """A live record without its retrieval context: in the row, the full-text index and its
-    vector (``vector``, its content's; None deletes it). A staged re-embedding read the
-    context too: it goes, and the re-embed stages the record again."""
-    conn.execute("UPDATE records SET context = NULL WHERE rowid = ?", (rowid,))
-    conn.execute("UPDATE records_fts SET context = '' WHERE rowid = ?", (rowid,))
+def replace_context(
+    conn: sqlite3.Connection, rowid: int, context: str | None, vector: bytes | None
+) -> None:
+    """A live record's retrieval context replaced by ``context`` (None: dropped), in the row,
+    the full-text index and its vector (``vector``, embedded without the old context; None
+    deletes it). A staged re-embedding read the old context: it goes, and the re-embed stages
+    the record again."""
+    conn.execute("UPDATE records SET context = ? WHERE rowid = ?", (context, rowid))
+    conn.execute("UPDATE records_fts SET context = ? WHERE rowid = ?", (context or "", rowid))
     if vector is None:
         conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
     else:
@@ -176,16 +179,6 @@ def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
         (record.scope, record.session_id, record.context, record.rowid),
     ).fetchall()
     return [row_to_record(row) for row in rows]
-
-
-def narrow_context(conn: sqlite3.Connection, rowid: int, context: str, vector: bytes) -> None:
-    """A live record's retrieval context replaced by ``context``, in the row, the full-text
-    index and its vector (``vector``, embedded from the new context). A staged re-embedding
-    read the old context: it goes, and the re-embed stages the record again."""
-    conn.execute("UPDATE records SET context = ? WHERE rowid = ?", (context, rowid))
-    conn.execute("UPDATE records_fts SET context = ? WHERE rowid = ?", (context, rowid))
-    conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, rowid))
-    conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
 def ledger(store: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -345,7 +338,6 @@ __all__ = [
     "contexts_of",
     "copy_missing",
     "delete_entity",
-    "drop_context",
     "entity_in_use",
     "erased_record",
     "evidence_turns",
@@ -354,6 +346,7 @@ __all__ = [
     "live_contexts",
     "record_at",
     "redact_turn",
+    "replace_context",
     "rewrite_job_stage_output",
     "rewrite_search_log_row",
     "rewrite_write_log_row",

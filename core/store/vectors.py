@@ -188,10 +188,7 @@ class VectorsMixin(StoreBase):
         with self.transaction() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings_staging (record_rowid, vector) VALUES (?, ?)",
-                [
-                    (int(rowid), np.ascontiguousarray(v, dtype=np.float32).tobytes())
-                    for rowid, v in zip(rowids, vectors, strict=True)
-                ],
+                [(int(rowid), vector_blob(v)) for rowid, v in zip(rowids, vectors, strict=True)],
             )
 
     def clear_staged_vectors(self) -> None:
@@ -246,10 +243,22 @@ def _set_embedder(conn: sqlite3.Connection, identity: EmbedderIdentity) -> None:
     )
 
 
+def vector_blob(vector: np.ndarray) -> bytes:
+    """A vector as the embeddings table stores it: contiguous float32 bytes."""
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
 def identity_json(identity: EmbedderIdentity | None) -> dict[str, Any] | None:
     if identity is None:
         return None
     return {"name": identity.name, "version": identity.version, "dims": identity.dims}
 
 
-__all__ = ["IndexDelta", "IndexEntry", "IndexSnapshot", "VectorsMixin", "identity_json"]
+__all__ = [
+    "IndexDelta",
+    "IndexEntry",
+    "IndexSnapshot",
+    "VectorsMixin",
+    "identity_json",
+    "vector_blob",
+]

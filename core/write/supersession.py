@@ -27,8 +27,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from agent_memory.core import events, policy
 from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
@@ -36,6 +34,7 @@ from agent_memory.core.models import MemoryType, Record, Status, format_time
 from agent_memory.core.store import erasure as context_store
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
+from agent_memory.core.store.vectors import vector_blob
 
 if TYPE_CHECKING:
     from agent_memory.core.embedder import Embedder
@@ -235,21 +234,14 @@ def narrow_siblings(
         return []
     if quote not in record.context:
         return []
-    siblings = [s for s in context_store.turn_siblings(conn, record) if s.rowid is not None]
+    siblings = context_store.turn_siblings(conn, record)
     if not siblings:
         return []
-    narrowed = [
-        replace(s, context=" ".join(record.context.replace(quote, " ").split())) for s in siblings
-    ]
-    vectors = embedder.embed([stored.embedding_text(n) for n in narrowed])
-    for sibling, vector in zip(narrowed, vectors, strict=True):
-        assert sibling.rowid is not None and sibling.context is not None
-        context_store.narrow_context(
-            conn,
-            sibling.rowid,
-            sibling.context,
-            np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
-        )
+    context = " ".join(record.context.replace(quote, " ").split())
+    vectors = embedder.embed([stored.embedding_text(replace(s, context=context)) for s in siblings])
+    for sibling, vector in zip(siblings, vectors, strict=True):
+        assert sibling.rowid is not None  # read from its row
+        context_store.replace_context(conn, sibling.rowid, context, vector_blob(vector))
         stored.changed(
             conn,
             [sibling.rowid],
