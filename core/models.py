@@ -247,6 +247,12 @@ class Record:
     stated_at: str | None = None
     rowid: int | None = field(default=None, compare=False)
 
+    @property
+    def statement_time(self) -> str:
+        """When its statement was made: ``stated_at``, else when it was written (canonical UTC
+        text, so times compare as strings)."""
+        return self.stated_at or self.created_at
+
     def status_at(self, now: str | None) -> Status:
         """The status as of ``now`` (canonical UTC text; None: the stored status). A
         provisional record whose expires_at has come reads as expired: that is what the sweep
@@ -278,7 +284,7 @@ class Record:
             "creator_agent_id": self.creator_agent_id,
             "evidence": self.evidence,
             "created_at": self.created_at,
-            "stated_at": self.stated_at or self.created_at,
+            "stated_at": self.statement_time,
             "event_at": self.event_at,
             "expires_at": self.expires_at,
             "valid_from": self.valid_from,

@@ -13,7 +13,7 @@ it (the others keep their order):
 - "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
   fused score with freshness, context credit and role prior), so a far better match is never
   pushed down by a newer, weaker one;
-- "newer": stated later (``Record.stated_at``: its evidence turn's time, else created_at); a
+- "newer": stated later (``Record.statement_time``: its evidence turn's time, else created_at); a
   session summary, which restates its session's records and is written after them, and an
   imported conversation turn (a later turn on a topic is as often a follow-up as a change)
   never move up: the rule orders statements distilled from what the user said.
@@ -77,11 +77,6 @@ def asks_about_the_past(query: str) -> bool:
     return _PAST.search(query) is not None
 
 
-def stated(record: Record) -> str:
-    """When the record's statement was made (canonical UTC text: compares as a string)."""
-    return record.stated_at or record.created_at
-
-
 def pairs(
     index: VectorIndex,
     candidates: Sequence[Ranked],
@@ -103,7 +98,7 @@ def pairs(
     found = []
     for a, b in np.argwhere(np.triu(sims >= threshold, k=1)).tolist():
         first, second = present[a], present[b]
-        if stated(records[first]) != stated(records[second]):
+        if records[first].statement_time != records[second].statement_time:
             found.append((first, second, round(float(sims[a, b]), 6)))
     return found
 
@@ -180,7 +175,7 @@ def run(
         return kept, {**base, "applied": False, "why": why}
     head = kept[:window]
     found = pairs(index, head, records, cfg.later_first_cosine)
-    times = {c.record_id: stated(records[c.record_id]) for c in head}
+    times = {c.record_id: records[c.record_id].statement_time for c in head}
     # A session summary restates the session's records (and is written after them): it
     # never rises above what it restates or anything else. An imported conversation turn
     # does not either: a later turn on the same topic is as often a follow-up as a change,
@@ -248,5 +243,4 @@ __all__ = [
     "pairs",
     "replay",
     "run",
-    "stated",
 ]

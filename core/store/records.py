@@ -154,7 +154,7 @@ def insert_record(
             json.dumps(list(r.conflicts_with)),
             json.dumps(list(r.tags)),
             r.context,
-            r.stated_at or r.created_at,
+            r.statement_time,
         ),
     )
     rowid = int(cursor.lastrowid or 0)

@@ -111,7 +111,7 @@ def reinforce_in(
                 "turns": witnesses,
             }
     expires = policy.expires_at(status, now=now, config=config)
-    stated = current.stated_at or current.created_at
+    stated = current.statement_time
     if witness is not None and stated_at is not None:  # restated: a quote, from that turn
         stated = max(stated, stated_at)
     promoted = status is not current.status

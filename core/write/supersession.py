@@ -53,13 +53,13 @@ class Plan:
 
 def statement_order(record: Record) -> tuple[str, str, int]:
     """Statements in the order they were made; a tie goes to the later write."""
-    return (record.stated_at or record.created_at, record.created_at, record.rowid or 0)
+    return (record.statement_time, record.created_at, record.rowid or 0)
 
 
 def stated_after(record: Record, draft: Record) -> bool:
     """Whether ``record`` was stated after the draft. A tie is not: the draft is written
     later, and write order is all that is left to go by."""
-    return (record.stated_at or record.created_at) > (draft.stated_at or draft.created_at)
+    return record.statement_time > draft.statement_time
 
 
 def settle(draft: Record, rivals: list[Record], *, correcting: bool) -> Plan:
