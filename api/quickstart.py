@@ -327,8 +327,8 @@ def extract_an_ended_session(tour: _Tour) -> None:
 
 
 def _a_later_session_corrects(tour: _Tour) -> None:
-    """A later session's correction retires the record it changes, and a search puts the
-    correction before the earlier session's summary, which still lists the old value."""
+    """A later session's correction retires the record it changes, and a search answers with
+    the correction first."""
     mem, out = tour.mem, tour.out
     chat = mem.session(agent_id="assistant", user_id="alice", session_id="demo-4")
     chat.add_turn("user", CORRECTION_TURN)

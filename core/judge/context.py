@@ -105,14 +105,14 @@ _ANSWER = re.compile(
 )
 # A comma and a new first-person subject open a new clause ("I don't live in Oslo anymore, I
 # moved to Bergen"), unless the clause before it is a hedge ("I'm not sure, I ...").
+_SPLICE = re.compile(r",\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my)\b)")
+_HEDGED = re.compile(r"\b(?:sure|certain|know|think|remember|convinced|say|said|idea|tell)\W*$")
 # Who a report is said to ("she says to me", "he told it to everyone"): after "to", one of
 # these makes a say-word a report of the words before it, not an instruction.
 _ADDRESSEES = frozenset(
     "me you him her us them everyone everybody anyone anybody people the a an my your his "
     "our their whoever".split()
 )
-_SPLICE = re.compile(r",\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my)\b)")
-_HEDGED = re.compile(r"\b(?:sure|certain|know|think|remember|convinced|say|said|idea|tell)\W*$")
 
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
