@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import numpy as np
 
 from agent_memory.core.models import SourceKind
-from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
     from agent_memory.core.config.search import RetrievalConfig
@@ -158,9 +157,11 @@ def run(
     records: Mapping[str, Record],
     limit: int,
     cfg: RetrievalConfig,
+    turns: Collection[str] = (),
 ) -> tuple[list[C], dict[str, Any]]:
     """The rule over the results ``kept`` after the reranker: their new order, and the search
-    log's entry (settings, pairs, statement times, what moved; or why it did not apply)."""
+    log's entry (settings, pairs, statement times, what moved; or why it did not apply).
+    ``turns``: the results that are imported conversation turns."""
     window = WINDOW * limit
     base: dict[str, Any] = {
         "cosine": cfg.later_first_cosine,
@@ -186,8 +187,7 @@ def run(
     held = sorted(
         c.record_id
         for c in head
-        if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY
-        or conversation.is_imported_turn(records[c.record_id])
+        if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY or c.record_id in turns
     )
     ordered, moved = apply(
         kept,

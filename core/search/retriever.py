@@ -141,6 +141,11 @@ class Retriever:
                 records=s.records,
                 limit=s.request.limit,
                 cfg=cfg,
+                turns={
+                    c.record_id
+                    for c in s.kept
+                    if conversation.is_imported_turn(s.records[c.record_id])
+                },
             )
         with timer.stage("budget_assembly"):
             s.taken, s.skipped = ranking.fit_budget(
