@@ -117,22 +117,10 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     """The record ids a logged search returns under ``gate`` (its floors, mode and fused
     share), replayed from its search_log ``payload`` (the module docstring says how)."""
     settings = payload["settings"]
-    dense, lexical = ranking.scaled_floors(
-        payload["gate"]["floors"]["readable_records"],
-        dense_floor=gate.dense_floor,
-        small_store_drop=gate.small_store_drop,
-        lexical_floor=gate.lexical_floor,
-        reference=gate.reference_records,
-        small=gate.small_records,
+    dense, lexical, corroborated, subject = ranking.floors(
+        payload["gate"]["floors"]["readable_records"], gate
     )
     candidates = ranking.logged_candidates(payload)
-    corroborated = ranking.corroborated_floor(
-        payload["gate"]["floors"]["readable_records"],
-        dense_floor=dense,
-        corroborated_drop=gate.corroborated_drop,
-        reference=gate.reference_records,
-        small=gate.small_records,
-    )
     survivors = ranking.apply_gate(
         ranking.order(candidates),
         dense_floor=dense,
@@ -141,6 +129,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         dense_margin=gate.dense_margin,
         lexical_share=gate.lexical_share,
         corroborated=corroborated,
+        subject=subject,
     )
     similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
     kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])

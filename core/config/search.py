@@ -212,6 +212,17 @@ class GateConfig(Section):
             "log-interpolated to 0 at reference_records."
         ),
     )
+    subject_drop: float = Field(
+        0.21,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How much lower than the corroborated floor a candidate's cosine may be when its "
+            "text names every word the query asks about (the same word or, by WordNet, a kind "
+            "of it: core.search.subject), in a search reading small_records records or fewer; "
+            "log-interpolated to 0 at reference_records, where the signal is off. 0: off."
+        ),
+    )
     lexical_floor: float = Field(
         10.0,
         ge=0.0,

@@ -53,6 +53,7 @@ _PASSED = {
     "time": "passed the lexical floor in the time window",
     "entity": "exact entity match",
     "corroborated": "passed the shared-word floor",
+    "subject": "names what the query asks about",
     "margin": "near the best result",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
@@ -316,6 +317,7 @@ def log_payload(
             "dense_margin": gate_cfg.dense_margin,
             "lexical_share": gate_cfg.lexical_share,
             "corroborated_floor": s.corroborated,
+            "subject_floor": s.subject_floor,
             "duplicate_cosine": config.retrieval.duplicate_cosine,
             "gate_mode": s.gate_mode,
             # the gate applied after a replace_floors reranker that did not run, or None

@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_memory.core.search import later, siblings
+
+if TYPE_CHECKING:
+    from agent_memory.core.config import GateConfig
 
 GENERATORS = ("dense", "lexical", "entity", "time")
 
@@ -30,8 +33,10 @@ class Candidate:
     freshness: float = 0.0
     credit: float = 0.0  # from conversation turns that quote it or that it quotes
     prior: float = 0.0  # the role prior: <= 0, an assistant turn or a summary lower (role_prior)
+    subject: bool = False  # its text names every word the query asks about (core.search.subject)
     gate: str = ""
-    # The signal it passed the gate on: dense, lexical, time, entity; margin (close to the
+    # The signal it passed the gate on: dense, lexical, time, corroborated, subject, entity;
+    # margin (close to the
     # best), answer (response mode: the answer passed on another), reranker; None: cut.
     passed_on: str | None = None
     duplicate_of: str | None = None
@@ -196,6 +201,50 @@ def corroborated_floor(
     return round(dense_floor - corroborated_drop * (1 - position), 6)
 
 
+def subject_floor(
+    records: int, *, corroborated: float, subject_drop: float, reference: int, small: int
+) -> float | None:
+    """The cosine a candidate naming every word the query asks about (core.search.subject)
+    must reach to pass, for a search over ``records`` readable records whose corroborated
+    floor is ``corroborated`` (already scaled): ``subject_drop`` lower at ``small`` records and
+    fewer, log-interpolated to no drop at ``reference``; None there and above (the signal is
+    off: in a large store every subject word is in some record, and the floors above decide)."""
+    n = max(records, 2)
+    if n >= reference or subject_drop <= 0:
+        return None
+    position = math.log(min(max(n, small), reference) / small) / math.log(reference / small)
+    return round(max(corroborated - subject_drop * (1 - position), 0.0), 6)
+
+
+class Floors(NamedTuple):
+    """The gate's floors for one search (``floors``)."""
+
+    dense: float
+    lexical: float
+    corroborated: float
+    subject: float | None  # None: the subject signal is off
+
+
+def floors(records: int, gate: GateConfig) -> Floors:
+    """Every floor of ``gate`` for a search over ``records`` readable records: scaled_floors,
+    corroborated_floor and subject_floor in turn."""
+    at = {"reference": gate.reference_records, "small": gate.small_records}
+    dense, lexical = scaled_floors(
+        records,
+        dense_floor=gate.dense_floor,
+        small_store_drop=gate.small_store_drop,
+        lexical_floor=gate.lexical_floor,
+        **at,
+    )
+    corroborated = corroborated_floor(
+        records, dense_floor=dense, corroborated_drop=gate.corroborated_drop, **at
+    )
+    subject = subject_floor(
+        records, corroborated=corroborated, subject_drop=gate.subject_drop, **at
+    )
+    return Floors(dense, lexical, corroborated, subject)
+
+
 def _largest_idf(records: int) -> float:
     """BM25's IDF of a word held by one of ``records`` records, in the smoothed form
     ``log(1 + (N - 0.5) / 1.5)``, which stays positive for the smallest stores (core.search.bm25's
@@ -210,13 +259,15 @@ def gate(
     dense_floor: float,
     lexical_floor: float,
     corroborated: float | None = None,
+    subject: float | None = None,
 ) -> tuple[str, str] | None:
     """Why ``candidate`` is strong enough to return, as (the signal it passed on: dense,
-    lexical, time, corroborated or entity; a sentence), or None if it is weak on every signal:
-    below the cosine floor on dense, below the BM25 floor on lexical, below the
-    ``corroborated`` cosine floor or matching no query word (corroborated_floor), and no
-    entity match. The time generator's score is the lexical one, found inside the query's
-    time window."""
+    lexical, time, corroborated, subject or entity; a sentence), or None if it is weak on every
+    signal: below the cosine floor on dense, below the BM25 floor on lexical, below the
+    ``corroborated`` cosine floor or matching no query word (corroborated_floor), below the
+    ``subject`` cosine floor or not naming the query's subject (subject_floor), and no entity
+    match. The time generator's score is the lexical one, found inside the query's time
+    window."""
     dense = candidate.matches.get("dense")
     if dense is not None and dense["score"] >= dense_floor:
         return "dense", f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
@@ -236,6 +287,16 @@ def gate(
             f"dense cosine {dense['score']:.3f} >= floor {corroborated} with a query word "
             f"(BM25 {shared:.3f})"
         )
+    if (
+        subject is not None
+        and candidate.subject
+        and dense is not None
+        and dense["score"] >= subject
+    ):
+        return "subject", (
+            f"dense cosine {dense['score']:.3f} >= floor {subject}, naming what the query "
+            "asks about"
+        )
     if "entity" in candidate.matches:
         return "entity", "exact entity match"
     return None
@@ -250,6 +311,7 @@ def apply_gate(
     dense_margin: float = 0.0,
     lexical_share: float = 1.0,
     corroborated: float | None = None,
+    subject: float | None = None,
 ) -> list[Candidate]:
     """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
     ``passed_on`` and returns the survivors.
@@ -268,7 +330,13 @@ def apply_gate(
     - ``off``: nothing is gated (the reranker's replace_floors mode).
     """
     reasons = [
-        gate(c, dense_floor=dense_floor, lexical_floor=lexical_floor, corroborated=corroborated)
+        gate(
+            c,
+            dense_floor=dense_floor,
+            lexical_floor=lexical_floor,
+            corroborated=corroborated,
+            subject=subject,
+        )
         for c in candidates
     ]
     passing = [r[1] for r in reasons if r is not None]
@@ -403,7 +471,9 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = log.get("context_credit", {})  # absent from rows logged before it existed
     prior = log.get("role_prior", {}).get("adjusted", {})  # absent from older rows
+    subject = set(log["gate"].get("subject", {}).get("named_by", []))  # absent from older rows
     for candidate in candidates:
+        candidate.subject = candidate.record_id in subject
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
         candidate.credit = credit.get(candidate.record_id, 0.0)
         candidate.prior = prior.get(candidate.record_id, 0.0)
@@ -420,8 +490,9 @@ def replay(log: dict[str, Any]) -> list[str]:
     margins: dict[str, Any] = {
         k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings
     }
-    # Rows logged before the corroborated floor have none (no such pass).
+    # Rows logged before the corroborated or subject floor have none (no such pass).
     margins["corroborated"] = settings.get("corroborated_floor")
+    margins["subject"] = settings.get("subject_floor")
     survivors = apply_gate(
         ranked,
         dense_floor=settings["dense_floor"],

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from agent_memory.core.models import (
     new_id,
     parse_time,
 )
-from agent_memory.core.search import explain, later, ranking, siblings
+from agent_memory.core.search import explain, later, ranking, siblings, subject
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -338,21 +339,18 @@ class Retriever:
         s.gate_mode = "off" if self._rerank_replaces_floors() else gate_cfg.mode
         # The floors for the size of what this agent may read (BM25's N), never the store's.
         readable_records = self._readable_records(s.scopes, s.index)
-        s.dense_floor, s.lexical_floor = ranking.scaled_floors(
-            readable_records,
-            dense_floor=gate_cfg.dense_floor,
-            small_store_drop=gate_cfg.small_store_drop,
-            lexical_floor=gate_cfg.lexical_floor,
-            reference=gate_cfg.reference_records,
-            small=gate_cfg.small_records,
+        s.dense_floor, s.lexical_floor, s.corroborated, s.subject_floor = ranking.floors(
+            readable_records, gate_cfg
         )
-        s.corroborated = ranking.corroborated_floor(
-            readable_records,
-            dense_floor=s.dense_floor,
-            corroborated_drop=gate_cfg.corroborated_drop,
-            reference=gate_cfg.reference_records,
-            small=gate_cfg.small_records,
-        )
+        if s.subject_floor is not None:  # passes: the gate without the subject signal
+            passes = partial(ranking.gate, dense_floor=s.dense_floor, lexical_floor=s.lexical_floor)
+            s.subject = subject.mark(
+                s.ordered,
+                s.records,
+                s.words,
+                floor=s.subject_floor,
+                passes=partial(passes, corroborated=s.corroborated),
+            )
         s.margins = {
             "dense_margin": gate_cfg.dense_margin,
             "lexical_share": gate_cfg.lexical_share,
@@ -364,6 +362,7 @@ class Retriever:
             lexical_floor=s.lexical_floor,
             mode=s.gate_mode,
             **s.margins,
+            subject=s.subject_floor,
         )
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
@@ -384,6 +383,8 @@ class Retriever:
             },
             "passed": [c.record_id for c in s.survivors],
         }
+        if s.subject_floor is not None:
+            s.gate_log["subject"] = subject.logged(s.subject, s.ordered)
 
     def _rerank(self, s: Search) -> None:
         s.kept, s.rerank_log = rerank(
@@ -403,6 +404,7 @@ class Retriever:
                 lexical_floor=s.lexical_floor,
                 mode=s.fallback_gate,
                 **s.margins,
+                subject=s.subject_floor,
             )
             s.gate_log["decision"] = "pass" if s.kept else "empty"
             s.gate_log["passed"] = [c.record_id for c in s.kept]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 import pytest
 
@@ -20,6 +19,7 @@ from agent_memory.core.search.ranking import (
 )
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
+from tests.support.stores import search, user_store
 
 FACTS = [
     "The user's dentist is Dr. Okafor.",
@@ -37,19 +37,7 @@ FLOORS = {"dense_floor": 0.475, "small_store_drop": 0.155, "lexical_floor": 10.0
 @pytest.fixture
 def facts(memory: Memory) -> Session:
     """A new user's store: eight short declarative facts."""
-    memory.grant("assistant", "user:dana", now=NOW)
-    memory.import_records(
-        [{"content": f, "source_kind": "user_statement"} for f in FACTS],
-        scope="user:dana",
-        now=NOW,
-    )
-    return memory.session(agent_id="assistant", user_id="dana", session_id="s", now=NOW)
-
-
-def search(session: Session, query: str) -> dict[str, Any]:
-    result = session.call("memory_search", {"query": query}, now=NOW)
-    assert "error" not in result, result
-    return result
+    return user_store(memory, [{"content": f, "source_kind": "user_statement"} for f in FACTS])
 
 
 @pytest.mark.parametrize(

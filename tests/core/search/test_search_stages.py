@@ -292,7 +292,8 @@ def test_replace_floors_without_a_working_reranker_leaves_the_judging_to_the_flo
     """replace_floors turns the floors off for the reranker to judge; a reranker that fails
     does not judge, so the floors do: a query nothing matches strongly is answered empty, as
     with the reranker off, and the log replays it."""
-    strict = {"dense_floor": 0.99, "lexical_floor": 1000.0, "mode": gate_mode}
+    # No subject signal either: "tea coffee" names a record's every word at cosine 0.7.
+    strict = {"dense_floor": 0.99, "lexical_floor": 1000.0, "mode": gate_mode, "subject_drop": 0}
     reranker = {"enabled": True, "mode": "replace_floors"}
     plain = open_memory(tmp_path / "plain.db", Config(gate=strict))
     failing = open_memory(

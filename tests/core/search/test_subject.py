@@ -1,0 +1,127 @@
+"""The gate's subject signal (core.search.subject): in a small store, a record that names
+every word a question asks about, as the same word or as a kind of it, answers the question
+even when the packaged model scores it far below the dense floor; a question whose subject no
+record names stays empty, and in a large store the signal is off."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.search import subject
+from agent_memory.core.search.ranking import Candidate, gate, replay, subject_floor
+from agent_memory.core.session import Session
+from tests.support.stores import search, user_store
+
+# A new user's store: short facts, the way the offline extractor keeps what the user said.
+FACTS = [
+    "Rusty, our kelpie, comes on every trip.",
+    "My wife Rania does most of the cooking.",
+    "I do all my statistics in R, not Python please.",
+    "We will grill on the Weber this weekend.",
+    "Port Adelaide got thumped on the weekend.",
+    "I'm training for a 10K in September.",
+    "The van's battery is a 200Ah lithium.",
+    "I prefer tea to coffee in the morning.",
+]
+
+
+# The wife's record as the extractor keeps it: one sentence of a longer turn, the turn its
+# retrieval context, which the record's vector reads too (cosine with the question 0.1-0.2).
+TURN = (
+    "My doctor told me yesterday that my LDL cholesterol is 4.1, and she wants it lower before "
+    "considering a statin. She suggested walking 45 minutes every day, which I have started. "
+    "My wife Rania does most of the cooking. Could you suggest heart-healthy dinners?"
+)
+
+
+@pytest.fixture
+def facts(memory: Memory) -> Session:
+    return user_store(
+        memory,
+        [
+            {"content": f, "source_kind": "user_statement"} | ({"context": TURN} if i == 1 else {})
+            for i, f in enumerate(FACTS)
+        ],
+    )
+
+
+def logged(memory: Memory, result: dict[str, Any]) -> dict[str, Any]:
+    (row,) = memory.store.query(
+        "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
+    )
+    return json.loads(row["payload"])
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What's my dog's name?", FACTS[0]),  # a kelpie is a dog (WordNet)
+        ("What is my wife's name?", FACTS[1]),  # the same word, the cosine far below the floor
+    ],
+)
+def test_a_record_naming_the_questions_subject_answers_it(
+    facts: Session, memory: Memory, question: str, answer: str
+) -> None:
+    """The answer passes on the subject signal (the gate without it answered empty: its
+    cosine is under the corroborated floor), the model's reason says so, and the search log
+    replays the answer."""
+    result = search(facts, question)
+    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
+    assert passed.get(answer) == "subject"
+    gate_log = result["explanation"]["gate"]
+    assert gate_log["subject"]["words"] == [w for w in ("dog", "wife") if w in question]
+    log = logged(memory, result)
+    assert log["settings"]["subject_floor"] < log["settings"]["corroborated_floor"]
+    assert replay(log) == [r["id"] for r in result["results"]]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What's my blood type?", "What's my mom's name?", "Which football team do I support?"],
+)
+def test_a_question_whose_subject_no_record_names_stays_empty(
+    facts: Session, question: str
+) -> None:
+    result = search(facts, question)
+    assert result["results"] == []
+    assert result["explanation"]["gate"]["subject"]["named_by"] == []
+
+
+def test_the_subject_is_the_question_without_its_frame() -> None:
+    """Question words, "name", "kind", "now" and the like only frame a question; what is left
+    must all be named, by the same stem or a kind of it."""
+    assert subject.asked(("dog", "name")) == ("dog",)
+    assert subject.asked(("kind", "car", "drive", "now")) == ("car", "drive")
+    assert subject.names(("dog",), "Figa, our dachshund, cannot come.")
+    assert subject.names(("dogs",), "our corgi Biscuit")
+    assert subject.names(("blood", "type"), "my blood type is O negative")
+    assert not subject.names(("blood", "type"), "I gave blood on Monday.")
+    assert not subject.names(("dog",), "our cat Pepper")
+    assert not subject.names((), "anything")
+
+
+def test_the_signal_is_off_in_a_large_store() -> None:
+    """The subject floor is the corroborated floor lowered by ``subject_drop`` at ``small``
+    records and fewer, rising to it, and off (None) from ``reference`` on: in a large store
+    every subject word is in some record. A candidate naming the subject passes above the
+    floor only."""
+    settings = {"subject_drop": 0.21, "reference": 500, "small": 30}
+    floors = {n: subject_floor(n, corroborated=0.21, **settings) for n in (8, 30, 100, 499)}
+    assert floors[8] == floors[30] == 0.0
+    assert floors[30] < floors[100] < floors[499] < 0.21  # type: ignore[operator]
+    assert subject_floor(500, corroborated=0.35, **settings) is None
+    assert subject_floor(20, corroborated=0.21, subject_drop=0.0, reference=500, small=30) is None
+    named = Candidate("mem_a", matches={"dense": {"rank": 3, "score": 0.12}}, subject=True)
+    unnamed = Candidate("mem_b", matches={"dense": {"rank": 1, "score": 0.2}})
+    at = {"dense_floor": 0.35, "lexical_floor": 5.0, "corroborated": 0.21}
+    assert gate(named, **at, subject=0.1) == (
+        "subject",
+        "dense cosine 0.120 >= floor 0.1, naming what the query asks about",
+    )
+    assert gate(named, **at, subject=0.15) is None
+    assert gate(named, **at, subject=None) is None
+    assert gate(unnamed, **at, subject=0.0) is None
