@@ -318,11 +318,11 @@ def apply_gate(
 
     - ``result`` (the default): the answer is empty when every candidate is weak on every
       signal; otherwise each candidate must pass on its own or be close to the best one on a
-      signal that found it: its cosine within ``dense_margin`` of the best candidate's, or
-      its BM25 at least ``lexical_share`` of the best. A passing answer is not padded with
-      records weak on every signal and far below the best. Scores, not fused ranks: in a
-      store of a few records every record is a dense candidate, and rank 8 of 8 fuses to 60%
-      of rank 1 whatever its cosine.
+      signal that found it: its cosine within ``dense_margin`` of the best passing
+      candidate's, or its BM25 at least ``lexical_share`` of the best passing one's. A
+      passing answer is not padded with records weak on every signal and far below the best.
+      Scores, not fused ranks: in a store of a few records every record is a dense
+      candidate, and rank 8 of 8 fuses to 60% of rank 1 whatever its cosine.
     - ``response`` (the design's first gate): the answer is empty when every candidate is weak
       on every signal; otherwise all candidates go on, ranked, and each says whether it passed
       on its own or rode on the strongest one.
@@ -340,9 +340,10 @@ def apply_gate(
         for c in candidates
     ]
     passing = [r[1] for r in reasons if r is not None]
+    strong = [c for c, r in zip(candidates, reasons, strict=True) if r is not None]
     weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
     close = (
-        _close_to_best(candidates, weak, dense_margin=dense_margin, lexical_share=lexical_share)
+        _close_to_best(strong, weak, dense_margin=dense_margin, lexical_share=lexical_share)
         if passing and mode == "result"
         else {}
     )
@@ -375,18 +376,20 @@ def _bm25(candidate: Candidate) -> float | None:
 
 
 def _close_to_best(
-    candidates: list[Candidate],
+    strong: list[Candidate],
     weak: list[Candidate],
     *,
     dense_margin: float,
     lexical_share: float,
 ) -> dict[str, str]:
-    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of
-    ``candidates``, or whose BM25 is at least ``lexical_share`` of the best, each with why."""
+    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of ``strong``
+    (the candidates that passed on their own: "the best" is the best result, not a stronger
+    cosine that was itself cut), or whose BM25 is at least ``lexical_share`` of the best of
+    them, each with why."""
     best_cosine = max(
-        (c.matches["dense"]["score"] for c in candidates if "dense" in c.matches), default=0.0
+        (c.matches["dense"]["score"] for c in strong if "dense" in c.matches), default=0.0
     )
-    best_bm25 = max((s for c in candidates if (s := _bm25(c)) is not None), default=0.0)
+    best_bm25 = max((s for c in strong if (s := _bm25(c)) is not None), default=0.0)
     close: dict[str, str] = {}
     for candidate in weak:
         dense = candidate.matches.get("dense")

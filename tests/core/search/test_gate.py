@@ -12,6 +12,7 @@ from agent_memory.core import Memory
 from agent_memory.core.search.explain import for_model
 from agent_memory.core.search.ranking import (
     Candidate,
+    apply_gate,
     corroborated_floor,
     gate,
     replay,
@@ -201,3 +202,32 @@ def test_a_word_half_the_records_hold_corroborates_nothing() -> None:
     assert gate(weightless, **floors) is None
     reason = gate(telling, **floors)
     assert reason is not None and reason[0] == "corroborated"
+
+
+def test_close_to_the_best_means_the_best_result() -> None:
+    """The per-result rule measures a weak candidate against the best candidate that passed
+    on its own, not against a stronger cosine that was itself cut: the old rule read the
+    margin off the cut record's 0.30 and dropped a 0.14 that is within 0.1 of the 0.22 that
+    answered."""
+    cut = Candidate("mem_cut", matches={"dense": {"rank": 1, "score": 0.30}})
+    answer = Candidate(
+        "mem_answer",
+        matches={"dense": {"rank": 2, "score": 0.22}, "lexical": {"rank": 1, "score": 0.8}},
+    )
+    near = Candidate("mem_near", matches={"dense": {"rank": 3, "score": 0.14}})
+    far = Candidate("mem_far", matches={"dense": {"rank": 4, "score": 0.11}})
+    survivors = apply_gate(
+        [cut, answer, near, far],
+        dense_floor=0.35,
+        lexical_floor=5.0,
+        mode="result",
+        dense_margin=0.1,
+        lexical_share=1.0,
+        corroborated=0.21,
+    )
+    assert [c.record_id for c in survivors] == ["mem_cut", "mem_answer", "mem_near"]
+    assert answer.passed_on == "corroborated"
+    assert near.gate == (
+        "weak on its own; close to the best: dense cosine 0.140 within 0.1 of the best 0.220"
+    )
+    assert far.passed_on is None
