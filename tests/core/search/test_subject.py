@@ -125,3 +125,15 @@ def test_the_signal_is_off_in_a_large_store() -> None:
     assert gate(named, **at, subject=0.15) is None
     assert gate(named, **at, subject=None) is None
     assert gate(unnamed, **at, subject=0.0) is None
+
+
+def test_a_subject_pass_does_not_bring_in_records_near_its_low_cosine(
+    facts: Session, memory: Memory
+) -> None:
+    """A record naming the subject may sit at cosine 0.05; records within the dense margin of
+    that say nothing about the question, and (ranked by fused score) they took the places
+    before it. The answer is the record that names the dog, alone."""
+    result = search(facts, "What is my dog called?")
+    assert [r["content"] for r in result["results"]] == [FACTS[0]]
+    assert result["explanation"]["cut"]["why"] == "weak on every signal and far below the best"
+    assert replay(logged(memory, result)) == [result["results"][0]["id"]]
