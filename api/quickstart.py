@@ -213,6 +213,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (alice, "alice", "Which database did Alice's team choose in September 2026?"),
         (bob, "bob", "Does the user prefer short or detailed answers?"),
         (bob, "bob", "Is Alice allergic to anything?"),
+        (bob, "bob", "What is my dog called?"),
         (carol, "carol", "Which cafe has oat milk?"),
         (alice, "alice", "What is the boiling point of tungsten?"),
     ]

@@ -41,6 +41,11 @@ BOB: list[dict[str, Any]] = [
         "source_kind": "user_statement",
         "source_ref": "profile:bob",
     },
+    {
+        "content": "Rusty, our kelpie, rides in the van on every trip.",
+        "source_kind": "user_statement",
+        "source_ref": "chat:bob",
+    },
 ]
 PROJECT: list[dict[str, Any]] = [
     {

@@ -233,6 +233,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     ):
         assert step in out
     assert "address found afterwards: False" in out
+    # A record naming what the question asks about answers it in a small store, alone.
+    dog = out.split("'What is my dog called?'")[1].splitlines()
+    assert "Rusty, our kelpie" in dog[1] and "naming what the query asks about" in dog[2]
+    assert "search    as assistant" in dog[3]
     assert re.search(r"forget    user carol: records 3\b", out)  # the imported conversation
     # Either of Alice's two allergies answers "What is Alice allergic to?"; the snapshot must
     # answer from what it holds, and log nothing.
