@@ -55,7 +55,8 @@ _DETACH = {
 @dataclass(frozen=True, slots=True)
 class _Synset:
     words: frozenset[str]
-    hypernyms: tuple[int, ...]
+    hypernyms: tuple[int, ...]  # a kind of them ("@"), or an instance of them ("@i")
+    kinds: tuple[int, ...]  # a kind of them only: "Lincoln" is an instance of a lawyer
     entails: tuple[int, ...]
     antonyms: tuple[tuple[str, int], ...]  # (pos, offset) of antonymous synsets
 
@@ -127,21 +128,23 @@ class WordNet:
         line = self._find(f"data.{_FILES[pos]}", f"{offset:08d}") or ""
         fields = line.split(" | ")[0].split()
         if len(fields) < 5:
-            return _Synset(frozenset(), (), (), ())
+            return _Synset(frozenset(), (), (), (), ())
         count = int(fields[3], 16)
         words = frozenset(w.lower().split("(")[0] for w in fields[4 : 4 + 2 * count : 2])
         k = 4 + 2 * count
         pointers = int(fields[k])
-        hypernyms, entails, antonyms = [], [], []
+        hypernyms, kinds, entails, antonyms = [], [], [], []
         for j in range(pointers):
             symbol, target, target_pos = fields[k + 1 + 4 * j : k + 4 + 4 * j]
             if symbol in ("@", "@i") and target_pos == pos:
                 hypernyms.append(int(target))
+                if symbol == "@":
+                    kinds.append(int(target))
             elif symbol == "*":
                 entails.append(int(target))
             elif symbol == "!":
                 antonyms.append(("a" if target_pos == "s" else target_pos, int(target)))
-        return _Synset(words, tuple(hypernyms), tuple(entails), tuple(antonyms))
+        return _Synset(words, tuple(hypernyms), tuple(kinds), tuple(entails), tuple(antonyms))
 
     def lemmas(self, word: str, pos: str) -> list[str]:
         """``word``'s base forms as ``pos`` that WordNet knows ("retrievers" -> "retriever")."""
@@ -214,6 +217,42 @@ class WordNet:
                 if any(p == pos and o in other for p, o in synset.antonyms):
                     return True
         return False
+
+    @functools.lru_cache(maxsize=32768)  # noqa: B019 - one instance per process
+    def kinds_above(self, offset: int, *, instances: bool = False) -> frozenset[int]:
+        """The noun synset ``offset`` and those it is a kind of, up to the nouns' hypernym
+        depth; with ``instances``, also what it is an instance of ("Puebla" is a city),
+        which the caller asks for only where a name says that much (a person named Mary
+        is not the mother WordNet files under the name)."""
+        above, frontier = {offset}, [offset]
+        for _ in range(_HYPERNYM_DEPTH["n"]):
+            links = (self.synset("n", s) for s in frontier)
+            frontier = [
+                up
+                for synset in links
+                for up in (synset.hypernyms if instances else synset.kinds)
+                if up not in above
+            ]
+            above.update(frontier)
+        return frozenset(above)
+
+    @functools.lru_cache(maxsize=8192)  # noqa: B019 - one instance per process
+    def under(self, offset: int, word: str) -> bool:
+        """Whether the noun synset ``offset`` is, at any depth, a kind or an instance of a
+        synset holding ``word`` ("physical_entity", "person")."""
+        frontier, seen = [offset], {offset}
+        while frontier:
+            if any(word in self.synset("n", o).words for o in frontier):
+                return True
+            frontier = [
+                up for o in frontier for up in self.synset("n", o).hypernyms if up not in seen
+            ]
+            seen.update(frontier)
+        return False
+
+    def too_general(self, lemma: str) -> bool:
+        """Whether ``lemma`` is too general to say what a statement claims ("thing", "act")."""
+        return lemma.lower().replace(" ", "_") in _TOO_GENERAL
 
 
 @functools.cache

@@ -340,14 +340,11 @@ def apply_gate(
         for c in candidates
     ]
     passing = [r[1] for r in reasons if r is not None]
-    strong = [c for c, r in zip(candidates, reasons, strict=True) if r is not None]
-    # A subject pass may sit at any cosine: no measure of how close another one is.
+    # A subject pass may sit at any score: no measure of how close another one is.
     measures = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] != "subject"]
     weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
     close = (
-        _close_to_best(
-            strong, measures, weak, dense_margin=dense_margin, lexical_share=lexical_share
-        )
+        _close_to_best(measures, weak, dense_margin=dense_margin, lexical_share=lexical_share)
         if passing and mode == "result"
         else {}
     )
@@ -380,7 +377,6 @@ def _bm25(candidate: Candidate) -> float | None:
 
 
 def _close_to_best(
-    strong: list[Candidate],
     measures: list[Candidate],
     weak: list[Candidate],
     *,
@@ -388,15 +384,15 @@ def _close_to_best(
     lexical_share: float,
 ) -> dict[str, str]:
     """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of ``measures``,
-    or whose BM25 is at least ``lexical_share`` of the best of ``strong``, each with why.
-    ``strong``: the candidates that passed on their own ("the best" is the best result, not
-    a stronger score that was itself cut); ``measures``: those of them whose cosine says how
-    near the query they are (not a subject pass, which may sit at any cosine: a record
-    naming the dog at 0.2 does not bring in every record at 0.05)."""
+    or whose BM25 is at least ``lexical_share`` of the best of them, each with why.
+    ``measures``: the candidates that passed on their own ("the best" is the best result, not
+    a stronger score that was itself cut), a subject pass aside: it may sit at any cosine and
+    BM25, and a record naming the dog at cosine 0.04 does not bring in every record above
+    -0.11."""
     best_cosine = max(
         (c.matches["dense"]["score"] for c in measures if "dense" in c.matches), default=math.inf
     )
-    best_bm25 = max((s for c in strong if (s := _bm25(c)) is not None), default=0.0)
+    best_bm25 = max((s for c in measures if (s := _bm25(c)) is not None), default=0.0)
     close: dict[str, str] = {}
     for candidate in weak:
         dense = candidate.matches.get("dense")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -342,15 +341,8 @@ class Retriever:
         s.dense_floor, s.lexical_floor, s.corroborated, s.subject_floor = ranking.floors(
             readable_records, gate_cfg
         )
-        if s.subject_floor is not None:  # passes: the gate without the subject signal
-            passes = partial(ranking.gate, dense_floor=s.dense_floor, lexical_floor=s.lexical_floor)
-            s.subject = subject.mark(
-                s.ordered,
-                s.records,
-                s.words,
-                floor=s.subject_floor,
-                passes=partial(passes, corroborated=s.corroborated),
-            )
+        if s.subject_floor is not None:
+            s.subject = subject.mark(s.ordered, s.records, s.words, floor=s.subject_floor)
         s.margins = {
             "dense_margin": gate_cfg.dense_margin,
             "lexical_share": gate_cfg.lexical_share,

@@ -6,10 +6,17 @@ on every trip." scores a cosine of 0.1-0.2, as low as the best record of a quest
 answer, and BM25 over one shared word cannot clear a floor set for a store of any size. What
 the answer does have is the question's subject: every word the question asks about, other than
 the words that only frame the question ("name", "kind", "now"), is in the record's text (its
-content or retrieval context) as the same word (compared as stems) or as a kind of it by
-WordNet ("kelpie" is a dog, "Rania" beside "wife" names the wife). An unanswerable question
-rarely has every one of its subject words in one record ("What's my blood type?" needs both
-"blood" and "type").
+content or retrieval context) as the same word (compared as stems) or as a common noun that
+is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
+names the wife). An unanswerable question rarely has every one of its subject words in one
+record ("Which football team do I support?" needs "football", "team" and "support").
+
+Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
+the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking." extracted
+from a turn about the doctor's advice); a record naming the subject need not hold the asked
+fact ("What's my mother's name?" beside "my mother lives with us"); words are compared by a
+light stemmer ("lived" is not "live"); a word the answer never says ("Where do I work?" /
+"I'm PM at Brandt") is not named.
 
 ``asked(words)`` reads the subject off the query's content words (``core.search.lexical.
 query_tokens``); ``names(subject, text)`` says whether a text names every part of it. The
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agent_memory.core.judge.stemming import stem_word
@@ -34,6 +41,9 @@ if TYPE_CHECKING:
     from agent_memory.core.search.ranking import Candidate
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# A record's words looked up in WordNet at most (a long record: the first ones); a word
+# found by its stem needs no lookup.
+MAX_KIND_WORDS = 300
 
 # Words that frame a question without being what it asks about: the answer need not hold
 # them ("What's my dog's name?" is answered by "Rusty, our kelpie"; "Where do I live now?" by a
@@ -42,7 +52,8 @@ FRAME = frozenset(
     """
     name names named called call kind kinds sort type tell remind know remember mention
     mentioned say said whats what's now currently still today these days right rn anymore
-    again lately recently usually normally regularly often much many old long
+    again lately recently usually normally regularly often much many old long living please
+    thanks thank recall us whose
     """.split()
 )
 
@@ -62,18 +73,17 @@ def mark(
     words: Sequence[str],
     *,
     floor: float,
-    passes: Callable[[Candidate], object],
 ) -> tuple[str, ...]:
-    """Set ``subject`` on the dense candidates at ``floor`` or above that do not pass the
-    gate without it (``passes``: why one passes, None if it does not) and whose text
-    (content and retrieval context) names what the query's ``words`` ask about; returns the
-    subject (empty: nothing to name)."""
+    """Set ``subject`` on the dense candidates at ``floor`` or above whose text (content and
+    retrieval context) names what the query's ``words`` ask about; returns the subject
+    (empty: nothing to name). Every such candidate is checked, also one that passes on
+    another signal, so that a replay under stricter floors knows which name it."""
     asked_about = asked(tuple(words))
     if not asked_about:
         return asked_about
     for candidate in candidates:
         dense = candidate.matches.get("dense")
-        if dense is None or dense["score"] < floor or passes(candidate) is not None:
+        if dense is None or dense["score"] < floor:
             continue
         record = records[candidate.record_id]
         text = f"{record.content}\n{record.context}" if record.context else record.content
@@ -91,20 +101,18 @@ def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str,
 
 
 def names(subject: Sequence[str], text: str) -> bool:
-    """Whether ``text`` names every word of ``subject``: the same stem, or a word that is a
-    kind of it (WordNet, nouns: core.judge.wordnet.WordNet.covers). False for no subject."""
+    """Whether ``text`` names every word of ``subject``: the same stem, or a common noun of
+    the text that is a kind of the word's first noun sense by WordNet (``_kind_named``).
+    False for no subject."""
     if not subject:
         return False
-    words, stems = _read(text)
-    return all(_stem(s) in stems or _kind_named(s, words) for s in subject)
-
-
-@functools.lru_cache(maxsize=4096)
-def _read(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """``text``'s words that carry meaning, and their stems (a record is read again by every
-    search that finds it)."""
-    words = frozenset(w.casefold() for w in _WORD.findall(text)) - STOPWORDS
-    return words, frozenset(_stem(w) for w in words)
+    words = {w.casefold() for w in _WORD.findall(text)} - STOPWORDS
+    stems = {_stem(w) for w in words}
+    missing = [w for w in subject if _stem(w) not in stems]
+    if not missing:
+        return True
+    common, named = _nouns(text)
+    return all(_kind_named(w, common, named) for w in missing)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -112,19 +120,56 @@ def _stem(word: str) -> str:
     return stem_word(word)
 
 
-def _kind_named(want: str, words: frozenset[str]) -> bool:
+def _nouns(text: str) -> tuple[list[str], list[str]]:
+    """The words of ``text`` that may be nouns, at most ``MAX_KIND_WORDS`` in all, first
+    seen first, no stopword: (common ones, written in lower case somewhere in the text;
+    names, only ever capitalised)."""
+    seen: dict[str, bool] = {}  # word -> written in lower case somewhere
+    for word in _WORD.findall(text):
+        folded = word.casefold()
+        if not word.isalpha() or folded in STOPWORDS:
+            continue
+        if folded not in seen and len(seen) == MAX_KIND_WORDS:
+            break
+        seen[folded] = seen.get(folded, False) or word.islower()
+    return [w for w, low in seen.items() if low], [w for w, low in seen.items() if not low]
+
+
+def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
+    """Whether a noun of a text (``_nouns``: its ``common`` nouns and the ``named``) is a
+    kind of ``want``'s first noun sense: "kelpie" of "dog". The first sense only of the word
+    asked about ("pet" is an animal, not the "darling" that a "favourite" also is), never
+    one too general to say anything. A common
+    noun counts in its first two senses where ``want`` is a physical thing ("kelpie" is
+    first a water spirit), in its first only where it is an abstraction, whose kinds run
+    wide (a "trip" is also a hallucination, and so a condition). A name counts as an
+    instance ("Puebla" is a city), except for people: a person named Mary is not the mother
+    WordNet files under the name, nor is a Lincoln a lawyer."""
     net = wordnet()
     if net is None:  # the WordNet data is not installed: same stems only
         return False
-    wanted = _noun_lemmas(want)
+    wanted = {
+        sense
+        for lemma in _noun_lemmas(want)
+        if not net.too_general(lemma)
+        for sense in net.senses(lemma, "n")[:1]
+    }
     if not wanted:
         return False
-    return any(
-        net.covers(target, have, "n")
-        for word in words
-        for have in _noun_lemmas(word)
-        for target in wanted
-    )
+    physical = any(net.under(sense, "physical_entity") for sense in wanted)
+    people = any(net.under(sense, "person") for sense in wanted)
+    senses = 2 if physical else 1
+    for word in common:
+        for lemma in _noun_lemmas(word):
+            if any(wanted & net.kinds_above(s) for s in net.senses(lemma, "n")[:senses]):
+                return True
+    if people:
+        return False
+    for word in named:
+        for lemma in _noun_lemmas(word):
+            if any(wanted & net.kinds_above(s, instances=True) for s in net.senses(lemma, "n")[:1]):
+                return True
+    return False
 
 
 @functools.lru_cache(maxsize=65536)

@@ -12,8 +12,9 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.search import subject
-from agent_memory.core.search.ranking import Candidate, gate, replay, subject_floor
+from agent_memory.core.search.ranking import Candidate, apply_gate, gate, replay, subject_floor
 from agent_memory.core.session import Session
+from tests.support.clock import NOW
 from tests.support.stores import search, user_store
 
 # A new user's store: short facts, the way the offline extractor keeps what the user said.
@@ -137,3 +138,88 @@ def test_a_subject_pass_does_not_bring_in_records_near_its_low_cosine(
     assert [r["content"] for r in result["results"]] == [FACTS[0]]
     assert result["explanation"]["cut"]["why"] == "weak on every signal and far below the best"
     assert replay(logged(memory, result)) == [result["results"][0]["id"]]
+
+
+# What an adversarial review found the first version passing (each answered empty before the
+# signal, and by it with an unrelated record): a rare sense of the word asked about ("pet" as
+# a darling, which a "favourite" is), a famous bearer of a name (WordNet files Abraham
+# Lincoln under lawyers), and a word of the question's frame ("for a living").
+EVERYDAY = [
+    "Mary from accounting covers my shifts on Fridays.",
+    "My favourite band is Radiohead.",
+    "We're planning a trip to Japan in April.",
+    "My daughter Rose just started school.",
+    "I live in Lisbon, near the river.",
+    "I work as a nurse.",
+    "Lincoln, my son, loves Lego.",
+    "I drive a 2015 Honda Civic.",
+    "I'm allergic to peanuts.",
+    "I play tennis on Sundays.",
+    "I drink two cups of coffee a day.",
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Do I have any pets?",
+        "What's my pet called?",
+        "Who is my mother?",
+        "Who is my lawyer?",
+        "Do I have any conditions?",
+        "Do I have any plants?",
+    ],
+)
+def test_only_a_common_noun_of_the_first_sense_names_a_subject(
+    memory: Memory, question: str
+) -> None:
+    session = user_store(
+        memory, [{"content": f, "source_kind": "user_statement"} for f in EVERYDAY]
+    )
+    result = search(session, question)
+    assert [r["content"] for r in result["results"]] == []
+
+
+def test_a_question_about_a_living_is_not_about_living_somewhere(memory: Memory) -> None:
+    session = user_store(
+        memory, [{"content": f, "source_kind": "user_statement"} for f in EVERYDAY]
+    )
+    result = session.call(
+        "memory_search", {"query": "What do I do for a living?", "limit": 2}, now=NOW
+    )
+    assert [r["content"] for r in result["results"]][:1] == ["I work as a nurse."]
+    assert all(r["explanation"]["passed_on"] != "subject" for r in result["results"])
+
+
+def test_a_subject_pass_brings_nothing_in_on_its_bm25_either() -> None:
+    """The per-result margin reads neither the cosine nor the BM25 of a subject pass."""
+    named = Candidate(
+        "mem_named",
+        matches={"dense": {"rank": 1, "score": 0.05}, "lexical": {"rank": 1, "score": 2.0}},
+        subject=True,
+    )
+    rider = Candidate(
+        "mem_rider",
+        matches={"dense": {"rank": 2, "score": 0.01}, "lexical": {"rank": 2, "score": 0.7}},
+    )
+    survivors = apply_gate(
+        [named, rider],
+        dense_floor=0.35,
+        lexical_floor=5.0,
+        mode="result",
+        dense_margin=0.15,
+        lexical_share=0.3,
+        corroborated=0.21,
+        subject=0.0,
+    )
+    assert [(c.record_id, c.passed_on) for c in survivors] == [("mem_named", "subject")]
+    assert rider.passed_on is None
+
+
+def test_frame_words_of_a_polite_question_are_not_its_subject() -> None:
+    assert subject.asked(("please", "dog", "name", "thanks")) == ("dog",)
+    assert subject.asked(("recall", "dog", "name")) == ("dog",)
+    assert subject.asked(("living",)) == ()
+    assert not subject.names(("pet",), "My favourite band is Radiohead.")
+    assert not subject.names(("lawyer",), "Lincoln, my son, loves Lego.")
+    assert subject.names(("dog",), "Rusty, our kelpie, comes on every trip.")
