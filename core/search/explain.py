@@ -60,6 +60,16 @@ _PASSED = {
 }
 
 
+def _response_gate(logged: Mapping[str, Any]) -> dict[str, Any]:
+    """The gate as the response tells it: the log's, without record ids (each result says
+    what it passed on; the log keeps which ids passed and which named the subject)."""
+    gate = {k: v for k, v in logged.items() if k != "passed"}
+    if "subject" in gate:
+        named = logged["subject"]["named_by"]
+        gate["subject"] = {"words": logged["subject"]["words"], "named": len(named)}
+    return gate
+
+
 def for_model(name: Any, arguments: Any, result: Mapping[str, Any]) -> dict[str, Any]:
     """The form of ``result`` (of tool ``name`` called with ``arguments``) a model is shown."""
     if name != "memory_search" or "error" in result or "results" not in result:
@@ -226,7 +236,7 @@ def response_explanation(s: Search) -> dict[str, Any]:
             "time": len(s.timed),
             "fused": len(s.candidates),
         },
-        "gate": {k: v for k, v in s.gate_log.items() if k != "passed"},
+        "gate": _response_gate(s.gate_log),
         "cut": {
             "count": len(s.cut),
             "why": "weak on every signal and far below the best"

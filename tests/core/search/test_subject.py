@@ -89,7 +89,7 @@ def test_a_question_whose_subject_no_record_names_stays_empty(
 ) -> None:
     result = search(facts, question)
     assert result["results"] == []
-    assert result["explanation"]["gate"]["subject"]["named_by"] == []
+    assert result["explanation"]["gate"]["subject"]["named"] == 0
 
 
 def test_the_subject_is_the_question_without_its_frame() -> None:
