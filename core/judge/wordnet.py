@@ -219,13 +219,15 @@ class WordNet:
         return False
 
     @functools.lru_cache(maxsize=32768)  # noqa: B019 - one instance per process
-    def kinds_above(self, offset: int, *, instances: bool = False) -> frozenset[int]:
-        """The noun synset ``offset`` and those it is a kind of, up to the nouns' hypernym
-        depth; with ``instances``, also what it is an instance of ("Puebla" is a city),
-        which the caller asks for only where a name says that much (a person named Mary
-        is not the mother WordNet files under the name)."""
+    def kinds_above(
+        self, offset: int, *, instances: bool = False, depth: int = _HYPERNYM_DEPTH["n"]
+    ) -> frozenset[int]:
+        """The noun synset ``offset`` and those it is a kind of, up to ``depth`` links up;
+        with ``instances``, also what it is an instance of ("Puebla" is a city), which the
+        caller asks for only where a name says that much (a person named Mary is not the
+        mother WordNet files under the name)."""
         above, frontier = {offset}, [offset]
-        for _ in range(_HYPERNYM_DEPTH["n"]):
+        for _ in range(depth):
             links = (self.synset("n", s) for s in frontier)
             frontier = [
                 up
@@ -235,6 +237,12 @@ class WordNet:
             ]
             above.update(frontier)
         return frozenset(above)
+
+    def instance(self, offset: int) -> bool:
+        """Whether the noun synset ``offset`` is an instance of something (a named place,
+        person or work: "Puebla"), not a kind."""
+        synset = self.synset("n", offset)
+        return len(synset.hypernyms) > len(synset.kinds)
 
     @functools.lru_cache(maxsize=8192)  # noqa: B019 - one instance per process
     def under(self, offset: int, word: str) -> bool:

@@ -16,7 +16,9 @@ the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking
 from a turn about the doctor's advice); a record naming the subject need not hold the asked
 fact ("What's my mother's name?" beside "my mother lives with us"); words are compared by a
 light stemmer ("lived" is not "live"); a word the answer never says ("Where do I work?" /
-"I'm PM at Brandt") is not named.
+"I'm PM at Brandt") is not named; a common noun's first WordNet sense may still be another
+thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
+Carol.").
 
 ``asked(words)`` reads the subject off the query's content words (``core.search.lexical.
 query_tokens``); ``names(subject, text)`` says whether a text names every part of it. The
@@ -46,6 +48,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # needs no lookup): a store of 16 KB records would otherwise spend 0.1-2 s a search here.
 MAX_TEXT_CHARS = 2000
 MAX_KIND_WORDS = 120
+# How far below the word asked about a record's noun may sit: a corgi is a dog one link
+# down, a kelpie three (sheepdog, working dog); a bat is an animal five links down.
+KIND_DEPTH = 3
 
 # Words that frame a question without being what it asks about: the answer need not hold
 # them ("What's my dog's name?" is answered by "Rusty, our kelpie"; "Where do I live now?" by a
@@ -139,14 +144,18 @@ def _nouns(text: str) -> tuple[list[str], list[str]]:
 
 def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
     """Whether a noun of a text (``_nouns``: its ``common`` nouns and the ``named``) is a
-    kind of ``want``'s first noun sense: "kelpie" of "dog". The first sense only of the word
-    asked about ("pet" is an animal, not the "darling" that a "favourite" also is), never
-    one too general to say anything. A common
-    noun counts in its first two senses where ``want`` is a physical thing ("kelpie" is
-    first a water spirit), in its first only where it is an abstraction, whose kinds run
-    wide (a "trip" is also a hallucination, and so a condition). A name counts as an
-    instance ("Puebla" is a city), except for people: a person named Mary is not the mother
-    WordNet files under the name, nor is a Lincoln a lawyer."""
+    kind of ``want``'s first noun sense, at most ``KIND_DEPTH`` links below it: "kelpie" of
+    "dog". WordNet's senses run wide, so each side is read narrowly:
+    - the word asked about in its first sense only ("pet" is an animal, not the "darling"
+      that a "favourite" also is), and never one too general to say anything;
+    - a common noun in its first sense, or its second too when it has no others ("kelpie" is
+      first a water spirit; "date" has eight senses, one of them an escort, and so a
+      friend), and never a word that is also a verb (a sentence's "works", "saw", "fly" are
+      seldom the plant, the tool or the insect);
+    - a name (a word only ever capitalised) only as an instance, as of a place ("Puebla" is
+      a city), never of a person, and never as the thing its lower-case twin names (a
+      "Robin" is no bird, an "Olive" no fruit, and a person named Mary is not the mother
+      WordNet files under the name)."""
     net = wordnet()
     if net is None:  # the WordNet data is not installed: same stems only
         return False
@@ -158,20 +167,32 @@ def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
     }
     if not wanted:
         return False
-    physical = any(net.under(sense, "physical_entity") for sense in wanted)
-    people = any(net.under(sense, "person") for sense in wanted)
-    senses = 2 if physical else 1
     for word in common:
+        if _verb(word):
+            continue
         for lemma in _noun_lemmas(word):
-            if any(wanted & net.kinds_above(s) for s in net.senses(lemma, "n")[:senses]):
-                return True
-    if people:
+            senses = net.senses(lemma, "n")
+            for sense in senses[: 2 if len(senses) <= 2 else 1]:
+                if wanted & net.kinds_above(sense, depth=KIND_DEPTH):
+                    return True
+    if any(net.under(sense, "person") for sense in wanted):
         return False
     for word in named:
         for lemma in _noun_lemmas(word):
-            if any(wanted & net.kinds_above(s, instances=True) for s in net.senses(lemma, "n")[:1]):
+            first = net.senses(lemma, "n")[:1]
+            if (
+                first
+                and net.instance(first[0])
+                and wanted & net.kinds_above(first[0], instances=True, depth=KIND_DEPTH)
+            ):
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=65536)
+def _verb(word: str) -> bool:
+    net = wordnet()
+    return net is not None and bool(net.lemmas(word, "v"))
 
 
 @functools.lru_cache(maxsize=65536)

@@ -223,3 +223,46 @@ def test_frame_words_of_a_polite_question_are_not_its_subject() -> None:
     assert not subject.names(("pet",), "My favourite band is Radiohead.")
     assert not subject.names(("lawyer",), "Lincoln, my son, loves Lego.")
     assert subject.names(("dog",), "Rusty, our kelpie, comes on every trip.")
+
+
+# A second review's everyday store: names that are also things, verbs that are also nouns,
+# and words whose later senses are something else.
+HOUSEHOLD = [
+    "Mark from work is coming to dinner on Friday.",
+    "Our golden retriever Max is twelve.",
+    "My hamster Peanut escaped last night.",
+    "My cousin Robin lives in Perth.",
+    "We went to Turkey for our honeymoon.",
+    "I write Python at work every day.",
+    "My sister Ruby works in Boston.",
+    "We saw a crane at the wetlands.",
+    "I fly kites with my son on the weekend.",
+    "We ate dates in Marrakech.",
+    "I love cold brew coffee.",
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was my score?",  # "Mark": a mark is a score
+        "Am I on any drugs?",  # "Max": a street name for a drug
+        "Do I have any fruit?",  # "Peanut"
+        "Do I have any birds?",  # "Robin", "Turkey"
+        "Do I have a snake?",  # "Python"
+        "Do I have any plants?",  # "works"
+        "Do I have any tools?",  # "saw"
+        "Do I have any friends?",  # "dates": a date is also an escort
+        "Do I have any trees?",  # "coffee": also the coffee tree
+    ],
+)
+def test_a_name_a_verb_or_a_later_sense_names_no_subject(memory: Memory, question: str) -> None:
+    session = user_store(
+        memory, [{"content": f, "source_kind": "user_statement"} for f in HOUSEHOLD]
+    )
+    assert search(session, question)["results"] == []
+
+
+def test_a_named_place_is_an_instance_of_its_kind() -> None:
+    assert subject.names(("city", "mom", "live"), "My mom lives in Puebla.")
+    assert not subject.names(("bird",), "My cousin Robin lives in Perth.")
