@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.wordnet import wordnet
@@ -94,7 +96,7 @@ def mark(
             continue
         record = records[candidate.record_id]
         text = f"{record.content}\n{record.context}" if record.context else record.content
-        candidate.subject = names(asked_about, text[:MAX_TEXT_CHARS])
+        candidate.subject = _named(asked_about, _reading(record.id, text[:MAX_TEXT_CHARS]))
     return asked_about
 
 
@@ -111,15 +113,51 @@ def names(subject: Sequence[str], text: str) -> bool:
     """Whether ``text`` names every word of ``subject``: the same stem, or a common noun of
     the text that is a kind of the word's first noun sense by WordNet (``_kind_named``).
     False for no subject."""
+    return _named(subject, _read(text))
+
+
+class _Reading(NamedTuple):
+    """What the check needs of a text: its words' stems, and its nouns (``_nouns``)."""
+
+    stems: frozenset[str]
+    common: tuple[str, ...]
+    named: tuple[str, ...]
+
+
+def _read(text: str) -> _Reading:
+    words = {w.casefold() for w in _WORD.findall(text)} - STOPWORDS
+    common, named = _nouns(text)
+    return _Reading(frozenset(_stem(w) for w in words), tuple(common), tuple(named))
+
+
+# Readings of the records searches found lately, by record id and a hash of the text read
+# (a record's context can be narrowed in place): a record is read again by every search that
+# finds it, and tokenising it was most of the check's time.
+_READINGS: OrderedDict[tuple[str, int], _Reading] = OrderedDict()
+_READINGS_KEPT = 4096
+_READINGS_LOCK = threading.Lock()
+
+
+def _reading(record_id: str, text: str) -> _Reading:
+    key = (record_id, hash(text))
+    with _READINGS_LOCK:
+        found = _READINGS.get(key)
+        if found is not None:
+            _READINGS.move_to_end(key)
+            return found
+    reading = _read(text)
+    with _READINGS_LOCK:
+        _READINGS[key] = reading
+        if len(_READINGS) > _READINGS_KEPT:
+            _READINGS.popitem(last=False)
+    return reading
+
+
+def _named(subject: Sequence[str], reading: _Reading) -> bool:
     if not subject:
         return False
-    words = {w.casefold() for w in _WORD.findall(text)} - STOPWORDS
-    stems = {_stem(w) for w in words}
-    missing = [w for w in subject if _stem(w) not in stems]
-    if not missing:
-        return True
-    common, named = _nouns(text)
-    return all(_kind_named(w, common, named) for w in missing)
+    missing = [w for w in subject if _stem(w) not in reading.stems]
+    return all(_kind_named(w, reading.common, reading.named) for w in missing)
 
 
 @functools.lru_cache(maxsize=65536)
