@@ -36,8 +36,8 @@ class Candidate:
     subject: bool = False  # its text names every word the query asks about (core.search.subject)
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, corroborated, subject, entity;
-    # margin (close to the
-    # best), answer (response mode: the answer passed on another), reranker; None: cut.
+    # margin (close to the best), answer (response mode: the answer passed on another),
+    # reranker; None: cut.
     passed_on: str | None = None
     duplicate_of: str | None = None
     tokens: int = 0  # exact when taken; when skipped, enough to exceed the room it had
@@ -170,7 +170,7 @@ def scaled_floors(
     a word held by one record) against that of ``reference`` records. ``records`` counts
     what the agent may read, like BM25's statistics: no floor depends on other scopes."""
     n = max(records, 2)
-    position = math.log(min(max(n, small), reference) / small) / math.log(reference / small)
+    position = _position(n, reference=reference, small=small)
     dense = dense_floor - small_store_drop * (1 - position)
     lexical = lexical_floor * _largest_idf(n) / _largest_idf(reference)
     return round(dense, 6), round(lexical, 6)
@@ -197,7 +197,7 @@ def corroborated_floor(
     them apart (most unrelated questions share none). In a large store nearly every query
     shares a word with something, so the corroborated floor meets the dense floor there."""
     n = max(records, 2)
-    position = math.log(min(max(n, small), reference) / small) / math.log(reference / small)
+    position = _position(n, reference=reference, small=small)
     return round(dense_floor - corroborated_drop * (1 - position), 6)
 
 
@@ -212,7 +212,7 @@ def subject_floor(
     n = max(records, 2)
     if n >= reference or subject_drop <= 0:
         return None
-    position = math.log(min(max(n, small), reference) / small) / math.log(reference / small)
+    position = _position(n, reference=reference, small=small)
     return round(max(corroborated - subject_drop * (1 - position), 0.0), 6)
 
 
@@ -243,6 +243,12 @@ def floors(records: int, gate: GateConfig) -> Floors:
         records, corroborated=corroborated, subject_drop=gate.subject_drop, **at
     )
     return Floors(dense, lexical, corroborated, subject)
+
+
+def _position(records: int, *, reference: int, small: int) -> float:
+    """Where ``records`` lies between ``small`` (0) and ``reference`` (1) records, on a log
+    scale, held at the ends: how far a floor's small-store drop has worn off."""
+    return math.log(min(max(records, small), reference) / small) / math.log(reference / small)
 
 
 def _largest_idf(records: int) -> float:

@@ -125,9 +125,10 @@ class _Reading(NamedTuple):
 
 
 def _read(text: str) -> _Reading:
-    words = {w.casefold() for w in _WORD.findall(text)} - STOPWORDS
-    common, named = _nouns(text)
-    return _Reading(frozenset(_stem(w) for w in words), tuple(common), tuple(named))
+    words = _WORD.findall(text)
+    common, named = _nouns(words)
+    stems = frozenset(_stem(w) for w in {w.casefold() for w in words} - STOPWORDS)
+    return _Reading(stems, tuple(common), tuple(named))
 
 
 # Readings of the records searches found lately, by record id and a hash of the text read
@@ -166,12 +167,12 @@ def _stem(word: str) -> str:
     return stem_word(word)
 
 
-def _nouns(text: str) -> tuple[list[str], list[str]]:
-    """The words of ``text`` that may be nouns, at most ``MAX_KIND_WORDS`` in all, first
-    seen first, no stopword: (common ones, written in lower case somewhere in the text;
-    names, only ever capitalised)."""
+def _nouns(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Those of a text's ``words`` that may be nouns, at most ``MAX_KIND_WORDS`` in all,
+    first seen first, no stopword: (common ones, written in lower case somewhere in the
+    text; names, only ever capitalised)."""
     seen: dict[str, bool] = {}  # word -> written in lower case somewhere
-    for word in _WORD.findall(text):
+    for word in words:
         folded = word.casefold()
         if not word.isalpha() or folded in STOPWORDS:
             continue
