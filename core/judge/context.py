@@ -13,7 +13,13 @@ when the turn takes the quote out of the user's mouth:
   question mark ending the sentence. A "no" standing alone as the sentence opens ("Wait, no,
   I live in Milan") answers what came before and negates nothing; a comma and a new "I" open a
   clause the earlier negation does not reach ("I don't live in Oslo anymore, I moved to
-  Bergen"), unless that clause is a hedge ("I don't know, I think ...");
+  Bergen"), unless that clause is a hedge ("I don't know, I think ..."). After the quote, a
+  comma and a subject with words of its own open a clause whose modals are its own ("I need a
+  hotel near the venue, I will ask the lab for reimbursement", but not "..., I think."); a
+  "not"/"no"/"mostly" right after a comma that goes on to name a thing contrasts or details
+  ("..., not grill", "..., no time at all", "..., mostly legal texts", but not "..., not.",
+  "..., not really", "..., not anymore"); and a report with its own subject and complement
+  reports that ("..., and the doctor said eat regular meals", but not "..., my mum says");
 - a condition said by inversion ("Were I rich, I would ...") or ironic agreement ("Oh sure,
   ...", "Sure, I'm the Pope") opening the quote's sentence (core.framing);
 - fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
@@ -39,7 +45,19 @@ from dataclasses import dataclass
 
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import fiction_cues, inverted_condition, ironic, told_before
-from agent_memory.core.judge.text import CLAUSE, CONJ, MODAL, NEG, parse_sentences
+from agent_memory.core.judge.text import (
+    CLAUSE,
+    CONJ,
+    MODAL,
+    NEG,
+    PRON,
+    PUNCT,
+    SELF,
+    SELFPOSS,
+    STOP,
+    WORD,
+    parse_sentences,
+)
 from agent_memory.core.judge.tokens import Token
 
 # Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
@@ -113,6 +131,13 @@ _ADDRESSEES = frozenset(
     "me you him her us them everyone everybody anyone anybody people the a an my your his "
     "our their whoever".split()
 )
+
+# After the quote: words that open a clause of its own after a comma (with the pronouns), the
+# content words such a clause needs to say something of its own, and the words that make a
+# "not ..." or "no ..." after a comma a comment on the quote rather than a contrast.
+_SUBJECTS = frozenset("it this that there he she they we you".split())
+_OWN_CLAUSE_WORDS = 2
+_COMMENTS = frozenset("sure certain true right wait kidding joking yet really".split())
 
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
@@ -261,13 +286,15 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
     tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
     in_clause = True
     for k, tok in enumerate(tokens):
-        if tok.cls in (CLAUSE, CONJ):
+        if tok.cls in (CLAUSE, CONJ) or _new_clause(tokens, k):
             in_clause = False
         if tok.text in words:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
-        if condition and _infinitive(tokens, k):
+        if condition and (_infinitive(tokens, k) or _own_report(tokens, k)):
             continue  # "when to come back", "she says to use ...": no condition, no report
+        if in_clause and _elaborates(tokens, k):
+            continue  # "..., not just this email", "..., mostly legal texts"
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
     if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
@@ -283,6 +310,58 @@ def _infinitive(tokens: list[Token], k: int) -> bool:
     if k + 2 >= len(tokens) or tokens[k + 1].text != "to":
         return False
     return tokens[k].form in ("if", "unless", "when") or tokens[k + 2].text not in _ADDRESSEES
+
+
+def _new_clause(tokens: list[Token], k: int) -> bool:
+    """Whether a comma at ``k`` opens a clause of its own after the quote: a subject and at
+    least ``_OWN_CLAUSE_WORDS`` content words ("..., I will ask the lab for reimbursement",
+    "..., it should do exponential backoff"). Its negations and modals are its own. A bare
+    opinion ("..., I think.", "..., I'm not sure.") has fewer words and still governs the
+    quote; so does an alternative ("..., or I might ..."), which opens with no subject."""
+    if tokens[k].cls != PUNCT or tokens[k].text != "," or k + 1 >= len(tokens):
+        return False
+    opener = tokens[k + 1]
+    if not (opener.cls in (SELF, SELFPOSS, PRON) or opener.text in _SUBJECTS):
+        return False
+    clause = tokens[k + 2 :]
+    end = next((j for j, t in enumerate(clause) if t.cls in (PUNCT, CLAUSE, CONJ)), len(clause))
+    return sum(t.cls == WORD for t in clause[:end]) >= _OWN_CLAUSE_WORDS
+
+
+def _elaborates(tokens: list[Token], k: int) -> bool:
+    """Whether a negation or "mostly"-like hedge at ``k`` opens, right after a comma, a phrase
+    that contrasts or details rather than a comment on the quote: "..., not grill", "..., no
+    time at all", "..., not just this email", "..., mostly legal texts". The phrase's first
+    content word must be a thing: a bare "..., not." / "..., mostly.", "..., not really",
+    "..., not anymore", "..., not at all", "..., not strictly" or "..., no wait" still take
+    the quote back or hedge it."""
+    tok = tokens[k]
+    if k == 0 or tokens[k - 1].cls != PUNCT or tokens[k - 1].text != ",":
+        return False
+    if tok.cls != NEG and not (tok.cls == MODAL and tok.form == "usually"):
+        return False
+    following = next((t for t in tokens[k + 1 :] if t.cls != STOP), None)
+    return (
+        following is not None
+        and following.cls == WORD
+        and following.text not in _COMMENTS
+        and not following.text.endswith("ly")
+    )
+
+
+def _own_report(tokens: list[Token], k: int) -> bool:
+    """Whether the report word at ``k`` reports its own complement, not the quote: it has its
+    own subject after a clause word and at least ``_OWN_CLAUSE_WORDS`` content words follow
+    ("..., and the doctor said eat regular meals"). "..., my mum says." and "..., says my mum"
+    still report the quote."""
+    if tokens[k].form not in ("say", "claim"):
+        return False
+    start = max((j for j in range(k) if tokens[j].cls in (CLAUSE, CONJ)), default=None)
+    if start is None or not any(t.cls in (WORD, PRON, SELF) for t in tokens[start + 1 : k]):
+        return False
+    rest = tokens[k + 1 :]
+    end = next((j for j, t in enumerate(rest) if t.cls in (PUNCT, CLAUSE, CONJ)), len(rest))
+    return sum(t.cls == WORD for t in rest[:end]) >= _OWN_CLAUSE_WORDS
 
 
 def _framed(sentence: str, kept: str) -> str | None:

@@ -41,6 +41,23 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "The user is a morning person.",
     ),
     ("I quit smoking. Not true, sadly.", "I quit smoking", "The user quit smoking."),
+    # -- a comment after a comma still governs the quote ------------------------------------
+    ("I'm moving to Oslo, I think.", "I'm moving to Oslo", "The user is moving to Oslo."),
+    ("I'm moving to Oslo, I'm not sure.", "I'm moving to Oslo", "The user is moving to Oslo."),
+    ("I love my job, not.", "I love my job", "The user loves the user's job."),
+    ("I'm vegan, mostly.", "I'm vegan", "The user is vegan."),
+    ("I'm vegan, not really.", "I'm vegan", "The user is vegan."),
+    ("I'm vegan, not strictly.", "I'm vegan", "The user is vegan."),
+    ("I live in Oslo, not anymore.", "I live in Oslo", "The user lives in Oslo."),
+    ("I'm 30, no wait, 31.", "I'm 30", "The user is 30."),
+    ("I'm a genius, my mum says.", "I'm a genius", "The user is a genius."),
+    ("I'm a genius, says my mum.", "I'm a genius", "The user is a genius."),
+    ("I'm a nurse, and my sister says so too.", "I'm a nurse", "The user is a nurse."),
+    (
+        "I'll come on Tuesday, or I might come on Wednesday instead.",
+        "I'll come on Tuesday",
+        "The user will come on Tuesday.",
+    ),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -49,6 +66,37 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
     ("I don't like crowds, but I live in Paris.", "I live in Paris", "The user lives in Paris."),
     ("Dr. Osei is my GP. I am diabetic.", "I am diabetic", "The user is diabetic."),
     ("I'm writing a novel about spies.", "I'm writing a novel", "The user is writing a novel."),
+    # -- after a comma, a clause of its own or a contrast leaves the quote as it was said ----
+    (
+        "I've stopped badminton since joining, no time at all.",
+        "I've stopped badminton since joining",
+        "The user has stopped badminton since joining.",
+    ),
+    (
+        "I want to cook something special at home, not grill, she is tired of it.",
+        "I want to cook something special at home",
+        "The user wants to cook something special at home.",
+    ),
+    (
+        "I prefer bullet points, for basically everything, not just this email.",
+        "I prefer bullet points",
+        "The user prefers bullet points.",
+    ),
+    (
+        "I need a cheap hotel near the venue, I will ask the lab for reimbursement.",
+        "I need a cheap hotel near the venue",
+        "The user needs a cheap hotel near the venue.",
+    ),
+    (
+        "I have 20 years of experience, mostly medical and legal texts.",
+        "I have 20 years of experience",
+        "The user has 20 years of experience.",
+    ),
+    (
+        "I stopped the fasting, got gastritis and the doctor said eat regular meals.",
+        "I stopped the fasting",
+        "The user stopped the fasting.",
+    ),
 ]
 
 
