@@ -13,7 +13,9 @@ replaces when both hold:
 - the candidate's words say that something changed (``says_changed``): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
-  by announcing one ("Update:", "Big news!", "There's been a change.");
+  by announcing one ("Update:", "Big news!", "There's been a change."); or it says "no" to a
+  thing (``_NEGATED``: "So no Gran Fondo this year", "no more biking the amp to gigs"), and
+  then only a record holding that thing (all its words, or two of them) counts as changed;
 - the record is linked to the candidate (``linked``): a user's statement, live, that does not
   itself say something ended ("covering banks instead of REITs": a later mention of REITs
   does not make it stale, the stale finder's rule, core.write.stale), and that reaches
@@ -76,6 +78,12 @@ _ANNOUNCES = re.compile(
     r"[^.!?:,\n]{0,20}[.!?:,\n]",
     re.IGNORECASE,
 )
+# "no" before a thing says it is off ("So no Gran Fondo this year", "no more biking the amp to
+# gigs"): a change of a record that holds that thing, though no marker word says so. The thing
+# is the words up to the next punctuation mark.
+_NEGATED = re.compile(
+    r"\bno\s+(?!(?:more|less) than\b)(?:more\s+|longer\s+)?([^.,;:!?()\n]+)", re.IGNORECASE
+)
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 # Words every statement about the user holds, or that name no thing.
 _COMMON = frozenset(
@@ -105,9 +113,19 @@ def corrected(
 ) -> list[dict[str, Any]]:
     """The related records the candidate's words correct, nearest first, at most
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
-    if candidate.source_kind != "user_statement" or not says_changed(candidate.evidence, turn):
+    if candidate.source_kind != "user_statement":
         return []
-    found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
+    marked = says_changed(candidate.evidence, turn)
+    negated = _negated(candidate.evidence)
+    if not (marked or negated):
+        return []
+    found = [
+        r
+        for r in related
+        if linked(candidate, r)
+        and _whole(candidate, r)
+        and (marked or _turns_off(negated, str(r.get("content", ""))))
+    ]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
 
@@ -142,6 +160,22 @@ def _whole(candidate: Candidate, record: dict[str, Any]) -> bool:
         return True
     said = _words(candidate.evidence)
     return all(_words(p) & said for p in parts)
+
+
+def _negated(text: str) -> list[set[str]]:
+    """The things ``text`` says "no" to, each as the stems of its content words."""
+    return [found for m in _NEGATED.finditer(text) if (found := _words(m.group(1)))]
+
+
+def _turns_off(negated: list[set[str]], content: str) -> bool:
+    """Whether a record holds a thing the correction says "no" to (all its words, or two of
+    them: "no more Piha traffic" does not turn off every record naming Piha), and does not say
+    "no" to it itself."""
+    held = _words(content)
+    said_no = set().union(*_negated(content))
+    return any(
+        (thing <= held or len(thing & held) >= 2) and not thing & said_no for thing in negated
+    )
 
 
 def _words(text: str) -> set[str]:

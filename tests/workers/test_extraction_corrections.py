@@ -113,3 +113,25 @@ def test_a_record_holding_another_claim_beside_the_stale_one_stays(mem: Memory) 
     )
     session(mem, "s2", "Adam quit the hockey, he plays basketball now.", days=40)
     assert status_of(mem, "Lina is 11") is Status.CONFIRMED
+
+
+def test_saying_no_to_a_thing_retires_the_record_that_holds_it(mem: Memory) -> None:
+    """ "So no Gran Fondo this year" holds no change word, but says no to what the training
+    record holds: that record is retired. The bike record, which shares only the topic, stays."""
+    session(
+        mem,
+        "s1",
+        "I'm training for the Gran Fondo in May.",
+        "I ride a Specialized Tarmac, about 120 miles a week.",
+    )
+    session(mem, "s2", "I crashed and broke my collarbone. So no Gran Fondo this year.", days=30)
+    assert status_of(mem, "training for the Gran Fondo") is Status.SUPERSEDED
+    assert status_of(mem, "Specialized Tarmac") is Status.CONFIRMED
+
+
+def test_saying_no_to_a_thing_leaves_records_that_only_share_a_word(mem: Memory) -> None:
+    """ "No more Piha traffic" says no to the traffic, not to Piha: the dog's record that
+    names Piha stays live (one word of the two is not the thing)."""
+    session(mem, "s1", "Kumara, our staffy, loves the beach at Piha.")
+    session(mem, "s2", "Love it here, the surf is right there, no more Piha traffic.", days=30)
+    assert status_of(mem, "our staffy") is Status.CONFIRMED
