@@ -10,12 +10,12 @@ candidate (``extraction.related_records`` nearest to its content and as many nea
 whole turn, each with its cosine to the content and its evidence), names those the candidate
 replaces when both hold:
 
-- the candidate's words say that something changed (``says_changed``): its evidence holds a
+- the candidate's words say that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
   by announcing one ("Update:", "Big news!", "There's been a change."); or it says "no" to a
-  thing (``_NEGATED``: "So no Gran Fondo this year", "no more biking the amp to gigs"), and
-  then only a record holding that thing (all its words, or two of them) counts as changed;
+  thing ("So no Gran Fondo this year", "no more biking the amp to gigs"), and then only a
+  record holding that thing (all its words, or two of them) counts as changed;
 - the record is linked to the candidate (``linked``): a user's statement, live, that does not
   itself say something ended ("covering banks instead of REITs": a later mention of REITs
   does not make it stale, the stale finder's rule, core.write.stale), and that reaches
@@ -54,58 +54,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
+from agent_memory.core.judge.change import content_words, negated, says_changed
 from agent_memory.core.judge.contradiction import says_ended
-from agent_memory.core.judge.stemming import stem_word
 
 CORRECTION_FLOOR = 0.50  # cosine that links a record on its own
 LINK_FLOOR = 0.35  # cosine that links a record sharing a content word with the correction
 WORDS_FLOOR = 0.15  # cosine that links a record sharing two content words
 MAX_RETIRED = 3  # records one correction may retire
 
-_CORRECTION = re.compile(
-    r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
-    r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
-    r"updated?|stopped|quit|left|replaced|gave up|now|again|"
-    r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:off|gone|over)|"
-    r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
-    r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
-    r"takes over|instead of)\b",
-    re.IGNORECASE,
-)
-# A turn that opens by announcing a change: its sentences may each state one.
-_ANNOUNCES = re.compile(
-    r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
-    r"[^.!?:,\n]{0,20}[.!?:,\n]",
-    re.IGNORECASE,
-)
-# "no" before a thing says it is off ("So no Gran Fondo this year", "no more biking the amp to
-# gigs"): a change of a record that holds that thing, though no marker word says so. The thing
-# is the words up to the next punctuation mark.
-_NEGATED = re.compile(
-    r"\bno\s+(?!(?:more|less) than\b)(?:more\s+|longer\s+)?([^.,;:!?()\n]+)", re.IGNORECASE
-)
-_WORD = re.compile(r"[A-Za-z][\w'-]*")
-# Words every statement about the user holds, or that name no thing.
-_COMMON = frozenset(
-    "the a an and or but if then so to of in on at for with from by about as is are was were be "
-    "been being it its this that these those i me my mine you your we our us they them their he "
-    "him his she her not no yes do does did doing have has had having will would can could "
-    "should just also really very what when where which who how why there here some any all "
-    "more most much many please thanks thank okay ok sure like know think want wants need needs "
-    "going get got make made good great well now today tomorrow yesterday user user's users "
-    "still again new instead anymore longer since week weeks day days month months year years "
-    "time times thing things lot bit one two three first last next every each other another "
-    "back up down out off over into after before until while because though actually update "
-    "updates news change changed changes big little old right left quite kind sort way".split()
-)
 _LIVE = ("confirmed", "provisional")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
-def says_changed(evidence: str, turn: str = "") -> bool:
-    """Whether the words say that something changed: a correction marker in ``evidence``,
-    or its ``turn`` opening by announcing a change."""
-    return _CORRECTION.search(evidence) is not None or _ANNOUNCES.match(turn) is not None
 
 
 def corrected(
@@ -116,15 +74,15 @@ def corrected(
     if candidate.source_kind != "user_statement":
         return []
     marked = says_changed(candidate.evidence, turn)
-    negated = _negated(candidate.evidence)
-    if not (marked or negated):
+    said_no = negated(candidate.evidence)
+    if not (marked or said_no):
         return []
     found = [
         r
         for r in related
         if linked(candidate, r)
         and _whole(candidate, r)
-        and (marked or _turns_off(negated, str(r.get("content", ""))))
+        and (marked or _turns_off(said_no, str(r.get("content", ""))))
     ]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
@@ -145,8 +103,8 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
         return True
     if cosine < WORDS_FLOOR:
         return False
-    said = _words(candidate.evidence)
-    shared = said & _words(f"{record.get('content', '')} {record.get('evidence') or ''}")
+    said = content_words(candidate.evidence)
+    shared = said & content_words(f"{record.get('content', '')} {record.get('evidence') or ''}")
     return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
 
 
@@ -155,38 +113,22 @@ def _whole(candidate: Candidate, record: dict[str, Any]) -> bool:
     content word with its evidence): a verbatim record holding several claims ("Adam is 15,
     he plays hockey. Lina is 11, she swims.") is retired only when each is corrected, so that
     an unrelated claim beside the stale one is not forgotten with it."""
-    parts = [p for p in _SENTENCE.split(str(record.get("content", ""))) if _words(p)]
+    parts = [p for p in _SENTENCE.split(str(record.get("content", ""))) if content_words(p)]
     if len(parts) < 2:
         return True
-    said = _words(candidate.evidence)
-    return all(_words(p) & said for p in parts)
+    said = content_words(candidate.evidence)
+    return all(content_words(p) & said for p in parts)
 
 
-def _negated(text: str) -> list[set[str]]:
-    """The things ``text`` says "no" to, each as the stems of its content words."""
-    return [found for m in _NEGATED.finditer(text) if (found := _words(m.group(1)))]
-
-
-def _turns_off(negated: list[set[str]], content: str) -> bool:
+def _turns_off(things: list[set[str]], content: str) -> bool:
     """Whether a record holds a thing the correction says "no" to (all its words, or two of
     them: "no more Piha traffic" does not turn off every record naming Piha), and does not say
     "no" to it itself."""
-    held = _words(content)
-    said_no = set().union(*_negated(content))
+    held = content_words(content)
+    said_no = set().union(*negated(content))
     return any(
-        (thing <= held or len(thing & held) >= 2) and not thing & said_no for thing in negated
+        (thing <= held or len(thing & held) >= 2) and not thing & said_no for thing in things
     )
-
-
-def _words(text: str) -> set[str]:
-    """The content words of ``text``, as stems: the usual words of a statement about the
-    user, and contractions ("I'm"), left out."""
-    words = set()
-    for match in _WORD.finditer(text):
-        folded = match.group(0).lower().removesuffix("'s")
-        if len(folded) >= 3 and "'" not in folded and folded not in _COMMON:
-            words.add(stem_word(folded))
-    return words
 
 
 __all__ = [
@@ -196,5 +138,4 @@ __all__ = [
     "WORDS_FLOOR",
     "corrected",
     "linked",
-    "says_changed",
 ]

@@ -9,14 +9,18 @@ later than a better-ranked one about the same thing, with a close score, moves u
 it (the others keep their order):
 
 - "about the same thing": their stored vectors (content, and retrieval context where there is
-  one) reach ``retrieval.later_first_cosine``;
+  one) reach ``retrieval.later_first_cosine``; or the later one says that something changed
+  (core.judge.change: "I've stopped badminton", "Update: ...", "So no Gran Fondo this year")
+  and both contents name a word the question asks about (core.search.subject.asked, compared
+  as stems): "Do I still play badminton?" links "I play badminton every Wednesday" with "I've
+  stopped badminton", whose vectors lie far apart;
 - "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
   fused score with freshness, context credit and role prior), so a far better match is never
   pushed down by a newer, weaker one;
 - "newer": stated later (``Record.statement_time``: its evidence turn's time, else created_at); a
-  session summary, which restates its session's records and is written after them, and an
-  imported conversation turn (a later turn on a topic is as often a follow-up as a change)
-  never move up: the rule orders statements distilled from what the user said.
+  session summary, which restates its session's records and is written after them, never
+  moves up, and an imported conversation turn only when it says that something changed (a
+  later turn on a topic is as often a follow-up as a change).
 
 Only the first ``WINDOW`` x limit results are considered: the rule reorders the answer, never
 changes what it holds. A question about the past ("originally", "used to", "before", "at
@@ -28,12 +32,15 @@ core.search.ranking.replay rebuilds the order (design §13).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
+from agent_memory.core.judge.change import negated, says_changed
+from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
 
 if TYPE_CHECKING:
@@ -59,6 +66,7 @@ C = TypeVar("C", bound=Ranked)
 # sorted newest first, measured LoCoMo dev R@10 0.734 against the 0.803 recorded before it:
 # later turns about the same topic displaced the earlier ones a question asked about).
 WINDOW = 1
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 # A question about an earlier state, or asked in the past tense ("When did ...", "What was
 # ..."): it asks what happened then, which the earlier statement answers. Not "how old" (an
@@ -82,6 +90,7 @@ def pairs(
     candidates: Sequence[Ranked],
     records: Mapping[str, Record],
     threshold: float,
+    changes: Mapping[str, Sequence[str]] | None = None,
 ) -> list[tuple[str, str, float]]:
     """(earlier-ranked id, later-ranked id, cosine) for each pair of ``candidates`` stated at
     different times whose stored vectors reach ``threshold``. The stored vectors of extracted
@@ -100,7 +109,40 @@ def pairs(
         first, second = present[a], present[b]
         if records[first].statement_time != records[second].statement_time:
             found.append((first, second, round(float(sims[a, b]), 6)))
+    if changes:
+        # A result that says something changed is about the same thing as an earlier one
+        # naming a word of the question it names, however far apart their vectors are.
+        stems = {i: _stems(records[i].content) for i in present}
+        known = {(a, b) for a, b, _ in found}
+        for a, b in itertools.combinations(range(len(present)), 2):
+            first, second = present[a], present[b]
+            times = records[first].statement_time, records[second].statement_time
+            if (first, second) in known or times[0] == times[1]:
+                continue
+            earlier, later = (first, second) if times[0] < times[1] else (second, first)
+            if set(changes.get(later, ())) & stems[earlier]:
+                found.append((first, second, round(float(sims[a, b]), 6)))
     return found
+
+
+def changed(
+    candidates: Sequence[Ranked], records: Mapping[str, Record], asked: Sequence[str]
+) -> dict[str, list[str]]:
+    """For each result whose words say that something changed ("I've stopped badminton",
+    "Update: ...", "So no Gran Fondo this year"), the words of the question it names (stems)."""
+    wanted = {stem_word(w) for w in asked}
+    out: dict[str, list[str]] = {}
+    for c in candidates:
+        content = records[c.record_id].content
+        named = wanted & _stems(content)
+        if named and (says_changed(content, content) or any(t & named for t in negated(content))):
+            out[c.record_id] = sorted(named)
+    return out
+
+
+def _stems(text: str) -> set[str]:
+    """Every word of ``text``, as a stem (``core.search.subject`` compares query words so)."""
+    return {stem_word(w.lower()) for w in _WORD.findall(text)}
 
 
 def apply(
@@ -158,6 +200,7 @@ def run(
     limit: int,
     cfg: RetrievalConfig,
     turns: Collection[str] = (),
+    asked: Sequence[str] = (),
 ) -> tuple[list[C], dict[str, Any]]:
     """The rule over the results ``kept`` after the reranker: their new order, and the search
     log's entry (settings, pairs, statement times, what moved; or why it did not apply).
@@ -174,20 +217,24 @@ def run(
         why = "the question asks about an earlier state: the results keep their order"
         return kept, {**base, "applied": False, "why": why}
     head = kept[:window]
-    found = pairs(index, head, records, cfg.later_first_cosine)
+    changes = changed(head, records, asked)
+    found = pairs(index, head, records, cfg.later_first_cosine, changes)
     times = {c.record_id: records[c.record_id].statement_time for c in head}
     # A session summary restates the session's records (and is written after them): it
     # never rises above what it restates or anything else. An imported conversation turn
     # does not either: a later turn on the same topic is as often a follow-up as a change,
     # and questions about the earlier one lost their answer from the first five (with turns
     # moving: the personal turns path lost a hit@5 question, LoCoMo dev R@5 0.7282 -> 0.7195).
+    # A turn that says something changed about what the question names does move: on the
+    # personal dev set's turns path it took current-first 0.364 -> 0.621, hit@5 unchanged.
     # Provisional records do move: holding them (a newer guess above a confirmed statement)
     # cost the personal dev eval current-first 0.697 -> 0.667 (its extracted changes
     # include provisional records).
     held = sorted(
         c.record_id
         for c in head
-        if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY or c.record_id in turns
+        if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY
+        or (c.record_id in turns and c.record_id not in changes)
     )
     ordered, moved = apply(
         kept,
@@ -197,11 +244,15 @@ def run(
         window=window,
         held=held,
     )
+    for record_id, move in moved.items():
+        if record_id in changes and move["cosine"] < cfg.later_first_cosine:
+            move["names"] = changes[record_id]  # linked by what it says changed
     return ordered, {
         **base,
         "applied": True,
         "why": "results about the same thing that score close together: the later statement first",
         "pairs": found,
+        "changes": changes,
         "stated": times,
         "held": held,
         "moved": moved,
@@ -212,6 +263,12 @@ def explain(move: Mapping[str, Any] | None) -> str:
     """The result explanation's line for the rule."""
     if move is None:
         return "kept its place"
+    if "names" in move:
+        named = ", ".join(repr(w) for w in move["names"])
+        return (
+            f"moved from rank {move['from']} to {move['to']}, above {move['above']}: it says "
+            f"something changed, both name {named} of the question, and it was stated later"
+        )
     return (
         f"moved from rank {move['from']} to {move['to']}, above {move['above']}: about the same "
         f"thing (cosine {move['cosine']}), scored close to it and stated later"

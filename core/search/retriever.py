@@ -146,6 +146,7 @@ class Retriever:
                     for c in s.kept
                     if conversation.is_imported_turn(s.records[c.record_id])
                 },
+                asked=subject.asked(tuple(s.words)),
             )
         with timer.stage("budget_assembly"):
             s.taken, s.skipped = ranking.fit_budget(

@@ -266,3 +266,70 @@ def test_a_newer_statement_about_another_club_stays_below(memory: Memory) -> Non
     )
     result = search(session, "When does my book club meet?")
     assert result["results"][0]["content"] == OLD
+
+
+def imported(memory: Memory, texts: list[str]) -> Session:
+    """Alice's conversation turns, each imported a month after the one before; a session
+    asking at ASKED."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    for months, content in enumerate(texts):
+        at = NOW + timedelta(days=30 * months)
+        memory.import_conversation(
+            [{"id": f"t{months + 1}", "role": "user", "text": content, "at": at.isoformat()}],
+            scope="user:alice",
+            session_id=f"s{months}",
+            now=at,
+        )
+    return memory.session(agent_id="assistant", user_id="alice", session_id="q", now=ASKED)
+
+
+BADMINTON = [
+    "Any stretches? I play badminton every Wednesday evening with some colleagues and my "
+    "knee hurts after.",
+    "The new job is going well but I've stopped badminton since joining, no time at all.",
+]
+
+
+def test_a_later_turn_that_says_it_changed_ranks_first(memory: Memory) -> None:
+    """Imported turns keep their order, except a later turn that says something changed
+    ("stopped") about what the question names ("badminton"): it ranks above the earlier turn,
+    the log names the words, and replay agrees."""
+    session = imported(memory, BADMINTON)
+    result = search(session, "Do I still play badminton on Wednesdays?")
+    refs = [r["source_ref"] for r in result["results"]]
+    assert refs[:2] == ["t2", "t1"]
+    first = result["results"][0]
+    assert first["explanation"]["later_first"].startswith("moved from rank 2 to 1")
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["changes"][first["id"]] == ["badminton"]
+    assert first["id"] not in payload["later_first"]["held"]
+    assert replay(payload) == [r["id"] for r in result["results"]]
+
+
+def test_a_later_change_about_another_thing_stays_below(memory: Memory) -> None:
+    """The later turn says something changed, but not about what the question names: the
+    earlier turn keeps its place."""
+    session = imported(
+        memory,
+        [BADMINTON[0], "I switched my physio appointments to Monday mornings now."],
+    )
+    result = search(session, "Do I still play badminton on Wednesdays?")
+    refs = [r["source_ref"] for r in result["results"]]
+    assert refs[0] == "t1"
+
+
+def test_a_later_change_naming_the_asked_word_is_linked_however_far_its_vector(
+    memory: Memory,
+) -> None:
+    """Two statements whose vectors lie below ``later_first_cosine``: the later one says
+    something changed ("Update:") and both name "badminton", which the question asks about, so
+    the later one ranks first, and its explanation says so."""
+    old = "The user plays badminton every Wednesday evening with colleagues at a court in town."
+    new = "Update: the new job at Cloudnest is going well, standup is at 10, badminton is on hold."
+    session = stated(memory, [(0, old), (1, new)])
+    result = search(session, "Do I still play badminton on Wednesdays?")
+    contents = [r["content"] for r in result["results"]]
+    assert contents[:2] == [new, old]
+    why = result["results"][0]["explanation"]["later_first"]
+    assert "it says something changed, both name 'badminton'" in why, why
+    assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]

@@ -1,0 +1,81 @@
+"""Words that say something changed: the reading both the correction rule and the search read.
+
+A later statement that changes an earlier one usually says so: a change marker ("instead",
+"anymore", "no longer", "switched", "moved", "my new ...", "is off", "broke up", "now" ...), a
+turn opening by announcing one ("Update:", "Big news!", "There's been a change."), or a "no"
+before the thing that is off ("So no Gran Fondo this year", "no more biking the amp to gigs").
+
+core.extraction.corrections retires the stored records such words correct;
+core.search.later ranks the result that says them above an earlier one naming the same thing
+the question asks about. Limits: a word list, not a discourse model. A change said with none
+of these ("I've started eating chicken" after "I'm pescatarian") is not seen, and "now" or
+"again" also mark follow-ups that change nothing ("Now, the book club is at my house"), which
+is why both readers also require a link to what changed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_memory.core.judge.stemming import stem_word
+
+_CORRECTION = re.compile(
+    r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
+    r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
+    r"updated?|stopped|quit|left|replaced|gave up|now|again|"
+    r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:off|gone|over)|"
+    r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
+    r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
+    r"takes over|instead of)\b",
+    re.IGNORECASE,
+)
+# A turn that opens by announcing a change: its sentences may each state one.
+_ANNOUNCES = re.compile(
+    r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
+    r"[^.!?:,\n]{0,20}[.!?:,\n]",
+    re.IGNORECASE,
+)
+# "no" before a thing says it is off: the thing is the words up to the next punctuation mark.
+_NEGATED = re.compile(
+    r"\bno\s+(?!(?:more|less) than\b)(?:more\s+|longer\s+)?([^.,;:!?()\n]+)", re.IGNORECASE
+)
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+# Words every statement about the user holds, or that name no thing.
+_COMMON = frozenset(
+    "the a an and or but if then so to of in on at for with from by about as is are was were be "
+    "been being it its this that these those i me my mine you your we our us they them their he "
+    "him his she her not no yes do does did doing have has had having will would can could "
+    "should just also really very what when where which who how why there here some any all "
+    "more most much many please thanks thank okay ok sure like know think want wants need needs "
+    "going get got make made good great well now today tomorrow yesterday user user's users "
+    "still again new instead anymore longer since week weeks day days month months year years "
+    "time times thing things lot bit one two three first last next every each other another "
+    "back up down out off over into after before until while because though actually update "
+    "updates news change changed changes big little old right left quite kind sort way".split()
+)
+
+
+def says_changed(evidence: str, turn: str = "") -> bool:
+    """Whether the words say that something changed: a change marker in ``evidence``, or its
+    ``turn`` opening by announcing a change."""
+    return _CORRECTION.search(evidence) is not None or _ANNOUNCES.match(turn) is not None
+
+
+def negated(text: str) -> list[set[str]]:
+    """The things ``text`` says "no" to ("So no Gran Fondo this year"), each as the stems of
+    its content words (``content_words``)."""
+    return [found for m in _NEGATED.finditer(text) if (found := content_words(m.group(1)))]
+
+
+def content_words(text: str) -> set[str]:
+    """The content words of ``text``, as stems: the usual words of a statement about the
+    user, words under three letters and contractions ("I'm") left out."""
+    words = set()
+    for match in _WORD.finditer(text):
+        folded = match.group(0).lower().removesuffix("'s")
+        if len(folded) >= 3 and "'" not in folded and folded not in _COMMON:
+            words.add(stem_word(folded))
+    return words
+
+
+__all__ = ["content_words", "negated", "says_changed"]
