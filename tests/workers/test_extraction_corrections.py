@@ -135,3 +135,17 @@ def test_saying_no_to_a_thing_leaves_records_that_only_share_a_word(mem: Memory)
     session(mem, "s1", "Kumara, our staffy, loves the beach at Piha.")
     session(mem, "s2", "Love it here, the surf is right there, no more Piha traffic.", days=30)
     assert status_of(mem, "our staffy") is Status.CONFIRMED
+
+
+def test_a_correction_retires_the_sentence_it_changes_and_not_its_neighbour(mem: Memory) -> None:
+    """Each kept sentence is a record of its own: "Adam quit the hockey" retires the sentence
+    about Adam's hockey, and the sentence about Lina, said in the same breath, stays."""
+    session(
+        mem,
+        "s1",
+        "Budget question. Adam is 15, he plays hockey, it costs a lot. "
+        "Lina is 11, she swims on Saturdays.",
+    )
+    session(mem, "s2", "Adam quit the hockey, he plays basketball now.", days=40)
+    assert status_of(mem, "he plays hockey") is Status.SUPERSEDED
+    assert status_of(mem, "Lina is 11") is Status.CONFIRMED
