@@ -137,6 +137,8 @@ _DEPENDENT = re.compile(
     r"or|and if|but if)\b",
     re.IGNORECASE,
 )
+# A clause whose subject is what came before ("it", "that", "which"): its hedge is about that.
+_POINTS_BACK = re.compile(r"^(?:it|it's|that|that's|this|which|all that)\b", re.IGNORECASE)
 _MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentence
 
 
@@ -149,7 +151,8 @@ def told_before(sentence: str) -> int | None:
     said before it. So the sentence is cut before the first clause that asks or hedges when
     that clause is a clause (at least ``_MIN_ASKING_WORDS`` words: a tag such as "maybe?",
     "right?" or "or not?" doubts everything before it) that does not itself condition what
-    came before ("..., if I get the job"), and when nothing before the cut opens with a
+    came before ("..., if I get the job") nor open by pointing back at it ("..., it might
+    change next month"), and when nothing before the cut opens with a
     condition or supposition ("If I get the job, ..."). Whether what is left says enough is
     the caller's to judge."""
     breaks = list(_COMMA_BREAK.finditer(sentence))
@@ -163,6 +166,8 @@ def told_before(sentence: str) -> int | None:
         if not (marked or HEDGE.search(clause) or asks(clause)):
             continue
         if len(clause.split()) < _MIN_ASKING_WORDS or _DEPENDENT.match(clause):
+            return None
+        if _POINTS_BACK.match(clause):  # "..., it might change next month": about the claim
             return None
         before = zip(starts[:i], ends[:i], strict=True)
         if any(_DEPENDENT.match(sentence[s:e].strip()) for s, e in before):

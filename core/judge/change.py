@@ -35,9 +35,27 @@ _ANNOUNCES = re.compile(
     r"[^.!?:,\n]{0,20}[.!?:,\n]",
     re.IGNORECASE,
 )
-# "no" before a thing says it is off: the thing is the words up to the next punctuation mark.
+# "no" before a thing says it is off: the thing is the content words right after it, up to
+# the first function word or punctuation mark, at most ``_THING_WORDS`` ("So no Gran Fondo this
+# year" -> "Gran Fondo"). Not a thing: a "no" that answers ("No, I ...", "No I still ..."), an
+# idiom ("no idea", "no problem", "no regrets", "no plans to ..."), and a one-off ("No
+# badminton tonight").
 _NEGATED = re.compile(
     r"\bno\s+(?!(?:more|less) than\b)(?:more\s+|longer\s+)?([^.,;:!?()\n]+)", re.IGNORECASE
+)
+_THING_WORDS = 3
+_NOT_A_THING = frozenset(
+    """
+    idea ideas clue doubt doubts problem problems worries worry regrets regret reason reasons plan
+    plans complaints complaint way chance matter wonder need needs offense offence kidding joke
+    joking thanks thank rush hurry big deal hard feelings pressure luck sweat judgement judgment
+    comment comments excuse choice option clue
+    i i'm i've i'd i'll we we're you he she it they my our your his her their this that one
+    """.split()
+)
+_ONE_OFF = re.compile(
+    r"^\s*(?:tonight|today|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend))\b",
+    re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 # Words every statement about the user holds, or that name no thing.
@@ -63,8 +81,23 @@ def says_changed(evidence: str, turn: str = "") -> bool:
 
 def negated(text: str) -> list[set[str]]:
     """The things ``text`` says "no" to ("So no Gran Fondo this year"), each as the stems of
-    its content words (``content_words``)."""
-    return [found for m in _NEGATED.finditer(text) if (found := content_words(m.group(1)))]
+    its content words (``content_words``; see ``_NEGATED``)."""
+    things = []
+    for match in _NEGATED.finditer(text):
+        words = _WORD.findall(match.group(1))
+        if not words or words[0].lower() in _NOT_A_THING:
+            continue
+        thing: list[str] = []
+        for k, word in enumerate(words):
+            if _ONE_OFF.match(" ".join(words[k:])):
+                thing = []  # "No badminton tonight": off this once, not for good
+                break
+            if word.lower() in _COMMON or len(thing) == _THING_WORDS:
+                break
+            thing.append(word)
+        if found := content_words(" ".join(thing)):
+            things.append(found)
+    return things
 
 
 def content_words(text: str) -> set[str]:

@@ -14,12 +14,15 @@ when the turn takes the quote out of the user's mouth:
   I live in Milan") answers what came before and negates nothing; a comma and a new "I" open a
   clause the earlier negation does not reach ("I don't live in Oslo anymore, I moved to
   Bergen"), unless that clause is a hedge ("I don't know, I think ..."). After the quote, a
-  comma and a subject with words of its own open a clause whose modals are its own ("I need a
-  hotel near the venue, I will ask the lab for reimbursement", but not "..., I think."); a
-  "not"/"no"/"mostly" right after a comma that goes on to name a thing contrasts or details
-  ("..., not grill", "..., no time at all", "..., mostly legal texts", but not "..., not.",
-  "..., not really", "..., not anymore"); and a report with its own subject and complement
-  reports that ("..., and the doctor said eat regular meals", but not "..., my mum says");
+  comma and a personal subject with three content words of its own, none a hedge or a word
+  on truth, open a clause whose modals are its own ("I need a hotel near the venue, I will
+  ask the lab for reimbursement", but not "..., I think.", "..., that's not true anymore" or
+  "..., I'm joking of course"); "not just"/"not only" and "no" before a thing the quote does
+  not name add to it ("..., no time at all", "..., no kids", but not "..., no longer",
+  "..., no way", "..., not Oslo, Bergen"; a contrast such as "..., not grill" is refused
+  with them); and a report with its own subject and three content words reports those
+  ("..., and the doctor said eat regular meals", but not "..., my mum says" or "..., so my
+  doctor said last week");
 - a condition said by inversion ("Were I rich, I would ...") or ironic agreement ("Oh sure,
   ...", "Sure, I'm the Pope") opening the quote's sentence (core.framing);
 - fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
@@ -48,13 +51,13 @@ from agent_memory.core.framing import fiction_cues, inverted_condition, ironic, 
 from agent_memory.core.judge.text import (
     CLAUSE,
     CONJ,
+    HEDGES,
     MODAL,
     NEG,
     PRON,
     PUNCT,
     SELF,
     SELFPOSS,
-    STOP,
     WORD,
     parse_sentences,
 )
@@ -135,9 +138,21 @@ _ADDRESSEES = frozenset(
 # After the quote: words that open a clause of its own after a comma (with the pronouns), the
 # content words such a clause needs to say something of its own, and the words that make a
 # "not ..." or "no ..." after a comma a comment on the quote rather than a contrast.
-_SUBJECTS = frozenset("it this that there he she they we you".split())
-_OWN_CLAUSE_WORDS = 2
-_COMMENTS = frozenset("sure certain true right wait kidding joking yet really".split())
+_SUBJECTS = frozenset("it he she they we you".split())
+_OWN_CLAUSE_WORDS = 3
+_COMMENTS = frozenset(
+    """
+    sure certain true untrue false wrong right wait kidding joking joke lie lying yet really
+    anymore longer more mind change changed changing
+    """.split()
+)
+# After "no": idioms and times, which comment on the quote rather than name a thing.
+_NOT_A_THING = frozenset(
+    """
+    way chance doubt doubts idea clue matter problem worries need offense offence thanks
+    days day year years week weeks month months today tonight tomorrow now
+    """.split()
+)
 
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
@@ -284,6 +299,7 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         if not any(t.cls in (CLAUSE, CONJ) for t in tokens[k + 1 :]):
             return f"its sentence says {tok.text!r} before the quote, which the quote cuts away"
     tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
+    said = {t.text for s in parse_sentences(quote, statement=False) for t in s.tokens}
     in_clause = True
     for k, tok in enumerate(tokens):
         if tok.cls in (CLAUSE, CONJ) or _new_clause(tokens, k):
@@ -293,8 +309,8 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
         if condition and (_infinitive(tokens, k) or _own_report(tokens, k)):
             continue  # "when to come back", "she says to use ...": no condition, no report
-        if in_clause and _elaborates(tokens, k):
-            continue  # "..., not just this email", "..., mostly legal texts"
+        if in_clause and _elaborates(tokens, k, said):
+            continue  # "..., not just this email", "..., no time at all"
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
     if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
@@ -313,39 +329,44 @@ def _infinitive(tokens: list[Token], k: int) -> bool:
 
 
 def _new_clause(tokens: list[Token], k: int) -> bool:
-    """Whether a comma at ``k`` opens a clause of its own after the quote: a subject and at
-    least ``_OWN_CLAUSE_WORDS`` content words ("..., I will ask the lab for reimbursement",
-    "..., it should do exponential backoff"). Its negations and modals are its own. A bare
-    opinion ("..., I think.", "..., I'm not sure.") has fewer words and still governs the
-    quote; so does an alternative ("..., or I might ..."), which opens with no subject."""
+    """Whether a comma at ``k`` opens a clause of its own after the quote: a personal subject
+    and at least ``_OWN_CLAUSE_WORDS`` content words, none of them a hedge or a comment on
+    the truth of what came before ("..., I will ask the lab for reimbursement", "..., it should
+    do exponential backoff"). Its negations and modals are its own. A bare opinion ("..., I
+    think.", "..., I'm not sure."), a clause about the quote ("..., that's not true anymore",
+    "..., I'm joking of course", "..., it might change next month") and an alternative
+    ("..., or I might ...", no subject right after the comma) still govern the quote."""
     if tokens[k].cls != PUNCT or tokens[k].text != "," or k + 1 >= len(tokens):
         return False
     opener = tokens[k + 1]
     if not (opener.cls in (SELF, SELFPOSS, PRON) or opener.text in _SUBJECTS):
         return False
-    clause = tokens[k + 2 :]
-    end = next((j for j, t in enumerate(clause) if t.cls in (PUNCT, CLAUSE, CONJ)), len(clause))
-    return sum(t.cls == WORD for t in clause[:end]) >= _OWN_CLAUSE_WORDS
+    clause = _to_clause_end(tokens[k + 2 :])
+    if any(t.text in _COMMENTS or (t.cls == MODAL and t.form in HEDGES) for t in clause):
+        return False
+    return sum(t.cls == WORD for t in clause) >= _OWN_CLAUSE_WORDS
 
 
-def _elaborates(tokens: list[Token], k: int) -> bool:
-    """Whether a negation or "mostly"-like hedge at ``k`` opens, right after a comma, a phrase
-    that contrasts or details rather than a comment on the quote: "..., not grill", "..., no
-    time at all", "..., not just this email", "..., mostly legal texts". The phrase's first
-    content word must be a thing: a bare "..., not." / "..., mostly.", "..., not really",
-    "..., not anymore", "..., not at all", "..., not strictly" or "..., no wait" still take
-    the quote back or hedge it."""
-    tok = tokens[k]
+def _elaborates(tokens: list[Token], k: int, said: set[str]) -> bool:
+    """Whether a negation at ``k``, right after a comma, opens a phrase that adds to the quote
+    rather than takes it back: "..., not just this email" / "not only ...", or "no" before a
+    thing the quote does not name ("..., no time at all", "..., no kids"). "..., not.", "...,
+    not really", "..., not anymore", "..., no longer", "..., no way", "..., no wait", "..., not
+    these days" and a contrast ("..., not Oslo, Bergen"; "..., not grill" too: its words
+    cannot tell a contrast from a retraction) still take the quote back."""
     if k == 0 or tokens[k - 1].cls != PUNCT or tokens[k - 1].text != ",":
         return False
-    if tok.cls != NEG and not (tok.cls == MODAL and tok.form == "usually"):
+    following = tokens[k + 1] if k + 1 < len(tokens) else None
+    if following is None or tokens[k].cls != NEG:
         return False
-    following = next((t for t in tokens[k + 1 :] if t.cls != STOP), None)
+    if tokens[k].text == "not":
+        return following.text in ("just", "only")
     return (
-        following is not None
+        tokens[k].text == "no"
         and following.cls == WORD
         and following.text not in _COMMENTS
-        and not following.text.endswith("ly")
+        and following.text not in _NOT_A_THING
+        and following.text not in said
     )
 
 
@@ -359,9 +380,18 @@ def _own_report(tokens: list[Token], k: int) -> bool:
     start = max((j for j in range(k) if tokens[j].cls in (CLAUSE, CONJ)), default=None)
     if start is None or not any(t.cls in (WORD, PRON, SELF) for t in tokens[start + 1 : k]):
         return False
-    rest = tokens[k + 1 :]
-    end = next((j for j, t in enumerate(rest) if t.cls in (PUNCT, CLAUSE, CONJ)), len(rest))
-    return sum(t.cls == WORD for t in rest[:end]) >= _OWN_CLAUSE_WORDS
+    if tokens[start].text == "so":  # "..., so my doctor said last week": "or so"
+        return False
+    rest = _to_clause_end(tokens[k + 1 :])
+    if any(t.text in _COMMENTS for t in rest):
+        return False
+    return sum(t.cls == WORD for t in rest) >= _OWN_CLAUSE_WORDS
+
+
+def _to_clause_end(tokens: list[Token]) -> list[Token]:
+    """``tokens`` up to the first comma or clause word."""
+    end = next((j for j, t in enumerate(tokens) if t.cls in (PUNCT, CLAUSE, CONJ)), len(tokens))
+    return tokens[:end]
 
 
 def _framed(sentence: str, kept: str) -> str | None:

@@ -149,3 +149,38 @@ def test_a_correction_retires_the_sentence_it_changes_and_not_its_neighbour(mem:
     session(mem, "s2", "Adam quit the hockey, he plays basketball now.", days=40)
     assert status_of(mem, "he plays hockey") is Status.SUPERSEDED
     assert status_of(mem, "Lina is 11") is Status.CONFIRMED
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "kept"),
+    [
+        (
+            "I drive a Tesla Model 3 to work every day.",
+            "I have no idea why my Tesla Model 3 loses so much range in winter.",
+            "Tesla Model 3 to work",
+        ),
+        (
+            "I live in Oslo with my wife.",
+            "No I still live in Oslo, we just visited Bergen.",
+            "live in Oslo with my wife",
+        ),
+        (
+            "I teach piano lessons to kids on weekends.",
+            "I have no plans to stop teaching piano lessons to kids.",
+            "teach piano lessons",
+        ),
+        (
+            "I play badminton every Wednesday evening with colleagues.",
+            "No badminton tonight, the court is flooded.",
+            "play badminton every Wednesday",
+        ),
+    ],
+)
+def test_a_no_that_says_nothing_is_off_retires_nothing(
+    mem: Memory, before: str, after: str, kept: str
+) -> None:
+    """ "No" in an idiom ("no idea", "no plans to"), as an answer ("No I still ...") or for
+    one evening ("No badminton tonight") does not say the thing is off for good."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    assert status_of(mem, kept) is Status.CONFIRMED

@@ -58,6 +58,28 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "I'll come on Tuesday",
         "The user will come on Tuesday.",
     ),
+    # -- ... however many words follow (an adversarial review's cases) ----------------------
+    ("I work at Google, no longer.", "I work at Google", "The user works at Google."),
+    ("I'm vegan, no more.", "I'm vegan", "The user is vegan."),
+    ("I'm vegan, not these days.", "I'm vegan", "The user is vegan."),
+    ("I love my job, no way.", "I love my job", "The user loves the user's job."),
+    ("I'm vegan, mostly weekdays.", "I'm vegan", "The user is vegan."),
+    ("I live in Oslo, not Oslo, Bergen.", "I live in Oslo", "The user lives in Oslo."),
+    ("I live in Oslo, never mind.", "I live in Oslo", "The user lives in Oslo."),
+    (
+        "I have diabetes, that's not true anymore sadly.",
+        "I have diabetes",
+        "The user has diabetes.",
+    ),
+    ("I'm married, that may change next month.", "I'm married", "The user is married."),
+    ("I'm married, it might change next month.", "I'm married", "The user is married."),
+    ("I'm vegan, I'm joking of course haha.", "I'm vegan", "The user is vegan."),
+    ("I have diabetes, so my doctor said last week.", "I have diabetes", "The user has diabetes."),
+    (
+        "I have diabetes, and the doctor said false alarm.",
+        "I have diabetes",
+        "The user has diabetes.",
+    ),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -73,11 +95,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "The user has stopped badminton since joining.",
     ),
     (
-        "I want to cook something special at home, not grill, she is tired of it.",
-        "I want to cook something special at home",
-        "The user wants to cook something special at home.",
-    ),
-    (
         "I prefer bullet points, for basically everything, not just this email.",
         "I prefer bullet points",
         "The user prefers bullet points.",
@@ -87,11 +104,7 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I need a cheap hotel near the venue",
         "The user needs a cheap hotel near the venue.",
     ),
-    (
-        "I have 20 years of experience, mostly medical and legal texts.",
-        "I have 20 years of experience",
-        "The user has 20 years of experience.",
-    ),
+    ("I'm married, no kids.", "I'm married", "The user is married."),
     (
         "I stopped the fasting, got gastritis and the doctor said eat regular meals.",
         "I stopped the fasting",
