@@ -29,6 +29,14 @@ _CORRECTION = re.compile(
     r"takes over|instead of)\b",
     re.IGNORECASE,
 )
+# Markers that as often open a follow-up as a change ("I left work early today", "asked again
+# about my allergy", "my new sneakers"): a correction still reads them beside a link to what
+# changed; the search does not rank by them. "now" stays a change for both ("so now Bianca is
+# my sous-chef"), though a follow-up says it too ("feeling great now").
+_WEAK = frozenset(
+    "again left moving acting interim returning accepted updated update".split()
+    + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
+)
 # A turn that opens by announcing a change: its sentences may each state one.
 _ANNOUNCES = re.compile(
     r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
@@ -73,10 +81,13 @@ _COMMON = frozenset(
 )
 
 
-def says_changed(evidence: str, turn: str = "") -> bool:
+def says_changed(evidence: str, turn: str = "", *, strong: bool = False) -> bool:
     """Whether the words say that something changed: a change marker in ``evidence``, or its
-    ``turn`` opening by announcing a change."""
-    return _CORRECTION.search(evidence) is not None or _ANNOUNCES.match(turn) is not None
+    ``turn`` opening by announcing a change. ``strong``: not counting the markers that as
+    often open a follow-up ("now", "again", "left", "new", ...: ``_WEAK``)."""
+    if _ANNOUNCES.match(turn) is not None:
+        return True
+    return any(not (strong and m.group(0).lower() in _WEAK) for m in _CORRECTION.finditer(evidence))
 
 
 def negated(text: str) -> list[set[str]]:

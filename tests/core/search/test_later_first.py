@@ -333,3 +333,35 @@ def test_a_later_change_naming_the_asked_word_is_linked_however_far_its_vector(
     why = result["results"][0]["explanation"]["later_first"]
     assert "it says something changed, both name 'badminton'" in why, why
     assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
+
+
+@pytest.mark.parametrize(
+    ("first", "follow_up", "query"),
+    [
+        (
+            "I work at Acme as a backend engineer on the payments team.",
+            "I left work early today, the Acme office had a power cut.",
+            "Do I still work at Acme?",
+        ),
+        (
+            "I'm allergic to penicillin, it gives me hives.",
+            "The pharmacist asked again about my penicillin allergy before the refill.",
+            "Am I allergic to penicillin?",
+        ),
+        (
+            "I play badminton every Wednesday evening with some colleagues.",
+            "No badminton tonight, the court is flooded after the storm.",
+            "Do I still play badminton on Wednesdays?",
+        ),
+    ],
+)
+def test_a_later_follow_up_turn_keeps_its_place(
+    memory: Memory, first: str, follow_up: str, query: str
+) -> None:
+    """A follow-up names the same thing with a word that can also mark a change ("left",
+    "again", "no ... tonight"): it is not read as one, so the turns keep the fused order."""
+    session = imported(memory, [first, follow_up])
+    result = search(session, query)
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["changes"] == {}
+    assert payload["later_first"]["moved"] == {}
