@@ -12,8 +12,9 @@ it, so nothing says what fact it states or which earlier fact it replaces (episo
 superseded; the validator refuses a statement that is not episodic or not its own evidence).
 
 Each kept sentence makes a record of its own, and a sentence that opens by pointing back ("He",
-"It", "That", "And", ...) joins the one before it (up to ``MAX_SENTENCES`` sentences and
-``MAX_CHARS`` characters), so a detail keeps the sentence that gives it its subject. One claim
+"It", "That", "And", ...) or has no subject of its own ("Works as a dentist downtown.", by the
+judge's parser) joins the one before it (up to ``MAX_SENTENCES`` sentences and ``MAX_CHARS``
+characters), so a detail keeps the sentence that gives it its subject. One claim
 per record lets a later correction retire what it changes and nothing beside it: with runs of
 up to three sentences, "Adam quit the hockey" could retire no record of "Adam is 15, he plays
 hockey. Lina is 11, she swims." and a "moved" turn retired a run holding a child's trip dates
@@ -43,6 +44,7 @@ from pydantic import ValidationError
 
 from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.framing import asks
+from agent_memory.core.judge.parse import default_parser
 
 MAX_SENTENCES = 3
 MAX_CHARS = 400
@@ -103,7 +105,7 @@ def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tu
             continue
         adjacent = run and run[-1][0] == position - 1
         fits = run and len(run) < MAX_SENTENCES and end - run[0][1] <= MAX_CHARS
-        if run and not (adjacent and fits and _BACK.match(text[start:end])):
+        if run and not (adjacent and fits and _continues(text[start:end])):
             yield run[0][1], run[-1][2]
             run = []
         run.append(item)
@@ -118,6 +120,26 @@ _BACK = re.compile(
     r"and|but|which|who|both|the other|the rest|same)\b",
     re.IGNORECASE,
 )
+
+
+_SUBJECTS = frozenset(("nsubj", "nsubjpass", "csubj", "csubjpass", "expl"))
+
+
+def _continues(sentence: str) -> bool:
+    """Whether ``sentence`` goes on from the one before it: it opens by pointing back, or its
+    main verb has no subject ("Works as a dentist downtown.", "Diagnosed last year.", by the
+    judge's parser, core.judge.parse; without it, pointing back only)."""
+    if _BACK.match(sentence):
+        return True
+    doc = default_parser().parse(sentence)
+    if doc is None:
+        return False
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    return (
+        root is not None
+        and root.pos_ in ("VERB", "AUX")
+        and not any(child.dep_ in _SUBJECTS for child in root.children)
+    )
 
 
 def _statement(span: str) -> Candidate | None:

@@ -233,3 +233,19 @@ def test_a_change_marker_beside_an_unrelated_record_replaces_nothing(mem: Memory
     records = stored(mem, with_history=True)
     assert len(records) == 2 and all(r.status is Status.CONFIRMED for r in records)
     assert all(r.supersedes_id is None for r in records)
+
+
+def test_a_sentence_without_a_subject_stays_with_the_one_that_gives_it(mem: Memory) -> None:
+    """One record per sentence, except that a sentence whose verb has no subject ("Works as
+    ...") or that points back ("He ...") goes on from the one before it: the record keeps
+    who it is about. The next sentence, about someone else, is a record of its own."""
+    session(
+        mem,
+        "s1",
+        "My brother Tom lives in Denver. Works as a pediatric dentist at a clinic downtown. "
+        "My sister Ana teaches music in Lisbon.",
+    )
+    assert sorted(r.content for r in stored(mem)) == [
+        "My brother Tom lives in Denver. Works as a pediatric dentist at a clinic downtown.",
+        "My sister Ana teaches music in Lisbon.",
+    ]
