@@ -2,9 +2,9 @@
 the extracted path; core.extraction.corrections): through the offline extractor and reviewer,
 the whole pipeline, a real store and the packaged model. A correction worded unlike what it
 corrects is linked by the content words they share, one correction may retire several records,
-a turn that announces an update counts as saying something changed, and a correction leaves
-alone what it does not change: an unrelated record, and a record that holds another claim
-beside the stale one."""
+a turn that announces an update counts as saying something changed, "no" before a thing says
+it is off, and a correction leaves alone what it does not change: an unrelated record, the
+user's other sentences said in the same breath, and a "no" of an idiom or of one evening."""
 
 from __future__ import annotations
 
@@ -100,19 +100,6 @@ def test_a_correction_does_not_retire_an_unrelated_record(mem: Memory) -> None:
     session(mem, "s2", "Update: I switched from tea to coffee in the mornings instead.", days=14)
     assert status_of(mem, "vet tech in Asheville") is Status.CONFIRMED
     assert status_of(mem, "internet provider is Comcast") is Status.CONFIRMED
-
-
-def test_a_record_holding_another_claim_beside_the_stale_one_stays(mem: Memory) -> None:
-    """A verbatim record of two claims, one changed: it stays live, so the unchanged claim
-    (Lina's swimming) is not forgotten with the stale one."""
-    session(
-        mem,
-        "s1",
-        "Budget question. Adam is 15, he plays hockey, it costs a lot. "
-        "Lina is 11, she swims on Saturdays.",
-    )
-    session(mem, "s2", "Adam quit the hockey, he plays basketball now.", days=40)
-    assert status_of(mem, "Lina is 11") is Status.CONFIRMED
 
 
 def test_saying_no_to_a_thing_retires_the_record_that_holds_it(mem: Memory) -> None:
