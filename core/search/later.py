@@ -137,10 +137,12 @@ def changed(
     out: dict[str, list[str]] = {}
     for c in candidates:
         content = records[c.record_id].content
+        said_no = negated(content)
+        marked = says_changed(content, content, strong=True)
+        if not (marked or said_no):
+            continue  # the common case, decided without stemming the content
         named = wanted & _stems(content)
-        if named and (
-            says_changed(content, content, strong=True) or any(t & named for t in negated(content))
-        ):
+        if named and (marked or any(thing & named for thing in said_no)):
             out[c.record_id] = sorted(named)
     return out
 
