@@ -13,9 +13,7 @@ replaces when both hold:
 - the candidate's words say that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
-  by announcing one ("Update:", "Big news!", "There's been a change."); or it says "no" to a
-  thing ("So no Gran Fondo this year", "no more biking the amp to gigs"), and then only a
-  record holding that thing (all its words, or two of them) counts as changed;
+  by announcing one ("Update:", "Big news!", "There's been a change.");
 - the record is linked to the candidate (``linked``): a user's statement, live, that does not
   itself say something ended ("covering banks instead of REITs": a later mention of REITs
   does not make it stale, the stale finder's rule, core.write.stale), and that reaches
@@ -54,7 +52,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
-from agent_memory.core.judge.change import content_words, negated, says_changed
+from agent_memory.core.judge.change import content_words, says_changed
 from agent_memory.core.judge.contradiction import says_ended
 
 CORRECTION_FLOOR = 0.50  # cosine that links a record on its own
@@ -73,17 +71,9 @@ def corrected(
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
     if candidate.source_kind != "user_statement":
         return []
-    marked = says_changed(candidate.evidence, turn)
-    said_no = negated(candidate.evidence)
-    if not (marked or said_no):
+    if not says_changed(candidate.evidence, turn):
         return []
-    found = [
-        r
-        for r in related
-        if linked(candidate, r)
-        and _whole(candidate, r)
-        and (marked or _turns_off(said_no, str(r.get("content", ""))))
-    ]
+    found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
 
@@ -118,17 +108,6 @@ def _whole(candidate: Candidate, record: dict[str, Any]) -> bool:
         return True
     said = content_words(candidate.evidence)
     return all(content_words(p) & said for p in parts)
-
-
-def _turns_off(things: list[set[str]], content: str) -> bool:
-    """Whether a record holds a thing the correction says "no" to (all its words, or two of
-    them: "no more Piha traffic" does not turn off every record naming Piha), and does not say
-    "no" to it itself."""
-    held = content_words(content)
-    said_no = set().union(*negated(content))
-    return any(
-        (thing <= held or len(thing & held) >= 2) and not thing & said_no for thing in things
-    )
 
 
 __all__ = [

@@ -116,7 +116,9 @@ def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tu
 # A sentence that opens by pointing back ("He already destroys every box", "It costs ...",
 # "And the vet said ...") joins the sentence before it; any other starts a record of its own.
 _BACK = re.compile(
-    r"^\W*(?:he|she|it|they|his|her|its|their|him|them|this|that|these|those|there|then|so|"
+    r"^\W*(?:(?:honestly|sadly|plus|anyway|also|now|still|luckily|unfortunately|apparently|"
+    r"actually|well|oh|ugh|so|and|but)\W+)*"
+    r"(?:he|she|it|they|his|her|its|their|him|them|this|that|these|those|there|then|so|"
     r"and|but|which|who|both|the other|the rest|same)\b",
     re.IGNORECASE,
 )
@@ -126,20 +128,17 @@ _SUBJECTS = frozenset(("nsubj", "nsubjpass", "csubj", "csubjpass", "expl"))
 
 
 def _continues(sentence: str) -> bool:
-    """Whether ``sentence`` goes on from the one before it: it opens by pointing back, or its
-    main verb has no subject ("Works as a dentist downtown.", "Diagnosed last year.", by the
-    judge's parser, core.judge.parse; without it, pointing back only)."""
+    """Whether ``sentence`` goes on from the one before it: it opens by pointing back (after
+    a discourse word or two: "Honestly, she ...", "Plus he ..."), or its main word has no
+    subject ("Works as a dentist downtown.", "Also allergic to chicken.", by the judge's
+    parser, core.judge.parse; without it, pointing back only)."""
     if _BACK.match(sentence):
         return True
     doc = default_parser().parse(sentence)
     if doc is None:
         return False
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    return (
-        root is not None
-        and root.pos_ in ("VERB", "AUX")
-        and not any(child.dep_ in _SUBJECTS for child in root.children)
-    )
+    return root is not None and not any(child.dep_ in _SUBJECTS for child in root.children)
 
 
 def _statement(span: str) -> Candidate | None:

@@ -1,9 +1,12 @@
 """Words that say something changed: the reading both the correction rule and the search read.
 
 A later statement that changes an earlier one usually says so: a change marker ("instead",
-"anymore", "no longer", "switched", "moved", "my new ...", "is off", "broke up", "now" ...), a
-turn opening by announcing one ("Update:", "Big news!", "There's been a change."), or a "no"
-before the thing that is off ("So no Gran Fondo this year", "no more biking the amp to gigs").
+"anymore", "no longer", "switched", "moved", "my new ...", "is off", "broke up", "now" ...), or
+a turn opening by announcing one ("Update:", "Big news!", "There's been a change."). A "no"
+before a thing ("So no Gran Fondo this year") was read as a change for a while and dropped: as
+often it answers ("No Oslo is still home"), is an idiom ("no idea why my Tesla ..."), holds
+once or in one place ("No gym while I travel", "no Comcast at the cabin") or counts ("No
+Tesla owner I know ..."), and each of those retired a record that was still true.
 
 core.extraction.corrections retires the stored records such words correct;
 core.search.later ranks the result that says them above an earlier one naming the same thing
@@ -42,28 +45,6 @@ _ANNOUNCES = re.compile(
     r"[^.!?:,\n]{0,20}[.!?:,\n]",
     re.IGNORECASE,
 )
-# "no" before a thing says it is off: the thing is the content words right after it, up to
-# the first function word or punctuation mark, at most ``_THING_WORDS`` ("So no Gran Fondo this
-# year" -> "Gran Fondo"). Not a thing: a "no" that answers ("No, I ...", "No I still ..."), an
-# idiom ("no idea", "no problem", "no regrets", "no plans to ..."), and a one-off ("No
-# badminton tonight").
-_NEGATED = re.compile(
-    r"\bno\s+(?!(?:more|less) than\b)(?:more\s+|longer\s+)?([^.,;:!?()\n]+)", re.IGNORECASE
-)
-_THING_WORDS = 3
-_NOT_A_THING = frozenset(
-    """
-    idea ideas clue doubt doubts problem problems worries worry regrets regret reason reasons plan
-    plans complaints complaint way chance matter wonder need needs offense offence kidding joke
-    joking thanks thank rush hurry big deal hard feelings pressure luck sweat judgement judgment
-    comment comments excuse choice option clue
-    i i'm i've i'd i'll we we're you he she it they my our your his her their this that one
-    """.split()
-)
-_ONE_OFF = re.compile(
-    r"^\s*(?:tonight|today|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend))\b",
-    re.IGNORECASE,
-)
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 # Words every statement about the user holds, or that name no thing.
 _COMMON = frozenset(
@@ -90,25 +71,11 @@ def says_changed(evidence: str, turn: str = "", *, strong: bool = False) -> bool
     return any(not (strong and m.group(0) in _WEAK) for m in found)
 
 
-def negated(text: str) -> list[set[str]]:
-    """The things ``text`` says "no" to ("So no Gran Fondo this year"), each as the stems of
-    its content words (``content_words``; see ``_NEGATED``)."""
-    things = []
-    for match in _NEGATED.finditer(text):
-        words = _WORD.findall(match.group(1))
-        if not words or words[0].lower() in _NOT_A_THING:
-            continue
-        thing: list[str] = []
-        for k, word in enumerate(words):
-            if _ONE_OFF.match(" ".join(words[k:])):
-                thing = []  # "No badminton tonight": off this once, not for good
-                break
-            if word.lower() in _COMMON or len(thing) == _THING_WORDS:
-                break
-            thing.append(word)
-        if found := content_words(" ".join(thing)):
-            things.append(found)
-    return things
+def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of each change marker in ``text`` (``strong``: see ``says_changed``)."""
+    return [
+        m.span() for m in _CORRECTION.finditer(text.lower()) if not (strong and m.group(0) in _WEAK)
+    ]
 
 
 def content_words(text: str) -> set[str]:
@@ -122,4 +89,4 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-__all__ = ["content_words", "negated", "says_changed"]
+__all__ = ["change_spans", "content_words", "says_changed"]

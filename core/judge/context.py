@@ -14,15 +14,14 @@ when the turn takes the quote out of the user's mouth:
   I live in Milan") answers what came before and negates nothing; a comma and a new "I" open a
   clause the earlier negation does not reach ("I don't live in Oslo anymore, I moved to
   Bergen"), unless that clause is a hedge ("I don't know, I think ..."). After the quote, a
-  comma and a personal subject with three content words of its own, none a hedge or a word
-  on truth, open a clause whose modals are its own ("I need a hotel near the venue, I will
-  ask the lab for reimbursement", but not "..., I think.", "..., that's not true anymore" or
-  "..., I'm joking of course"); "not just"/"not only" and "no" before a thing the quote does
-  not name add to it ("..., no time at all", "..., no kids", but not "..., no longer",
-  "..., no way", "..., not Oslo, Bergen"; a contrast such as "..., not grill" is refused
-  with them); and a report with its own subject and three content words reports those
-  ("..., and the doctor said eat regular meals", but not "..., my mum says" or "..., so my
-  doctor said last week");
+  comma and a personal subject with three content words of its own, none a negation, a hedge
+  or a word on truth, open a clause whose modals are its own ("I need a hotel near the venue,
+  I will ask the lab for reimbursement", but not "..., I think.", "..., that's not true
+  anymore", "..., I never finished medical school" or "..., I'm joking of course"); and "not
+  just"/"not only" widen the quote. Any other negation after a comma refuses, also before a
+  thing ("..., no time at all" with "..., no cigarettes since January"), and a report after
+  the quote refuses wherever it stands ("..., and the doctor said eat regular meals" with
+  "..., but the doctor said the results were normal"): the words cannot tell them apart;
 - a condition said by inversion ("Were I rich, I would ...") or ironic agreement ("Oh sure,
   ...", "Sure, I'm the Pope") opening the quote's sentence (core.framing);
 - fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
@@ -146,14 +145,6 @@ _COMMENTS = frozenset(
     anymore longer more mind change changed changing
     """.split()
 )
-# After "no": idioms and times, which comment on the quote rather than name a thing.
-_NOT_A_THING = frozenset(
-    """
-    way chance doubt doubts idea clue matter problem worries need offense offence thanks
-    days day year years week weeks month months today tonight tomorrow now
-    """.split()
-)
-
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
 )
@@ -299,7 +290,6 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         if not any(t.cls in (CLAUSE, CONJ) for t in tokens[k + 1 :]):
             return f"its sentence says {tok.text!r} before the quote, which the quote cuts away"
     tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
-    said = {t.text for s in parse_sentences(quote, statement=False) for t in s.tokens}
     in_clause = True
     for k, tok in enumerate(tokens):
         if tok.cls in (CLAUSE, CONJ) or _new_clause(tokens, k):
@@ -307,10 +297,10 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         if tok.text in words:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
-        if condition and (_infinitive(tokens, k) or _own_report(tokens, k)):
+        if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
-        if in_clause and _elaborates(tokens, k, said):
-            continue  # "..., not just this email", "..., no time at all"
+        if in_clause and _elaborates(tokens, k):
+            continue  # "..., not just this email"
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
     if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
@@ -342,50 +332,23 @@ def _new_clause(tokens: list[Token], k: int) -> bool:
     if not (opener.cls in (SELF, SELFPOSS, PRON) or opener.text in _SUBJECTS):
         return False
     clause = _to_clause_end(tokens[k + 2 :])
-    if any(t.text in _COMMENTS or (t.cls == MODAL and t.form in HEDGES) for t in clause):
+    if any(
+        t.text in _COMMENTS or t.cls == NEG or (t.cls == MODAL and t.form in HEDGES) for t in clause
+    ):
         return False
     return sum(t.cls == WORD for t in clause) >= _OWN_CLAUSE_WORDS
 
 
-def _elaborates(tokens: list[Token], k: int, said: set[str]) -> bool:
-    """Whether a negation at ``k``, right after a comma, opens a phrase that adds to the quote
-    rather than takes it back: "..., not just this email" / "not only ...", or "no" before a
-    thing the quote does not name ("..., no time at all", "..., no kids"). "..., not.", "...,
-    not really", "..., not anymore", "..., no longer", "..., no way", "..., no wait", "..., not
-    these days" and a contrast ("..., not Oslo, Bergen"; "..., not grill" too: its words
-    cannot tell a contrast from a retraction) still take the quote back."""
+def _elaborates(tokens: list[Token], k: int) -> bool:
+    """Whether "not" at ``k``, right after a comma, widens the quote rather than takes it
+    back: "..., not just this email", "..., not only at work". Any other negation after a
+    comma still refuses, also one before a thing ("..., no time at all" as much as "..., no
+    cigarettes since January" and "..., not Oslo, Bergen": the words cannot tell a detail
+    from a retraction)."""
     if k == 0 or tokens[k - 1].cls != PUNCT or tokens[k - 1].text != ",":
         return False
     following = tokens[k + 1] if k + 1 < len(tokens) else None
-    if following is None or tokens[k].cls != NEG:
-        return False
-    if tokens[k].text == "not":
-        return following.text in ("just", "only")
-    return (
-        tokens[k].text == "no"
-        and following.cls == WORD
-        and following.text not in _COMMENTS
-        and following.text not in _NOT_A_THING
-        and following.text not in said
-    )
-
-
-def _own_report(tokens: list[Token], k: int) -> bool:
-    """Whether the report word at ``k`` reports its own complement, not the quote: it has its
-    own subject after a clause word and at least ``_OWN_CLAUSE_WORDS`` content words follow
-    ("..., and the doctor said eat regular meals"). "..., my mum says." and "..., says my mum"
-    still report the quote."""
-    if tokens[k].form not in ("say", "claim"):
-        return False
-    start = max((j for j in range(k) if tokens[j].cls in (CLAUSE, CONJ)), default=None)
-    if start is None or not any(t.cls in (WORD, PRON, SELF) for t in tokens[start + 1 : k]):
-        return False
-    if tokens[start].text == "so":  # "..., so my doctor said last week": "or so"
-        return False
-    rest = _to_clause_end(tokens[k + 1 :])
-    if any(t.text in _COMMENTS for t in rest):
-        return False
-    return sum(t.cls == WORD for t in rest) >= _OWN_CLAUSE_WORDS
+    return tokens[k].text == "not" and following is not None and following.text in ("just", "only")
 
 
 def _to_clause_end(tokens: list[Token]) -> list[Token]:

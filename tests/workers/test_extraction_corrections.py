@@ -2,9 +2,10 @@
 the extracted path; core.extraction.corrections): through the offline extractor and reviewer,
 the whole pipeline, a real store and the packaged model. A correction worded unlike what it
 corrects is linked by the content words they share, one correction may retire several records,
-a turn that announces an update counts as saying something changed, "no" before a thing says
-it is off, and a correction leaves alone what it does not change: an unrelated record, the
-user's other sentences said in the same breath, and a "no" of an idiom or of one evening."""
+a turn that announces an update counts as saying something changed, and a correction leaves
+alone what it does not change: an unrelated record, the user's other sentences said in the
+same breath, and records beside a "no" that changes nothing (an idiom, an answer, one evening,
+another place)."""
 
 from __future__ import annotations
 
@@ -102,23 +103,8 @@ def test_a_correction_does_not_retire_an_unrelated_record(mem: Memory) -> None:
     assert status_of(mem, "internet provider is Comcast") is Status.CONFIRMED
 
 
-def test_saying_no_to_a_thing_retires_the_record_that_holds_it(mem: Memory) -> None:
-    """ "So no Gran Fondo this year" holds no change word, but says no to what the training
-    record holds: that record is retired. The bike record, which shares only the topic, stays."""
-    session(
-        mem,
-        "s1",
-        "I'm training for the Gran Fondo in May.",
-        "I ride a Specialized Tarmac, about 120 miles a week.",
-    )
-    session(mem, "s2", "I crashed and broke my collarbone. So no Gran Fondo this year.", days=30)
-    assert status_of(mem, "training for the Gran Fondo") is Status.SUPERSEDED
-    assert status_of(mem, "Specialized Tarmac") is Status.CONFIRMED
-
-
 def test_saying_no_to_a_thing_leaves_records_that_only_share_a_word(mem: Memory) -> None:
-    """ "No more Piha traffic" says no to the traffic, not to Piha: the dog's record that
-    names Piha stays live (one word of the two is not the thing)."""
+    """ "No more Piha traffic" says nothing about the dog's record that names Piha."""
     session(mem, "s1", "Kumara, our staffy, loves the beach at Piha.")
     session(mem, "s2", "Love it here, the surf is right there, no more Piha traffic.", days=30)
     assert status_of(mem, "our staffy") is Status.CONFIRMED
@@ -161,13 +147,29 @@ def test_a_correction_retires_the_sentence_it_changes_and_not_its_neighbour(mem:
             "No badminton tonight, the court is flooded.",
             "play badminton every Wednesday",
         ),
+        (
+            "I live in Oslo with my wife.",
+            "No Oslo is still home, we only visited Bergen for the weekend.",
+            "live in Oslo with my wife",
+        ),
+        (
+            "We have Comcast internet at home.",
+            "There's no Comcast at the cabin, we use Starlink up there.",
+            "Comcast internet at home",
+        ),
+        (
+            "I drive a Tesla Model 3 to work every day.",
+            "No Tesla Model 3 owner I know has had that recall issue.",
+            "Tesla Model 3 to work",
+        ),
     ],
 )
 def test_a_no_that_says_nothing_is_off_retires_nothing(
     mem: Memory, before: str, after: str, kept: str
 ) -> None:
-    """ "No" in an idiom ("no idea", "no plans to"), as an answer ("No I still ...") or for
-    one evening ("No badminton tonight") does not say the thing is off for good."""
+    """ "No" in an idiom ("no idea", "no plans to"), as an answer ("No I still ..."), for one
+    evening ("No badminton tonight"), for another place or as a count does not say the thing
+    is off for good (a rule that read "no" before a thing as a change retired these)."""
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
     assert status_of(mem, kept) is Status.CONFIRMED

@@ -353,13 +353,19 @@ def test_a_later_change_naming_the_asked_word_is_linked_however_far_its_vector(
             "No badminton tonight, the court is flooded after the storm.",
             "Do I still play badminton on Wednesdays?",
         ),
+        (
+            "I play badminton every Wednesday evening with some colleagues.",
+            "My badminton racket broke so I replaced the strings yesterday.",
+            "Do I still play badminton on Wednesdays?",
+        ),
     ],
 )
 def test_a_later_follow_up_turn_keeps_its_place(
     memory: Memory, first: str, follow_up: str, query: str
 ) -> None:
     """A follow-up names the same thing with a word that can also mark a change ("left",
-    "again", "no ... tonight"): it is not read as one, so the turns keep the fused order."""
+    "again", "no ... tonight", "replaced" five words from "badminton"): it is not read as
+    one, so the turns keep the fused order."""
     session = imported(memory, [first, follow_up])
     result = search(session, query)
     payload = logged(session, result["search_id"])

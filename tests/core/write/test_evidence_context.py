@@ -80,6 +80,18 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "I have diabetes",
         "The user has diabetes.",
     ),
+    # -- a second review's: a negation before a thing, in a clause of its own, in a report --
+    ("I'm a smoker, no cigarettes since January.", "I'm a smoker", "The user is a smoker."),
+    (
+        "I'm a doctor, I never finished medical school unfortunately.",
+        "I'm a doctor",
+        "The user is a doctor.",
+    ),
+    (
+        "I have diabetes, but the doctor said the blood test results were normal.",
+        "I have diabetes",
+        "The user has diabetes.",
+    ),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -90,11 +102,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
     ("I'm writing a novel about spies.", "I'm writing a novel", "The user is writing a novel."),
     # -- after a comma, a clause of its own or a contrast leaves the quote as it was said ----
     (
-        "I've stopped badminton since joining, no time at all.",
-        "I've stopped badminton since joining",
-        "The user has stopped badminton since joining.",
-    ),
-    (
         "I prefer bullet points, for basically everything, not just this email.",
         "I prefer bullet points",
         "The user prefers bullet points.",
@@ -103,12 +110,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I need a cheap hotel near the venue, I will ask the lab for reimbursement.",
         "I need a cheap hotel near the venue",
         "The user needs a cheap hotel near the venue.",
-    ),
-    ("I'm married, no kids.", "I'm married", "The user is married."),
-    (
-        "I stopped the fasting, got gastritis and the doctor said eat regular meals.",
-        "I stopped the fasting",
-        "The user stopped the fasting.",
     ),
 ]
 
