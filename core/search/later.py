@@ -244,8 +244,8 @@ def run(
     # and questions about the earlier one lost their answer from the first five (with turns
     # moving: the personal turns path lost a hit@5 question, LoCoMo dev R@5 0.7282 -> 0.7195).
     # A turn that says something changed about what the question names does move: on the
-    # personal dev set's turns path it took current-first 0.364 -> 0.606, hit@5 unchanged (0.621
-    # counting the weak markers too: core.judge.change._WEAK).
+    # personal dev set's turns path it took current-first 0.364 -> 0.515, hit@5 unchanged
+    # (0.591 with the question word anywhere in the turn, which let follow-ups jump: NEAR).
     # Provisional records do move: holding them (a newer guess above a confirmed statement)
     # cost the personal dev eval current-first 0.697 -> 0.667 (its extracted changes
     # include provisional records).
