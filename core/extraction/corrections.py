@@ -69,9 +69,7 @@ def corrected(
 ) -> list[dict[str, Any]]:
     """The related records the candidate's words correct, nearest first, at most
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
-    if candidate.source_kind != "user_statement":
-        return []
-    if not says_changed(candidate.evidence, turn):
+    if candidate.source_kind != "user_statement" or not says_changed(candidate.evidence, turn):
         return []
     found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))

@@ -63,16 +63,18 @@ _COMMON = frozenset(
 
 def says_changed(evidence: str, turn: str = "", *, strong: bool = False) -> bool:
     """Whether the words say that something changed: a change marker in ``evidence``, or its
-    ``turn`` opening by announcing a change. ``strong``: not counting the markers that as
-    often open a follow-up ("now", "again", "left", "new", ...: ``_WEAK``)."""
-    if _ANNOUNCES.match(turn) is not None:
-        return True
-    found = _CORRECTION.finditer(evidence.lower())
-    return any(not (strong and m.group(0) in _WEAK) for m in found)
+    ``turn`` opening by announcing a change (``change_spans``, ``announces``)."""
+    return announces(turn) or bool(change_spans(evidence, strong=strong))
+
+
+def announces(turn: str) -> bool:
+    """Whether ``turn`` opens by announcing a change ("Update: ...", "Big news!")."""
+    return _ANNOUNCES.match(turn) is not None
 
 
 def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
-    """(start, end) of each change marker in ``text`` (``strong``: see ``says_changed``)."""
+    """(start, end) of each change marker in ``text``. ``strong``: not counting the markers
+    that as often open a follow-up ("again", "left", "my new", ...: ``_WEAK``)."""
     return [
         m.span() for m in _CORRECTION.finditer(text.lower()) if not (strong and m.group(0) in _WEAK)
     ]
@@ -89,4 +91,4 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-__all__ = ["change_spans", "content_words", "says_changed"]
+__all__ = ["announces", "change_spans", "content_words", "says_changed"]

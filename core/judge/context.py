@@ -135,8 +135,8 @@ _ADDRESSEES = frozenset(
 )
 
 # After the quote: words that open a clause of its own after a comma (with the pronouns), the
-# content words such a clause needs to say something of its own, and the words that make a
-# "not ..." or "no ..." after a comma a comment on the quote rather than a contrast.
+# content words such a clause needs to say something of its own, and the words that make it
+# a comment on the quote's truth instead ("..., that's not true anymore", "..., I'm joking").
 _SUBJECTS = frozenset("it he she they we you".split())
 _OWN_CLAUSE_WORDS = 3
 _COMMENTS = frozenset(

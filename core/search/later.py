@@ -11,9 +11,10 @@ it (the others keep their order):
 - "about the same thing": their stored vectors (content, and retrieval context where there is
   one) reach ``retrieval.later_first_cosine``; or the later one says that something changed
   (core.judge.change: "I've stopped badminton", "Update: ...", "Berlin is off";
-  not the markers that as often open a follow-up: "left", "again", "my new") and both
-  contents name a word the question asks about (core.search.subject.asked, compared as
-  stems): "Do I still play badminton?" links "I play badminton every Wednesday" with "I've
+  not the markers that as often open a follow-up: "left", "again", "my new") within ``NEAR``
+  words of a word the question asks about (core.search.subject.asked, compared as stems), or
+  opens by announcing a change, and the earlier one names that word too: "Do I still play
+  badminton?" links "I play badminton every Wednesday" with "I've
   stopped badminton", whose vectors lie far apart. Limits: "now" and "stopped" also open
   follow-ups ("feeling great now", "Biscuit stopped eating his kibble"), and such a turn
   naming the asked word moves above the earlier one;
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
-from agent_memory.core.judge.change import change_spans, says_changed
+from agent_memory.core.judge.change import announces, change_spans
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
 
@@ -142,7 +143,7 @@ def changed(
     out: dict[str, list[str]] = {}
     for c in candidates:
         content = records[c.record_id].content
-        announced = says_changed("", content)
+        announced = announces(content)
         spans = change_spans(content, strong=True)
         if not (announced or spans):
             continue  # the common case, decided without stemming the content
