@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from agent_memory.core.search.request import Search
 
 # Generators in the order a reason names them (core.search.ranking.GENERATORS).
-_GENERATOR_ORDER = ("dense", "lexical", "entity", "time")
+_GENERATOR_ORDER = ("dense", "lexical", "entity", "time", "standing")
 
 # How a result's gate basis (core.search.ranking: the signal it passed on) reads in a reason.
 _PASSED = {
@@ -55,6 +55,7 @@ _PASSED = {
     "corroborated": "passed the shared-word floor",
     "subject": "names what the query asks about",
     "margin": "near the best result",
+    "standing": "a standing instruction, for a task",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
 }
@@ -62,8 +63,11 @@ _PASSED = {
 
 def _response_gate(logged: Mapping[str, Any]) -> dict[str, Any]:
     """The gate as the response tells it: the log's, without record ids (each result says
-    what it passed on; the log keeps which ids passed and which named the subject)."""
-    gate = {k: v for k, v in logged.items() if k != "passed"}
+    what it passed on; the log keeps which ids passed, which named the subject and which
+    passed as standing instructions)."""
+    gate = {k: v for k, v in logged.items() if k not in ("passed", "standing")}
+    if logged.get("standing"):
+        gate["standing"] = len(logged["standing"])
     if "subject" in gate:
         named = logged["subject"]["named_by"]
         gate["subject"] = {"words": logged["subject"]["words"], "named": len(named)}
@@ -343,6 +347,9 @@ def log_payload(
             "lexical": [{"id": i, "score": score} for i, score in s.lexical],
             "entity": [{"id": i, "score": score} for i, score in s.entity],
             "time": [{"id": i, "score": score} for i, score in s.timed],
+            # For a task only: records holding a standing instruction's words (core.search.
+            # standing), fused at no weight, kept only when the gate reads one in them.
+            "standing": [{"id": i, "score": score} for i, score in s.standing],
             "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in s.ordered],
         },
         # Which BM25 ranked the lexical candidates: "memory" (core.search.bm25) or "fts5".

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agent_memory.core.search import later, siblings
+from agent_memory.core.search import later, siblings, standing
 
 if TYPE_CHECKING:
     from agent_memory.core.config import GateConfig
@@ -37,7 +37,7 @@ class Candidate:
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, corroborated, subject, entity;
     # margin (close to the best), answer (response mode: the answer passed on another),
-    # reranker; None: cut.
+    # reranker, standing (a standing instruction for a task: core.search.standing); None: cut.
     passed_on: str | None = None
     duplicate_of: str | None = None
     tokens: int = 0  # exact when taken; when skipped, enough to exceed the room it had
@@ -479,6 +479,11 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
         k=settings["rrf_k"],
         weights=settings["weights"],
     )
+    # Records found by a standing instruction's words (core.search.standing): absent from
+    # rows logged before they were looked for.
+    candidates = standing.joined(
+        candidates, [(c["id"], c["score"]) for c in log["candidates"].get("standing", [])]
+    )
     dropped = log.get("changed_since_generated", {})  # absent from rows before it existed
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = log.get("context_credit", {})  # absent from rows logged before it existed
@@ -512,6 +517,8 @@ def replay(log: dict[str, Any]) -> list[str]:
         mode=settings["gate_mode"],
         **margins,
     )
+    chosen = set(log["gate"].get("standing", []))  # absent from rows logged before it existed
+    survivors = standing.place(survivors, [c for c in ranked if c.record_id in chosen])
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

@@ -80,6 +80,8 @@ class Search:
     matched_entities: list[dict[str, str]] = field(default_factory=list)
     linked: int = 0
     entity_order: str | None = None
+    # For a task: records holding the words of standing instructions (core.search.standing).
+    standing: Ranked = field(default_factory=list)
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.
     weights: dict[str, float] = field(default_factory=dict)

@@ -36,7 +36,7 @@ from agent_memory.core.models import (
     new_id,
     parse_time,
 )
-from agent_memory.core.search import explain, later, ranking, siblings, subject
+from agent_memory.core.search import explain, later, ranking, siblings, standing, subject
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -107,6 +107,12 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
+            if standing.asks_task(query):
+                # However far from the task: found by their own words (core.search.standing).
+                marks = standing.MARKERS
+                s.standing = generators.lexical(
+                    marks, generators.scored(marks, scopes, index=index), where, depth, index=index
+                ).found
         with timer.stage("time_candidates"):
             cue = query_window(query, now) if cfg.time_weight > 0 else None
             s.timed = generators.in_window(cue, s.words, s.scored, where, depth, index=index)
@@ -227,6 +233,8 @@ class Retriever:
             k=cfg.rrf_k,
             weights=s.weights,
         )
+        # Found by nothing but their words: each must still be one (core.search.standing.admit).
+        s.candidates = standing.joined(s.candidates, s.standing)
 
     def _recheck_and_freshen(self, s: Search) -> None:
         """Each candidate's current row decides, then episodic records get their freshness."""
@@ -357,6 +365,8 @@ class Retriever:
             **s.margins,
             subject=s.subject_floor,
         )
+        # A task gets the user's standing instructions however far they are from it.
+        s.survivors = standing.admit(s.query, s.ordered, s.records, s.survivors)
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         dropped = s.dropped
@@ -375,6 +385,8 @@ class Retriever:
                 "calibrated_for": gate_cfg.calibrated_for,
             },
             "passed": [c.record_id for c in s.survivors],
+            # A task's standing instructions, passed as such (core.search.standing).
+            "standing": [c.record_id for c in s.survivors if c.passed_on == "standing"],
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

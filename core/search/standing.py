@@ -1,0 +1,186 @@
+"""Standing instructions: what the user asked for on every request, returned with every task.
+
+A user tells an assistant how to answer once and means it for good: "Please always give me the
+values in reais, not dollars", "I do all my statistics in R, not Python please", "When you use
+difficult words please explain me in Spanish". The next request it should shape ("What is a
+reasonable daily budget for food in Buenos Aires?", "Show me how to do a linear regression")
+shares no word and no meaning with it: the packaged MiniLM puts them at a cosine of 0.0-0.2, as
+far as an unrelated record, so the gate cuts the one record the agent most needed (personal
+dev set: 9 of the 17 tasks that missed their record, benchmarks/README.md, "Session 18").
+
+So when the query asks for a task (``asks_task``: a request, a how-to, an estimate or advice,
+never a question about a stored fact such as "What's my blood type?"), a candidate the gate cut
+that is a standing instruction (``is_standing``) passes on that signal, at most
+``MAX_STANDING`` of them, best fused score first. A standing instruction is one sentence
+addressed to the assistant (it says "please", "when you", opens with "always" / "never" /
+"keep" ..., or states a preference) that says it holds in general ("always", "never", "from
+now on", "for everything", "all my", "whenever", "when you ..."): one request ("Please keep
+this email short") is not standing. A sentence of an assistant's turn never is.
+
+Limits: it works on the candidates, so in a store of thousands a standing instruction that no
+generator found for the query is not returned (a store's standing instructions could be kept
+apart for that); the words are English patterns; a task worded as a statement ("I'm writing my
+speech tonight") is not read as a task; and every standing instruction found comes with every
+task, relevant or not, which is what "always" asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from agent_memory.core.models import SourceKind
+from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.write import conversation
+
+if TYPE_CHECKING:
+    from agent_memory.core.models import Record
+    from agent_memory.core.search.ranking import Candidate
+    from agent_memory.core.search.request import Ranked
+
+MAX_STANDING = 3
+# The words a standing instruction is found by, whatever the task (a lexical query of its own).
+MARKERS = query_tokens("always never please pls plz whenever prefer rather everything anything")
+
+# Verbs that open a request to the assistant ("Give me ...", "Explain what ...", "Can you show
+# me ..."). Not "tell", "remind", "recall": "Tell me my mom's name" asks for a stored fact.
+_REQUEST_VERBS = (
+    "give|explain|suggest|recommend|help|write|draft|make|create|plan|show|find|compare|list|"
+    "translate|summari[sz]e|calculate|convert|estimate|design|prepare|build|generate|outline|"
+    "rewrite|edit|proofread|check|review|fix|teach|walk|describe|brainstorm|come up|put together|"
+    "organi[sz]e|sketch|propose|work out|figure out"
+)
+_LEAD = r"^(?:(?:ok(?:ay)?|so|now|hey|hi|also|and|please|pls|plz|quick question)[,:]?\s+)*"
+_TASK = re.compile(
+    rf"{_LEAD}(?:"
+    rf"(?:{_REQUEST_VERBS})\b"  # "Give me a pasta recipe for tonight."
+    rf"|(?:can|could|would|will) you (?:please )?(?:{_REQUEST_VERBS})\b"  # "Can you show me ..."
+    r"|how (?:do|can|should|would|could) (?:i|we)\b(?! (?:know|remember))"  # a how-to
+    r"|(?:what|which)(?: is|'s| are| would be) (?:a |an |the )?(?:good|reasonable|best|better|"
+    r"right|cheapest|easiest|fastest|safest|ideal)\b"  # advice
+    r"|how (?:much|long|far|big|many|often)\b.*\b(?:would|should|will) (?!i be\b)"  # an estimate
+    r"|(?:should|shall) (?:i|we)\b|(?:what|which|where|how)\b.*\bshould (?:i|we)\b"
+    r"|is it (?:better|worth|safe|ok|okay|possible|a good idea)\b"
+    r"|(?:i|we) need (?:to|a|an|some|help|ideas|advice)\b"
+    r")|\bpros and cons\b|\bany (?:ideas|tips|suggestions|recommendations|advice)\b",
+    re.IGNORECASE,
+)
+
+# A sentence spoken to the assistant: a polite request, an instruction about its answers, or
+# a preference.
+_ADDRESSED = re.compile(
+    r"\b(?:please|pls|plz|when you|i (?:would |'d )?(?:prefer|rather|want you to|like it when)|"
+    r"the user prefers|the user would rather)\b"
+    r"|^(?:also,? |and |oh,? |fyi,? )?(?:always|never|don't|do not|keep|use|give|write|explain|"
+    r"show|no need)\b",
+    re.IGNORECASE,
+)
+# ... that says it holds in general, not for this one request.
+_GENERAL = re.compile(
+    r"\b(?:always|never|every ?time|whenever|from now on|in general|any ?time|each time|"
+    # "When you use difficult words, ..." holds for good; "when you get a chance" is now.
+    r"when you(?! (?:get|have|find) (?:a |the )?(?:chance|time|minute|moment)| can\b| are (?:free|"
+    r"done|ready)\b)|for (?:basically |pretty much |just about )?(?:everything|anything|all)|all my|"
+    r"all of my|every (?:answer|reply|response|time))\b",
+    re.IGNORECASE,
+)
+# What a survivor that did not pass on its own passed on (core.search.ranking.apply_gate).
+_RIDERS = frozenset({"margin", "answer"})
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def asks_task(query: str) -> bool:
+    """Whether ``query`` asks the assistant to do something (a request, a how-to, an estimate,
+    advice) rather than for a stored fact."""
+    text = " ".join(query.replace("\u2019", "'").split())
+    return any(_TASK.search(sentence) for sentence in _sentences(text))
+
+
+def is_standing(record: Record) -> bool:
+    """Whether ``record`` holds an instruction the user gave for good: a sentence of its content
+    or evidence addressed to the assistant that is general, or whose whole sentence in the
+    record's turn is ("I prefer bullet points over long paragraphs, for basically everything"
+    gives "The user prefers bullet points over long paragraphs."). Never an assistant's turn or
+    a session summary."""
+    if record.source_kind is SourceKind.SESSION_SUMMARY or (
+        conversation.is_imported_turn(record) and conversation.turn_role(record.tags) == "assistant"
+    ):
+        return False
+    addressed = [
+        sentence
+        for text in (record.content, record.evidence or "")
+        for sentence in _sentences(text)
+        if not sentence.endswith("?") and _ADDRESSED.search(sentence)
+    ]
+    if not addressed:
+        return False
+    whole = _whole_sentence(record.evidence or "", record.context or "")
+    return any(_GENERAL.search(sentence) for sentence in [*addressed, whole])
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.findall(text.replace("\u2019", "'"))]
+
+
+def _whole_sentence(evidence: str, context: str) -> str:
+    """The sentence of ``context`` (the record's turn) that holds ``evidence``, or ""."""
+    evidence = evidence.rstrip(".!? ")
+    at = context.find(evidence) if evidence else -1
+    if at < 0:
+        return ""
+    start = max(context.rfind(mark, 0, at) for mark in ".!?\n") + 1
+    ends = [i for i in (context.find(mark, at + len(evidence)) for mark in ".!?\n") if i >= 0]
+    return context[start : min(ends, default=len(context)) + 1].strip().replace("\u2019", "'")
+
+
+def joined(candidates: list[Candidate], found: Ranked) -> list[Candidate]:
+    """``candidates`` and, after them, each record the markers ``found`` that no generator did,
+    fused at no weight (its ``standing`` rank and BM25 are its only match)."""
+    # Here, not at the top: core.search.ranking imports this module (its replay places what
+    # the log says passed as standing).
+    from agent_memory.core.search.ranking import Candidate
+
+    have = {c.record_id for c in candidates}
+    return candidates + [
+        Candidate(i, matches={"standing": {"rank": rank, "score": score}})
+        for rank, (i, score) in enumerate(found, start=1)
+        if i not in have
+    ]
+
+
+def admit(
+    query: str,
+    ordered: Sequence[Candidate],
+    records: Mapping[str, Record],
+    survivors: list[Candidate],
+) -> list[Candidate]:
+    """The survivors with up to ``MAX_STANDING`` standing instructions that did not pass on
+    their own (cut, or close to the best only) passing as such, best fused score first, when
+    ``query`` asks for a task (``place``)."""
+    if not asks_task(query):
+        return survivors
+    own = {id(c) for c in survivors if c.passed_on not in _RIDERS}
+    chosen = [c for c in ordered if id(c) not in own and is_standing(records[c.record_id])][
+        :MAX_STANDING
+    ]
+    return place(survivors, chosen)
+
+
+def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candidate]:
+    """``survivors`` with the ``chosen`` standing instructions marked so and placed after the
+    survivors that passed on their own, before those only close to the best one: an
+    instruction the user gave for every task is surer to apply than a record weak on every
+    signal. Pure: replay calls it with the logged choice."""
+    if not chosen:
+        return survivors
+    for candidate in chosen:
+        candidate.passed_on = "standing"
+        candidate.gate = "passed: a standing instruction of the user's, for a task"
+    picked = {id(c) for c in chosen}
+    rest = [c for c in survivors if id(c) not in picked]
+    return [
+        *(c for c in rest if c.passed_on not in _RIDERS),
+        *chosen,
+        *(c for c in rest if c.passed_on in _RIDERS),
+    ]

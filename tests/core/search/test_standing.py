@@ -1,0 +1,211 @@
+"""Standing instructions (core.search.standing): what the user asked for on every request comes
+with every task, however far its words are from the task; never with a question about a stored
+fact, never a one-off request; the response says why, and replaying the log agrees."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.models import MemoryType, Record, SourceKind, Status
+from agent_memory.core.search.ranking import replay
+from agent_memory.core.search.standing import MAX_STANDING, asks_task, is_standing
+from agent_memory.core.session import Session
+from tests.support.clock import NOW
+
+METRIC = "Please always use metric units in anything you give me."
+R_ONLY = "I do all my statistics in R, not Python please."
+ONE_OFF = "Please keep the email to Sam short."
+FACTS = [
+    "My sister Ines lives in Porto and works as a nurse.",
+    "I adopted a corgi called Biscuit last spring.",
+    "I work as a data analyst at a logistics company in Rotterdam.",
+    "My partner Tom teaches chemistry at a secondary school.",
+    "I have been learning the cello for two years.",
+    "We are renovating the kitchen in our flat this autumn.",
+]
+
+
+def stated(memory: Memory, contents: list[str]) -> Session:
+    """Alice's own sentences, each said in her session and written as her statement."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+    for k, content in enumerate(contents):
+        at = NOW + timedelta(minutes=k)
+        session.add_turn("user", content, at=at)
+        written = session.call(
+            "memory_write",
+            {
+                "type": "episodic",
+                "content": content,
+                "source_kind": "user_statement",
+                "evidence": content,
+            },
+            now=at,
+        )
+        assert written["action"] == "created", written
+    return session
+
+
+def search(session: Session, query: str) -> dict[str, Any]:
+    result = session.call("memory_search", {"query": query}, now=NOW + timedelta(days=30))
+    assert "error" not in result
+    return result
+
+
+def contents(result: dict[str, Any]) -> list[str]:
+    return [r["content"] for r in result["results"]]
+
+
+def payload(session: Session, search_id: str) -> dict[str, Any]:
+    [row] = session.memory.store.query("SELECT payload FROM search_log WHERE id = ?", (search_id,))
+    return dict(json.loads(row["payload"]))
+
+
+@pytest.fixture
+def alice(memory: Memory) -> Session:
+    return stated(memory, [*FACTS, METRIC, R_ONLY, ONE_OFF])
+
+
+def test_a_task_gets_the_standing_instructions_however_far_from_it(alice: Session) -> None:
+    result = search(alice, "Show me how to plot a histogram of the delivery times.")
+    found = contents(result)
+    assert METRIC in found and R_ONLY in found
+    assert ONE_OFF not in found  # one request, not an instruction for every task
+    reasons = {r["content"]: r["explanation"] for r in result["results"]}
+    assert reasons[R_ONLY]["passed_on"] == "standing"
+    assert "standing" in reasons[R_ONLY]["gate"]
+    assert result["explanation"]["gate"]["standing"] >= 1
+
+
+def test_a_question_about_a_stored_fact_gets_none(alice: Session) -> None:
+    # Nothing stored answers it: still empty, with two standing instructions in the store.
+    assert search(alice, "What's my blood type?")["results"] == []
+    # A fact that is stored comes alone.
+    found = contents(search(alice, "Where does my sister live?"))
+    assert METRIC not in found and R_ONLY not in found
+
+
+def test_the_log_replays_to_the_same_answer(alice: Session) -> None:
+    result = search(alice, "Can you give me a weekly running plan?")
+    logged = payload(alice, result["search_id"])
+    assert logged["gate"]["standing"]
+    assert replay(logged) == [r["id"] for r in result["results"]]
+
+
+def test_found_beyond_the_generators_depth(memory: Memory) -> None:
+    # More records than a generator returns (retrieval.candidates_per_generator): the task's
+    # words find none of the instructions; their own words do.
+    depth = memory.config.retrieval.candidates_per_generator
+    filler = [f"On trip number {k} I visited a new town in the north." for k in range(depth + 5)]
+    session = stated(memory, [METRIC, *filler])
+    result = search(session, "Suggest a recipe for a quick lunch.")
+    assert METRIC in contents(result)
+
+
+def test_at_most_a_few_per_task(memory: Memory) -> None:
+    instructions = [
+        "Please always answer in British English.",
+        "Please always use metric units.",
+        "Please never use emoji in your answers.",
+        "Please always give prices in euros.",
+        "Please always keep answers under 200 words.",
+    ]
+    session = stated(memory, [*FACTS, *instructions])
+    result = search(session, "Give me a packing list for a weekend in the mountains.")
+    passed = [r for r in result["results"] if r["explanation"]["passed_on"] == "standing"]
+    assert len(passed) == MAX_STANDING
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Give me a pasta recipe for tonight.",
+        "Can you show me how to do a linear regression on my data?",
+        "How do I send a photo to Declan on the iPad?",
+        "What is a reasonable daily budget for food in Lisbon?",
+        "How much would a 5-day trip to Bali cost roughly?",
+        "Next week is my turn to host. What should I cook?",
+        "I've been stuck with my paintings lately. Any ideas?",
+    ],
+)
+def test_tasks(query: str) -> None:
+    assert asks_task(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What's my blood type?",
+        "Where do I work?",
+        "Who is my manager right now?",
+        "How old is Lara?",
+        "Do I still play badminton on Wednesdays?",
+        "Tell me my mom's name.",
+        "How much do I weigh?",
+    ],
+)
+def test_questions_about_a_fact(query: str) -> None:
+    assert not asks_task(query)
+
+
+def record(content: str, **fields: Any) -> Record:
+    return Record(
+        id="mem_1",
+        type=fields.pop("type", MemoryType.EPISODIC),
+        content=content,
+        scope="user:alice",
+        source_kind=fields.pop("source_kind", SourceKind.USER_STATEMENT),
+        status=Status.CONFIRMED,
+        confidence=1.0,
+        created_at="2026-01-01T00:00:00.000000Z",
+        **fields,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "standing"),
+    [
+        ("Please always give me the values in reais, not dollars.", True),
+        ("When you use difficult words please explain them in Spanish.", True),
+        ("Short answers from now on, please.", True),
+        ("Always metric and 24-hour times in anything you give me.", True),
+        ("Please keep this email short.", False),  # one request
+        ("When you get a chance, please check my draft.", False),  # now, not for good
+        ("I always run on Tuesdays.", False),  # a habit, said to nobody
+        ("Could you always use metric units?", False),  # asked, not told
+    ],
+)
+def test_what_is_standing(content: str, standing: bool) -> None:
+    assert is_standing(record(content)) is standing
+
+
+def test_a_preference_reads_its_whole_sentence() -> None:
+    # The phrased preference lost "for basically everything"; its turn's sentence has it.
+    turn = "Good. Also fyi I prefer bullet points over long paragraphs, for basically everything."
+    phrased = record(
+        "The user prefers bullet points over long paragraphs.",
+        type=MemoryType.SEMANTIC,
+        evidence="I prefer bullet points over long paragraphs",
+        context=turn,
+    )
+    assert is_standing(phrased)
+    assert not is_standing(
+        record(
+            "The user prefers bullet points over long paragraphs.",
+            type=MemoryType.SEMANTIC,
+            evidence="I prefer bullet points over long paragraphs",
+            context="I prefer bullet points over long paragraphs in this report.",
+        )
+    )
+
+
+def test_a_session_summary_is_never_standing() -> None:
+    summary = record(
+        "Remembered: please always use metric units.", source_kind=SourceKind.SESSION_SUMMARY
+    )
+    assert not is_standing(summary)
