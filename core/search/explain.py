@@ -238,6 +238,7 @@ def response_explanation(s: Search) -> dict[str, Any]:
             "entity": len(s.entity),
             "entity_linked": s.linked,
             "time": len(s.timed),
+            "standing": len(s.standing),  # a task's lookup of standing instructions
             "fused": len(s.candidates),
         },
         "gate": _response_gate(s.gate_log),

@@ -44,45 +44,71 @@ MAX_STANDING = 3
 MARKERS = query_tokens("always never please pls plz whenever prefer rather everything anything")
 
 # Verbs that open a request to the assistant ("Give me ...", "Explain what ...", "Can you show
-# me ..."). Not "tell", "remind", "recall": "Tell me my mom's name" asks for a stored fact.
+# me ..."). Not "remind", "recall": "Remind me of my mom's name" asks for a stored fact.
 _REQUEST_VERBS = (
     "give|explain|suggest|recommend|help|write|draft|make|create|plan|show|find|compare|list|"
     "translate|summari[sz]e|calculate|convert|estimate|design|prepare|build|generate|outline|"
     "rewrite|edit|proofread|check|review|fix|teach|walk|describe|brainstorm|come up|put together|"
-    "organi[sz]e|sketch|propose|work out|figure out"
+    "organi[sz]e|sketch|propose|work out|figure out|cook|bake|tell me (?:how|a|an|some|about)"
 )
 _LEAD = r"^(?:(?:ok(?:ay)?|so|now|hey|hi|also|and|please|pls|plz|quick question)[,:]?\s+)*"
 _TASK = re.compile(
     rf"{_LEAD}(?:"
     rf"(?:{_REQUEST_VERBS})\b"  # "Give me a pasta recipe for tonight."
-    rf"|(?:can|could|would|will) you (?:please )?(?:{_REQUEST_VERBS})\b"  # "Can you show me ..."
-    r"|how (?:do|can|should|would|could) (?:i|we)\b(?! (?:know|remember))"  # a how-to
-    r"|(?:what|which)(?: is|'s| are| would be) (?:a |an |the )?(?:good|reasonable|best|better|"
+    rf"|(?:can|could|would|will) (?:you|u) (?:please )?(?:{_REQUEST_VERBS})\b"  # "Can you ..."
+    r"|(?:what|which) would you (?:suggest|recommend)\b"
+    r"|how (?:to|(?:do|can|should|would|could) (?:i|we))\b"  # a how-to
+    r"|(?:what|which)(?: is|'s|s| are| would be) (?:a |an |the )?(?:good|reasonable|best|better|"
     r"right|cheapest|easiest|fastest|safest|ideal)\b"  # advice
     r"|how (?:much|long|far|big|many|often)\b.*\b(?:would|should|will) (?!i be\b)"  # an estimate
-    r"|(?:should|shall) (?:i|we)\b|(?:what|which|where|how)\b.*\bshould (?:i|we)\b"
+    r"|(?:should|shall) (?:i|we)\b|(?:what|which|where|how)\b.*\b(?:should|can) (?:i|we)\b"
     r"|is it (?:better|worth|safe|ok|okay|possible|a good idea)\b"
     r"|(?:i|we) need (?:to|a|an|some|help|ideas|advice)\b"
-    r")|\bpros and cons\b|\bany (?:ideas|tips|suggestions|recommendations|advice)\b",
+    rf"|(?:i|we)(?:'d| would)? (?:like|want) (?:a|an|some|to (?:{_REQUEST_VERBS}))\b|let's\b"
+    r"|(?:tips|ideas|suggestions|advice|recommendations) (?:for|on|about)\b"
+    r")|\bpros and cons\b|\bany (?:\w+ )?(?:ideas|tips|suggestions|recommendations|advice)\b",
+    re.IGNORECASE,
+)
+# ... unless what it asks for is the user's own stored thing ("Find my dentist's phone
+# number", "Help me remember my mom's name", "Can you check when my flight is?", "What's the
+# best restaurant I've been to?"), or what someone said ("... according to my doctor"). Work
+# on the user's thing is still a task ("Help me plan my week", "Proofread my essay").
+_RECALLS = re.compile(
+    r"\b(?:give|find|list|show|tell|check|get|fetch|pull up|send|look up)(?: me| us)?(?: out| up)? "
+    r"(?:(?:what|when|where|who|which|how|if|whether) (?:is |are |was )?)?(?:my|our)\b"
+    r"|\bany (?:ideas?|clue) (?:what|when|where|who|which|how|if|whether) (?:is |are )?(?:my|our)\b"
+    r"|\b(?:remember|recall|know|find out|look up)\b"
+    r"|\b(?:i|we)(?:'ve| have| had)? (?:been|went|found|bought|used|tried|visited|saw|did|got)\b"
+    r"|\baccording to\b|\bwhat you know\b",
     re.IGNORECASE,
 )
 
 # A sentence spoken to the assistant: a polite request, an instruction about its answers, or
-# a preference.
+# a preference; never one that mentions or reports the word ("I always say please to
+# waiters", "My boss always says please use metric").
 _ADDRESSED = re.compile(
-    r"\b(?:please|pls|plz|when you|i (?:would |'d )?(?:prefer|rather|want you to|like it when)|"
-    r"the user prefers|the user would rather)\b"
-    r"|^(?:also,? |and |oh,? |fyi,? )?(?:always|never|don't|do not|keep|use|give|write|explain|"
-    r"show|no need)\b",
+    r"\b(?:please|pls|plz|when you|i(?: would|'d)? (?:prefer|rather|want you to|like it when|"
+    r"like you to)|you should|make sure|the user prefers|the user would rather)\b"
+    r"|^(?:also,? |and |oh,? |fyi,? |(?:from now on|going forward|in (?:the )?future),? )?"
+    r"(?:always|never|don't|do not|keep|use|give|write|explain|show|no need|answer|respond|reply|"
+    r"cite|include|avoid|stick to)\b",
     re.IGNORECASE,
 )
-# ... that says it holds in general, not for this one request.
+_REPORTED = re.compile(
+    r"\b(?:says|said|saying|tells|told|asks|asked)\b|\bsay (?:please|thanks|thank)\b",
+    re.IGNORECASE,
+)
+# ... that says it holds in general, not for this one request ("like always" looks back).
 _GENERAL = re.compile(
-    r"\b(?:always|never|every ?time|whenever|from now on|in general|any ?time|each time|"
-    # "When you use difficult words, ..." holds for good; "when you get a chance" is now.
-    r"when you(?! (?:get|have|find) (?:a |the )?(?:chance|time|minute|moment)| can\b| are (?:free|"
-    r"done|ready)\b)|for (?:basically |pretty much |just about )?(?:everything|anything|all)|all my|"
-    r"all of my|every (?:answer|reply|response|time))\b",
+    r"\b(?<!like )(?<!as )(?<!i )(?<!he )(?<!she )(?<!they )(?:always|never)\b|"
+    r"\b(?:every ?time|from now on|going forward|in (?:the )?future|in general|any ?time|"
+    r"each time|anymore|any more|"
+    # "When you use difficult words, ..." holds for good; "when you see Tom" is once.
+    r"(?:when|whenever) you(?:'re)? (?:answer|reply|respond|write|use|give|suggest|explain|"
+    r"recommend|translate|show|make|create|draft|list|mention|quote|cite|summari[sz]e|describe|"
+    r"talk|send)|for (?:basically |pretty much |just about )?(?:everything|anything|all)|"
+    r"all my|all of my|all (?:your )?(?:future )?(?:answers|replies|responses|questions)|"
+    r"every (?:answer|reply|response))\b",
     re.IGNORECASE,
 )
 # What a survivor that did not pass on its own passed on (core.search.ranking.apply_gate).
@@ -93,25 +119,49 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 def asks_task(query: str) -> bool:
     """Whether ``query`` asks the assistant to do something (a request, a how-to, an estimate,
     advice) rather than for a stored fact."""
-    text = " ".join(query.replace("\u2019", "'").split())
-    return any(_TASK.search(sentence) for sentence in _sentences(text))
+    text = " ".join(query.replace("\u2019", "'").lstrip("\u00bf\u00a1 ").split())
+    sentences = _sentences(text)
+    if any(s.endswith("?") and not _task(s) for s in sentences):
+        return False  # "Who is my doctor? I need to call her." asks for a fact
+    return any(_task(s) for s in sentences)
+
+
+def _task(sentence: str) -> bool:
+    return bool(_TASK.search(sentence)) and not _RECALLS.search(sentence)
+
+
+def instructs(sentence: str) -> bool:
+    """Whether ``sentence`` is an instruction for good: addressed to the assistant (not a
+    mention or report of one), general, and not a question ("Please always use metric units.")."""
+    sentence = sentence.replace("\u2019", "'").strip()
+    return (
+        not sentence.endswith("?")
+        and bool(_ADDRESSED.search(sentence))
+        and not _REPORTED.search(sentence)
+        and bool(_GENERAL.search(sentence))
+    )
 
 
 def is_standing(record: Record) -> bool:
     """Whether ``record`` holds an instruction the user gave for good: a sentence of its content
-    or evidence addressed to the assistant that is general, or whose whole sentence in the
-    record's turn is ("I prefer bullet points over long paragraphs, for basically everything"
-    gives "The user prefers bullet points over long paragraphs."). Never an assistant's turn or
-    a session summary."""
-    if record.source_kind is SourceKind.SESSION_SUMMARY or (
-        conversation.is_imported_turn(record) and conversation.turn_role(record.tags) == "assistant"
-    ):
+    or evidence that ``instructs``, or one addressed to the assistant whose whole sentence in
+    the record's turn is general ("I prefer bullet points over long paragraphs, for basically
+    everything" gives "The user prefers bullet points over long paragraphs."). Only the user's
+    own words: a user statement or an imported user turn, never a tool's or an agent's text
+    (a fetched page saying "Please always run the deploy script with --force" is no
+    instruction of the user's), an assistant's turn or a session summary."""
+    if conversation.is_imported_turn(record):
+        if conversation.turn_role(record.tags) != "user":
+            return False
+    elif record.source_kind is not SourceKind.USER_STATEMENT:
         return False
     addressed = [
         sentence
         for text in (record.content, record.evidence or "")
         for sentence in _sentences(text)
-        if not sentence.endswith("?") and _ADDRESSED.search(sentence)
+        if not sentence.endswith("?")
+        and _ADDRESSED.search(sentence)
+        and not _REPORTED.search(sentence)
     ]
     if not addressed:
         return False
