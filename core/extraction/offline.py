@@ -75,6 +75,7 @@ from agent_memory.core.extraction.schema import (
 )
 from agent_memory.core.framing import HEDGE, fiction, inverted_condition, ironic, told_before
 from agent_memory.core.models import parse_time
+from agent_memory.core.search import standing
 from agent_memory.core.write.evidence import (
     MIN_QUOTE_CHARS,
     Turn,
@@ -390,7 +391,11 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         kept.extend(phrased)
         previous = (start, end, phrased)
         said_by_others = _REPORTING.search(sentence) or _QUOTES.search(sentence)
-        if not phrased and not said_by_others and not correction:
+        # A rule may phrase one clause of a sentence that also tells the assistant how to
+        # answer for good ("Please use simple English when you answer me, I am from
+        # Casablanca"): the instruction is kept in the user's words too.
+        kept_whole = not phrased or standing.instructs(sentence)
+        if kept_whole and not said_by_others and not correction:
             unphrased.append((index, start, end))
     return kept + verbatim.statements(turn.content, unphrased), retracts_before
 

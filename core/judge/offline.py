@@ -106,6 +106,8 @@ core.judge.contradiction (exclusive relations); their docstrings give the rules 
 
 from __future__ import annotations
 
+import re
+
 from agent_memory.core.amend import amended
 from agent_memory.core.judge.align import Attempt, entail_sentence
 from agent_memory.core.judge.base import Judge, Verdict
@@ -126,6 +128,18 @@ from agent_memory.core.judge.wordnet import wordnet
 
 # A quote sentence as the rules read it, the text it came from, and the text after that.
 _QuoteSentence = tuple[Sentence, str, str]
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _word_for_word(premise: str, hypothesis: str) -> bool:
+    """The same words in the same order (case, punctuation and spacing aside), and no question
+    among them (a question asserts nothing, whoever repeats it)."""
+    if "?" in premise:
+        return False
+    words = _WORDS.findall(premise.casefold())
+    return bool(words) and words == _WORDS.findall(hypothesis.casefold())
 
 
 def _paraphrases(
@@ -207,6 +221,11 @@ class OfflineJudge(Judge):
         reading = read(premise, context, hypothesis)
         if reading.refusal is not None:
             return Verdict(False, 0.0, reading.refusal)
+        if _word_for_word(premise, hypothesis):
+            # A statement that IS the quote says nothing the quote does not, however the
+            # rules would parse it ("Please always use metric units, except nautical miles
+            # and knots ..." failed its own alignment over the "and" under "except").
+            return Verdict(True, 1.0, "the statement is the quote, word for word")
         return self._entails(premise, hypothesis)
 
     def _entails(self, premise: str, hypothesis: str) -> Verdict:

@@ -65,6 +65,31 @@ def test_a_request_is_kept_in_the_users_words(mem: Memory) -> None:
     assert record.status is Status.CONFIRMED and "verbatim" in record.tags
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Its own alignment failed over the "and" under "except": kept, but as a guess.
+        "Please always use metric units, except nautical miles and knots when we sail.",
+        "Keep my emails short in general, clients don't read long ones and neither do I.",
+    ],
+)
+def test_a_sentence_kept_word_for_word_is_the_users_statement(mem: Memory, said: str) -> None:
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
+    assert (record.source_kind, record.status) == (SourceKind.USER_STATEMENT, Status.CONFIRMED)
+
+
+def test_an_instruction_beside_a_phrased_fact_is_kept_too(mem: Memory) -> None:
+    """A rule phrases "I am from Casablanca"; the instruction in the same sentence, which no
+    rule phrases, is kept in the user's words as well, not dropped with the rest."""
+    said = "Please use simple English when you answer me, I am from Casablanca."
+    session(mem, "s1", said)
+    contents = {r.content for r in stored(mem)}
+    assert said in contents
+    assert any(c.startswith("The user is from Casablanca") for c in contents)
+
+
 def test_a_plan_takes_the_days_its_words_mean(mem: Memory) -> None:
     """The plan's own date is its event_at; "from ... until ..." give the validity."""
     session(

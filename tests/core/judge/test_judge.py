@@ -500,6 +500,19 @@ def test_offline_refuses_empty_input() -> None:
     assert not judge.contradicts("", "I like tea.").holds
 
 
+def test_offline_a_statement_that_is_the_quote_word_for_word_is_entailed() -> None:
+    """The user's words kept as said are entailed by them, whatever the rules' alignment
+    makes of an "and" under "except"; a question repeated still asserts nothing, and the
+    turn after the quote can still take it back."""
+    judge = OfflineJudge()
+    said = "Please always use metric units, except nautical miles and knots when we sail."
+    assert judge.entails(said, said).holds
+    assert judge.entails(said, said.upper().rstrip(".")).holds  # case and punctuation aside
+    assert not judge.entails("Do I like tea?", "Do I like tea?").holds
+    assert not judge.entails("I'm vegan.", "I'm vegan.", context="I'm vegan. Just kidding.").holds
+    assert not judge.entails("I like tea.", "I like green tea.").holds
+
+
 def test_offline_verdicts_are_deterministic_and_immutable() -> None:
     """The same pair gives an equal Verdict every time; a Verdict cannot be changed."""
     first = OfflineJudge().entails("I prefer concise answers.", "The user prefers concise answers.")
