@@ -10,7 +10,8 @@ model call), and the race check inside it:
   sentences of one turn lie close in the index; every cosine here compares contents instead
   (``Vectors.probe`` against ``content_scored``), as it did before records had context;
 - ``find_duplicate``: a neighbour at or above ``ingest.duplicate_floor``, of the same occasion
-  (subject entity; for an episode, the same day), that the judge does not call contradictory;
+  (subject entity; for an episode, the same day), holding the words it shares with the draft
+  in the same order (``swapped``), that the judge does not call contradictory;
   ``outdated``: a duplicate that a record stated after the draft contradicts is not reinforced
   (a late restatement must not strengthen what a newer one replaced);
 - ``lexical_neighbours`` and ``find_contradicted``: up to eight FTS5 matches on the draft's
@@ -24,6 +25,7 @@ model call), and the race check inside it:
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,7 +49,9 @@ if TYPE_CHECKING:
     from agent_memory.core.judge.base import Judge
 
 NEIGHBOURS = 8
+_WORD = re.compile(r"\w+")
 LEXICAL_NEIGHBOURS = 8
+_WORD = re.compile(r"\w+")
 # Below this many records every word may go to FTS5 (matching them all is cheap); above it
 # the words in half of the records are left out (core.lexical.TermStats), or a word like
 # "user" would make FTS5 score nearly every row. In a small store nearly every word is in
@@ -156,10 +160,24 @@ def find_duplicate(
             continue
         if not same_occasion(record, draft):
             continue
+        if swapped(record.content, draft.content):
+            continue
         if judge.contradicts(record.content, draft.content).holds:
             continue
         return record
     return None
+
+
+def swapped(a: str, b: str) -> bool:
+    """Whether the words ``a`` and ``b`` share stand in another order in each: "Please always
+    use miles, never kilometres." and "Please always use kilometres from now on, never miles."
+    hold the same words at a cosine of a duplicate and say the opposite. A restatement keeps
+    its words' order ("The user enjoys hiking." / "The user really enjoys hiking in May.")."""
+    words_a, words_b = _WORD.findall(a.casefold()), _WORD.findall(b.casefold())
+    shared = set(words_a) & set(words_b)
+    order_a = list(dict.fromkeys(w for w in words_a if w in shared))
+    order_b = list(dict.fromkeys(w for w in words_b if w in shared))
+    return order_a != order_b
 
 
 def lexical_neighbours(

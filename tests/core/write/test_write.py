@@ -269,6 +269,26 @@ def test_a_repeated_fact_reinforces_instead_of_multiplying(session: Session) -> 
     assert len(rows) == 1 and rows[0]["confidence"] > 0.5 and rows[0]["observations"] == 2
 
 
+def test_the_same_words_in_another_order_are_no_repeat(session: Session) -> None:
+    """Two statements holding the same words at a duplicate's cosine but in swapped roles
+    say different things: the second is written, not merged into the first."""
+    first = write(
+        session,
+        type="semantic",
+        content="The user wants distances in miles, never in kilometres.",
+        source_kind="agent_inference",
+    )
+    second = write(
+        session,
+        type="semantic",
+        content="The user wants distances in kilometres, never in miles.",
+        source_kind="agent_inference",
+    )
+    assert second["action"] != "reinforced" and second["id"] != first["id"]
+    contents = {r["content"] for r in get(session, first["id"], second["id"])["records"]}
+    assert "The user wants distances in kilometres, never in miles." in contents
+
+
 def test_a_guess_repeated_in_another_session_only_extends_its_expiry(
     memory: Memory, session: Session
 ) -> None:
