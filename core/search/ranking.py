@@ -517,8 +517,9 @@ def replay(log: dict[str, Any]) -> list[str]:
         mode=settings["gate_mode"],
         **margins,
     )
-    chosen = set(log["gate"].get("standing", []))  # absent from rows logged before it existed
-    survivors = standing.place(survivors, [c for c in ranked if c.record_id in chosen])
+    by_id = {c.record_id: c for c in ranked}  # "standing": absent from rows before it existed
+    chosen = [by_id[i] for i in log["gate"].get("standing", []) if i in by_id]
+    survivors = standing.place(survivors, chosen)
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

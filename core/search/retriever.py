@@ -366,7 +366,7 @@ class Retriever:
             subject=s.subject_floor,
         )
         # A task gets the user's standing instructions however far they are from it.
-        s.survivors = standing.admit(s.query, s.ordered, s.records, s.survivors)
+        s.survivors, placed = standing.admit(s.query, s.ordered, s.records, s.survivors)
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         dropped = s.dropped
@@ -385,8 +385,8 @@ class Retriever:
                 "calibrated_for": gate_cfg.calibrated_for,
             },
             "passed": [c.record_id for c in s.survivors],
-            # A task's standing instructions, passed as such (core.search.standing).
-            "standing": [c.record_id for c in s.survivors if c.passed_on == "standing"],
+            # A task's standing instructions, placed together (core.search.standing).
+            "standing": [c.record_id for c in placed],
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

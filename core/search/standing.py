@@ -204,33 +204,44 @@ def admit(
     ordered: Sequence[Candidate],
     records: Mapping[str, Record],
     survivors: list[Candidate],
-) -> list[Candidate]:
-    """The survivors with up to ``MAX_STANDING`` standing instructions that did not pass on
-    their own (cut, or close to the best only) passing as such, best fused score first, when
-    ``query`` asks for a task (``place``)."""
+) -> tuple[list[Candidate], list[Candidate]]:
+    """When ``query`` asks for a task: the survivors with the standing instructions among
+    them, and up to ``MAX_STANDING`` more that did not pass on their own (cut, or close to the
+    best only; the best fused scores) passing as such, placed together (``place``), the one
+    stated last first: a later instruction may take an earlier one back ("No more French
+    please, only English from now on" above "Please always write my recipes in French").
+    Returns the answer and the standing instructions placed (none when none was added)."""
     if not asks_task(query):
+        return survivors, []
+    own = [c for c in survivors if c.passed_on not in _RIDERS]
+    taken = {id(c) for c in own}
+    chosen = [c for c in ordered if id(c) not in taken and is_standing(records[c.record_id])]
+    block = [c for c in own if is_standing(records[c.record_id])] + chosen[:MAX_STANDING]
+    if not chosen:
+        return survivors, []  # nothing added: the answer keeps its order
+    block.sort(key=lambda c: records[c.record_id].statement_time, reverse=True)
+    return place(survivors, block), block
+
+
+def place(survivors: list[Candidate], block: Sequence[Candidate]) -> list[Candidate]:
+    """``survivors`` with the standing instructions of ``block`` kept together, in its order:
+    where the first of them that passed on its own stood, else after every survivor that
+    passed on its own and before those only close to the best one (an instruction the user
+    gave for every task is surer to apply than a record weak on every signal). Those that did
+    not pass on their own are marked as passing as standing instructions. Pure: replay calls
+    it with the logged block."""
+    if not block:
         return survivors
     own = {id(c) for c in survivors if c.passed_on not in _RIDERS}
-    chosen = [c for c in ordered if id(c) not in own and is_standing(records[c.record_id])][
-        :MAX_STANDING
-    ]
-    return place(survivors, chosen)
-
-
-def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candidate]:
-    """``survivors`` with the ``chosen`` standing instructions marked so and placed after the
-    survivors that passed on their own, before those only close to the best one: an
-    instruction the user gave for every task is surer to apply than a record weak on every
-    signal. Pure: replay calls it with the logged choice."""
-    if not chosen:
-        return survivors
-    for candidate in chosen:
-        candidate.passed_on = "standing"
-        candidate.gate = "passed: a standing instruction of the user's, for a task"
-    picked = {id(c) for c in chosen}
-    rest = [c for c in survivors if id(c) not in picked]
-    return [
-        *(c for c in rest if c.passed_on not in _RIDERS),
-        *chosen,
-        *(c for c in rest if c.passed_on in _RIDERS),
-    ]
+    for candidate in block:
+        if id(candidate) not in own:
+            candidate.passed_on = "standing"
+            candidate.gate = "passed: a standing instruction of the user's, for a task"
+    grouped = {id(c) for c in block}
+    head = [c for c in survivors if id(c) in own and id(c) not in grouped]
+    riders = [c for c in survivors if id(c) not in own and id(c) not in grouped]
+    first = next((i for i, c in enumerate(survivors) if id(c) in grouped and id(c) in own), None)
+    if first is None:
+        return [*head, *block, *riders]
+    at = sum(1 for c in survivors[:first] if id(c) in own and id(c) not in grouped)
+    return [*head[:at], *block, *head[at:], *riders]

@@ -121,6 +121,18 @@ def test_at_most_a_few_per_task(memory: Memory) -> None:
     assert len(passed) == MAX_STANDING
 
 
+def test_the_instruction_stated_last_comes_first(memory: Memory) -> None:
+    # The old one is nearer the task; the new one takes it back.
+    old = "Please always write my recipes in French."
+    new = "No more French please, only English from now on."
+    session = stated(memory, [*FACTS, old, new])
+    result = search(session, "Give me a recipe for a quick lunch.")
+    found = [c for c in contents(result) if c in (old, new)]
+    assert found == [new, old]
+    logged = payload(session, result["search_id"])
+    assert replay(logged) == [r["id"] for r in result["results"]]
+
+
 @pytest.mark.parametrize(
     "query",
     [
