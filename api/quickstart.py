@@ -138,12 +138,20 @@ def import_records(tour: _Tour) -> list[str]:
         "batches and writes one transaction per batch; source_ref is kept verbatim.",
     )
     started = time.perf_counter()
-    ids = mem.import_records(ALICE, scope="user:alice", agent_id="assistant")
-    ids += mem.import_records(BOB, scope="user:bob", agent_id="assistant")
-    ids += mem.import_records(PROJECT, scope="project:apollo")
+    counts: dict[str, int] = {}
+    ids: list[str] = []
+    for scope, items, agent in (
+        ("user:alice", ALICE, "assistant"),
+        ("user:bob", BOB, "assistant"),
+        ("project:apollo", PROJECT, None),
+    ):
+        added = mem.import_records(items, scope=scope, agent_id=agent)
+        counts[scope] = len(added)
+        ids += added
+    per_scope = ", ".join(f"{scope} {n}" for scope, n in counts.items())
     out.line(
         f"import    {len(ids)} records in {(time.perf_counter() - started) * 1000:.0f} "
-        "ms (user:alice 4, user:bob 2, project:apollo 1)",
+        f"ms ({per_scope})",
         imported=len(ids),
     )
     # A conversation imported as it was said: one record per turn, with the session date
@@ -202,8 +210,9 @@ def search(tour: _Tour, alice: Session) -> Session:
         "6. Search",
         "memory_search runs dense, lexical and entity generators under a hard scope filter "
         "(and a time generator when the query names a time), fuses them by rank, and "
-        "returns nothing when every candidate is weak. Each result explains why it was "
-        "returned; every search is logged and can be replayed.",
+        "returns nothing when every candidate is weak; a task also gets the user's standing "
+        "instructions. Each result explains why it was returned; every search is logged and "
+        "can be replayed.",
     )
     bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
     carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol")
@@ -214,6 +223,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (bob, "bob", "Does the user prefer short or detailed answers?"),
         (bob, "bob", "Is Alice allergic to anything?"),
         (bob, "bob", "What is my dog called?"),
+        (bob, "bob", "Plan me a cycling route around the lake."),
         (carol, "carol", "Which cafe has oat milk?"),
         (alice, "alice", "What is the boiling point of tungsten?"),
     ]

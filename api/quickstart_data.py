@@ -46,6 +46,11 @@ BOB: list[dict[str, Any]] = [
         "source_kind": "user_statement",
         "source_ref": "chat:bob",
     },
+    {
+        "content": "Please always give me distances in kilometres.",
+        "source_kind": "user_statement",
+        "source_ref": "chat:bob",
+    },
 ]
 PROJECT: list[dict[str, Any]] = [
     {

@@ -237,6 +237,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     dog = out.split("'What is my dog called?'")[1].splitlines()
     assert "Rusty, our kelpie" in dog[1] and "naming what the query asks about" in dog[2]
     assert "search    as assistant" in dog[3]
+    # A task gets the user's standing instruction, however far its words are from it.
+    task = out.split("'Plan me a cycling route around the lake.'")[1].splitlines()
+    assert "Please always give me distances in kilometres." in task[1]
+    assert "a standing instruction of the user's, for a task" in task[2]
     assert re.search(r"forget    user carol: records 3\b", out)  # the imported conversation
     # Either of Alice's two allergies answers "What is Alice allergic to?"; the snapshot must
     # answer from what it holds, and log nothing.
