@@ -203,15 +203,16 @@ class TimeWindow:
         return {"phrases": list(self.phrases), "since": since, "until": until}
 
 
-def query_window(query: str, now: datetime) -> TimeWindow | None:
-    """The window a query's own time words name, read looking back from ``now`` (an aware
-    moment; its time zone decides what "yesterday" is): the span of every expression found
+def query_window(query: str, now: datetime, *, lean: Lean = "past") -> TimeWindow | None:
+    """The window a query's own time words name, read looking back from ``now`` (or ahead,
+    with ``lean`` "future"; ``now`` is an aware moment, its time zone decides what
+    "yesterday" is): the span of every expression found
     ("the trip in March or the one in May": March 1 to May 31); None when it names none. A
     day that has no UTC time (January 1st of year 1 east of Greenwich) names nothing."""
     zone = now.tzinfo
     if zone is None:
         raise ValueError("a query window is read against an aware moment; now is naive")
-    found = [e for e in expressions(query, now, lean="past") if _fits(e.start, e.end, zone)]
+    found = [e for e in expressions(query, now, lean=lean) if _fits(e.start, e.end, zone)]
     if not found:
         return None
     return TimeWindow(

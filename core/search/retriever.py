@@ -45,7 +45,7 @@ from agent_memory.core.search.rerank import Reranker, rerank
 from agent_memory.core.search.rewrite import QueryRewriter, rewrite_query
 from agent_memory.core.search.tokens import TokenCounter
 from agent_memory.core.store.records import comparison_text
-from agent_memory.core.temporal import query_window
+from agent_memory.core.temporal import Lean, query_window
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import conversation
 
@@ -107,14 +107,18 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
-            if standing.asks_task(query):
+            task = standing.asks_task(query)
+            if task:
                 # However far from the task: found by their own words (core.search.standing).
                 marks = standing.MARKERS
                 s.standing = generators.lexical(
                     marks, generators.scored(marks, scopes, index=index), where, depth, index=index
                 ).found
         with timer.stage("time_candidates"):
-            cue = query_window(query, now) if cfg.time_weight > 0 else None
+            # A task looks ahead ("Plan me a route for Saturday": the coming one); a question
+            # about what is stored looks back ("What did I do on Saturday?").
+            lean: Lean = "future" if task else "past"
+            cue = query_window(query, now, lean=lean) if cfg.time_weight > 0 else None
             s.timed = generators.in_window(cue, s.words, s.scored, where, depth, index=index)
             s.time_cue = None if cue is None else cue.describe()
         with timer.stage("entity_lookup"):

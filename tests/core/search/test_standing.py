@@ -133,6 +133,15 @@ def test_the_instruction_stated_last_comes_first(memory: Memory) -> None:
     assert replay(logged) == [r["id"] for r in result["results"]]
 
 
+def test_a_task_reads_its_weekday_ahead_and_a_question_back(alice: Session) -> None:
+    asked = NOW + timedelta(days=30)
+    ahead = (6 - asked.weekday()) % 7 or 7  # days to the coming Sunday
+    task = search(alice, "Plan me a cycling route for Sunday.")["explanation"]["time_cue"]
+    assert task["since"][:10] == (asked + timedelta(days=ahead)).date().isoformat()
+    asked_back = search(alice, "What did I do on Sunday?")["explanation"]["time_cue"]
+    assert asked_back["since"][:10] == (asked + timedelta(days=ahead - 7)).date().isoformat()
+
+
 @pytest.mark.parametrize(
     "query",
     [
