@@ -393,8 +393,12 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         said_by_others = _REPORTING.search(sentence) or _QUOTES.search(sentence)
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
-        # Casablanca"): the instruction is kept in the user's words too.
-        kept_whole = not phrased or standing.instructs(sentence)
+        # Casablanca"): the instruction is kept in the user's words too, unless the phrased
+        # clause is the instruction ("I'd rather you always answer in bullet points").
+        kept_whole = not phrased or (
+            standing.instructs(sentence)
+            and not any(standing.instructs(c.evidence) for c in phrased)
+        )
         if kept_whole and not said_by_others and not correction:
             unphrased.append((index, start, end))
     return kept + verbatim.statements(turn.content, unphrased), retracts_before

@@ -107,8 +107,10 @@ core.judge.contradiction (exclusive relations); their docstrings give the rules 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from agent_memory.core.amend import amended
+from agent_memory.core.framing import HEDGE, asks, fiction, ironic
 from agent_memory.core.judge.align import Attempt, entail_sentence
 from agent_memory.core.judge.base import Judge, Verdict
 from agent_memory.core.judge.clauses import clause_passes, clause_veto
@@ -130,16 +132,35 @@ from agent_memory.core.judge.wordnet import wordnet
 _QuoteSentence = tuple[Sentence, str, str]
 
 
-_WORDS = re.compile(r"\w+")
+# Words the rules must read even in a statement that repeats its quote: a negation, a
+# report, a hedge or a joke changes what the words claim.
+_UNPLAIN = re.compile(
+    r"n't\b|\b(?:not|no|never|nor|neither|none|nobody|nothing|says?|said|told|tells|asks?|"
+    r"asked|joking|kidding|jk|lol|sarcasm)\b",
+    re.IGNORECASE,
+)
 
 
 def _word_for_word(premise: str, hypothesis: str) -> bool:
-    """The same words in the same order (case, punctuation and spacing aside), and no question
-    among them (a question asserts nothing, whoever repeats it)."""
-    if "?" in premise:
+    """The statement is its quote: the same text (Unicode-normalised; spacing, case and a
+    final full stop aside) of one sentence that plainly claims, with no question, hedge,
+    negation, report, fiction or irony in it (those the rules read, however it is worded).
+    Anything else, a re-punctuated or re-signed copy included, goes to the rules."""
+    quote, statement = _plain(premise), _plain(hypothesis)
+    if not quote or quote != statement or "?" in quote or len(split(premise)) != 1:
         return False
-    words = _WORDS.findall(premise.casefold())
-    return bool(words) and words == _WORDS.findall(hypothesis.casefold())
+    return not (
+        _UNPLAIN.search(quote)
+        or HEDGE.search(quote)
+        or asks(quote)
+        or fiction(quote)
+        or ironic(quote)
+    )
+
+
+def _plain(text: str) -> str:
+    text = " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
+    return text[:-1] if text.endswith(".") else text
 
 
 def _paraphrases(

@@ -48,6 +48,7 @@ from agent_memory.core.store.records import comparison_text
 from agent_memory.core.temporal import Lean, query_window
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import conversation
+from agent_memory.core.write.dedup import swapped
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -389,7 +390,7 @@ class Retriever:
                 "calibrated_for": gate_cfg.calibrated_for,
             },
             "passed": [c.record_id for c in s.survivors],
-            # A task's standing instructions, placed together (core.search.standing).
+            # A task's standing instructions, added in this order (core.search.standing).
             "standing": [c.record_id for c in placed],
         }
         if s.subject_floor is not None:
@@ -497,6 +498,13 @@ def _similar_pairs(
             matrix[i] = vector
         sims = matrix @ matrix.T
         above = [(a, b) for a, b in above if (a, b) in same or sims[a, b] >= threshold]
+    # The same words swapped around "never" / "to" / "over" say the opposite: no duplicates
+    # ("I prefer cats to dogs." / "I prefer dogs to cats.": the write kept both as well).
+    above = [
+        (a, b)
+        for a, b in above
+        if not swapped(records[present[a]].content, records[present[b]].content)
+    ]
     return [
         (present[a], present[b], 1.0 if (a, b) in same else round(float(sims[a, b]), 6))
         for a, b in above

@@ -88,19 +88,25 @@ _RECALLS = re.compile(
 # waiters", "My boss always says please use metric").
 _ADDRESSED = re.compile(
     r"\b(?:please|pls|plz|when you|i(?: would|'d)? (?:prefer|rather|want you to|like it when|"
-    r"like you to)|you should|make sure|the user prefers|the user would rather)\b"
-    r"|^(?:also,? |and |oh,? |fyi,? |(?:from now on|going forward|in (?:the )?future),? )?"
-    r"(?:always|never|don't|do not|keep|use|give|write|explain|show|no need|answer|respond|reply|"
-    r"cite|include|avoid|stick to)\b",
+    r"like you to)|i need you to|you (?:should|must|have to)|make sure|the user prefers|"
+    r"the user would rather)\b"
+    r"|^(?:(?:also|and|oh|fyi|actually|ok|okay|so|now|from now on|going forward|"
+    r"in (?:the )?future),? )*"
+    r"(?:always|never|don't|do not|stop|keep|use|give|write|explain|show|no need|answer|respond|"
+    r"reply|cite|include|avoid|stick to)\b",
     re.IGNORECASE,
 )
+# "Prices in euros from now on", "English only from now on": a change of how to answer, said
+# without a verb; never the user's own change ("I'm vegan from now on").
+_FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b", re.IGNORECASE)
+_SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'll|we|we're|my|our)\b", re.IGNORECASE)
 _REPORTED = re.compile(
     r"\b(?:says|said|saying|tells|told|asks|asked)\b|\bsay (?:please|thanks|thank)\b",
     re.IGNORECASE,
 )
 # ... that says it holds in general, not for this one request ("like always" looks back).
 _GENERAL = re.compile(
-    r"\b(?<!like )(?<!as )(?<!i )(?<!he )(?<!she )(?<!they )(?:always|never)\b|"
+    r"\b(?<!like )(?<!as )(?:always|never)\b|"
     r"\b(?:every ?time|from now on|going forward|in (?:the )?future|in general|any ?time|"
     r"each time|anymore|any more|"
     # "When you use difficult words, ..." holds for good; "when you see Tom" is once.
@@ -109,6 +115,13 @@ _GENERAL = re.compile(
     r"talk|send)|for (?:basically |pretty much |just about )?(?:everything|anything|all)|"
     r"all my|all of my|all (?:your )?(?:future )?(?:answers|replies|responses|questions)|"
     r"every (?:answer|reply|response))\b",
+    re.IGNORECASE,
+)
+# "always" / "never" of someone's habit, not of the answers: "I always forget", "I can never
+# sleep before midnight", "she always says".
+_HABIT = re.compile(
+    r"\b(?:i|he|she|they|we|it|my \w+)(?: can| could| will| would| do| did|'d|'ll)? "
+    r"(?:always|never)\b",
     re.IGNORECASE,
 )
 # What a survivor that did not pass on its own passed on (core.search.ranking.apply_gate).
@@ -134,12 +147,27 @@ def instructs(sentence: str) -> bool:
     """Whether ``sentence`` is an instruction for good: addressed to the assistant (not a
     mention or report of one), general, and not a question ("Please always use metric units.")."""
     sentence = sentence.replace("\u2019", "'").strip()
-    return (
-        not sentence.endswith("?")
-        and bool(_ADDRESSED.search(sentence))
-        and not _REPORTED.search(sentence)
-        and bool(_GENERAL.search(sentence))
+    return _addressed(sentence) and _general(sentence)
+
+
+def _addressed(sentence: str) -> bool:
+    """Spoken to the assistant (not a question, not a mention or report of a request)."""
+    if sentence.endswith("?") or _REPORTED.search(sentence):
+        return False
+    if _ADDRESSED.search(sentence):
+        return True
+    return any(
+        _FROM_NOW.search(clause) and not _SPEAKER.search(clause)
+        for clause in re.split(r"[,;:]", sentence)
     )
+
+
+def _general(sentence: str) -> bool:
+    """Said to hold for good: a general marker, with "always" / "never" not of a habit."""
+    found = [m.group(0).lower() for m in _GENERAL.finditer(sentence)]
+    if any(word not in ("always", "never") for word in found):
+        return True
+    return bool(found) and len(_HABIT.findall(sentence)) < len(found)
 
 
 def is_standing(record: Record) -> bool:
@@ -159,14 +187,12 @@ def is_standing(record: Record) -> bool:
         sentence
         for text in (record.content, record.evidence or "")
         for sentence in _sentences(text)
-        if not sentence.endswith("?")
-        and _ADDRESSED.search(sentence)
-        and not _REPORTED.search(sentence)
+        if _addressed(sentence)
     ]
     if not addressed:
         return False
     whole = _whole_sentence(record.evidence or "", record.context or "")
-    return any(_GENERAL.search(sentence) for sentence in [*addressed, whole])
+    return any(_general(sentence) for sentence in [*addressed, whole])
 
 
 def _sentences(text: str) -> list[str]:
@@ -205,43 +231,38 @@ def admit(
     records: Mapping[str, Record],
     survivors: list[Candidate],
 ) -> tuple[list[Candidate], list[Candidate]]:
-    """When ``query`` asks for a task: the survivors with the standing instructions among
-    them, and up to ``MAX_STANDING`` more that did not pass on their own (cut, or close to the
-    best only; the best fused scores) passing as such, placed together (``place``), the one
-    stated last first: a later instruction may take an earlier one back ("No more French
-    please, only English from now on" above "Please always write my recipes in French").
-    Returns the answer and the standing instructions placed (none when none was added)."""
+    """When ``query`` asks for a task: the survivors with up to ``MAX_STANDING`` standing
+    instructions that did not pass on their own (cut, or close to the best only; the best
+    fused scores) passing as such (``place``), the one stated last first: a later
+    instruction may take an earlier one back ("No more French please, only English from now
+    on" above "Please always answer me in French"). One that passed on its own keeps its
+    place: it is what the task is about ("Please always write my recipes in French" for "Give
+    me a pasta recipe"), and an answer cut to a limit keeps it. Returns the answer and the
+    instructions added."""
     if not asks_task(query):
         return survivors, []
-    own = [c for c in survivors if c.passed_on not in _RIDERS]
-    taken = {id(c) for c in own}
-    chosen = [c for c in ordered if id(c) not in taken and is_standing(records[c.record_id])]
-    block = [c for c in own if is_standing(records[c.record_id])] + chosen[:MAX_STANDING]
-    if not chosen:
-        return survivors, []  # nothing added: the answer keeps its order
-    block.sort(key=lambda c: records[c.record_id].statement_time, reverse=True)
-    return place(survivors, block), block
-
-
-def place(survivors: list[Candidate], block: Sequence[Candidate]) -> list[Candidate]:
-    """``survivors`` with the standing instructions of ``block`` kept together, in its order:
-    where the first of them that passed on its own stood, else after every survivor that
-    passed on its own and before those only close to the best one (an instruction the user
-    gave for every task is surer to apply than a record weak on every signal). Those that did
-    not pass on their own are marked as passing as standing instructions. Pure: replay calls
-    it with the logged block."""
-    if not block:
-        return survivors
     own = {id(c) for c in survivors if c.passed_on not in _RIDERS}
-    for candidate in block:
-        if id(candidate) not in own:
-            candidate.passed_on = "standing"
-            candidate.gate = "passed: a standing instruction of the user's, for a task"
-    grouped = {id(c) for c in block}
-    head = [c for c in survivors if id(c) in own and id(c) not in grouped]
-    riders = [c for c in survivors if id(c) not in own and id(c) not in grouped]
-    first = next((i for i, c in enumerate(survivors) if id(c) in grouped and id(c) in own), None)
-    if first is None:
-        return [*head, *block, *riders]
-    at = sum(1 for c in survivors[:first] if id(c) in own and id(c) not in grouped)
-    return [*head[:at], *block, *head[at:], *riders]
+    chosen = [c for c in ordered if id(c) not in own and is_standing(records[c.record_id])]
+    chosen = sorted(
+        chosen[:MAX_STANDING], key=lambda c: records[c.record_id].statement_time, reverse=True
+    )
+    return place(survivors, chosen), chosen
+
+
+def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candidate]:
+    """``survivors`` with the ``chosen`` standing instructions marked so and placed, in their
+    order, after the survivors that passed on their own and before those only close to the
+    best one: an instruction the user gave for every task is surer to apply than a record
+    weak on every signal. Pure: replay calls it with the logged choice."""
+    if not chosen:
+        return survivors
+    for candidate in chosen:
+        candidate.passed_on = "standing"
+        candidate.gate = "passed: a standing instruction of the user's, for a task"
+    picked = {id(c) for c in chosen}
+    rest = [c for c in survivors if id(c) not in picked]
+    return [
+        *(c for c in rest if c.passed_on not in _RIDERS),
+        *chosen,
+        *(c for c in rest if c.passed_on in _RIDERS),
+    ]

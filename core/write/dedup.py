@@ -37,7 +37,7 @@ import numpy as np
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words
 from agent_memory.core.models import MemoryType, Record, format_time, parse_time
-from agent_memory.core.search.lexical import fts_match, query_tokens
+from agent_memory.core.search.lexical import STOPWORDS, fts_match, query_tokens
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.records import comparison_text
 from agent_memory.core.store.vectors import vectors_of
@@ -49,9 +49,12 @@ if TYPE_CHECKING:
     from agent_memory.core.judge.base import Judge
 
 NEIGHBOURS = 8
-_WORD = re.compile(r"\w+")
 LEXICAL_NEIGHBOURS = 8
 _WORD = re.compile(r"\w+")
+# Words that order the words around them: swapped around one, a statement says the opposite.
+_PIVOTS = frozenset(
+    "never not no over than instead rather to from versus vs but except without unlike".split()
+)
 # Below this many records every word may go to FTS5 (matching them all is cheap); above it
 # the words in half of the records are left out (core.lexical.TermStats), or a word like
 # "user" would make FTS5 score nearly every row. In a small store nearly every word is in
@@ -169,15 +172,21 @@ def find_duplicate(
 
 
 def swapped(a: str, b: str) -> bool:
-    """Whether the words ``a`` and ``b`` share stand in another order in each: "Please always
-    use miles, never kilometres." and "Please always use kilometres from now on, never miles."
-    hold the same words at a cosine of a duplicate and say the opposite. A restatement keeps
-    its words' order ("The user enjoys hiking." / "The user really enjoys hiking in May.")."""
+    """Whether ``a`` and ``b`` put the words they share on opposite sides of a word that
+    orders them ("never", "to", "over", "than", "instead", ...): "Please always use miles,
+    never kilometres." and "Please always use kilometres from now on, never miles." hold the
+    same words at a duplicate's cosine and say the opposite. Words in another order around
+    no such word are a restatement ("In May the user hikes." / "The user hikes in May.";
+    "penicillin and peanuts" / "peanuts and penicillin")."""
     words_a, words_b = _WORD.findall(a.casefold()), _WORD.findall(b.casefold())
-    shared = set(words_a) & set(words_b)
-    order_a = list(dict.fromkeys(w for w in words_a if w in shared))
-    order_b = list(dict.fromkeys(w for w in words_b if w in shared))
-    return order_a != order_b
+    shared = (set(words_a) & set(words_b)) - STOPWORDS - _PIVOTS
+    for pivot in _PIVOTS.intersection(words_a, words_b):
+        i, j = words_a.index(pivot), words_b.index(pivot)
+        before_a, after_a = set(words_a[:i]) & shared, set(words_a[i + 1 :]) & shared
+        before_b, after_b = set(words_b[:j]) & shared, set(words_b[j + 1 :]) & shared
+        if before_a & after_b and after_a & before_b:
+            return True
+    return False
 
 
 def lexical_neighbours(

@@ -70,7 +70,7 @@ def test_a_request_is_kept_in_the_users_words(mem: Memory) -> None:
     [
         # Its own alignment failed over the "and" under "except": kept, but as a guess.
         "Please always use metric units, except nautical miles and knots when we sail.",
-        "Keep my emails short in general, clients don't read long ones and neither do I.",
+        "Our yard is next to the house, so parking the van and the chipper is a mission.",
     ],
 )
 def test_a_sentence_kept_word_for_word_is_the_users_statement(mem: Memory, said: str) -> None:
@@ -88,6 +88,12 @@ def test_an_instruction_beside_a_phrased_fact_is_kept_too(mem: Memory) -> None:
     contents = {r.content for r in stored(mem)}
     assert said in contents
     assert any(c.startswith("The user is from Casablanca") for c in contents)
+
+
+def test_an_instruction_a_rule_phrased_is_not_kept_twice(mem: Memory) -> None:
+    session(mem, "s1", "I'd rather you always answer in bullet points.")
+    record = only(stored(mem))
+    assert record.content == "The user would rather you always answer in bullet points."
 
 
 def test_a_plan_takes_the_days_its_words_mean(mem: Memory) -> None:

@@ -508,9 +508,19 @@ def test_offline_a_statement_that_is_the_quote_word_for_word_is_entailed() -> No
     said = "Please always use metric units, except nautical miles and knots when we sail."
     assert judge.entails(said, said).holds
     assert judge.entails(said, said.upper().rstrip(".")).holds  # case and punctuation aside
-    assert not judge.entails("Do I like tea?", "Do I like tea?").holds
-    assert not judge.entails("I'm vegan.", "I'm vegan.", context="I'm vegan. Just kidding.").holds
     assert not judge.entails("I like tea.", "I like green tea.").holds
+    # What the words claim stays the rules' to read, however the statement repeats them:
+    for quote, statement in [
+        ("Do I like tea?", "Do I like tea?"),
+        ("I'm pregnant\uff1f", "I'm pregnant\uff1f"),  # a full-width question mark
+        ("I'm not sure I'm pregnant.", "I'm not sure. I'm pregnant!"),  # re-punctuated
+        ("My balance is -300 dollars.", "My balance is 300 dollars."),  # a sign dropped
+        ("I love working on weekends. Not.", "I love working on weekends. Not."),
+        ("My wife says I snore and I don't.", "My wife says I snore and I don't."),
+        ("I might be pregnant and I might not.", "I might be pregnant and I might not."),
+    ]:
+        assert not judge.entails(quote, statement).holds, statement
+    assert not judge.entails("I'm vegan.", "I'm vegan.", context="I'm vegan. Just kidding.").holds
 
 
 def test_offline_verdicts_are_deterministic_and_immutable() -> None:

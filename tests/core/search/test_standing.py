@@ -122,15 +122,31 @@ def test_at_most_a_few_per_task(memory: Memory) -> None:
 
 
 def test_the_instruction_stated_last_comes_first(memory: Memory) -> None:
-    # The old one is nearer the task; the new one takes it back.
-    old = "Please always write my recipes in French."
+    # Neither is near the task; the new one takes the old one back.
+    old = "Please always answer me in French."
     new = "No more French please, only English from now on."
     session = stated(memory, [*FACTS, old, new])
-    result = search(session, "Give me a recipe for a quick lunch.")
+    result = search(session, "Give me a packing list for a weekend in the mountains.")
     found = [c for c in contents(result) if c in (old, new)]
     assert found == [new, old]
     logged = payload(session, result["search_id"])
     assert replay(logged) == [r["id"] for r in result["results"]]
+
+
+def test_an_instruction_the_task_is_about_keeps_its_place(memory: Memory) -> None:
+    # Newer instructions far from the task never push the one it is about down or out.
+    recipes = "Please always write my recipes in French, with grams."
+    session = stated(
+        memory,
+        [*FACTS, recipes, "Please never use emoji.", "Please always give prices in euros."],
+    )
+    for limit in (1, 2, 5):
+        result = session.call(
+            "memory_search",
+            {"query": "Give me a pasta recipe for tonight.", "limit": limit},
+            now=NOW + timedelta(days=30),
+        )
+        assert contents(result)[0] == recipes
 
 
 def test_a_task_reads_its_weekday_ahead_and_a_question_back(alice: Session) -> None:
@@ -229,6 +245,11 @@ def record(content: str, **fields: Any) -> Record:
         ("When you see Tom, please say hi from me.", False),  # once
         ("Please keep the email to Sam short, like always.", False),  # looks back
         ("Please remind me tomorrow to call mom, I always forget.", False),  # a habit
+        ("Please, I can never sleep before midnight, I'm a night owl.", False),  # a habit
+        ("Actually, I moved to Munich, prices in euros from now on.", True),
+        ("From now on, English only.", True),
+        ("You must always answer in English.", True),
+        ("I'm vegan from now on.", False),  # the user's change, not the answers'
     ],
 )
 def test_what_is_standing(content: str, standing: bool) -> None:

@@ -287,6 +287,27 @@ def test_the_same_words_in_another_order_are_no_repeat(session: Session) -> None
     assert second["action"] != "reinforced" and second["id"] != first["id"]
     contents = {r["content"] for r in get(session, first["id"], second["id"])["records"]}
     assert "The user wants distances in kilometres, never in miles." in contents
+    # Nor does a search fold one into the other as a near-duplicate.
+    found = session.call("memory_search", {"query": "Which units for distances?"}, now=NOW)
+    assert {first["id"], second["id"]} <= {r["id"] for r in found["results"]}
+
+
+@pytest.mark.parametrize(
+    ("said", "again"),
+    [
+        ("The user hikes in the Alps every May.", "Every May the user hikes in the Alps."),
+        (
+            "The user is allergic to penicillin and peanuts.",
+            "The user is allergic to peanuts and penicillin.",
+        ),
+    ],
+)
+def test_the_same_fact_in_another_word_order_reinforces(
+    session: Session, said: str, again: str
+) -> None:
+    first = write(session, type="semantic", content=said, source_kind="agent_inference")
+    second = write(session, type="semantic", content=again, source_kind="agent_inference")
+    assert second["action"] == "reinforced" and second["id"] == first["id"]
 
 
 def test_a_guess_repeated_in_another_session_only_extends_its_expiry(
