@@ -48,7 +48,7 @@ from agent_memory.core.store.records import comparison_text
 from agent_memory.core.temporal import Lean, query_window
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import conversation
-from agent_memory.core.write.dedup import swapped
+from agent_memory.core.write.dedup import swapped_words, words_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -500,11 +500,15 @@ def _similar_pairs(
         above = [(a, b) for a, b in above if (a, b) in same or sims[a, b] >= threshold]
     # The same words swapped around "never" / "to" / "over" say the opposite: no duplicates
     # ("I prefer cats to dogs." / "I prefer dogs to cats.": the write kept both as well).
-    above = [
-        (a, b)
-        for a, b in above
-        if not swapped(records[present[a]].content, records[present[b]].content)
-    ]
+    # Equal contents are never swapped; each other one is split into words once.
+    words: dict[int, list[str]] = {}
+
+    def split(i: int) -> list[str]:
+        if i not in words:
+            words[i] = words_of(records[present[i]].content)
+        return words[i]
+
+    above = [(a, b) for a, b in above if (a, b) in same or not swapped_words(split(a), split(b))]
     return [
         (present[a], present[b], 1.0 if (a, b) in same else round(float(sims[a, b]), 6))
         for a, b in above

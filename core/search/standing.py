@@ -5,23 +5,30 @@ values in reais, not dollars", "I do all my statistics in R, not Python please",
 difficult words please explain me in Spanish". The next request it should shape ("What is a
 reasonable daily budget for food in Buenos Aires?", "Show me how to do a linear regression")
 shares no word and no meaning with it: the packaged MiniLM puts them at a cosine of 0.0-0.2, as
-far as an unrelated record, so the gate cuts the one record the agent most needed (personal
-dev set: 9 of the 17 tasks that missed their record, benchmarks/README.md, "Session 18").
+far as an unrelated record, so the gate cut the one record the agent most needed (personal
+dev set: 12 of the 17 tasks that missed their record; benchmarks/README.md, "Session 18").
 
-So when the query asks for a task (``asks_task``: a request, a how-to, an estimate or advice,
-never a question about a stored fact such as "What's my blood type?"), a candidate the gate cut
-that is a standing instruction (``is_standing``) passes on that signal, at most
-``MAX_STANDING`` of them, best fused score first. A standing instruction is one sentence
-addressed to the assistant (it says "please", "when you", opens with "always" / "never" /
-"keep" ..., or states a preference) that says it holds in general ("always", "never", "from
-now on", "for everything", "all my", "whenever", "when you ..."): one request ("Please keep
-this email short") is not standing. A sentence of an assistant's turn never is.
+So when the query asks for a task (``asks_task``: a request, a how-to, an estimate or advice;
+never a question about a stored fact such as "What's my blood type?", nor a request for the
+user's own stored thing such as "Find my dentist's number"), a candidate that did not pass the
+gate on its own and is a standing instruction (``is_standing``) passes on that signal: at most
+``MAX_STANDING`` of them (the best fused scores), the one stated last first, after the results
+that passed on their own (``place``). Besides the generators' candidates, the records the
+markers' words find (``MARKERS``, a lexical query of their own, ``joined``) are read, so an
+instruction far from the task in a store of any size is a candidate. A standing instruction
+is a sentence of the user's own (a user statement or an imported user turn; never a tool's,
+an agent's, an assistant turn's or a summary's) addressed to the assistant (it says "please",
+"when you", "make sure", opens with "always" / "never" / "keep" ..., states a preference, or
+changes how to answer "from now on" without the user as its subject) that says it holds in
+general ("always", "never", "from now on", "for everything", "all my", "when you answer ...");
+one request ("Please keep this email short"), a mention or report ("My boss always says
+please ..."), or a habit ("I can never sleep before midnight") is not.
 
-Limits: it works on the candidates, so in a store of thousands a standing instruction that no
-generator found for the query is not returned (a store's standing instructions could be kept
-apart for that); the words are English patterns; a task worded as a statement ("I'm writing my
-speech tonight") is not read as a task; and every standing instruction found comes with every
-task, relevant or not, which is what "always" asked for.
+Limits: the words are English patterns; a task worded as a statement ("I'm writing my speech
+tonight") is not read as a task; the lookup reads the ``depth`` records its words score best,
+so in a store with more records full of "please" and "always" an instruction may be missed;
+and every standing instruction found comes with every task, relevant or not, which is what
+"always" asked for.
 """
 
 from __future__ import annotations

@@ -178,9 +178,21 @@ def swapped(a: str, b: str) -> bool:
     same words at a duplicate's cosine and say the opposite. Words in another order around
     no such word are a restatement ("In May the user hikes." / "The user hikes in May.";
     "penicillin and peanuts" / "peanuts and penicillin")."""
-    words_a, words_b = _WORD.findall(a.casefold()), _WORD.findall(b.casefold())
+    return swapped_words(words_of(a), words_of(b))
+
+
+def words_of(text: str) -> list[str]:
+    """``text``'s words as ``swapped_words`` compares them."""
+    return _WORD.findall(text.casefold())
+
+
+def swapped_words(words_a: list[str], words_b: list[str]) -> bool:
+    """``swapped`` over texts already split into words (``words_of``)."""
+    pivots = _PIVOTS.intersection(words_a, words_b)
+    if not pivots:
+        return False  # the common case: decided without a set of shared words
     shared = (set(words_a) & set(words_b)) - STOPWORDS - _PIVOTS
-    for pivot in _PIVOTS.intersection(words_a, words_b):
+    for pivot in pivots:
         i, j = words_a.index(pivot), words_b.index(pivot)
         before_a, after_a = set(words_a[:i]) & shared, set(words_a[i + 1 :]) & shared
         before_b, after_b = set(words_b[:j]) & shared, set(words_b[j + 1 :]) & shared
