@@ -65,7 +65,7 @@ def _response_gate(logged: Mapping[str, Any]) -> dict[str, Any]:
     """The gate as the response tells it: the log's, without record ids (each result says
     what it passed on; the log keeps which ids passed, which named the subject and which
     passed as standing instructions)."""
-    gate = {k: v for k, v in logged.items() if k not in ("passed", "standing")}
+    gate = {k: v for k, v in logged.items() if k not in ("passed", "standing", "standing_above")}
     if logged.get("standing"):
         gate["standing"] = len(logged["standing"])
     if "subject" in gate:

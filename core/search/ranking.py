@@ -519,7 +519,7 @@ def replay(log: dict[str, Any]) -> list[str]:
     )
     by_id = {c.record_id: c for c in ranked}  # "standing": absent from rows before it existed
     chosen = [by_id[i] for i in log["gate"].get("standing", []) if i in by_id]
-    survivors = standing.place(survivors, chosen)
+    survivors = standing.place(survivors, chosen, log["gate"].get("standing_above", {}))
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

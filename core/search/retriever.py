@@ -371,7 +371,7 @@ class Retriever:
             subject=s.subject_floor,
         )
         # A task gets the user's standing instructions however far they are from it.
-        s.survivors, placed = standing.admit(s.query, s.ordered, s.records, s.survivors)
+        s.survivors, placed, above = standing.admit(s.query, s.ordered, s.records, s.survivors)
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         dropped = s.dropped
@@ -392,6 +392,7 @@ class Retriever:
             "passed": [c.record_id for c in s.survivors],
             # A task's standing instructions, added in this order (core.search.standing).
             "standing": [c.record_id for c in placed],
+            "standing_above": above,  # an added instruction -> the older one it goes above
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agent_memory.core.models import SourceKind
-from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
@@ -134,6 +134,13 @@ _HABIT = re.compile(
 # What a survivor that did not pass on its own passed on (core.search.ranking.apply_gate).
 _RIDERS = frozenset({"margin", "answer"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_WORD = re.compile(r"\w+")
+# Words any instruction may hold, which say nothing of what it is about.
+_INSTRUCTING = frozenset(
+    "please pls plz always never whenever prefer rather everything anything from now going "
+    "forward future use give write answer answers reply keep stop only more actually instead "
+    "make sure want need like".split()
+)
 
 
 def asks_task(query: str) -> bool:
@@ -237,30 +244,54 @@ def admit(
     ordered: Sequence[Candidate],
     records: Mapping[str, Record],
     survivors: list[Candidate],
-) -> tuple[list[Candidate], list[Candidate]]:
+) -> tuple[list[Candidate], list[Candidate], dict[str, str]]:
     """When ``query`` asks for a task: the survivors with up to ``MAX_STANDING`` standing
-    instructions that did not pass on their own (cut, or close to the best only; the best
-    fused scores) passing as such (``place``), the one stated last first: a later
-    instruction may take an earlier one back ("No more French please, only English from now
-    on" above "Please always answer me in French"). One that passed on its own keeps its
-    place: it is what the task is about ("Please always write my recipes in French" for "Give
-    me a pasta recipe"), and an answer cut to a limit keeps it. Returns the answer and the
-    instructions added."""
+    instructions that did not pass on their own (cut, or close to the best only) passing as
+    such (``place``): those stated last, newest first, since a later instruction may take an
+    earlier one back ("No more French please, only English from now on" over "Please always
+    answer me in French"). One that passed on its own keeps its place (it is what the task is
+    about: "Please always write my recipes in French" for "Give me a pasta recipe"), unless an
+    added one stated later names what it names: that one goes right above it ("Stop the French
+    please; English from now on"). Returns the answer, the instructions added, and which
+    instruction each added one was placed above."""
     if not asks_task(query):
-        return survivors, []
-    own = {id(c) for c in survivors if c.passed_on not in _RIDERS}
-    chosen = [c for c in ordered if id(c) not in own and is_standing(records[c.record_id])]
+        return survivors, [], {}
+    own = [c for c in survivors if c.passed_on not in _RIDERS]
+    taken = {id(c) for c in own}
+    stated = {c.record_id: records[c.record_id].statement_time for c in ordered}
     chosen = sorted(
-        chosen[:MAX_STANDING], key=lambda c: records[c.record_id].statement_time, reverse=True
-    )
-    return place(survivors, chosen), chosen
+        (c for c in ordered if id(c) not in taken and is_standing(records[c.record_id])),
+        key=lambda c: stated[c.record_id],
+        reverse=True,
+    )[:MAX_STANDING]
+    if not chosen:
+        return survivors, [], {}
+    older = [c for c in own if is_standing(records[c.record_id])]
+    above: dict[str, str] = {}
+    for new in chosen:
+        words = _topic(records[new.record_id].content)
+        for old in older:
+            if stated[old.record_id] < stated[new.record_id] and words & _topic(
+                records[old.record_id].content
+            ):
+                above[new.record_id] = old.record_id
+                break
+    return place(survivors, chosen, above), chosen, above
 
 
-def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candidate]:
+def _topic(text: str) -> set[str]:
+    """What an instruction is about: its words but function words and instruction words."""
+    return {w for w in _WORD.findall(text.casefold()) if len(w) > 2} - STOPWORDS - _INSTRUCTING
+
+
+def place(
+    survivors: list[Candidate], chosen: Sequence[Candidate], above: Mapping[str, str]
+) -> list[Candidate]:
     """``survivors`` with the ``chosen`` standing instructions marked so and placed, in their
-    order, after the survivors that passed on their own and before those only close to the
-    best one: an instruction the user gave for every task is surer to apply than a record
-    weak on every signal. Pure: replay calls it with the logged choice."""
+    order: each right above the survivor ``above`` names for it, the others after the
+    survivors that passed on their own and before those only close to the best one (an
+    instruction the user gave for every task is surer to apply than a record weak on every
+    signal). Pure: replay calls it with the logged choice."""
     if not chosen:
         return survivors
     for candidate in chosen:
@@ -268,8 +299,11 @@ def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candi
         candidate.gate = "passed: a standing instruction of the user's, for a task"
     picked = {id(c) for c in chosen}
     rest = [c for c in survivors if id(c) not in picked]
-    return [
-        *(c for c in rest if c.passed_on not in _RIDERS),
-        *chosen,
-        *(c for c in rest if c.passed_on in _RIDERS),
-    ]
+    own = [c for c in rest if c.passed_on not in _RIDERS]
+    placed_above = {c.record_id for c in own}
+    answer: list[Candidate] = []
+    for candidate in own:
+        answer += [c for c in chosen if above.get(c.record_id) == candidate.record_id]
+        answer.append(candidate)
+    answer += [c for c in chosen if above.get(c.record_id) not in placed_above]
+    return answer + [c for c in rest if c.passed_on in _RIDERS]

@@ -53,7 +53,7 @@ LEXICAL_NEIGHBOURS = 8
 _WORD = re.compile(r"\w+")
 # Words that order the words around them: swapped around one, a statement says the opposite.
 _PIVOTS = frozenset(
-    "never not no over than instead rather to from versus vs but except without unlike".split()
+    "never not no over than instead rather to from versus vs except without unlike".split()
 )
 # Below this many records every word may go to FTS5 (matching them all is cheap); above it
 # the words in half of the records are left out (core.lexical.TermStats), or a word like
@@ -176,8 +176,10 @@ def swapped(a: str, b: str) -> bool:
     orders them ("never", "to", "over", "than", "instead", ...): "Please always use miles,
     never kilometres." and "Please always use kilometres from now on, never miles." hold the
     same words at a duplicate's cosine and say the opposite. Words in another order around
-    no such word are a restatement ("In May the user hikes." / "The user hikes in May.";
-    "penicillin and peanuts" / "peanuts and penicillin")."""
+    no such word (or around one said twice in either) are a restatement ("In May the user
+    hikes." / "The user hikes in May."; "penicillin and peanuts" / "peanuts and penicillin";
+    "... drives to work but takes the train home" / "... takes the train home but drives to
+    work")."""
     return swapped_words(words_of(a), words_of(b))
 
 
@@ -191,6 +193,8 @@ def swapped_words(words_a: list[str], words_b: list[str]) -> bool:
     pivots = _PIVOTS.intersection(words_a, words_b)
     if not pivots:
         return False  # the common case: decided without a set of shared words
+    # A word said twice ("goes to the gym before going to work") orders nothing one can read.
+    pivots = {p for p in pivots if words_a.count(p) == 1 and words_b.count(p) == 1}
     shared = (set(words_a) & set(words_b)) - STOPWORDS - _PIVOTS
     for pivot in pivots:
         i, j = words_a.index(pivot), words_b.index(pivot)

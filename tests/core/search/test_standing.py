@@ -158,6 +158,35 @@ def test_a_task_reads_its_weekday_ahead_and_a_question_back(alice: Session) -> N
     assert asked_back["since"][:10] == (asked + timedelta(days=ahead - 7)).date().isoformat()
 
 
+def test_a_later_instruction_goes_above_the_one_it_takes_back(memory: Memory) -> None:
+    # The old one is what the task is about and passes on its own; the correction names
+    # what it names, so it goes right above it, and a limit of one keeps it.
+    old = "Please always write recipes and meal plans for me in French."
+    new = "Stop the French please; English from now on."
+    session = stated(memory, [*FACTS, old, new])
+    for limit in (1, 5):
+        result = session.call(
+            "memory_search",
+            {"query": "Give me a pasta recipe for tonight.", "limit": limit},
+            now=NOW + timedelta(days=30),
+        )
+        assert contents(result)[0] == new
+        logged = payload(session, result["search_id"])
+        assert replay(logged) == [r["id"] for r in result["results"]]
+
+
+def test_the_instructions_stated_last_fill_the_places(memory: Memory) -> None:
+    older = [
+        "Please always give me prices in dollars.",
+        "Please always answer me in French.",
+        "Please never use emoji in your answers.",
+    ]
+    newest = "Prices in euros from now on, please."
+    session = stated(memory, [*FACTS, *older, newest])
+    result = search(session, "Write a short poem about autumn.")
+    assert newest in contents(result)
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -300,6 +300,14 @@ def test_the_same_words_in_another_order_are_no_repeat(session: Session) -> None
             "The user is allergic to penicillin and peanuts.",
             "The user is allergic to peanuts and penicillin.",
         ),
+        (
+            "The user goes to the gym before going to work.",
+            "Before going to work, the user goes to the gym.",
+        ),
+        (
+            "The user drives to work but takes the train home.",
+            "The user takes the train home but drives to work.",
+        ),
     ],
 )
 def test_the_same_fact_in_another_word_order_reinforces(
