@@ -190,11 +190,11 @@ def words_of(text: str) -> list[str]:
 
 def swapped_words(words_a: list[str], words_b: list[str]) -> bool:
     """``swapped`` over texts already split into words (``words_of``)."""
-    pivots = _PIVOTS.intersection(words_a, words_b)
-    if not pivots:
+    both = _PIVOTS.intersection(words_a, words_b)
+    if not both:
         return False  # the common case: decided without a set of shared words
     # A word said twice ("goes to the gym before going to work") orders nothing one can read.
-    pivots = {p for p in pivots if words_a.count(p) == 1 and words_b.count(p) == 1}
+    pivots = [p for p in both if words_a.count(p) == 1 and words_b.count(p) == 1]
     shared = (set(words_a) & set(words_b)) - STOPWORDS - _PIVOTS
     for pivot in pivots:
         i, j = words_a.index(pivot), words_b.index(pivot)
