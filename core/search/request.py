@@ -80,7 +80,9 @@ class Search:
     matched_entities: list[dict[str, str]] = field(default_factory=list)
     linked: int = 0
     entity_order: str | None = None
-    # For a task: records holding the words of standing instructions (core.search.standing).
+    # Whether the query asks for a task (core.search.standing.asks_task), and then the records
+    # holding the words of standing instructions.
+    task: bool = False
     standing: Ranked = field(default_factory=list)
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.

@@ -108,8 +108,8 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
-            task = standing.asks_task(query)
-            if task:
+            s.task = standing.asks_task(query)
+            if s.task:
                 # However far from the task: found by their own words (core.search.standing).
                 marks = standing.MARKERS
                 s.standing = generators.lexical(
@@ -118,7 +118,7 @@ class Retriever:
         with timer.stage("time_candidates"):
             # A task looks ahead ("Plan me a route for Saturday": the coming one); a question
             # about what is stored looks back ("What did I do on Saturday?").
-            lean: Lean = "future" if task else "past"
+            lean: Lean = "future" if s.task else "past"
             cue = query_window(query, now, lean=lean) if cfg.time_weight > 0 else None
             s.timed = generators.in_window(cue, s.words, s.scored, where, depth, index=index)
             s.time_cue = None if cue is None else cue.describe()
@@ -371,7 +371,7 @@ class Retriever:
             subject=s.subject_floor,
         )
         # A task gets the user's standing instructions however far they are from it.
-        s.survivors, placed, above = standing.admit(s.query, s.ordered, s.records, s.survivors)
+        s.survivors, placed, above = standing.admit(s.task, s.ordered, s.records, s.survivors)
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         dropped = s.dropped

@@ -240,28 +240,31 @@ def joined(candidates: list[Candidate], found: Ranked) -> list[Candidate]:
 
 
 def admit(
-    query: str,
+    task: bool,
     ordered: Sequence[Candidate],
     records: Mapping[str, Record],
     survivors: list[Candidate],
 ) -> tuple[list[Candidate], list[Candidate], dict[str, str]]:
-    """When ``query`` asks for a task: the survivors with up to ``MAX_STANDING`` standing
-    instructions that did not pass on their own (cut, or close to the best only) passing as
-    such (``place``): those stated last, newest first, since a later instruction may take an
-    earlier one back ("No more French please, only English from now on" over "Please always
-    answer me in French"). One that passed on its own keeps its place (it is what the task is
-    about: "Please always write my recipes in French" for "Give me a pasta recipe"), unless an
-    added one stated later names what it names: that one goes right above it ("Stop the French
-    please; English from now on"). Returns the answer, the instructions added, and which
-    instruction each added one was placed above."""
-    if not asks_task(query):
+    """When the query asks for a task (``task``, read by ``asks_task``): the survivors with up
+    to ``MAX_STANDING`` standing instructions that did not pass on their own (cut, or close to
+    the best only) passing as such (``place``): those stated last, newest first, since a later
+    instruction may take an earlier one back ("No more French please, only English from now
+    on" over "Please always answer me in French"). One that passed on its own keeps its place
+    (it is what the task is about: "Please always write my recipes in French" for "Give me a
+    pasta recipe"), unless an added one stated later names what it names: that one goes right
+    above it ("Stop the French please; English from now on"). Returns the answer, the
+    instructions added, and which instruction each added one was placed above."""
+    if not task:
         return survivors, [], {}
     own = [c for c in survivors if c.passed_on not in _RIDERS]
     taken = {id(c) for c in own}
-    stated = {c.record_id: records[c.record_id].statement_time for c in ordered}
+
+    def stated(c: Candidate) -> str:
+        return records[c.record_id].statement_time
+
     chosen = sorted(
         (c for c in ordered if id(c) not in taken and is_standing(records[c.record_id])),
-        key=lambda c: stated[c.record_id],
+        key=stated,
         reverse=True,
     )[:MAX_STANDING]
     if not chosen:
@@ -271,9 +274,7 @@ def admit(
     for new in chosen:
         words = _topic(records[new.record_id].content)
         for old in older:
-            if stated[old.record_id] < stated[new.record_id] and words & _topic(
-                records[old.record_id].content
-            ):
+            if stated(old) < stated(new) and words & _topic(records[old.record_id].content):
                 above[new.record_id] = old.record_id
                 break
     return place(survivors, chosen, above), chosen, above

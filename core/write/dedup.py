@@ -11,7 +11,8 @@ model call), and the race check inside it:
   (``Vectors.probe`` against ``content_scored``), as it did before records had context;
 - ``find_duplicate``: a neighbour at or above ``ingest.duplicate_floor``, of the same occasion
   (subject entity; for an episode, the same day), holding the words it shares with the draft
-  in the same order (``swapped``), that the judge does not call contradictory;
+  on the same sides of a word that orders them ("never", "to", ...: ``swapped``), that the
+  judge does not call contradictory;
   ``outdated``: a duplicate that a record stated after the draft contradicts is not reinforced
   (a late restatement must not strengthen what a newer one replaced);
 - ``lexical_neighbours`` and ``find_contradicted``: up to eight FTS5 matches on the draft's
