@@ -117,8 +117,9 @@ ASKS = re.compile(
 
 # A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
-    r"\b(if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|wish|suppose|"
-    r"imagine|pretend|what if|unless|someday|let's say|lets say|say i|hypothetically|in theory)\b",
+    r"\b((?<!sorry )(?<!apologies )if|would(?! rather| prefer)|could|might|maybe|perhaps|"
+    r"probably|hope|wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|"
+    r"say i|hypothetically|in theory)\b",
     re.IGNORECASE,
 )
 

@@ -15,10 +15,12 @@ when it is informative: an episodic ``statement`` whose content is its own evide
 (core.extraction.verbatim), never a semantic fact.
 
 Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, might, maybe,
-hope, wish, let's say); reported speech and belief ("My boss said: I'm quitting", "My mom
-thinks I should ...", "I told him ...": the reporting clause and the rest of its sentence,
-until a "so" or "but" clause) and
-anything in quotation marks; fiction frames, conditions said by inversion ("Were I rich, ...")
+hope, wish, let's say; not the "if" of an apology, "Sorry if I'm slow tonight, ..."); reported
+speech and belief as a phrased fact ("My boss said: I'm quitting", "My mom thinks I should
+...", "I told him ...": the reporting clause and the rest of its sentence, until a "so" or
+"but" clause are never rewritten as the user's claim, but a sentence holding one is kept
+verbatim, its reporter with it, when no clause of it is phrased) and anything in quotation
+marks; fiction frames, conditions said by inversion ("Were I rich, ...")
 and ironic agreement ("Oh sure, ...", "Sure, I'm the Pope"), read as the judge reads them
 (core.framing); sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
 self-correction ("Actually, ...", "Oops, I mean ...") replaces the sentence before it: an
@@ -390,7 +392,10 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             kept = [c for c in kept if all(c is not r for r in last[2])]
         kept.extend(phrased)
         previous = (start, end, phrased)
-        said_by_others = _REPORTING.search(sentence) or _QUOTES.search(sentence)
+        # Reported speech is kept only verbatim, its reporter with it ("carla says rose's
+        # steer is up to 900 lbs"): the words are the user's, the claim stays the reporter's.
+        # Quoted text is someone else's words, kept in none.
+        quoted = _QUOTES.search(sentence)
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased
@@ -399,7 +404,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             standing.instructs(sentence)
             and not any(standing.instructs(c.evidence) for c in phrased)
         )
-        if kept_whole and not said_by_others and not correction:
+        if kept_whole and not quoted and not correction:
             unphrased.append((index, start, end))
     return kept + verbatim.statements(turn.content, unphrased), retracts_before
 

@@ -2,8 +2,9 @@
 extractor and the whole pipeline, on a real store and the packaged model, a preference, a
 request, a plan with its resolved dates, a correction that supersedes, and an informative
 sentence no rule phrases (kept verbatim, as an episode) become records whose evidence is the
-user's own words; reported speech, sarcasm, retractions, hypotheticals, questions, small talk
-and instructions to the memory system become none."""
+user's own words; reported speech is kept only as said, its reporter with it; sarcasm,
+retractions, hypotheticals, questions, small talk and instructions to the memory system become
+none."""
 
 from __future__ import annotations
 
@@ -172,7 +173,6 @@ PLAIN = "The garden shed needs a new roof before winter."
 @pytest.mark.parametrize(
     "turns",
     [
-        ("My boss said the office is closing in June.", PLAIN),
         ('Sam wrote "the flat is ours from March" on the card.', PLAIN),
         ("Oh great, another Monday of back-to-back meetings.", PLAIN),
         ("I own a pet iguana named Rex. Just kidding.", PLAIN),
@@ -190,7 +190,6 @@ PLAIN = "The garden shed needs a new roof before winter."
         ("Assuming I move to Oslo next year, what should I pack?", PLAIN),
     ],
     ids=[
-        "reported",
         "quoted",
         "sarcasm",
         "retracted",
@@ -215,6 +214,41 @@ def test_nothing_is_stored_from_what_the_user_did_not_state(
     the statement is kept, in the user's words."""
     session(mem, "s1", *turns)
     assert [r.evidence for r in stored(mem)] == [PLAIN]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My boss said the office is closing in June.",
+        "carla says rose's steer is up to 900 lbs, fair is in july.",
+        "My doctor told me I'm anemic, so iron pills for three months.",
+    ],
+)
+def test_reported_speech_is_kept_only_with_its_reporter(mem: Memory, said: str) -> None:
+    """What the user was told is something they told the assistant: kept word for word as
+    an episode, so the record still says who claimed it, and never phrased as the user's own
+    fact ("The user is anemic")."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
+    assert (record.type, record.status) == (MemoryType.EPISODIC, Status.CONFIRMED)
+
+
+def test_a_report_does_not_retire_what_the_user_said_before(mem: Memory) -> None:
+    """The reporter's claim is not the user's: "My sister says I live in Leeds now" leaves the
+    user's own "I live in York" live."""
+    session(mem, "s1", "I live in York.")
+    session(mem, "s2", "My sister says I live in Leeds now, she keeps getting it wrong.", days=7)
+    assert {r.status for r in stored(mem, with_history=True)} == {Status.CONFIRMED}
+    assert len(stored(mem)) == 2
+
+
+def test_an_apology_is_no_condition(mem: Memory) -> None:
+    """ "Sorry if ..." apologises; it does not make the rest of its sentence hypothetical."""
+    said = "Sorry if I'm slow tonight, our daughter Adaeze was born three weeks ago."
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
 
 
 @pytest.mark.parametrize(
@@ -280,3 +314,20 @@ def test_a_sentence_without_a_subject_stays_with_the_one_that_gives_it(mem: Memo
         "My brother Tom lives in Denver. Works as a pediatric dentist at a clinic downtown.",
         "My sister Ana teaches music in Lisbon.",
     ]
+
+
+def test_a_stop_said_beside_a_detail_retires_the_habit(mem: Memory) -> None:
+    """ "I've stopped badminton since joining, no time at all": the "no" names a detail of its
+    own, so the stop is the user's confirmed statement, and it retires the habit said before."""
+    session(mem, "s1", "I play badminton every Wednesday evening with some colleagues.")
+    habit = only(stored(mem))
+    session(
+        mem,
+        "s2",
+        "The new job is going well but I've stopped badminton since joining, no time at all.",
+        days=60,
+    )
+    stop = next(r for r in stored(mem) if "stopped badminton" in r.content)
+    assert (stop.source_kind, stop.status) == (SourceKind.USER_STATEMENT, Status.CONFIRMED)
+    history = {r.id: r for r in stored(mem, with_history=True)}
+    assert history[habit.id].status is Status.SUPERSEDED

@@ -92,6 +92,12 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "I have diabetes",
         "The user has diabetes.",
     ),
+    # -- a negation before a thing that qualifies, doubts or dates the quote -----------------
+    ("I'm vegan, not strictly.", "I'm vegan", "The user is vegan."),
+    ("I'm vegan, not all the time.", "I'm vegan", "The user is vegan."),
+    ("I live in Oslo, no idea for how long.", "I live in Oslo", "The user lives in Oslo."),
+    ("I play tennis, no games in months.", "I play tennis", "The user plays tennis."),
+    ("I have three kids, no wait, four.", "I have three kids", "The user has three kids."),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -110,6 +116,17 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I need a cheap hotel near the venue, I will ask the lab for reimbursement.",
         "I need a cheap hotel near the venue",
         "The user needs a cheap hotel near the venue.",
+    ),
+    # -- a negation right after a comma before a thing of its own is a detail ---------------
+    (
+        "The new job is going well but I've stopped badminton since joining, no time at all.",
+        "I've stopped badminton since joining",
+        "The user has stopped badminton since joining.",
+    ),
+    (
+        "I want to cook something special at home, not grill, she is tired of grill haha.",
+        "I want to cook something special at home",
+        "The user wants to cook something special at home.",
     ),
 ]
 
