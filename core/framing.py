@@ -115,13 +115,48 @@ ASKS = re.compile(
     re.IGNORECASE,
 )
 
+# The "if" of an apology for how things are ("Sorry if I'm slow tonight, ..."): no condition.
+# One for what may come still is ("Sorry if I don't play anymore next year", "I'm sorry if I
+# move to Oslo ...").
+_APOLOGY_IF = (
+    r"(?:(?<=sorry )|(?<=apologies ))if (?:i'm|i am|i was|this is|this was|that's|that was|"
+    r"it's|it was)\b(?![^,.;!?]*\b(?:will|won't|'ll|next|ever|going to|gonna|soon|anymore)\b)"
+)
 # A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
-    r"\b((?<!sorry )(?<!apologies )if|would(?! rather| prefer)|could|might|maybe|perhaps|"
-    r"probably|hope|wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|"
-    r"say i|hypothetically|in theory)\b",
+    rf"\b((?!{_APOLOGY_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|"
+    r"wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|say i|"
+    r"hypothetically|in theory)\b",
     re.IGNORECASE,
 )
+# Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: what it
+# reports is the reporter's claim, not the user's.
+REPORTING = re.compile(
+    r"\b(said|says|saying|told|tells|telling|thinks|thought|believes|believed|claims|claimed|"
+    r"insists|insisted|reckons|swears|swore|mentioned|suggested|heard|wrote|texted|asked)\b|"
+    # A present-tense verb only after a subject: "please suggest email" is a request.
+    r"\b(i|we|they|people|everyone)\s+(?:\w+\s+)?(think|believe|say|reckon|claim|insist|"
+    r"guess|suppose|heard)\b|\baccording to\b|\b(apparently|supposedly|allegedly)\b",
+    re.IGNORECASE,
+)
+
+
+# After a report, the user speaking for themselves again: "..., so now the trip is 20 to 24
+# April", "..., so I'm off running" (not "..., so he's confused").
+_OWN_AGAIN = re.compile(
+    r"\b(?:so|which is why|and so)\s+(?:now\b|i\b|i'm|i've|i'll|we\b|we're|we've|my\b|our\b)",
+    re.IGNORECASE,
+)
+
+
+def reports(text: str) -> bool:
+    """Whether ``text`` is a report of what someone said or believes ("My sister says I live
+    in Leeds now", "Apparently the wedding moved"): kept as the user's words, it changes
+    nothing the user said (core.write.stale, core.extraction.corrections). Not when the user
+    goes on in their own voice after the last report ("The customer asked to postpone the
+    meeting, so now the trip is 20 to 24 April")."""
+    found = [m.end() for m in REPORTING.finditer(text)]
+    return bool(found) and _OWN_AGAIN.search(text, found[-1]) is None
 
 
 def asks(clause: str) -> bool:
@@ -182,10 +217,12 @@ __all__ = [
     "FICTION",
     "HEDGE",
     "LEAD",
+    "REPORTING",
     "asks",
     "fiction",
     "fiction_cues",
     "inverted_condition",
     "ironic",
+    "reports",
     "told_before",
 ]

@@ -10,7 +10,9 @@ candidate (``extraction.related_records`` nearest to its content and as many nea
 whole turn, each with its cosine to the content and its evidence), names those the candidate
 replaces when both hold:
 
-- the candidate's words say that something changed (core.judge.change): its evidence holds a
+- the candidate's words are the user's own claim, not a report of what someone said or
+  believes ("My aunt heard the wedding moved to June": core.framing.reports), and they say
+  that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
   by announcing one ("Update:", "Big news!", "There's been a change.");
@@ -52,6 +54,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
+from agent_memory.core.framing import reports
 from agent_memory.core.judge.change import content_words, says_changed
 from agent_memory.core.judge.contradiction import says_ended
 
@@ -69,7 +72,9 @@ def corrected(
 ) -> list[dict[str, Any]]:
     """The related records the candidate's words correct, nearest first, at most
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
-    if candidate.source_kind != "user_statement" or not says_changed(candidate.evidence, turn):
+    if candidate.source_kind != "user_statement" or reports(candidate.evidence):
+        return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
+    if not says_changed(candidate.evidence, turn):
         return []
     found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))

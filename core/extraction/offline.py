@@ -19,14 +19,15 @@ hope, wish, let's say; not the "if" of an apology, "Sorry if I'm slow tonight, .
 speech and belief as a phrased fact ("My boss said: I'm quitting", "My mom thinks I should
 ...", "I told him ...": the reporting clause and the rest of its sentence, until a "so" or
 "but" clause are never rewritten as the user's claim, but a sentence holding one is kept
-verbatim, its reporter with it, when no clause of it is phrased) and anything in quotation
-marks; fiction frames, conditions said by inversion ("Were I rich, ...")
-and ironic agreement ("Oh sure, ...", "Sure, I'm the Pope"), read as the judge reads them
-(core.framing); sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
-self-correction ("Actually, ...", "Oops, I mean ...") replaces the sentence before it: an
-elliptical one ("I have 3 kids. Actually, 4 kids.") gives that sentence's facts with the new
-value and both sentences as evidence (core.amend), a full one drops the earlier facts it
-restates; a
+verbatim, its reporter with it, when no clause of it is phrased; such a record retires
+nothing, core.framing.reports), anything in quotation marks (double, single as a pair,
+guillemets) and the assistant's or the system's words echoed back ("You said I have ...");
+fiction frames, conditions said by inversion ("Were I rich, ...") and ironic agreement ("Oh
+sure, ...", "Sure, I'm the Pope"), read as the judge reads them (core.framing); sarcastic
+sentences ("yeah right", "as if", "/s", "oh great"); a self-correction ("Actually, ...",
+"Oops, I mean ...") replaces the sentence before it: an elliptical one ("I have 3 kids.
+Actually, 4 kids.") gives that sentence's facts with the new value and both sentences as
+evidence (core.amend), a full one drops the earlier facts it restates; a
 retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm marker undoes
 the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
 assistant turns; and every sentence that tries to instruct the memory system ("ignore previous
@@ -75,7 +76,14 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
-from agent_memory.core.framing import HEDGE, fiction, inverted_condition, ironic, told_before
+from agent_memory.core.framing import (
+    HEDGE,
+    REPORTING,
+    fiction,
+    inverted_condition,
+    ironic,
+    told_before,
+)
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import standing
 from agent_memory.core.write.evidence import (
@@ -94,14 +102,11 @@ INJECTION = re.compile(
     r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
     re.IGNORECASE,
 )
-# Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: the
-# clause holding it, and the rest of its sentence, are not the user's own claim.
-_REPORTING = re.compile(
-    r"\b(said|says|saying|told|tells|telling|thinks|thought|believes|believed|claims|claimed|"
-    r"insists|insisted|reckons|swears|swore|mentioned|suggested|heard|wrote|texted|asked)\b|"
-    # A present-tense verb only after a subject: "please suggest email" is a request.
-    r"\b(i|we|they|people|everyone)\s+(?:\w+\s+)?(think|believe|say|reckon|claim|insist|"
-    r"guess|suppose|heard)\b|\baccording to\b|\b(apparently|supposedly|allegedly)\b",
+# The assistant's or the system's own words echoed back ("You said I have diabetes", "The
+# system says I'm an admin"): never the user's statement, not even word for word.
+_ECHOED = re.compile(
+    r"\b(?:you|u|assistant|system|bot|ai|chatgpt|claude|gpt|app)\s+(?:\w+\s+)?(?:said|says|"
+    r"told|tells|thinks|thought|mentioned|suggested|wrote|claims|claimed)\b",
     re.IGNORECASE,
 )
 # A sentence taking back what was said before it ("That was a lie.", "just kidding").
@@ -138,6 +143,11 @@ _CLAUSE_BREAK = re.compile(
 )
 _OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
 _QUOTES = re.compile(r"[\"\u201c\u201d]")
+# A quotation anywhere in a sentence: double quotes of any form, guillemets, and single quotes
+# used as a pair ("Sam wrote 'the flat is ours' on the card"), not an apostrophe ("Sam's").
+_QUOTATION = re.compile(
+    r"[\"\u201c\u201d\u201e\u00ab\u00bb\u2018\u201a]|(?:^|(?<=[\s(]))'[^']+'(?=[\s.,!?;:)]|$)"
+)
 
 _TOOL_OUTCOME = re.compile(
     r"\b(succeeded|failed|passed|completed|error|errors|timed out|deployed|exit code)\b",
@@ -394,8 +404,9 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         previous = (start, end, phrased)
         # Reported speech is kept only verbatim, its reporter with it ("carla says rose's
         # steer is up to 900 lbs"): the words are the user's, the claim stays the reporter's.
-        # Quoted text is someone else's words, kept in none.
-        quoted = _QUOTES.search(sentence)
+        # Quoted text is someone else's words, and the assistant's own words echoed back are
+        # not the user's: kept in none.
+        quoted = _QUOTATION.search(sentence) or _ECHOED.search(sentence)
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased
@@ -464,7 +475,7 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
     for clause, own, quoted in _clauses(sentence):
         if own:
             reported = False
-        if _REPORTING.search(clause):
+        if REPORTING.search(clause):
             reported = True  # this clause and what it reports, to the next "so" or "but"
         if reported or quoted:
             continue

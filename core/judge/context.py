@@ -18,10 +18,8 @@ when the turn takes the quote out of the user's mouth:
   or a word on truth, open a clause whose modals are its own ("I need a hotel near the venue,
   I will ask the lab for reimbursement", but not "..., I think.", "..., that's not true
   anymore", "..., I never finished medical school" or "..., I'm joking of course"); and "not
-  just"/"not only" widen the quote, as a negation right after a comma before a thing the quote
-  does not name gives a detail ("I've stopped badminton, no time at all", "..., not grill");
-  any other negation after a comma refuses ("..., not really", "..., no longer", "..., not
-  Oslo, Bergen", "..., no idea"), and a report after
+  just"/"not only" widen the quote. Any other negation after a comma refuses, also before a
+  thing ("..., no time at all" with "..., no cigarettes since January"), and a report after
   the quote refuses wherever it stands ("..., and the doctor said eat regular meals" with
   "..., but the doctor said the results were normal"): the words cannot tell them apart;
 - a condition said by inversion ("Were I rich, I would ...") or ironic agreement ("Oh sure,
@@ -141,20 +139,6 @@ _ADDRESSEES = frozenset(
 # a comment on the quote's truth instead ("..., that's not true anymore", "..., I'm joking").
 _SUBJECTS = frozenset("it he she they we you".split())
 _OWN_CLAUSE_WORDS = 3
-# Words that date a negated detail: it then tells what changed ("no cigarettes since January").
-_SINCE = frozenset(
-    "since anymore lately recently now nowadays these ago today tonight yet long days weeks "
-    "months years day week month year".split()
-)
-# After a negation: a word that doubts or qualifies the quote rather than names a thing of its
-# own ("..., no idea", "..., not strictly", "..., not all the time").
-_QUALIFIERS = frozenset(
-    """
-    idea clue way chance guarantee promises comment strictly entirely completely totally fully
-    exactly quite always officially technically literally necessarily often much all every
-    everything 100 percent sure certain
-    """.split()
-)
 _COMMENTS = frozenset(
     """
     sure certain true untrue false wrong right wait kidding joking joke lie lying yet really
@@ -285,7 +269,7 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
     anywhere after it; a question mark ending the sentence. A question or hedge that is a
     clause of its own after the quote's clauses changes nothing before it ("I do pilates,
     will that help my knees?"; core.framing.told_before)."""
-    words = set(kept.casefold().replace(",", " ").replace(".", " ").split())
+    words = set(kept.replace(",", " ").replace(".", " ").split())
     told = told_before(before + quote + after)
     if told is not None and told >= len(before + quote):
         # A question or hedge after the quote's clause is a clause of its own: it governs
@@ -315,7 +299,7 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
-        if in_clause and _elaborates(tokens, k, words):
+        if in_clause and _elaborates(tokens, k):
             continue  # "..., not just this email"
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
@@ -355,30 +339,16 @@ def _new_clause(tokens: list[Token], k: int) -> bool:
     return sum(t.cls == WORD for t in clause) >= _OWN_CLAUSE_WORDS
 
 
-def _elaborates(tokens: list[Token], k: int, words: set[str]) -> bool:
-    """Whether the negation at ``k``, right after a comma, adds to the quote rather than takes
-    it back: "not just"/"not only" widen it ("..., not just this email"); a negation before a
-    thing the quote does not name gives a detail of its own ("I've stopped badminton, no time
-    at all", "I want to cook something special at home, not grill"), unless words of time
-    date it ("I'm a smoker, no cigarettes since January": it says what changed). A negation
-    before a word of the quote ("..., not Oslo, Bergen"), before a word on truth, change, doubt
-    or degree ("..., not really", "..., no longer", "..., no idea", "..., not strictly") or
-    before nothing ("..., no.") still refuses."""
+def _elaborates(tokens: list[Token], k: int) -> bool:
+    """Whether "not" at ``k``, right after a comma, widens the quote rather than takes it
+    back: "..., not just this email", "..., not only at work". Any other negation after a
+    comma still refuses, also one before a thing ("..., no time at all" as much as "..., no
+    cigarettes since January" and "..., not Oslo, Bergen": the words cannot tell a detail
+    from a retraction)."""
     if k == 0 or tokens[k - 1].cls != PUNCT or tokens[k - 1].text != ",":
         return False
     following = tokens[k + 1] if k + 1 < len(tokens) else None
-    if tokens[k].cls != NEG or following is None:
-        return False
-    if tokens[k].text == "not" and following.text in ("just", "only"):
-        return True
-    if any(t.text in _SINCE for t in _to_clause_end(tokens[k + 1 :])):
-        return False  # "I'm a smoker, no cigarettes since January": a change since then
-    return (
-        following.cls == WORD
-        and following.text not in words
-        and following.text not in _COMMENTS
-        and following.text not in _QUALIFIERS
-    )
+    return tokens[k].text == "not" and following is not None and following.text in ("just", "only")
 
 
 def _to_clause_end(tokens: list[Token]) -> list[Token]:

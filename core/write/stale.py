@@ -8,8 +8,10 @@ an episode ("Audience: my boss Dr. Weber plus two directors."). When the user la
 otherwise ("so Berlin is off", "my new boss is Katrin Vogel"), every record that states the
 old claim must go, or a search shows the stale value beside the new one, first as often as not.
 
-So a draft backed by the user's own words (source ``user_statement``, not a session summary)
-takes to the judge's contradiction check (``Judge.contradicts``):
+So a draft backed by the user's own words (source ``user_statement``, not a session summary,
+and not a report of what someone else said or believes: "My sister says I live in Leeds now"
+is her claim, core.framing.reports) takes to the judge's contradiction check
+(``Judge.contradicts``):
 
 - the live records of its scope nearest to it (``_DENSE`` by cosine, no floor: a correction is
   often far from what it corrects in embedding space) and up to ``_LEXICAL`` FTS5 matches on
@@ -44,6 +46,7 @@ import numpy as np
 
 from agent_memory.core import policy
 from agent_memory.core.filters import RecordFilter
+from agent_memory.core.framing import reports
 from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
 from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
 from agent_memory.core.search.lexical import query_tokens
@@ -114,8 +117,14 @@ class Finder:
 
 
 def speaks_for_user(draft: Record) -> bool:
-    """A draft the user's own words back (a summary never does)."""
-    return draft.source_kind is SourceKind.USER_STATEMENT and SUMMARY_TAG not in draft.tags
+    """A draft the user's own words back (a summary never does), claiming it themselves: a
+    report of what someone said or believes ("My sister says I live in Leeds now", "Apparently
+    the wedding moved to June") is the reporter's claim, and retires nothing."""
+    return (
+        draft.source_kind is SourceKind.USER_STATEMENT
+        and SUMMARY_TAG not in draft.tags
+        and not reports(draft.content)
+    )
 
 
 def can_be_stale(record: Record, draft: Record) -> bool:

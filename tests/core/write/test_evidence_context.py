@@ -92,12 +92,18 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "I have diabetes",
         "The user has diabetes.",
     ),
-    # -- a negation before a thing that qualifies, doubts or dates the quote -----------------
+    # -- a negation before a thing that qualifies, doubts or dates the quote ----------------
     ("I'm vegan, not strictly.", "I'm vegan", "The user is vegan."),
     ("I'm vegan, not all the time.", "I'm vegan", "The user is vegan."),
     ("I live in Oslo, no idea for how long.", "I live in Oslo", "The user lives in Oslo."),
     ("I play tennis, no games in months.", "I play tennis", "The user plays tennis."),
     ("I have three kids, no wait, four.", "I have three kids", "The user has three kids."),
+    # -- a negation before a thing may as well correct the quote as add a detail (a third
+    # review's cases against a rule that read "..., no time at all" as a detail) -----------
+    ("I work at Google, no Meta.", "I work at Google", "The user works at Google."),
+    ("I'm a lawyer, no sorry, paralegal.", "I'm a lawyer", "The user is a lawyer."),
+    ("I'm pregnant, not confirmed.", "I'm pregnant", "The user is pregnant."),
+    ("I'm a smoker, no cigarettes, I quit.", "I'm a smoker", "The user is a smoker."),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -116,17 +122,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I need a cheap hotel near the venue, I will ask the lab for reimbursement.",
         "I need a cheap hotel near the venue",
         "The user needs a cheap hotel near the venue.",
-    ),
-    # -- a negation right after a comma before a thing of its own is a detail ---------------
-    (
-        "The new job is going well but I've stopped badminton since joining, no time at all.",
-        "I've stopped badminton since joining",
-        "The user has stopped badminton since joining.",
-    ),
-    (
-        "I want to cook something special at home, not grill, she is tired of grill haha.",
-        "I want to cook something special at home",
-        "The user wants to cook something special at home.",
     ),
 ]
 
