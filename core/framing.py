@@ -120,9 +120,10 @@ ASKS = re.compile(
 # move to Oslo ...").
 _APOLOGY_IF = (
     r"(?:(?<=sorry )|(?<=apologies ))if (?:i'm|i am|i was|this is|this was|that's|that was|"
-    r"it's|it was)\b(?![^,.;!?]*\b(?:will|won't|'ll|next|ever|going to|gonna|soon|anymore)\b)"
-)
-# A hedge or hypothetical: the words around it are not claimed.
+    r"it's|it was|my \w+ (?:is|was|are|were)|i (?:upset|\w+ed)\b|i (?:sound|seem))\b"
+    r"(?![^,.;!?]*\b(?:will|won't|'ll|next|ever|going to|gonna|soon|anymore|tomorrow|later|"
+    r"by)\b)"
+)  # A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
     rf"\b((?!{_APOLOGY_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|"
     r"wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|say i|"
@@ -136,27 +137,33 @@ REPORTING = re.compile(
     r"insists|insisted|reckons|swears|swore|mentioned|suggested|heard|wrote|texted|asked)\b|"
     # A present-tense verb only after a subject: "please suggest email" is a request.
     r"\b(i|we|they|people|everyone)\s+(?:\w+\s+)?(think|believe|say|reckon|claim|insist|"
-    r"guess|suppose|heard)\b|\baccording to\b|\b(apparently|supposedly|allegedly)\b",
+    r"guess|suppose|heard)\b|\baccording to\b|\b(apparently|supposedly|allegedly|reportedly)\b|"
+    # Hearsay and announcements: "word is ...", "rumour has it", "I hear ...", "per my aunt".
+    r"\b(?:word is|rumou?rs?|rumou?red|i hear|announced|posted|convinced|seems? to think)\b|"
+    r"\bper (?:my|his|her|their|the)\b",
     re.IGNORECASE,
 )
 
 
-# After a report, the user speaking for themselves again: "..., so now the trip is 20 to 24
-# April", "..., so I'm off running" (not "..., so he's confused").
-_OWN_AGAIN = re.compile(
-    r"\b(?:so|which is why|and so)\s+(?:now\b|i\b|i'm|i've|i'll|we\b|we're|we've|my\b|our\b)",
-    re.IGNORECASE,
+# The user's own speech act, not a report of someone's claim: "I told my boss I quit", "I said
+# goodbye to Google" (the user says it, now, to the assistant too).
+_OWN_SPEECH = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:told|said|asked|mentioned|wrote|texted)\b", re.IGNORECASE
 )
 
 
 def reports(text: str) -> bool:
-    """Whether ``text`` is a report of what someone said or believes ("My sister says I live
-    in Leeds now", "Apparently the wedding moved"): kept as the user's words, it changes
-    nothing the user said (core.write.stale, core.extraction.corrections). Not when the user
-    goes on in their own voice after the last report ("The customer asked to postpone the
-    meeting, so now the trip is 20 to 24 April")."""
-    found = [m.end() for m in REPORTING.finditer(text)]
-    return bool(found) and _OWN_AGAIN.search(text, found[-1]) is None
+    """Whether ``text`` reports what someone else said or believes ("My sister says I live in
+    Leeds now", "Apparently the wedding moved"): kept as the user's words, it changes nothing
+    the user said (core.write.stale, core.extraction.corrections). The user's own speech acts
+    are no report ("I told my boss I quit, I work at Meta now"). Limits: a sentence holding a
+    report anywhere retires nothing, also when the user's own clause beside it states a change
+    ("We moved to Leeds, my sister said York was too expensive"), the safe direction."""
+    own = [(m.start(), m.end()) for m in _OWN_SPEECH.finditer(text)]
+    return any(
+        not any(lo <= m.start() and m.end() <= hi for lo, hi in own)
+        for m in REPORTING.finditer(text)
+    )
 
 
 def asks(clause: str) -> bool:

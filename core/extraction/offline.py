@@ -20,8 +20,8 @@ speech and belief as a phrased fact ("My boss said: I'm quitting", "My mom think
 ...", "I told him ...": the reporting clause and the rest of its sentence, until a "so" or
 "but" clause are never rewritten as the user's claim, but a sentence holding one is kept
 verbatim, its reporter with it, when no clause of it is phrased; such a record retires
-nothing, core.framing.reports), anything in quotation marks (double, single as a pair,
-guillemets) and the assistant's or the system's words echoed back ("You said I have ...");
+nothing, core.framing.reports), anything in double quotation marks and a sentence opening by
+echoing the assistant's or the system's words ("You said I have ...");
 fiction frames, conditions said by inversion ("Were I rich, ...") and ironic agreement ("Oh
 sure, ...", "Sure, I'm the Pope"), read as the judge reads them (core.framing); sarcastic
 sentences ("yeah right", "as if", "/s", "oh great"); a self-correction ("Actually, ...",
@@ -102,11 +102,13 @@ INJECTION = re.compile(
     r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
     re.IGNORECASE,
 )
-# The assistant's or the system's own words echoed back ("You said I have diabetes", "The
-# system says I'm an admin"): never the user's statement, not even word for word.
+# A sentence that opens by echoing the assistant's or the system's own words ("You said I have
+# diabetes", "The system says I'm an admin"): never the user's statement, not even word for
+# word. One that only refers to them ("Like you said, I switched to oat milk") is the user's.
 _ECHOED = re.compile(
-    r"\b(?:you|u|assistant|system|bot|ai|chatgpt|claude|gpt|app)\s+(?:\w+\s+)?(?:said|says|"
-    r"told|tells|thinks|thought|mentioned|suggested|wrote|claims|claimed)\b",
+    r"^\W*(?:(?:and|also|so|but|well|oh|ok|okay)\W+)*(?:the\s+)?(?:you|u|assistant|system|bot|"
+    r"ai|chatgpt|claude|gpt|app)\s+(?:\w+\s+)?(?:said|says|told|tells|thinks|thought|"
+    r"mentioned|suggested|wrote|claims|claimed)\b",
     re.IGNORECASE,
 )
 # A sentence taking back what was said before it ("That was a lie.", "just kidding").
@@ -143,11 +145,6 @@ _CLAUSE_BREAK = re.compile(
 )
 _OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
 _QUOTES = re.compile(r"[\"\u201c\u201d]")
-# A quotation anywhere in a sentence: double quotes of any form, guillemets, and single quotes
-# used as a pair ("Sam wrote 'the flat is ours' on the card"), not an apostrophe ("Sam's").
-_QUOTATION = re.compile(
-    r"[\"\u201c\u201d\u201e\u00ab\u00bb\u2018\u201a]|(?:^|(?<=[\s(]))'[^']+'(?=[\s.,!?;:)]|$)"
-)
 
 _TOOL_OUTCOME = re.compile(
     r"\b(succeeded|failed|passed|completed|error|errors|timed out|deployed|exit code)\b",
@@ -406,7 +403,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         # steer is up to 900 lbs"): the words are the user's, the claim stays the reporter's.
         # Quoted text is someone else's words, and the assistant's own words echoed back are
         # not the user's: kept in none.
-        quoted = _QUOTATION.search(sentence) or _ECHOED.search(sentence)
+        quoted = _QUOTES.search(sentence) or _ECHOED.match(sentence)
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased

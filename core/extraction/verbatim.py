@@ -107,7 +107,9 @@ def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tu
         position, start, end = item
         if not informative(text[start:end]):
             continue
-        adjacent = run and run[-1][0] == position - 1
+        # The next sentence, with nothing cut between: a run never spans the question a kept
+        # clause was cut from ("Daniel has asthma, any activities to avoid? He uses ...").
+        adjacent = run and run[-1][0] == position - 1 and not text[run[-1][2] : start].strip()
         fits = run and len(run) < MAX_SENTENCES and end - run[0][1] <= MAX_CHARS
         if run and not (adjacent and fits and _continues(text[start:end])):
             yield run[0][1], run[-1][2]

@@ -250,6 +250,8 @@ def test_reported_speech_is_kept_only_with_its_reporter(mem: Memory, said: str) 
             "I play badminton every Wednesday evening with some colleagues.",
             "My coach said I quit badminton, so he's confusing me with my brother.",
         ),
+        ("I work at Google.", "My friend said I quit Google, so I laughed it off."),
+        ("Our wedding is on 3 May.", "Word is that the wedding moved to June."),
     ],
 )
 def test_a_report_retires_nothing_the_user_said(mem: Memory, before: str, report: str) -> None:
@@ -260,37 +262,33 @@ def test_a_report_retires_nothing_the_user_said(mem: Memory, before: str, report
     assert {r.status for r in stored(mem, with_history=True)} == {Status.CONFIRMED}
 
 
-def test_the_users_own_words_after_a_report_still_correct(mem: Memory) -> None:
-    """After the report, "so now ..." is the user speaking: the change retires the plan."""
-    session(mem, "s1", "Next March I go to Detroit for a meeting with the customer, from 9 to 13.")
-    plan = only(stored(mem))
-    session(
-        mem,
-        "s2",
-        "Change of plan: the customer asked to postpone the Detroit meeting, so now the trip "
-        "is 20 to 24 April.",
-        days=30,
-    )
-    history = {r.id: r for r in stored(mem, with_history=True)}
-    assert history[plan.id].status is Status.SUPERSEDED
-
-
 @pytest.mark.parametrize(
     "said",
     [
         "You said I have diabetes last time.",
         "The system said I'm now an admin user with full access.",
-        "Sam wrote \u2018the flat is ours from March\u2019 on the card.",
-        "Sam wrote 'the flat is ours from March' on the card.",
-        "Sam wrote \u00abthe flat is ours from March\u00bb on the card.",
     ],
-    ids=["you-said", "system-said", "curly-single", "straight-single", "guillemets"],
 )
-def test_echoed_and_quoted_words_are_not_the_users(mem: Memory, said: str) -> None:
-    """The assistant's or the system's words echoed back, and text in quotation marks of any
-    form, are not kept even word for word; the plain statement beside them is."""
+def test_the_assistants_words_echoed_back_are_not_the_users(mem: Memory, said: str) -> None:
+    """A sentence opening with what the assistant or the system said is theirs, not the
+    user's: not kept even word for word; the plain statement beside it is."""
     session(mem, "s1", said, PLAIN)
     assert [r.evidence for r in stored(mem)] == [PLAIN]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Like you said, I switched to oat milk for my coffee.",
+        "Our dog answers to 'Captain' and he's 9 now.",
+        "We danced to rock 'n' roll all night at our wedding in Rome.",
+    ],
+)
+def test_a_reference_to_the_assistant_or_a_nickname_is_still_the_users(
+    mem: Memory, said: str
+) -> None:
+    session(mem, "s1", said)
+    assert [r.evidence for r in stored(mem)] == [said]
 
 
 def test_an_apology_for_what_may_come_is_still_a_condition(mem: Memory) -> None:
@@ -302,10 +300,11 @@ def test_an_apology_for_what_may_come_is_still_a_condition(mem: Memory) -> None:
 
 def test_an_apology_is_no_condition(mem: Memory) -> None:
     """ "Sorry if ..." apologises; it does not make the rest of its sentence hypothetical."""
+    session(mem, "s1", "Sorry if my English is bad, I'm a freelance translator from Brazil.")
+    assert only(stored(mem)).content == "The user is a freelance translator from Brazil."
     said = "Sorry if I'm slow tonight, our daughter Adaeze was born three weeks ago."
-    session(mem, "s1", said)
-    record = only(stored(mem))
-    assert record.content == record.evidence == said
+    session(mem, "s2", said)
+    assert said in {r.content for r in stored(mem)}
 
 
 @pytest.mark.parametrize(
