@@ -370,3 +370,21 @@ def test_a_sentence_without_a_subject_stays_with_the_one_that_gives_it(mem: Memo
         "My brother Tom lives in Denver. Works as a pediatric dentist at a clinic downtown.",
         "My sister Ana teaches music in Lisbon.",
     ]
+
+
+def test_a_kept_clause_and_the_sentence_after_a_cut_question_are_two_records(mem: Memory) -> None:
+    """ "Also Daniel has asthma, any party activities to avoid? He uses his puffer ...": the
+    clause told before the question and the next sentence are each the user's statement; one
+    record spanning the question between them was refused by the judge as a question."""
+    session(
+        mem,
+        "s1",
+        "Also Daniel has asthma, any party activities to avoid? He uses his puffer when he "
+        "runs a lot.",
+    )
+    records = stored(mem)
+    assert [r.content for r in records] == [
+        "Also Daniel has asthma",
+        "He uses his puffer when he runs a lot.",
+    ]
+    assert {r.status for r in records} == {Status.CONFIRMED}

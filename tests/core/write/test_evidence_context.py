@@ -104,6 +104,9 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
     ("I'm a lawyer, no sorry, paralegal.", "I'm a lawyer", "The user is a lawyer."),
     ("I'm pregnant, not confirmed.", "I'm pregnant", "The user is pregnant."),
     ("I'm a smoker, no cigarettes, I quit.", "I'm a smoker", "The user is a smoker."),
+    # -- a later sentence opening as a correction, or a short one holding a correction word --
+    ("I live in Oslo. Oh wait, Bergen.", "I live in Oslo", "The user lives in Oslo."),
+    ("I live in Oslo. Bergen, sorry.", "I live in Oslo", "The user lives in Oslo."),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -122,6 +125,22 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I need a cheap hotel near the venue, I will ask the lab for reimbursement.",
         "I need a cheap hotel near the venue",
         "The user needs a cheap hotel near the venue.",
+    ),
+    # -- "actually", "wait", "sorry" inside a later question or longer sentence correct nothing
+    (
+        "Twins' 8th birthday is April 9. Cake ideas that kids actually like?",
+        "Twins' 8th birthday is April 9",
+        "Twins' 8th birthday is April 9.",
+    ),
+    (
+        "I live in Oslo. I can't wait to see the fjords.",
+        "I live in Oslo",
+        "The user lives in Oslo.",
+    ),
+    (
+        "I live in Oslo. Actually, can you recommend a quiet cafe?",
+        "I live in Oslo",
+        "The user lives in Oslo.",
     ),
 ]
 
