@@ -11,7 +11,9 @@ whole turn, each with its cosine to the content and its evidence), names those t
 replaces when both hold:
 
 - the candidate's words are the user's own claim, not a report of what someone said or
-  believes ("My aunt heard the wedding moved to June": core.framing.reports), and they say
+  believes ("My aunt heard the wedding moved to June": core.framing.reports) nor a sentence
+  about someone it names only as "he", "she" or "they" ("She moved there from Leeds last
+  year"), and they say
   that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
@@ -64,6 +66,11 @@ WORDS_FLOOR = 0.15  # cosine that links a record sharing two content words
 MAX_RETIRED = 3  # records one correction may retire
 
 _LIVE = ("confirmed", "provisional")
+# A sentence whose subject is someone the words do not name ("He quit Google last year"): what
+# changed is theirs, not what the user said.
+_SOMEONE_ELSE = re.compile(
+    r"^\W*(?:(?:and|also|but|so|plus|now)\W+)*(?:he|she|they|his|her|their)\b", re.I
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -74,6 +81,8 @@ def corrected(
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
     if candidate.source_kind != "user_statement" or reports(candidate.evidence):
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
+    if _SOMEONE_ELSE.match(candidate.evidence):
+        return []  # "She moved there from Leeds last year": whoever she is, not the user
     if not says_changed(candidate.evidence, turn):
         return []
     found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]

@@ -375,11 +375,16 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         if _refused(turn.content, start, end):
             # "I do pilates 3x a week, will that help with ski legs?": the question (or
             # hedge) is the last clause; the clauses told before it stand on their own.
+            # What they tell must say enough to keep as said, or fit a rule ("I have celiac
+            # so could you make it gluten-free?").
             told = told_before(sentence)
             if (
                 told is None
-                or not verbatim.informative(sentence[:told])
                 or _refused(turn.content, start, start + told)
+                or not (
+                    verbatim.informative(sentence[:told])
+                    or any(_from_sentence(sentence[:told], anchor, shared_target))
+                )
             ):
                 continue
             end = start + told

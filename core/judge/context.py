@@ -30,9 +30,9 @@ when the turn takes the quote out of the user's mouth:
   non-human source ("..., says the error message", "the log says");
 - a later retraction in the same turn ("That's not true.", "Just kidding.", "That was a lie.",
   or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
-  most two words after "well", "I mean", "or rather": "Well, worked."); those words inside a
-  longer later sentence ("Cake ideas that kids actually like?") or opening a question
-  ("Actually, can you also ...?") take nothing back.
+  most two words after "well", "I mean", "or rather": "Well, worked."); such a word inside a
+  later question it does not open ("Cake ideas that kids actually like?") and "wait" as a verb
+  ("I can't wait to see her") take nothing back.
 
 A cue word that the statement itself keeps ("The user is writing a novel.") does not refuse.
 Sentences end at ``.``, ``!``, ``?`` or a line break, not after common abbreviations ("Dr.").
@@ -103,19 +103,17 @@ _RETRACTION = re.compile(
     r"\b(not true|isn't true|is not true|wasn't true|was not true|that's false|that is false|"
     r"just kidding|only kidding|kidding|joking|jk|j/k|that was a lie|i lied|i was lying|"
     r"that's a lie|that is a lie|scratch that|never mind|nevermind|ignore that|"
-    r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|i take that back|"
-    r"take it back|not really)\b"
+    r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
+    r"take it back|actually|correction|wait|sorry|not really|oops|whoops|i meant)\b"
 )
-# A later sentence that opens as a correction ("Actually, I'm 34.", "Oh wait, it was May.",
-# "Sorry, I meant Lisbon."), or a short one holding a correction word ("Bergen, sorry."). The
-# same words inside a longer sentence ("Cake ideas that kids actually like?", "I can't wait
-# to see her") or opening a question ("Actually, can you also ...?") correct nothing.
-_CORRECTION_WORDS = r"(?:actually|wait|sorry|oops|whoops|correction|i meant|i mean|scratch)\b"
-_CORRECTION_OPENER = re.compile(
-    r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*" + _CORRECTION_WORDS
+# A cue that corrects nothing: inside a later question that it does not open ("Cake ideas
+# that kids actually like?"; "Actually, Bergen?" still takes the quote back), or "wait" as a
+# verb ("I can't wait to see her", "we wait for the bus").
+_QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*")
+_WAITING = re.compile(
+    r"(?:can't|cannot|can not|to|will|won't|could|couldn't|'ll|not) wait\b|"
+    r"\bwait (?:for|until|till|to)\b"
 )
-_CORRECTION_WORD = re.compile(r"\b" + _CORRECTION_WORDS)
-_SHORT_CORRECTION = 4  # words
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
 # opening with "Sorry," or "Actually," usually goes on to something new.
 _TAKEN_BACK = re.compile(
@@ -211,20 +209,25 @@ def retraction(later: str, statement: str) -> str | None:
             p for k, p in enumerate(parts) if k == 0 or amended(parts[k - 1], p) is None
         )
     folded = _fold(later)[0]
-    if (cue := _RETRACTION.search(folded)) and cue.group(0) not in _fold(statement)[0]:
-        return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
+    kept = _fold(statement)[0]
     for lo, hi in _sentences(folded):
         sentence = folded[lo:hi].strip()
-        if sentence.endswith("?"):
-            continue
-        cue = _CORRECTION_OPENER.match(sentence)
-        if cue is None and len(sentence.split()) <= _SHORT_CORRECTION:
-            cue = _CORRECTION_WORD.search(sentence)
-        if cue is not None:
-            return f"a later sentence of its turn takes it back ({cue.group(0).strip()!r})"
-    if cue := _SELF_CORRECTION.search(folded):
-        return f"a later sentence of its turn corrects it ({cue.group(0).strip(' .!?')!r})"
+        for cue in _RETRACTION.finditer(sentence):
+            if cue.group(0) in kept or _idle(sentence, cue):
+                continue
+            return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
+    if fix := _SELF_CORRECTION.search(folded):
+        return f"a later sentence of its turn corrects it ({fix.group(0).strip(' .!?')!r})"
     return None
+
+
+def _idle(sentence: str, cue: re.Match[str]) -> bool:
+    """Whether a retraction cue in a later sentence corrects nothing (``_QUESTION_OPENER``,
+    ``_WAITING``)."""
+    opener = _QUESTION_OPENER.match(sentence)
+    if sentence.endswith("?") and cue.start() > (opener.end() if opener else 0):
+        return True
+    return cue.group(0) == "wait" and _WAITING.search(sentence) is not None
 
 
 def takes_back(next_turn: str) -> str | None:

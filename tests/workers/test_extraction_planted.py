@@ -388,3 +388,28 @@ def test_a_kept_clause_and_the_sentence_after_a_cut_question_are_two_records(mem
         "He uses his puffer when he runs a lot.",
     ]
     assert {r.status for r in records} == {Status.CONFIRMED}
+
+
+@pytest.mark.parametrize(
+    ("before", "later"),
+    [
+        (
+            "I live in Leeds.",
+            "My sister Ana lives in York, any tips for visiting? She moved there from Leeds "
+            "last year.",
+        ),
+        (
+            "I'm vegetarian.",
+            "My brother Sam is visiting next week, what should I cook? He stopped being "
+            "vegetarian in May.",
+        ),
+    ],
+)
+def test_a_change_said_of_he_or_she_retires_nothing_of_the_users(
+    mem: Memory, before: str, later: str
+) -> None:
+    """ "She moved there from Leeds", kept on its own after a cut question, is about whoever
+    she is: the user's own "I live in Leeds" stays live."""
+    session(mem, "s1", before)
+    session(mem, "s2", later, days=7)
+    assert Status.SUPERSEDED not in {r.status for r in stored(mem, with_history=True)}

@@ -107,6 +107,14 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
     # -- a later sentence opening as a correction, or a short one holding a correction word --
     ("I live in Oslo. Oh wait, Bergen.", "I live in Oslo", "The user lives in Oslo."),
     ("I live in Oslo. Bergen, sorry.", "I live in Oslo", "The user lives in Oslo."),
+    (
+        "I live in Oslo. Well I guess I should say Bergen, sorry about that.",
+        "I live in Oslo",
+        "The user lives in Oslo.",
+    ),
+    ("I'm vegan. I was wrong about that actually, I eat fish.", "I'm vegan", "The user is vegan."),
+    ("I live in Oslo. Wait, Bergen?", "I live in Oslo", "The user lives in Oslo."),
+    ("I'm vegan. Actually no, why did I say that?", "I'm vegan", "The user is vegan."),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -134,11 +142,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
     ),
     (
         "I live in Oslo. I can't wait to see the fjords.",
-        "I live in Oslo",
-        "The user lives in Oslo.",
-    ),
-    (
-        "I live in Oslo. Actually, can you recommend a quiet cafe?",
         "I live in Oslo",
         "The user lives in Oslo.",
     ),
