@@ -318,8 +318,12 @@ def test_an_apology_is_no_condition(mem: Memory) -> None:
             "My mum lives in Lamu, maybe we fly her to Diani for Christmas.",
             "My mum lives in Lamu",
         ),
+        (
+            "my little bro cody (14) only eats like 4 foods so maybe something plain too",
+            "my little bro cody (14) only eats like 4 foods",
+        ),
     ],
-    ids=["question-after", "hedge-after"],
+    ids=["question-after", "hedge-after", "hedged-consequence"],
 )
 def test_a_clause_told_before_a_question_or_hedge_is_kept(
     mem: Memory, said: str, told: str
@@ -413,3 +417,13 @@ def test_a_change_said_of_he_or_she_retires_nothing_of_the_users(
     session(mem, "s1", before)
     session(mem, "s2", later, days=7)
     assert Status.SUPERSEDED not in {r.status for r in stored(mem, with_history=True)}
+
+
+def test_a_short_clause_told_before_a_question_is_kept_when_a_rule_phrases_it(
+    mem: Memory,
+) -> None:
+    """ "I'm vegan, any ideas for dinner?": two words are too few to keep as said, but a rule
+    phrases them, so the fact is kept."""
+    session(mem, "s1", "I'm vegan, any ideas for dinner?")
+    record = only(stored(mem))
+    assert (record.content, record.status) == ("The user is vegan.", Status.CONFIRMED)
