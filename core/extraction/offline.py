@@ -20,8 +20,9 @@ speech and belief as a phrased fact ("My boss said: I'm quitting", "My mom think
 ...", "I told him ...": the reporting clause and the rest of its sentence, until a "so" or
 "but" clause are never rewritten as the user's claim, but a sentence holding one is kept
 verbatim, its reporter with it, when no clause of it is phrased; such a record retires
-nothing, core.framing.reports), anything in double quotation marks and a sentence opening by
-echoing the assistant's or the system's words ("You said I have ...");
+nothing, core.framing.reports; the user's own "I think ..." stays a hedge), anything in double
+quotation marks and a sentence opening by echoing the assistant's or the system's words ("You
+said I have ...");
 fiction frames, conditions said by inversion ("Were I rich, ...") and ironic agreement ("Oh
 sure, ...", "Sure, I'm the Pope"), read as the judge reads them (core.framing); sarcastic
 sentences ("yeah right", "as if", "/s", "oh great"); a self-correction ("Actually, ...",
@@ -100,6 +101,12 @@ INJECTION = re.compile(
     r"all|any|your|the|these|those)\b[^.!?]{0,30}\b(rules?|instructions?|prompts?|guidelines|"
     r"directions|policy|policies)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b|"
     r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
+    re.IGNORECASE,
+)
+# The user's own belief or guess ("I think I'll go with the Godox", "I guess it's fine"): a
+# hedge like "maybe", so not kept as said, where someone else's words are.
+_OWN_BELIEF = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:think|thought|believe|believed|guess|suppose|reckon)\b",
     re.IGNORECASE,
 )
 # A sentence that opens by echoing the assistant's or the system's own words ("You said I have
@@ -406,9 +413,9 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         previous = (start, end, phrased)
         # Reported speech is kept only verbatim, its reporter with it ("carla says rose's
         # steer is up to 900 lbs"): the words are the user's, the claim stays the reporter's.
-        # Quoted text is someone else's words, and the assistant's own words echoed back are
-        # not the user's: kept in none.
-        quoted = _QUOTES.search(sentence) or _ECHOED.match(sentence)
+        # Quoted text is someone else's words, the assistant's own words echoed back are not
+        # the user's, and the user's own "I think ..." is a hedge: kept in none.
+        quoted = _QUOTES.search(sentence) or _ECHOED.match(sentence) or _OWN_BELIEF.search(sentence)
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased

@@ -174,6 +174,7 @@ PLAIN = "The garden shed needs a new roof before winter."
     "turns",
     [
         ('Sam wrote "the flat is ours from March" on the card.', PLAIN),
+        ("I think I'll go with the Godox V1 flash for the wedding shoot.", PLAIN),
         ("Oh great, another Monday of back-to-back meetings.", PLAIN),
         ("I own a pet iguana named Rex. Just kidding.", PLAIN),
         ("I have three kids.", f"That was a lie. {PLAIN}"),
@@ -191,6 +192,7 @@ PLAIN = "The garden shed needs a new roof before winter."
     ],
     ids=[
         "quoted",
+        "own-belief",
         "sarcasm",
         "retracted",
         "retracted-previous-turn",
