@@ -159,9 +159,14 @@ def asks(clause: str) -> bool:
 
 
 # A clause break inside a sentence: a comma, semicolon or dash before the next clause.
-# A consequence opened by "so" is a clause too: its hedge is about the consequence ("cody only
-# eats like 4 foods so maybe something plain too").
-_COMMA_BREAK = re.compile(r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)")
+# A consequence opened by "so", and "and"/"but" before a new first-person subject, open a
+# clause too: its hedge is about that clause ("cody only eats like 4 foods so maybe something
+# plain too", "i was a poli sci major at uconn and i thought logic games would be easy").
+_COMMA_BREAK = re.compile(
+    r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)|"
+    r"\s+(?=(?:and|but)\s+(?:i|i'm|i've|i'd|i'll|we|we're|we've)\s)",
+    re.IGNORECASE,
+)
 # A clause that depends on another or supposes: what follows it may not be claimed.
 _DEPENDENT = re.compile(
     r"^(?:if|when|whenever|unless|once|assuming|suppose|supposing|say|imagine|in case|"
