@@ -179,6 +179,23 @@ _POINTS_BACK = re.compile(r"^(?:it|it's|that|that's|this|which|all that)\b", re.
 _MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentence
 
 
+# Words of a hedged clause that say nothing of their own: what is left of "but I might not",
+# "and I'm not so sure", "but we may not" is a doubt about the clause before it.
+_EMPTY_HEDGE = frozenset(
+    """
+    and but so or i i'm i've i'd i'll we we're we've might may could would should will not
+    maybe probably perhaps sure certain know think guess be do it that this yet really so
+    about don't doesn't won't wouldn't can't hope though
+    """.split()
+)
+
+
+def _elliptical(clause: str) -> bool:
+    """Whether a hedged clause holds fewer than two words of its own (``_EMPTY_HEDGE``)."""
+    words = [w.strip(".,!?;:") for w in clause.lower().split()]
+    return sum(1 for w in words if w and w not in _EMPTY_HEDGE) < 2
+
+
 def told_before(sentence: str) -> int | None:
     """Where the clauses that tell something end, in a sentence whose later clauses ask or
     hedge ("The picanha comes from a farm in Goias, maybe I can put it on the menu?" -> the
@@ -189,7 +206,8 @@ def told_before(sentence: str) -> int | None:
     that clause is a clause (at least ``_MIN_ASKING_WORDS`` words: a tag such as "maybe?",
     "right?" or "or not?" doubts everything before it) that does not itself condition what
     came before ("..., if I get the job") nor open by pointing back at it ("..., it might
-    change next month"), and when nothing before the cut opens with a
+    change next month") nor say nothing of its own ("... but I might not"), and when nothing
+    before the cut opens with a
     condition or supposition ("If I get the job, ..."). Whether what is left says enough is
     the caller's to judge."""
     breaks = list(_COMMA_BREAK.finditer(sentence))
@@ -205,6 +223,8 @@ def told_before(sentence: str) -> int | None:
         if len(clause.split()) < _MIN_ASKING_WORDS or _DEPENDENT.match(clause):
             return None
         if _POINTS_BACK.match(clause):  # "..., it might change next month": about the claim
+            return None
+        if _elliptical(clause):  # "... but I might not", "..., and I'm not sure": about it
             return None
         before = zip(starts[:i], ends[:i], strict=True)
         if any(_DEPENDENT.match(sentence[s:e].strip()) for s, e in before):

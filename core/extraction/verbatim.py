@@ -9,7 +9,9 @@ quotations, retracted sentences, instruction-override text), becomes a candidate
 kind ``statement``: an episodic record whose content IS its evidence, word for word. Reported
 speech is kept this way and no other ("carla says rose's steer is up to 900 lbs", "My doctor
 said I need more iron"): the reporter stays in the words, so the record says who claimed it
-(personal dev set, extracted path: hit@5 0.795 -> 0.811, benchmarks/README.md, "Session 19").
+(personal dev set, extracted path: 6 answers found that were lost with the sentence, hit@5
+0.795 -> 0.811; benchmarks/README.md, "Session 19 (2026-12-03)"). The user's own "I think
+..." is a hedge and is not kept.
 It is kept as what the user said at that turn's time (event_at), never as a semantic fact: no
 rule phrased it, so nothing says what fact it states or which earlier fact it replaces
 (episodes are never superseded; the validator refuses a statement that is not episodic or not

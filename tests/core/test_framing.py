@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.core.framing import HEDGE, reports
+from agent_memory.core.framing import HEDGE, reports, told_before
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,27 @@ def test_the_users_own_words_are_no_report(text: str) -> None:
 )
 def test_the_if_of_an_apology_is_no_condition(text: str, condition: bool) -> None:
     assert (HEDGE.search(text) is not None) is condition
+
+
+@pytest.mark.parametrize(
+    ("sentence", "told"),
+    [
+        ("I do pilates 3x a week, will that help with ski legs?", "I do pilates 3x a week"),
+        ("cody only eats like 4 foods so maybe something plain too", "cody only eats like 4 foods"),
+        (
+            "i was a poli sci major at uconn and i thought logic games would be easy",
+            "i was a poli sci major at uconn",
+        ),
+        ("I'm moving to Oslo but I might not.", None),
+        ("I'm moving to Oslo, but I might not.", None),
+        ("I'm moving to Oslo and I'm not so sure.", None),
+        ("I live in Oslo, maybe?", None),
+        ("If I get the job, I'll move to Oslo and I might learn Norwegian.", None),
+    ],
+)
+def test_a_clause_told_before_a_question_or_hedge(sentence: str, told: str | None) -> None:
+    """A question or hedge governs its own clause ("so ...", "and I ...", after a comma), not
+    an independent one said before it; a hedge with nothing of its own ("but I might not")
+    doubts what came before."""
+    end = told_before(sentence)
+    assert (sentence[:end] if end is not None else None) == told
