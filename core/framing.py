@@ -159,13 +159,13 @@ def asks(clause: str) -> bool:
 
 
 # A clause break inside a sentence: a comma, semicolon or dash before the next clause.
-# A consequence opened by "so", and "and"/"but" before a new first-person subject, open a
-# clause too: its hedge is about that clause ("cody only eats like 4 foods so maybe something
-# plain too", "i was a poli sci major at uconn and i thought logic games would be easy").
-_COMMA_BREAK = re.compile(
-    r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)|"
-    r"\s+(?=(?:and|but)\s+(?:i|i'm|i've|i'd|i'll|we|we're|we've)\s)",
-    re.IGNORECASE,
+# A consequence opened by "so" is a clause too: its hedge is about the consequence ("cody only
+# eats like 4 foods so maybe something plain too"). Not "and I ..." / "but I ...": as often as
+# not they take the clause before back ("I'm moving to Oslo but I might not go after all").
+_COMMA_BREAK = re.compile(r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)", re.IGNORECASE)
+# A tag that asks whether what came before is so: it doubts it ("I'm 30, am I right?").
+_TAG = re.compile(
+    r"^(?:am i|is that|is this|is it|isn't it|aren't i|right|correct|true|yes or no)\b", re.I
 )
 # A clause that depends on another or supposes: what follows it may not be claimed.
 _DEPENDENT = re.compile(
@@ -206,7 +206,8 @@ def told_before(sentence: str) -> int | None:
     that clause is a clause (at least ``_MIN_ASKING_WORDS`` words: a tag such as "maybe?",
     "right?" or "or not?" doubts everything before it) that does not itself condition what
     came before ("..., if I get the job") nor open by pointing back at it ("..., it might
-    change next month") nor say nothing of its own ("... but I might not"), and when nothing
+    change next month") nor say nothing of its own ("..., but I might not") nor ask whether it
+    is so ("..., is that right?"), and when nothing
     before the cut opens with a
     condition or supposition ("If I get the job, ..."). Whether what is left says enough is
     the caller's to judge."""
@@ -224,8 +225,8 @@ def told_before(sentence: str) -> int | None:
             return None
         if _POINTS_BACK.match(clause):  # "..., it might change next month": about the claim
             return None
-        if _elliptical(clause):  # "... but I might not", "..., and I'm not sure": about it
-            return None
+        if _elliptical(clause) or _TAG.match(clause):  # "..., but I might not", "..., is that
+            return None  # right?": a doubt about the clause before
         before = zip(starts[:i], ends[:i], strict=True)
         if any(_DEPENDENT.match(sentence[s:e].strip()) for s, e in before):
             return None
