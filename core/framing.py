@@ -122,7 +122,8 @@ _APOLOGY_IF = (
     r"(?:(?<=sorry )|(?<=apologies ))if (?:i'm|i am|i was|this is|this was|that's|that was|"
     r"it's|it was|my \w+ (?:is|was|are|were)|i (?:upset|\w+ed)\b|i (?:sound|seem))\b"
     r"(?![^,.;!?]*\b(?:will|won't|'ll|next|ever|going to|gonna|soon|anymore|tomorrow|by)\b)"
-)  # A hedge or hypothetical: the words around it are not claimed.
+)
+# A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
     rf"\b((?!{_APOLOGY_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|"
     r"wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|say i|"
@@ -184,7 +185,7 @@ _MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentenc
 _EMPTY_HEDGE = frozenset(
     """
     and but so or i i'm i've i'd i'll we we're we've might may could would should will not
-    maybe probably perhaps sure certain know think guess be do it that this yet really so
+    maybe probably perhaps sure certain know think guess be do it that this yet really
     about don't doesn't won't wouldn't can't hope though
     """.split()
 )
@@ -207,10 +208,9 @@ def told_before(sentence: str) -> int | None:
     "right?" or "or not?" doubts everything before it) that does not itself condition what
     came before ("..., if I get the job") nor open by pointing back at it ("..., it might
     change next month") nor say nothing of its own ("..., but I might not") nor ask whether it
-    is so ("..., is that right?"), and when nothing
-    before the cut opens with a
-    condition or supposition ("If I get the job, ..."). Whether what is left says enough is
-    the caller's to judge."""
+    is so ("..., is that right?"), and when nothing before the cut opens with a condition or
+    supposition ("If I get the job, ..."). Whether what is left says enough is the caller's to
+    judge."""
     breaks = list(_COMMA_BREAK.finditer(sentence))
     if not breaks:
         return None

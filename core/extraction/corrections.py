@@ -13,8 +13,7 @@ replaces when both hold:
 - the candidate's words are the user's own claim, not a report of what someone said or
   believes ("My aunt heard the wedding moved to June": core.framing.reports) nor a sentence
   about someone it names only as "he", "she" or "they" ("She moved there from Leeds last
-  year"), and they say
-  that something changed (core.judge.change): its evidence holds a
+  year"), and they say that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
   by announcing one ("Update:", "Big news!", "There's been a change.");
