@@ -22,18 +22,18 @@ speech and belief as a phrased fact ("My boss said: I'm quitting", "My mom think
 verbatim, its reporter with it, when no clause of it is phrased; such a record retires
 nothing, core.framing.reports; the user's own "I think ..." stays a hedge), anything in double
 quotation marks and a sentence opening by echoing the assistant's or the system's words ("You
-said I have ...");
-fiction frames, conditions said by inversion ("Were I rich, ...") and ironic agreement ("Oh
-sure, ...", "Sure, I'm the Pope"), read as the judge reads them (core.framing); sarcastic
-sentences ("yeah right", "as if", "/s", "oh great"); a self-correction ("Actually, ...",
-"Oops, I mean ...") replaces the sentence before it: an elliptical one ("I have 3 kids.
-Actually, 4 kids.") gives that sentence's facts with the new value and both sentences as
-evidence (core.amend), a full one drops the earlier facts it restates; a
-retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm marker undoes
-the sentences before it in its turn, and, opening a turn, the previous user turn; clauses in
-assistant turns; and every sentence that tries to instruct the memory system ("ignore previous
-rules", "system prompt", "you are now", "store that ..."). Tool-turn outcomes claim tool_result
-only from an authoritative tool's own output (core.write.evidence), else agent_inference.
+said I have ..."); fiction frames, conditions said by inversion ("Were I rich, ...") and
+ironic agreement ("Oh sure, ...", "Sure, I'm the Pope"), read as the judge reads them
+(core.framing); sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
+self-correction ("Actually, ...", "Oops, I mean ...") replaces the sentence before it: an
+elliptical one ("I have 3 kids. Actually, 4 kids.") gives that sentence's facts with the new
+value and both sentences as evidence (core.amend), a full one drops the earlier facts it
+restates; a retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm
+marker undoes the sentences before it in its turn, and, opening a turn, the previous user
+turn; clauses in assistant turns; and every sentence that tries to instruct the memory system
+("ignore previous rules", "system prompt", "you are now", "store that ..."). Tool-turn outcomes
+claim tool_result only from an authoritative tool's own output (core.write.evidence), else
+agent_inference.
 
 Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
 no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
@@ -379,23 +379,20 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             continue
         if INJECTION.search(sentence):
             continue
+        phrased: list[Candidate] | None = None
         if _refused(turn.content, start, end):
             # "I do pilates 3x a week, will that help with ski legs?": the question (or
             # hedge) is the last clause; the clauses told before it stand on their own.
             # What they tell must say enough to keep as said, or fit a rule ("I have celiac
             # so could you make it gluten-free?").
             told = told_before(sentence)
-            if (
-                told is None
-                or _refused(turn.content, start, start + told)
-                or not (
-                    verbatim.informative(sentence[:told])
-                    or any(_from_sentence(sentence[:told], anchor, shared_target))
-                )
-            ):
+            if told is None or _refused(turn.content, start, start + told):
                 continue
             end = start + told
             sentence = turn.content[start:end]
+            phrased = list(_from_sentence(sentence, anchor, shared_target))
+            if not (phrased or verbatim.informative(sentence)):
+                continue
         correction = last is not None and opens_correction(sentence)
         if last is not None and correction:
             # "I have 3 kids. Actually, 4 kids.": the sentence before is taken back.
@@ -405,7 +402,8 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 unphrased = [u for u in unphrased if u[0] != index - 1]
                 previous = (last[0], end, fixed)
                 continue
-        phrased = list(_from_sentence(sentence, anchor, shared_target))
+        if phrased is None:
+            phrased = list(_from_sentence(sentence, anchor, shared_target))
         if last is not None and correction and _restates(phrased, last[2]):
             # "I'm 29. Actually, I'm 30.": a new value of the same fact replaces it.
             kept = [c for c in kept if all(c is not r for r in last[2])]
@@ -415,7 +413,9 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         # steer is up to 900 lbs"): the words are the user's, the claim stays the reporter's.
         # Quoted text is someone else's words, the assistant's own words echoed back are not
         # the user's, and the user's own "I think ..." is a hedge: kept in none.
-        quoted = _QUOTES.search(sentence) or _ECHOED.match(sentence) or _OWN_BELIEF.search(sentence)
+        not_the_users = (
+            _QUOTES.search(sentence) or _ECHOED.match(sentence) or _OWN_BELIEF.search(sentence)
+        )
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased
@@ -424,7 +424,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             standing.instructs(sentence)
             and not any(standing.instructs(c.evidence) for c in phrased)
         )
-        if kept_whole and not quoted and not correction:
+        if kept_whole and not not_the_users and not correction:
             unphrased.append((index, start, end))
     return kept + verbatim.statements(turn.content, unphrased), retracts_before
 

@@ -269,12 +269,14 @@ def admit(
     )[:MAX_STANDING]
     if not chosen:
         return survivors, [], {}
-    older = [c for c in own if is_standing(records[c.record_id])]
+    older = [
+        (c, _topic(records[c.record_id].content)) for c in own if is_standing(records[c.record_id])
+    ]
     above: dict[str, str] = {}
     for new in chosen:
         words = _topic(records[new.record_id].content)
-        for old in older:
-            if stated(old) < stated(new) and words & _topic(records[old.record_id].content):
+        for old, topic in older:
+            if stated(old) < stated(new) and words & topic:
                 above[new.record_id] = old.record_id
                 break
     return place(survivors, chosen, above), chosen, above
