@@ -173,3 +173,69 @@ def test_a_no_that_says_nothing_is_off_retires_nothing(
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
     assert status_of(mem, kept) is Status.CONFIRMED
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "kept"),
+    [
+        (  # the name is the user's companion in the change, not what changed
+            "Julien is a sound engineer in Lyon, he works concerts at night.",
+            "Big change: I moved in with Julien in Lyon last weekend!",
+            "sound engineer",
+        ),
+        (  # the name owns what changed ("Maren's baby"), it is not the name that changed
+            "Maren lives in Bergen with her husband Nils.",
+            "Update: Maren's baby came early, a little boy named Odd, all well in Bergen.",
+            "lives in Bergen",
+        ),
+        (  # close in embedding space, but a pharmacy is not a pharmacist
+            "I am a pharmacist.",
+            "Big news! I am buying the pharmacy.",
+            "I am a pharmacist",
+        ),
+        (  # "for now" keeps things as they are
+            "I run a small landscaping business in Leeds.",
+            "We bought a house in the Dales! I'll keep the business in Leeds for now.",
+            "small landscaping business",
+        ),
+    ],
+)
+def test_a_correction_retires_nothing_it_only_names(
+    mem: Memory, before: str, after: str, kept: str
+) -> None:
+    """A change linked to an older record by a name alone retires it only when the name is
+    what changed (it opens its sentence or clause as the subject: "Mercy left"); a record close
+    in embedding space needs a word or a synonym in common; and "for now" is no change."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    assert status_of(mem, kept) is Status.CONFIRMED
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "retired"),
+    [
+        (  # a name opening the sentence as what changed
+            "Mercy cooks for us on weekdays.",
+            "And sadly Mercy left to go back home, our new nanny is Grace.",
+            "Mercy cooks",
+        ),
+        (  # close in embedding space and naming the same thing by a synonym
+            "We finally decided on the couch.",
+            "We returned it, we got a navy blue velvet sofa instead.",
+            "decided on the couch",
+        ),
+        (  # "no more" says the earlier way ended
+            "I bike everywhere and I need to haul my guitar and a small amp to gigs.",
+            "I finally bought a car, so no more biking the amp to gigs.",
+            "haul my guitar",
+        ),
+    ],
+)
+def test_a_correction_retires_what_it_names(
+    mem: Memory, before: str, after: str, retired: str
+) -> None:
+    """The other side of the rules above: what changed is named as the subject, by a synonym
+    of the earlier word, or after "no more"."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    assert status_of(mem, retired) is Status.SUPERSEDED
