@@ -108,11 +108,15 @@ _RETRACTION = re.compile(
 )
 # A cue that corrects nothing: inside a later question that it does not open ("Cake ideas
 # that kids actually like?"; "Actually, Bergen?" still takes the quote back), or "wait" as a
-# verb ("I can't wait to see her", "we wait for the bus").
+# verb: after a subject or a modal, or before what is waited for or how long ("I can't wait
+# to see her", "we wait for the bus", "I must wait 30 min"; "Wait a minute, Bergen." takes
+# the quote back).
 _QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*")
 _WAITING = re.compile(
-    r"(?:can't|cannot|can not|to|will|won't|could|couldn't|'ll|not) wait\b|"
-    r"\bwait (?:for|until|till|to)\b"
+    r"(?:can't|cannot|can not|to|will|won't|could|couldn't|'ll|not|must|should|would|might|"
+    r"may|'d|i|we|you|they) wait\b|"
+    r"\bwait (?:for|until|till|to|\d|a (?:few|couple|bit|little|day|week|month|while)|an hour|"
+    r"(?:several|some|half|two|three|ten|twenty|thirty)\b)"
 )
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
 # opening with "Sorry," or "Actually," usually goes on to something new.

@@ -106,6 +106,7 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
     ("I'm a smoker, no cigarettes, I quit.", "I'm a smoker", "The user is a smoker."),
     # -- a later sentence opening as a correction, or a short one holding a correction word --
     ("I live in Oslo. Oh wait, Bergen.", "I live in Oslo", "The user lives in Oslo."),
+    ("I live in Oslo. Wait a minute, I meant Bergen.", "I live in Oslo", "The user lives in Oslo."),
     ("I live in Oslo. Bergen, sorry.", "I live in Oslo", "The user lives in Oslo."),
     (
         "I live in Oslo. Well I guess I should say Bergen, sorry about that.",
@@ -144,6 +145,16 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I live in Oslo. I can't wait to see the fjords.",
         "I live in Oslo",
         "The user lives in Oslo.",
+    ),
+    (  # "wait" as a verb after a modal or before how long
+        "I take thyroxine every morning. I know I must wait 30-60 min before coffee.",
+        "I take thyroxine every morning",
+        "The user takes thyroxine every morning.",
+    ),
+    (
+        "I work nights at the depot. We wait a few weeks for the new roster.",
+        "I work nights at the depot",
+        "The user works nights at the depot.",
     ),
 ]
 
