@@ -20,19 +20,19 @@ replaces when both hold:
 - the record is linked to the candidate (``linked``): a user's statement, live, that does not
   itself say something ended ("covering banks instead of REITs": a later mention of REITs
   does not make it stale, the stale finder's rule, core.write.stale), and that reaches
-  ``CORRECTION_FLOOR`` cosine to the candidate's content naming something the candidate names
-  (a shared content word, or a noun and its WordNet synonym: "couch" / "sofa"; close in topic
-  is not enough: "my sous-chef is Bianca" is 0.52 from "a restaurant in Vila Madalena", "I am
-  buying the pharmacy" 0.78 from "I am a pharmacist"), ``LINK_FLOOR`` sharing one content word
-  with the candidate's evidence ("Berlin"), or ``WORDS_FLOOR`` sharing two ("grey",
-  "sectional"); words compared as stems, the usual words of a statement about the user
-  ("user", "new", "week", "I'm", "love" ...) left out. Names shared alone (words written
-  capitalised every time, months and weekdays aside) link only when one of them is what
-  changed: it opens a sentence or clause of the candidate's evidence as its subject ("And
-  sadly Mercy left", "so Berlin is off"), not as the user's companion ("I moved in with
-  Antoine", "Valeria and me moved together"), the owner of the subject ("Sigrid's baby came
-  early") or an object ("no more Piha traffic"): those retired every record about the person
-  or place;
+  ``CORRECTION_FLOOR`` cosine to the candidate's content naming what the candidate names (a
+  shared content word; a noun and a synonym or kind of it by WordNet: "couch" / "sofa",
+  "vegetarian" / "vegan"; or a role for a role: "I'm a product manager now" / "I'm a
+  software engineer"), ``LINK_FLOOR`` sharing one content word with the candidate's
+  evidence ("Berlin"), or ``WORDS_FLOOR`` sharing two ("grey", "sectional"). Close in topic
+  is not enough: "my sous-chef is Bianca" is 0.52 from "a restaurant in Vila Madalena", "I
+  am buying the pharmacy" 0.78 from "I am a pharmacist". Words are compared as stems, the
+  usual words of a statement about the user ("user", "new", "week", "I'm", "love" ...) left
+  out. Names (words written capitalised every time, months and weekdays aside) the
+  candidate's evidence holds only beside what changed link nothing on their own (``_aside``):
+  the user's companion in a move or the place moved to ("I moved in with Antoine in
+  Villeurbanne", "Valeria and me moved together") and the one whose relative it is about
+  ("Sigrid's baby came early"); each retired every record about the person;
 - a record of several sentences only when each of them shares a content word with the
   candidate's evidence (``_whole``): "Adam is 15, he plays hockey. Lina is 11, she swims." is
   not retired by "Adam quit hockey", so Lina's claim is not forgotten with Adam's.
@@ -50,14 +50,11 @@ merely topical neighbour ("Now, the book club is at my house") retires the wrong
 Limits: a change said with neither marker nor announcement ("I've started eating chicken"
 after "I'm pescatarian") is missed, and so is an old record that shares no content word with
 the correction and is not close in embedding space ("so Berlin is off" is at cosine 0.28 to
-the marathon plan: one shared word needs 0.35), or shares only a name that is not the subject
-of the change ("the hall in Ahmedabad double-booked us, so the wedding is now on 6 December"
-does not retire "getting married on 22 November in Ahmedabad"). A shared name that is the
-subject, or one written in lower case ("noah and i broke up"), still links records about that
-person that the correction does not change; telling which attribute of a person changed needs
-a model. A correction the judge
-downgrades to an inference cannot replace the user's own statement. A chain of changes stops
-at a record that itself says something ended.
+the marathon plan: one shared word needs 0.35). Past the roles above, a shared name links
+records about that person or place that the correction does not change ("noah and i broke
+up" retires "noah is allergic to cats"); telling which attribute of a person changed needs a
+model. A correction the judge downgrades to an inference cannot replace the user's own
+statement. A chain of changes stops at a record that itself says something ended.
 """
 
 from __future__ import annotations
@@ -72,10 +69,11 @@ from agent_memory.core.judge.change import content_words, says_changed
 from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.wordnet import wordnet
 
-CORRECTION_FLOOR = 0.50  # cosine that links a record on its own
+CORRECTION_FLOOR = 0.50  # cosine that links a record naming the same thing
 LINK_FLOOR = 0.35  # cosine that links a record sharing a content word with the correction
 WORDS_FLOOR = 0.15  # cosine that links a record sharing two content words
 MAX_RETIRED = 3  # records one correction may retire
+KIND_DEPTH = 2  # WordNet links between a noun and a kind of it ("vegan" / "vegetarian")
 
 _LIVE = ("confirmed", "provisional")
 # A sentence whose subject is someone the words do not name ("He quit Google last year"): what
@@ -89,14 +87,23 @@ _CALENDAR = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
-# A name opening a sentence or a clause after a comma, after at most two connectives or
-# adverbs ("And sadly Mercy left", "..., so Berlin is off"; not "..., no more Piha traffic"),
-# and not followed by a possessive or by "and", "with", "&" (a companion: "Valeria and me").
-_SUBJECT = re.compile(
-    r"(?:^|[.!?:;,]\s+)(?:(?i:and|also|but|so|plus|then|now|oh|well|ok|okay|anyway|btw|"
-    r"[a-z]+ly)\W+){0,2}([A-Z][\w-]*)\b"
-    r"(?!['\u2019]s\b|\s*(?:and|&|with|or)\b)"
+# Where a change names someone or somewhere only beside what changed: the user's companion in
+# a move or the place moved to ("I moved in with Antoine in Villeurbanne": the user's home
+# changed, not Antoine nor Villeurbanne; "moved from Leeds" still names what changed),
+# "Valeria and me moved together", or the one whose relative it is about ("Sigrid's baby
+# came early"). Names are checked for their capital in code.
+_MOVE = re.compile(r"\b(?:mov|liv)\w*\b([^.!?,;]*)", re.I)
+_BESIDE = re.compile(
+    r"\b(?:with|to|into|in)\s+(?:(?:my|our|the)\s+\w+\s+)?"
+    r"(?!(?:with|to|into|in)\b)(\w[\w-]*(?:\s+[A-Z][\w-]*)*)",
+    re.I,
 )
+_COMPANION_BEFORE = re.compile(
+    r"(\w[\w-]*)\s+(?:and|&)\s+(?:me|i)\s+(?:\w+\s+){0,2}?(?:mov|liv)\w*", re.I
+)
+_OWNER = re.compile(r"(\w[\w-]*)['\u2019]s\s+(\w+)(?:\s+(\w+))?")
+# "I'm a product manager now" after "I'm a software engineer": one role for another.
+_ROLE = re.compile(r"\b(?:i'm|i am|user is|user's)\s+(?:now\s+)?(?:a|an)\s+\w", re.I)
 
 
 def corrected(
@@ -131,34 +138,51 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     said = content_words(candidate.evidence)
     text = f"{record.get('content', '')} {record.get('evidence') or ''}"
     shared = said & content_words(text)
-    if shared and shared <= _names(candidate.evidence) & _names(text):
-        # Linked by names alone ("Antoine"): only when one is what changed (_subjects).
-        shared &= _subjects(candidate.evidence)
+    if shared and shared <= _names(candidate.evidence) & _names(text) & _aside(candidate.evidence):
+        return False  # linked by names alone, each named beside the change ("in with Antoine")
     if cosine >= CORRECTION_FLOOR:
-        # Close, and naming the same thing: a shared word or a synonym ("sofa" / "couch"),
-        # not only the same topic ("my sous-chef is Bianca" / "a restaurant in Vila Madalena").
-        return bool(shared) or _synonymous(candidate.evidence, text)
+        # Close, and naming the same thing: a shared word, a noun and a synonym or kind of it
+        # ("sofa" / "couch", "vegan" / "vegetarian"), or a role for a role ("I'm a product
+        # manager now" / "I'm a software engineer"); not only the same topic ("my sous-chef is
+        # Bianca" / "a restaurant in Vila Madalena", "buying the pharmacy" / "a pharmacist").
+        return (
+            bool(shared)
+            or _kindred(candidate.evidence, text)
+            or bool(_ROLE.search(candidate.evidence) and _ROLE.search(text))
+        )
     return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
 
 
-def _synonymous(said: str, text: str) -> bool:
-    """Whether a noun of ``said`` and another noun of ``text`` share a sense by WordNet (one
-    of their first two): "sofa" and "couch", not "pharmacy" and "pharmacist". The same word on
-    both sides is a shared word, not a synonym (the caller's rules for those hold)."""
+def _kindred(said: str, text: str) -> bool:
+    """Whether a noun of ``said`` and another noun of ``text`` are the same thing or one a
+    kind of the other by WordNet (their first two senses, ``KIND_DEPTH`` links): "sofa" and
+    "couch", "vegan" and "vegetarian"; not "pharmacy" and "pharmacist". The same word on both
+    sides is a shared word, not kin (the caller's rules for those hold)."""
     net = wordnet()
     if net is None:
         return False
     mine = _plain(said)
-    senses: set[int] = set()
-    for word in mine:
-        for lemma in net.lemmas(word, "n"):
-            senses.update(net.senses(lemma, "n")[:2])
-    return any(
-        senses.intersection(net.senses(lemma, "n")[:2])
-        for word in _plain(text) - mine
-        for lemma in net.lemmas(word, "n")
-        if not content_words(word) & content_words(" ".join(mine))
+    stems = content_words(" ".join(mine))
+    theirs = {w for w in _plain(text) - mine if not content_words(w) & stems}
+    ours, other = _senses(mine), _senses(theirs)
+    return any(ours & net.kinds_above(s, depth=KIND_DEPTH) for s in other) or any(
+        other & net.kinds_above(s, depth=KIND_DEPTH) for s in ours
     )
+
+
+def _senses(words: set[str]) -> set[int]:
+    """The first two noun senses of each of ``words`` by WordNet, none too general to say
+    what a statement is about ("thing", "act")."""
+    net = wordnet()
+    if net is None:
+        return set()
+    return {
+        sense
+        for word in words
+        for lemma in net.lemmas(word, "n")
+        if not net.too_general(lemma)
+        for sense in net.senses(lemma, "n")[:2]
+    }
 
 
 def _plain(text: str) -> set[str]:
@@ -180,12 +204,31 @@ def _names(text: str) -> set[str]:
     return {stem for stem, upper in cased.items() if upper}
 
 
-def _subjects(evidence: str) -> set[str]:
-    """The names that open a sentence of ``evidence`` as its subject ("Mercy left to go back
-    home", "Dr. Weber retired", "Berlin is off"), as stems: not one named as the user's
-    companion ("Valeria and me moved together", "I moved in with Antoine") or as the owner of
-    the subject ("Sigrid's baby came early")."""
-    return {stem for m in _SUBJECT.finditer(evidence) for stem in content_words(m.group(1))}
+def _aside(evidence: str) -> set[str]:
+    """The names ``evidence`` holds only beside what changed, as stems: the user's companion
+    in a move or the place moved to ("I moved in with Antoine in Lyon", "Valeria and me moved
+    together") or the one whose relative or animal it is about ("Sigrid's baby came early";
+    not "Grace's last day")."""
+    found = {m.group(1) for m in _COMPANION_BEFORE.finditer(evidence)}
+    found |= {n.group(1) for m in _MOVE.finditer(evidence) for n in _BESIDE.finditer(m.group(1))}
+    net = wordnet()
+    for m in _OWNER.finditer(evidence):
+        if net is not None and any(
+            net.under(sense, kind)
+            for word in m.groups()[1:]
+            if word
+            for lemma in net.lemmas(word.lower(), "n")
+            for sense in net.senses(lemma, "n")[:1]
+            for kind in ("person", "animal")
+        ):
+            found.add(m.group(1))
+    return {
+        stem
+        for name in found
+        for word in name.split()
+        if word[0].isupper()
+        for stem in content_words(word)
+    }
 
 
 def _whole(candidate: Candidate, record: dict[str, Any]) -> bool:

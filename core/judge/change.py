@@ -1,9 +1,9 @@
 """Words that say something changed: the reading both the correction rule and the search read.
 
 A later statement that changes an earlier one usually says so: a change marker ("instead",
-"anymore", "no longer", "no more", "switched", "moved", "sold", "scrapped", "pushed back", "my
-new ...", "is off", "broke up", "now" but not "for now" ...), or a turn opening by announcing
-one ("Update:", "Big news!", "There's been a change."). A "no"
+"anymore", "no longer", "switched", "moved", "my new ...", "is off", "broke up", "now" but
+not "for now" ...), or a turn opening by announcing one ("Update:", "Big news!", "There's
+been a change."). A "no"
 before a thing ("So no Gran Fondo this year") was read as a change for a while and dropped: as
 often it answers ("No Oslo is still home"), is an idiom ("no idea why my Tesla ..."), holds
 once or in one place ("No gym while I travel", "no Comcast at the cabin") or counts ("No
@@ -26,9 +26,8 @@ from agent_memory.core.judge.stemming import stem_word
 _CORRECTION = re.compile(
     r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
     r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
-    r"updated?|stopped|quit|left|replaced|gave up|again|sold|scrapped|no more(?! than)|"
+    r"updated?|stopped|quit|left|replaced|gave up|again|"
     r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bup to )now|"
-    r"pushed (?:back|to|out)|"
     r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:off|gone|over)|"
     r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
     r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
@@ -37,12 +36,12 @@ _CORRECTION = re.compile(
 # Markers that as often open a follow-up as a change ("I left work early today", "asked again
 # about my allergy", "my new sneakers"): a correction still reads them beside a link to what
 # changed; the search does not rank by them. "now" stays a change for both ("so now Bianca is
-# my sous-chef"), though a follow-up says it too ("feeling great now"). "sold", "scrapped", "no
-# more" and "pushed back" are read by the correction rule only: the search's order was
-# measured without them.
+# my sous-chef"), though a follow-up says it too ("feeling great now"); "for now" says that
+# nothing changes. Not markers: "sold", "scrapped", "no more", "pushed": each retired a
+# record still true ("I sold my first watercolour" / "I paint watercolours", "I have no more
+# vacation days left" / "I get 25 vacation days a year", "I pushed back on my manager").
 _WEAK = frozenset(
-    "again left moving acting interim returning accepted updated update sold scrapped".split()
-    + ["no more", "pushed back", "pushed to", "pushed out"]
+    "again left moving acting interim returning accepted updated update".split()
     + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
 )
 # A turn that opens by announcing a change: its sentences may each state one.
