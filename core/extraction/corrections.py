@@ -89,21 +89,41 @@ _CALENDAR = frozenset(
 )
 # Where a change names someone or somewhere only beside what changed: the user's companion in
 # a move or the place moved to ("I moved in with Antoine in Villeurbanne": the user's home
-# changed, not Antoine nor Villeurbanne; "moved from Leeds" still names what changed),
-# "Valeria and me moved together", or the one whose relative it is about ("Sigrid's baby
-# came early"). Names are checked for their capital in code.
-_MOVE = re.compile(r"\b(?:mov|liv)\w*\b([^.!?,;]*)", re.I)
+# changed, not Antoine nor Villeurbanne; "moved from Leeds" still names what changed) and
+# "Valeria and me moved together", unless the earlier record is about the user's home itself
+# (``_HOME``: "I live with Marco in Turin" is changed by "Marco and I moved to Milan"); or the
+# one whose relative it is about ("Sigrid's baby came early"). A move's clause ends at a comma
+# or "and", "so", "but"; names are checked for their capital in code.
+_MOVE = re.compile(r"\b(?:mov|liv)\w*\b((?:(?!\b(?:and|so|but)\b)[^.!?,;])*)", re.I)
 _BESIDE = re.compile(
-    r"\b(?:with|to|into|in)\s+(?:(?:my|our|the)\s+\w+\s+)?"
-    r"(?!(?:with|to|into|in)\b)(\w[\w-]*(?:\s+[A-Z][\w-]*)*)",
+    r"\b(?:with|to|into|in)\s+(?:(?:my|our)\s+\w+\s+)?"
+    r"(?!(?:with|to|into|in)\b)(\w[\w-]*(?-i:(?:\s+[A-Z][\w-]*)*))",
     re.I,
 )
 _COMPANION_BEFORE = re.compile(
     r"(\w[\w-]*)\s+(?:and|&)\s+(?:me|i)\s+(?:\w+\s+){0,2}?(?:mov|liv)\w*", re.I
 )
+_HOME = re.compile(
+    r"\b(?:live|lives|living|lived|rent|rents|renting|flat|apartment|house|home|moved|move)\b",
+    re.I,
+)
 _OWNER = re.compile(r"(\w[\w-]*)['\u2019]s\s+(\w+)(?:\s+(\w+))?")
-# "I'm a product manager now" after "I'm a software engineer": one role for another.
-_ROLE = re.compile(r"\b(?:i'm|i am|user is|user's)\s+(?:now\s+)?(?:a|an)\s+\w", re.I)
+_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
+# One role for another: "I'm a product manager now" / "I'm a software engineer", "I work as a
+# solicitor now" / "I'm a paralegal", "I'm single" / "I have a girlfriend" is not one (no
+# role on the later side); not "I'm buying ..." (an -ing word) nor "I'm so ..." (a modifier).
+_ROLE = re.compile(
+    r"\b(?:i'm|i am|user is|i work as|i'm working as|user works as|i became|user became)"
+    r"\s+(?:now\s+)?(?:an?\s+)?(?!(?:the|my|our|your|so|very|really|not|just|also|still|"
+    r"going|about|sure|glad|sorry|afraid)\b)[a-z][\w-]*(?<!ing)\b",
+    re.I,
+)
+# A change that says the earlier thing was replaced: close is enough ("We replaced our vehicle
+# with a Tesla" / "We have a Honda Civic").
+_REPLACED = re.compile(r"\b(?:instead|replaced|switched|swapped)\b", re.I)
+# An addition, not a replacement: "We got a kitten now too", "a new armchair to go with the
+# couch".
+_ADDED = re.compile(r"\b(?:too|as well)\s*(?:[.!?,;]|$)|\bto go with\b", re.I)
 
 
 def corrected(
@@ -115,8 +135,8 @@ def corrected(
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
     if _SOMEONE_ELSE.match(candidate.evidence):
         return []  # "She moved there from Leeds last year": whoever she is, not the user
-    if not says_changed(candidate.evidence, turn):
-        return []
+    if not says_changed(candidate.evidence, turn) or _ADDED.search(candidate.evidence):
+        return []  # no change said, or an addition ("We got a kitten now too")
     found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
@@ -138,7 +158,9 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     said = content_words(candidate.evidence)
     text = f"{record.get('content', '')} {record.get('evidence') or ''}"
     shared = said & content_words(text)
-    if shared and shared <= _names(candidate.evidence) & _names(text) & _aside(candidate.evidence):
+    if shared and shared <= _names(candidate.evidence) & _names(text) & _aside(
+        candidate.evidence, home=_HOME.search(text) is not None
+    ):
         return False  # linked by names alone, each named beside the change ("in with Antoine")
     if cosine >= CORRECTION_FLOOR:
         # Close, and naming the same thing: a shared word, a noun and a synonym or kind of it
@@ -147,6 +169,7 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
         # Bianca" / "a restaurant in Vila Madalena", "buying the pharmacy" / "a pharmacist").
         return (
             bool(shared)
+            or _REPLACED.search(candidate.evidence) is not None
             or _kindred(candidate.evidence, text)
             or bool(_ROLE.search(candidate.evidence) and _ROLE.search(text))
         )
@@ -195,6 +218,8 @@ def _plain(text: str) -> set[str]:
 def _names(text: str) -> set[str]:
     """The content words of ``text`` (as ``content_words``: stems) written capitalised
     every time: names of people, places and things ("Antoine", "Affinity Designer")."""
+    if text.upper() == text:
+        return set()  # written in capitals throughout: no word stands out as a name
     cased: dict[str, bool] = {}
     for word in _WORD.findall(text):
         if word.lower() in _CALENDAR:
@@ -204,16 +229,24 @@ def _names(text: str) -> set[str]:
     return {stem for stem, upper in cased.items() if upper}
 
 
-def _aside(evidence: str) -> set[str]:
+def _aside(evidence: str, *, home: bool) -> set[str]:
     """The names ``evidence`` holds only beside what changed, as stems: the user's companion
     in a move or the place moved to ("I moved in with Antoine in Lyon", "Valeria and me moved
-    together") or the one whose relative or animal it is about ("Sigrid's baby came early";
-    not "Grace's last day")."""
-    found = {m.group(1) for m in _COMPANION_BEFORE.finditer(evidence)}
-    found |= {n.group(1) for m in _MOVE.finditer(evidence) for n in _BESIDE.finditer(m.group(1))}
+    together"), unless the earlier record is about the user's ``home``; and the one whose
+    relative or animal it is about ("Sigrid's baby came early"; not "Grace's last day", nor an
+    owner named again or pointed back to: "Tom's son took over now that Tom retired", "Ana's
+    boss fired her")."""
+    found: set[str] = set()
+    if not home:
+        found |= {m.group(1) for m in _COMPANION_BEFORE.finditer(evidence)}
+        found |= {n.group(1) for m in _MOVE.finditer(evidence) for n in _BESIDE.finditer(m[1])}
     net = wordnet()
     for m in _OWNER.finditer(evidence):
-        if net is not None and any(
+        if net is None or _PRONOUN.search(evidence):
+            break
+        if len(re.findall(rf"\b{re.escape(m.group(1))}\b", evidence)) > 1:
+            continue
+        if any(
             net.under(sense, kind)
             for word in m.groups()[1:]
             if word

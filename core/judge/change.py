@@ -27,7 +27,7 @@ _CORRECTION = re.compile(
     r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
     r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
     r"updated?|stopped|quit|left|replaced|gave up|again|"
-    r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bup to )now|"
+    r"(?<!\bfor )now|"
     r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:off|gone|over)|"
     r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
     r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"

@@ -108,16 +108,15 @@ _RETRACTION = re.compile(
 )
 # A cue that corrects nothing: inside a later question that it does not open ("Cake ideas
 # that kids actually like?"; "Actually, Bergen?" still takes the quote back), or "wait" as a
-# verb: after a subject or a modal, or before what is waited for or how long ("I can't wait
-# to see her", "we wait for the bus", "I must wait 30 min"; "Wait a minute, Bergen." takes
-# the quote back).
+# verb: after a subject or a modal, or before what is waited for ("I can't wait to see her",
+# "we wait for the bus", "I must wait 30 min before coffee"; "Wait 2 secs, no, Saturday" and
+# "Wait, no, the day I wait tables" still take the quote back).
 _QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*")
-_WAITING = re.compile(
-    r"(?:can't|cannot|can not|to|will|won't|could|couldn't|'ll|not|must|should|would|might|"
-    r"may|'d|i|we|you|they) wait\b|"
-    r"\bwait (?:for|until|till|to|\d|a (?:few|couple|bit|little|day|week|month|while)|an hour|"
-    r"(?:several|some|half|two|three|ten|twenty|thirty)\b)"
+_WAITING_AFTER = re.compile(
+    r"(?:\b(?:can't|cannot|can not|to|will|won't|could|couldn't|not|must|should|would|might|"
+    r"may|i|we|you|they)|'ll|'d)\s+$"
 )
+_WAITING_FOR = re.compile(r"^\s+(?:for|until|till|to)\b")
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
 # opening with "Sorry," or "Actually," usually goes on to something new.
 _TAKEN_BACK = re.compile(
@@ -227,11 +226,15 @@ def retraction(later: str, statement: str) -> str | None:
 
 def _idle(sentence: str, cue: re.Match[str]) -> bool:
     """Whether a retraction cue in a later sentence corrects nothing (``_QUESTION_OPENER``,
-    ``_WAITING``)."""
+    ``_WAITING_AFTER``, ``_WAITING_FOR``: this "wait" after a subject or a modal, or before
+    what is waited for)."""
     opener = _QUESTION_OPENER.match(sentence)
     if sentence.endswith("?") and cue.start() > (opener.end() if opener else 0):
         return True
-    return cue.group(0) == "wait" and _WAITING.search(sentence) is not None
+    return cue.group(0) == "wait" and (
+        _WAITING_AFTER.search(sentence[: cue.start()]) is not None
+        or _WAITING_FOR.match(sentence[cue.end() :]) is not None
+    )
 
 
 def takes_back(next_turn: str) -> str | None:

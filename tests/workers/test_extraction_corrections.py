@@ -193,6 +193,11 @@ def test_a_no_that_says_nothing_is_off_retires_nothing(
             "Big news! I am buying the pharmacy.",
             "I am a pharmacist",
         ),
+        (  # an addition, not a replacement
+            "Our cat Mochi sleeps on my desk all day.",
+            "We got a kitten now too, Mochi is not impressed.",
+            "Our cat Mochi",
+        ),
         (  # "for now" keeps things as they are
             "I run a small landscaping business in Leeds.",
             "We bought a house in the Dales! I'll keep the business in Leeds for now.",
@@ -239,6 +244,31 @@ def test_a_correction_retires_nothing_it_only_names(
             "Grace picks up the kids from school on weekdays.",
             "Update: Grace's last day was Friday, Abena starts Monday.",
             "Grace picks up the kids",
+        ),
+        (  # an owner named again as the subject
+            "Tom is my mechanic, he fixes the van.",
+            "Update: Tom's son took over the garage now that Tom retired.",
+            "Tom is my mechanic",
+        ),
+        (  # the companion of a move changes a record about where the user lives
+            "I live with my boyfriend Marco in Turin.",
+            "Marco and I moved to Milan last month.",
+            "I live with my boyfriend Marco",
+        ),
+        (  # a move's clause ends before what follows it ("the farm", then "Bella goes out")
+            "Bella is our cat, she's an indoor cat.",
+            "Since we moved to the farm Bella goes outside now.",
+            "Bella is our cat",
+        ),
+        (  # a role said as "I work as"
+            "I'm a paralegal.",
+            "I work as a solicitor now.",
+            "I'm a paralegal",
+        ),
+        (  # "up to now" says the earlier way ended ("for now" does not)
+            "I keep my savings at Barclays.",
+            "Up to now I kept savings at Barclays but I opened a Marcus account.",
+            "savings at Barclays.",
         ),
     ],
 )

@@ -107,6 +107,21 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
     # -- a later sentence opening as a correction, or a short one holding a correction word --
     ("I live in Oslo. Oh wait, Bergen.", "I live in Oslo", "The user lives in Oslo."),
     ("I live in Oslo. Wait a minute, I meant Bergen.", "I live in Oslo", "The user lives in Oslo."),
+    (
+        "My flight is on Friday. Wait 2 secs, no, Saturday.",
+        "My flight is on Friday",
+        "The user's flight is on Friday.",
+    ),
+    (
+        "My flight is on Friday. Hi wait, no, Saturday.",
+        "My flight is on Friday",
+        "The user's flight is on Friday.",
+    ),
+    (
+        "My flight is on Friday. Wait, no, it's the day I wait tables, Saturday.",
+        "My flight is on Friday",
+        "The user's flight is on Friday.",
+    ),
     ("I live in Oslo. Bergen, sorry.", "I live in Oslo", "The user lives in Oslo."),
     (
         "I live in Oslo. Well I guess I should say Bergen, sorry about that.",
