@@ -109,15 +109,18 @@ _HOME = re.compile(
 )
 _OWNER = re.compile(r"(\w[\w-]*)['\u2019]s\s+(\w+)(?:\s+(\w+))?")
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
-# One role for another: "I'm a product manager now" / "I'm a software engineer", "I work as a
-# solicitor now" / "I'm a paralegal", "I'm single" / "I have a girlfriend" is not one (no
-# role on the later side); not "I'm buying ..." (an -ing word) nor "I'm so ..." (a modifier).
+# What the user said they are, changed by what they say they are or have now: "I'm a software
+# engineer" / "I'm a product manager now", "I'm a paralegal" / "I work as a solicitor now",
+# "I'm single" / "I have a girlfriend now"; not "I'm buying ..." (an -ing word) nor "I'm so
+# ..." (a modifier), and not without "now" ("I am a pharmacist" / "Big news! I am buying the
+# pharmacy").
 _ROLE = re.compile(
     r"\b(?:i'm|i am|user is|i work as|i'm working as|user works as|i became|user became)"
     r"\s+(?:now\s+)?(?:an?\s+)?(?!(?:the|my|our|your|so|very|really|not|just|also|still|"
     r"going|about|sure|glad|sorry|afraid)\b)[a-z][\w-]*(?<!ing)\b",
     re.I,
 )
+_NOW = re.compile(r"(?<!\bfor )\bnow\b", re.I)
 # A change that says the earlier thing was replaced: close is enough ("We replaced our vehicle
 # with a Tesla" / "We have a Honda Civic").
 _REPLACED = re.compile(r"\b(?:instead|replaced|switched|swapped)\b", re.I)
@@ -164,14 +167,14 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
         return False  # linked by names alone, each named beside the change ("in with Antoine")
     if cosine >= CORRECTION_FLOOR:
         # Close, and naming the same thing: a shared word, a noun and a synonym or kind of it
-        # ("sofa" / "couch", "vegan" / "vegetarian"), or a role for a role ("I'm a product
-        # manager now" / "I'm a software engineer"); not only the same topic ("my sous-chef is
+        # ("sofa" / "couch", "vegan" / "vegetarian"), a replacement said as one, or what the
+        # user is, said again with "now" (_ROLE); not only the same topic ("my sous-chef is
         # Bianca" / "a restaurant in Vila Madalena", "buying the pharmacy" / "a pharmacist").
         return (
             bool(shared)
             or _REPLACED.search(candidate.evidence) is not None
             or _kindred(candidate.evidence, text)
-            or bool(_ROLE.search(candidate.evidence) and _ROLE.search(text))
+            or bool(_ROLE.search(text) and _NOW.search(candidate.evidence))
         )
     return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
 
@@ -237,7 +240,7 @@ def _aside(evidence: str, *, home: bool) -> set[str]:
     owner named again or pointed back to: "Tom's son took over now that Tom retired", "Ana's
     boss fired her")."""
     found: set[str] = set()
-    if not home:
+    if not home and not _PRONOUN.search(evidence):  # "Noah and I moved, he cooks ... now"
         found |= {m.group(1) for m in _COMPANION_BEFORE.finditer(evidence)}
         found |= {n.group(1) for m in _MOVE.finditer(evidence) for n in _BESIDE.finditer(m[1])}
     net = wordnet()

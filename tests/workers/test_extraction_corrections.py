@@ -260,6 +260,16 @@ def test_a_correction_retires_nothing_it_only_names(
             "Since we moved to the farm Bella goes outside now.",
             "Bella is our cat",
         ),
+        (  # a companion of a move who is also what changed ("he cooks at a hotel now")
+            "My boyfriend Noah works at a bistro in Leith.",
+            "Noah and I moved back to Glasgow, he cooks at a hotel now.",
+            "works at a bistro in Leith",
+        ),
+        (  # what the user said they are, then what they have now
+            "I'm single.",
+            "I have a girlfriend now, we met in March.",
+            "I'm single",
+        ),
         (  # a role said as "I work as"
             "I'm a paralegal.",
             "I work as a solicitor now.",
