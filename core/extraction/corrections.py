@@ -65,7 +65,7 @@ from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.framing import reports
-from agent_memory.core.judge.change import content_words, says_changed
+from agent_memory.core.judge.change import change_spans, content_words, says_changed
 from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.wordnet import wordnet
 
@@ -138,11 +138,21 @@ def corrected(
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
     if _SOMEONE_ELSE.match(candidate.evidence):
         return []  # "She moved there from Leeds last year": whoever she is, not the user
-    if not says_changed(candidate.evidence, turn) or _ADDED.search(candidate.evidence):
+    if not says_changed(candidate.evidence, turn) or _added(candidate.evidence):
         return []  # no change said, or an addition ("We got a kitten now too")
     found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
+
+
+def _added(evidence: str) -> bool:
+    """Whether ``evidence`` adds something rather than replaces it ("We got a kitten now too",
+    "a new armchair to go with the couch"): an addition word, and no change word but "now"
+    ("I cancelled Netflix, we use Disney+ now as well" still ends Netflix)."""
+    if _ADDED.search(evidence) is None:
+        return False
+    lowered = evidence.lower()
+    return all(lowered[a:b] == "now" for a, b in change_spans(evidence, strong=True))
 
 
 def linked(candidate: Candidate, record: dict[str, Any]) -> bool:

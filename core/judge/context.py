@@ -114,9 +114,9 @@ _RETRACTION = re.compile(
 _QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*")
 _WAITING_AFTER = re.compile(
     r"(?:\b(?:can't|cannot|can not|to|will|won't|could|couldn't|not|must|should|would|might|"
-    r"may|i|we|you|they)|'ll|'d)\s+$"
+    r"may|i|we|you|they|the|a|long|this|that)|'ll|'d)\s+$"
 )
-_WAITING_FOR = re.compile(r"^\s+(?:for|until|till|to)\b")
+_WAITING_FOR = re.compile(r"^\s+(?:for|until|till|to)\b|^\s*-?\s*(?:lists?|times?|staff)\b")
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
 # opening with "Sorry," or "Actually," usually goes on to something new.
 _TAKEN_BACK = re.compile(
@@ -227,7 +227,7 @@ def retraction(later: str, statement: str) -> str | None:
 def _idle(sentence: str, cue: re.Match[str]) -> bool:
     """Whether a retraction cue in a later sentence corrects nothing (``_QUESTION_OPENER``,
     ``_WAITING_AFTER``, ``_WAITING_FOR``: this "wait" after a subject or a modal, or before
-    what is waited for)."""
+    what is waited for; or the noun: "the wait at security", "wait lists")."""
     opener = _QUESTION_OPENER.match(sentence)
     if sentence.endswith("?") and cue.start() > (opener.end() if opener else 0):
         return True

@@ -220,6 +220,11 @@ def test_a_correction_retires_nothing_it_only_names(
 @pytest.mark.parametrize(
     ("before", "after", "retired"),
     [
+        (  # an ending beside an addition word is still an ending
+            "I have a Netflix subscription.",
+            "I cancelled Netflix, it got too pricey, we use Disney+ now as well.",
+            "Netflix subscription",
+        ),
         (  # a name opening the sentence as what changed
             "Mercy cooks for us on weekdays.",
             "And sadly Mercy left to go back home, our new nanny is Grace.",

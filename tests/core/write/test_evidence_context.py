@@ -166,6 +166,11 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I take thyroxine every morning",
         "The user takes thyroxine every morning.",
     ),
+    (  # the noun
+        "My flight to Oslo is on Friday. The wait at security is always awful.",
+        "My flight to Oslo is on Friday",
+        "The user's flight to Oslo is on Friday.",
+    ),
     (
         "I work nights at the depot. We wait a few weeks for the new roster.",
         "I work nights at the depot",
