@@ -4,7 +4,7 @@ Two calibrations, both replays (one pass of searches serves every setting of a g
 
 - **The floors on LoCoMo** (``agent-memory eval --dataset locomo --calibrate``;
   ``sweep_floors``): the dense and lexical floors (as set for ``gate.reference_records``, each
-  search's scaled to the records it read: core.ranking.scaled_floors) over a labelled set,
+  search's scaled to the records it read: core.gate.scaled_floors) over a labelled set,
   from each search's ungated signals (its best dense and lexical score, its entity matches).
   api.evaluation.retrieval asks the questions. Positives: answerable questions searched in
   their own conversation. Negatives: the same questions searched in a different
@@ -15,7 +15,7 @@ Two calibrations, both replays (one pass of searches serves every setting of a g
   --calibrate``; ``calibrate_small_store_drop``), as follows.
 
 The gate's floors scale with the number of records a search reads
-(core.search.ranking.scaled_floors):
+(core.search.gate.scaled_floors):
 ``gate.dense_floor`` and ``gate.lexical_floor`` hold at ``gate.reference_records`` (500, the
 size of the LoCoMo conversations they were calibrated on); at ``gate.small_records`` (30) and
 below the dense floor is ``gate.small_store_drop`` lower. That drop is calibrated on the personal
@@ -47,6 +47,7 @@ from agent_memory.api.evaluation.metrics import personal_metrics
 from agent_memory.api.evaluation.personas import Answer
 from agent_memory.core.config import GateConfig
 from agent_memory.core.search import later, ranking, siblings
+from agent_memory.core.search.gate import apply_gate, floors, scaled_floors
 
 # ---------------------------------------------------------------------------------------------
 # The floors, on LoCoMo
@@ -69,7 +70,7 @@ def sweep_floors(
             tp = fp = fn = 0
             for (dense, lexical, entity, records), positive in signals:
                 # The floors as a search over this many readable records applies them.
-                dense_at, lexical_at = ranking.scaled_floors(
+                dense_at, lexical_at = scaled_floors(
                     records,
                     dense_floor=dense_floor,
                     small_store_drop=gate.small_store_drop,
@@ -117,11 +118,11 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     """The record ids a logged search returns under ``gate`` (its floors, mode and fused
     share), replayed from its search_log ``payload`` (the module docstring says how)."""
     settings = payload["settings"]
-    dense, lexical, corroborated, subject = ranking.floors(
+    dense, lexical, corroborated, subject = floors(
         payload["gate"]["floors"]["readable_records"], gate
     )
     candidates = ranking.logged_candidates(payload)
-    survivors = ranking.apply_gate(
+    survivors = apply_gate(
         ranking.order(candidates),
         dense_floor=dense,
         lexical_floor=lexical,

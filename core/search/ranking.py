@@ -1,10 +1,10 @@
 """The decision stages of a search, as pure functions of what the generators found.
 
-Fusion, freshness, context credit, the empty-result gate, duplicate collapse and budget
-assembly take only values that the search log records (candidate ranks and scores, floors,
-weights, credits, pairwise duplicate similarities, token counts), so ``replay`` can rebuild
-any logged search's outcome from its ``search_log`` row alone (design §13: a behaviour the log
-cannot reconstruct is a bug).
+Fusion, freshness, context credit, the empty-result gate (core.search.gate), duplicate
+collapse and budget assembly take only values that the search log records (candidate ranks
+and scores, floors, weights, credits, pairwise duplicate similarities, token counts), so
+``replay`` can rebuild any logged search's outcome from its ``search_log`` row alone (design
+§13: a behaviour the log cannot reconstruct is a bug).
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from agent_memory.core.search import later, siblings, standing
-
-if TYPE_CHECKING:
-    from agent_memory.core.config import GateConfig
+from agent_memory.core.search.gate import apply_gate, cap_margin
 
 GENERATORS = ("dense", "lexical", "entity", "time")
 
@@ -148,273 +146,6 @@ def order(candidates: list[Candidate]) -> list[Candidate]:
     )
 
 
-def scaled_floors(
-    records: int,
-    *,
-    dense_floor: float,
-    small_store_drop: float,
-    lexical_floor: float,
-    reference: int,
-    small: int,
-) -> tuple[float, float]:
-    """The gate's (dense, lexical) floors for a search over ``records`` readable records.
-
-    A floor set for a conversation of 500 turns is out of reach in a user's store of a few
-    dozen records (a question's own answer at cosine 0.43 against 0.475), while a low fixed
-    floor lets unrelated queries through a large store: the best cosine of an unrelated query
-    is the largest of ``records`` draws, and BM25's IDF of a rare word is about
-    ``log(records)``; both grow with the store. So the dense floor is ``dense_floor`` at
-    ``reference`` records and more, ``small_store_drop`` lower at ``small`` records and fewer,
-    and log-interpolated between (held at ``dense_floor`` above: nothing was calibrated there);
-    the lexical floor is ``lexical_floor`` scaled by the store's largest IDF (BM25's weight of
-    a word held by one record) against that of ``reference`` records. ``records`` counts
-    what the agent may read, like BM25's statistics: no floor depends on other scopes."""
-    n = max(records, 2)
-    position = _position(n, reference=reference, small=small)
-    dense = dense_floor - small_store_drop * (1 - position)
-    lexical = lexical_floor * _largest_idf(n) / _largest_idf(reference)
-    return round(dense, 6), round(lexical, 6)
-
-
-# A query word held by half the records or more has FTS5's clamped IDF (1e-6): its BM25 is
-# ~1e-6, not 0, yet it tells nothing about the record, so it corroborates nothing. Any word
-# with a real IDF scores orders of magnitude above this.
-WEIGHTLESS_BM25 = 1e-3
-
-
-def corroborated_floor(
-    records: int, *, dense_floor: float, corroborated_drop: float, reference: int, small: int
-) -> float:
-    """The cosine a candidate must reach to pass when a query word with weight also found it
-    (BM25 of at least ``WEIGHTLESS_BM25``, on the lexical or time generator), for a search over
-    ``records`` readable records whose dense floor is ``dense_floor`` (already scaled):
-    ``corroborated_drop`` lower at ``small`` records and fewer, log-interpolated to no drop at
-    ``reference``.
-
-    In a user's store of a few dozen records the answer to a question worded apart from it
-    ("What company do I work for?" / "I've been a UX researcher at Lumen Health ...") sits at
-    cosine 0.2-0.3, as do many unrelated questions' best records; a shared content word tells
-    them apart (most unrelated questions share none). In a large store nearly every query
-    shares a word with something, so the corroborated floor meets the dense floor there."""
-    n = max(records, 2)
-    position = _position(n, reference=reference, small=small)
-    return round(dense_floor - corroborated_drop * (1 - position), 6)
-
-
-def subject_floor(
-    records: int, *, corroborated: float, subject_drop: float, reference: int, small: int
-) -> float | None:
-    """The cosine a candidate naming every word the query asks about (core.search.subject)
-    must reach to pass, for a search over ``records`` readable records whose corroborated
-    floor is ``corroborated`` (already scaled): ``subject_drop`` lower at ``small`` records and
-    fewer, log-interpolated to no drop at ``reference``; None there and above (the signal is
-    off: in a large store every subject word is in some record, and the floors above decide)."""
-    n = max(records, 2)
-    if n >= reference or subject_drop <= 0:
-        return None
-    position = _position(n, reference=reference, small=small)
-    return round(max(corroborated - subject_drop * (1 - position), 0.0), 6)
-
-
-class Floors(NamedTuple):
-    """The gate's floors for one search (``floors``)."""
-
-    dense: float
-    lexical: float
-    corroborated: float
-    subject: float | None  # None: the subject signal is off
-
-
-def floors(records: int, gate: GateConfig) -> Floors:
-    """Every floor of ``gate`` for a search over ``records`` readable records: scaled_floors,
-    corroborated_floor and subject_floor in turn."""
-    at = {"reference": gate.reference_records, "small": gate.small_records}
-    dense, lexical = scaled_floors(
-        records,
-        dense_floor=gate.dense_floor,
-        small_store_drop=gate.small_store_drop,
-        lexical_floor=gate.lexical_floor,
-        **at,
-    )
-    corroborated = corroborated_floor(
-        records, dense_floor=dense, corroborated_drop=gate.corroborated_drop, **at
-    )
-    subject = subject_floor(
-        records, corroborated=corroborated, subject_drop=gate.subject_drop, **at
-    )
-    return Floors(dense, lexical, corroborated, subject)
-
-
-def _position(records: int, *, reference: int, small: int) -> float:
-    """Where ``records`` lies between ``small`` (0) and ``reference`` (1) records, on a log
-    scale, held at the ends: how far a floor's small-store drop has worn off."""
-    return math.log(min(max(records, small), reference) / small) / math.log(reference / small)
-
-
-def _largest_idf(records: int) -> float:
-    """BM25's IDF of a word held by one of ``records`` records, in the smoothed form
-    ``log(1 + (N - 0.5) / 1.5)``, which stays positive for the smallest stores (core.search.bm25's
-    FTS5 form, without the 1 +, is 0 at two records); from 30 records on the two differ by
-    under 2%, and only their ratio to the reference's is used."""
-    return math.log(1 + (records - 0.5) / 1.5)
-
-
-def gate(
-    candidate: Candidate,
-    *,
-    dense_floor: float,
-    lexical_floor: float,
-    corroborated: float | None = None,
-    subject: float | None = None,
-) -> tuple[str, str] | None:
-    """Why ``candidate`` is strong enough to return, as (the signal it passed on: dense,
-    lexical, time, corroborated, subject or entity; a sentence), or None if it is weak on every
-    signal: below the cosine floor on dense, below the BM25 floor on lexical, below the
-    ``corroborated`` cosine floor or matching no query word (corroborated_floor), below the
-    ``subject`` cosine floor or not naming the query's subject (subject_floor), and no entity
-    match. The time generator's score is the lexical one, found inside the query's time
-    window."""
-    dense = candidate.matches.get("dense")
-    if dense is not None and dense["score"] >= dense_floor:
-        return "dense", f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
-    for generator, where in (("lexical", ""), ("time", " (inside the query's time window)")):
-        bm25 = candidate.matches.get(generator)
-        if bm25 is not None and bm25["score"] >= lexical_floor:
-            return generator, f"lexical BM25 {bm25['score']:.3f} >= floor {lexical_floor}{where}"
-    shared = _bm25(candidate)
-    if (
-        corroborated is not None
-        and dense is not None
-        and shared is not None
-        and shared >= WEIGHTLESS_BM25
-        and dense["score"] >= corroborated
-    ):
-        return "corroborated", (
-            f"dense cosine {dense['score']:.3f} >= floor {corroborated} with a query word "
-            f"(BM25 {shared:.3f})"
-        )
-    if (
-        subject is not None
-        and candidate.subject
-        and dense is not None
-        and dense["score"] >= subject
-    ):
-        return "subject", (
-            f"dense cosine {dense['score']:.3f} >= floor {subject}, naming what the query "
-            "asks about"
-        )
-    if "entity" in candidate.matches:
-        return "entity", "exact entity match"
-    return None
-
-
-def apply_gate(
-    candidates: list[Candidate],
-    *,
-    dense_floor: float,
-    lexical_floor: float,
-    mode: str,
-    dense_margin: float = 0.0,
-    lexical_share: float = 1.0,
-    corroborated: float | None = None,
-    subject: float | None = None,
-) -> list[Candidate]:
-    """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
-    ``passed_on`` and returns the survivors.
-
-    - ``result`` (the default): the answer is empty when every candidate is weak on every
-      signal; otherwise each candidate must pass on its own or be close to the best one on a
-      signal that found it: its cosine within ``dense_margin`` of the best passing
-      candidate's, or its BM25 at least ``lexical_share`` of the best passing one's. A
-      passing answer is not padded with records weak on every signal and far below the best.
-      Scores, not fused ranks: in a store of a few records every record is a dense
-      candidate, and rank 8 of 8 fuses to 60% of rank 1 whatever its cosine.
-    - ``response`` (the design's first gate): the answer is empty when every candidate is weak
-      on every signal; otherwise all candidates go on, ranked, and each says whether it passed
-      on its own or rode on the strongest one.
-    - ``candidate``: each candidate must pass on its own.
-    - ``off``: nothing is gated (the reranker's replace_floors mode).
-    """
-    reasons = [
-        gate(
-            c,
-            dense_floor=dense_floor,
-            lexical_floor=lexical_floor,
-            corroborated=corroborated,
-            subject=subject,
-        )
-        for c in candidates
-    ]
-    passing = [r[1] for r in reasons if r is not None]
-    # A subject pass may sit at any score: no measure of how close another one is.
-    measures = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] != "subject"]
-    weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
-    close = (
-        _close_to_best(measures, weak, dense_margin=dense_margin, lexical_share=lexical_share)
-        if passing and mode == "result"
-        else {}
-    )
-    survivors = []
-    for candidate, reason in zip(candidates, reasons, strict=True):
-        if reason is not None:
-            candidate.passed_on, candidate.gate = reason[0], f"passed: {reason[1]}"
-        elif mode == "off":
-            candidate.passed_on, candidate.gate = "reranker", "not gated (the reranker decides)"
-        elif passing and mode == "response":
-            candidate.passed_on = "answer"
-            candidate.gate = f"weak on its own; the answer passed on: {passing[0]}"
-        elif passing and mode == "result" and candidate.record_id in close:
-            candidate.passed_on = "margin"
-            candidate.gate = f"weak on its own; close to the best: {close[candidate.record_id]}"
-        else:
-            candidate.passed_on = None
-            candidate.gate = "weak on every signal" + (
-                " and far below the best" if passing and mode == "result" else ""
-            )
-        if candidate.passed_on is not None and (passing or mode == "off"):
-            survivors.append(candidate)
-    return survivors
-
-
-def _bm25(candidate: Candidate) -> float | None:
-    """A candidate's BM25: lexical, or inside the query's time window (the same score)."""
-    scores = [m["score"] for g, m in candidate.matches.items() if g in ("lexical", "time")]
-    return max(scores) if scores else None
-
-
-def _close_to_best(
-    measures: list[Candidate],
-    weak: list[Candidate],
-    *,
-    dense_margin: float,
-    lexical_share: float,
-) -> dict[str, str]:
-    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of ``measures``,
-    or whose BM25 is at least ``lexical_share`` of the best of them, each with why.
-    ``measures``: the candidates that passed on their own ("the best" is the best result, not
-    a stronger score that was itself cut), a subject pass aside: it may sit at any cosine and
-    BM25, and a record naming the dog at cosine 0.04 does not bring in every record above
-    -0.11."""
-    best_cosine = max(
-        (c.matches["dense"]["score"] for c in measures if "dense" in c.matches), default=math.inf
-    )
-    best_bm25 = max((s for c in measures if (s := _bm25(c)) is not None), default=0.0)
-    close: dict[str, str] = {}
-    for candidate in weak:
-        dense = candidate.matches.get("dense")
-        bm25 = _bm25(candidate)
-        if dense is not None and dense["score"] >= best_cosine - dense_margin:
-            close[candidate.record_id] = (
-                f"dense cosine {dense['score']:.3f} within {dense_margin} of the best "
-                f"{best_cosine:.3f}"
-            )
-        elif bm25 is not None and best_bm25 > 0 and bm25 >= lexical_share * best_bm25:
-            close[candidate.record_id] = (
-                f"lexical BM25 {bm25:.3f} at least {lexical_share} of the best {best_bm25:.3f}"
-            )
-    return close
-
-
 def collapse(
     candidates: list[Candidate], similarity: dict[tuple[str, str], float], *, threshold: float
 ) -> tuple[list[Candidate], list[Candidate]]:
@@ -540,6 +271,7 @@ def replay(log: dict[str, Any]) -> list[str]:
             **margins,
         )
     kept = later.replay(log, kept)
+    kept, _ = cap_margin(kept, settings.get("margin_results"))  # absent: logged before it
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

@@ -37,6 +37,7 @@ from agent_memory.core.models import (
     parse_time,
 )
 from agent_memory.core.search import explain, later, ranking, siblings, standing, subject
+from agent_memory.core.search.gate import apply_gate, cap_margin, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -160,6 +161,7 @@ class Retriever:
                 asked=subject.asked(tuple(s.words)),
             )
         with timer.stage("budget_assembly"):
+            s.kept, s.margin_cut = cap_margin(s.kept, self.config.gate.margin_results)
             s.taken, s.skipped = ranking.fit_budget(
                 s.kept,
                 budget=request.budget_tokens,
@@ -352,7 +354,7 @@ class Retriever:
         s.gate_mode = "off" if self._rerank_replaces_floors() else gate_cfg.mode
         # The floors for the size of what this agent may read (BM25's N), never the store's.
         readable_records = self._readable_records(s.scopes, s.index)
-        s.dense_floor, s.lexical_floor, s.corroborated, s.subject_floor = ranking.floors(
+        s.dense_floor, s.lexical_floor, s.corroborated, s.subject_floor = floors(
             readable_records, gate_cfg
         )
         if s.subject_floor is not None:
@@ -362,7 +364,7 @@ class Retriever:
             "lexical_share": gate_cfg.lexical_share,
             "corroborated": s.corroborated,
         }
-        s.survivors = ranking.apply_gate(
+        s.survivors = apply_gate(
             s.ordered,
             dense_floor=s.dense_floor,
             lexical_floor=s.lexical_floor,
@@ -409,7 +411,7 @@ class Retriever:
             # The reranker was to judge in place of the floors and did not (it failed, timed
             # out or has nothing loaded): the floors judge after all.
             s.fallback_gate = self.config.gate.mode
-            s.kept = ranking.apply_gate(
+            s.kept = apply_gate(
                 s.kept,
                 dense_floor=s.dense_floor,
                 lexical_floor=s.lexical_floor,

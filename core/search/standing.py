@@ -131,7 +131,7 @@ _HABIT = re.compile(
     r"(?:always|never)\b",
     re.IGNORECASE,
 )
-# What a survivor that did not pass on its own passed on (core.search.ranking.apply_gate).
+# What a survivor that did not pass on its own passed on (core.search.gate.apply_gate).
 _RIDERS = frozenset({"margin", "answer"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _WORD = re.compile(r"\w+")

@@ -22,7 +22,7 @@ Carol.").
 
 ``asked(words)`` reads the subject off the query's content words (``core.search.lexical.
 query_tokens``); ``names(subject, text)`` says whether a text names every part of it. The
-gate (core.search.ranking.gate) lets a candidate naming the subject pass at a cosine floor
+gate (core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor
 below the corroborated one in a small store only (``gate.subject_drop``, log-interpolated to
 nothing at ``gate.reference_records``): in a large store every subject word is in some record.
 """

@@ -13,7 +13,8 @@ import pytest
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder, HashingEmbedder
 from agent_memory.core.models import format_time
-from agent_memory.core.search.ranking import Candidate, apply_gate, replay
+from agent_memory.core.search.gate import apply_gate
+from agent_memory.core.search.ranking import Candidate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 

@@ -12,7 +12,8 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.search import subject
-from agent_memory.core.search.ranking import Candidate, apply_gate, gate, replay, subject_floor
+from agent_memory.core.search.gate import apply_gate, gate, subject_floor
+from agent_memory.core.search.ranking import Candidate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 from tests.support.stores import search, user_store
