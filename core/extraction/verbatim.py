@@ -25,10 +25,8 @@ per record lets a later correction retire what it changes and nothing beside it:
 up to three sentences, "Adam quit the hockey" could retire no record of "Adam is 15, he plays
 hockey. Lina is 11, she swims." and a "moved" turn retired a run holding a child's trip dates
 (personal dev set, extracted path: stale values shown 0.500 -> 0.439, hit@5 0.771 -> 0.771;
-benchmarks/README.md, "Session 17"). For the same reason a sentence is cut into clauses of
-their own (``_clauses``): "In July we go to Portugal, ..., Theo is 7 and Lara is 3." keeps the
-ages apart from the trip a later turn cancels (hit@5 0.832 -> 0.846, "Session 21"). A clause
-holding a stale and a valid claim is still retired whole. A sentence
+benchmarks/README.md, "Session 17"). A sentence holding a stale and a valid claim is still
+retired whole ("Theo is 7 and Lara is 3" with the cancelled trip). A sentence
 is informative when it has at least ``MIN_WORDS`` words and ``MIN_CONTENT_WORDS`` words that are
 neither function words nor the vocabulary of greetings, thanks and acknowledgements ("thanks,
 that's really helpful", "ok sounds good"), and does not open like a question without its mark
@@ -47,12 +45,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from pydantic import ValidationError
 
 from agent_memory.core.extraction.schema import Candidate
-from agent_memory.core.framing import asks, reports
+from agent_memory.core.framing import asks
 from agent_memory.core.judge.parse import default_parser
 
 MAX_SENTENCES = 3
@@ -98,7 +95,7 @@ def statements(text: str, sentences: Iterable[tuple[int, int, int]]) -> list[Can
     ``sentences`` are (position in the turn, start, end) in order, each already cleared of
     every refusal (module docstring); consecutive informative ones are joined."""
     found = []
-    for start, end in _groups(text, _clauses(text, sentences)):
+    for start, end in _groups(text, sentences):
         candidate = _statement(text[start:end])
         if candidate is not None:
             found.append(candidate)
@@ -122,113 +119,6 @@ def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tu
         run.append(item)
     if run:
         yield run[0][1], run[-1][2]
-
-
-# Where a sentence may hold a second clause of its own: a comma or semicolon (with "and"
-# after it or not), or "and" alone. Not "but": as often as not the clause after it takes the
-# one before back ("I'm moving to Oslo but I'm not going after all").
-_JOINT = re.compile(r"\s*[,;]\s+(?:and\s+)?|\s+and\s+", re.IGNORECASE)
-# A clause that depends on another ("When the kids are at school, I work from the cafe"):
-# cut from it, the other would lose its condition. The parser marks most; these open them.
-_DEPENDS = re.compile(
-    r"^\W*(?:if|when|whenever|unless|once|because|since|although|though|while|as|before|"
-    r"after|until|till|whereas|so)\b",
-    re.IGNORECASE,
-)
-
-
-def _clauses(
-    text: str, sentences: Iterable[tuple[int, int, int]]
-) -> Iterator[tuple[int, int, int]]:
-    """The sentences cut into clauses of their own, numbered in order (``_groups`` reads
-    consecutive numbers as neighbours): a sentence is cut where a clause with a subject and a
-    verb ends and the next opens with a subject of its own, neither depending on the other nor
-    pointing back, both informative. "Sorry I'm slow, our daughter was born three weeks ago,
-    and our flat in Lewisham is so small ..." keeps the daughter and the flat apart, so that
-    "we moved to Bromley" retires the flat and not the daughter; "Adam is 15, he plays hockey"
-    and "My sister and I went to Paris" stay whole, and so does a report ("Sarah says the
-    venue is booked, and the caterer too"), whose reporter every clause keeps, and so does a
-    sentence the next one goes on from ("Biscuit is losing his mind, we've had nine days of
-    rain. He destroys every box.")."""
-    items = list(sentences)
-    number = 0
-    for k, (_, start, end) in enumerate(items):
-        at = start
-        # The next sentence goes on from this one ("He already destroys every box"): whom
-        # it points back to is this sentence's, not its last clause's, so it stays whole.
-        after = items[k + 1] if k + 1 < len(items) else None
-        followed = (
-            after is not None
-            and after[0] == items[k][0] + 1
-            and not text[end : after[1]].strip()
-            and _continues(text[after[1] : after[2]])
-        )
-        if not followed and not reports(text[start:end]):
-            for joint in _JOINT.finditer(text, start, end):
-                left, right = text[at : joint.start()], text[joint.end() : end]
-                if (
-                    informative(left)
-                    and informative(right)
-                    and not _BACK.match(right)
-                    and not _DEPENDS.match(left)
-                    and not _DEPENDS.match(right)
-                    and _clause(left)
-                    and _clause(right, opens=True)
-                    and _apart(text[at:end], joint.end() - at)
-                ):
-                    yield number, at, joint.start()
-                    number += 1
-                    at = joint.end()
-        yield number, at, end
-        number += 1
-
-
-def _clause(words: str, *, opens: bool = False) -> bool:
-    """Whether ``words`` (by the judge's parser) hold a verb with a subject that no
-    subordinating word ("if", "when") governs; with ``opens``,
-    their main verb has one that opens them, no subordinating word governs it, and it comes
-    before their next comma or "and" (what follows may hold more clauses)."""
-    doc = default_parser().parse(words)
-    if doc is None:
-        return False
-    if not opens:
-        return any(
-            t.dep_ in _SUBJECTS and t.head.pos_ in ("VERB", "AUX") and not _governed(t.head)
-            for t in doc
-        )
-    root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if root is None or root.pos_ not in ("VERB", "AUX"):
-        return False
-    if _governed(root):
-        return False
-    subject = next((c for c in root.children if c.dep_ in _SUBJECTS), None)
-    joint = _JOINT.search(words)
-    return (
-        subject is not None
-        and subject.left_edge.i == 0
-        and (joint is None or root.idx < joint.start())
-    )
-
-
-def _governed(verb: Any) -> bool:
-    """Whether a subordinating word governs ``verb`` ("if I'm late", "when you answer")."""
-    return any(
-        c.dep_ == "mark" or (c.dep_ == "advmod" and _DEPENDS.match(c.text)) for c in verb.children
-    )
-
-
-def _apart(words: str, cut: int) -> bool:
-    """Whether, in the parse of ``words`` whole, what lies from ``cut`` on hangs on what lies
-    before it only through a verb (a clause of its own): not "parking the van and the chipper
-    is a mission", where "the chipper" goes with "the van"."""
-    doc = default_parser().parse(words)
-    if doc is None:
-        return False
-    return all(
-        t.pos_ in ("VERB", "AUX")
-        for t in doc
-        if t.idx >= cut and (t.head.idx < cut or t.head is t) and not t.is_punct
-    )
 
 
 # A sentence that opens by pointing back ("He already destroys every box", "It costs ...",

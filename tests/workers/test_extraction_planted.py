@@ -378,51 +378,6 @@ def test_a_sentence_without_a_subject_stays_with_the_one_that_gives_it(mem: Memo
     ]
 
 
-def test_a_sentence_of_two_clauses_of_their_own_is_two_records(mem: Memory) -> None:
-    """A clause with its own subject and verb after a comma or "and" is a record of its own,
-    so a later change retires the clause it changes and not the one beside it ("we moved"
-    retires the flat, not the son's birth)."""
-    session(
-        mem,
-        "s1",
-        "Sorry if I'm slow tonight, our son Kofi was born two weeks ago, and our flat in "
-        "Deptford is so small there's nowhere to escape the crying.",
-    )
-    assert sorted(r.content for r in stored(mem)) == [
-        "Sorry if I'm slow tonight, our son Kofi was born two weeks ago",
-        "our flat in Deptford is so small there's nowhere to escape the crying.",
-    ]
-    session(
-        mem,
-        "s2",
-        "Other news, we finally moved, got the keys to our house in Catford last Friday. "
-        "Goodbye tiny Deptford flat.",
-        days=30,
-    )
-    history = {r.content: r for r in stored(mem, with_history=True)}
-    flat = history["our flat in Deptford is so small there's nowhere to escape the crying."]
-    born = history["Sorry if I'm slow tonight, our son Kofi was born two weeks ago"]
-    assert flat.status is Status.SUPERSEDED
-    assert born.status is Status.CONFIRMED
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
-        "When the kids are asleep, Marta and I watch an old film on the sofa.",  # depends
-        "The lake cabin was ours for June but the owner cancelled the booking.",  # "but"
-        "Sarah says the venue is booked, and the caterer is confirmed for Saturday.",  # report
-        "Adam is 15, he plays hockey in the regional league.",  # points back
-        "My sister and I went to Paris last spring with the kids.",  # no clause before "and"
-    ],
-)
-def test_a_clause_that_leans_on_another_stays_with_it(mem: Memory, said: str) -> None:
-    """No cut where a clause depends on the other, may be taken back by it, is part of a
-    report, points back, or is no clause at all: the sentence stays one record."""
-    session(mem, "s1", said)
-    assert [r.content for r in stored(mem)] == [said]
-
-
 def test_a_kept_clause_and_the_sentence_after_a_cut_question_are_two_records(mem: Memory) -> None:
     """ "Also Daniel has asthma, any party activities to avoid? He uses his puffer ...": the
     clause told before the question and the next sentence are each the user's statement; one
