@@ -28,9 +28,6 @@ when the turn takes the quote out of the user's mouth:
   turn ("in the novel I'm writing", "let's pretend", "imagine", "hypothetically");
 - quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
   non-human source ("..., says the error message", "the log says");
-- a later clause of its own sentence that undoes it, pointing back ("I'm moving to Oslo in
-  June but I'm not going after all", "..., but it got called off", "..., we changed our
-  minds"; not "I love my job but I don't have time for hobbies anymore");
 - a later retraction in the same turn ("That's not true.", "Just kidding.", "That was a lie.",
   or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
   most two words after "well", "I mean", "or rather": "Well, worked."); such a word inside a
@@ -128,18 +125,6 @@ _TAKEN_BACK = re.compile(
     r"^\W*(?:that|this|it)(?:'s| is| was)(?: all| just)? (?:a lie|a joke|not true|made up|untrue|"
     r"false)\b|^\W*(?:i lied|i made (?:that|it) up|scratch that|i take (?:that|it) back)\b"
 )
-# A later clause of the quote's own sentence that undoes it ("I'm moving to Oslo in June but
-# I'm not going after all", "The party is on Friday, but it got called off"): words that point
-# back to what was said, not a negation of something else ("..., but I don't have time for
-# hobbies anymore" undoes nothing).
-_UNDONE = re.compile(
-    r"\b(?:after all(?= *[.!?,]|$)|changed (?:my|our|his|her|their) minds?|change of plans?|"
-    r"(?:cancel(?:l)?ed|called off|scrapped|dropped) (?:it|that|them|those|the plan)|"
-    r"(?:it|that|they|this)(?: has| have|'s| is| was| were| got| just)? "
-    r"(?:cancel(?:l)?ed|called off|fell through|off now|not happening)|"
-    r"(?:it|that)(?:'s| is)(?: all)? off\b|not (?:anymore|any more)\b(?= *[.!,]|$)|"
-    r"not (?:going|happening|doing (?:it|that)) (?:anymore|any more)\b)"
-)
 # A sarcasm marker anywhere after the quote, its own sentence included ("I'm a genius /s").
 _SARCASM = re.compile(r"(?<!\w)/s\b|\bsaid no ?(?:one|body) ever\b")
 
@@ -210,8 +195,6 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
         or _framed(folded[spans[first][0] : spans[first][1]], kept)
         or _cut_away(folded[lo:start], folded[end:hi], kept, folded[start:end])
     )
-    if refusal is None and (undo := _UNDONE.search(folded[end:hi])) and undo.group(0) not in kept:
-        refusal = f"a later clause of its sentence takes it back ({undo.group(0)!r})"
     if refusal is None and (mark := _SARCASM.search(folded[end:])) is not None:
         refusal = f"its turn marks it as sarcasm ({mark.group(0)!r})"
     if refusal is None:

@@ -122,27 +122,6 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "My flight is on Friday",
         "The user's flight is on Friday.",
     ),
-    # a later clause of the quote's own sentence undoes it, pointing back
-    (
-        "I'm moving to Oslo in June but I'm not going after all.",
-        "I'm moving to Oslo in June",
-        "The user is moving to Oslo in June.",
-    ),
-    (
-        "I have a dentist appointment on Monday but they cancelled it.",
-        "I have a dentist appointment on Monday",
-        "The user has a dentist appointment on Monday.",
-    ),
-    (
-        "I'm starting at Google in May, but we changed our minds.",
-        "I'm starting at Google in May",
-        "The user is starting at Google in May.",
-    ),
-    (
-        "I'm doing the Berlin marathon in September, well I was, it's off now.",
-        "I'm doing the Berlin marathon in September",
-        "The user is doing the Berlin marathon in September.",
-    ),
     ("I live in Oslo. Bergen, sorry.", "I live in Oslo", "The user lives in Oslo."),
     (
         "I live in Oslo. Well I guess I should say Bergen, sorry about that.",
@@ -196,16 +175,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I work nights at the depot. We wait a few weeks for the new roster.",
         "I work nights at the depot",
         "The user works nights at the depot.",
-    ),
-    (  # "after all" giving a reason, and a negation of something else, undo nothing
-        "I play tennis on Sundays, after all it's good for my back.",
-        "I play tennis on Sundays",
-        "The user plays tennis on Sundays.",
-    ),
-    (
-        "I love my job but I don't have time for hobbies anymore.",
-        "I love my job",
-        "The user loves the user's job.",
     ),
 ]
 
