@@ -260,15 +260,6 @@ class GateConfig(Section):
             "share of the best candidate's."
         ),
     )
-    margin_results: int = Field(
-        5,
-        ge=0,
-        description=(
-            "Mode result: a candidate weak on its own that stays for being close to the best "
-            "is kept only among the answer's first this many results; below them, each "
-            "result passes on its own."
-        ),
-    )
     calibrated_for: str = Field(
         PACKAGED_MINILM,
         description="The embedder the floors were calibrated for; floors belong to one model.",

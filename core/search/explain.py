@@ -243,12 +243,10 @@ def response_explanation(s: Search) -> dict[str, Any]:
         },
         "gate": _response_gate(s.gate_log),
         "cut": {
-            "count": len(s.cut) + len(s.margin_cut),
+            "count": len(s.cut),
             "why": "weak on every signal and far below the best"
             if s.gate_mode == "result"
             else "weak on every signal",
-            # weak on their own, close to the best, below the first gate.margin_results places
-            "below_first": len(s.margin_cut),
         },
         "duplicates_collapsed": len(s.duplicates),
         "siblings_collapsed": len(s.siblings),
@@ -333,7 +331,6 @@ def log_payload(
             "lexical_floor": s.lexical_floor,
             "dense_margin": gate_cfg.dense_margin,
             "lexical_share": gate_cfg.lexical_share,
-            "margin_results": gate_cfg.margin_results,
             "corroborated_floor": s.corroborated,
             "subject_floor": s.subject_floor,
             "duplicate_cosine": config.retrieval.duplicate_cosine,

@@ -3,10 +3,10 @@ and the per-result rule, as pure functions of logged values (core.search.ranking
 calls them again with the logged settings; design §13).
 
 An answer is empty when every candidate is weak on every signal (design §9); a passing answer
-keeps the candidates that pass on their own, or sit close to the best one, and only among its
-first places (``cap_margin``). The floors follow the size of what the searching agent may read,
-never the store's (``floors``): calibrated on LoCoMo, LongMemEval-S and the personal set
-(benchmarks/README.md, "The gate at every store size").
+keeps the candidates that pass on their own or sit close to the best one. The floors follow
+the size of what the searching agent may read, never the store's (``floors``): calibrated on
+LoCoMo, LongMemEval-S and the personal set (README.md, "The gate at every store size";
+benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -245,21 +245,6 @@ def apply_gate(
         if candidate.passed_on is not None and (passing or mode == "off"):
             survivors.append(candidate)
     return survivors
-
-
-def cap_margin(kept: list[Candidate], first: int | None) -> tuple[list[Candidate], list[Candidate]]:
-    """``kept`` without the results that stayed only for being close to the best
-    (``passed_on`` "margin") below its ``first`` places, and those cut. None: no cap (search
-    rows logged before it). A weak answer's padding ends there: on the personal set, where a
-    few stored facts are all somewhat close to any question, an answer of ten weak results
-    held its answer among the first five, when it held it at all."""
-    if first is None:
-        return kept, []
-    cut = [c for i, c in enumerate(kept) if i >= first and c.passed_on == "margin"]
-    if not cut:
-        return kept, []
-    dropped = {id(c) for c in cut}
-    return [c for c in kept if id(c) not in dropped], cut
 
 
 def _bm25(candidate: Candidate) -> float | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_memory.core.search import later, siblings, standing
-from agent_memory.core.search.gate import apply_gate, cap_margin
+from agent_memory.core.search.gate import apply_gate
 
 GENERATORS = ("dense", "lexical", "entity", "time")
 
@@ -271,7 +271,6 @@ def replay(log: dict[str, Any]) -> list[str]:
             **margins,
         )
     kept = later.replay(log, kept)
-    kept, _ = cap_margin(kept, settings.get("margin_results"))  # absent: logged before it
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

@@ -107,7 +107,6 @@ class Search:
     margins: dict[str, float] = field(default_factory=dict)
     survivors: list[Candidate] = field(default_factory=list)
     cut: list[Candidate] = field(default_factory=list)
-    margin_cut: list[Candidate] = field(default_factory=list)  # close to the best, too low
     gate_log: dict[str, Any] = field(default_factory=dict)
 
     # Collapse, reranker, budget.

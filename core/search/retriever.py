@@ -37,7 +37,7 @@ from agent_memory.core.models import (
     parse_time,
 )
 from agent_memory.core.search import explain, later, ranking, siblings, standing, subject
-from agent_memory.core.search.gate import apply_gate, cap_margin, floors
+from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -161,7 +161,6 @@ class Retriever:
                 asked=subject.asked(tuple(s.words)),
             )
         with timer.stage("budget_assembly"):
-            s.kept, s.margin_cut = cap_margin(s.kept, self.config.gate.margin_results)
             s.taken, s.skipped = ranking.fit_budget(
                 s.kept,
                 budget=request.budget_tokens,

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
-from agent_memory.core import Config, Memory
-from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core import Memory
 from agent_memory.core.search.explain import for_model
 from agent_memory.core.search.gate import (
     apply_gate,
-    cap_margin,
     corroborated_floor,
     gate,
     scaled_floors,
@@ -233,54 +230,3 @@ def test_close_to_the_best_means_the_best_result() -> None:
         "weak on its own; close to the best: dense cosine 0.140 within 0.1 of the best 0.220"
     )
     assert far.passed_on is None
-
-
-def test_results_close_to_the_best_stay_only_among_the_first_places(
-    tmp_path: Path, real_embedder: FlagEmbedder
-) -> None:
-    """A result weak on its own that rides on its closeness to the best is kept only among
-    the answer's first ``gate.margin_results`` places: below them it is cut, counted with the
-    weaker candidates (``below_first``), and the search log replays the shorter answer."""
-    facts = [
-        "The user walks the dog Biscuit every morning before work.",
-        "Biscuit is a three-year-old corgi who hates the rain.",
-        "The user is training for a half marathon in October.",
-        "The user drinks oat milk flat whites.",
-        "The user plays five-a-side football on Thursdays.",
-        "The user bakes sourdough bread at weekends.",
-    ]
-    question = "What do I do on weekday mornings?"
-    answers = {}
-    for first in (5, 1):
-        config = Config(gate={"margin_results": first})
-        path = tmp_path / f"{first}.db"
-        with Memory.open(path, config, embedder=real_embedder, now=NOW) as memory:
-            session = user_store(memory, [{"content": f} for f in facts])
-            result = search(session, question)
-            (row,) = memory.store.query(
-                "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
-            )
-            assert replay(json.loads(row["payload"])) == [r["id"] for r in result["results"]]
-            answers[first] = result
-    padded = [r["explanation"]["passed_on"] for r in answers[5]["results"]]
-    assert padded[0] != "margin" and padded.count("margin") >= 1
-    capped = answers[1]
-    assert [r["explanation"]["passed_on"] for r in capped["results"]] == padded[:1]
-    cut = capped["explanation"]["cut"]
-    assert cut["below_first"] == padded.count("margin")
-    assert cut["count"] == answers[5]["explanation"]["cut"]["count"] + cut["below_first"]
-
-
-def test_the_cap_keeps_what_passed_on_its_own() -> None:
-    """Below the first places, a result that passed on its own stays; only riders go."""
-    own = [Candidate(f"mem_own{i}", matches={}) for i in range(3)]
-    riders = [Candidate(f"mem_ride{i}", matches={}) for i in range(3)]
-    for c in own:
-        c.passed_on = "dense"
-    for c in riders:
-        c.passed_on = "margin"
-    ranked = [own[0], riders[0], own[1], riders[1], riders[2], own[2]]
-    kept, cut = cap_margin(ranked, 2)
-    assert [c.record_id for c in kept] == ["mem_own0", "mem_ride0", "mem_own1", "mem_own2"]
-    assert [c.record_id for c in cut] == ["mem_ride1", "mem_ride2"]
-    assert cap_margin(ranked, None) == (ranked, [])
