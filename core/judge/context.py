@@ -28,8 +28,6 @@ when the turn takes the quote out of the user's mouth:
   turn ("in the novel I'm writing", "let's pretend", "imagine", "hypothetically");
 - quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
   non-human source ("..., says the error message", "the log says");
-- a clause opened by "but" right after the quote that undoes it ("I'm moving to Oslo in June
-  but I'm not going", "..., but they cancelled it": core.judge.undone);
 - a later retraction in the same turn ("That's not true.", "Just kidding.", "That was a lie.",
   or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
   most two words after "well", "I mean", "or rather": "Well, worked."); such a word inside a
@@ -65,7 +63,6 @@ from agent_memory.core.judge.text import (
     parse_sentences,
 )
 from agent_memory.core.judge.tokens import Token
-from agent_memory.core.judge.undone import undone
 
 # Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
 # matching, core.write.evidence, uses the same table).
@@ -198,8 +195,6 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
         or _framed(folded[spans[first][0] : spans[first][1]], kept)
         or _cut_away(folded[lo:start], folded[end:hi], kept, folded[start:end])
     )
-    if refusal is None and (undoing := undone(folded[end:hi], folded[start:end])) is not None:
-        refusal = f"its sentence takes it back right after it ({undoing!r})"
     if refusal is None and (mark := _SARCASM.search(folded[end:])) is not None:
         refusal = f"its turn marks it as sarcasm ({mark.group(0)!r})"
     if refusal is None:

@@ -122,32 +122,6 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
         "My flight is on Friday",
         "The user's flight is on Friday.",
     ),
-    # a "but" right after the quote that undoes it (core.judge.undone)
-    (
-        "I'm moving to Oslo in June but I'm not going after all.",
-        "I'm moving to Oslo in June",
-        "The user is moving to Oslo in June.",
-    ),
-    (
-        "I have a dentist appointment on Monday but they cancelled it.",
-        "I have a dentist appointment on Monday",
-        "The user has a dentist appointment on Monday.",
-    ),
-    (
-        "We're adopting a puppy next week but we've backed out.",
-        "We're adopting a puppy next week",
-        "The user is adopting a puppy next week.",
-    ),
-    (
-        "My sister is visiting next week, but she can't make it now.",
-        "My sister is visiting next week",
-        "The user's sister is visiting next week.",
-    ),
-    (
-        "The barbecue is on Saturday but it's been rained off.",
-        "The barbecue is on Saturday",
-        "The barbecue is on Saturday.",
-    ),
     ("I live in Oslo. Bergen, sorry.", "I live in Oslo", "The user lives in Oslo."),
     (
         "I live in Oslo. Well I guess I should say Bergen, sorry about that.",
@@ -201,31 +175,6 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I work nights at the depot. We wait a few weeks for the new roster.",
         "I work nights at the depot",
         "The user works nights at the depot.",
-    ),
-    (  # a "but" that undoes something else, or a past the quote tells
-        "I love my job but I don't have time for hobbies anymore.",
-        "I love my job",
-        "The user loves the user's job.",
-    ),
-    (
-        "I live in Leeds but I don't drive.",
-        "I live in Leeds",
-        "The user lives in Leeds.",
-    ),
-    (
-        "I'm on call this weekend, the office party was Saturday but they cancelled it.",
-        "I'm on call this weekend",
-        "The user is on call this weekend.",
-    ),
-    (
-        "I had a migraine every morning last month but it's not happening anymore.",
-        "I had a migraine every morning last month",
-        "The user had a migraine every morning last month.",
-    ),
-    (
-        "I take the kids to school every morning but I dropped them off late today.",
-        "I take the kids to school every morning",
-        "The user takes the kids to school every morning.",
     ),
 ]
 
