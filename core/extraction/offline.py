@@ -478,23 +478,7 @@ def _corrected(
     ]
 
 
-# "..., but I'm not going after all", "... but we don't ...", "... but I never ...": the
-# user's own negated clause after "but" may take back what came before it, or may not ("I love
-# my job but I don't have time for hobbies anymore"); the words do not tell which (three
-# readings were measured and withdrawn: benchmarks/README.md, "Session 21"). So the rules
-# phrase no fact of such a sentence, and it is kept as said (core.extraction.verbatim), the
-# "but" clause with what it may take back.
-_BUT_NOT = re.compile(
-    r"\bbut\s+(?:i|we)\b(?:'m|'re|'ve|'d|'ll)?(?:\s+(?:am|are|was|were|have|had|will|would|"
-    r"can|could|do|did|really|just|still|actually))*\s+(?:not|never|no longer)\b|"
-    r"\bbut\s+(?:i|we)\s+(?:\w+\s+)?\w+n't\b",
-    re.IGNORECASE,
-)
-
-
 def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:
-    if _BUT_NOT.search(sentence.replace("\u2019", "'")):
-        return
     procedure = phrasing.PROCEDURE.match(sentence.rstrip(".! "))
     reported = False
     for clause, own, quoted in _clauses(sentence):

@@ -429,26 +429,3 @@ def test_a_short_clause_told_before_a_question_is_kept_when_a_rule_phrases_it(
     session(mem, "s1", "I'm vegan, any ideas for dinner?")
     record = only(stored(mem))
     assert (record.content, record.status) == ("The user is vegan.", Status.CONFIRMED)
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
-        "I'm moving to Oslo in June but I'm not going after all.",
-        "We're buying the house on Elm Street but we're not buying it now.",
-        "I love my job but I don't have time for hobbies anymore.",
-    ],
-)
-def test_a_sentence_whose_but_clause_the_user_negates_is_kept_as_said(
-    mem: Memory, said: str
-) -> None:
-    """The user's own negated clause after "but" may take back what came before it or not;
-    the rules phrase no fact of such a sentence (they phrased "The user is moving to Oslo in
-    June." as confirmed), and the sentence is kept word for word, the "but" clause with it."""
-    session(mem, "s1", said)
-    assert [r.content for r in stored(mem)] == [said]
-
-
-def test_a_but_clause_about_someone_else_leaves_the_users_fact_phrased(mem: Memory) -> None:
-    session(mem, "s1", "I'm vegan but my partner isn't.")
-    assert [r.content for r in stored(mem)] == ["The user is vegan."]
