@@ -67,6 +67,7 @@ from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.framing import reports
 from agent_memory.core.judge.change import change_spans, content_words, says_changed
 from agent_memory.core.judge.contradiction import says_ended
+from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 
 CORRECTION_FLOOR = 0.50  # cosine that links a record naming the same thing
@@ -83,10 +84,6 @@ _SOMEONE_ELSE = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
-_CALENDAR = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)
 # Where a change names someone or somewhere only beside what changed: the user's companion in
 # a move or the place moved to ("I moved in with Antoine in Villeurbanne": the user's home
 # changed, not Antoine nor Villeurbanne; "moved from Leeds" still names what changed) and
@@ -235,7 +232,7 @@ def _names(text: str) -> set[str]:
         return set()  # written in capitals throughout: no word stands out as a name
     cased: dict[str, bool] = {}
     for word in _WORD.findall(text):
-        if word.lower() in _CALENDAR:
+        if word.lower() in MONTHS_AND_WEEKDAYS:
             continue  # "July" names a month, not what changed
         for stem in content_words(word):
             cased[stem] = cased.get(stem, True) and word[0].isupper()

@@ -15,7 +15,6 @@ words exclude each other ("I am vegetarian" / "I eat steak"). Symmetric by const
 
 from __future__ import annotations
 
-import calendar
 import functools
 import re
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from agent_memory.core.judge.text import (
     parse_sentences,
     stem_word,
 )
+from agent_memory.core.judge.values import MONTH_NAMES, MONTHS_AND_WEEKDAYS
 
 # Antonyms: each group's words on the first side are "positive", on the second "negative".
 _ANTONYM_GROUPS: list[tuple[str, str]] = [
@@ -181,11 +181,8 @@ _facts = functools.lru_cache(maxsize=4096)(_Facts.of)
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b([A-Z][\w'-]*)")
 
 
-_CALENDAR = {
-    name.lower()
-    for name in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name)
-    if name
-}
+# Months and weekdays, and the months' three-letter abbreviations ("Jan", "Sep").
+_CALENDAR = MONTHS_AND_WEEKDAYS | {month[:3] for month in MONTH_NAMES}
 
 
 def _names(text: str) -> set[str]:

@@ -72,6 +72,10 @@ _MONTH_CUES |= {"next", "last", "this", "during", "through", "before", "after", 
 WEEKDAYS = {
     name: name for name in split_words("monday tuesday wednesday thursday friday saturday sunday")
 } | {"tues": "tuesday", "weds": "wednesday", "thurs": "thursday"}
+# The names of the months and weekdays, lower-case: words written capitalised that name a time,
+# not what a statement is about (core.judge.overlap, core.extraction.corrections).
+MONTH_NAMES = tuple(_MONTHS)
+MONTHS_AND_WEEKDAYS = frozenset(MONTH_NAMES) | frozenset(WEEKDAYS.values())
 
 
 def _format_number(value: float) -> str:
