@@ -76,6 +76,12 @@ class Embedder(ABC):
         row: np.ndarray = self.embed([text])[0]
         return row
 
+    def embed_query(self, query: str) -> np.ndarray:
+        """The vector a search compares the stored records' vectors with. The same as
+        ``embed_one`` for a symmetric model (MiniLM, bge-m3's dense head); an asymmetric one
+        (e5's "query: " and "passage: " prefixes) embeds a query apart from what it stores."""
+        return self.embed_one(query)
+
     @property
     def runtime(self) -> str:
         """What computes a small batch's vectors (a query's), for logs and benchmarks."""

@@ -97,7 +97,7 @@ class Retriever:
         with timer.stage("filter_construction"):
             where = request.hard_filter(scopes, now)
         with timer.stage("query_embedding"):
-            vector = self.engine.embedder.embed([query])[0]
+            vector = self.engine.embedder.embed_query(query)
         with timer.stage("dense_candidates"):
             index = self.engine.index()  # synced with the store here, once per search
             dense = generators.dense(index, vector, where, depth)

@@ -216,3 +216,33 @@ def test_models_too_large_for_one_onnx_file_stay_on_torch() -> None:
     huge = torch.nn.Linear(50_000, 10_000, device="meta")  # 500M parameters, 2.0 GB
     assert "exceed the 2 GB" in (onnxrt.too_large(huge) or "")
     assert onnxrt.too_large(torch.nn.Linear(384, 384)) is None
+
+
+class _QueryTranslating(HashingEmbedder):
+    """An asymmetric embedder for the test: a query is embedded as the words it stands for
+    (as e5 embeds "query: ..." apart from "passage: ..."); stored texts as they are."""
+
+    def __init__(self, meanings: dict[str, str]) -> None:
+        super().__init__()
+        self.meanings = meanings
+
+    def embed_query(self, query: str) -> np.ndarray:
+        return self.embed_one(self.meanings.get(query, query))
+
+
+def test_a_search_embeds_its_query_with_embed_query(tmp_path) -> None:
+    """The retriever compares stored vectors with the embedder's query vector, so a model that
+    embeds queries apart from passages can be injected: the query shares no word with the
+    record (no lexical match), and only the query-side vector finds it."""
+    from agent_memory.core import Memory
+    from tests.support.clock import NOW
+
+    embedder = _QueryTranslating({"vehicle?": "drives skoda enyaq"})
+    with Memory.open(tmp_path / "m.db", embedder=embedder, now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        mem.import_records([{"content": "drives skoda enyaq"}], scope="user:u", now=NOW)
+        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
+        found = session.call("memory_search", {"query": "vehicle?"}, now=NOW)
+        plain = session.call("memory_search", {"query": "automobile?"}, now=NOW)
+    assert [r["content"] for r in found["results"]] == ["drives skoda enyaq"], found
+    assert plain["results"] == [], plain
