@@ -24,7 +24,9 @@ Two reports, each store built by ``api.evaluation.personal.persona_store`` (``--
    of a record whose evidence lies in an evidence turn, for each unanswerable one the best
    cosine of any record. AUC (an answerable question's evidence above an unanswerable
    question's best), the share of evidence above the unanswerable questions' 90th
-   percentile, and how often the evidence is among the five best cosines.
+   percentile, how often the evidence is among the five best cosines, and the AUC against
+   the unanswerable_near questions (a stored topic, the fact never given; the product
+   reports their empty rate and sets no target for it).
 2. **product** (``--product``): the stores built again on each embedder (extraction, the
    write path's duplicate and correction checks and the search all on it) and every question
    asked through ``Session.call("memory_search")`` at each of the ``--gate`` floor pairs
@@ -138,7 +140,8 @@ class Joined(Embedder):
         )
 
     def embed_query(self, query: str) -> np.ndarray:
-        return np.concatenate([scale * part.embed_query(query) for part, scale in self.parts])
+        parts = [scale * part.embed_query(query) for part, scale in self.parts]
+        return np.concatenate(parts).astype(np.float32)
 
 
 def separation(
@@ -146,7 +149,7 @@ def separation(
 ) -> None:
     default = make_embedder(Config().embedder)
     found: dict[str, dict[str, list[float]]] = {
-        name: {"ans": [], "una": [], "rank": []} for name in embedders
+        name: {"ans": [], "una": [], "near": [], "rank": []} for name in embedders
     }
     for persona in personas:
         with pe.persona_store(
@@ -172,15 +175,18 @@ def separation(
                         found[name]["rank"].append(
                             min(int(np.flatnonzero(order == i)[0]) for i in evidence)
                         )
-                elif question.kind == "unanswerable":
-                    found[name]["una"].append(float(cosines.max()))
+                else:
+                    near = question.kind == "unanswerable_near"
+                    found[name]["near" if near else "una"].append(float(cosines.max()))
     for name, f in found.items():
-        ans, una, rank = np.array(f["ans"]), np.array(f["una"]), np.array(f["rank"])
+        ans, una, near = np.array(f["ans"]), np.array(f["una"]), np.array(f["near"])
+        rank = np.array(f["rank"])
         print(
             f"separation {path} {name:<8} AUC {np.mean(ans[:, None] > una[None, :]):.3f}  "
             f"above the unanswerable q90 {np.mean(ans > np.quantile(una, 0.9)):.3f}  "
             f"evidence in the dense top 5 {np.mean(rank < 5):.3f}  "
-            f"({len(ans)} answerable with extracted evidence, {len(una)} unanswerable)"
+            f"AUC against unanswerable_near {np.mean(ans[:, None] > near[None, :]):.3f}  "
+            f"({len(ans)} answerable with evidence, {len(una)} unanswerable, {len(near)} near)"
         )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import threading
 from abc import ABC, abstractmethod
@@ -79,7 +80,9 @@ class Embedder(ABC):
     def embed_query(self, query: str) -> np.ndarray:
         """The vector a search compares the stored records' vectors with. The same as
         ``embed_one`` for a symmetric model (MiniLM, bge-m3's dense head); an asymmetric one
-        (e5's "query: " and "passage: " prefixes) embeds a query apart from what it stores."""
+        (e5's "query: " and "passage: " prefixes) embeds a query apart from what it stores,
+        and a wrapper around one passes this through. Searches read it through
+        ``query_vector``, which checks it."""
         return self.embed_one(query)
 
     @property
@@ -304,6 +307,23 @@ class HashingEmbedder(Embedder):
                 sign = 1.0 if digest[4] & 1 else -1.0
                 out[row, bucket] += sign
         return _normalise(out)
+
+
+def query_vector(embedder: Embedder, query: str) -> np.ndarray:
+    """``embedder.embed_query(query)`` as the search uses it: ``dims`` float32 values of norm 1.
+    An injected model's vector is normalised here (every cosine, and so every gate floor,
+    assumes unit vectors: a query vector of norm 3 would pass unrelated records); one of
+    another length, or not finite, or all zeros, is an EmbedderError. The message never
+    holds the query."""
+    vector = np.asarray(embedder.embed_query(query), dtype=np.float32).reshape(-1)
+    if vector.shape != (embedder.dims,):
+        raise EmbedderError(
+            f"{embedder.model_name} embedded a query as {vector.size} values, not {embedder.dims}"
+        )
+    norm = float(np.linalg.norm(vector))
+    if not math.isfinite(norm) or norm == 0.0:
+        raise EmbedderError(f"{embedder.model_name} embedded a query as a zero or non-finite row")
+    return vector / np.float32(norm)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agent_memory.core.embedder import query_vector
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import VectorIndex
 from agent_memory.core.models import (
@@ -97,7 +98,7 @@ class Retriever:
         with timer.stage("filter_construction"):
             where = request.hard_filter(scopes, now)
         with timer.stage("query_embedding"):
-            vector = self.engine.embedder.embed_query(query)
+            vector = query_vector(self.engine.embedder, query)
         with timer.stage("dense_candidates"):
             index = self.engine.index()  # synced with the store here, once per search
             dense = generators.dense(index, vector, where, depth)

@@ -246,3 +246,52 @@ def test_a_search_embeds_its_query_with_embed_query(tmp_path) -> None:
         plain = session.call("memory_search", {"query": "automobile?"}, now=NOW)
     assert [r["content"] for r in found["results"]] == ["drives skoda enyaq"], found
     assert plain["results"] == [], plain
+
+
+class _Scaled(HashingEmbedder):
+    """An injected model whose query rows are ``scale`` times a unit vector (or NaN)."""
+
+    def __init__(self, scale: float) -> None:
+        super().__init__()
+        self.scale = scale
+
+    def embed_query(self, query: str) -> np.ndarray:
+        return self.embed_one(query) * np.float32(self.scale)
+
+
+def _ask(tmp_path, embedder: HashingEmbedder, query: str) -> dict:
+    from agent_memory.core import Memory
+    from tests.support.clock import NOW
+
+    with Memory.open(tmp_path / f"{embedder.scale}.db", embedder=embedder, now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        mem.import_records(
+            [{"content": "I play badminton on Wednesdays."}, {"content": "Dentist at nine."}],
+            scope="user:u",
+            now=NOW,
+        )
+        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
+        return session.call("memory_search", {"query": query}, now=NOW)
+
+
+def test_an_injected_query_vector_is_normalised_before_any_floor_reads_it(tmp_path) -> None:
+    """Every cosine and gate floor assumes unit vectors: a model whose query rows have norm 3
+    gets the answers of a normalised one, not unrelated records passing on a 'cosine' of 0.9
+    (which it got before the search checked the vector)."""
+    unrelated = _ask(tmp_path, _Scaled(3.0), "favourite film?")
+    assert unrelated["results"] == [], unrelated
+    related = _ask(tmp_path, _Scaled(5.0), "badminton wednesdays")
+    normal = _ask(tmp_path, _Scaled(1.0), "badminton wednesdays")
+    assert [r["content"] for r in related["results"]] == [r["content"] for r in normal["results"]]
+    assert related["results"], related
+
+
+def test_a_query_vector_that_is_not_finite_is_a_clear_embedder_error(tmp_path) -> None:
+    """NaN or an all-zero row cannot be compared with anything: the search stops with an
+    EmbedderError that names the model and never the query."""
+    from agent_memory.core.errors import EmbedderError
+
+    for scale in (float("nan"), 0.0):
+        with pytest.raises(EmbedderError, match="zero or non-finite") as raised:
+            _ask(tmp_path, _Scaled(scale), "secret words")
+        assert "secret" not in str(raised.value)
