@@ -67,6 +67,10 @@ class CachedEmbedder(Embedder):
             return self.inner.embed([])
         return np.vstack([self.vectors[t] for t in texts])
 
+    def embed_query(self, query: str) -> np.ndarray:
+        # Not kept: a model may embed a query apart from a passage (benchmarks/second_model.py).
+        return self.inner.embed_query(query)
+
     def save(self) -> None:
         if self.path is not None and self.added:
             self.path.write_bytes(pickle.dumps(self.vectors))
