@@ -161,7 +161,8 @@ def separation(
             )
             ids = [row["id"] for row in rows]
             records = list(mem.store.get_records(ids).values())
-        turns = [_turns(record, persona, path) for record in records]
+        folded = {t.id: pe.fold(t.text) for session in persona.sessions for t in session.turns}
+        turns = [_turns(record, folded, path) for record in records]
         texts = [embedding_text(record) for record in records]
         for name, embedder in embedders.items():
             stored = embedder.embed(texts)
@@ -190,16 +191,16 @@ def separation(
         )
 
 
-def _turns(record: Record, persona: Persona, path: str) -> set[str]:
-    """The persona's turns ``record`` counts for (the eval's rule: its source_ref on the turns
-    path, its evidence quote inside the turn on the extracted one)."""
-    turns = {t.id: t.text for s in persona.sessions for t in s.turns}
+def _turns(record: Record, folded: dict[str, str], path: str) -> set[str]:
+    """The turns ``record`` counts for, of a persona's turns by id with their ``pe.fold``ed
+    text (the eval's rule: its source_ref on the turns path, its evidence quote inside the
+    turn on the extracted one)."""
     if path == "turns":
-        return {record.source_ref} & turns.keys() if record.source_ref else set()
+        return {record.source_ref} & folded.keys() if record.source_ref else set()
     quote = pe.fold(record.evidence or "")
     if len(quote) < pe.MIN_EVIDENCE:
         return set()
-    return {i for i, text in turns.items() if quote in pe.fold(text)}
+    return {i for i, text in folded.items() if quote in text}
 
 
 def product(
@@ -214,9 +215,7 @@ def product(
                 stores.append((persona, mem.path))
         for gate in gates:
             drop, corroborated = (float(x) for x in gate.split(","))
-            data = Config().model_dump()
-            data["gate"] |= {"small_store_drop": drop, "corroborated_drop": corroborated}
-            config = Config.model_validate(data)
+            config = Config(gate={"small_store_drop": drop, "corroborated_drop": corroborated})
             answers = []
             for persona, db in stores:
                 with Memory.open(db, config, embedder=embedder) as mem:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agent_memory.core import Memory
 from agent_memory.core.config import PACKAGED_MINILM
-from agent_memory.core.embedder import FlagEmbedder, HashingEmbedder
+from agent_memory.core.embedder import Embedder, FlagEmbedder, HashingEmbedder
 from agent_memory.core.errors import EmbedderError
+from tests.support.clock import NOW
 
 
 def test_identity_is_known_without_loading_the_model() -> None:
@@ -230,24 +233,6 @@ class _QueryTranslating(HashingEmbedder):
         return self.embed_one(self.meanings.get(query, query))
 
 
-def test_a_search_embeds_its_query_with_embed_query(tmp_path) -> None:
-    """The retriever compares stored vectors with the embedder's query vector, so a model that
-    embeds queries apart from passages can be injected: the query shares no word with the
-    record (no lexical match), and only the query-side vector finds it."""
-    from agent_memory.core import Memory
-    from tests.support.clock import NOW
-
-    embedder = _QueryTranslating({"vehicle?": "drives skoda enyaq"})
-    with Memory.open(tmp_path / "m.db", embedder=embedder, now=NOW) as mem:
-        mem.grant("a", "user:u", now=NOW)
-        mem.import_records([{"content": "drives skoda enyaq"}], scope="user:u", now=NOW)
-        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
-        found = session.call("memory_search", {"query": "vehicle?"}, now=NOW)
-        plain = session.call("memory_search", {"query": "automobile?"}, now=NOW)
-    assert [r["content"] for r in found["results"]] == ["drives skoda enyaq"], found
-    assert plain["results"] == [], plain
-
-
 class _Scaled(HashingEmbedder):
     """An injected model whose query rows are ``scale`` times a unit vector (or NaN)."""
 
@@ -259,39 +244,46 @@ class _Scaled(HashingEmbedder):
         return self.embed_one(query) * np.float32(self.scale)
 
 
-def _ask(tmp_path, embedder: HashingEmbedder, query: str) -> dict:
-    from agent_memory.core import Memory
-    from tests.support.clock import NOW
-
-    with Memory.open(tmp_path / f"{embedder.scale}.db", embedder=embedder, now=NOW) as mem:
+def _search(path: Path, embedder: Embedder, contents: list[str], *queries: str) -> list[dict]:
+    """A new store at ``path`` holding ``contents`` in user:u, each query searched by agent a."""
+    with Memory.open(path, embedder=embedder, now=NOW) as mem:
         mem.grant("a", "user:u", now=NOW)
-        mem.import_records(
-            [{"content": "I play badminton on Wednesdays."}, {"content": "Dentist at nine."}],
-            scope="user:u",
-            now=NOW,
-        )
+        mem.import_records([{"content": c} for c in contents], scope="user:u", now=NOW)
         session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
-        return session.call("memory_search", {"query": query}, now=NOW)
+        return [session.call("memory_search", {"query": q}, now=NOW) for q in queries]
 
 
-def test_an_injected_query_vector_is_normalised_before_any_floor_reads_it(tmp_path) -> None:
+def test_a_search_embeds_its_query_with_embed_query(tmp_path: Path) -> None:
+    """The retriever compares stored vectors with the embedder's query vector, so a model that
+    embeds queries apart from passages can be injected: the query shares no word with the
+    record (no lexical match), and only the query-side vector finds it."""
+    embedder = _QueryTranslating({"vehicle?": "drives skoda enyaq"})
+    found, plain = _search(
+        tmp_path / "m.db", embedder, ["drives skoda enyaq"], "vehicle?", "automobile?"
+    )
+    assert [r["content"] for r in found["results"]] == ["drives skoda enyaq"], found
+    assert plain["results"] == [], plain
+
+
+_FACTS = ["I play badminton on Wednesdays.", "Dentist at nine."]
+
+
+def test_an_injected_query_vector_is_normalised_before_any_floor_reads_it(tmp_path: Path) -> None:
     """Every cosine and gate floor assumes unit vectors: a model whose query rows have norm 3
     gets the answers of a normalised one, not unrelated records passing on a 'cosine' of 0.9
     (which it got before the search checked the vector)."""
-    unrelated = _ask(tmp_path, _Scaled(3.0), "favourite film?")
+    (unrelated,) = _search(tmp_path / "3.db", _Scaled(3.0), _FACTS, "favourite film?")
     assert unrelated["results"] == [], unrelated
-    related = _ask(tmp_path, _Scaled(5.0), "badminton wednesdays")
-    normal = _ask(tmp_path, _Scaled(1.0), "badminton wednesdays")
+    (related,) = _search(tmp_path / "5.db", _Scaled(5.0), _FACTS, "badminton wednesdays")
+    (normal,) = _search(tmp_path / "1.db", _Scaled(1.0), _FACTS, "badminton wednesdays")
     assert [r["content"] for r in related["results"]] == [r["content"] for r in normal["results"]]
     assert related["results"], related
 
 
-def test_a_query_vector_that_is_not_finite_is_a_clear_embedder_error(tmp_path) -> None:
+def test_a_query_vector_that_is_not_finite_is_a_clear_embedder_error(tmp_path: Path) -> None:
     """NaN or an all-zero row cannot be compared with anything: the search stops with an
     EmbedderError that names the model and never the query."""
-    from agent_memory.core.errors import EmbedderError
-
-    for scale in (float("nan"), 0.0):
+    for name, scale in (("nan", float("nan")), ("zero", 0.0)):
         with pytest.raises(EmbedderError, match="zero or non-finite") as raised:
-            _ask(tmp_path, _Scaled(scale), "secret words")
+            _search(tmp_path / f"{name}.db", _Scaled(scale), _FACTS, "secret words")
         assert "secret" not in str(raised.value)
