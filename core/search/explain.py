@@ -144,6 +144,8 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         parts.append(f"{explanation['duplicates_collapsed']} near-duplicates collapsed")
     if explanation.get("siblings_collapsed"):
         parts.append(f"{explanation['siblings_collapsed']} of the same turn collapsed")
+    if explanation.get("summaries_collapsed"):
+        parts.append(f"{explanation['summaries_collapsed']} session summaries collapsed")
     if explanation.get("over_budget"):
         parts.append(f"{explanation['over_budget']} over the token budget")
     return "; ".join(parts)
@@ -217,7 +219,7 @@ def result_explanation(
             if collapsed
             else "no near-duplicate among the results"
         ),
-        "siblings": siblings.explain(candidate.record_id, s.siblings),
+        "siblings": siblings.explain(candidate.record_id, s.siblings, s.summaries),
         "later_first": later.explain(s.later_log.get("moved", {}).get(candidate.record_id)),
         "budget": f"{candidate.tokens} tokens; {used} of {s.request.budget_tokens} used",
     }
@@ -250,6 +252,7 @@ def response_explanation(s: Search) -> dict[str, Any]:
         },
         "duplicates_collapsed": len(s.duplicates),
         "siblings_collapsed": len(s.siblings),
+        "summaries_collapsed": len(s.summaries),
         "later_first": {
             "applied": bool(s.later_log.get("applied")),
             "why": s.later_log.get("why"),
@@ -374,8 +377,9 @@ def log_payload(
             "dropped": {c.record_id: c.duplicate_of for c in s.duplicates},
         },
         "reranker": s.rerank_log,
-        # core.search.siblings: records of one turn found only through it, and the one kept
-        "siblings": {"collapsed": s.siblings},
+        # core.search.siblings: records of one turn found only through it, and the one kept;
+        # session summaries a record of their session stands for
+        "siblings": {"collapsed": s.siblings, "summaries": s.summaries},
         # core.search.later: settings, pairs, statement times and what moved (replay reads it)
         "later_first": s.later_log,
         "budget": {

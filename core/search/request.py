@@ -114,6 +114,7 @@ class Search:
     kept: list[Candidate] = field(default_factory=list)
     duplicates: list[Candidate] = field(default_factory=list)
     siblings: dict[str, str] = field(default_factory=dict)  # collapsed id -> its turn's kept
+    summaries: dict[str, str] = field(default_factory=dict)  # summary id -> its session's kept
     rerank_log: dict[str, Any] = field(default_factory=dict)
     later_log: dict[str, Any] = field(default_factory=dict)  # core.search.later: what moved
     fallback_gate: str | None = None  # the gate run after a replace_floors reranker did not

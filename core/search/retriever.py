@@ -4,10 +4,9 @@
     -> dense (vector index) -> lexical (BM25: core.search.bm25) -> time (BM25 inside the
     event-time window the query's words name: core.temporal) -> entity (exact aliases)
     -> reciprocal-rank fusion -> episodic freshness -> context credit and role prior
-    -> empty-result gate
-    -> near-duplicate collapse (and of one turn's records: core.search.siblings) -> reranker
-    -> later statement first (core.search.later)
-    -> token budget -> explanations -> log
+    -> empty-result gate -> near-duplicate collapse (and of one turn's records, and of a
+    session's summary beside its records: core.search.siblings) -> reranker -> later
+    statement first (core.search.later) -> token budget -> explanations -> log
 
 ``Retriever.search`` runs the stages in that order, each under its name in the search log's
 ``timings_ms``. The generators are core.search.generators; the hard filter (scope, status,
@@ -141,9 +140,10 @@ class Retriever:
             s.kept, s.duplicates = ranking.collapse(
                 s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
             )
-            s.kept, s.siblings = siblings.collapse(
-                s.kept, s.records, s.words, meant=self._meant(vector)
-            )
+            meant = self._meant(vector)
+            s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words, meant=meant)
+            if cfg.summary_collapse and not conversation.asks_about_a_conversation(s.query):
+                s.kept, s.summaries = siblings.summaries(s.kept, s.records, s.words)
         with timer.stage("reranking"):
             self._rerank(s)
         with timer.stage("later_first"):

@@ -1,7 +1,8 @@
 """What a session's summary and its retired statements leave in the answers to later
 questions: memory_search puts a fact's own record before the session summary restating it
-(the role prior's summary part, core.search.ranking.role_prior), and a statement a later
-one supersedes takes its words out of its turn's other records' retrieval context
+(the role prior's summary part, core.search.ranking.role_prior) and collapses the summary
+into that record (core.search.siblings.summaries), and a statement a later one supersedes
+takes its words out of its turn's other records' retrieval context
 (core.write.supersession.narrow_siblings), so the old value no longer finds them."""
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from tests.support.clock import NOW
 from tests.support.extraction import CONFIG, extracted_session, extracting_memory
 
 ASKED = NOW + timedelta(days=10)
+# The role prior alone: the summary stays in the answer, so where it ranks can be seen.
+UNCOLLAPSED = CONFIG.model_copy(
+    update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_collapse": False})}
+)
 
 
 def ask(memory: Memory, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -68,7 +73,7 @@ def test_the_sessions_own_records_rank_before_its_summary(
 ) -> None:
     """A question over two facts matches the summary that lists both better than either
     fact's own record; with the prior the records come first, each stating one fact."""
-    with extracting_memory(store_path, real_embedder) as memory:
+    with extracting_memory(store_path, real_embedder, UNCOLLAPSED) as memory:
         one_session(memory)
         result, log = ask(memory, TWO_FACTS)
         assert summary_last(result) == [False, False, True]
@@ -84,8 +89,8 @@ def test_the_sessions_own_records_rank_before_its_summary(
 def test_off_the_summary_ranks_first(store_path: Path, real_embedder: FlagEmbedder) -> None:
     """The case the prior is for: with retrieval.summary_factor 1 (off) the summary comes
     first, above the records that state its facts."""
-    config = CONFIG.model_copy(
-        update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_factor": 1.0})}
+    config = UNCOLLAPSED.model_copy(
+        update={"retrieval": UNCOLLAPSED.retrieval.model_copy(update={"summary_factor": 1.0})}
     )
     assert isinstance(config, Config)
     with extracting_memory(store_path, real_embedder, config) as memory:
@@ -104,6 +109,57 @@ def test_a_question_about_a_conversation_keeps_the_summaries_scores(
         assert log["role_prior"]["roles"]["summary"]["applied"] is False
         assert log["role_prior"]["adjusted"] == {}
         assert all(r["explanation"]["role_prior"] == 0 for r in result["results"])
+
+
+def test_a_summary_beside_its_sessions_records_is_collapsed_into_them(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The same question with the collapse on (the default): the summary restates what the
+    two records say, so the answer keeps the records and names the summary they stand for;
+    the log replays it."""
+    with extracting_memory(store_path, real_embedder) as memory:
+        one_session(memory)
+        [summary] = memory.store.query(
+            "SELECT id FROM records WHERE source_kind = 'session_summary'"
+        )
+        result, log = ask(memory, TWO_FACTS)
+        assert summary_last(result) == [False, False]
+        assert log["siblings"]["summaries"] == {summary["id"]: result["results"][0]["id"]}
+        assert result["explanation"]["summaries_collapsed"] == 1
+        assert summary["id"] in result["results"][0]["explanation"]["siblings"]
+
+
+def test_a_summary_saying_what_its_sessions_results_do_not_stays(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The session's second turn is a question, so no record holds its words, and only the
+    summary's topic list says the user asked about Rust crates: asked about both, the answer
+    keeps the summary beside the shellfish record."""
+    with extracting_memory(store_path, real_embedder) as memory:
+        extracted_session(
+            memory,
+            "s1",
+            "I'm allergic to shellfish.",
+            "Which crates should I use for parsing? Crates crates parsing, parsing crates?",
+        )
+        [summary] = memory.store.query(
+            "SELECT id, content FROM records WHERE source_kind = 'session_summary'"
+        )
+        assert "crates" in summary["content"]
+        result, log = ask(memory, "shellfish allergy and parsing crates")
+        assert summary["id"] in [r["id"] for r in result["results"]]
+        assert any(r["source_kind"] != "session_summary" for r in result["results"])
+        assert log["siblings"]["summaries"] == {}
+
+
+def test_a_question_about_a_conversation_keeps_its_summary(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    with extracting_memory(store_path, real_embedder) as memory:
+        one_session(memory)
+        result, log = ask(memory, "What did we talk about regarding the billing migration?")
+        assert "session_summary" in [r["source_kind"] for r in result["results"]]
+        assert log["siblings"]["summaries"] == {}
 
 
 def test_a_retired_statements_words_leave_its_turns_other_records(
