@@ -137,10 +137,11 @@ class RetrievalConfig(Section):
     summary_collapse: bool = Field(
         True,
         description=(
-            "A session summary found beside a record of its own session is collapsed into it, "
-            "unless the summary holds a query word none of that session's results holds or the "
-            "question asks about a conversation (core.search.siblings.summaries). Personal "
-            "set, extracted path: hit@5 0.832 -> 0.840, compact answer 1,190 -> 929 "
+            "A session summary ranked below a record of its own session is collapsed into it "
+            "when it says nothing the session's live records do not and every query word it "
+            "holds is in a result of its session above it; never for a question about a "
+            "conversation or about what the assistant said (core.search.siblings.summaries). "
+            "Personal set, extracted path: hit@5 0.832 -> 0.838, compact answer 1,190 -> 980 "
             'characters (benchmarks/README.md, "Session 23").'
         ),
     )

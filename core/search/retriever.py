@@ -142,8 +142,8 @@ class Retriever:
             )
             meant = self._meant(vector)
             s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words, meant=meant)
-            if cfg.summary_collapse and not conversation.asks_about_a_conversation(s.query):
-                s.kept, s.summaries = siblings.summaries(s.kept, s.records, s.words)
+            if cfg.summary_collapse and not conversation.asks_about_talk(s.query):
+                s.kept, s.summaries = siblings.summaries(s.kept, s.records, s.words, self.store)
         with timer.stage("reranking"):
             self._rerank(s)
         with timer.stage("later_first"):

@@ -17,16 +17,20 @@ nor are records of different scopes (a user's own record never hides behind a sh
 project's, whose reader may not be the same).
 
 A session's summary is the coarse view of the records its session wrote: the offline summary
-lists the session's topic words and restates what it remembered, and it keeps restating a
-value a later correction retired. Found beside a record of its own session (same scope), it
-is collapsed into the best-ranked such record (``summaries``) unless it holds a query word
-(as a stem) that none of its session's results holds in its content or retrieval context:
-then it says something they do not. A summary whose session found nothing else stays, the
-only trace of that conversation, and a question about a conversation itself ("What did we
-talk about last week?", core.write.conversation.asks_about_a_conversation) keeps every
-summary (the retriever does not call ``summaries``). Personal dev set, extracted path:
-hit@5 0.832 -> 0.840, recall@5 0.799 -> 0.810, compact answer 1,190 -> 929 characters, no
-answer lost (benchmarks/README.md, "Session 23").
+lists the session's topic words and restates what it remembered. Found below a record of its
+own session (same scope), it is collapsed into the best-ranked such record (``summaries``)
+when it says nothing the session's live records do not (every word of it is in one of their
+contents or retrieval contexts, which are the user's turns, its words about the conversation
+itself aside) and every query word it holds is held by a result of its session above it.
+So a summary stays when it is the only trace of something: a question turn that wrote no
+record, what the assistant said (a model's prose summary: "recommended the Hilleberg Nammatj
+2, about 850 euros"), a record since retired. A summary whose session found nothing above it
+stays, and a question about a conversation ("What did we talk about last week?",
+core.write.conversation.asks_about_a_conversation) or about what the assistant said keeps
+every summary (the retriever does not call ``summaries``). Personal dev set, extracted path:
+hit@5 0.832 -> 0.838, compact answer 1,190 -> 980 characters, no answer lost; a first version
+that collapsed any summary beside a record of its session lost the assistant's words of
+prose summaries and answers cut at the limit (benchmarks/README.md, "Session 23").
 """
 
 from __future__ import annotations
@@ -38,9 +42,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search.lexical import STOPWORDS
+from agent_memory.core.store.search_reads import session_texts
 
 if TYPE_CHECKING:
     from agent_memory.core.models import Record
+    from agent_memory.core.store.base import StoreBase as Store
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -89,29 +95,51 @@ def collapse(
     return [c for c in kept if c.record_id not in wordless], wordless
 
 
+# Words a summary uses about the conversation itself, not about what was said in it ("On 6
+# May, assistant and the user had a conversation of 8 turns. Topics: ... Remembered: ...",
+# "In this session the user asked ..."): they tell a reader nothing a record of it lacks.
+_FRAME = frozenset(
+    stem_word(w)
+    for w in (
+        "conversation session chat exchange turn topic remembered user assistant agent "
+        "talked discussed asked said mentioned"
+    ).split()
+)
+
+
 def summaries(
-    kept: list[C], records: Mapping[str, Record], words: Sequence[str]
+    kept: list[C],
+    records: Mapping[str, Record],
+    words: Sequence[str],
+    store: Store,
 ) -> tuple[list[C], dict[str, str]]:
-    """``kept`` without the session summaries a result of their own session stands for (the
-    module docstring), and {collapsed summary id: the record kept for it}."""
+    """``kept`` without the session summaries a better-ranked result of their own session
+    stands for, and {collapsed summary id: that result}. What the session said is read from
+    ``store``: the content and retrieval context of every live record it wrote into the
+    summary's scope (core.store.search_reads.session_texts). A summary is collapsed only
+    when it says nothing they do not (every stem of its content is among them, the words
+    about the conversation itself and its agent's name aside) and every query word it holds
+    is held by a result of its session ranked above it: then the answer loses a
+    restatement."""
     asked = stems(" ".join(words))
-    own: dict[tuple[str, str], list[str]] = {}  # (scope, session) -> its results, best first
-    for candidate in kept:
-        record = records[candidate.record_id]
-        if record.session_id and record.source_kind is not SourceKind.SESSION_SUMMARY:
-            own.setdefault((record.scope, record.session_id), []).append(candidate.record_id)
+    above: dict[tuple[str, str], list[str]] = {}  # (scope, session) -> its results so far
     collapsed: dict[str, str] = {}
     for candidate in kept:
         record = records[candidate.record_id]
-        if record.source_kind is not SourceKind.SESSION_SUMMARY or not record.session_id:
+        if not record.session_id:
             continue
-        found = own.get((record.scope, record.session_id))
+        key = (record.scope, record.session_id)
+        if record.source_kind is not SourceKind.SESSION_SUMMARY:
+            above.setdefault(key, []).append(candidate.record_id)
+            continue
+        found = above.get(key)
         if not found:
             continue
-        said = set().union(
+        told = stems(record.content) - _FRAME - stems(record.creator_agent_id or "")
+        shown = set().union(
             *(stems(f"{records[i].content} {records[i].context or ''}") for i in found)
         )
-        if not (asked & stems(record.content)) - said:
+        if not (asked & told) - shown and not told - stems(" ".join(session_texts(store, *key))):
             collapsed[candidate.record_id] = found[0]
     return [c for c in kept if c.record_id not in collapsed], collapsed
 
@@ -136,8 +164,8 @@ def explain(record_id: str, collapsed: Mapping[str, str], summaries: Mapping[str
         )
     if summary:
         parts.append(
-            "stands for its session's summary (no query word this session's results lack): "
-            f"{', '.join(summary)}"
+            "stands for its session's summary, ranked below it and saying nothing its "
+            f"session's records do not: {', '.join(summary)}"
         )
     return "; ".join(parts) or "no sibling of its turn collapsed into it"
 

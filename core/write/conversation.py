@@ -90,13 +90,17 @@ _ASKS_ASSISTANT = re.compile(
 )
 
 
-# A question about a conversation itself ("what did we talk about on Monday?", "when did we
-# discuss the budget?", "summarise our last chat"): a session summary is its answer, so the
-# summary prior (core.search.ranking.role_prior) stays off.
+# A question about a conversation itself ("what did we talk about on Monday?", "what were we
+# discussing", "when did we discuss the budget?", "what did we go over", "what did I ask
+# about my laptop?", "summarise our last chat", "recap"): a session summary is its answer, so
+# the summary prior (core.search.ranking.role_prior) stays off and no summary is collapsed
+# (core.search.siblings.summaries).
 _ASKS_CONVERSATION = re.compile(
-    r"\b(?:we|i|you)\s+(?:\w+\s+)?(?:talk(?:ed)?|discuss(?:ed)?|chat(?:ted)?|spoke|speak)\b"
+    r"\b(?:we|i|you)\s+(?:\w+\s+)?(?:talk(?:ed|ing)?|discuss(?:ed|ing)?|chat(?:ted|ting)?|"
+    r"spoke|speak|(?:go|went|gone|going)\s+over|ask(?:ed)?|mention(?:ed)?|"
+    r"(?:told|tell)\s+you)\b|\bwe\s+(?:\w+\s+)?cover(?:ed)?\b"
     r"|\b(?:conversation|chat|discussion|session)s?\b"
-    r"|\bsummar(?:y|ies|i[sz]e)\b",
+    r"|\bsummar(?:y|ies|i[sz]e)\b|\brecap\b",
     re.IGNORECASE,
 )
 
@@ -229,6 +233,12 @@ def asks_about_a_conversation(query: str) -> bool:
     week?", "When did I discuss the move with you?", "Summarise our last session"), whose
     session summary is then the answer, rather than about a fact stated in one."""
     return _ASKS_CONVERSATION.search(query) is not None
+
+
+def asks_about_talk(query: str) -> bool:
+    """Whether ``query`` asks about a conversation or about what the assistant said in one:
+    the session summaries are then answers of their own (core.search.siblings)."""
+    return asks_about_a_conversation(query) or asks_what_the_assistant_said(query)
 
 
 def import_conversation(

@@ -14,10 +14,14 @@ from typing import Any
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import SummaryOutput, SummaryRequest
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search.ranking import replay
+from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
 from tests.support.extraction import CONFIG, extracted_session, extracting_memory
+from tests.support.stores import granted_memory
 
 ASKED = NOW + timedelta(days=10)
 # The role prior alone: the summary stays in the answer, so where it ranks can be seen.
@@ -149,6 +153,52 @@ def test_a_summary_saying_what_its_sessions_results_do_not_stays(
         result, log = ask(memory, "shellfish allergy and parsing crates")
         assert summary["id"] in [r["id"] for r in result["results"]]
         assert any(r["source_kind"] != "session_summary" for r in result["results"])
+        assert log["siblings"]["summaries"] == {}
+
+
+def test_a_summary_ranked_above_its_sessions_records_stays(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Without the prior the summary outranks its session's records: it is the first thing
+    the answer shows of that session, so nothing stands for it and it stays (collapsing it
+    into a record ranked lower could drop it from an answer cut at the limit)."""
+    config = CONFIG.model_copy(
+        update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_factor": 1.0})}
+    )
+    assert isinstance(config, Config)
+    with extracting_memory(store_path, real_embedder, config) as memory:
+        one_session(memory)
+        result, log = ask(memory, TWO_FACTS)
+        assert summary_last(result) == [True, False, False]
+        assert log["siblings"]["summaries"] == {}
+
+
+class ProseSummaries(OfflineBackend):
+    """The offline extractor and reviewer, with a model's prose summary: it says what the
+    assistant recommended, which no record of the user's words holds."""
+
+    def summarize(self, request: SummaryRequest) -> SummaryOutput:
+        return SummaryOutput(
+            summary="Alice is going winter camping in Norway in February and asked for a "
+            "tent; the assistant recommended the Hilleberg Nammatj 2, about 850 euros."
+        )
+
+
+def test_a_summary_saying_what_no_record_of_its_session_says_stays(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The summary below the Norway record restates it, and also holds the tent the
+    assistant recommended: collapsing it would lose the only record of that."""
+    memory = granted_memory(store_path, CONFIG, embedder=real_embedder)
+    WorkerApp(memory.path, CONFIG, immediate=True, backend=ProseSummaries()).attach(memory)
+    with memory:
+        extracted_session(
+            memory, "s1", "I'm going winter camping in Norway in February. Which tent?"
+        )
+        result, log = ask(memory, "What tent should I take winter camping in Norway?")
+        kinds = [r["source_kind"] for r in result["results"]]
+        assert kinds[:2] == ["user_statement", "session_summary"]
+        assert "Nammatj" in result["results"][1]["content"]
         assert log["siblings"]["summaries"] == {}
 
 

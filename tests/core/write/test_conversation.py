@@ -13,7 +13,11 @@ import pytest
 from agent_memory.core import Config, Memory
 from agent_memory.core.errors import InvalidArgument, InvalidIdentifier
 from agent_memory.core.search.ranking import replay
-from agent_memory.core.write.conversation import asks_what_the_assistant_said, quotes
+from agent_memory.core.write.conversation import (
+    asks_about_a_conversation,
+    asks_what_the_assistant_said,
+    quotes,
+)
 from tests.support.clock import NOW
 
 AT = "2026-03-02T18:00:00Z"
@@ -262,6 +266,33 @@ def test_which_questions_ask_what_the_assistant_said() -> None:
     assert not asks_what_the_assistant_said("What's my dog's name?")
     assert not asks_what_the_assistant_said("When is Jess's wedding?")
     assert not asks_what_the_assistant_said("Can you suggest some snacks for the school trip?")
+
+
+def test_which_questions_ask_about_a_conversation() -> None:
+    """A question about a conversation itself keeps its session summaries (their score, and
+    no collapse into a record: core.search.siblings.summaries), in every tense the user asks
+    it; a question about a fact that uses the same verbs of its own does not."""
+    for asked in (
+        "What did we talk about regarding the wedding?",
+        "What were we talking about regarding the wedding?",
+        "What were we discussing about my taxes?",
+        "What were we chatting about regarding the countertop?",
+        "Remind me what we went over about my laptop",
+        "What did we cover on Monday?",
+        "What did I ask about my laptop?",
+        "What else came up when I mentioned my sister's wedding?",
+        "What did I tell you about my knee?",
+        "Recap last week",
+        "Summarise our last session",
+    ):
+        assert asks_about_a_conversation(asked), asked
+    for fact in (
+        "What sector do I cover at work?",
+        "Who do I practice speaking with on Tuesdays?",
+        "Who told me about the job?",
+        "Where do I work?",
+    ):
+        assert not asks_about_a_conversation(fact), fact
 
 
 def _driving_chat() -> list[dict[str, Any]]:
