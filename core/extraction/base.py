@@ -29,6 +29,13 @@ class ModelBackend(ABC):
     """Extractor, reviewer and summary writer behind one object."""
 
     name: str
+    # Whether every summary this backend writes only restates the session: the records it
+    # kept and its user's own words, nothing the assistant said and nothing else. The offline
+    # writer's do ("Topics: ... Remembered: ..."); a model's prose may say what the assistant
+    # recommended, in words the user also used. Such summaries are tagged RESTATING, and only
+    # those may be collapsed into a record of their session at search time
+    # (core.search.siblings.summaries). A subclass that writes its own summaries says so.
+    summaries_restate: bool = False
 
     @abstractmethod
     def extract(self, session: SessionView) -> ExtractionOutput:
@@ -43,4 +50,7 @@ class ModelBackend(ABC):
         """The episodic summary of the session."""
 
 
-__all__ = ["ModelBackend"]
+# The tag of a summary record whose writer declared that it only restates its session.
+RESTATING = "restates-session"
+
+__all__ = ["RESTATING", "ModelBackend"]

@@ -171,6 +171,7 @@ class OfflineBackend(ModelBackend):
     """Rule-based extractor, reviewer and summary writer (see the module docstring)."""
 
     name = "offline-rules-1"
+    summaries_restate = True  # topic words of the user's turns and the records kept
 
     def __init__(self, *, latency_ms: int = 0) -> None:
         self.latency_ms = latency_ms

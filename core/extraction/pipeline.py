@@ -42,7 +42,7 @@ from agent_memory.core import tracing
 from agent_memory.core.engine import Engine
 from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
-from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.base import RESTATING, ModelBackend
 from agent_memory.core.extraction.related import related_records
 from agent_memory.core.extraction.schema import (
     Candidate,
@@ -390,7 +390,9 @@ class Pipeline:
             user_id=session.user_id,
             session_id=session.session_id,
             event_at=event_at,
-            tags=("session-summary",),
+            tags=("session-summary", RESTATING)
+            if self.backend.summaries_restate
+            else ("session-summary",),
             idempotency_key=f"summary:{session.session_id}",
             reinforce=False,
         )

@@ -17,20 +17,24 @@ nor are records of different scopes (a user's own record never hides behind a sh
 project's, whose reader may not be the same).
 
 A session's summary is the coarse view of the records its session wrote: the offline summary
-lists the session's topic words and restates what it remembered. Found below a record of its
-own session (same scope), it is collapsed into the best-ranked such record (``summaries``)
+lists the session's topic words and restates what it remembered, and its writer says so (the
+summary is tagged core.extraction.base.RESTATING). Found below a record of its own session
+(same scope), such a summary is collapsed into the best-ranked such record (``summaries``)
 when it says nothing the session's live records do not (every word of it is in one of their
 contents or retrieval contexts, which are the user's turns, its words about the conversation
 itself aside) and every query word it holds is held by a result of its session above it.
-So a summary stays when it is the only trace of something: a question turn that wrote no
-record, what the assistant said (a model's prose summary: "recommended the Hilleberg Nammatj
-2, about 850 euros"), a record since retired. A summary whose session found nothing above it
-stays, and a question about a conversation ("What did we talk about last week?",
+So it stays when it is the only trace of something: a question turn that wrote no record, or
+a value since retired (which it goes on restating, as before: the role prior ranks it below
+the correction). A model's prose summary is never collapsed: it may say what the assistant
+advised in the user's own words ("the assistant said stay at Spotify"), which no word test
+tells from a restatement. A summary whose session found nothing above it stays, and a
+question about a conversation ("What were we talking about last week?",
 core.write.conversation.asks_about_a_conversation) or about what the assistant said keeps
 every summary (the retriever does not call ``summaries``). Personal dev set, extracted path:
 hit@5 0.832 -> 0.838, compact answer 1,190 -> 980 characters, no answer lost; a first version
-that collapsed any summary beside a record of its session lost the assistant's words of
-prose summaries and answers cut at the limit (benchmarks/README.md, "Session 23").
+that collapsed any summary beside a record of its session lost what prose summaries said of
+the assistant and dropped summaries into records an answer cut at the limit did not show
+(benchmarks/README.md, "Session 23").
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from agent_memory.core.extraction.base import RESTATING
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search.lexical import STOPWORDS
@@ -96,13 +101,12 @@ def collapse(
 
 
 # Words a summary uses about the conversation itself, not about what was said in it ("On 6
-# May, assistant and the user had a conversation of 8 turns. Topics: ... Remembered: ...",
-# "In this session the user asked ..."): they tell a reader nothing a record of it lacks.
+# May, assistant and the user had a conversation of 8 turns. Topics: ... Remembered: ..."):
+# they tell a reader nothing a record of it lacks.
 _FRAME = frozenset(
     stem_word(w)
     for w in (
-        "conversation session chat exchange turn topic remembered user assistant agent "
-        "talked discussed asked said mentioned"
+        "conversation session chat exchange turn topic remembered user assistant agent"
     ).split()
 )
 
@@ -120,7 +124,7 @@ def summaries(
     when it says nothing they do not (every stem of its content is among them, the words
     about the conversation itself and its agent's name aside) and every query word it holds
     is held by a result of its session ranked above it: then the answer loses a
-    restatement."""
+    restatement. Only a summary its writer tagged RESTATING is ever collapsed."""
     asked = stems(" ".join(words))
     above: dict[tuple[str, str], list[str]] = {}  # (scope, session) -> its results so far
     collapsed: dict[str, str] = {}
@@ -133,7 +137,7 @@ def summaries(
             above.setdefault(key, []).append(candidate.record_id)
             continue
         found = above.get(key)
-        if not found:
+        if not found or RESTATING not in record.tags:
             continue
         told = stems(record.content) - _FRAME - stems(record.creator_agent_id or "")
         shown = set().union(

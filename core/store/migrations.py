@@ -374,6 +374,18 @@ API_KEYS = Migration(
     ),
 )
 
+SESSION_RECORDS = Migration(
+    14,
+    "records by session",
+    (
+        # What one session wrote into a scope: a search reads it to tell whether the session's
+        # summary says anything its records do not (core.store.search_reads), and erasure
+        # finds a forgotten record's turn-mates by it. Without it both scanned every live
+        # record of the scope (about 45 ms a read at 100,000 records).
+        "CREATE INDEX records_session ON records (scope, session_id) WHERE session_id IS NOT NULL",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -388,6 +400,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     FORGET_SUPPRESSIONS,
     KEYED_ITEMS,
     API_KEYS,
+    SESSION_RECORDS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -91,16 +91,17 @@ _ASKS_ASSISTANT = re.compile(
 
 
 # A question about a conversation itself ("what did we talk about on Monday?", "what were we
-# discussing", "when did we discuss the budget?", "what did we go over", "what did I ask
-# about my laptop?", "summarise our last chat", "recap"): a session summary is its answer, so
-# the summary prior (core.search.ranking.role_prior) stays off and no summary is collapsed
-# (core.search.siblings.summaries).
+# discussing", "when did we discuss the budget?", "what did I ask you about my laptop?",
+# "summarise our last chat"): a session summary is its answer, so the summary prior
+# (core.search.ranking.role_prior) stays off and no summary is collapsed
+# (core.search.siblings.summaries). Not "go over", "cover", "recap", a bare "I asked" or
+# "I mentioned": "Which bridges did we go over?", "What do we cover in the insurance?",
+# "What did I ask my landlord for?" ask about facts.
 _ASKS_CONVERSATION = re.compile(
     r"\b(?:we|i|you)\s+(?:\w+\s+)?(?:talk(?:ed|ing)?|discuss(?:ed|ing)?|chat(?:ted|ting)?|"
-    r"spoke|speak|(?:go|went|gone|going)\s+over|ask(?:ed)?|mention(?:ed)?|"
-    r"(?:told|tell)\s+you)\b|\bwe\s+(?:\w+\s+)?cover(?:ed)?\b"
+    r"spoke|speak|(?:ask(?:ed)?|told|tell)\s+you|mention(?:ed)?\s+(?:\w+\s+)?to\s+you)\b"
     r"|\b(?:conversation|chat|discussion|session)s?\b"
-    r"|\bsummar(?:y|ies|i[sz]e)\b|\brecap\b",
+    r"|\bsummar(?:y|ies|i[sz]e)\b",
     re.IGNORECASE,
 )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.extraction.base import RESTATING
 from agent_memory.core.extraction.offline import OfflineBackend
 from agent_memory.core.extraction.schema import SummaryOutput, SummaryRequest
 from agent_memory.core.models import SourceKind
@@ -175,30 +176,39 @@ def test_a_summary_ranked_above_its_sessions_records_stays(
 
 class ProseSummaries(OfflineBackend):
     """The offline extractor and reviewer, with a model's prose summary: it says what the
-    assistant recommended, which no record of the user's words holds."""
+    assistant advised, in words the user also used, so no word test can tell it from a
+    restatement; the backend does not declare that its summaries only restate."""
+
+    summaries_restate = False
 
     def summarize(self, request: SummaryRequest) -> SummaryOutput:
         return SummaryOutput(
-            summary="Alice is going winter camping in Norway in February and asked for a "
-            "tent; the assistant recommended the Hilleberg Nammatj 2, about 850 euros."
+            summary="Alice is going winter camping in Norway in February and asked which "
+            "tent to take, the Nammatj or the Soulo; the assistant said the Nammatj tent."
         )
 
 
-def test_a_summary_saying_what_no_record_of_its_session_says_stays(
+def test_a_summary_whose_writer_may_add_to_its_session_stays(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
-    """The summary below the Norway record restates it, and also holds the tent the
-    assistant recommended: collapsing it would lose the only record of that."""
+    """Every word of the summary is in the user's turn, yet only the summary says which tent
+    the assistant advised: a summary is collapsed only when its writer declared that it
+    restates (the offline writer does), so this one stays below the Norway record."""
     memory = granted_memory(store_path, CONFIG, embedder=real_embedder)
     WorkerApp(memory.path, CONFIG, immediate=True, backend=ProseSummaries()).attach(memory)
     with memory:
         extracted_session(
-            memory, "s1", "I'm going winter camping in Norway in February. Which tent?"
+            memory,
+            "s1",
+            "I'm going winter camping in Norway in February. Should I take the Nammatj tent "
+            "or the Soulo tent?",
         )
-        result, log = ask(memory, "What tent should I take winter camping in Norway?")
-        kinds = [r["source_kind"] for r in result["results"]]
-        assert kinds[:2] == ["user_statement", "session_summary"]
-        assert "Nammatj" in result["results"][1]["content"]
+        [summary] = memory.store.query(
+            "SELECT id, tags FROM records WHERE source_kind = 'session_summary'"
+        )
+        assert RESTATING not in json.loads(summary["tags"])
+        result, log = ask(memory, "Which tent should I take winter camping in Norway?")
+        assert summary["id"] in [r["id"] for r in result["results"]]
         assert log["siblings"]["summaries"] == {}
 
 

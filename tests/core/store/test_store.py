@@ -424,8 +424,34 @@ def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
 
 
+def _roll_back_to_version_13(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 13 left it (migration 14 undone)."""
+    conn.execute("DROP INDEX records_session")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 14")
+
+
+def test_migration_14_indexes_a_version_13_stores_records_by_session(store_path: Path) -> None:
+    """A version-13 file gains the index a search reads a session's records by (what its
+    summary may restate: core.store.search_reads), and SQLite uses it for that read."""
+    Memory.open(store_path, embedder=HashingEmbedder(), now=NOW).close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_13(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    plan = mem.store.query(
+        "EXPLAIN QUERY PLAN SELECT content FROM records WHERE scope = ? AND session_id = ? "
+        "AND status IN ('provisional', 'confirmed')",
+        ("user:u1", "s1"),
+    )
+    version = mem.store.schema_version
+    mem.close()
+    assert "records_session" in " ".join(str(row["detail"]) for row in plan)
+    assert version == LATEST_VERSION
+
+
 def _roll_back_to_version_12(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 12 left it (migration 13 undone)."""
+    """Make a current store file look as version 12 left it (migrations 13 and 14 undone)."""
+    _roll_back_to_version_13(conn)
     conn.execute("DROP TABLE api_keys")
     conn.execute("DROP TABLE idempotency")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
