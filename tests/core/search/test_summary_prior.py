@@ -91,20 +91,6 @@ def test_the_sessions_own_records_rank_before_its_summary(
         }
 
 
-def test_off_the_summary_ranks_first(store_path: Path, real_embedder: FlagEmbedder) -> None:
-    """The case the prior is for: with retrieval.summary_factor 1 (off) the summary comes
-    first, above the records that state its facts."""
-    config = UNCOLLAPSED.model_copy(
-        update={"retrieval": UNCOLLAPSED.retrieval.model_copy(update={"summary_factor": 1.0})}
-    )
-    assert isinstance(config, Config)
-    with extracting_memory(store_path, real_embedder, config) as memory:
-        one_session(memory)
-        result, log = ask(memory, TWO_FACTS)
-        assert summary_last(result) == [True, False, False]
-        assert log["role_prior"] == {}
-
-
 def test_a_question_about_a_conversation_keeps_the_summaries_scores(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
@@ -112,6 +98,9 @@ def test_a_question_about_a_conversation_keeps_the_summaries_scores(
         corrected_store(memory)
         result, log = ask(memory, "What did we talk about regarding the billing migration?")
         assert log["role_prior"]["roles"]["summary"]["applied"] is False
+        # ... and none gives way to its session's records (core.search.siblings.summaries).
+        assert "session_summary" in [r["source_kind"] for r in result["results"]]
+        assert log["siblings"]["summaries"] == {}
         assert log["role_prior"]["adjusted"] == {}
         assert all(r["explanation"]["role_prior"] == 0 for r in result["results"])
 
@@ -157,12 +146,13 @@ def test_a_summary_saying_what_its_sessions_results_do_not_stays(
         assert log["siblings"]["summaries"] == {}
 
 
-def test_a_summary_ranked_above_its_sessions_records_stays(
+def test_off_the_summary_ranks_first_and_stays(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
-    """Without the prior the summary outranks its session's records: it is the first thing
-    the answer shows of that session, so nothing stands for it and it stays (collapsing it
-    into a record ranked lower could drop it from an answer cut at the limit)."""
+    """The case the prior is for: with retrieval.summary_factor 1 (off) the summary comes
+    first, above the records that state its facts. It is then the first thing the answer
+    shows of its session, so nothing stands for it and it stays (collapsing it into a record
+    ranked lower could drop it from an answer cut at the limit)."""
     config = CONFIG.model_copy(
         update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_factor": 1.0})}
     )
@@ -171,6 +161,7 @@ def test_a_summary_ranked_above_its_sessions_records_stays(
         one_session(memory)
         result, log = ask(memory, TWO_FACTS)
         assert summary_last(result) == [True, False, False]
+        assert log["role_prior"] == {}
         assert log["siblings"]["summaries"] == {}
 
 
@@ -209,16 +200,6 @@ def test_a_summary_whose_writer_may_add_to_its_session_stays(
         assert RESTATING not in json.loads(summary["tags"])
         result, log = ask(memory, "Which tent should I take winter camping in Norway?")
         assert summary["id"] in [r["id"] for r in result["results"]]
-        assert log["siblings"]["summaries"] == {}
-
-
-def test_a_question_about_a_conversation_keeps_its_summary(
-    store_path: Path, real_embedder: FlagEmbedder
-) -> None:
-    with extracting_memory(store_path, real_embedder) as memory:
-        one_session(memory)
-        result, log = ask(memory, "What did we talk about regarding the billing migration?")
-        assert "session_summary" in [r["source_kind"] for r in result["results"]]
         assert log["siblings"]["summaries"] == {}
 
 
