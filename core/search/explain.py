@@ -54,7 +54,7 @@ _PASSED = {
     "entity": "exact entity match",
     "corroborated": "passed the shared-word floor",
     "subject": "names what the query asks about",
-    "margin": "near the best result",
+    "margin": "near the best",
     "standing": "a standing instruction, for a task",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
@@ -131,7 +131,7 @@ def result_reason(explanation: Mapping[str, Any]) -> str:
 
 def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
     """One line for the whole answer: why it is empty, or how many were returned and how
-    many candidates were left out, and why."""
+    many candidates were left out (cut by the gate, over the token budget)."""
     if not returned:
         return str(explanation.get("why_empty") or "nothing matched")
     parts = [f"{returned} result{'s' if returned != 1 else ''}"]
@@ -140,12 +140,9 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         # The full explanation says why (cut.why); "weaker" is the gist, and every character
         # here is read on every turn.
         parts.append(f"{cut['count']} weaker candidates cut")
-    if explanation.get("duplicates_collapsed"):
-        parts.append(f"{explanation['duplicates_collapsed']} near-duplicates collapsed")
-    if explanation.get("siblings_collapsed"):
-        parts.append(f"{explanation['siblings_collapsed']} of the same turn collapsed")
-    if explanation.get("summaries_collapsed"):
-        parts.append(f"{explanation['summaries_collapsed']} session summaries collapsed")
+    # What was collapsed (near-duplicates, a turn's side remarks, session summaries) stays in
+    # the full explanation: the answer already holds what stands for it, and a model can act
+    # on nothing in those counts, while it reads this line on every turn.
     if explanation.get("over_budget"):
         parts.append(f"{explanation['over_budget']} over the token budget")
     return "; ".join(parts)
