@@ -374,7 +374,8 @@ def integrate_a_host(tour: _Tour) -> None:
     shown: dict[str, Any] = auto.result if auto else {"results": [], "reason": "nothing found"}
     out.line(
         f"auto      user turn {question!r} -> host searched; the model reads "
-        f"{len(json.dumps(shown))} characters: {shown['reason']}"
+        f"{len(json.dumps(shown))} characters: {len(shown['results'])} "
+        f"result{'s' if len(shown['results']) != 1 else ''} ({shown['reason']})"
     )
     for item in shown["results"][:2]:
         out.line(f"            {item['content']}")

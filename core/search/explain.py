@@ -21,8 +21,8 @@ HTTP) pass every result through ``for_model``:
 - memory_search, unless the call says ``explain: true``: per record ``id``, ``type``,
   ``content``, ``status``, ``source_kind``, ``date`` (event_at or else created_at, as a day),
   ``procedure`` for a procedural record, and a one-line ``reason`` ("dense #1, lexical #2;
-  passed the dense floor"); for the response ``search_id`` and a one-line ``reason`` (why it
-  is empty, how many candidates were cut and why).
+  over the dense floor"); for the response ``search_id`` and a one-line ``reason`` (why it
+  is empty, or how many candidates were cut or over the budget).
 - ``explain: true``, any other tool, and every error: unchanged.
 
 The full explanation is never lost: the search log keeps it (``search_id`` names the row), and
@@ -48,11 +48,11 @@ _GENERATOR_ORDER = ("dense", "lexical", "entity", "time", "standing")
 
 # How a result's gate basis (core.search.ranking: the signal it passed on) reads in a reason.
 _PASSED = {
-    "dense": "passed the dense floor",
-    "lexical": "passed the lexical floor",
-    "time": "passed the lexical floor in the time window",
+    "dense": "over the dense floor",
+    "lexical": "over the lexical floor",
+    "time": "over the lexical floor in the time window",
     "entity": "exact entity match",
-    "corroborated": "passed the shared-word floor",
+    "corroborated": "over the shared-word floor",
     "subject": "names what the query asks about",
     "margin": "near the best",
     "standing": "a standing instruction, for a task",
@@ -118,7 +118,7 @@ def compact_record(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def result_reason(explanation: Mapping[str, Any]) -> str:
-    """ "dense #1, lexical #2; passed the dense floor": the generators that found the record,
+    """ "dense #1, lexical #2; over the dense floor": the generators that found the record,
     with its rank in each, then what let it through the gate."""
     generators = explanation.get("generators") or {}
     found = ", ".join(
@@ -134,7 +134,7 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
     many candidates were left out (cut by the gate, over the token budget)."""
     if not returned:
         return str(explanation.get("why_empty") or "nothing matched")
-    parts = [f"{returned} result{'s' if returned != 1 else ''}"]
+    parts = []
     cut = explanation.get("cut") or {}
     if cut.get("count"):
         # The full explanation says why (cut.why); "weaker" is the gist, and every character
@@ -145,7 +145,8 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
     # on nothing in those counts, while it reads this line on every turn.
     if explanation.get("over_budget"):
         parts.append(f"{explanation['over_budget']} over the token budget")
-    return "; ".join(parts)
+    # How many were returned is the list's own length: said only when nothing else is.
+    return "; ".join(parts) or f"{returned} result{'s' if returned != 1 else ''}"
 
 
 # -- the full explanation ---------------------------------------------------------------------

@@ -264,7 +264,7 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "auto      memory_forget, memory_get, memory_revise, memory_write\n" in out
     auto = out.split("host searched; the model reads ")[1].splitlines()
     assert re.match(r"\d+ characters: \d+ results?", auto[0]), auto[0]  # compact, not empty
-    assert "passed the" in auto[2]  # each result's one-line reason
+    assert "over the" in auto[2]  # each result's one-line reason
     assert "the assistant turn searched nothing: 1 search in the log" in out
     # The MCP server, started over stdio by the SDK's client, lists the same tools.
     assert "(stdio) lists: memory_forget, memory_get, memory_revise, memory_search, " in out

@@ -328,7 +328,7 @@ def test_the_model_reads_compact_search_results(open_chat: Open, mem: Memory, mo
         assert record["content"] == "The user is vegetarian and loves dal."
         assert (record["status"], record["source_kind"]) == ("confirmed", "user_statement")
         assert re.fullmatch(
-            r"dense #1, lexical #1; passed the (dense|lexical) floor", record["reason"]
+            r"dense #1, lexical #1; over the (dense|lexical) floor", record["reason"]
         )
     (explained,) = full["results"]
     assert explained["source_ref"] == "turn-7" and "generators" in explained["explanation"]

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core import Config, HashingEmbedder, Memory
-from agent_memory.core.search.explain import for_model, model_text
+from agent_memory.core.search.explain import for_model, model_text, response_reason
 from tests.support.clock import NOW
 
 # Per record the compact form adds its id, type, status, source kind, date and a one-line
@@ -103,6 +103,24 @@ def test_the_compact_answer_is_its_content_plus_a_fixed_overhead(
     assert size <= content + PER_ANSWER + PER_RECORD * len(compact["results"])
     assert size <= len(json.dumps(full))
     assert [r["id"] for r in compact["results"]] == [r["id"] for r in full["results"]]
+
+
+def test_the_answers_reason_says_what_was_left_out_not_what_was_collapsed() -> None:
+    """The one-line reason a model reads on every turn: why an answer is empty, or how many
+    candidates were cut or over the budget; the count of results only when nothing was (the
+    list has a length); never what was collapsed into a result (the full explanation and the
+    log keep that)."""
+    collapsed = {"duplicates_collapsed": 2, "siblings_collapsed": 1, "summaries_collapsed": 1}
+    assert response_reason({"cut": {"count": 13}, **collapsed}, returned=3) == (
+        "13 weaker candidates cut"
+    )
+    assert response_reason({"cut": {"count": 4}, "over_budget": 2}, returned=5) == (
+        "4 weaker candidates cut; 2 over the token budget"
+    )
+    assert response_reason({"cut": {"count": 0}, **collapsed}, returned=1) == "1 result"
+    assert response_reason({"why_empty": "every candidate was weak"}, returned=0) == (
+        "every candidate was weak"
+    )
 
 
 def test_model_text_is_compact_and_keeps_non_ascii() -> None:

@@ -102,7 +102,7 @@ def test_a_passing_answer_cuts_weak_results_far_below_the_best(
             "margin",
         }
     shown = for_model("memory_search", {"query": "What's my pet called?"}, result)
-    assert f"{explanation['cut']['count']} weaker candidates cut" in shown["reason"]
+    assert shown["reason"] == f"{explanation['cut']['count']} weaker candidates cut"
     (row,) = memory.store.query(
         "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
     )
