@@ -34,7 +34,8 @@ class ModelBackend(ABC):
     # writer's do ("Topics: ... Remembered: ..."); a model's prose may say what the assistant
     # recommended, in words the user also used. Such summaries are tagged RESTATING, and only
     # those may be collapsed into a record of their session at search time
-    # (core.search.siblings.summaries). A subclass that writes its own summaries says so.
+    # (core.search.siblings.summaries). OfflineBackend says so only for its own summary
+    # writer: a subclass replacing ``summarize`` is not taken to restate unless it says so.
     summaries_restate: bool = False
 
     @abstractmethod

@@ -171,7 +171,13 @@ class OfflineBackend(ModelBackend):
     """Rule-based extractor, reviewer and summary writer (see the module docstring)."""
 
     name = "offline-rules-1"
-    summaries_restate = True  # topic words of the user's turns and the records kept
+
+    @property
+    def summaries_restate(self) -> bool:  # type: ignore[override]
+        """True for this class's summary writer (topic words of the user's turns and the
+        records kept); a subclass that writes summaries of its own does not restate unless
+        it says so."""
+        return type(self).summarize is OfflineBackend.summarize
 
     def __init__(self, *, latency_ms: int = 0) -> None:
         self.latency_ms = latency_ms

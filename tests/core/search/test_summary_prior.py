@@ -179,6 +179,21 @@ class ProseSummaries(OfflineBackend):
         )
 
 
+class OwnSummaries(OfflineBackend):
+    """A subclass that writes summaries of its own and says nothing about them."""
+
+    def summarize(self, request: SummaryRequest) -> SummaryOutput:
+        return SummaryOutput(summary="Alice is going winter camping in Norway in February.")
+
+
+def test_only_a_writer_that_declares_it_has_its_summaries_tagged_as_restating() -> None:
+    """The offline writer restates; a subclass replacing it inherits no such claim unless it
+    makes it (ProseSummaries says False outright)."""
+    assert OfflineBackend().summaries_restate is True
+    assert OwnSummaries().summaries_restate is False
+    assert ProseSummaries().summaries_restate is False
+
+
 def test_a_summary_whose_writer_may_add_to_its_session_stays(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
