@@ -139,10 +139,9 @@ class RetrievalConfig(Section):
         description=(
             "A session summary ranked below a record of its own session is collapsed into it "
             "when its writer declared that it restates (the offline writer does; a model's "
-            "prose never) and it says nothing the session's live records do not and every "
-            "query word it "
-            "holds is in a result of its session above it; never for a question about a "
-            "conversation or about what the assistant said (core.search.siblings.summaries). "
+            "prose never), it says nothing the session's live records do not, and every query "
+            "word it holds is in a result of its session above it; never for a question about "
+            "a conversation or about what the assistant said (core.search.siblings.summaries). "
             "Personal set, extracted path: hit@5 0.832 -> 0.838, compact answer 1,190 -> 980 "
             'characters (benchmarks/README.md, "Session 23").'
         ),

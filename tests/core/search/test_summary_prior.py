@@ -25,10 +25,15 @@ from tests.support.extraction import CONFIG, extracted_session, extracting_memor
 from tests.support.stores import granted_memory
 
 ASKED = NOW + timedelta(days=10)
+
+
+def retrieval(**settings: Any) -> Config:
+    """The extraction tests' config with these retrieval settings."""
+    return CONFIG.model_copy(update={"retrieval": CONFIG.retrieval.model_copy(update=settings)})
+
+
 # The role prior alone: the summary stays in the answer, so where it ranks can be seen.
-UNCOLLAPSED = CONFIG.model_copy(
-    update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_collapse": False})}
-)
+UNCOLLAPSED = retrieval(summary_collapse=False)
 
 
 def ask(memory: Memory, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -153,11 +158,7 @@ def test_off_the_summary_ranks_first_and_stays(
     first, above the records that state its facts. It is then the first thing the answer
     shows of its session, so nothing stands for it and it stays (collapsing it into a record
     ranked lower could drop it from an answer cut at the limit)."""
-    config = CONFIG.model_copy(
-        update={"retrieval": CONFIG.retrieval.model_copy(update={"summary_factor": 1.0})}
-    )
-    assert isinstance(config, Config)
-    with extracting_memory(store_path, real_embedder, config) as memory:
+    with extracting_memory(store_path, real_embedder, retrieval(summary_factor=1.0)) as memory:
         one_session(memory)
         result, log = ask(memory, TWO_FACTS)
         assert summary_last(result) == [True, False, False]
