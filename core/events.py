@@ -159,6 +159,17 @@ class RecordContextNarrowed(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecordPartKept(Event):
+    """A new record keeps the words of ``retired`` that the correction ``by`` left as they were
+    (core.write.supersession.keep_part): the rest of a verbatim statement one of whose claims
+    changed. It follows the record's ``record.created`` event."""
+
+    kind: ClassVar[str] = "record.part_kept"
+    retired: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordTracesErased(Event):
     """A forgotten record's words erased from the logs, summaries and lone entities: rows per
     table, then the summaries and entities erased."""

@@ -25,6 +25,7 @@ from agent_memory.core import policy, temporal
 from agent_memory.core.errors import InvalidArgument, ModelOutputError
 from agent_memory.core.extraction.offline import INJECTION
 from agent_memory.core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
+from agent_memory.core.extraction.verbatim import unchanged
 from agent_memory.core.models import (
     EntityKind,
     MemoryType,
@@ -318,8 +319,24 @@ def validate_candidate(
         idempotency_key=key,
         replaces=replaced,
         retires=retired,
+        keeps=_keeps(candidate, (replaced, *retired)),
     )
     return request, notes
+
+
+def _keeps(
+    candidate: Candidate, records: Sequence[Record | None]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What a correction leaves of each verbatim statement it retires (``unchanged``), by
+    record id: "Theo is 7 and Lara is 3." of "In July we go to Portugal ..., Theo is 7 and
+    Lara is 3." when the trip is off."""
+    kept = []
+    for record in records:
+        if record is None or VERBATIM_TAG not in record.tags or record.evidence != record.content:
+            continue
+        if parts := unchanged(record.content, candidate.evidence):
+            kept.append((record.id, tuple(parts)))
+    return tuple(kept)
 
 
 def _owned_by(scope: str, user_id: str) -> bool:

@@ -45,11 +45,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from pydantic import ValidationError
 
 from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.framing import asks
+from agent_memory.core.judge.change import content_words
 from agent_memory.core.judge.parse import default_parser
 
 MAX_SENTENCES = 3
@@ -163,4 +165,94 @@ def _statement(span: str) -> Candidate | None:
         return None
 
 
-__all__ = ["MAX_CHARS", "MAX_SENTENCES", "informative", "statements"]
+# ---------------------------------------------------------------------------------------------
+# What a correction leaves of a verbatim statement
+
+# Where a statement's clauses may part: a sentence end, a comma, semicolon or colon before a
+# space (not "3,500"), each with an "and" or "but" after it, or an "and" / "but" alone.
+# "so" and "because" are not: what follows them hangs on what went before ("I cover REITs at
+# Harbourline so I do this every week").
+_PARTS = re.compile(r"\s*(?:[.!?;:,](?=\s))\s*(?:(?:and|but)\s+)?|\s+(?:and|but)\s+", re.IGNORECASE)
+
+
+def unchanged(statement: str, correction: str) -> list[str]:
+    """The parts of a verbatim ``statement`` that a later ``correction`` (its evidence) leaves
+    as they were, each a span of the statement's own words: what a record of the statement
+    keeps when the correction retires it.
+
+    A sentence often says several things at once ("our daughter Adaeze was born three weeks
+    ago and she's not a fan of sleeping, and our flat in Lewisham is so small"), and a later
+    correction changes one of them ("we finally moved ... Goodbye tiny Lewisham flat"). The
+    statement is read as clauses: it parts at a sentence end, a comma or an "and" / "but"
+    (``_PARTS``), and a part opens a clause of its own only when it has its own subject and
+    verb (the judge's parser) and does not point back ("she's not a fan" joins the clause
+    before it, as ``_continues`` reads a sentence); a part without one ("Lisbon and Porto",
+    "12 days") belongs to the clause before it. A clause sharing a content word with the
+    correction is what the correction touches, and so is one with the same subject as a
+    touched one: it goes on about the same thing ("I've come off my third night shift and I
+    can't sleep during the day"). Each run of the other clauses is kept, when it tells
+    something on its own (``informative``) and does not open by pointing back. Nothing is
+    kept when the correction shares no word with any clause (it was linked to the whole
+    statement by meaning alone).
+
+    Limits: a shared word is the only reading of what changed, so a clause naming a thing the
+    correction changes without naming it is kept ("from Croix-Rousse it is down the hill"
+    beside "I need a new bike route" after a move), and so is a remark on the changed claim
+    ("Going with the grey sectional, Marcus won the argument"); one naming a thing the
+    correction names but does not change goes ("noah is allergic to cats" beside "noah and i
+    broke up"). Without the parser nothing is kept."""
+    said = content_words(correction)
+    clauses: list[list[Any]] = []  # [start, end, subject]
+    for start, end in _spans(statement):
+        part = statement[start:end]
+        subject = _subject(part)
+        if subject is None:
+            return []  # no parser: no reading of the clauses
+        if clauses and (_BACK.match(part) or not subject):
+            clauses[-1][1] = end
+        else:
+            clauses.append([start, end, subject])
+    touched = [bool(content_words(statement[s:e]) & said) for s, e, _ in clauses]
+    if not any(touched):
+        return []
+    changed = {c[2] for c, hit in zip(clauses, touched, strict=True) if hit} - {""}
+    kept = []
+    run: list[int] | None = None
+    for (start, end, subject), hit in [*zip(clauses, touched, strict=True), ((0, 0, ""), True)]:
+        if not hit and subject not in changed:
+            run = [run[0], end] if run else [start, end]
+            continue
+        if run:
+            text = statement[run[0] : run[1]].strip(" ,;:")
+            if informative(text) and not _BACK.match(text):
+                kept.append(text)
+        run = None
+    return kept
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the parts of ``text`` between ``_PARTS`` separators."""
+    spans, at = [], 0
+    for match in _PARTS.finditer(text):
+        if match.start() > at:
+            spans.append((at, match.start() + (1 if text[match.start()] in ".!?" else 0)))
+        at = match.end()
+    if at < len(text):
+        spans.append((at, len(text)))
+    return spans
+
+
+def _subject(part: str) -> str | None:
+    """The subject of ``part`` when its main word is a verb with one of its own, by the judge's
+    parser (its words, lower case); "" when it has none; None without the parser."""
+    doc = default_parser().parse(part)
+    if doc is None:
+        return None
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.pos_ not in ("VERB", "AUX"):
+        return ""
+    subject = next((c for c in root.children if c.dep_ in _SUBJECTS), None)
+    return "" if subject is None else subject.text.lower()
+
+
+__all__ = ["MAX_CHARS", "MAX_SENTENCES", "informative", "statements", "unchanged"]

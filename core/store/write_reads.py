@@ -77,6 +77,16 @@ def stated_in(
     return select_records(conn, f"({pairs}) AND {condition}", (*flat, *params))
 
 
+def live_with_content(conn: sqlite3.Connection, scope: str, content: str) -> bool:
+    """Whether a live record of ``scope`` has exactly ``content``."""
+    row = conn.execute(
+        "SELECT 1 FROM records WHERE scope = ? AND content = ? "
+        "AND status IN ('provisional', 'confirmed') LIMIT 1",
+        (scope, content),
+    ).fetchone()
+    return row is not None
+
+
 def lineage_members(conn: sqlite3.Connection, lineage_id: str) -> list[Record]:
     """Every version of a lineage, any status, in version order."""
     return select_records(conn, "r.lineage_id = ? ORDER BY r.version", (lineage_id,))
@@ -86,6 +96,7 @@ __all__ = [
     "added_since",
     "lineage_members",
     "live_in",
+    "live_with_content",
     "stated_in",
     "stored_live",
     "subject_holder",

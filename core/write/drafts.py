@@ -59,6 +59,10 @@ class WriteRequest:
     replaces: Record | None = None
     # A correction's further records made stale (with ``replaces``): retired, history kept.
     retires: tuple[Record, ...] = ()
+    # Session extraction: the words of a record it replaces or retires that the correction
+    # leaves as they were (core.extraction.verbatim.unchanged), by record id. Each span of the
+    # record's evidence becomes a record of its own when the record is retired.
+    keeps: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # At most once: a write with a key already committed returns the first outcome (its
     # action, with replayed=True) instead of writing again. The key commits in the record's
     # transaction.

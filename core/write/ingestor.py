@@ -396,19 +396,25 @@ class Ingestor:
                 )
                 stored.changed(conn, [], history, at=now)  # inserted above: the event alone
             embedder = self.engine.embedder
-            for old in plan.replaced:
+            keeps = dict(request.keeps)
+            replaced = {r.id for r in plan.replaced}
+            retiring = list(plan.replaced)
+            if plan.successor is None and retired:  # history retires nothing
+                live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
+                retiring += [r for r in reads.live_in(conn, retired, live) if r.id not in replaced]
+            for old in retiring:
                 supersession.mark_superseded(
                     conn, old, by=draft.id, agent_id=request.agent_id, now=now
                 )
                 supersession.narrow_siblings(conn, old, embedder, now=now)
-            if plan.successor is None and retired:  # history retires nothing
-                live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
-                for old in reads.live_in(conn, retired, live):
-                    supersession.mark_superseded(
-                        conn, old, by=draft.id, agent_id=request.agent_id, now=now
-                    )
-                    supersession.narrow_siblings(conn, old, embedder, now=now)
+                if old.id not in replaced:
                     notes.append(f"{old.id} said otherwise before this; retired (superseded)")
+                for words in keeps.get(old.id, ()):
+                    kept = supersession.keep_part(
+                        conn, old, words, embedder, by=draft.id, agent_id=request.agent_id, now=now
+                    )
+                    if kept is not None:
+                        notes.append(f"{kept} keeps what this left unchanged of {old.id}")
         return WriteOutcome(
             id=draft.id,
             status=draft.status,

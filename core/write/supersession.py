@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from agent_memory.core import events, policy
 from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.models import MemoryType, Record, Status, format_time
+from agent_memory.core.models import MemoryType, Record, Status, format_time, new_id
 from agent_memory.core.store import erasure as context_store
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
@@ -251,10 +251,59 @@ def narrow_siblings(
     return [s.id for s in siblings]
 
 
+def keep_part(
+    conn: sqlite3.Connection,
+    record: Record,
+    words: str,
+    embedder: Embedder,
+    *,
+    by: str,
+    agent_id: str,
+    now: datetime,
+) -> str | None:
+    """Inside the transaction that retires ``record``: ``words``, a span of its evidence that
+    the correction ``by`` left as it was (WriteRequest.keeps), as a live record of its own,
+    the retired record's envelope otherwise (type, scope, source, status, confidence, session,
+    turn and statement time), its retrieval context with the retired words replaced by the
+    kept ones. Returns its id; None when the words are not a part of the record's evidence
+    (only its own words are kept) or a live record of the scope already says them."""
+    quote = record.evidence or ""
+    if not words or words == quote or words not in quote:
+        return None
+    if reads.live_with_content(conn, record.scope, words):
+        return None
+    context = record.context
+    if context is not None and quote in context:
+        context = context.replace(quote, words)
+    kept = replace(
+        record,
+        id=new_id("mem", now),
+        content=words,
+        evidence=words,
+        context=context,
+        created_at=format_time(now),
+        version=1,
+        lineage_id=None,
+        supersedes_id=None,
+        conflicts_with=(),
+        entities=(),
+        subject_entity_id=None,
+        attribute=None,
+        subject=None,
+        rowid=None,
+    )
+    vector = embedder.embed([stored.embedding_text(kept)])[0]
+    stored.insert_record(conn, stored.NewRecord(kept, vector), embedder=embedder.identity, now=now)
+    part = events.RecordPartKept(record_id=kept.id, agent_id=agent_id, retired=record.id, by=by)
+    stored.changed(conn, [], part, at=now)
+    return kept.id
+
+
 __all__ = [
     "Plan",
     "current_holder",
     "into_lineage",
+    "keep_part",
     "mark_superseded",
     "narrow_siblings",
     "retirable",

@@ -89,6 +89,11 @@ STORED_SHAPES: list[tuple[events.Event, str, set[str]]] = [
         {"retired"},
     ),
     (
+        events.RecordPartKept(retired="mem_1", by="mem_2"),
+        "record.part_kept",
+        {"retired", "by"},
+    ),
+    (
         events.TurnRedacted(session_id="s", seq=1, reason="forgotten"),
         "turn.redacted",
         {"session_id", "seq", "reason"},

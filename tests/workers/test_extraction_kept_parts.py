@@ -1,0 +1,148 @@
+"""A correction retires the claim it changes, not the rest of the sentence it was said in
+(core.extraction.verbatim.unchanged, core.write.supersession.keep_part): through the offline
+extractor and reviewer, the whole pipeline, a real store and the packaged model.
+
+A verbatim statement often says several things at once ("our son was born in May and he
+sleeps fine, and our flat in Hackney is tiny"); when a later turn changes one of them ("we
+moved ... bye bye Hackney flat"), the record of the statement is retired, and the words the
+correction left as they were come back as a live record of their own, with the retired
+record's turn, session and statement time, and an audit event naming both records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.extraction.verbatim import unchanged
+from agent_memory.core.models import Record, SourceKind, Status
+from tests.support.extraction import extracted_session, extracting_memory
+
+BORN = (
+    "Sorry for the slow replies, our son Tobias was born five weeks ago and he hates naps, "
+    "and our apartment in Hackney is far too small for the three of us lol"
+)
+MOVED = (
+    "Big news, we moved! Got the keys to a house in Walthamstow on Saturday. "
+    "Bye bye tiny Hackney apartment."
+)
+
+
+@pytest.fixture
+def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
+        yield memory
+
+
+def records(mem: Memory) -> list[Record]:
+    """Every record but the session summaries, oldest first, history included."""
+    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
+    found = mem.store.get_records([row["id"] for row in rows])
+    return [
+        found[row["id"]]
+        for row in rows
+        if found[row["id"]].source_kind is not SourceKind.SESSION_SUMMARY
+    ]
+
+
+def search(mem: Memory, query: str) -> list[str]:
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="q")
+    return [r["content"] for r in s.call("memory_search", {"query": query})["results"]]
+
+
+def test_the_unchanged_claims_of_a_retired_statement_stay_live(mem: Memory) -> None:
+    extracted_session(mem, "s1", BORN)
+    extracted_session(mem, "s2", MOVED, days=30)
+    by_content = {r.content: r for r in records(mem)}
+    old = next(r for r in by_content.values() if r.content.startswith("Sorry for the slow"))
+    assert "Hackney" in old.content and old.status is Status.SUPERSEDED
+    kept_words = (
+        "Sorry for the slow replies, our son Tobias was born five weeks ago and he hates naps"
+    )
+    kept = by_content[kept_words]
+    assert kept.status is Status.CONFIRMED
+    assert kept.evidence == kept_words and kept_words in old.evidence
+    # The retired record's turn and time: a question about then still finds it then.
+    assert (kept.session_id, kept.stated_at, kept.event_at) == (
+        old.session_id,
+        old.stated_at,
+        old.event_at,
+    )
+    assert kept.context is not None and "Hackney" not in kept.context and kept_words in kept.context
+    [event] = mem.store.query(
+        "SELECT payload FROM events WHERE kind = 'record.part_kept' AND record_id = ?", (kept.id,)
+    )
+    payload = json.loads(event["payload"])
+    assert payload["retired"] == old.id
+    assert payload["by"] in {r.id for r in records(mem) if r.session_id == "s2"}
+    assert any("Tobias" in c for c in search(mem, "What is my son's name?"))
+    assert not any("Tobias" in c for c in search(mem, "Where do we live?"))
+
+
+def test_a_correction_that_touches_every_claim_keeps_nothing(mem: Memory) -> None:
+    """ "We cancelled the Lisbon trip" leaves nothing of a sentence that is only the trip."""
+    extracted_session(
+        mem, "s1", "In June we fly to Lisbon for ten days, and the Lisbon flat is booked."
+    )
+    extracted_session(mem, "s2", "Update: we cancelled the Lisbon trip, the flat too.", days=20)
+    live = [r.content for r in records(mem) if r.status is Status.CONFIRMED]
+    assert not any("June" in c for c in live)
+
+
+@pytest.mark.parametrize(
+    ("statement", "correction", "kept"),
+    [
+        # A clause without its own subject and verb belongs to the one before it: the trip's
+        # cities and length go with the trip; the children's ages are kept.
+        (
+            "In July we go to Portugal, Lisbon and Porto, 12 days, with my wife Ana and the "
+            "kids, Leo is 7 and Mia is 3.",
+            "We go to Chile instead, 6 days, from July 14.",
+            ["Leo is 7 and Mia is 3."],
+        ),
+        # "he" points back: it joins the clause naming Tobias.
+        (
+            "our son Tobias was born in May and he hates naps, and our flat in Hackney is tiny",
+            "we moved out of the Hackney flat",
+            ["our son Tobias was born in May and he hates naps"],
+        ),
+        # What follows "so" hangs on what went before: one clause, retired whole.
+        (
+            "I cover REITs at Harbourline so I do this every week",
+            "I cover banks instead of REITs",
+            [],
+        ),
+        # No shared word: linked by meaning alone, so no reading of what changed.
+        ("I drive a grey Passat, it eats diesel", "Picked up an electric Skoda on Saturday", []),
+        # Every clause touched.
+        ("Adam is 15, he plays hockey", "Adam quit hockey", []),
+        # A kept part must tell something on its own and not point back.
+        ("We switched to the blue sofa, and that was that", "the sofa went back", []),
+        ("The gym is on Elm Street, it's open late", "the gym on Elm Street closed", []),
+        # The same subject goes on about the changed claim: nothing is kept.
+        (
+            "I've just done my third night shift in a row and I can't sleep during the day.",
+            "I moved to day shifts, no more night shifts.",
+            [],
+        ),
+        (
+            "I work at Paylane and my wife Ana is a nurse.",
+            "I quit Paylane last month",
+            ["my wife Ana is a nurse."],
+        ),
+        # "3,500" is one number, not two parts.
+        (
+            "The course costs 3,500 dollars and my boss Rita pays for it",
+            "the course is off",
+            ["my boss Rita pays for it"],
+        ),
+    ],
+)
+def test_unchanged_reads_clauses(statement: str, correction: str, kept: list[str]) -> None:
+    assert unchanged(statement, correction) == kept
+    for words in kept:
+        assert words in statement
