@@ -301,6 +301,8 @@ class Pipeline:
                     key=f"{claim.job_id}:candidate:{index}",
                     now=self.clock(),
                 )
+                if request.keeps:  # a part kept of a retired record is never a forgotten one
+                    request = replace(request, keeps=self._unforgotten(session, request.keeps))
                 outcome = self._write(ingestor, request, notes, readable=readable, turns=turns)
             except InvalidArgument as exc:
                 rejected.append(
@@ -430,6 +432,21 @@ class Pipeline:
         """``candidates`` less those that restate a forgotten record."""
         hits = self._suppressions(session).matching([c.content for c in candidates])
         return [c for c, hit in zip(candidates, hits, strict=True) if not hit]
+
+    def _unforgotten(
+        self, session: Session, keeps: tuple[tuple[str, tuple[str, ...]], ...]
+    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """``keeps`` (WriteRequest.keeps) less the parts that restate a forgotten record."""
+        parts = [words for _, kept in keeps for words in kept]
+        forgotten = {
+            w
+            for w, hit in zip(parts, self._suppressions(session).matching(parts), strict=True)
+            if hit
+        }
+        left = (
+            (record_id, tuple(w for w in kept if w not in forgotten)) for record_id, kept in keeps
+        )
+        return tuple((record_id, kept) for record_id, kept in left if kept)
 
     def _session(self, session_id: str) -> Session:
         from agent_memory.core.session import Session

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -168,11 +167,55 @@ def _statement(span: str) -> Candidate | None:
 # ---------------------------------------------------------------------------------------------
 # What a correction leaves of a verbatim statement
 
-# Where a statement's clauses may part: a sentence end, a comma, semicolon or colon before a
-# space (not "3,500"), each with an "and" or "but" after it, or an "and" / "but" alone.
-# "so" and "because" are not: what follows them hangs on what went before ("I cover REITs at
-# Harbourline so I do this every week").
-_PARTS = re.compile(r"\s*(?:[.!?;:,](?=\s))\s*(?:(?:and|but)\s+)?|\s+(?:and|but)\s+", re.IGNORECASE)
+# Where a statement's clauses may part: a sentence end, a comma or semicolon before a space
+# (not "3,500"), each with an "and" or "but" after it, or an "and" / "but" alone. Not a colon:
+# what follows one spells out what went before ("Our flat is tiny: the kids share a room"),
+# nor "so" or "because": what follows them hangs on it ("I cover REITs so I do this weekly").
+_PARTS = re.compile(r"\s*(?:[.!?;,](?=\s))\s*(?:(?:and|but)\s+)?|\s+(?:and|but)\s+", re.IGNORECASE)
+# A part that ends on an auxiliary leaves its verb to the clause before it ("Max doesn't eat
+# meat, but his brother does").
+_ELLIPSIS = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|should)\W*$",
+    re.IGNORECASE,
+)
+# Words that point at something a kept part may have lost: a thing ("Marco is leading it")
+# whatever comes before, a person only when the part names no one before it ("the spare room
+# is now her room"; "our daughter Adaeze was born and she's not a fan of sleeping" keeps).
+_THING = re.compile(r"\b(?:it|its|they|them|their|theirs)\b", re.IGNORECASE)
+_PERSON = re.compile(r"\b(?:he|him|his|she|her|hers)\b", re.IGNORECASE)
+# A thing named as known after the part's opening words: the one the changed claim was
+# about ("Marcus won the argument", beside the sofa chosen; "Pete has the keys").
+_DEFINITE = re.compile(r"(?<=\S)\s+the\s+[a-z]")
+_NAMED = re.compile(r"\b(?:my|our)\s+\w+|(?<=\s)(?!I\b)[A-Z][\w'-]*")
+# Who a kept part may be about: someone named, or one of the user's family or pets. A thing,
+# place or role said beside a changed claim usually belongs to it (the venue of a wedding
+# called off, the landlord of a flat moved out of, the manager at a job left), and goes too.
+_KIN = frozenset(
+    """son daughter wife husband partner fiance fiancee boyfriend girlfriend kid kids child
+    children baby girl boy twins brother sister sibling mum mom mother dad father parents
+    grandma grandpa grandmother grandfather grandson granddaughter nephew niece cousin aunt
+    uncle stepson stepdaughter dog cat puppy kitten""".split()
+)
+# What makes a part hang on the plan or state around it, which the correction may have ended
+# or moved: a future or an arrangement ("will", "should", "is watching the cats", "while
+# we're away", "until Friday") or a day of the month ("the rehearsal dinner is June 11").
+_MONTH = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
+_PLAN = re.compile(
+    r"\b(?:will|shall|should|gonna|going to|plan(?:ning)? to|while|until|till)\b|'ll\b"
+    r"|\b(?:is|are|am|was|were)\s+(?:\w+ly\s+)?\w+ing\b|(?:'s|'re|'m)\s+(?:\w+ly\s+)?\w+ing\b"
+    rf"|\b(?:{_MONTH})[a-z]*\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})"
+    r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+
+
+# A correction that calls a plan off or ends a relationship: what was said in the same breath
+# is the plan's or the couple's ("my brother Tom is the best man" beside the wedding).
+_CALLED_OFF = re.compile(
+    r"\b(?:cancel+(?:ed|ing)?|called off|call(?:ing)? it off|postponed|on hold|"
+    r"(?:is|are|was|were|'s|'re) off|broke up|split up|divorc\w*|separated)\b",
+    re.IGNORECASE,
+)
 
 
 def unchanged(statement: str, correction: str) -> list[str]:
@@ -183,76 +226,124 @@ def unchanged(statement: str, correction: str) -> list[str]:
     A sentence often says several things at once ("our daughter Adaeze was born three weeks
     ago and she's not a fan of sleeping, and our flat in Lewisham is so small"), and a later
     correction changes one of them ("we finally moved ... Goodbye tiny Lewisham flat"). The
-    statement is read as clauses: it parts at a sentence end, a comma or an "and" / "but"
-    (``_PARTS``), and a part opens a clause of its own only when it has its own subject and
-    verb (the judge's parser) and does not point back ("she's not a fan" joins the clause
-    before it, as ``_continues`` reads a sentence); a part without one ("Lisbon and Porto",
-    "12 days") belongs to the clause before it. A clause sharing a content word with the
-    correction is what the correction touches, and so is one with the same subject as a
-    touched one: it goes on about the same thing ("I've come off my third night shift and I
-    can't sleep during the day"). Each run of the other clauses is kept, when it tells
-    something on its own (``informative``) and does not open by pointing back. Nothing is
-    kept when the correction shares no word with any clause (it was linked to the whole
-    statement by meaning alone).
+    statement is read as clauses. It parts at ``_PARTS``; a part opens a clause only when it
+    has a subject and verb of its own (the judge's parser), does not open by pointing back
+    ("she's not a fan" joins the clause before it, as ``_continues`` reads a sentence) and
+    does not end on an auxiliary (``_ELLIPSIS``); a part without one belongs to the clause
+    before it ("Lisbon and Porto", "12 days"), or to the one after it when it comes first
+    ("Ana and I are getting married"). A clause sharing a content word with the correction is
+    what the correction touches, and so is one with the same subject as a touched one: it
+    goes on about the same thing ("I've come off my third night shift and I can't sleep
+    during the day"). Each run of the other clauses is kept when it tells something on its
+    own (``informative``), does not open by pointing back, points at no thing and at no
+    person it does not name first (``_THING``, ``_PERSON``; "the argument" after its opening
+    words is a thing pointed at, ``_DEFINITE``), and does not hang on a plan or a
+    day (``_PLAN``: "the dog is going to my sister's while we're away"), and is about
+    someone named or one of the user's family or pets (``_KIN``): a thing, place or role said
+    beside a changed claim usually belongs to it. Nothing is kept when the correction calls
+    a plan off or ends a relationship (``_CALLED_OFF``): what was said with the plan is its.
 
-    Limits: a shared word is the only reading of what changed, so a clause naming a thing the
-    correction changes without naming it is kept ("from Croix-Rousse it is down the hill"
-    beside "I need a new bike route" after a move), and so is a remark on the changed claim
-    ("Going with the grey sectional, Marcus won the argument"); one naming a thing the
-    correction names but does not change goes ("noah is allergic to cats" beside "noah and i
-    broke up"). Without the parser nothing is kept."""
+    Limits: a shared word is the only reading of what changed, so a part about a person that
+    changed with the claim without naming it is kept ("the kids go to Ecole Montessori" after
+    a move to another city), and a claim naming what the correction names without being
+    changed goes ("Adam is 15" beside "Adam quit hockey"). What the user says of themself
+    beside a changed claim goes ("I'm allergic to peanuts"): "I" is too often the one the
+    change is about. Without the parser nothing is kept."""
+    if _CALLED_OFF.search(correction):
+        return []
+    clauses = _clauses(statement)
+    if clauses is None:
+        return []
     said = content_words(correction)
-    clauses: list[list[Any]] = []  # [start, end, subject]
-    for start, end in _spans(statement):
-        part = statement[start:end]
-        subject = _subject(part)
-        if subject is None:
-            return []  # no parser: no reading of the clauses
-        if clauses and (_BACK.match(part) or not subject):
-            clauses[-1][1] = end
+    touched = [bool(content_words(statement[s:e]) & said) for s, e, _, _ in clauses]
+    changed = {c[2] for c, hit in zip(clauses, touched, strict=True) if hit} - {""}
+    runs: list[list[int]] = []
+    open_run = False
+    for (start, end, subject, person), hit in zip(clauses, touched, strict=True):
+        if hit or subject in changed or not person:
+            open_run = False
+        elif open_run:
+            runs[-1][1] = end
         else:
-            clauses.append([start, end, subject])
-    touched = [bool(content_words(statement[s:e]) & said) for s, e, _ in clauses]
+            runs.append([start, end])
+            open_run = True
     if not any(touched):
         return []
-    changed = {c[2] for c, hit in zip(clauses, touched, strict=True) if hit} - {""}
-    kept = []
-    run: list[int] | None = None
-    for (start, end, subject), hit in [*zip(clauses, touched, strict=True), ((0, 0, ""), True)]:
-        if not hit and subject not in changed:
-            run = [run[0], end] if run else [start, end]
-            continue
-        if run:
-            text = statement[run[0] : run[1]].strip(" ,;:")
-            if informative(text) and not _BACK.match(text):
-                kept.append(text)
-        run = None
-    return kept
+    kept = (statement[start:end].strip(" ,;") for start, end in runs)
+    return [text for text in kept if _stands_alone(text)]
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the parts of ``text`` between ``_PARTS`` separators."""
+def _clauses(statement: str) -> list[tuple[int, int, str, bool]] | None:
+    """(start, end, subject, about a person) of the clauses of ``statement``
+    (``unchanged``); None without the parser."""
+    clauses: list[tuple[int, int, str, bool]] = []
+    held: int | None = None  # where a part joined to the next one began ("Ana and I ...")
+    for start, end, bare in _spans(statement):
+        part = statement[start:end]
+        # Written with a capital inside a sentence: a name, whatever the parser tags it.
+        inside = statement[:start].rstrip()[-1:] not in ("", ".", "!", "?")
+        subject = _subject(part, inside=inside)
+        if subject is None:
+            return None
+        word, person = subject
+        own = bool(word) and not _BACK.match(part) and not _ELLIPSIS.search(part)
+        begin = start if held is None else held
+        held = None
+        if own:
+            clauses.append((begin, end, word, person))
+        elif bare:  # the first of two subjects: "Ana" of "Ana and I are getting married"
+            held = begin
+        elif clauses:
+            first, _, said, about = clauses[-1]
+            clauses[-1] = (first, end, said, about)
+        else:
+            clauses.append((begin, end, "", False))
+    return clauses
+
+
+def _stands_alone(text: str) -> bool:
+    """Whether a kept run tells something on its own (``unchanged``)."""
+    if not informative(text) or _BACK.match(text) or _PLAN.search(text):
+        return False
+    if _THING.search(text) or _DEFINITE.search(text):
+        return False
+    person = _PERSON.search(text)
+    return person is None or _NAMED.search(text[: person.start()]) is not None
+
+
+def _spans(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, bare) of the parts of ``text`` between ``_PARTS`` separators; ``bare``:
+    the separator after it is an "and" / "but" without a mark before it."""
     spans, at = [], 0
     for match in _PARTS.finditer(text):
         if match.start() > at:
-            spans.append((at, match.start() + (1 if text[match.start()] in ".!?" else 0)))
+            mark = text[match.start()] in ".!?"
+            bare = not any(c in match.group(0) for c in ".!?;,")
+            spans.append((at, match.start() + mark, bare))
         at = match.end()
     if at < len(text):
-        spans.append((at, len(text)))
+        spans.append((at, len(text), False))
     return spans
 
 
-def _subject(part: str) -> str | None:
+def _subject(part: str, *, inside: bool = False) -> tuple[str, bool] | None:
     """The subject of ``part`` when its main word is a verb with one of its own, by the judge's
-    parser (its words, lower case); "" when it has none; None without the parser."""
+    parser (its word, lower case; "" when it has none) and whether it is someone named (a
+    proper noun, or capitalised in a part ``inside`` a sentence) or one of the user's family
+    or pets (``_KIN``); None without the parser."""
     doc = default_parser().parse(part)
     if doc is None:
         return None
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     if root is None or root.pos_ not in ("VERB", "AUX"):
-        return ""
+        return "", False
     subject = next((c for c in root.children if c.dep_ in _SUBJECTS), None)
-    return "" if subject is None else subject.text.lower()
+    if subject is None:
+        return "", False
+    if subject.lower_ == "i":
+        return "i", False
+    named = subject.pos_ == "PROPN" or (inside and subject.text[:1].isupper())
+    return subject.text.lower(), named or subject.lower_ in _KIN
 
 
 __all__ = ["MAX_CHARS", "MAX_SENTENCES", "informative", "statements", "unchanged"]

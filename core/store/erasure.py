@@ -168,6 +168,37 @@ def replace_context(
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
+def kept_with(store: Any, record_ids: Sequence[str]) -> list[str]:
+    """The records holding words of ``record_ids`` through a kept part (a
+    ``record.part_kept`` event, core.write.supersession.keep_part): those kept from one of
+    them and the one each was kept from, and theirs in turn; not tombstones, nor
+    ``record_ids`` themselves."""
+    rows = store.query(
+        "SELECT record_id, json_extract(payload, '$.retired') AS retired FROM events "
+        "WHERE kind = 'record.part_kept'"
+    )
+    links: dict[str, set[str]] = {}
+    for row in rows:
+        links.setdefault(row["record_id"], set()).add(row["retired"])
+        links.setdefault(row["retired"], set()).add(row["record_id"])
+    found, todo = set(record_ids), list(record_ids)
+    while todo:
+        for other in links.get(todo.pop(), ()):
+            if other not in found:
+                found.add(other)
+                todo.append(other)
+    others = sorted(found - set(record_ids))
+    if not others:
+        return []
+    marks, mine = ", ".join("?" * len(others)), ", ".join("?" * len(record_ids))
+    live = store.query(  # in the scopes of ``record_ids``: where the caller may erase
+        f"SELECT id FROM records WHERE id IN ({marks}) AND status != 'deleted' AND scope IN "
+        f"(SELECT scope FROM records WHERE id IN ({mine})) ORDER BY rowid",
+        (*others, *record_ids),
+    )
+    return [r["id"] for r in live]
+
+
 def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
     """The other live records of ``record``'s scope and session whose retrieval context is
     its own: those extracted from the same turn."""
@@ -342,6 +373,7 @@ __all__ = [
     "erased_record",
     "evidence_turns",
     "job_stage_outputs",
+    "kept_with",
     "ledger",
     "live_contexts",
     "record_at",

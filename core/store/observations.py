@@ -58,4 +58,17 @@ def quoted(conn: sqlite3.Connection, rowid: int) -> list[tuple[Any, Any, str]]:
     return [(r[0], r[1], r[2]) for r in rows]
 
 
-__all__ = ["Observation", "add", "quoted"]
+def copy_first(conn: sqlite3.Connection, source: int, rowid: int, *, now: datetime) -> None:
+    """Inside the record's transaction: the record at ``rowid`` was observed where the record
+    at ``source`` first was (its session, turn and source; no quote digest: the words differ).
+    """
+    conn.execute(
+        "INSERT INTO observations (record_rowid, session_id, agent_id, source_kind, kind, at, "
+        "turn_seq, turn_role, evidence_digest) SELECT ?, session_id, agent_id, source_kind, "
+        "'created', ?, turn_seq, turn_role, NULL FROM observations WHERE record_rowid = ? "
+        "ORDER BY rowid LIMIT 1",
+        (rowid, format_time(now), source),
+    )
+
+
+__all__ = ["Observation", "add", "copy_first", "quoted"]

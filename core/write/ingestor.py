@@ -402,7 +402,11 @@ class Ingestor:
             if plan.successor is None and retired:  # history retires nothing
                 live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
                 retiring += [r for r in reads.live_in(conn, retired, live) if r.id not in replaced]
-            for old in retiring:
+            for stale in retiring:
+                # Read again: retiring an earlier one may have narrowed this one's context.
+                old = reads.stored_live(conn, stale.id)
+                if old is None:
+                    continue
                 supersession.mark_superseded(
                     conn, old, by=draft.id, agent_id=request.agent_id, now=now
                 )

@@ -32,6 +32,7 @@ from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, Status, format_time, new_id
 from agent_memory.core.store import erasure as context_store
+from agent_memory.core.store import observations
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.vectors import vector_blob
@@ -229,15 +230,12 @@ def narrow_siblings(
     are re-embedded. An extracted record carries its whole turn as context, so without this
     the retired value ("ship the migration on Friday") kept finding the turn's side remarks
     ("flying to Lisbon next week") after the correction. Returns their ids."""
-    quote = (record.evidence or "").strip()
-    if record.context is None or record.session_id is None or not quote:
-        return []
-    if quote not in record.context:
+    context = narrowed_context(record)
+    if context is None or record.session_id is None:
         return []
     siblings = context_store.turn_siblings(conn, record)
     if not siblings:
         return []
-    context = " ".join(record.context.replace(quote, " ").split())
     vectors = embedder.embed([stored.embedding_text(replace(s, context=context)) for s in siblings])
     for sibling, vector in zip(siblings, vectors, strict=True):
         assert sibling.rowid is not None  # read from its row
@@ -249,6 +247,15 @@ def narrow_siblings(
             at=now,
         )
     return [s.id for s in siblings]
+
+
+def narrowed_context(record: Record) -> str | None:
+    """``record``'s retrieval context without its evidence quote, as its turn's other records
+    keep it once it is retired (``narrow_siblings``); None when the context does not hold it."""
+    quote = (record.evidence or "").strip()
+    if record.context is None or not quote or quote not in record.context:
+        return None
+    return " ".join(record.context.replace(quote, " ").split())
 
 
 def keep_part(
@@ -264,23 +271,22 @@ def keep_part(
     """Inside the transaction that retires ``record``: ``words``, a span of its evidence that
     the correction ``by`` left as it was (WriteRequest.keeps), as a live record of its own,
     the retired record's envelope otherwise (type, scope, source, status, confidence, session,
-    turn and statement time), its retrieval context with the retired words replaced by the
-    kept ones. Returns its id; None when the words are not a part of the record's evidence
-    (only its own words are kept) or a live record of the scope already says them."""
+    turn and statement time, the turn it was observed in), and the retrieval context its
+    turn's other records keep (``narrowed_context``), so that a later correction of one of
+    them narrows it too. Returns its id; None when the words are not a part of the record's
+    evidence (only its own words are kept) or a live record of its session already says
+    them (compared as the evidence check normalises quotes)."""
     quote = record.evidence or ""
     if not words or words == quote or words not in quote:
         return None
-    if reads.live_with_content(conn, record.scope, words):
+    if reads.said_in_session(conn, record.scope, record.session_id, words):
         return None
-    context = record.context
-    if context is not None and quote in context:
-        context = context.replace(quote, words)
     kept = replace(
         record,
         id=new_id("mem", now),
         content=words,
         evidence=words,
-        context=context,
+        context=narrowed_context(record),
         created_at=format_time(now),
         version=1,
         lineage_id=None,
@@ -293,7 +299,11 @@ def keep_part(
         rowid=None,
     )
     vector = embedder.embed([stored.embedding_text(kept)])[0]
-    stored.insert_record(conn, stored.NewRecord(kept, vector), embedder=embedder.identity, now=now)
+    rowid = stored.insert_record(
+        conn, stored.NewRecord(kept, vector), embedder=embedder.identity, now=now
+    )
+    assert record.rowid is not None  # read from its row
+    observations.copy_first(conn, record.rowid, rowid, now=now)
     part = events.RecordPartKept(record_id=kept.id, agent_id=agent_id, retired=record.id, by=by)
     stored.changed(conn, [], part, at=now)
     return kept.id
@@ -306,6 +316,7 @@ __all__ = [
     "keep_part",
     "mark_superseded",
     "narrow_siblings",
+    "narrowed_context",
     "retirable",
     "rivals",
     "settle",
