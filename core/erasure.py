@@ -324,7 +324,7 @@ def erase(
     embedder: Embedder | None = None,
 ) -> list[str]:
     """Erase a record and, with ``lineage``, every not yet erased version of its lineage, and
-    the records sharing words with them through a kept part (``kept_with``)
+    the records sharing its words through a kept part (``kept_with``)
     (``Memory.erase``, memory_forget): each becomes a tombstone and leaves its suppression and
     redactions (``leave_suppression``); a session summary that quoted one is erased too.
     Returns the ids erased, empty when nothing was left to erase. With ``embedder`` (the
@@ -348,8 +348,9 @@ def erase(
     # scope the caller was allowed to erase in), oldest first.
     targets = store.lineage_ids(record_id) if lineage else [record_id]
     # A part kept of a retired statement holds its words, and the statement holds the part's:
-    # forgetting either forgets both (core.write.supersession.keep_part).
-    targets += stored.kept_with(store, targets)
+    # forgetting either forgets both (core.write.supersession.keep_part). Only of the record
+    # named: a newer version of the statement (its correction) says other words.
+    targets += [t for t in stored.kept_with(store, record_id) if t not in targets]
     vectors = content_vectors(store, targets, embedder) if embedder is not None else {}
     copies = context_copies(store, targets, embedder)
     for target in targets:

@@ -436,15 +436,14 @@ class Pipeline:
     def _unforgotten(
         self, session: Session, keeps: tuple[tuple[str, tuple[str, ...]], ...]
     ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """``keeps`` (WriteRequest.keeps) less the parts that restate a forgotten record."""
-        parts = [words for _, kept in keeps for words in kept]
-        forgotten = {
-            w
-            for w, hit in zip(parts, self._suppressions(session).matching(parts), strict=True)
-            if hit
-        }
+        """``keeps`` (WriteRequest.keeps) less the parts that restate a forgotten record, whole
+        or in one of their sentences or clauses."""
+        suppressions = self._suppressions(session)
+        if not suppressions:
+            return keeps
         left = (
-            (record_id, tuple(w for w in kept if w not in forgotten)) for record_id, kept in keeps
+            (record_id, tuple(w for w in kept if not suppressions.without_matching_sentences(w)[1]))
+            for record_id, kept in keeps
         )
         return tuple((record_id, kept) for record_id, kept in left if kept)
 

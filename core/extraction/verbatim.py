@@ -172,16 +172,24 @@ def _statement(span: str) -> Candidate | None:
 # what follows one spells out what went before ("Our flat is tiny: the kids share a room"),
 # nor "so" or "because": what follows them hangs on it ("I cover REITs so I do this weekly").
 _PARTS = re.compile(r"\s*(?:[.!?;,](?=\s))\s*(?:(?:and|but)\s+)?|\s+(?:and|but)\s+", re.IGNORECASE)
+# A period that ends an abbreviation, not a sentence.
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|vs|etc|approx|e\.g|i\.e)\.$")
 # A part that ends on an auxiliary leaves its verb to the clause before it ("Max doesn't eat
 # meat, but his brother does").
 _ELLIPSIS = re.compile(
     r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|should)\W*$",
     re.IGNORECASE,
 )
-# Words that point at something a kept part may have lost: a thing ("Marco is leading it")
-# whatever comes before, a person only when the part names no one before it ("the spare room
-# is now her room"; "our daughter Adaeze was born and she's not a fan of sleeping" keeps).
-_THING = re.compile(r"\b(?:it|its|they|them|their|theirs)\b", re.IGNORECASE)
+# Words that point at something a kept part may have lost: a thing ("Marco is leading it"),
+# someone as an object ("our cat Luna hates him", "my mum taught me") or a place by where
+# the user was ("my parents live two streets away"), whatever comes before; a person as
+# "he" or "she" only when the part names no one before it ("the spare room is now her
+# room"; "our daughter Adaeze was born and she's not a fan of sleeping" keeps).
+_THING = re.compile(
+    r"\b(?:it|its|they|them|their|theirs|him|me|us)\b"
+    r"|\b(?:away|next door|nearby|near us|around the corner|down the road|close by)\b",
+    re.IGNORECASE,
+)
 _PERSON = re.compile(r"\b(?:he|him|his|she|her|hers)\b", re.IGNORECASE)
 # A thing named as known after the part's opening words: the one the changed claim was
 # about ("Marcus won the argument", beside the sofa chosen; "Pete has the keys").
@@ -191,7 +199,7 @@ _NAMED = re.compile(r"\b(?:my|our)\s+\w+|(?<=\s)(?!I\b)[A-Z][\w'-]*")
 # place or role said beside a changed claim usually belongs to it (the venue of a wedding
 # called off, the landlord of a flat moved out of, the manager at a job left), and goes too.
 _KIN = frozenset(
-    """son daughter wife husband partner fiance fiancee boyfriend girlfriend kid kids child
+    """son daughter wife husband spouse partner fiance fiancee boyfriend girlfriend kid kids child
     children baby girl boy twins brother sister sibling mum mom mother dad father parents
     grandma grandpa grandmother grandfather grandson granddaughter nephew niece cousin aunt
     uncle stepson stepdaughter dog cat puppy kitten""".split()
@@ -286,16 +294,16 @@ def _clauses(statement: str) -> list[tuple[int, int, str, bool]] | None:
         if subject is None:
             return None
         word, person = subject
-        own = bool(word) and not _BACK.match(part) and not _ELLIPSIS.search(part)
+        goes_on = bool(_BACK.match(part) or _ELLIPSIS.search(part))
         begin = start if held is None else held
         held = None
-        if own:
+        if word and not goes_on:
             clauses.append((begin, end, word, person))
-        elif bare:  # the first of two subjects: "Ana" of "Ana and I are getting married"
-            held = begin
-        elif clauses:
+        elif clauses and (goes_on or not bare):
             first, _, said, about = clauses[-1]
             clauses[-1] = (first, end, said, about)
+        elif bare and not word:  # the first of two subjects: "Ana" of "Ana and I are ..."
+            held = begin
         else:
             clauses.append((begin, end, "", False))
     return clauses
@@ -316,6 +324,8 @@ def _spans(text: str) -> list[tuple[int, int, bool]]:
     the separator after it is an "and" / "but" without a mark before it."""
     spans, at = [], 0
     for match in _PARTS.finditer(text):
+        if _ABBREVIATION.search(text, 0, match.start() + 1):
+            continue  # "Dr. Elena Petrova" is one name
         if match.start() > at:
             mark = text[match.start()] in ".!?"
             bare = not any(c in match.group(0) for c in ".!?;,")

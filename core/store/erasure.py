@@ -168,33 +168,37 @@ def replace_context(
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
-def kept_with(store: Any, record_ids: Sequence[str]) -> list[str]:
-    """The records holding words of ``record_ids`` through a kept part (a
-    ``record.part_kept`` event, core.write.supersession.keep_part): those kept from one of
-    them and the one each was kept from, and theirs in turn; not tombstones, nor
-    ``record_ids`` themselves."""
+def kept_with(store: Any, record_id: str) -> list[str]:
+    """The records holding words of ``record_id`` through a kept part (``record.part_kept``
+    events, core.write.supersession.keep_part): the statement it was kept from (and that
+    one's, in turn), and the parts kept from it (and theirs); not a part kept from its
+    statement beside it, which holds other words. Not tombstones; in its scope."""
     rows = store.query(
         "SELECT record_id, json_extract(payload, '$.retired') AS retired FROM events "
         "WHERE kind = 'record.part_kept'"
     )
-    links: dict[str, set[str]] = {}
-    for row in rows:
-        links.setdefault(row["record_id"], set()).add(row["retired"])
-        links.setdefault(row["retired"], set()).add(row["record_id"])
-    found, todo = set(record_ids), list(record_ids)
-    while todo:
-        for other in links.get(todo.pop(), ()):
-            if other not in found:
-                found.add(other)
-                todo.append(other)
-    others = sorted(found - set(record_ids))
-    if not others:
+    source = {row["record_id"]: row["retired"] for row in rows}
+    parts: dict[str, list[str]] = {}
+    for part, statement in source.items():
+        parts.setdefault(statement, []).append(part)
+    found: list[str] = []
+    up = source.get(record_id)
+    while up is not None and up not in found and up != record_id:
+        found.append(up)
+        up = source.get(up)
+    down = list(parts.get(record_id, ()))
+    while down:
+        part = down.pop()
+        if part not in found and part != record_id:
+            found.append(part)
+            down += parts.get(part, ())
+    if not found:
         return []
-    marks, mine = ", ".join("?" * len(others)), ", ".join("?" * len(record_ids))
-    live = store.query(  # in the scopes of ``record_ids``: where the caller may erase
-        f"SELECT id FROM records WHERE id IN ({marks}) AND status != 'deleted' AND scope IN "
-        f"(SELECT scope FROM records WHERE id IN ({mine})) ORDER BY rowid",
-        (*others, *record_ids),
+    marks = ", ".join("?" * len(found))
+    live = store.query(  # in the scope of ``record_id``: where the caller may erase
+        f"SELECT id FROM records WHERE id IN ({marks}) AND status != 'deleted' AND scope = "
+        "(SELECT scope FROM records WHERE id = ?) ORDER BY rowid",
+        (*found, record_id),
     )
     return [r["id"] for r in live]
 

@@ -8,7 +8,6 @@ writer reads, live as of its ``now``. A second backend implements each function 
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Sequence
 
@@ -78,22 +77,15 @@ def stated_in(
     return select_records(conn, f"({pairs}) AND {condition}", (*flat, *params))
 
 
-def said_in_session(
-    conn: sqlite3.Connection, scope: str, session_id: str | None, words: str
-) -> bool:
-    """Whether a live record of ``scope`` written from session ``session_id`` has ``words``
-    as its content, case, punctuation and spacing aside."""
-    rows = conn.execute(
-        "SELECT content FROM records WHERE scope = ? AND session_id IS ? "
-        "AND status IN ('provisional', 'confirmed')",
-        (scope, session_id),
-    )
-    wanted = _folded(words)
-    return any(_folded(row[0]) == wanted for row in rows)
-
-
-def _folded(text: str) -> str:
-    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+def says_already(conn: sqlite3.Connection, scope: str, words: str) -> bool:
+    """Whether a live record of ``scope`` has ``words`` as its content, letter case and the
+    closing mark aside."""
+    row = conn.execute(
+        "SELECT 1 FROM records WHERE scope = ? AND status IN ('provisional', 'confirmed') "
+        "AND lower(rtrim(content, ' .!?')) = lower(rtrim(?, ' .!?')) LIMIT 1",
+        (scope, words),
+    ).fetchone()
+    return row is not None
 
 
 def lineage_members(conn: sqlite3.Connection, lineage_id: str) -> list[Record]:
@@ -105,7 +97,7 @@ __all__ = [
     "added_since",
     "lineage_members",
     "live_in",
-    "said_in_session",
+    "says_already",
     "stated_in",
     "stored_live",
     "subject_holder",

@@ -274,12 +274,12 @@ def keep_part(
     turn and statement time, the turn it was observed in), and the retrieval context its
     turn's other records keep (``narrowed_context``), so that a later correction of one of
     them narrows it too. Returns its id; None when the words are not a part of the record's
-    evidence (only its own words are kept) or a live record of its session already says
-    them (compared as the evidence check normalises quotes)."""
+    evidence (only its own words are kept) or a live record of the scope already says them
+    (letter case and closing mark aside)."""
     quote = record.evidence or ""
     if not words or words == quote or words not in quote:
         return None
-    if reads.said_in_session(conn, record.scope, record.session_id, words):
+    if reads.says_already(conn, record.scope, words):
         return None
     kept = replace(
         record,

@@ -156,6 +156,21 @@ def test_a_correction_that_touches_every_claim_keeps_nothing(mem: Memory) -> Non
         ),
         # A thing pointed at that the kept words do not name.
         ("The launch is on Sept 30 and Marco is leading it.", "the launch slipped", []),
+        # "he" goes on with the clause before it, whatever follows.
+        (
+            "our son Tobias was born in May and he hates naps and our flat in Hackney is tiny",
+            "we moved out of the Hackney flat",
+            ["our son Tobias was born in May and he hates naps"],
+        ),
+        # Someone as an object, or a place by where the user lived, is lost without its turn.
+        ("Our puppy Rufus is 3, and our cat Luna hates him.", "Rufus is 4 now, not 3.", []),
+        ("We sold the flat in Lyon, my parents live two streets away.", "we moved from Lyon", []),
+        # "Dr." does not end a sentence.
+        (
+            "We live in Leeds, and my spouse Dr. Elena Petrova is a cardiologist.",
+            "we moved out of Leeds",
+            ["my spouse Dr. Elena Petrova is a cardiologist."],
+        ),
         # "3,500" is one number, not two parts.
         (
             "The course costs 3,500 dollars and my sister Rita pays half",
@@ -237,3 +252,53 @@ def test_retiring_two_records_of_one_turn_narrows_what_is_left(mem: Memory) -> N
     assert biscuit.context is not None
     for record in retired:
         assert (record.evidence or "") not in biscuit.context
+
+
+SIBLINGS = (
+    "Sorry for the slow replies, our son Tobias was born five weeks ago, our apartment in "
+    "Hackney is far too small for the three of us, and our dog Biscuit chews every shoe lol"
+)
+
+
+def test_forgetting_a_part_leaves_the_other_parts_and_the_correction(mem: Memory) -> None:
+    """Forgetting the Tobias part erases its statement, not Biscuit's part kept beside it nor
+    the correction; forgetting the correction leaves both parts (their words are their own)."""
+    extracted_session(mem, "s1", SIBLINGS)
+    extracted_session(mem, "s2", MOVED, days=30)
+    found = records(mem)
+    tobias = next(r for r in found if r.content.startswith("our son Tobias"))
+    biscuit = next(r for r in found if r.content.startswith("our dog Biscuit"))
+    moved = next(r for r in found if r.content.startswith("Big news"))
+    forget(mem, tobias.id)
+    assert holding(mem, "Tobias") == 0
+    assert holding(mem, "Biscuit") == 1  # the part; the statement is erased
+    forget(mem, moved.id)
+    left = {r.id: r.status for r in records(mem)}
+    assert left[biscuit.id] is Status.CONFIRMED
+
+
+def test_a_forgotten_clause_inside_a_longer_part_is_not_kept(mem: Memory) -> None:
+    extracted_session(mem, "s0", "My sister Kate just had a baby girl called Poppy.")
+    [poppy] = [r for r in records(mem) if "Poppy" in r.content]
+    forget(mem, poppy.id)
+    extracted_session(
+        mem,
+        "s1",
+        "My brother Sam lives in Denver, my sister Kate just had a baby girl called Poppy "
+        "and my cousin Mark swims every morning.",
+        days=1,
+    )
+    extracted_session(mem, "s2", "Update: Sam moved from Denver to Austin.", days=30)
+    [statement] = [r for r in records(mem) if r.content.startswith("My brother Sam")]
+    assert statement.status is Status.SUPERSEDED  # retired: its parts were weighed
+    live = [r.content for r in records(mem) if r.status is Status.CONFIRMED]
+    assert not any("Poppy" in c for c in live)
+
+
+def test_a_part_said_again_is_not_kept_twice(mem: Memory) -> None:
+    """The same statement and correction in two later sessions: one live part."""
+    for day, session_id in ((0, "s1"), (30, "s2")):
+        extracted_session(mem, session_id, BORN, days=day)
+        extracted_session(mem, f"{session_id}-moved", MOVED, days=day + 10)
+    live = [r.content.lower() for r in records(mem) if r.status is Status.CONFIRMED]
+    assert live.count("our son tobias was born five weeks ago and he hates naps") <= 1
