@@ -20,7 +20,9 @@ from agent_memory.api.quickstart_data import (
     CAROL_TURNS,
     CORRECTION_TURN,
     EXTRACTION_CHAT,
+    MOVED_TURN,
     PROJECT,
+    TWO_CLAIMS_TURN,
     WRITES,
 )
 from agent_memory.api.quickstart_http import http_search
@@ -350,6 +352,35 @@ def _a_later_session_corrects(tour: _Tour) -> None:
             old = mem.store.get_records([record.supersedes_id])[record.supersedes_id]
             out.line(f"corrects  {old.content!r} -> {old.status.value}", retired=old.id)
     query = "When do we ship the billing migration?"
+    result = chat.call("memory_search", {"query": query, "limit": 2})
+    _show_search(out, "alice", query, result)
+    _a_correction_keeps_the_rest(tour)
+
+
+def _a_correction_keeps_the_rest(tour: _Tour) -> None:
+    """A correction retires the claim it changes; what the same sentence said about someone
+    else stays, as a record of its own."""
+    mem, out = tour.mem, tour.out
+    for session_id, text, note in (
+        ("demo-5", TWO_CLAIMS_TURN, "a session"),
+        ("demo-6", MOVED_TURN, "a later session"),
+    ):
+        chat = mem.session(agent_id="assistant", user_id="alice", session_id=session_id)
+        chat.add_turn("user", text)
+        out.line(f"turn      user      {text}   ({note})")
+        chat.end()  # extracted at once: the worker runs in immediate mode here
+    kept_from = {
+        row["record_id"]: json.loads(row["payload"])["retired"]
+        for row in mem.store.query(
+            "SELECT record_id, payload FROM events WHERE kind = 'record.part_kept'"
+        )
+    }
+    for record_id, retired_id in kept_from.items():
+        found = mem.store.get_records([record_id, retired_id])
+        kept, retired = found[record_id], found[retired_id]
+        out.line(f"corrects  {retired.content!r} -> {retired.status.value}", retired=retired.id)
+        out.line(f"keeps     {kept.content!r} ({kept.status.value})", kept=kept.id)
+    query = "What is my son's name?"
     result = chat.call("memory_search", {"query": query, "limit": 2})
     _show_search(out, "alice", query, result)
 

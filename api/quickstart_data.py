@@ -167,3 +167,9 @@ EXTRACTION_CHAT = [
 ]
 # A later session changes a plan the extraction chat stored.
 CORRECTION_TURN = "Update: the billing migration moved to Tuesday, the dry run found a slow index."
+# A sentence of two claims, and a later turn that changes one of them.
+TWO_CLAIMS_TURN = (
+    "Sorry if I'm slow today, our son Leo was born in May and he hates naps, "
+    "and our flat in Hackney is far too small for three."
+)
+MOVED_TURN = "Update: we moved! Got the keys to a house in Leyton, bye bye Hackney flat."

@@ -261,6 +261,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "billing migration moved to Tuesday" in shipped[1]
     # The retired plan's turn no longer finds its other record through the plan's words.
     assert not any("Lisbon" in line for line in shipped[:5])
+    # A correction of one claim keeps what the same sentence said about someone else.
+    assert "keeps     'our son Leo was born in May and he hates naps' (confirmed)" in out
+    son = out.split('"What is my son\'s name?"')[1].splitlines()
+    assert "our son Leo was born in May" in son[1]
     assert "auto      memory_forget, memory_get, memory_revise, memory_write\n" in out
     auto = out.split("host searched; the model reads ")[1].splitlines()
     assert re.match(r"\d+ characters: \d+ results?", auto[0]), auto[0]  # compact, not empty
