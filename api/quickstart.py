@@ -27,6 +27,7 @@ from agent_memory.api.quickstart_data import (
 )
 from agent_memory.api.quickstart_http import http_search
 from agent_memory.core import Config, Memory
+from agent_memory.core.store.erasure import kept_parts
 from agent_memory.core.tools import memory_policy, tool_definitions
 from agent_memory.workers.app import WorkerApp
 
@@ -369,13 +370,7 @@ def _a_correction_keeps_the_rest(tour: _Tour) -> None:
         chat.add_turn("user", text)
         out.line(f"turn      user      {text}   ({note})")
         chat.end()  # extracted at once: the worker runs in immediate mode here
-    kept_from = {
-        row["record_id"]: json.loads(row["payload"])["retired"]
-        for row in mem.store.query(
-            "SELECT record_id, payload FROM events WHERE kind = 'record.part_kept'"
-        )
-    }
-    for record_id, retired_id in kept_from.items():
+    for record_id, retired_id in kept_parts(mem.store).items():
         found = mem.store.get_records([record_id, retired_id])
         kept, retired = found[record_id], found[retired_id]
         out.line(f"corrects  {retired.content!r} -> {retired.status.value}", retired=retired.id)

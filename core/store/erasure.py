@@ -168,16 +168,22 @@ def replace_context(
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 
+def kept_parts(store: Any) -> dict[str, str]:
+    """{the id of a kept part: the id of the statement it was kept from}, from the
+    ``record.part_kept`` events, oldest first."""
+    rows = store.query(
+        "SELECT record_id, json_extract(payload, '$.retired') AS retired FROM events "
+        "WHERE kind = 'record.part_kept' ORDER BY seq"
+    )
+    return {row["record_id"]: row["retired"] for row in rows}
+
+
 def kept_with(store: Any, record_id: str) -> list[str]:
     """The records holding words of ``record_id`` through a kept part (``record.part_kept``
     events, core.write.supersession.keep_part): the statement it was kept from (and that
     one's, in turn), and the parts kept from it (and theirs); not a part kept from its
     statement beside it, which holds other words. Not tombstones; in its scope."""
-    rows = store.query(
-        "SELECT record_id, json_extract(payload, '$.retired') AS retired FROM events "
-        "WHERE kind = 'record.part_kept'"
-    )
-    source = {row["record_id"]: row["retired"] for row in rows}
+    source = kept_parts(store)
     parts: dict[str, list[str]] = {}
     for part, statement in source.items():
         parts.setdefault(statement, []).append(part)
@@ -377,6 +383,7 @@ __all__ = [
     "erased_record",
     "evidence_turns",
     "job_stage_outputs",
+    "kept_parts",
     "kept_with",
     "ledger",
     "live_contexts",
