@@ -3,15 +3,13 @@ third-person candidate (core.extraction.offline reads the turn into sentences an
 decides which clauses may speak for the user; this module only phrases them).
 
 - "I'm / I am X"                  -> "The user is X."          (fact)
-- "I'm (a) <role> at <place>"      -> "The user works at <place> as <role>." (fact, attribute
-  employer; a role is a person noun by WordNet or an acronym, not a student's or a guest's)
 - "I prefer / like / love / hate / want / need / use / have / own / live / work / speak ... X"
                                    -> "The user prefers X." ... (fact)
 - "I'd rather / I would prefer X"  -> "The user would rather X." (fact: a preference)
 - "I don't / do not V X", "I can't V X"  -> "The user does not V X." (fact)
 - "my X is / are Y", "Y is (now) my X"  -> "The user's X is Y."  (fact, attribute X: a later
   holder of the same X supersedes the earlier one through the ingestor)
-- "I stopped / quit / gave up / resigned / no longer X"  -> "The user has stopped X." (fact)
+- "I stopped / quit / gave up / no longer X"  -> "The user has stopped X." (fact)
 - "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
   clause has a date expression: event_at (the day it happens, else the day it starts),
   review_at (the last day it can mean), valid_from ("from", "starting") and valid_until
@@ -40,7 +38,6 @@ from pydantic import ValidationError
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
 from agent_memory.core.holder import Holder, read_holder
-from agent_memory.core.judge.wordnet import wordnet
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
@@ -65,7 +62,7 @@ _MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(
 # "I stopped drinking beer", "I've quit Rocco's", "I no longer run": a habit or role ended.
 _STOPPED = re.compile(
     r"^i(?:'ve| have)?\s+(?:just\s+|finally\s+|completely\s+)?(?P<verb>stopped|quit|gave up|"
-    r"given up|no longer|resigned)\s+(?P<rest>.+)$",
+    r"given up|no longer)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
 
@@ -169,11 +166,6 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
         rest = m.group(1)
         if _NOT_STATES.match(rest) or len(rest.split()) > 12:
             return None
-        if (job := _job(rest)) is not None:
-            # Said as what the user works as, so "Where do I work?" finds it by its words.
-            role, employer = job
-            text = f"The user works at {_third_person(employer)} as {role}"
-            return candidate("fact", "semantic", text, clause, attribute="employer")
         attribute = next((a for p, a in _SINGLE_VALUED if p.match(rest)), None)
         return candidate(
             "fact", "semantic", f"The user is {_third_person(rest)}", clause, attribute=attribute
@@ -200,42 +192,6 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
             attribute=attribute,
         )
     return None
-
-
-# "I'm a UX researcher at Lumen Health", "I am mechanical engineer at Meiko", "I'm PM at
-# Brandt": a role held at a place of work.
-_ROLE_AT = re.compile(
-    r"^(?P<role>(?:an?\s+)?(?:[\w-]+\s+){0,3}?(?P<last>[\w-]+))\s+at\s+(?P<at>\S.*)$"
-)
-# People who are at a place without working there.
-_NOT_STAFF = frozenset(
-    """student pupil undergrad undergraduate freshman sophomore junior senior graduate patient
-    member guest customer client regular visitor tourist fan resident passenger beginner""".split()
-)
-
-
-def _job(rest: str) -> tuple[str, str] | None:
-    """(role, place) when ``rest`` of "I'm ..." is a role held at a place of work: a noun
-    naming a person by WordNet ("engineer", "researcher", "nurse") or an acronym ("PM",
-    "SRE"), then "at" (not "good at", "a student at", "a regular at")."""
-    m = _ROLE_AT.match(rest)
-    if m is None:
-        return None
-    last = m.group("last")
-    if last.lower() in _NOT_STAFF:
-        return None
-    if not (last.isupper() and 2 <= len(last) <= 5) and not _names_a_person(last.lower()):
-        return None
-    return m.group("role"), m.group("at").rstrip(" .!?")
-
-
-def _names_a_person(word: str) -> bool:
-    """Whether ``word``'s first noun sense is a kind of person, by WordNet."""
-    net = wordnet()
-    if net is None:
-        return False
-    senses = [s for lemma in net.lemmas(word, "n") for s in net.senses(lemma, "n")[:1]]
-    return any(net.under(sense, "person") for sense in senses[:1])
 
 
 def _named_holder(clause: str) -> Holder | None:

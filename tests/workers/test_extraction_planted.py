@@ -429,38 +429,3 @@ def test_a_short_clause_told_before_a_question_is_kept_when_a_rule_phrases_it(
     session(mem, "s1", "I'm vegan, any ideas for dinner?")
     record = only(stored(mem))
     assert (record.content, record.status) == ("The user is vegan.", Status.CONFIRMED)
-
-
-@pytest.mark.parametrize(
-    ("said", "phrased"),
-    [
-        (
-            "I'm a UX researcher at Lumen Health.",
-            "The user works at Lumen Health as a UX researcher.",
-        ),
-        ("I'm PM at Brandt Antriebstechnik.", "The user works at Brandt Antriebstechnik as PM."),
-        ("I'm a student at UConn.", "The user is a student at UConn."),
-        ("I'm terrible at cooking.", "The user is terrible at cooking."),
-    ],
-)
-def test_a_role_held_at_a_place_is_where_the_user_works(
-    mem: Memory, said: str, phrased: str
-) -> None:
-    """Said as what the user works as, confirmed by the user's own words, so that "Where do I
-    work?" finds it by its words; a student or a skill is not a job."""
-    session(mem, "s1", said)
-    [record] = [r for r in stored(mem) if r.type is MemoryType.SEMANTIC]
-    assert record.content == phrased
-    assert record.status is Status.CONFIRMED
-    if "works at" in phrased:
-        assert record.attribute == "employer"
-        s = mem.session(agent_id="assistant", user_id="alice", session_id="q")
-        found = s.call("memory_search", {"query": "Where do I work?"})["results"]
-        assert [r["content"] for r in found][:1] == [phrased]
-
-
-def test_a_new_employer_supersedes_the_role_held_before(mem: Memory) -> None:
-    session(mem, "s1", "I'm a nurse at St Thomas' Hospital.")
-    session(mem, "s2", "I work at King's College Hospital now.", days=30)
-    live = [r.content for r in stored(mem) if r.type is MemoryType.SEMANTIC]
-    assert live == ["The user works at King's College Hospital now."]
