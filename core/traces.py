@@ -22,6 +22,7 @@ core.store.erasure's; what a row's text becomes is decided here.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import string
 from collections.abc import Sequence
@@ -167,10 +168,29 @@ def _quotes(text: str, needles: Sequence[str]) -> bool:
 def _summaries_quoting(
     conn: sqlite3.Connection, rowid: int, scope: str, needles: Sequence[str]
 ) -> list[str]:
+    """The summaries that quote the record (a needle), and those of its own session whose
+    topic list names one of its words ("Topics: sorry, slow, tobias, ..."): the offline
+    summary's topics are single words of the session's user turns, no quote, and would keep
+    a forgotten name."""
     if not needles:
         return []
-    rows = stored.session_summaries(conn, scope, rowid)
-    return [record_id for record_id, content in rows if _quotes(content, needles)]
+    words = {w for n in needles for w in _TOPIC_WORD.findall(n.lower())}
+    return [
+        record_id
+        for record_id, content, same_session in stored.session_summaries(conn, scope, rowid)
+        if _quotes(content, needles) or (same_session and words & _topics(content))
+    ]
+
+
+# The offline summary's topic list and its words (core.extraction.offline's summary writer
+# picks words of four letters or more).
+_TOPICS = re.compile(r"\bTopics: ([^.]*)\.")
+_TOPIC_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+
+
+def _topics(summary: str) -> set[str]:
+    found = _TOPICS.search(summary)
+    return set(_TOPIC_WORD.findall(found.group(1))) if found else set()
 
 
 def _erase_lone_entities(conn: sqlite3.Connection, rowid: int) -> list[str]:

@@ -326,16 +326,20 @@ def rewrite_job_stage_output(
     )
 
 
-def session_summaries(conn: sqlite3.Connection, scope: str, rowid: int) -> list[tuple[str, str]]:
-    """(id, content) of the session summaries in ``scope`` (episodic records tagged
-    session-summary, not tombstones) other than the record at ``rowid``."""
+def session_summaries(
+    conn: sqlite3.Connection, scope: str, rowid: int
+) -> list[tuple[str, str, bool]]:
+    """(id, content, of the same session) of the session summaries in ``scope`` (episodic
+    records tagged session-summary, not tombstones) other than the record at ``rowid``; the
+    last says whether the summary is of the session that wrote that record."""
     rows = conn.execute(
-        "SELECT id, content FROM records WHERE scope = ? AND rowid != ? AND status != 'deleted' "
-        "AND type = 'episodic' AND EXISTS (SELECT 1 FROM json_each(tags) "
-        "WHERE value = 'session-summary')",
-        (scope, rowid),
+        "SELECT id, content, session_id IS NOT NULL AND session_id = "
+        "(SELECT session_id FROM records WHERE rowid = ?) FROM records WHERE scope = ? "
+        "AND rowid != ? AND status != 'deleted' AND type = 'episodic' AND EXISTS "
+        "(SELECT 1 FROM json_each(tags) WHERE value = 'session-summary')",
+        (rowid, scope, rowid),
     )
-    return rows.fetchall()
+    return [(r[0], r[1], bool(r[2])) for r in rows]
 
 
 def unlink_entities(conn: sqlite3.Connection, rowid: int) -> list[str]:
