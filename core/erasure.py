@@ -129,6 +129,7 @@ def leave_suppression(
         user_id=_scope_user(scope),
         needles=traces.phrases(content, evidence),
         now=now,
+        said=[t for t in (content, evidence) if t],
     )
 
 

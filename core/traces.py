@@ -75,13 +75,15 @@ def scrub(
     user_id: str | None,
     needles: Sequence[str],
     now: datetime,
+    said: Sequence[str] = (),
 ) -> Scrubbed:
-    """Erase the record's words from the side tables (see the module doc)."""
+    """Erase the record's words from the side tables (see the module doc); ``said``: its
+    content and evidence as written, whose words a summary's topic list may hold."""
     done = Scrubbed()
     done.rows["search_log"] = _scrub_search_log(conn, record_id, user_id, needles)
     done.rows["write_log"] = _scrub_write_log(conn, record_id, needles)
     done.rows["job_stages"] = _scrub_job_stages(conn, record_id, user_id, needles)
-    done.summaries = _summaries_quoting(conn, rowid, scope, needles)
+    done.summaries = _summaries_quoting(conn, rowid, scope, needles, said)
     done.entities = _erase_lone_entities(conn, rowid)
     erased = events.RecordTracesErased(
         record_id=record_id, rows=done.rows, summaries=done.summaries, entities=done.entities
@@ -166,15 +168,21 @@ def _quotes(text: str, needles: Sequence[str]) -> bool:
 
 
 def _summaries_quoting(
-    conn: sqlite3.Connection, rowid: int, scope: str, needles: Sequence[str]
+    conn: sqlite3.Connection,
+    rowid: int,
+    scope: str,
+    needles: Sequence[str],
+    said: Sequence[str] = (),
 ) -> list[str]:
     """The summaries that quote the record (a needle), and those of its own session whose
     topic list names one of its words ("Topics: sorry, slow, tobias, ..."): the offline
     summary's topics are single words of the session's user turns, no quote, and would keep
     a forgotten name."""
-    if not needles:
+    # Read as the summary writer reads a turn (lower case, as written: "Tobias\u2019s" gives
+    # "tobias"), and as the needles are normalised ("tobias's").
+    words = {w for text in (*needles, *said) for w in _TOPIC_WORD.findall(text.lower())}
+    if not words:
         return []
-    words = {w for n in needles for w in _TOPIC_WORD.findall(n.lower())}
     return [
         record_id
         for record_id, content, same_session in stored.session_summaries(conn, scope, rowid)
