@@ -83,7 +83,7 @@ def scrub(
     done.rows["search_log"] = _scrub_search_log(conn, record_id, user_id, needles)
     done.rows["write_log"] = _scrub_write_log(conn, record_id, needles)
     done.rows["job_stages"] = _scrub_job_stages(conn, record_id, user_id, needles)
-    done.summaries = _summaries_quoting(conn, rowid, scope, needles, said)
+    done.summaries = _summaries_holding(conn, rowid, scope, needles, said)
     done.entities = _erase_lone_entities(conn, rowid)
     erased = events.RecordTracesErased(
         record_id=record_id, rows=done.rows, summaries=done.summaries, entities=done.entities
@@ -167,7 +167,7 @@ def _quotes(text: str, needles: Sequence[str]) -> bool:
     return any(n in normal for n in needles)
 
 
-def _summaries_quoting(
+def _summaries_holding(
     conn: sqlite3.Connection,
     rowid: int,
     scope: str,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -434,18 +434,18 @@ class Pipeline:
         return [c for c, hit in zip(candidates, hits, strict=True) if not hit]
 
     def _unforgotten(
-        self, session: Session, keeps: tuple[tuple[str, tuple[str, ...]], ...]
-    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        self, session: Session, keeps: Mapping[str, tuple[str, ...]]
+    ) -> dict[str, tuple[str, ...]]:
         """``keeps`` (WriteRequest.keeps) less the parts that restate a forgotten record, whole
         or in one of their sentences or clauses."""
         suppressions = self._suppressions(session)
         if not suppressions:
-            return keeps
-        left = (
-            (record_id, tuple(w for w in kept if not suppressions.without_matching_sentences(w)[1]))
-            for record_id, kept in keeps
-        )
-        return tuple((record_id, kept) for record_id, kept in left if kept)
+            return dict(keeps)
+        left = {
+            record_id: tuple(w for w in kept if not suppressions.without_matching_sentences(w)[1])
+            for record_id, kept in keeps.items()
+        }
+        return {record_id: kept for record_id, kept in left.items() if kept}
 
     def _session(self, session_id: str) -> Session:
         from agent_memory.core.session import Session

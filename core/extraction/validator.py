@@ -324,19 +324,17 @@ def validate_candidate(
     return request, notes
 
 
-def _keeps(
-    candidate: Candidate, records: Sequence[Record | None]
-) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _keeps(candidate: Candidate, records: Sequence[Record | None]) -> dict[str, tuple[str, ...]]:
     """What a correction leaves of each verbatim statement it retires (``unchanged``), by
     record id: "Theo is 7 and Lara is 3." of "In July we go to Portugal ..., Theo is 7 and
     Lara is 3." when the trip is off."""
-    kept = []
+    kept = {}
     for record in records:
         if record is None or VERBATIM_TAG not in record.tags or record.evidence != record.content:
             continue
         if parts := unchanged(record.content, candidate.evidence):
-            kept.append((record.id, tuple(parts)))
-    return tuple(kept)
+            kept[record.id] = tuple(parts)
+    return kept
 
 
 def _owned_by(scope: str, user_id: str) -> bool:

@@ -190,7 +190,7 @@ _THING = re.compile(
     r"|\b(?:away|next door|nearby|near us|around the corner|down the road|close by)\b",
     re.IGNORECASE,
 )
-_PERSON = re.compile(r"\b(?:he|him|his|she|her|hers)\b", re.IGNORECASE)
+_PERSON = re.compile(r"\b(?:he|his|she|her|hers)\b", re.IGNORECASE)  # "him": a _THING
 # A thing named as known after the part's opening words: the one the changed claim was
 # about ("Marcus won the argument", beside the sofa chosen; "Pete has the keys").
 _DEFINITE = re.compile(r"(?<=\S)\s+the\s+[a-z]")
@@ -264,6 +264,8 @@ def unchanged(statement: str, correction: str) -> list[str]:
         return []
     said = content_words(correction)
     touched = [bool(content_words(statement[s:e]) & said) for s, e, _, _ in clauses]
+    if not any(touched):
+        return []
     changed = {c[2] for c, hit in zip(clauses, touched, strict=True) if hit} - {""}
     runs: list[list[int]] = []
     open_run = False
@@ -275,8 +277,6 @@ def unchanged(statement: str, correction: str) -> list[str]:
         else:
             runs.append([start, end])
             open_run = True
-    if not any(touched):
-        return []
     kept = (statement[start:end].strip(" ,;") for start, end in runs)
     return [text for text in kept if _stands_alone(text)]
 
@@ -300,8 +300,8 @@ def _clauses(statement: str) -> list[tuple[int, int, str, bool]] | None:
         if word and not goes_on:
             clauses.append((begin, end, word, person))
         elif clauses and (goes_on or not bare):
-            first, _, said, about = clauses[-1]
-            clauses[-1] = (first, end, said, about)
+            first, _, before, about = clauses[-1]
+            clauses[-1] = (first, end, before, about)
         elif bare and not word:  # the first of two subjects: "Ana" of "Ana and I are ..."
             held = begin
         else:

@@ -9,6 +9,7 @@ in the shape memory_write returns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -62,7 +63,7 @@ class WriteRequest:
     # Session extraction: the words of a record it replaces or retires that the correction
     # leaves as they were (core.extraction.verbatim.unchanged), by record id. Each span of the
     # record's evidence becomes a record of its own when the record is retired.
-    keeps: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    keeps: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # At most once: a write with a key already committed returns the first outcome (its
     # action, with replayed=True) instead of writing again. The key commits in the record's
     # transaction.

@@ -396,7 +396,6 @@ class Ingestor:
                 )
                 stored.changed(conn, [], history, at=now)  # inserted above: the event alone
             embedder = self.engine.embedder
-            keeps = dict(request.keeps)
             replaced = {r.id for r in plan.replaced}
             retiring = list(plan.replaced)
             if plan.successor is None and retired:  # history retires nothing
@@ -413,7 +412,7 @@ class Ingestor:
                 supersession.narrow_siblings(conn, old, embedder, now=now)
                 if old.id not in replaced:
                     notes.append(f"{old.id} said otherwise before this; retired (superseded)")
-                for words in keeps.get(old.id, ()):
+                for words in request.keeps.get(old.id, ()):
                     kept = supersession.keep_part(
                         conn, old, words, embedder, by=draft.id, agent_id=request.agent_id, now=now
                     )
