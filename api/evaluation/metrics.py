@@ -11,8 +11,10 @@ question is scored).
 - Personal memory (``personal_metrics``), per path and per kind: hit@5 (any evidence turn
   matched), recall@5 (the share matched), the share answered empty; an unanswerable question
   is right only when answered empty; an update is right ("current first") when a
-  current-value match ranks above every stale match, and "stale shown" counts updates whose
-  results (all of them, as the model sees them) match a stale turn.
+  current-value match ranks above every stale match, "stale shown" counts updates whose
+  results (all of them, as the model sees them) match a stale turn, and "stale restated"
+  those with a session summary among them that restates a record of a stale turn (a summary
+  matches no turn, so "stale shown" cannot see it say a retired value).
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ def personal_metrics(answers: list[PersonalAnswer]) -> dict[str, Any]:
         "unanswerable_near_empty": _rate(by_kind.get("unanswerable_near", []), _empty),
         "update_current_first": _rate(updates, _current_first),
         "update_stale_shown": _rate(updates, _stale_shown),
+        "update_stale_restated": _rate(updates, _stale_restated),
         "result_chars": mean([a.result_chars for a in answers]),
         "full_result_chars": mean([a.full_chars for a in answers]),
         "content_chars": mean([a.content_chars for a in answers]),
@@ -172,6 +175,13 @@ def _current_first(answer: PersonalAnswer) -> bool:
 def _stale_shown(answer: PersonalAnswer) -> bool:
     stale = set(answer.question.stale)
     return any(matched & stale for matched in answer.matches)
+
+
+def _stale_restated(answer: PersonalAnswer) -> bool:
+    """A session summary among the results restates a record of a stale turn (not counted
+    by "stale shown": a summary matches no turn)."""
+    stale = set(answer.question.stale)
+    return any(restated & stale for restated in answer.restated)
 
 
 def _rate(answers: list[PersonalAnswer], test: Any) -> float | None:

@@ -19,8 +19,9 @@ least 8 characters long and lies inside the turn's folded text; on the turns pat
 ``source_ref`` is the turn's id. Per path and per kind: hit@5 (any evidence turn matched),
 recall@5 (the share matched), the share answered empty; an unanswerable question is right
 only when answered empty; an update is right ("current first") when a current-value match
-ranks above every stale match, and "stale shown" counts updates whose results (all of them,
-as the model sees them) match a stale turn (api.evaluation.metrics). Sizes are of what the
+ranks above every stale match, "stale shown" counts updates whose results (all of them,
+as the model sees them) match a stale turn, and "stale restated" those with a session summary
+among them restating a record of a stale turn (api.evaluation.metrics). Sizes are of what the
 model reads, the JSON of the compact result a model-facing surface sends (``core.compact``),
 beside the full form the host API returns and the records' content.
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,8 +49,9 @@ from agent_memory.core import Memory
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.extraction import make_backend
-from agent_memory.core.models import format_time
+from agent_memory.core.models import SourceKind, format_time
 from agent_memory.core.search.explain import for_model, model_text
+from agent_memory.core.store.inspect import user_records
 from agent_memory.workers.app import WorkerApp
 
 AGENT = "assistant"
@@ -120,6 +122,7 @@ def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
     session = mem.session(agent_id=AGENT, user_id=persona.id, session_id=f"eval-{persona.id}")
     labelled = {t for q in persona.questions for t in q.evidence + q.stale}
     folded = {t: fold(persona.turn(t).text) for t in labelled}
+    restating = _restated(mem, persona, path, folded)
     answers = []
     for question in persona.questions:
         arguments = {"query": question.text}
@@ -141,9 +144,33 @@ def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
                         [c["id"] for c in logged["candidates"]["fused"]]
                     ).items()
                 },
+                tuple(restating(r) for r in results),
             )
         )
     return answers
+
+
+def _restated(
+    mem: Memory, persona: Persona, path: str, folded: dict[str, str]
+) -> Callable[[dict[str, Any]], frozenset[str]]:
+    """For a result, the labelled turns matched by the persona's records (any status) whose
+    content a session summary restates: a summary is not scored as a match (it quotes no
+    turn), but one that still says a retired value shows it."""
+    said = [
+        (phrase, matched)
+        for record in user_records(mem.store, persona.id)
+        if record.source_kind is not SourceKind.SESSION_SUMMARY
+        and len(phrase := record.content.strip().rstrip(".")) >= MIN_EVIDENCE
+        and (matched := _matches(record.to_json(), path, folded))
+    ]
+
+    def restating(result: dict[str, Any]) -> frozenset[str]:
+        if result.get("source_kind") != SourceKind.SESSION_SUMMARY.value:
+            return frozenset()
+        text = result["content"]
+        return frozenset().union(*(m for phrase, m in said if phrase in text))
+
+    return restating
 
 
 def _logged(mem: Memory, search_id: str) -> dict[str, Any]:
@@ -228,7 +255,8 @@ def summary(report: dict[str, Any]) -> str:
             f"{a['empty']} (n {a['n']}); unanswerable empty {m['unanswerable_empty']}, "
             f"unanswerable_near empty {m['unanswerable_near_empty']}",
             f"    updates: current first {m['update_current_first']}, stale shown "
-            f"{m['update_stale_shown']}; mean result {m['result_chars']} chars compact, "
+            f"{m['update_stale_shown']}, stale restated by a summary "
+            f"{m['update_stale_restated']}; mean result {m['result_chars']} chars compact, "
             f"{m['full_result_chars']} full (content {m['content_chars']}); "
             f"{m['records_per_persona']} records per persona",
         ]

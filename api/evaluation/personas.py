@@ -71,6 +71,9 @@ class Answer:
     logged: dict[str, Any] | None = None  # the search's search_log payload
     # Each candidate the search logged, by record id: the labelled turns it matches.
     candidates: dict[str, frozenset[str]] | None = None
+    # For each result that is a session summary, the labelled turns matched by the records it
+    # restates (their content, whatever their status, inside its text); empty for the others.
+    restated: tuple[frozenset[str], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -154,6 +154,7 @@ def test_counts_that_do_not_depend_on_ranking(run: tuple[dict[str, Any], Path]) 
     assert report["personas"] == 2
     assert report["turns"]["records_per_persona"] == 4.0
     assert report["extracted"]["update_stale_shown"] == 0.0
+    assert report["extracted"]["update_stale_restated"] == 0.0
     assert report["extracted"]["update_current_first"] == 1.0
     for path in ("extracted", "turns"):
         assert report[path]["unanswerable_empty"] == 1.0
@@ -207,6 +208,31 @@ def test_update_ordering_recall_and_empty_rates() -> None:
     assert (
         m["answerable"]["n"] == 4 and m["answerable"]["hit@5"] == 0.75
     )  # the 2nd update still holds the current value
+
+
+def test_a_summary_restating_a_stale_record_counts_apart_from_stale_shown() -> None:
+    """A summary matches no turn, so "stale shown" cannot see it; "stale restated" counts an
+    update whose results hold a summary restating a record of a stale turn."""
+    q = Question("q", "?", "update", None, ("new",), ("old",))  # type: ignore[arg-type]
+    restating = Answer(
+        q,
+        (frozenset({"new"}), frozenset()),
+        100,
+        400,
+        10,
+        restated=(frozenset(), frozenset({"old"})),
+    )
+    current = Answer(
+        q,
+        (frozenset({"new"}), frozenset()),
+        100,
+        400,
+        10,
+        restated=(frozenset(), frozenset({"new"})),
+    )
+    m = personal_metrics([restating, current])
+    assert m["update_stale_shown"] == 0.0
+    assert m["update_stale_restated"] == 0.5
 
 
 def test_evidence_matches_inside_a_labelled_turn_only_when_long_enough() -> None:
