@@ -27,7 +27,7 @@ from agent_memory.api.quickstart_data import (
 )
 from agent_memory.api.quickstart_http import http_search
 from agent_memory.core import Config, Memory
-from agent_memory.core.store.erasure import kept_parts
+from agent_memory.core.store.erasure import kept_parts, summaries_narrowed
 from agent_memory.core.tools import memory_policy, tool_definitions
 from agent_memory.workers.app import WorkerApp
 
@@ -352,6 +352,10 @@ def _a_later_session_corrects(tour: _Tour) -> None:
         if record.supersedes_id:
             old = mem.store.get_records([record.supersedes_id])[record.supersedes_id]
             out.line(f"corrects  {old.content!r} -> {old.status.value}", retired=old.id)
+            for summary in mem.store.get_records(summaries_narrowed(mem.store, old.id)).values():
+                listed = summary.content.partition(" Remembered: ")[2] or "nothing"
+                line = f"summary   of {summary.session_id} now lists: {listed}"
+                out.line(line, summary=summary.id)
     query = "When do we ship the billing migration?"
     result = chat.call("memory_search", {"query": query, "limit": 2})
     _show_search(out, "alice", query, result)

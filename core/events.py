@@ -159,6 +159,17 @@ class RecordContextNarrowed(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecordSummaryNarrowed(Event):
+    """A live session summary dropped ``retired``, a record of its session that a later
+    statement superseded, from the list of what the session remembered
+    (core.write.supersession.narrow_summaries): it no longer restates the retired value. Its
+    vector is re-embedded."""
+
+    kind: ClassVar[str] = "record.summary_narrowed"
+    retired: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordPartKept(Event):
     """A new record keeps the words of ``retired`` that the correction ``by`` left as they were
     (core.write.supersession.keep_part): the rest of a verbatim statement one of whose claims

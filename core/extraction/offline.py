@@ -94,6 +94,7 @@ from agent_memory.core.write.evidence import (
     normalise,
     vouching_problem,
 )
+from agent_memory.core.write.remembered import remembered
 
 # Text that tries to steer the memory system rather than tell it something.
 INJECTION = re.compile(
@@ -271,10 +272,7 @@ class OfflineBackend(ModelBackend):
             f"On {first:%d %B %Y}, {session.agent_id} and the user had a conversation of "
             f"{len(turns)} turns ({users} from the user). Topics: {topics}."
         )
-        if request.kept:
-            kept = "; ".join(k.rstrip(".") for k in request.kept[:5])
-            more = f" (and {len(request.kept) - 5} more)" if len(request.kept) > 5 else ""
-            text += f" Remembered: {kept}{more}."
+        text += remembered(request.kept)
         return SummaryOutput(summary=text[:2000])
 
 

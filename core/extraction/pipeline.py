@@ -64,12 +64,7 @@ from agent_memory.core.extraction.validator import (
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.jobs import DONE, Claim, ClaimRefused
 from agent_memory.core.logging import get_logger
-from agent_memory.core.models import (
-    MemoryType,
-    SourceKind,
-    format_time,
-    utcnow,
-)
+from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time, utcnow
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
@@ -367,9 +362,12 @@ class Pipeline:
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
         suppressions = self._suppressions(session)
+        written = validated["written"]
+        # A later turn of the session may have retired what an earlier one confirmed.
+        live = self.engine.store.get_records([w["id"] for w in written if w.get("id")])
         kept, inferred = (
             tuple(c for c, hit in zip(group, suppressions.matching(group), strict=True) if not hit)
-            for group in _kept_and_inferred(validated["written"])
+            for group in _kept_and_inferred(written, live)
         )
         timer = StageTimer()
         with timer.stage("model"):
@@ -499,15 +497,22 @@ class Pipeline:
         return items
 
 
-def _kept_and_inferred(written: Sequence[dict[str, Any]]) -> tuple[tuple[str, ...], ...]:
-    """The contents the session confirmed, and those it stored only as inferences or
-    disputed (a conflict): the summary may state the first as facts, never the second. The
-    user's verbatim statements are neither: they are words to recall, not facts to restate."""
+def _kept_and_inferred(
+    written: Sequence[dict[str, Any]], stored: Mapping[str, Record]
+) -> tuple[tuple[str, ...], ...]:
+    """The contents the session confirmed and still holds (``stored``: its records now; a
+    later turn may have retired one), and those it stored only as inferences or disputed (a
+    conflict): the summary may state the first as facts, never the second. The user's
+    verbatim statements are neither: they are words to recall, not facts to restate."""
     phrased = [w for w in written if w.get("kind") != "statement"]
+    confirmed = [w for w in phrased if w["status"] == "confirmed" and w["action"] != "conflict"]
     kept = tuple(
-        w["content"] for w in phrased if w["status"] == "confirmed" and w["action"] != "conflict"
+        w["content"]
+        for w in confirmed
+        if (now := stored.get(w.get("id", ""))) is not None and now.status is Status.CONFIRMED
     )
-    inferred = tuple(w["content"] for w in phrased if w["content"] not in kept)
+    said = {w["content"] for w in confirmed}
+    inferred = tuple(w["content"] for w in phrased if w["content"] not in said)
     return kept, tuple(dict.fromkeys(inferred))
 
 

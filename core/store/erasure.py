@@ -178,6 +178,18 @@ def kept_parts(store: Any) -> dict[str, str]:
     return {row["record_id"]: row["retired"] for row in rows}
 
 
+def summaries_narrowed(store: Any, retired: str) -> list[str]:
+    """The ids of the session summaries that dropped ``retired`` from what they list
+    (``record.summary_narrowed`` events, core.write.supersession.narrow_summaries), oldest
+    first."""
+    rows = store.query(
+        "SELECT record_id FROM events WHERE kind = 'record.summary_narrowed' "
+        "AND json_extract(payload, '$.retired') = ? ORDER BY seq",
+        (retired,),
+    )
+    return [row["record_id"] for row in rows]
+
+
 def kept_with(store: Any, record_id: str) -> list[str]:
     """The records holding words of ``record_id`` through a kept part (``record.part_kept``
     events, core.write.supersession.keep_part): the statement it was kept from (and that
@@ -220,6 +232,32 @@ def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
         (record.scope, record.session_id, record.context, record.rowid),
     ).fetchall()
     return [row_to_record(row) for row in rows]
+
+
+def summaries_saying(conn: sqlite3.Connection, scope: str, words: str) -> list[Record]:
+    """The live session summaries of ``scope`` whose content holds ``words``."""
+    cursor = conn.cursor()
+    cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
+    rows = cursor.execute(
+        f"{RECORD_SELECT} WHERE r.scope = ? AND r.source_kind = 'session_summary' "
+        "AND r.status IN ('confirmed', 'provisional') AND instr(r.content, ?) > 0",
+        (scope, words),
+    ).fetchall()
+    return [row_to_record(row) for row in rows]
+
+
+def replace_text(conn: sqlite3.Connection, record: Record, vector: bytes) -> None:
+    """A live record's content and retrieval context replaced by ``record``'s, in the row, the
+    full-text index and its vector (``vector``, embedded from them); a staged re-embedding read
+    the old text: it goes, and the re-embed stages the record again."""
+    text = (record.content, record.context, record.rowid)
+    conn.execute("UPDATE records SET content = ?, context = ? WHERE rowid = ?", text)
+    conn.execute(
+        "UPDATE records_fts SET content = ?, context = ? WHERE rowid = ?",
+        (record.content, record.context or "", record.rowid),
+    )
+    conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, record.rowid))
+    conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (record.rowid,))
 
 
 def ledger(store: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -394,11 +432,14 @@ __all__ = [
     "record_at",
     "redact_turn",
     "replace_context",
+    "replace_text",
     "rewrite_job_stage_output",
     "rewrite_search_log_row",
     "rewrite_write_log_row",
     "search_log_rows",
     "session_summaries",
+    "summaries_narrowed",
+    "summaries_saying",
     "suppressions",
     "turns_of",
     "unlink_entities",

@@ -410,6 +410,7 @@ class Ingestor:
                     conn, old, by=draft.id, agent_id=request.agent_id, now=now
                 )
                 supersession.narrow_siblings(conn, old, embedder, now=now)
+                supersession.narrow_summaries(conn, old, embedder, now=now)
                 if old.id not in replaced:
                     notes.append(f"{old.id} said otherwise before this; retired (superseded)")
                 for words in request.keeps.get(old.id, ()):

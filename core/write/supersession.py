@@ -22,7 +22,7 @@ beside it when stated before it and ranking no higher. Episodes are never supers
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -36,6 +36,7 @@ from agent_memory.core.store import observations
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.vectors import vector_blob
+from agent_memory.core.write import remembered
 
 if TYPE_CHECKING:
     from agent_memory.core.embedder import Embedder
@@ -234,19 +235,60 @@ def narrow_siblings(
     if context is None or record.session_id is None:
         return []
     siblings = context_store.turn_siblings(conn, record)
-    if not siblings:
+    return _rewrite(
+        conn,
+        [replace(s, context=context) for s in siblings],
+        embedder,
+        lambda s: events.RecordContextNarrowed(record_id=s.id, retired=record.id),
+        now=now,
+    )
+
+
+def narrow_summaries(
+    conn: sqlite3.Connection, record: Record, embedder: Embedder, *, now: datetime
+) -> list[str]:
+    """Inside the transaction that supersedes ``record``: the live summaries of its scope that
+    list its content among what their session remembered drop it (core.write.remembered) and
+    are re-embedded, so that no summary goes on restating a retired value ("Remembered: The
+    user is doing 16:8 intermittent fasting" after "I stopped the intermittent fasting"). Not
+    only its own session's: a later session that said it again reinforced the same record and
+    listed it too. Returns their ids."""
+    words = record.content.strip().rstrip(".")
+    if not words:
         return []
-    vectors = embedder.embed([stored.embedding_text(replace(s, context=context)) for s in siblings])
-    for sibling, vector in zip(siblings, vectors, strict=True):
-        assert sibling.rowid is not None  # read from its row
-        context_store.replace_context(conn, sibling.rowid, context, vector_blob(vector))
-        stored.changed(
-            conn,
-            [sibling.rowid],
-            events.RecordContextNarrowed(record_id=sibling.id, retired=record.id),
-            at=now,
-        )
-    return [s.id for s in siblings]
+    narrowed = [
+        replace(summary, content=text)
+        for summary in context_store.summaries_saying(conn, record.scope, words)
+        if (text := remembered.without(summary.content, record.content)) is not None
+    ]
+    return _rewrite(
+        conn,
+        narrowed,
+        embedder,
+        lambda s: events.RecordSummaryNarrowed(record_id=s.id, retired=record.id),
+        now=now,
+    )
+
+
+def _rewrite(
+    conn: sqlite3.Connection,
+    rewritten: Sequence[Record],
+    embedder: Embedder,
+    event: Callable[[Record], events.Event],
+    *,
+    now: datetime,
+) -> list[str]:
+    """Inside the transaction: each of ``rewritten`` (a live record, read from its row, with
+    new content or context) stored with its new text and vector, and ``event`` of it appended.
+    Returns their ids."""
+    if not rewritten:
+        return []
+    vectors = embedder.embed([stored.embedding_text(r) for r in rewritten])
+    for record, vector in zip(rewritten, vectors, strict=True):
+        assert record.rowid is not None  # read from its row
+        context_store.replace_text(conn, record, vector_blob(vector))
+        stored.changed(conn, [record.rowid], event(record), at=now)
+    return [r.id for r in rewritten]
 
 
 def narrowed_context(record: Record) -> str | None:
@@ -316,6 +358,7 @@ __all__ = [
     "keep_part",
     "mark_superseded",
     "narrow_siblings",
+    "narrow_summaries",
     "narrowed_context",
     "retirable",
     "rivals",

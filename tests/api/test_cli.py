@@ -257,6 +257,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "admin" not in extracted  # the injected turn produced no record
     # A later session's correction retires the plan it changes and answers first.
     assert "corrects  'We decided to ship the billing migration on Friday.' -> superseded" in out
+    # The earlier session's summary no longer lists the retired plan, and keeps the rest.
+    listed = out.split("summary   of demo-3 now lists: ")[1].splitlines()[0]
+    assert "ship the billing" not in listed and "flying to Lisbon next week" in listed
     shipped = extracted.split("When do we ship the billing migration?'")[1].splitlines()
     assert "billing migration moved to Tuesday" in shipped[1]
     # The retired plan's turn no longer finds its other record through the plan's words.

@@ -89,6 +89,11 @@ STORED_SHAPES: list[tuple[events.Event, str, set[str]]] = [
         {"retired"},
     ),
     (
+        events.RecordSummaryNarrowed(retired="mem_1"),
+        "record.summary_narrowed",
+        {"retired"},
+    ),
+    (
         events.RecordPartKept(retired="mem_1", by="mem_2"),
         "record.part_kept",
         {"retired", "by"},

@@ -1,0 +1,88 @@
+"""The "Remembered:" list of an offline session summary: written once, narrowed when one of its
+items is retired.
+
+The offline summary writer (core.extraction.offline) ends a summary with what the session
+confirmed: "... Topics: diet, skiing. Remembered: The user is doing 16:8 intermittent fasting;
+The user is a total beginner." Each item is a live record of that session, restated. When a
+later statement retires one of them ("I stopped the intermittent fasting"), the record leaves
+search, but the summary still says it, in its content and its vector: a question about the
+user's diet was answered with the new record beside a summary restating the old value, and
+nothing in the summary said it was stale. So the write that retires the record also drops its
+item from every summary of its scope that lists it (core.write.supersession.narrow_summaries):
+its own session's, and a later session's that said it again and reinforced it.
+
+Only an item that is the retired record's content, whole, is dropped: a summary a model wrote
+in prose is left as it was (it is read as the conversation's account, dated; a model's prose
+cannot be edited by rule), and so is an item that merely resembles the record. Limit: items
+are told apart by their separator, so a record whose content is the text before a "; " inside
+another item of the same list takes that text with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+LISTED = 5  # items a summary lists; the others are counted ("and 3 more")
+_OPENING = " Remembered: "
+_SEPARATOR = "; "
+_MORE = re.compile(r" \(and (\d+) more\)$")
+
+
+def remembered(kept: Sequence[str]) -> str:
+    """The clause a summary ends with for the contents ``kept`` (empty when there are none):
+    the first ``LISTED`` of them, each without its closing period, and how many others."""
+    if not kept:
+        return ""
+    listed = _SEPARATOR.join(_item(k) for k in kept[:LISTED])
+    more = f" (and {len(kept) - LISTED} more)" if len(kept) > LISTED else ""
+    return f"{_OPENING}{listed}{more}."
+
+
+def without(summary: str, content: str) -> str | None:
+    """``summary`` with ``content`` dropped from its "Remembered:" list (an item holding the
+    separator itself too), the clause dropped with its last listed item unless others were
+    counted; None when the list does not hold ``content`` as a whole item."""
+    start = summary.rfind(_OPENING)
+    item = _item(content)
+    if start < 0 or not item or not summary.endswith("."):
+        return None
+    head, body = summary[:start], summary[start + len(_OPENING) : -1]
+    more = _MORE.search(body)
+    counted = int(more.group(1)) if more else 0
+    if more:
+        body = body[: more.start()]
+    at = next(
+        (
+            i
+            for i in _occurrences(body, item)
+            if (i == 0 or body[:i].endswith(_SEPARATOR))
+            and (i + len(item) == len(body) or body[i + len(item) :].startswith(_SEPARATOR))
+        ),
+        None,
+    )
+    if at is None:
+        return None
+    before, after = body[:at], body[at + len(item) :]
+    if before and after:
+        left = before + after.removeprefix(_SEPARATOR)
+    else:
+        left = before.removesuffix(_SEPARATOR) + after.removeprefix(_SEPARATOR)
+    if left:
+        return f"{head}{_OPENING}{left}{more.group(0) if more else ''}."
+    return f"{head}{_OPENING}{counted} more." if counted else head
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    found, at = [], text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
+
+
+def _item(content: str) -> str:
+    return content.strip().rstrip(".")
+
+
+__all__ = ["LISTED", "remembered", "without"]

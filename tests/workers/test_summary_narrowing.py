@@ -1,0 +1,177 @@
+"""A retired value does not live on in a session summary: the offline summary lists what its
+session confirmed ("Remembered: X; Y."), and when a later statement retires X, every summary of
+the scope listing it drops it, in its content, its full-text row and its vector
+(core.write.remembered, core.write.supersession.narrow_summaries); a summary written after a
+later turn of its own session retired X never lists it. Through the offline pipeline on a real
+store, and the list's own rules on their own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.models import SourceKind
+from agent_memory.core.write.remembered import remembered, without
+from tests.support.extraction import extracted_session, extracting_memory
+
+OPENING = "On 2 May 2026, assistant and the user had a conversation of 4 turns. Topics: tea."
+
+
+@pytest.fixture
+def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
+        yield memory
+
+
+def live(mem: Memory) -> list[tuple[str, str, str]]:
+    rows = mem.store.query(
+        "SELECT id, source_kind, content FROM records WHERE status IN ('confirmed', "
+        "'provisional') ORDER BY rowid"
+    )
+    return [(r["id"], r["source_kind"], r["content"]) for r in rows]
+
+
+def summary_of(mem: Memory, session_id: str) -> tuple[str, str]:
+    rows = mem.store.query(
+        "SELECT id, content FROM records WHERE session_id = ? AND source_kind = ? "
+        "AND status = 'confirmed'",
+        (session_id, SourceKind.SESSION_SUMMARY.value),
+    )
+    [(summary_id, content)] = [(r["id"], r["content"]) for r in rows]
+    return summary_id, content
+
+
+def search(mem: Memory, query: str) -> list[str]:
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="ask")
+    result = s.call("memory_search", {"query": query})
+    assert "error" not in result
+    return [r["content"] for r in result["results"]]
+
+
+def test_a_later_correction_drops_the_retired_value_from_the_earlier_summary(
+    mem: Memory,
+) -> None:
+    extracted_session(
+        mem,
+        "s1",
+        "I'm doing 16:8 intermittent fasting, eating window 12-8pm.",
+        "My manager is Priya Raman.",
+    )
+    summary_id, before = summary_of(mem, "s1")
+    assert "Remembered: The user is doing 16:8 intermittent fasting;" in before
+    extracted_session(mem, "s2", "Update: I stopped the intermittent fasting last month.", days=30)
+
+    _, after = summary_of(mem, "s1")
+    assert after.endswith("Remembered: The user's manager is Priya Raman.")
+    assert after.startswith(before.split(" Remembered: ")[0])  # date and topics as they were
+    # Its full-text row and vector moved with it: the words of the retired value find the new
+    # statement, never a summary restating the old one.
+    found = search(mem, "Is the user doing 16:8 intermittent fasting?")
+    assert not any("doing 16:8" in text for text in found)
+    matched = mem.store.query(
+        "SELECT r.id FROM records_fts AS f JOIN records AS r ON r.rowid = f.rowid "
+        "WHERE records_fts MATCH '\"16:8\"'"
+    )
+    assert summary_id not in [m["id"] for m in matched]
+    events = mem.store.query(
+        "SELECT record_id, json_extract(payload, '$.retired') AS retired FROM events "
+        "WHERE kind = 'record.summary_narrowed'"
+    )
+    assert [e["record_id"] for e in events] == [summary_id]
+    [old] = mem.store.query(
+        "SELECT status, content FROM records WHERE id = ?", (events[0]["retired"],)
+    )
+    assert (old["status"], old["content"]) == (
+        "superseded",
+        "The user is doing 16:8 intermittent fasting.",
+    )
+
+
+def test_a_value_retired_within_its_own_session_is_never_listed(mem: Memory) -> None:
+    extracted_session(
+        mem,
+        "s1",
+        "My manager is Priya Raman.",
+        "Our dog Biscuit is a beagle.",
+        "Actually my manager is Tom Berger now, Priya left.",
+    )
+    _, summary = summary_of(mem, "s1")
+    assert "Remembered: The user's manager is Tom Berger now." in summary
+    assert "Priya Raman" not in summary.split(" Remembered: ")[1]
+
+
+def test_every_session_that_said_it_drops_it(mem: Memory) -> None:
+    """A later session that says it again reinforces the same record and lists it too."""
+    extracted_session(mem, "s1", "My manager is Priya Raman.", "Our dog Biscuit is a beagle.")
+    extracted_session(
+        mem, "s2", "My manager is Priya Raman, she wants the report by Friday.", days=2
+    )
+    assert all("Priya Raman." in summary_of(mem, s)[1] for s in ("s1", "s2"))
+    extracted_session(mem, "s3", "My new manager is Tom Berger, Priya left.", days=9)
+    for session in ("s1", "s2"):
+        assert "Remembered" not in summary_of(mem, session)[1]
+    assert summary_of(mem, "s3")[1].endswith("Remembered: The user's new manager is Tom Berger.")
+
+
+def test_a_summary_without_the_retired_value_is_left_as_it_was(mem: Memory) -> None:
+    extracted_session(mem, "s1", "My manager is Priya Raman.")
+    extracted_session(mem, "s2", "Our dog Biscuit is a beagle.", days=2)
+    _, other = summary_of(mem, "s2")
+    extracted_session(mem, "s3", "My new manager is Tom Berger, Priya left.", days=9)
+    assert summary_of(mem, "s2")[1] == other
+    assert not any("Priya Raman" in content for _, _, content in live(mem))
+
+
+# -- the list's own rules ------------------------------------------------------------------
+
+
+def summary(*kept: str) -> str:
+    return OPENING + remembered(kept)
+
+
+@pytest.mark.parametrize(
+    ("kept", "dropped", "left"),
+    [
+        (("A b c.", "D e f.", "G h i."), "D e f.", " Remembered: A b c; G h i."),
+        (("A b c.", "D e f."), "A b c.", " Remembered: D e f."),
+        (("A b c.", "D e f."), "D e f.", " Remembered: A b c."),
+        (("A b c.",), "A b c.", ""),
+        # An item holding the separator is matched whole; a part of it is not an item.
+        (("Tea; no sugar.", "D e f."), "Tea; no sugar.", " Remembered: D e f."),
+        # The items beyond the listed five are counted, and the count stays.
+        (tuple(f"Fact {i}." for i in range(7)), "Fact 2.", None),
+    ],
+)
+def test_an_item_leaves_the_list_whole(
+    kept: tuple[str, ...], dropped: str, left: str | None
+) -> None:
+    narrowed = without(summary(*kept), dropped)
+    assert narrowed is not None
+    if left is None:
+        assert narrowed.endswith("Fact 0; Fact 1; Fact 3; Fact 4 (and 2 more).")
+    else:
+        assert narrowed == OPENING + left
+
+
+def test_the_last_listed_item_leaves_the_count() -> None:
+    narrowed = summary(*(f"Fact {i}." for i in range(6)))
+    for i in range(5):
+        narrowed = without(narrowed, f"Fact {i}.") or ""
+    assert narrowed == OPENING + " Remembered: 1 more."
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (summary("A b c.", "D e f."), "b c."),
+        (summary("A b c."), "A b c d."),
+        (OPENING, "A b c."),  # nothing listed
+        ("The user and the agent talked about tea and a b c.", "A b c."),  # a model's prose
+    ],
+)
+def test_what_is_not_a_whole_item_is_left(text: str, content: str) -> None:
+    assert without(text, content) is None
