@@ -46,7 +46,7 @@ log = get_logger("agent_memory")
 
 # At or below this many texts, one forward pass as they come (the query of every search);
 # above, length-sorted batches of ``batch_size``.
-_SINGLE_PASS_MAX = 16
+SINGLE_PASS_MAX = 16
 
 
 class Embedder(ABC):
@@ -233,7 +233,7 @@ class FlagEmbedder(Embedder):
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        if len(texts) <= _SINGLE_PASS_MAX:
+        if len(texts) <= SINGLE_PASS_MAX:
             self.load()
             return _normalise(self._small_batch(texts).reshape(len(texts), self.dims))
         self.load(bulk=True)
@@ -461,6 +461,7 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 __all__ = [
     "HASHING",
+    "SINGLE_PASS_MAX",
     "Embedder",
     "FlagEmbedder",
     "HashingEmbedder",

@@ -28,7 +28,6 @@ never writes a record twice.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -42,6 +41,7 @@ from agent_memory.core import tracing
 from agent_memory.core.engine import Engine
 from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
+from agent_memory.core.extraction import summaries
 from agent_memory.core.extraction.base import RESTATING, ModelBackend
 from agent_memory.core.extraction.related import related_records
 from agent_memory.core.extraction.schema import (
@@ -64,11 +64,11 @@ from agent_memory.core.extraction.validator import (
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.jobs import DONE, Claim, ClaimRefused
 from agent_memory.core.logging import get_logger
-from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time, utcnow
+from agent_memory.core.models import MemoryType, SourceKind, format_time, utcnow
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
-from agent_memory.core.write.evidence import Turn, find_quote, repeats, vouching_problem
+from agent_memory.core.write.evidence import Turn, find_quote
 from agent_memory.core.write.ingestor import Ingestor
 
 if TYPE_CHECKING:
@@ -364,23 +364,26 @@ class Pipeline:
         suppressions = self._suppressions(session)
         written = validated["written"]
         # A later turn of the session may have retired what an earlier one confirmed.
-        live = self.engine.store.get_records([w["id"] for w in written if w.get("id")])
+        read = self.engine.store.get_records([w["id"] for w in written if w.get("id")])
         kept, inferred = (
             tuple(c for c, hit in zip(group, suppressions.matching(group), strict=True) if not hit)
-            for group in _kept_and_inferred(written, live)
+            for group in summaries.kept_and_inferred(written, read)
         )
         timer = StageTimer()
         with timer.stage("model"):
             summary = self.backend.summarize(SummaryRequest(view, kept, inferred))
         self._hook("summarize", "model_done")
-        text, withheld = suppressions.without_matching_sentences(summary.summary)
-        if withheld:
-            summary = summary.model_copy(update={"summary": text or WITHHELD_SUMMARY})
+        now = self.engine.store.get_records(list(read))  # retired while the model wrote?
+        told = summaries.without_retired(summary.summary, read, now)
+        text, withheld = suppressions.without_matching_sentences(told)
+        summary = summary.model_copy(
+            update={"summary": (text or summaries.WITHHELD_SUMMARY) if withheld else told}
+        )
         scope = summary_scope(session)
         turns = view.turns
         event_at = turns[0].at if turns else format_time(self.clock())
         # A summary that repeats what the session did not confirm is an inference itself.
-        unconfirmed = _states_unconfirmed(summary.summary, inferred, turns)
+        unconfirmed = summaries.states_unconfirmed(summary.summary, inferred, turns)
         request = WriteRequest(
             type=MemoryType.EPISODIC,
             content=summary.summary,
@@ -495,51 +498,6 @@ class Pipeline:
                 surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)
             items.append(ReviewItem(i, candidate, surrounding, related[i]))
         return items
-
-
-def _kept_and_inferred(
-    written: Sequence[dict[str, Any]], stored: Mapping[str, Record]
-) -> tuple[tuple[str, ...], ...]:
-    """The contents the session confirmed and still holds (``stored``: its records now; a
-    later turn may have retired one), and those it stored only as inferences or disputed (a
-    conflict): the summary may state the first as facts, never the second. The user's
-    verbatim statements are neither: they are words to recall, not facts to restate."""
-    phrased = [w for w in written if w.get("kind") != "statement"]
-    confirmed = [w for w in phrased if w["status"] == "confirmed" and w["action"] != "conflict"]
-    kept = tuple(
-        w["content"]
-        for w in confirmed
-        if (now := stored.get(w.get("id", ""))) is not None and now.status is Status.CONFIRMED
-    )
-    said = {w["content"] for w in confirmed}
-    inferred = tuple(w["content"] for w in phrased if w["content"] not in said)
-    return kept, tuple(dict.fromkeys(inferred))
-
-
-UNCONFIRMED_MARK = "unconfirmed"
-# A summary every sentence of which restated something forgotten: a session took place.
-WITHHELD_SUMMARY = "The user and the agent talked; nothing of it is kept here."
-
-
-def _states_unconfirmed(summary: str, inferred: Sequence[str], turns: Sequence[Turn]) -> bool:
-    """Whether a summary repeats what the session did not confirm: it marks something
-    unconfirmed (the model backend's prompt asks for that word), or every word trigram of an
-    inferred record, or of a sentence of a tool turn that cannot vouch, is in it. Literal: a
-    paraphrase is not caught, which is why the prompt forbids stating such claims."""
-    if UNCONFIRMED_MARK in summary.lower():
-        return True
-    said = [summary]
-    if any(repeats(content, said) for content in inferred):
-        return True
-    for turn in turns:
-        if turn.role == "tool" and vouching_problem(turn, turn.content, turns) is not None:
-            sentences = (s for s in _SENTENCE.split(turn.content) if len(s.split()) >= 4)
-            if any(repeats(sentence, said) for sentence in sentences):
-                return True
-    return False
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 __all__ = ["Pipeline", "StageHooks", "StageResult"]

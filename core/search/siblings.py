@@ -23,9 +23,9 @@ summary is tagged core.extraction.base.RESTATING). Found below a record of its o
 when it says nothing the session's live records do not (every word of it is in one of their
 contents or retrieval contexts, which are the user's turns, its words about the conversation
 itself aside) and every query word it holds is held by a result of its session above it.
-So it stays when it is the only trace of something: a question turn that wrote no record, or
-a value since retired (which it goes on restating, as before: the role prior ranks it below
-the correction). A model's prose summary is never collapsed: it may say what the assistant
+So it stays when it is the only trace of something, such as a question turn that wrote no
+record (a value since retired has left its list: core.write.remembered). A model's prose
+summary is never collapsed: it may say what the assistant
 advised in the user's own words ("the assistant said stay at Spotify"), which no word test
 tells from a restatement. A summary whose session found nothing above it stays, and a
 question about a conversation ("What were we talking about last week?",

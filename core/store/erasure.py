@@ -234,14 +234,17 @@ def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
     return [row_to_record(row) for row in rows]
 
 
-def summaries_saying(conn: sqlite3.Connection, scope: str, words: str) -> list[Record]:
-    """The live session summaries of ``scope`` whose content holds ``words``."""
+def summaries_saying(conn: sqlite3.Connection, record: Record, words: str) -> list[Record]:
+    """The live session summaries (tagged session-summary, whatever their source kind) of
+    ``record``'s scope, or of its session in another scope, whose content holds ``words``."""
     cursor = conn.cursor()
     cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
     rows = cursor.execute(
-        f"{RECORD_SELECT} WHERE r.scope = ? AND r.source_kind = 'session_summary' "
-        "AND r.status IN ('confirmed', 'provisional') AND instr(r.content, ?) > 0",
-        (scope, words),
+        f"{RECORD_SELECT} WHERE (r.scope = ? OR r.session_id = ?) "
+        "AND r.status IN ('confirmed', 'provisional') AND instr(r.content, ?) > 0 "
+        "AND EXISTS (SELECT 1 FROM record_tags AS t WHERE t.record_rowid = r.rowid "
+        "AND t.tag = 'session-summary')",
+        (record.scope, record.session_id, words),
     ).fetchall()
     return [row_to_record(row) for row in rows]
 

@@ -8,14 +8,14 @@ later statement retires one of them ("I stopped the intermittent fasting"), the 
 search, but the summary still says it, in its content and its vector: a question about the
 user's diet was answered with the new record beside a summary restating the old value, and
 nothing in the summary said it was stale. So the write that retires the record also drops its
-item from every summary of its scope that lists it (core.write.supersession.narrow_summaries):
-its own session's, and a later session's that said it again and reinforced it.
+item from every summary that lists it (core.write.supersession.narrow_summaries): its own
+session's, in whatever scope the summary went to, and a later session's of its scope that
+said it again and reinforced it; not while a live record of the scope still says the same.
 
 Only an item that is the retired record's content, whole, is dropped: a summary a model wrote
 in prose is left as it was (it is read as the conversation's account, dated; a model's prose
-cannot be edited by rule), and so is an item that merely resembles the record. Limit: items
-are told apart by their separator, so a record whose content is the text before a "; " inside
-another item of the same list takes that text with it.
+cannot be edited by rule), and so is an item that merely resembles the record; an item keeps
+no "; " of its own (written ", "), so the separator tells items apart.
 """
 
 from __future__ import annotations
@@ -34,18 +34,18 @@ def remembered(kept: Sequence[str]) -> str:
     the first ``LISTED`` of them, each without its closing period, and how many others."""
     if not kept:
         return ""
-    listed = _SEPARATOR.join(_item(k) for k in kept[:LISTED])
+    listed = _SEPARATOR.join(item(k) for k in kept[:LISTED])
     more = f" (and {len(kept) - LISTED} more)" if len(kept) > LISTED else ""
     return f"{_OPENING}{listed}{more}."
 
 
 def without(summary: str, content: str) -> str | None:
-    """``summary`` with ``content`` dropped from its "Remembered:" list (an item holding the
-    separator itself too), the clause dropped with its last listed item unless others were
-    counted; None when the list does not hold ``content`` as a whole item."""
-    start = summary.rfind(_OPENING)
-    item = _item(content)
-    if start < 0 or not item or not summary.endswith("."):
+    """``summary`` with ``content`` dropped from its "Remembered:" list, the clause dropped
+    with its last listed item unless others were counted; None when the list does not hold
+    ``content`` as a whole item."""
+    start = summary.find(_OPENING)  # topics are single words: the first is the opening
+    listed = item(content)
+    if start < 0 or not listed or not summary.endswith("."):
         return None
     head, body = summary[:start], summary[start + len(_OPENING) : -1]
     more = _MORE.search(body)
@@ -55,15 +55,15 @@ def without(summary: str, content: str) -> str | None:
     at = next(
         (
             i
-            for i in _occurrences(body, item)
+            for i in _occurrences(body, listed)
             if (i == 0 or body[:i].endswith(_SEPARATOR))
-            and (i + len(item) == len(body) or body[i + len(item) :].startswith(_SEPARATOR))
+            and (i + len(listed) == len(body) or body[i + len(listed) :].startswith(_SEPARATOR))
         ),
         None,
     )
     if at is None:
         return None
-    before, after = body[:at], body[at + len(item) :]
+    before, after = body[:at], body[at + len(listed) :]
     if before and after:
         left = before + after.removeprefix(_SEPARATOR)
     else:
@@ -81,8 +81,11 @@ def _occurrences(text: str, part: str) -> list[int]:
     return found
 
 
-def _item(content: str) -> str:
-    return content.strip().rstrip(".")
+def item(content: str) -> str:
+    """``content`` as the list holds it: without its closing period, and a "; " inside it
+    written ", ", so that no item holds the separator ("The user drinks tea; no sugar" and
+    "The user drinks tea" are told apart)."""
+    return content.strip().rstrip(".").replace(_SEPARATOR, ", ")
 
 
-__all__ = ["LISTED", "remembered", "without"]
+__all__ = ["LISTED", "item", "remembered", "without"]

@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from agent_memory.core import events, policy
+from agent_memory.core.embedder import SINGLE_PASS_MAX
 from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, Status, format_time, new_id
@@ -247,18 +248,20 @@ def narrow_siblings(
 def narrow_summaries(
     conn: sqlite3.Connection, record: Record, embedder: Embedder, *, now: datetime
 ) -> list[str]:
-    """Inside the transaction that supersedes ``record``: the live summaries of its scope that
-    list its content among what their session remembered drop it (core.write.remembered) and
-    are re-embedded, so that no summary goes on restating a retired value ("Remembered: The
-    user is doing 16:8 intermittent fasting" after "I stopped the intermittent fasting"). Not
-    only its own session's: a later session that said it again reinforced the same record and
-    listed it too. Returns their ids."""
-    words = record.content.strip().rstrip(".")
-    if not words:
+    """Inside the transaction that supersedes ``record``: the live summaries that list its
+    content among what their session remembered drop it (core.write.remembered) and are
+    re-embedded, so that no summary goes on restating a retired value ("Remembered: The user
+    is doing 16:8 intermittent fasting" after "I stopped the intermittent fasting"): its own
+    session's summary, whatever scope it went to, and any of its scope's (a later session
+    that said it again reinforced the same record and listed it too). Nothing while a live
+    record of its scope still says the same (a correction that re-states it, word for word).
+    Returns their ids."""
+    words = remembered.item(record.content)
+    if not words or reads.says_already(conn, record.scope, record.content):
         return []
     narrowed = [
         replace(summary, content=text)
-        for summary in context_store.summaries_saying(conn, record.scope, words)
+        for summary in context_store.summaries_saying(conn, record, words)
         if (text := remembered.without(summary.content, record.content)) is not None
     ]
     return _rewrite(
@@ -268,6 +271,11 @@ def narrow_summaries(
         lambda s: events.RecordSummaryNarrowed(record_id=s.id, retired=record.id),
         now=now,
     )
+
+
+# Texts re-embedded per call: the embedder's single-pass size. Above it the embedder takes its
+# bulk path, whose first use loads torch (seconds) while the write transaction holds the lock.
+_REWRITE_BATCH = SINGLE_PASS_MAX
 
 
 def _rewrite(
@@ -281,13 +289,13 @@ def _rewrite(
     """Inside the transaction: each of ``rewritten`` (a live record, read from its row, with
     new content or context) stored with its new text and vector, and ``event`` of it appended.
     Returns their ids."""
-    if not rewritten:
-        return []
-    vectors = embedder.embed([stored.embedding_text(r) for r in rewritten])
-    for record, vector in zip(rewritten, vectors, strict=True):
-        assert record.rowid is not None  # read from its row
-        context_store.replace_text(conn, record, vector_blob(vector))
-        stored.changed(conn, [record.rowid], event(record), at=now)
+    for start in range(0, len(rewritten), _REWRITE_BATCH):
+        batch = rewritten[start : start + _REWRITE_BATCH]
+        vectors = embedder.embed([stored.embedding_text(r) for r in batch])
+        for record, vector in zip(batch, vectors, strict=True):
+            assert record.rowid is not None  # read from its row
+            context_store.replace_text(conn, record, vector_blob(vector))
+            stored.changed(conn, [record.rowid], event(record), at=now)
     return [r.id for r in rewritten]
 
 

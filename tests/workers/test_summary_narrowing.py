@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import SourceKind
+from agent_memory.core.session import Session
 from agent_memory.core.write.remembered import remembered, without
-from tests.support.extraction import extracted_session, extracting_memory
+from agent_memory.workers.app import WorkerApp
+from tests.support.extraction import CONFIG, extracted_session, extracting_memory
+from tests.support.stores import granted_memory
 
 OPENING = "On 2 May 2026, assistant and the user had a conversation of 4 turns. Topics: tea."
 
@@ -50,6 +54,20 @@ def search(mem: Memory, query: str) -> list[str]:
     result = s.call("memory_search", {"query": query})
     assert "error" not in result
     return [r["content"] for r in result["results"]]
+
+
+def correct(session: Session, record_id: str, content: str, evidence: str) -> dict[str, Any]:
+    """memory_revise's correct of ``record_id``, the user's own words as evidence."""
+    return session.call(
+        "memory_revise",
+        {
+            "id": record_id,
+            "action": "correct",
+            "content": content,
+            "evidence": evidence,
+            "source_kind": "user_statement",
+        },
+    )
 
 
 def test_a_later_correction_drops_the_retired_value_from_the_earlier_summary(
@@ -117,6 +135,106 @@ def test_every_session_that_said_it_drops_it(mem: Memory) -> None:
     assert summary_of(mem, "s3")[1].endswith("Remembered: The user's new manager is Tom Berger.")
 
 
+def test_a_session_that_said_it_in_other_words_lists_the_stored_words(mem: Memory) -> None:
+    """A later session's rewording reinforces the stored record; its summary lists the
+    record's own words, which the retiring write finds."""
+    extracted_session(mem, "s1", "I'm doing 16:8 intermittent fasting, eating window 12-8pm.")
+    extracted_session(mem, "s2", "I'm doing 16:8 intermittent fasting these days.", days=2)
+    listed = "Remembered: The user is doing 16:8 intermittent fasting."
+    assert all(summary_of(mem, s)[1].endswith(listed) for s in ("s1", "s2"))
+    extracted_session(mem, "s3", "Update: I stopped the intermittent fasting last month.", days=9)
+    assert not any("16:8" in summary_of(mem, s)[1] for s in ("s1", "s2"))
+
+
+def test_a_correction_saying_the_same_words_leaves_the_lists(mem: Memory) -> None:
+    """A correction whose new record says what the old one said (a source upgrade, a
+    re-confirmation) retires the old record, but the value is still live: no list drops it."""
+    extracted_session(mem, "s1", "My manager is Priya Raman.")
+    [(record_id, _, _)] = [r for r in live(mem) if r[2] == "The user's manager is Priya Raman."]
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="s2")
+    s.add_turn("user", "Yes, my manager is still Priya Raman.")
+    revised = correct(
+        s, record_id, "The user's manager is Priya Raman.", "my manager is still Priya Raman"
+    )
+    assert revised.get("supersedes_id") == record_id
+    assert summary_of(mem, "s1")[1].endswith("Remembered: The user's manager is Priya Raman.")
+
+
+def test_a_shared_decision_leaves_the_personal_summary_of_its_session(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A session's decision goes to the project it concerns, its summary to the user's own
+    scope; the summary lists the decision, and drops it when the decision is corrected."""
+    targets = {"personal": "user:alice", "current_project": "project:apollo"}
+    grants = (("assistant", "user:alice"), ("assistant", "project:apollo"))
+    with extracting_memory(tmp_path / "m.db", real_embedder, grants=grants) as memory:
+        s = memory.session(
+            agent_id="assistant", user_id="alice", session_id="s1", write_targets=targets
+        )
+        s.add_turn("user", "We decided to ship the migration on Friday.")
+        s.add_turn("user", "My manager is Priya Raman.")
+        assert memory.jobs.status(s.end())["status"] == "done"
+        [decision] = memory.store.query(
+            "SELECT id FROM records WHERE scope = 'project:apollo' AND status = 'confirmed'"
+        )
+        assert "ship the migration on Friday" in summary_of(memory, "s1")[1]
+        s2 = memory.session(
+            agent_id="assistant", user_id="alice", session_id="s2", write_targets=targets
+        )
+        s2.add_turn("user", "No wait, we decided to ship the migration on Monday.")
+        revised = correct(
+            s2,
+            decision["id"],
+            "We decided to ship the migration on Monday.",
+            "we decided to ship the migration on Monday",
+        )
+        assert revised.get("supersedes_id") == decision["id"]
+        assert summary_of(memory, "s1")[1].endswith(
+            "Remembered: The user's manager is Priya Raman."
+        )
+
+
+class _RetireWhileWriting:
+    """A stage hook (the pipeline's seam) that, once the summary writer has returned and before
+    the summary is stored, retires a record of the session through memory_revise, as another
+    process could."""
+
+    def __init__(self) -> None:
+        self.mem: Memory | None = None
+        self.fired = False
+
+    def at(self, stage: str, point: str) -> None:
+        if (stage, point) != ("summarize", "model_done") or self.fired or self.mem is None:
+            return
+        self.fired = True
+        [(record_id, _, _)] = [r for r in live(self.mem) if "16:8" in r[2]]
+        s = self.mem.session(agent_id="assistant", user_id="alice", session_id="other")
+        s.add_turn("user", "I stopped the intermittent fasting.")
+        revised = correct(
+            s,
+            record_id,
+            "The user stopped the intermittent fasting.",
+            "I stopped the intermittent fasting",
+        )
+        assert revised.get("supersedes_id") == record_id
+
+
+def test_a_record_retired_while_the_summary_is_written_is_not_listed(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    hook = _RetireWhileWriting()
+    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder)
+    WorkerApp(memory.path, CONFIG, immediate=True, hooks=hook).attach(memory)
+    hook.mem = memory
+    with memory:
+        extracted_session(
+            memory, "s1", "I'm doing 16:8 intermittent fasting.", "My manager is Priya Raman."
+        )
+        assert hook.fired
+        _, summary = summary_of(memory, "s1")
+    assert summary.endswith("Remembered: The user's manager is Priya Raman.")
+
+
 def test_a_summary_without_the_retired_value_is_left_as_it_was(mem: Memory) -> None:
     extracted_session(mem, "s1", "My manager is Priya Raman.")
     extracted_session(mem, "s2", "Our dog Biscuit is a beagle.", days=2)
@@ -142,6 +260,12 @@ def summary(*kept: str) -> str:
         (("A b c.",), "A b c.", ""),
         # An item holding the separator is matched whole; a part of it is not an item.
         (("Tea; no sugar.", "D e f."), "Tea; no sugar.", " Remembered: D e f."),
+        # An item keeps no separator of its own: "tea; no sugar" is listed "tea, no sugar".
+        (
+            ("I drink tea; no sugar.", "I drink tea."),
+            "I drink tea.",
+            " Remembered: I drink tea, no sugar.",
+        ),
         # The items beyond the listed five are counted, and the count stays.
         (tuple(f"Fact {i}." for i in range(7)), "Fact 2.", None),
     ],
