@@ -67,6 +67,7 @@ from agent_memory.core.extraction import corrections, phrasing, verbatim
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.schema import (
     MAX_CANDIDATES,
+    SUMMARY_CHARS,
     Candidate,
     ExtractionOutput,
     ReviewDecision,
@@ -272,8 +273,9 @@ class OfflineBackend(ModelBackend):
             f"On {first:%d %B %Y}, {session.agent_id} and the user had a conversation of "
             f"{len(turns)} turns ({users} from the user). Topics: {topics}."
         )
-        text += remembered(request.kept)
-        return SummaryOutput(summary=text[:2000])
+        text = text[:SUMMARY_CHARS]
+        text += remembered(request.kept, room=SUMMARY_CHARS - len(text))
+        return SummaryOutput(summary=text)
 
 
 def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:

@@ -65,6 +65,7 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.jobs import DONE, Claim, ClaimRefused
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import MemoryType, SourceKind, format_time, utcnow
+from agent_memory.core.store.erasure import suppressions as stored_suppressions
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
@@ -362,6 +363,7 @@ class Pipeline:
         session = self._session(claim.session_id)
         view = self._view(claim.session_id)
         suppressions = self._suppressions(session)
+        forgotten = len(stored_suppressions(self.engine.store, session.readable_scopes()))
         written = validated["written"]
         # A later turn of the session may have retired what an earlier one confirmed.
         read = self.engine.store.get_records([w["id"] for w in written if w.get("id")])
@@ -373,6 +375,9 @@ class Pipeline:
         with timer.stage("model"):
             summary = self.backend.summarize(SummaryRequest(view, kept, inferred))
         self._hook("summarize", "model_done")
+        if len(stored_suppressions(self.engine.store, session.readable_scopes())) != forgotten:
+            # The view it was written from may hold what was just forgotten: read it again.
+            raise ExtractionError("a forget landed while the summary was written; retrying")
         now = self.engine.store.get_records(list(read))  # retired while the model wrote?
         told = summaries.without_retired(summary.summary, read, now)
         text, withheld = suppressions.without_matching_sentences(told)

@@ -83,6 +83,7 @@ class Candidate(_Model):
 
 
 MAX_CANDIDATES = 500
+SUMMARY_CHARS = 2000  # the longest session summary a backend may return
 
 
 class ExtractionOutput(_Model):
@@ -146,7 +147,7 @@ class ReviewOutput(_Model):
 
 
 class SummaryOutput(_Model):
-    summary: str = Field(min_length=1, max_length=2000, description="what happened, dated")
+    summary: str = Field(min_length=1, max_length=SUMMARY_CHARS, description="what happened, dated")
 
 
 @dataclass(frozen=True, slots=True)

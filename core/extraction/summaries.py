@@ -8,7 +8,8 @@ anyway is stored as an inference itself (``states_unconfirmed``). A record the s
 confirmed may be retired before the summary is written: by a later turn of the same session
 (it is not given), or by another write while the model writes (``without_retired`` drops it
 from the list before the summary is stored; one retired after that narrows the stored summary
-itself: core.write.supersession.narrow_summaries).
+itself: core.write.supersession.narrow_summaries). A forget that lands while the model writes
+fails the stage, which runs again from the redacted transcript (core.extraction.pipeline).
 """
 
 from __future__ import annotations

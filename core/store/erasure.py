@@ -235,16 +235,19 @@ def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
 
 
 def summaries_saying(conn: sqlite3.Connection, record: Record, words: str) -> list[Record]:
-    """The live session summaries (tagged session-summary, whatever their source kind) of
-    ``record``'s scope, or of its session in another scope, whose content holds ``words``."""
+    """The live session summaries the extraction pipeline wrote (source kind session_summary,
+    or stored as an inference under the summary's own ingest key; not an agent's note tagged
+    like one) whose content holds ``words``: of ``record``'s scope, or of a session that
+    observed the record (created or reinforced it), whatever scope that summary went to."""
     cursor = conn.cursor()
     cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
     rows = cursor.execute(
-        f"{RECORD_SELECT} WHERE (r.scope = ? OR r.session_id = ?) "
+        f"{RECORD_SELECT} WHERE (r.scope = ? OR r.session_id IN (SELECT o.session_id "
+        "FROM observations AS o WHERE o.record_rowid = ? AND o.session_id IS NOT NULL)) "
         "AND r.status IN ('confirmed', 'provisional') AND instr(r.content, ?) > 0 "
-        "AND EXISTS (SELECT 1 FROM record_tags AS t WHERE t.record_rowid = r.rowid "
-        "AND t.tag = 'session-summary')",
-        (record.scope, record.session_id, words),
+        "AND (r.source_kind = 'session_summary' OR EXISTS (SELECT 1 FROM ingest_keys AS k "
+        "WHERE k.key = 'summary:' || r.session_id AND k.record_id = r.id))",
+        (record.scope, record.rowid, words),
     ).fetchall()
     return [row_to_record(row) for row in rows]
 

@@ -8,9 +8,10 @@ later statement retires one of them ("I stopped the intermittent fasting"), the 
 search, but the summary still says it, in its content and its vector: a question about the
 user's diet was answered with the new record beside a summary restating the old value, and
 nothing in the summary said it was stale. So the write that retires the record also drops its
-item from every summary that lists it (core.write.supersession.narrow_summaries): its own
-session's, in whatever scope the summary went to, and a later session's of its scope that
-said it again and reinforced it; not while a live record of the scope still says the same.
+item from every summary the pipeline wrote that lists it
+(core.write.supersession.narrow_summaries): those of its scope, and those of every session
+that created or reinforced it, in whatever scope the summary went to; not while a live record
+of the scope still says the same.
 
 Only an item that is the retired record's content, whole, is dropped: a summary a model wrote
 in prose is left as it was (it is read as the conversation's account, dated; a model's prose
@@ -29,14 +30,23 @@ _SEPARATOR = "; "
 _MORE = re.compile(r" \(and (\d+) more\)$")
 
 
-def remembered(kept: Sequence[str]) -> str:
+def remembered(kept: Sequence[str], *, room: int | None = None) -> str:
     """The clause a summary ends with for the contents ``kept`` (empty when there are none):
-    the first ``LISTED`` of them, each without its closing period, and how many others."""
+    the first ``LISTED`` of them, each without its closing period, and how many others; at most
+    ``room`` characters (fewer listed, more counted), so that a summary capped in length still
+    ends on a whole item, which ``without`` can find."""
     if not kept:
         return ""
-    listed = _SEPARATOR.join(item(k) for k in kept[:LISTED])
-    more = f" (and {len(kept) - LISTED} more)" if len(kept) > LISTED else ""
-    return f"{_OPENING}{listed}{more}."
+    for listed in range(min(len(kept), LISTED), -1, -1):
+        items = _SEPARATOR.join(item(k) for k in kept[:listed])
+        others = len(kept) - listed
+        if not items:
+            clause = f"{_OPENING}{others} more."
+        else:
+            clause = f"{_OPENING}{items}{f' (and {others} more)' if others else ''}."
+        if room is None or len(clause) <= room:
+            return clause
+    return ""
 
 
 def without(summary: str, content: str) -> str | None:

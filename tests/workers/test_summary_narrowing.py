@@ -7,7 +7,8 @@ store, and the list's own rules on their own."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -194,45 +195,92 @@ def test_a_shared_decision_leaves_the_personal_summary_of_its_session(
         )
 
 
-class _RetireWhileWriting:
+class _WhileWriting:
     """A stage hook (the pipeline's seam) that, once the summary writer has returned and before
-    the summary is stored, retires a record of the session through memory_revise, as another
-    process could."""
+    the summary is stored, runs ``action`` on the store once, as another process could."""
 
-    def __init__(self) -> None:
-        self.mem: Memory | None = None
-        self.fired = False
+    def __init__(self, memory: Memory, action: Callable[[Memory], None]) -> None:
+        self.memory, self.action, self.fired = memory, action, False
 
     def at(self, stage: str, point: str) -> None:
-        if (stage, point) != ("summarize", "model_done") or self.fired or self.mem is None:
-            return
-        self.fired = True
-        [(record_id, _, _)] = [r for r in live(self.mem) if "16:8" in r[2]]
-        s = self.mem.session(agent_id="assistant", user_id="alice", session_id="other")
-        s.add_turn("user", "I stopped the intermittent fasting.")
-        revised = correct(
-            s,
-            record_id,
-            "The user stopped the intermittent fasting.",
-            "I stopped the intermittent fasting",
-        )
-        assert revised.get("supersedes_id") == record_id
+        if (stage, point) == ("summarize", "model_done") and not self.fired:
+            self.fired = True
+            self.action(self.memory)
+
+
+@contextmanager
+def hooked(
+    path: Path, embedder: FlagEmbedder, action: Callable[[Memory], None]
+) -> Iterator[_WhileWriting]:
+    memory = granted_memory(path, CONFIG, embedder=embedder)
+    hook = _WhileWriting(memory, action)
+    WorkerApp(memory.path, CONFIG, immediate=True, hooks=hook).attach(memory)
+    with memory:
+        yield hook
+
+
+def _retire_the_fasting(memory: Memory) -> None:
+    [(record_id, _, _)] = [r for r in live(memory) if "16:8" in r[2]]
+    s = memory.session(agent_id="assistant", user_id="alice", session_id="other")
+    s.add_turn("user", "I stopped the intermittent fasting.")
+    revised = correct(
+        s,
+        record_id,
+        "The user stopped the intermittent fasting.",
+        "I stopped the intermittent fasting",
+    )
+    assert revised.get("supersedes_id") == record_id
+
+
+def _forget_the_manager(memory: Memory) -> None:
+    [(record_id, _, _)] = [r for r in live(memory) if "Priya" in r[2]]
+    s = memory.session(agent_id="assistant", user_id="alice", session_id="other")
+    assert "error" not in s.call("memory_forget", {"id": record_id, "reason": "asked"})
 
 
 def test_a_record_retired_while_the_summary_is_written_is_not_listed(
     tmp_path: Path, real_embedder: FlagEmbedder
 ) -> None:
-    hook = _RetireWhileWriting()
-    memory = granted_memory(tmp_path / "m.db", CONFIG, embedder=real_embedder)
-    WorkerApp(memory.path, CONFIG, immediate=True, hooks=hook).attach(memory)
-    hook.mem = memory
-    with memory:
+    with hooked(tmp_path / "m.db", real_embedder, _retire_the_fasting) as hook:
         extracted_session(
-            memory, "s1", "I'm doing 16:8 intermittent fasting.", "My manager is Priya Raman."
+            hook.memory, "s1", "I'm doing 16:8 intermittent fasting.", "My manager is Priya Raman."
         )
         assert hook.fired
-        _, summary = summary_of(memory, "s1")
+        _, summary = summary_of(hook.memory, "s1")
     assert summary.endswith("Remembered: The user's manager is Priya Raman.")
+
+
+def test_a_forget_while_the_summary_is_written_sends_it_back_to_be_written_again(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The view the summary was written from still held the forgotten record's turn."""
+    with hooked(tmp_path / "m.db", real_embedder, _forget_the_manager) as hook:
+        status = extracted_session(
+            hook.memory, "s1", "My manager is Priya Raman.", "Our dog Biscuit is a beagle."
+        )
+        assert hook.fired
+        [summarize] = [s for s in status["stages"] if s["stage"] == "summarize"]
+        assert summarize["attempts"] == 2
+        _, summary = summary_of(hook.memory, "s1")
+    assert "priya" not in summary.lower() and "raman" not in summary.lower()
+
+
+def test_an_agents_note_tagged_like_a_summary_is_not_edited(mem: Memory) -> None:
+    extracted_session(mem, "s1", "My manager is Priya Raman.")
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="s1")
+    note = "Handover note. Remembered: The user's manager is Priya Raman; Call on Monday."
+    written = s.call(
+        "memory_write",
+        {
+            "type": "episodic",
+            "content": note,
+            "source_kind": "agent_inference",
+            "tags": ["session-summary"],
+        },
+    )
+    assert "error" not in written
+    extracted_session(mem, "s2", "My new manager is Tom Berger, Priya left.", days=9)
+    assert [c for i, _, c in live(mem) if i == written["id"]] == [note]
 
 
 def test_a_summary_without_the_retired_value_is_left_as_it_was(mem: Memory) -> None:
@@ -299,3 +347,14 @@ def test_the_last_listed_item_leaves_the_count() -> None:
 )
 def test_what_is_not_a_whole_item_is_left(text: str, content: str) -> None:
     assert without(text, content) is None
+
+
+def test_a_list_capped_in_length_ends_on_a_whole_item() -> None:
+    """A summary has a length cap (core.extraction.schema.SUMMARY_CHARS): the list gives up
+    items, counted, rather than end inside one, which no retiring write could find."""
+    kept = [f"Fact {i} " + "x" * 440 + "." for i in range(5)]
+    clause = remembered(kept, room=1000)
+    assert len(clause) <= 1000 and clause.endswith("(and 3 more).")
+    narrowed = without(OPENING + clause, kept[1])
+    assert narrowed == OPENING + f" Remembered: {kept[0][:-1]} (and 3 more)."
+    assert remembered(kept, room=40) == " Remembered: 5 more."
