@@ -235,19 +235,19 @@ def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
 
 
 def summaries_saying(conn: sqlite3.Connection, record: Record, words: str) -> list[Record]:
-    """The live session summaries the extraction pipeline wrote (source kind session_summary,
-    or stored as an inference under the summary's own ingest key; not an agent's note tagged
-    like one) whose content holds ``words``: of ``record``'s scope, or of a session that
-    observed the record (created or reinforced it), whatever scope that summary went to."""
+    """The live session summaries the extraction pipeline wrote (under its ``summary:<session>``
+    ingest key; not an agent's note tagged like one) for the sessions that observed ``record``
+    (created or reinforced it), whatever scope each went to, whose content holds ``words``.
+    A summary lists what its own session confirmed, so no other summary lists the record; read
+    through the observations' and the keys' indexes, never a scan of the store."""
     cursor = conn.cursor()
     cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
     rows = cursor.execute(
-        f"{RECORD_SELECT} WHERE (r.scope = ? OR r.session_id IN (SELECT o.session_id "
-        "FROM observations AS o WHERE o.record_rowid = ? AND o.session_id IS NOT NULL)) "
-        "AND r.status IN ('confirmed', 'provisional') AND instr(r.content, ?) > 0 "
-        "AND (r.source_kind = 'session_summary' OR EXISTS (SELECT 1 FROM ingest_keys AS k "
-        "WHERE k.key = 'summary:' || r.session_id AND k.record_id = r.id))",
-        (record.scope, record.rowid, words),
+        f"{RECORD_SELECT} WHERE r.id IN (SELECT k.record_id FROM ingest_keys AS k WHERE k.key IN "
+        "(SELECT 'summary:' || o.session_id FROM observations AS o WHERE o.record_rowid = ? "
+        "AND o.session_id IS NOT NULL)) AND r.status IN ('confirmed', 'provisional') "
+        "AND instr(r.content, ?) > 0",
+        (record.rowid, words),
     ).fetchall()
     return [row_to_record(row) for row in rows]
 

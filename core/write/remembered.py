@@ -9,9 +9,8 @@ search, but the summary still says it, in its content and its vector: a question
 user's diet was answered with the new record beside a summary restating the old value, and
 nothing in the summary said it was stale. So the write that retires the record also drops its
 item from every summary the pipeline wrote that lists it
-(core.write.supersession.narrow_summaries): those of its scope, and those of every session
-that created or reinforced it, in whatever scope the summary went to; not while a live record
-of the scope still says the same.
+(core.write.supersession.narrow_summaries): those of every session that created or reinforced
+it, in whatever scope each went to; not while a live record of the scope still says the same.
 
 Only an item that is the retired record's content, whole, is dropped: a summary a model wrote
 in prose is left as it was (it is read as the conversation's account, dated; a model's prose

@@ -252,8 +252,8 @@ def narrow_summaries(
     content among what their session remembered drop it (core.write.remembered) and are
     re-embedded, so that no summary goes on restating a retired value ("Remembered: The user
     is doing 16:8 intermittent fasting" after "I stopped the intermittent fasting"): the
-    pipeline's summaries of its scope and of every session that created or reinforced it,
-    whatever scope they went to (core.store.erasure.summaries_saying). Nothing while a live
+    pipeline's summaries of every session that created or reinforced it, whatever scope they
+    went to (core.store.erasure.summaries_saying). Nothing while a live
     record of its scope still says the same (a correction that re-states it, word for word).
     Returns their ids."""
     words = remembered.item(record.content)
