@@ -37,12 +37,7 @@ def remembered(kept: Sequence[str], *, room: int | None = None) -> str:
     if not kept:
         return ""
     for listed in range(min(len(kept), LISTED), -1, -1):
-        items = _SEPARATOR.join(item(k) for k in kept[:listed])
-        others = len(kept) - listed
-        if not items:
-            clause = f"{_OPENING}{others} more."
-        else:
-            clause = f"{_OPENING}{items}{f' (and {others} more)' if others else ''}."
+        clause = _clause([item(k) for k in kept[:listed]], len(kept) - listed)
         if room is None or len(clause) <= room:
             return clause
     return ""
@@ -51,43 +46,27 @@ def remembered(kept: Sequence[str], *, room: int | None = None) -> str:
 def without(summary: str, content: str) -> str | None:
     """``summary`` with ``content`` dropped from its "Remembered:" list, the clause dropped
     with its last listed item unless others were counted; None when the list does not hold
-    ``content`` as a whole item."""
+    ``content`` as a whole item (a list written before items were kept free of the separator
+    may hold it inside a longer one: left as it is)."""
     start = summary.find(_OPENING)  # topics are single words: the first is the opening
     listed = item(content)
     if start < 0 or not listed or not summary.endswith("."):
         return None
-    head, body = summary[:start], summary[start + len(_OPENING) : -1]
+    body = summary[start + len(_OPENING) : -1]
     more = _MORE.search(body)
-    counted = int(more.group(1)) if more else 0
-    if more:
-        body = body[: more.start()]
-    at = next(
-        (
-            i
-            for i in _occurrences(body, listed)
-            if (i == 0 or body[:i].endswith(_SEPARATOR))
-            and (i + len(listed) == len(body) or body[i + len(listed) :].startswith(_SEPARATOR))
-        ),
-        None,
-    )
-    if at is None:
+    items = (body[: more.start()] if more else body).split(_SEPARATOR)
+    if listed not in items:
         return None
-    before, after = body[:at], body[at + len(listed) :]
-    if before and after:
-        left = before + after.removeprefix(_SEPARATOR)
-    else:
-        left = before.removesuffix(_SEPARATOR) + after.removeprefix(_SEPARATOR)
-    if left:
-        return f"{head}{_OPENING}{left}{more.group(0) if more else ''}."
-    return f"{head}{_OPENING}{counted} more." if counted else head
+    items.remove(listed)
+    return summary[:start] + _clause(items, int(more.group(1)) if more else 0)
 
 
-def _occurrences(text: str, part: str) -> list[int]:
-    found, at = [], text.find(part)
-    while at >= 0:
-        found.append(at)
-        at = text.find(part, at + 1)
-    return found
+def _clause(items: Sequence[str], others: int) -> str:
+    """The list's clause: ``items``, then how many ``others`` (nothing when both are none)."""
+    if not items:
+        return f"{_OPENING}{others} more." if others else ""
+    counted = f" (and {others} more)" if others else ""
+    return f"{_OPENING}{_SEPARATOR.join(items)}{counted}."
 
 
 def item(content: str) -> str:
