@@ -131,6 +131,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         lexical_share=gate.lexical_share,
         corroborated=corroborated,
         subject=subject,
+        beside_subject=gate.beside_subject,
     )
     similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
     kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])

@@ -272,6 +272,16 @@ class GateConfig(Section):
             "share of the best candidate's."
         ),
     )
+    beside_subject: int = Field(
+        1,
+        ge=0,
+        le=10,
+        description=(
+            "Mode result: when every passing candidate passed on the subject signal, this many "
+            "weak candidates stay beside them, the closest on dense cosine, each at least as "
+            "close as the closest of them (0: none)."
+        ),
+    )
     calibrated_for: str = Field(
         PACKAGED_MINILM,
         description="The embedder the floors were calibrated for; floors belong to one model.",

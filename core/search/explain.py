@@ -334,6 +334,7 @@ def log_payload(
             "lexical_share": gate_cfg.lexical_share,
             "corroborated_floor": s.corroborated,
             "subject_floor": s.subject_floor,
+            "beside_subject": gate_cfg.beside_subject,
             "duplicate_cosine": config.retrieval.duplicate_cosine,
             "gate_mode": s.gate_mode,
             # the gate applied after a replace_floors reranker that did not run, or None

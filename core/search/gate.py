@@ -189,6 +189,7 @@ def apply_gate(
     lexical_share: float = 1.0,
     corroborated: float | None = None,
     subject: float | None = None,
+    beside_subject: int = 0,
 ) -> list[Candidate]:
     """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
     ``passed_on`` and returns the survivors.
@@ -199,7 +200,10 @@ def apply_gate(
       candidate's, or its BM25 at least ``lexical_share`` of the best passing one's. A
       passing answer is not padded with records weak on every signal and far below the best.
       Scores, not fused ranks: in a store of a few records every record is a dense
-      candidate, and rank 8 of 8 fuses to 60% of rank 1 whatever its cosine.
+      candidate, and rank 8 of 8 fuses to 60% of rank 1 whatever its cosine. A subject pass
+      sets no such measure (it may sit at any cosine); when every result passed on it, the
+      ``beside_subject`` weak candidates closest on dense cosine stay beside it, each at
+      least as close as the closest subject pass (``_beside_the_subject``).
     - ``response`` (the design's first gate): the answer is empty when every candidate is weak
       on every signal; otherwise all candidates go on, ranked, and each says whether it passed
       on its own or rode on the strongest one.
@@ -225,6 +229,9 @@ def apply_gate(
         if passing and mode == "result"
         else {}
     )
+    if passing and mode == "result" and not measures:
+        named = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] == "subject"]
+        close |= _beside_the_subject(named, weak, beside_subject)
     survivors = []
     for candidate, reason in zip(candidates, reasons, strict=True):
         if reason is not None:
@@ -251,6 +258,31 @@ def _bm25(candidate: Candidate) -> float | None:
     """A candidate's BM25: lexical, or inside the query's time window (the same score)."""
     scores = [m["score"] for g, m in candidate.matches.items() if g in ("lexical", "time")]
     return max(scores) if scores else None
+
+
+def _beside_the_subject(
+    named: list[Candidate], weak: list[Candidate], count: int
+) -> dict[str, str]:
+    """The ``count`` of ``weak`` closest to the query on dense cosine that are at least as
+    close as the closest of ``named`` (the subject passes of an answer that passed on nothing
+    else), each with why. A subject pass names what the question asks about at any cosine,
+    and sometimes names it only by a word of another sense ("frachtwerk's routing service" for
+    "Where do I work?" at 0.03): an answer that shows it must not hide a record closer in
+    meaning ("left frachtwerk, start at kontor bank as SRE" at 0.18). A few at most: below a
+    subject pass at a low cosine lie most records of a small store."""
+    cosines = [c.matches["dense"]["score"] for c in named if "dense" in c.matches]
+    if count <= 0 or not cosines:
+        return {}
+    least = max(cosines)
+    closer = [c for c in weak if "dense" in c.matches and c.matches["dense"]["score"] >= least]
+    closer.sort(key=lambda c: -c.matches["dense"]["score"])
+    return {
+        c.record_id: (
+            f"dense cosine {c.matches['dense']['score']:.3f} at least that of the record naming "
+            f"what the query asks about ({least:.3f})"
+        )
+        for c in closer[:count]
+    }
 
 
 def _close_to_best(

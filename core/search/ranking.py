@@ -241,6 +241,7 @@ def replay(log: dict[str, Any]) -> list[str]:
     # Rows logged before the corroborated or subject floor have none (no such pass).
     margins["corroborated"] = settings.get("corroborated_floor")
     margins["subject"] = settings.get("subject_floor")
+    margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
     survivors = apply_gate(
         ranked,
         dense_floor=settings["dense_floor"],

@@ -104,7 +104,7 @@ class Search:
     corroborated: float = 0.0
     subject_floor: float | None = None  # None: the subject signal is off (a large store)
     subject: tuple[str, ...] = ()  # the words the query asks about (core.search.subject)
-    margins: dict[str, float] = field(default_factory=dict)
+    margins: dict[str, Any] = field(default_factory=dict)
     survivors: list[Candidate] = field(default_factory=list)
     cut: list[Candidate] = field(default_factory=list)
     gate_log: dict[str, Any] = field(default_factory=dict)

@@ -363,6 +363,7 @@ class Retriever:
             "dense_margin": gate_cfg.dense_margin,
             "lexical_share": gate_cfg.lexical_share,
             "corroborated": s.corroborated,
+            "beside_subject": gate_cfg.beside_subject,
         }
         s.survivors = apply_gate(
             s.ordered,

@@ -267,3 +267,57 @@ def test_a_name_a_verb_or_a_later_sense_names_no_subject(memory: Memory, questio
 def test_a_named_place_is_an_instance_of_its_kind() -> None:
     assert subject.names(("city", "mom", "live"), "My mom lives in Puebla.")
     assert not subject.names(("bird",), "My cousin Robin lives in Perth.")
+
+
+def _subject_answer(beside: int, *weak_cosines: float) -> list[tuple[str, str | None]]:
+    """apply_gate over a subject pass at cosine 0.10 and weak candidates at ``weak_cosines``."""
+    named = Candidate("mem_named", matches={"dense": {"rank": 4, "score": 0.10}}, subject=True)
+    weak = [
+        Candidate(f"mem_{i}", matches={"dense": {"rank": i + 1, "score": c}})
+        for i, c in enumerate(weak_cosines)
+    ]
+    survivors = apply_gate(
+        [named, *weak],
+        dense_floor=0.35,
+        lexical_floor=5.0,
+        mode="result",
+        dense_margin=0.15,
+        lexical_share=0.3,
+        corroborated=0.21,
+        subject=0.0,
+        beside_subject=beside,
+    )
+    return [(c.record_id, c.passed_on) for c in survivors]
+
+
+def test_an_answer_showing_only_a_subject_pass_shows_the_closest_record_beside_it() -> None:
+    """A subject pass may name the question's word in another sense ("frachtwerk's routing
+    service" for "Where do I work?", cosine 0.03): the answer does not hide the record
+    closest in meaning when it is closer than what it shows; one such record, not every
+    record above a low cosine."""
+    assert _subject_answer(1, 0.24, 0.20, 0.05) == [("mem_named", "subject"), ("mem_0", "margin")]
+    assert _subject_answer(2, 0.20, 0.24, 0.05) == [
+        ("mem_named", "subject"),
+        ("mem_0", "margin"),
+        ("mem_1", "margin"),
+    ]
+    assert _subject_answer(0, 0.24) == [("mem_named", "subject")]
+    assert _subject_answer(1, 0.09, 0.05) == [("mem_named", "subject")]  # none as close
+
+
+def test_a_record_beside_the_subject_pass_says_why() -> None:
+    named = Candidate("mem_named", matches={"dense": {"rank": 2, "score": 0.10}}, subject=True)
+    closer = Candidate("mem_closer", matches={"dense": {"rank": 1, "score": 0.24}})
+    apply_gate(
+        [closer, named],
+        dense_floor=0.35,
+        lexical_floor=5.0,
+        mode="result",
+        corroborated=0.21,
+        subject=0.0,
+        beside_subject=1,
+    )
+    assert closer.gate == (
+        "weak on its own; close to the best: dense cosine 0.240 at least that of the record "
+        "naming what the query asks about (0.100)"
+    )
