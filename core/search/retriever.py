@@ -359,12 +359,8 @@ class Retriever:
         )
         if s.subject_floor is not None:
             s.subject = subject.mark(s.ordered, s.records, s.words, floor=s.subject_floor)
-        s.margins = {
-            "dense_margin": gate_cfg.dense_margin,
-            "lexical_share": gate_cfg.lexical_share,
-            "corroborated": s.corroborated,
-            "beside_subject": gate_cfg.beside_subject,
-        }
+        margins = gate_cfg.model_dump(include={"dense_margin", "lexical_share", "beside_subject"})
+        s.margins = {**margins, "corroborated": s.corroborated}
         s.survivors = apply_gate(
             s.ordered,
             dense_floor=s.dense_floor,

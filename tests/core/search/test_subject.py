@@ -192,6 +192,21 @@ def test_a_question_about_a_living_is_not_about_living_somewhere(memory: Memory)
     assert all(r["explanation"]["passed_on"] != "subject" for r in result["results"])
 
 
+def _result_gate(candidates: list[Candidate], *, beside_subject: int = 0) -> list[Candidate]:
+    """The gate's default mode over ``candidates`` in a small store (subject floor 0)."""
+    return apply_gate(
+        candidates,
+        dense_floor=0.35,
+        lexical_floor=5.0,
+        mode="result",
+        dense_margin=0.15,
+        lexical_share=0.3,
+        corroborated=0.21,
+        subject=0.0,
+        beside_subject=beside_subject,
+    )
+
+
 def test_a_subject_pass_brings_nothing_in_on_its_bm25_either() -> None:
     """The per-result margin reads neither the cosine nor the BM25 of a subject pass."""
     named = Candidate(
@@ -203,16 +218,7 @@ def test_a_subject_pass_brings_nothing_in_on_its_bm25_either() -> None:
         "mem_rider",
         matches={"dense": {"rank": 2, "score": 0.01}, "lexical": {"rank": 2, "score": 0.7}},
     )
-    survivors = apply_gate(
-        [named, rider],
-        dense_floor=0.35,
-        lexical_floor=5.0,
-        mode="result",
-        dense_margin=0.15,
-        lexical_share=0.3,
-        corroborated=0.21,
-        subject=0.0,
-    )
+    survivors = _result_gate([named, rider], beside_subject=1)  # the rider is not as close
     assert [(c.record_id, c.passed_on) for c in survivors] == [("mem_named", "subject")]
     assert rider.passed_on is None
 
@@ -276,17 +282,7 @@ def _subject_answer(beside: int, *weak_cosines: float) -> list[tuple[str, str | 
         Candidate(f"mem_{i}", matches={"dense": {"rank": i + 1, "score": c}})
         for i, c in enumerate(weak_cosines)
     ]
-    survivors = apply_gate(
-        [named, *weak],
-        dense_floor=0.35,
-        lexical_floor=5.0,
-        mode="result",
-        dense_margin=0.15,
-        lexical_share=0.3,
-        corroborated=0.21,
-        subject=0.0,
-        beside_subject=beside,
-    )
+    survivors = _result_gate([named, *weak], beside_subject=beside)
     return [(c.record_id, c.passed_on) for c in survivors]
 
 
@@ -308,15 +304,7 @@ def test_an_answer_showing_only_a_subject_pass_shows_the_closest_record_beside_i
 def test_a_record_beside_the_subject_pass_says_why() -> None:
     named = Candidate("mem_named", matches={"dense": {"rank": 2, "score": 0.10}}, subject=True)
     closer = Candidate("mem_closer", matches={"dense": {"rank": 1, "score": 0.24}})
-    apply_gate(
-        [closer, named],
-        dense_floor=0.35,
-        lexical_floor=5.0,
-        mode="result",
-        corroborated=0.21,
-        subject=0.0,
-        beside_subject=1,
-    )
+    _result_gate([closer, named], beside_subject=1)
     assert closer.gate == (
         "weak on its own; close to the best: dense cosine 0.240 at least that of the record "
         "naming what the query asks about (0.100)"
