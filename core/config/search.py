@@ -278,7 +278,7 @@ class GateConfig(Section):
         le=10,
         description=(
             "Mode result: when every passing candidate passed on the subject signal, this many "
-            "weak candidates stay beside them, the closest on dense cosine, each at least as "
+            "weak candidates stay after them, the closest on dense cosine, each at least as "
             "close as the closest of them (0: none)."
         ),
     )

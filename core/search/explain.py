@@ -55,6 +55,7 @@ _PASSED = {
     "corroborated": "over the shared-word floor",
     "subject": "names what the query asks about",
     "margin": "near the best",
+    "beside": "closer in meaning than the subject match",
     "standing": "a standing instruction, for a task",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",

@@ -203,7 +203,8 @@ def apply_gate(
       candidate, and rank 8 of 8 fuses to 60% of rank 1 whatever its cosine. A subject pass
       sets no such measure (it may sit at any cosine); when every result passed on it, the
       ``beside_subject`` weak candidates closest on dense cosine stay beside it, each at
-      least as close as the closest subject pass (``_beside_the_subject``).
+      least as close as the closest subject pass, and go after it (``_beside_the_subject``;
+      ``passed_on`` "beside").
     - ``response`` (the design's first gate): the answer is empty when every candidate is weak
       on every signal; otherwise all candidates go on, ranked, and each says whether it passed
       on its own or rode on the strongest one.
@@ -229,9 +230,10 @@ def apply_gate(
         if passing and mode == "result"
         else {}
     )
+    beside: dict[str, str] = {}
     if passing and mode == "result" and not measures:
         named = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] == "subject"]
-        close |= _beside_the_subject(named, weak, beside_subject)
+        beside = _beside_the_subject(named, weak, beside_subject)
     survivors = []
     for candidate, reason in zip(candidates, reasons, strict=True):
         if reason is not None:
@@ -244,6 +246,9 @@ def apply_gate(
         elif passing and mode == "result" and candidate.record_id in close:
             candidate.passed_on = "margin"
             candidate.gate = f"weak on its own; close to the best: {close[candidate.record_id]}"
+        elif passing and mode == "result" and candidate.record_id in beside:
+            candidate.passed_on = "beside"
+            candidate.gate = f"weak on its own; {beside[candidate.record_id]}"
         else:
             candidate.passed_on = None
             candidate.gate = "weak on every signal" + (
@@ -251,7 +256,10 @@ def apply_gate(
             )
         if candidate.passed_on is not None and (passing or mode == "off"):
             survivors.append(candidate)
-    return survivors
+    # Below every record that passed on its own, whatever its fused rank: it is shown in case
+    # the subject pass names the asked word in another sense, and must not push a right
+    # subject pass out of a short answer ("limit": 1).
+    return sorted(survivors, key=lambda c: c.passed_on == "beside")
 
 
 def _bm25(candidate: Candidate) -> float | None:
@@ -278,8 +286,8 @@ def _beside_the_subject(
     closer.sort(key=lambda c: -c.matches["dense"]["score"])
     return {
         c.record_id: (
-            f"dense cosine {c.matches['dense']['score']:.3f} at least that of the record naming "
-            f"what the query asks about ({least:.3f})"
+            f"closer in meaning than the record naming what the query asks about: dense cosine "
+            f"{c.matches['dense']['score']:.3f} >= {least:.3f}"
         )
         for c in closer[:count]
     }

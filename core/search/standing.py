@@ -132,7 +132,7 @@ _HABIT = re.compile(
     re.IGNORECASE,
 )
 # What a survivor that did not pass on its own passed on (core.search.gate.apply_gate).
-_RIDERS = frozenset({"margin", "answer"})
+_RIDERS = frozenset({"margin", "beside", "answer"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _WORD = re.compile(r"\w+")
 # Words any instruction may hold, which say nothing of what it is about.

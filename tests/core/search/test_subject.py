@@ -291,21 +291,57 @@ def test_an_answer_showing_only_a_subject_pass_shows_the_closest_record_beside_i
     service" for "Where do I work?", cosine 0.03): the answer does not hide the record
     closest in meaning when it is closer than what it shows; one such record, not every
     record above a low cosine."""
-    assert _subject_answer(1, 0.24, 0.20, 0.05) == [("mem_named", "subject"), ("mem_0", "margin")]
+    assert _subject_answer(1, 0.24, 0.20, 0.05) == [("mem_named", "subject"), ("mem_0", "beside")]
     assert _subject_answer(2, 0.20, 0.24, 0.05) == [
         ("mem_named", "subject"),
-        ("mem_0", "margin"),
-        ("mem_1", "margin"),
+        ("mem_0", "beside"),
+        ("mem_1", "beside"),
     ]
     assert _subject_answer(0, 0.24) == [("mem_named", "subject")]
     assert _subject_answer(1, 0.09, 0.05) == [("mem_named", "subject")]  # none as close
 
 
-def test_a_record_beside_the_subject_pass_says_why() -> None:
+def test_a_record_beside_the_subject_pass_goes_after_it_and_says_why() -> None:
+    """Fused first or not, the record beside a subject pass is shown after it: a short answer
+    ("limit": 1) keeps the record naming what was asked ("What kind of dog do I have?" keeps
+    the dog, not "Our vet is Dr Lim"), and its reason is its own, not "near the best"."""
     named = Candidate("mem_named", matches={"dense": {"rank": 2, "score": 0.10}}, subject=True)
     closer = Candidate("mem_closer", matches={"dense": {"rank": 1, "score": 0.24}})
-    _result_gate([closer, named], beside_subject=1)
+    survivors = _result_gate([closer, named], beside_subject=1)
+    assert [(c.record_id, c.passed_on) for c in survivors] == [
+        ("mem_named", "subject"),
+        ("mem_closer", "beside"),
+    ]
     assert closer.gate == (
-        "weak on its own; close to the best: dense cosine 0.240 at least that of the record "
-        "naming what the query asks about (0.100)"
+        "weak on its own; closer in meaning than the record naming what the query asks about: "
+        "dense cosine 0.240 >= 0.100"
     )
+
+
+def test_a_short_answer_keeps_the_record_naming_what_was_asked(memory: Memory) -> None:
+    """The vet is closer in meaning to "What kind of dog do I have?" than the kelpie record
+    (which passes only on naming a dog); it is shown after it, so "limit": 1 answers with the
+    dog (a third review: fused first, the rider took the one place)."""
+    session = user_store(
+        memory,
+        [
+            {"content": c, "source_kind": "user_statement"}
+            for c in (
+                "Our vet is Dr Lim on Harbour Street.",
+                "Rusty, our kelpie, comes on every trip.",
+                "My sister Ruby lives in Boston.",
+                "I love cold brew coffee.",
+                "We went to Lisbon in May.",
+                "My daughter plays the violin.",
+                "I'm allergic to penicillin.",
+            )
+        ],
+    )
+    question = {"query": "What kind of dog do I have?"}
+    answer = session.call("memory_search", {**question, "limit": 5}, now=NOW)["results"]
+    assert [(r["content"], r["explanation"]["passed_on"]) for r in answer] == [
+        ("Rusty, our kelpie, comes on every trip.", "subject"),
+        ("Our vet is Dr Lim on Harbour Street.", "beside"),
+    ]
+    short = session.call("memory_search", {**question, "limit": 1}, now=NOW)["results"]
+    assert [r["content"] for r in short] == ["Rusty, our kelpie, comes on every trip."]
