@@ -106,6 +106,9 @@ LEAD = re.compile(
     re.IGNORECASE,
 )
 
+# What the speaker draws from a report, in their own voice: "..., so I'm out of the race".
+_CONSEQUENCE = re.compile(r"^(?:and\s+)?so\b", re.IGNORECASE)
+
 # A question that lost its question mark: it asks, it does not tell.
 ASKS = re.compile(
     r"^(?:what|what's|whats|how|how's|where|when|who|whom|whose|which|why|is there|are there|"
@@ -147,11 +150,34 @@ REPORTING = re.compile(
 def reports(text: str) -> bool:
     """Whether ``text`` reports what someone said or believes ("My sister says I live in Leeds
     now", "Apparently the wedding moved"): kept as the user's words, it changes nothing the
-    user said (core.write.stale, core.extraction.corrections). Limits, the safe direction: a
-    sentence holding a report anywhere retires nothing, also when the user's own clause beside
-    it states a change ("We moved to Leeds, my sister said York was too expensive", "I told
-    my boss I quit, I work at Meta now")."""
+    user said (core.write.stale). Limits, the safe direction: a sentence holding a report
+    anywhere retires nothing there, also when the user's own clause beside it states a change
+    ("We moved to Leeds, my sister said York was too expensive"); session extraction reads
+    the user's own clauses of it (``unreported``, core.extraction.corrections)."""
     return REPORTING.search(text) is not None
+
+
+def unreported(sentence: str) -> str:
+    """The clauses of ``sentence`` said in its speaker's own voice, joined: those before its
+    first clause that reports what someone said or believes (``REPORTING``), and after one only
+    a consequence the speaker draws from it ("my physio says I have tendinopathy, so I'm out
+    of the half marathon"; "I stopped the fasting, got gastritis and doc said eat regular
+    meals": the first clause). The other clauses after a report carry what was reported ("the
+    doctor said my blood pressure is high, 152 over 98"; "I told my boss I quit, I work at
+    Meta now": the safe reading). "" when nothing is the speaker's own."""
+    breaks = list(_COMMA_BREAK.finditer(sentence))
+    starts = [0] + [m.end() for m in breaks]
+    ends = [m.start() for m in breaks] + [len(sentence)]
+    own: list[str] = []
+    reporting = False
+    for start, end in zip(starts, ends, strict=True):
+        clause = sentence[start:end].strip()
+        if REPORTING.search(clause):
+            reporting = True
+        elif not reporting or _CONSEQUENCE.match(clause):
+            reporting = False
+            own.append(clause)
+    return ", ".join(c for c in own if c)
 
 
 def asks(clause: str) -> bool:
@@ -247,4 +273,5 @@ __all__ = [
     "ironic",
     "reports",
     "told_before",
+    "unreported",
 ]

@@ -198,6 +198,11 @@ def test_a_no_that_says_nothing_is_off_retires_nothing(
             "We got a kitten now too, Mochi is not impressed.",
             "Our cat Mochi",
         ),
+        (  # a change said only inside a report, and the user's own clause changes nothing
+            "The wedding is on 12 May in Porto.",
+            "My aunt heard the wedding moved to June, so now I'm not sure what to book.",
+            "wedding is on 12 May",
+        ),
         (  # "for now" keeps things as they are
             "I run a small landscaping business in Leeds.",
             "We bought a house in the Dales! I'll keep the business in Leeds for now.",
@@ -279,6 +284,16 @@ def test_a_correction_retires_nothing_it_only_names(
             "I'm a paralegal.",
             "I work as a solicitor now.",
             "I'm a paralegal",
+        ),
+        (  # a consequence the user draws from a report, in their own voice
+            "I'm running the Portland Half Marathon in October.",
+            "Update: my physio says I have tendinopathy, so I'm out of the half marathon.",
+            "Portland Half Marathon",
+        ),
+        (  # the user's own change before what someone else said of it
+            "I charge 8,000 pesos for a logo.",
+            "I raised my price, now a logo is 15,000 pesos, the client said yes without problem.",
+            "8,000 pesos for a logo",
         ),
         (  # "up to now" says the earlier way ended ("for now" does not)
             "I keep my savings at Barclays.",
