@@ -106,8 +106,9 @@ LEAD = re.compile(
     re.IGNORECASE,
 )
 
-# What the speaker draws from a report, in their own voice: "..., so I'm out of the race".
-_CONSEQUENCE = re.compile(r"^(?:and\s+)?so\b", re.IGNORECASE)
+# A clause in the speaker's own voice again after reported speech: "..., so I'm out of the
+# race", "..., but I'm in York" (the offline extractor reads a report to the same words).
+OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
 
 # A question that lost its question mark: it asks, it does not tell.
 ASKS = re.compile(
@@ -160,11 +161,12 @@ def reports(text: str) -> bool:
 def unreported(sentence: str) -> str:
     """The clauses of ``sentence`` said in its speaker's own voice, joined: those before its
     first clause that reports what someone said or believes (``REPORTING``), and after one only
-    a consequence the speaker draws from it ("my physio says I have tendinopathy, so I'm out
-    of the half marathon"; "I stopped the fasting, got gastritis and doc said eat regular
-    meals": the first clause). The other clauses after a report carry what was reported ("the
-    doctor said my blood pressure is high, 152 over 98"; "I told my boss I quit, I work at
-    Meta now": the safe reading). "" when nothing is the speaker's own."""
+    those opening in the speaker's voice again (``OWN_VOICE``: "my physio says I have
+    tendinopathy, so I'm out of the half marathon"; "I stopped the fasting, got gastritis and
+    doc said eat regular meals": the first clause). The other clauses after a report carry
+    what was reported ("the doctor said my blood pressure is high, 152 over 98"; "I told my
+    boss I quit, I work at Meta now": the safe reading). "" when nothing is the speaker's
+    own."""
     breaks = list(_COMMA_BREAK.finditer(sentence))
     starts = [0] + [m.end() for m in breaks]
     ends = [m.start() for m in breaks] + [len(sentence)]
@@ -174,7 +176,7 @@ def unreported(sentence: str) -> str:
         clause = sentence[start:end].strip()
         if REPORTING.search(clause):
             reporting = True
-        elif not reporting or _CONSEQUENCE.match(clause):
+        elif not reporting or OWN_VOICE.match(clause):
             reporting = False
             own.append(clause)
     return ", ".join(c for c in own if c)
@@ -265,6 +267,7 @@ __all__ = [
     "FICTION",
     "HEDGE",
     "LEAD",
+    "OWN_VOICE",
     "REPORTING",
     "asks",
     "fiction",

@@ -80,6 +80,7 @@ from agent_memory.core.extraction.schema import (
 )
 from agent_memory.core.framing import (
     HEDGE,
+    OWN_VOICE,
     REPORTING,
     fiction,
     inverted_condition,
@@ -152,7 +153,6 @@ _CLAUSE_BREAK = re.compile(
     r"\s+(?P<and>and)\s+(?=(?:i|i'm|i've|my)\b)",
     re.IGNORECASE,
 )
-_OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
 _QUOTES = re.compile(r"[\"\u201c\u201d]")
 
 _TOOL_OUTCOME = re.compile(
@@ -351,7 +351,7 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
         end = brk.start() if brk else len(body)
         clause = body[start:end].strip()
         quoted = bool(_QUOTES.search(clause)) or len(_QUOTES.findall(body[:start])) % 2 == 1
-        own = after_but or bool(_OWN_VOICE.match(clause))
+        own = after_but or bool(OWN_VOICE.match(clause))
         if brk:
             start = brk.end()
             after_but = brk.group("but") is not None

@@ -102,6 +102,7 @@ def test_a_clause_told_before_a_question_or_hedge(sentence: str, told: str | Non
             "And I raise my price, now the logo is 15,000 pesos",
         ),
         ("We moved to Leeds, my sister said York was too expensive.", "We moved to Leeds"),
+        ("My sister says I live in Leeds, but I'm in York.", "but I'm in York."),
         (  # what follows a report, unless a consequence, is what was reported
             "The doctor said my blood pressure is high, 152 over 98.",
             "",
