@@ -107,7 +107,7 @@ LEAD = re.compile(
 )
 
 # A clause in the speaker's own voice again after reported speech: "..., so I'm out of the
-# race", "..., but I'm in York" (the offline extractor reads a report to the same words).
+# race", "..., but I'm in York" (core.extraction.offline keeps reported clauses verbatim only).
 OWN_VOICE = re.compile(r"^(so|but|anyway|and so|which is why)\b", re.IGNORECASE)
 
 # A question that lost its question mark: it asks, it does not tell.
@@ -151,35 +151,13 @@ REPORTING = re.compile(
 def reports(text: str) -> bool:
     """Whether ``text`` reports what someone said or believes ("My sister says I live in Leeds
     now", "Apparently the wedding moved"): kept as the user's words, it changes nothing the
-    user said (core.write.stale). Limits, the safe direction: a sentence holding a report
-    anywhere retires nothing there, also when the user's own clause beside it states a change
-    ("We moved to Leeds, my sister said York was too expensive"); session extraction reads
-    the user's own clauses of it (``unreported``, core.extraction.corrections)."""
+    user said (core.write.stale, core.extraction.corrections). Limits, the safe direction: a
+    sentence holding a report anywhere retires nothing, also when the user's own clause beside
+    it states a change ("We moved to Leeds, my sister said York was too expensive", "I told
+    my boss I quit, I work at Meta now"): a report said after the clause it covers ("The
+    wedding moved to June, apparently", "..., my mom told me") and a denial after one ("My
+    sister says I moved, but I still live in Leeds") read like the user's own change."""
     return REPORTING.search(text) is not None
-
-
-def unreported(sentence: str) -> str:
-    """The clauses of ``sentence`` said in its speaker's own voice, joined: those before its
-    first clause that reports what someone said or believes (``REPORTING``), and after one only
-    those opening in the speaker's voice again (``OWN_VOICE``: "my physio says I have
-    tendinopathy, so I'm out of the half marathon"; "I stopped the fasting, got gastritis and
-    doc said eat regular meals": the first clause). The other clauses after a report carry
-    what was reported ("the doctor said my blood pressure is high, 152 over 98"; "I told my
-    boss I quit, I work at Meta now": the safe reading). "" when nothing is the speaker's
-    own."""
-    breaks = list(_COMMA_BREAK.finditer(sentence))
-    starts = [0] + [m.end() for m in breaks]
-    ends = [m.start() for m in breaks] + [len(sentence)]
-    own: list[str] = []
-    reporting = False
-    for start, end in zip(starts, ends, strict=True):
-        clause = sentence[start:end].strip()
-        if REPORTING.search(clause):
-            reporting = True
-        elif not reporting or OWN_VOICE.match(clause):
-            reporting = False
-            own.append(clause)
-    return ", ".join(c for c in own if c)
 
 
 def asks(clause: str) -> bool:
@@ -276,5 +254,4 @@ __all__ = [
     "ironic",
     "reports",
     "told_before",
-    "unreported",
 ]

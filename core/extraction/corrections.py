@@ -11,11 +11,9 @@ whole turn, each with its cosine to the content and its evidence), names those t
 replaces when both hold:
 
 - the candidate's words are the user's own claim, not a report of what someone said or
-  believes ("My aunt heard the wedding moved to June"; only the clauses the user says in
-  their own voice count: "my physio says I have tendinopathy, so I'm out of the half
-  marathon", core.framing.unreported) nor a sentence about someone it names only as "he",
-  "she" or "they" ("She moved there from Leeds last year"), and those clauses say that
-  something changed (core.judge.change): its evidence holds a
+  believes ("My aunt heard the wedding moved to June": core.framing.reports) nor a sentence
+  about someone it names only as "he", "she" or "they" ("She moved there from Leeds last
+  year"), and they say that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
   by announcing one ("Update:", "Big news!", "There's been a change.");
@@ -66,7 +64,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
-from agent_memory.core.framing import reports, unreported
+from agent_memory.core.framing import reports
 from agent_memory.core.judge.change import change_spans, content_words, says_changed
 from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
@@ -133,21 +131,13 @@ def corrected(
 ) -> list[dict[str, Any]]:
     """The related records the candidate's words correct, nearest first, at most
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
-    if candidate.source_kind != "user_statement":
-        return []
-    # A report is the reporter's claim ("My aunt heard the wedding moved"): only the clauses
-    # the user says in their own voice correct anything ("my physio says I have tendinopathy,
-    # so I'm out of the half marathon": the second).
-    said = unreported(candidate.evidence)
-    if not said or _SOMEONE_ELSE.match(said):
+    if candidate.source_kind != "user_statement" or reports(candidate.evidence):
+        return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
+    if _SOMEONE_ELSE.match(candidate.evidence):
         return []  # "She moved there from Leeds last year": whoever she is, not the user
-    if not says_changed(said, turn) or _added(said):
+    if not says_changed(candidate.evidence, turn) or _added(candidate.evidence):
         return []  # no change said, or an addition ("We got a kitten now too")
-    # Beside a report the user's own clause is often short ("..., so now the trip is 20 to 24
-    # April"): one shared word ("trip") links a record the report was not about as often as
-    # the one it was ("wants to improve their English before the trip").
-    least = 2 if reports(candidate.evidence) else 1
-    found = [r for r in related if linked(said, r, least=least) and _whole(said, r)]
+    found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
 
@@ -162,12 +152,10 @@ def _added(evidence: str) -> bool:
     return all(lowered[a:b] == "now" for a, b in change_spans(evidence, strong=True))
 
 
-def linked(evidence: str, record: dict[str, Any], *, least: int = 1) -> bool:
-    """Whether a related record is one a candidate saying ``evidence`` (the user's own clauses
-    of it) may correct: the user's own live statement, close enough in embedding space, or
-    less close and sharing content words with the evidence (and not itself saying that
-    something ended). ``least``: the content words a link by shared words needs (2 beside a
-    report)."""
+def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
+    """Whether a related record is one the candidate may correct: the user's own live
+    statement, close enough in embedding space, or less close and sharing content words with
+    the candidate's evidence (and not itself saying that something ended)."""
     if record.get("source_kind") != "user_statement" or record.get("status") not in _LIVE:
         return False
     if says_ended(str(record.get("content", ""))):
@@ -177,11 +165,11 @@ def linked(evidence: str, record: dict[str, Any], *, least: int = 1) -> bool:
     cosine = float(record.get("cosine", 0.0))
     if cosine < WORDS_FLOOR:
         return False
-    said = content_words(evidence)
+    said = content_words(candidate.evidence)
     text = f"{record.get('content', '')} {record.get('evidence') or ''}"
     shared = said & content_words(text)
-    if shared and shared <= _names(evidence) & _names(text) & _aside(
-        evidence, home=_HOME.search(text) is not None
+    if shared and shared <= _names(candidate.evidence) & _names(text) & _aside(
+        candidate.evidence, home=_HOME.search(text) is not None
     ):
         return False  # linked by names alone, each named beside the change ("in with Antoine")
     if cosine >= CORRECTION_FLOOR:
@@ -190,12 +178,12 @@ def linked(evidence: str, record: dict[str, Any], *, least: int = 1) -> bool:
         # user is, said again with "now" (_ROLE); not only the same topic ("my sous-chef is
         # Bianca" / "a restaurant in Vila Madalena", "buying the pharmacy" / "a pharmacist").
         return (
-            len(shared) >= least
-            or _REPLACED.search(evidence) is not None
-            or _kindred(evidence, text)
-            or bool(_ROLE.search(text) and _NOW.search(evidence))
+            bool(shared)
+            or _REPLACED.search(candidate.evidence) is not None
+            or _kindred(candidate.evidence, text)
+            or bool(_ROLE.search(text) and _NOW.search(candidate.evidence))
         )
-    return len(shared) >= max(least, 2) or (len(shared) >= least and cosine >= LINK_FLOOR)
+    return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
 
 
 def _kindred(said: str, text: str) -> bool:
@@ -286,7 +274,7 @@ def _aside(evidence: str, *, home: bool) -> set[str]:
     }
 
 
-def _whole(evidence: str, record: dict[str, Any]) -> bool:
+def _whole(candidate: Candidate, record: dict[str, Any]) -> bool:
     """Whether every sentence of the record is about what the correction says (shares a
     content word with its evidence): a verbatim record holding several claims ("Adam is 15,
     he plays hockey. Lina is 11, she swims.") is retired only when each is corrected, so that
@@ -294,7 +282,7 @@ def _whole(evidence: str, record: dict[str, Any]) -> bool:
     parts = [p for p in _SENTENCE.split(str(record.get("content", ""))) if content_words(p)]
     if len(parts) < 2:
         return True
-    said = content_words(evidence)
+    said = content_words(candidate.evidence)
     return all(content_words(p) & said for p in parts)
 
 

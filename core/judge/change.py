@@ -9,6 +9,10 @@ often it answers ("No Oslo is still home"), is an idiom ("no idea why my Tesla .
 once or in one place ("No gym while I travel", "no Comcast at the cabin") or counts ("No
 Tesla owner I know ..."), and each of those retired a record that was still true.
 
+A marker denied just before it ("I haven't moved", "I didn't quit", "nothing changed") says
+that nothing changed, unless a plan is denied "after all" ("We're not moving to York after
+all": called off).
+
 core.extraction.corrections retires the stored records such words correct;
 core.search.later ranks the result that says them above an earlier one naming the same thing
 the question asks about. Limits: a word list, not a discourse model. A change said with none
@@ -43,6 +47,19 @@ _CORRECTION = re.compile(
 _WEAK = frozenset(
     "again left moving acting interim returning accepted updated update".split()
     + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
+)
+# A marker denied just before it says that nothing changed: "I haven't moved, I still live in
+# Leeds", "I didn't quit my job", "the launch hasn't really changed", "nothing changed"; each
+# retired the record it says again. Not the markers said with a negation ("I don't eat meat
+# anymore", "not any longer"), nor a plan denied "after all" (called off).
+_DENIED = re.compile(
+    r"(?:\b(?:not|never|nothing)|n['\u2019]t|\b(?:have|has|had|did|do|does|was|were|is|are|wo|"
+    r"ca|could|would|should)nt)\s+(?:[a-z'\u2019]+\s+)?$"
+)
+# A denied plan "after all" is a plan called off: "We're not moving to York after all".
+_CALLED_OFF = re.compile(r"[^,.;!?]*\bafter all\b")
+_NEGATIVE = frozenset(
+    {"anymore", "any more", "any longer", "no longer", "not anymore", "not any more"}
 )
 # A turn that opens by announcing a change: its sentences may each state one.
 _ANNOUNCES = re.compile(
@@ -79,10 +96,19 @@ def announces(turn: str) -> bool:
 
 
 def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
-    """(start, end) of each change marker in ``text``. ``strong``: not counting the markers
-    that as often open a follow-up ("again", "left", "my new", ...: ``_WEAK``)."""
+    """(start, end) of each change marker in ``text``, but one denied (``_DENIED``).
+    ``strong``: not counting the markers that as often open a follow-up ("again", "left",
+    "my new", ...: ``_WEAK``)."""
+    lowered = text.lower()
     return [
-        m.span() for m in _CORRECTION.finditer(text.lower()) if not (strong and m.group(0) in _WEAK)
+        m.span()
+        for m in _CORRECTION.finditer(lowered)
+        if not (strong and m.group(0) in _WEAK)
+        and not (
+            m.group(0) not in _NEGATIVE
+            and _DENIED.search(lowered, 0, m.start())
+            and not _CALLED_OFF.match(lowered, m.end())
+        )
     ]
 
 
