@@ -358,16 +358,28 @@ def test_a_correction_retires_what_it_names(
             "I play tennis",
         ),
         ("I live in Leeds.", "we havent moved yet, still in Leeds", "I live in Leeds"),
+        # A doubt or a thought (corrections._DOUBTS)
+        (
+            "My cousin's wedding is on 12 May in Porto.",
+            "Now I'm not sure when the Porto wedding is.",
+            "wedding is on 12 May",
+        ),
+        (
+            "I work at Google.",
+            "I'm thinking about my job at Google now, with the layoffs.",
+            "I work at Google",
+        ),
     ],
 )
-def test_hearsay_or_a_denied_change_retires_nothing(
+def test_hearsay_a_denial_or_a_doubt_retires_nothing(
     mem: Memory, before: str, after: str, kept: str
 ) -> None:
     """A change someone else reports is their claim, wherever the report sits in the sentence
     and whatever the user's own clause beside it says (core.framing.reports; an adversarial
-    review of a reading of the user's own clauses retired each of the first five), and a
-    change marker the user denies says that nothing changed ("I haven't moved", "nothing
-    changed": each of the last five retired the record it says again)."""
+    review of a reading of the user's own clauses retired each of the first five); a change
+    marker the user denies says that nothing changed ("I haven't moved", "nothing changed":
+    each of the next five retired the record it says again); and a doubt or a thought says
+    no change ("not sure", "thinking about": each of the last two retired it by "now")."""
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
     assert status_of(mem, kept) is Status.CONFIRMED
