@@ -58,9 +58,9 @@ _DENIED = re.compile(
 )
 # A denied plan "after all" is a plan called off: "We're not moving to York after all".
 _CALLED_OFF = re.compile(r"[^,.;!?]*\bafter all\b")
-_NEGATIVE = frozenset(
-    {"anymore", "any more", "any longer", "no longer", "not anymore", "not any more"}
-)
+# The markers that are themselves negative ("anymore", "no longer", "not any more" ...): said
+# with a negation, read off the marker list rather than listed again.
+_NEGATIVE = re.compile(r"(?:no|not) |any")
 # A turn that opens by announcing a change: its sentences may each state one.
 _ANNOUNCES = re.compile(
     r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
@@ -105,7 +105,7 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         for m in _CORRECTION.finditer(lowered)
         if not (strong and m.group(0) in _WEAK)
         and not (
-            m.group(0) not in _NEGATIVE
+            not _NEGATIVE.match(m.group(0))
             and _DENIED.search(lowered, 0, m.start())
             and not _CALLED_OFF.match(lowered, m.end())
         )
