@@ -82,13 +82,6 @@ _LIVE = ("confirmed", "provisional")
 _SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:and|also|but|so|plus|now)\W+)*(?:he|she|they|his|her|their)\b", re.I
 )
-# Words that doubt or weigh rather than tell: "Now I'm not sure when the Porto wedding is",
-# "I'm thinking about my job at Google now" (each retired the record it names by "now").
-_DOUBTS = re.compile(
-    r"\b(?:not (?:so |too |really )?sure|unsure|(?:don't|do not|dont) know|dunno|no idea|"
-    r"wondering|thinking about|thinking of|considering|undecided)\b",
-    re.I,
-)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 # Where a change names someone or somewhere only beside what changed: the user's companion in
@@ -142,10 +135,8 @@ def corrected(
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
     if _SOMEONE_ELSE.match(candidate.evidence):
         return []  # "She moved there from Leeds last year": whoever she is, not the user
-    if _DOUBTS.search(candidate.evidence):
-        return []  # a doubt or a thought ("Not sure when the wedding is now"), no change
     if not says_changed(candidate.evidence, turn) or _added(candidate.evidence):
-        return []  # no change said, or an addition ("We got a kitten now too")
+        return []  # no change said (or doubted), or an addition ("We got a kitten now too")
     found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]

@@ -11,7 +11,8 @@ Tesla owner I know ..."), and each of those retired a record that was still true
 
 A marker denied just before it ("I haven't moved", "I didn't quit", "nothing changed") says
 that nothing changed, unless a plan is denied "after all" ("We're not moving to York after
-all": called off).
+all": called off); so does one in a sentence that doubts or weighs ("Now I'm not sure when
+the wedding is", "I'm thinking about my job now").
 
 core.extraction.corrections retires the stored records such words correct;
 core.search.later ranks the result that says them above an earlier one naming the same thing
@@ -61,6 +62,14 @@ _CALLED_OFF = re.compile(r"[^,.;!?]*\bafter all\b")
 # The markers that are themselves negative ("anymore", "no longer", "not any more" ...): said
 # with a negation, read off the marker list rather than listed again.
 _NEGATIVE = re.compile(r"(?:no|not) |any")
+# Words that doubt or weigh rather than tell: a marker in their sentence says no change ("Now
+# I'm not sure when the Porto wedding is", "I'm thinking about my job at Google now": each
+# retired the record it names by "now").
+_DOUBTS = re.compile(
+    r"\b(?:not (?:so |too |really )?sure|unsure|(?:don't|do not|dont) know|dunno|no idea|"
+    r"wondering|thinking about|thinking of|considering|undecided)\b"
+)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 # A turn that opens by announcing a change: its sentences may each state one.
 _ANNOUNCES = re.compile(
     r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
@@ -86,8 +95,11 @@ _COMMON = frozenset(
 
 def says_changed(evidence: str, turn: str = "", *, strong: bool = False) -> bool:
     """Whether the words say that something changed: a change marker in ``evidence``, or its
-    ``turn`` opening by announcing a change (``change_spans``, ``announces``)."""
-    return announces(turn) or bool(change_spans(evidence, strong=strong))
+    ``turn`` opening by announcing a change (``change_spans``, ``announces``), unless the
+    evidence doubts or weighs (``_DOUBTS``: "Update: not sure when the wedding is now")."""
+    if change_spans(evidence, strong=strong):
+        return True
+    return announces(turn) and _DOUBTS.search(evidence.lower()) is None
 
 
 def announces(turn: str) -> bool:
@@ -100,16 +112,25 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
     ``strong``: not counting the markers that as often open a follow-up ("again", "left",
     "my new", ...: ``_WEAK``)."""
     lowered = text.lower()
+    doubted = _doubted(lowered)
     return [
         m.span()
         for m in _CORRECTION.finditer(lowered)
         if not (strong and m.group(0) in _WEAK)
+        and not any(start <= m.start() < end for start, end in doubted)
         and not (
             not _NEGATIVE.match(m.group(0))
             and _DENIED.search(lowered, 0, m.start())
             and not _CALLED_OFF.match(lowered, m.end())
         )
     ]
+
+
+def _doubted(lowered: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``lowered`` that doubts or weighs (``_DOUBTS``)."""
+    if _DOUBTS.search(lowered) is None:
+        return []  # the common case, without splitting the text
+    return [m.span() for m in _SENTENCE.finditer(lowered) if _DOUBTS.search(m.group(0))]
 
 
 def content_words(text: str) -> set[str]:

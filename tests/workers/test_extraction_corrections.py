@@ -358,7 +358,7 @@ def test_a_correction_retires_what_it_names(
             "I play tennis",
         ),
         ("I live in Leeds.", "we havent moved yet, still in Leeds", "I live in Leeds"),
-        # A doubt or a thought (corrections._DOUBTS)
+        # A doubt or a thought (core.judge.change._DOUBTS)
         (
             "My cousin's wedding is on 12 May in Porto.",
             "Now I'm not sure when the Porto wedding is.",
