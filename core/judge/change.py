@@ -11,7 +11,7 @@ Tesla owner I know ..."), and each of those retired a record that was still true
 
 A marker denied just before it ("I haven't moved", "I didn't quit", "nothing changed") says
 that nothing changed, unless a plan is denied "after all" ("We're not moving to York after
-all": called off); so does one in a sentence that doubts or weighs ("Now I'm not sure when
+all": called off); so does one in a clause that doubts or weighs ("Now I'm not sure when
 the wedding is", "I'm thinking about my job now").
 
 core.extraction.corrections retires the stored records such words correct;
@@ -50,26 +50,34 @@ _WEAK = frozenset(
     + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
 )
 # A marker denied just before it says that nothing changed: "I haven't moved, I still live in
-# Leeds", "I didn't quit my job", "the launch hasn't really changed", "nothing changed"; each
-# retired the record it says again. Not the markers said with a negation ("I don't eat meat
-# anymore", "not any longer"), nor a plan denied "after all" (called off).
+# Leeds", "I didn't quit my job", "the launch hasn't really changed", "nothing's changed";
+# each retired the record it says again. The denial is a negation, at most one word and a few
+# adverbs before the marker.
 _DENIED = re.compile(
-    r"(?:\b(?:not|never|nothing)|n['\u2019]t|\b(?:have|has|had|did|do|does|was|were|is|are|wo|"
-    r"ca|could|would|should)nt)\s+(?:[a-z'\u2019]+\s+)?$"
+    r"(?:\b(?P<none>nothing|nothing['\u2019]s|nobody|no one)|\b(?:not|never)|n['\u2019\u00b4]t|"
+    r"\b(?:have|has|had|did|do|does|was|were|is|are|wo|ca|could|would|should|ai)nt)\s+"
+    r"(?:[a-z'\u2019]+\s+)?(?:(?:really|ever|actually|even|been|yet)\s+)*$"
 )
-# A denied plan "after all" is a plan called off: "We're not moving to York after all".
-_CALLED_OFF = re.compile(r"[^,.;!?]*\bafter all\b")
-# The markers that are themselves negative ("anymore", "no longer", "not any more" ...): said
-# with a negation, read off the marker list rather than listed again.
-_NEGATIVE = re.compile(r"(?:no|not) |any")
-# Words that doubt or weigh rather than tell: a marker in their sentence says no change ("Now
+# Markers a negation before them does not deny: the negative ones ("anymore", "no longer",
+# "not any more"), the adverbs, whose negation is the state's ("I don't smoke now", "the book
+# club's not Tuesdays now"), and a plan's "-ing", whose negation calls it off ("we aren't
+# moving to York", "won't be switching").
+_UNDENIED = re.compile(r"(?:no|not) |any|now$|again$|instead|\w+ing$")
+# A plan denied "after all" or "in the end", closing its clause, is called off too ("Never
+# switched to Android in the end"); not "after all these years", nor "nothing changed after
+# all".
+_CALLED_OFF = re.compile(r"[^,.;!?]*\b(?:after all|in the end)\s*(?:[,.;!?]|$)")
+# Words that doubt or weigh rather than tell: a marker in their clause says no change ("Now
 # I'm not sure when the Porto wedding is", "I'm thinking about my job at Google now": each
-# retired the record it names by "now").
+# retired the record it names by "now"); not "considering the price, I switched gyms".
 _DOUBTS = re.compile(
-    r"\b(?:not (?:so |too |really )?sure|unsure|(?:don't|do not|dont) know|dunno|no idea|"
-    r"wondering|thinking about|thinking of|considering|undecided)\b"
+    r"\b(?:not (?:so |too |really |100% )?sure|unsure|(?:don['\u2019]t|do not|dont) know|dunno|"
+    r"idk|no idea|wondering|on the fence|undecided|thinking (?:about|of)|"
+    r"debating (?:whether|if)|considering (?:whether|if|\w+ing))\b"
 )
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+# Where one clause ends and the next begins: a doubt in one clause ("..., and honestly idk how
+# to feel") leaves the change the clause before it states.
+_CLAUSE_BREAK = re.compile(r"[.!?,;:]+|\s(?:and|but|so)\s")
 # A turn that opens by announcing a change: its sentences may each state one.
 _ANNOUNCES = re.compile(
     r"^\W*(?:[\w']+[\s,]+){0,3}?(?:updates?|news|(?:a |some )?changes?|change of plans?)\b"
@@ -118,19 +126,28 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         for m in _CORRECTION.finditer(lowered)
         if not (strong and m.group(0) in _WEAK)
         and not any(start <= m.start() < end for start, end in doubted)
-        and not (
-            not _NEGATIVE.match(m.group(0))
-            and _DENIED.search(lowered, 0, m.start())
-            and not _CALLED_OFF.match(lowered, m.end())
-        )
+        and not _denied(lowered, m)
     ]
 
 
+def _denied(lowered: str, marker: re.Match[str]) -> bool:
+    """Whether the ``marker`` found in ``lowered`` is denied just before it (``_DENIED``):
+    not one of ``_UNDENIED``, nor a plan called off (``_CALLED_OFF``)."""
+    if _UNDENIED.match(marker.group(0)):
+        return False
+    denial = _DENIED.search(lowered, 0, marker.start())
+    if denial is None:
+        return False
+    return denial.group("none") is not None or not _CALLED_OFF.match(lowered, marker.end())
+
+
 def _doubted(lowered: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``lowered`` that doubts or weighs (``_DOUBTS``)."""
+    """(start, end) of each clause of ``lowered`` that doubts or weighs (``_DOUBTS``)."""
     if _DOUBTS.search(lowered) is None:
         return []  # the common case, without splitting the text
-    return [m.span() for m in _SENTENCE.finditer(lowered) if _DOUBTS.search(m.group(0))]
+    ends = [m.start() for m in _CLAUSE_BREAK.finditer(lowered)] + [len(lowered)]
+    starts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(lowered)]
+    return [(a, b) for a, b in zip(starts, ends, strict=True) if _DOUBTS.search(lowered, a, b)]
 
 
 def content_words(text: str) -> set[str]:

@@ -295,6 +295,23 @@ def test_a_correction_retires_nothing_it_only_names(
             "I'm not vegetarian anymore.",
             "I'm vegetarian",
         ),
+        # A second review of the denial rule: each of these was read as a denial
+        ("I smoke a pack a day.", "I don't smoke now.", "I smoke a pack a day"),  # the state's
+        (  # a plan's "-ing" denied is called off
+            "We're moving to York in June.",
+            "We won't be moving to York, the house sale fell through.",
+            "moving to York in June",
+        ),
+        (  # "considering" as "given"
+            "My gym is PureGym in Salford.",
+            "Considering the price, I switched gyms to Anytime Fitness.",
+            "My gym is PureGym",
+        ),
+        (  # a doubt in the next clause leaves the change
+            "The wedding is on June 5 in Porto.",
+            "the porto wedding got moved to june 12 and honestly idk how to feel",
+            "The wedding is on June 5",
+        ),
         (  # "up to now" says the earlier way ended ("for now" does not)
             "I keep my savings at Barclays.",
             "Up to now I kept savings at Barclays but I opened a Marcus account.",
@@ -358,6 +375,13 @@ def test_a_correction_retires_what_it_names(
             "I play tennis",
         ),
         ("I live in Leeds.", "we havent moved yet, still in Leeds", "I live in Leeds"),
+        ("I live in Leeds.", "Nothing's changed, I still live in Leeds.", "I live in Leeds"),
+        ("I live in Leeds.", "I haven't really ever moved from Leeds.", "I live in Leeds"),
+        (  # "after all" as "after all these years" calls nothing off
+            "I live in Leeds.",
+            "I haven't moved after all these years, still in Leeds.",
+            "I live in Leeds",
+        ),
         # A doubt or a thought (core.judge.change._DOUBTS)
         (
             "My cousin's wedding is on 12 May in Porto.",
@@ -378,7 +402,7 @@ def test_hearsay_a_denial_or_a_doubt_retires_nothing(
     and whatever the user's own clause beside it says (core.framing.reports; an adversarial
     review of a reading of the user's own clauses retired each of the first five); a change
     marker the user denies says that nothing changed ("I haven't moved", "nothing changed":
-    each of the next five retired the record it says again); and a doubt or a thought says
+    each of the next eight retired the record it says again); and a doubt or a thought says
     no change ("not sure", "thinking about": each of the last two retired it by "now")."""
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
