@@ -15,6 +15,11 @@ extractor proposes is what the judge would confirm, and neither stores what the 
   legs?" tells "I do pilates 3x a week"; "I'm moving to Oslo, maybe?" and "I'll move to Oslo,
   if I get the job" tell nothing.
 
+One frame puts a sentence back in the user's mouth: a clause about telling the assistant
+("I forgot to mention that ...", "Not sure if I told you, but ...", "As I said, ...", "..., I
+think I told you") is about the telling, not the told; its doubt or report does not reach the
+claim (``told_you``).
+
 All functions take text folded to lower case with plain apostrophes (the judge's fold); the
 extractor lowers its sentence first. Limits: word lists, not a model of irony: sarcasm with no
 opener ("I love Mondays.") is read literally, and a sincere "Sure, I'm the organiser" with an
@@ -240,6 +245,87 @@ def told_before(sentence: str) -> int | None:
     return None
 
 
+# A clause about telling the assistant (``told_you``). "tell" and "told" only with "you": "I
+# forgot to tell my wife I'm going" reports what the wife was not told. Apostrophes are plain
+# or typographic; the judge passes folded text, the extractor the turn as written.
+_APOSTROPHE = "['\u2019]"
+_YOU = r"(?:to\s+)?(?:you(?:\s+guys|\s+all)?|u|ya|y" + _APOSTROPHE + r"all)"
+_SAID_WHAT = r"(?:\s+(?:this|that|it|something|about (?:this|that|it)))?"
+_WHEN = (
+    r"(?:\s+(?:before|already|earlier|yet|lately|last time|yesterday|the other day|"
+    r"last week|a while ago))?"
+)
+_TELL_YOU = rf"(?:tell|told)\s+{_YOU}"
+_MENTION = rf"(?:mention|mentioned|share|shared)(?:\s+{_YOU})?"
+_SAY = rf"(?:say|said|add)(?:\s+{_YOU})?"
+_FRAMES = (
+    # "I forgot to mention that", "I have to tell you", "I should've said". Not "I meant to
+    # tell you" nor "I wanted to tell you": what follows is as often taken back ("I wanted to
+    # tell you I'm quitting, but I changed my mind").
+    rf"i\s+(?:(?:forgot|forget|have|need|needed)\s+to\s+(?:{_TELL_YOU}|{_MENTION}|{_SAY}|"
+    rf"update\s+{_YOU})|should(?:\s+have|{_APOSTROPHE}ve)\s+(?:{_TELL_YOU}|mentioned|said))",
+    # "not sure if I told you", "dunno if i mentioned it", "I can't remember whether I said"
+    rf"(?:i{_APOSTROPHE}m\s+|i\s+am\s+)?(?:not\s+sure|unsure|dunno|idk|no\s+idea|"
+    rf"(?:i\s+)?(?:don{_APOSTROPHE}t|do\s+not|can{_APOSTROPHE}t|cannot)\s+(?:know|remember|recall)|"
+    rf"(?:i\s+)?forg[eo]t)\s+(?:if|whether)\s+i(?:{_APOSTROPHE}ve|\s+have)?\s+"
+    rf"(?:ever\s+|already\s+)?(?:{_TELL_YOU}|{_MENTION}|{_SAY})",
+    # "as I said", "like I told you"
+    rf"(?:as|like)\s+i\s+(?:{_TELL_YOU}|{_MENTION}|{_SAY}|say)",
+    # "I think I told you", "I already mentioned"
+    rf"(?:i\s+think\s+)?i(?:{_APOSTROPHE}ve|\s+have)?\s+(?:already\s+)?(?:{_TELL_YOU}|mentioned)",
+    # "in case I didn't mention it"
+    rf"in\s+case\s+i\s+(?:didn{_APOSTROPHE}t|did\s+not|haven{_APOSTROPHE}t|have\s+not|never|"
+    rf"forgot\s+to)\s+(?:{_TELL_YOU}|{_MENTION}|{_SAY})",
+)
+# Not a question about the telling ("Did I tell you I'm adopted?", "Did I mention I have a
+# meeting at 3 or was it 4?"): it is as often a joke, a test or a real doubt, and its question
+# mark is what keeps the claim out.
+_TELLING = rf"(?:{'|'.join(_FRAMES)}){_SAID_WHAT}{_WHEN}"
+_OPENERS = (
+    r"(?:(?:and|also|so|but|ok|okay|oh|well|btw|by the way|anyway|one more thing|another thing|"
+    r"last thing|just so you know)\b[,.:!\s-]*)*"
+)
+# After the frame: a mark or a clause word, or the claim's own first-person subject right away
+# ("not sure if I told you I moved").
+_BREAK = r"\s*(?:[,:;]|\s-+|\s?[\u2013\u2014])\s*(?:(?:but|that|so)\b\s*)?|\s+(?:but|that|so)\b\s*"
+_SUBJECT = rf"(?=(?:i|i{_APOSTROPHE}(?:m|ve|d|ll)|im|ive|we|we{_APOSTROPHE}(?:re|ve)|my|our)\b)"
+_OPENING_TELLING = re.compile(
+    rf"^\W*{_OPENERS}{_TELLING}(?:{_BREAK}|\s+{_SUBJECT})",
+    re.IGNORECASE,
+)
+_CLOSING_TELLING = re.compile(
+    rf"\s*(?:[,;]|\s-+|\s?[\u2013\u2014])\s*{_TELLING}\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+_MIN_CLAIM_WORDS = 2
+
+
+def told_you(sentence: str) -> tuple[int, int] | None:
+    """The (start, end) of what ``sentence`` claims when a clause of it is only about telling
+    the assistant, or None when none is.
+
+    Such a clause opens the sentence ("I forgot to mention that I just moved", "Not sure if I
+    ever told you, but my wife is a nurse", "As I said before, I live in Leeds") or closes it
+    ("I'm vegetarian, as I said", "..., I think I told you"); its hedge ("not sure if") or
+    report ("I said") is about whether the assistant was told, not about what was. "Tell"
+    counts only as telling "you" ("I forgot to tell my wife I'm going" is no such clause).
+    Not a frame: a question about the telling ("Did I tell you I'm adopted?", as often a joke
+    or a real doubt: "... I have a meeting at 3 or was it 4?"), nor "I meant / wanted to tell
+    you", which is as often taken back ("..., but I changed my mind"). What is left must hold
+    at least ``_MIN_CLAIM_WORDS`` words; whether it claims anything (a question, a hedge of its
+    own) is for the caller's other rules."""
+    start, end = 0, len(sentence.rstrip())
+    if (m := _OPENING_TELLING.match(sentence)) is not None:
+        start = m.end()
+    if (m := _CLOSING_TELLING.search(sentence, start)) is not None and m.start() < end:
+        end = m.start()
+    if start == 0 and end == len(sentence.rstrip()):
+        return None
+    if len(sentence[start:end].split()) < _MIN_CLAIM_WORDS:
+        return None
+    return start, end
+
+
 __all__ = [
     "ASKS",
     "FICTION",
@@ -254,4 +340,5 @@ __all__ = [
     "ironic",
     "reports",
     "told_before",
+    "told_you",
 ]

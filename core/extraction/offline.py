@@ -10,6 +10,10 @@ with its exact text as the evidence span; a decision made with others goes to th
 target for shared decisions (SessionView.shared_target); sentences of tool turns that report
 success or failure become outcomes.
 
+A clause about telling the assistant ("Not sure if I told you, but ...", "As I said, ...",
+"..., I think I told you") is read off its sentence first (core.framing.told_you): its doubt
+or report is about the telling, not the claim, which is read, and quoted, without it.
+
 A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
 when it is informative: an episodic ``statement`` whose content is its own evidence
 (core.extraction.verbatim), never a semantic fact.
@@ -86,6 +90,7 @@ from agent_memory.core.framing import (
     inverted_condition,
     ironic,
     told_before,
+    told_you,
 )
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import standing
@@ -386,6 +391,11 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             continue
         if INJECTION.search(sentence):
             continue
+        if (claim := told_you(sentence)) is not None:
+            # "Not sure if I told you, but my wife is a nurse": the doubt is about the
+            # telling; the claim is read, and quoted, without it.
+            start, end = start + claim[0], start + claim[1]
+            sentence = turn.content[start:end]
         phrased: list[Candidate] | None = None
         if _refused(turn.content, start, end):
             # "I do pilates 3x a week, will that help with ski legs?": the question (or

@@ -28,12 +28,18 @@ when the turn takes the quote out of the user's mouth:
   turn ("in the novel I'm writing", "let's pretend", "imagine", "hypothetically");
 - quoted text: the quote sits inside quotation marks in the turn, or its sentence names a
   non-human source ("..., says the error message", "the log says");
-- a later retraction in the same turn ("That's not true.", "Just kidding.", "That was a lie.",
+- a retraction later in its own sentence ("I got promoted, but that was a lie.") or in a later
+  sentence of the turn ("That's not true.", "Just kidding.", "That was a lie.",
   or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
   most two words after "well", "I mean", "or rather": "Well, worked."); such a word inside a
   later question it does not open ("Cake ideas that kids actually like?") and "wait" as a verb
   ("I can't wait to see her") take nothing back.
 
+A clause about telling the assistant ("I forgot to tell you: ...", "Not sure if I told you,
+but ...", "..., as I said"; core.framing.told_you) frames the telling, not the claim: the
+quote's sentence is read without it, so its report or doubt refuses nothing, while what the
+claim itself says still does, irony and inversion opening it included ("As I said, my doctor
+thinks I have cancer", "Like I said, sure, I'm a genius").
 A cue word that the statement itself keeps ("The user is writing a novel.") does not refuse.
 Sentences end at ``.``, ``!``, ``?`` or a line break, not after common abbreviations ("Dr.").
 Limits: cues are a word list, not a discourse model: a retraction phrased without one of them
@@ -48,7 +54,13 @@ import unicodedata
 from dataclasses import dataclass
 
 from agent_memory.core.amend import amended
-from agent_memory.core.framing import fiction_cues, inverted_condition, ironic, told_before
+from agent_memory.core.framing import (
+    fiction_cues,
+    inverted_condition,
+    ironic,
+    told_before,
+    told_you,
+)
 from agent_memory.core.judge.text import (
     CLAUSE,
     CONJ,
@@ -125,6 +137,14 @@ _TAKEN_BACK = re.compile(
     r"^\W*(?:that|this|it)(?:'s| is| was)(?: all| just)? (?:a lie|a joke|not true|made up|untrue|"
     r"false)\b|^\W*(?:i lied|i made (?:that|it) up|scratch that|i take (?:that|it) back)\b"
 )
+# A retraction later in the quote's own sentence, after a clause word ("I got promoted, but
+# that was a lie."): only the cues that take a claim back wherever they stand, not "sorry",
+# "actually" or "wait", which a clause of the same sentence uses for other things.
+_TAKEN_BACK_AFTER = re.compile(
+    r"\b(?:(?:that|this|it)(?:'s| is| was)(?: all| just)? (?:a lie|a joke|not true|made up|untrue|"
+    r"false)|i lied|i was lying|(?:just|only|i'm|i am) (?:kidding|joking)|jk|j/k|scratch that|"
+    r"i take (?:that|it) back)\b"
+)
 # A sarcasm marker anywhere after the quote, its own sentence included ("I'm a genius /s").
 _SARCASM = re.compile(r"(?<!\w)/s\b|\bsaid no ?(?:one|body) ever\b")
 
@@ -189,14 +209,25 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
     lo, hi = spans[first][0], spans[last][1]
     premise = context[origin[lo] : origin[hi - 1] + 1].strip()
     kept = _fold(statement)[0]
+    # A clause about telling the assistant ("I forgot to tell you: ...", "..., as I said")
+    # frames the telling, not the claim (core.framing.told_you): the claim is read without it.
+    near, far = lo, hi
+    opening = folded[spans[first][0] : spans[first][1]]  # where irony or inversion would open
+    claim = told_you(opening) if first == last else None
+    if claim is not None and lo + claim[0] <= start and end <= lo + claim[1]:
+        near, far = lo + claim[0], lo + claim[1]
+        opening = folded[near:far]
     refusal = (
         _quoted(folded, start, end)
         or _refusal(folded, lo, hi, kept)
-        or _framed(folded[spans[first][0] : spans[first][1]], kept)
-        or _cut_away(folded[lo:start], folded[end:hi], kept, folded[start:end])
+        or _framed(opening, kept)
+        or _cut_away(folded[near:start], folded[end:far], kept, folded[start:end])
     )
     if refusal is None and (mark := _SARCASM.search(folded[end:])) is not None:
         refusal = f"its turn marks it as sarcasm ({mark.group(0)!r})"
+    cue = _TAKEN_BACK_AFTER.search(folded[end:hi]) if refusal is None else None
+    if cue is not None and cue.group(0) not in kept:
+        refusal = f"its sentence takes it back ({cue.group(0)!r})"
     if refusal is None:
         refusal = retraction(folded[hi:], statement)
     return Reading(premise or quote, refusal)

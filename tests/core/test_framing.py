@@ -1,11 +1,11 @@
 """What a sentence claims for its speaker (core.framing): reports of what someone said or
-believes, and the "if" of an apology."""
+believes, the "if" of an apology, and a clause about telling the assistant."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_memory.core.framing import HEDGE, reports, told_before
+from agent_memory.core.framing import HEDGE, reports, told_before, told_you
 
 
 @pytest.mark.parametrize(
@@ -85,3 +85,57 @@ def test_a_clause_told_before_a_question_or_hedge(sentence: str, told: str | Non
     before."""
     end = told_before(sentence)
     assert (sentence[:end] if end is not None else None) == told
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("I forgot to mention that I just moved.", "I just moved."),
+        ("Oh, I forgot to tell you: we got a dog.", "we got a dog."),
+        ("Not sure if I ever told you, but my wife is a nurse.", "my wife is a nurse."),
+        ("dunno if i mentioned it but i moved to leeds", "i moved to leeds"),
+        ("idk if i told u i started at Deloitte", "i started at Deloitte"),
+        ("I don\u2019t know if I said this already, but I'm vegan.", "I'm vegan."),
+        ("I can't remember if I told you, I'm vegetarian now.", "I'm vegetarian now."),
+        ("As I said before, I live in Leeds.", "I live in Leeds."),
+        ("Like I told you, I'm allergic to nuts.", "I'm allergic to nuts."),
+        ("I think I told you already, I'm vegetarian.", "I'm vegetarian."),
+        ("In case I didn't mention it, I'm allergic to penicillin.", "I'm allergic to penicillin."),
+        ("I need to tell you something: I'm pregnant.", "I'm pregnant."),
+        ("I'm vegetarian, as I said.", "I'm vegetarian"),
+        ("I live in Leeds, I think I told you.", "I live in Leeds"),
+        ("As I said yesterday, I'm off on Friday.", "I'm off on Friday."),
+        ("I should've told you, I'm pregnant.", "I'm pregnant."),
+        ("Like I told you guys, I'm a nurse.", "I'm a nurse."),
+    ],
+)
+def test_a_clause_about_telling_the_assistant_frames_the_telling(sentence: str, claim: str) -> None:
+    span = told_you(sentence)
+    assert span is not None
+    assert sentence[span[0] : span[1]] == claim
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I forgot to tell my wife I'm going to Rome.",  # what the wife was not told
+        "I told my boss I quit.",
+        "Did I say I was coming?",  # asks whether it was said
+        "Did I tell you about my trip?",
+        # a question about the telling is as often a joke or a real doubt
+        "Did I tell you I'm adopted? Well I'm not.",
+        "Did I mention I have a meeting at 3 or was it 4?",
+        "Have I told you I'm a vampire?",
+        "It's my birthday on Friday, did I mention?",
+        # what was meant to be told is as often taken back
+        "I wanted to tell you that I'm quitting, but I changed my mind.",
+        "I meant to tell you I'm moving out, but we worked things out.",
+        "I never told you I moved.",
+        "I forgot to mention Overcooked 2 - a good co-op game.",
+        "As I said, no.",  # too little left to claim anything
+        "I live in Leeds.",
+        "Not sure if I can come on Friday.",
+    ],
+)
+def test_other_telling_frames_nothing(sentence: str) -> None:
+    assert told_you(sentence) is None

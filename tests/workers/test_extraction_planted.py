@@ -338,6 +338,71 @@ def test_a_clause_told_before_a_question_or_hedge_is_kept(
     assert record.status is Status.CONFIRMED
 
 
+@pytest.mark.parametrize(
+    ("said", "content", "evidence"),
+    [
+        (
+            "Not sure if I ever told you, but my wife Carla is a nurse.",
+            "The user's wife Carla is a nurse.",
+            "my wife Carla is a nurse",
+        ),
+        (
+            "dunno if i mentioned it but i moved to leeds",
+            "i moved to leeds",
+            "i moved to leeds",
+        ),
+        (
+            "I think I told you already, I'm vegetarian.",
+            "The user is vegetarian.",
+            "I'm vegetarian",
+        ),
+        (
+            "Oh, I forgot to tell you: we got a dog last week, a beagle called Max.",
+            "we got a dog last week, a beagle called Max.",
+            "we got a dog last week, a beagle called Max.",
+        ),
+        ("I'm vegetarian, as I said.", "The user is vegetarian.", "I'm vegetarian"),
+    ],
+    ids=[
+        "not-sure-if-told",
+        "dunno-if-mentioned",
+        "think-i-told",
+        "forgot-to-tell",
+        "as-i-said",
+    ],
+)
+def test_a_clause_about_telling_the_assistant_leaves_the_claim(
+    mem: Memory, said: str, content: str, evidence: str
+) -> None:
+    """ "Not sure if I told you, but ...", "I forgot to tell you: ...", "..., as I said": the
+    doubt or report is about the telling, not what is told (core.framing.told_you), so the
+    claim is kept, confirmed, in the user's words without the frame."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert (record.content, record.evidence) == (content, evidence)
+    assert (record.status, record.source_kind) == (Status.CONFIRMED, SourceKind.USER_STATEMENT)
+
+
+def test_telling_someone_else_or_asking_whether_it_was_told_claims_nothing_new(
+    mem: Memory,
+) -> None:
+    """What the user forgot to tell someone else is not a claim to the assistant, and a
+    question about the telling claims nothing: "Did I say ...?" asks whether it was said,
+    and "Did I tell you I'm ...?" is as often a joke or a real doubt."""
+    for k, asked in enumerate(
+        (
+            "Did I say I was coming to the party?",
+            "Did I tell you I'm adopted? Well I'm not.",
+            "Did I mention I have a meeting at 3 or was it 4?",
+        )
+    ):
+        session(mem, f"q{k}", asked)
+    assert stored(mem) == []
+    said = "I forgot to tell my wife I'm going to Rome."
+    session(mem, "s2", said)
+    assert [r.content for r in stored(mem)] == [said]  # kept as said, the report with it
+
+
 def test_a_correction_retires_the_earlier_words_it_changes(mem: Memory) -> None:
     """A correction no attribute keys ("... instead") replaces the stored statement it is
     closest to: the reviewer names it from the related records, the ingestor supersedes it."""

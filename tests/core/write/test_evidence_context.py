@@ -131,6 +131,22 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
     ("I'm vegan. I was wrong about that actually, I eat fish.", "I'm vegan", "The user is vegan."),
     ("I live in Oslo. Wait, Bergen?", "I live in Oslo", "The user lives in Oslo."),
     ("I'm vegan. Actually no, why did I say that?", "I'm vegan", "The user is vegan."),
+    # -- a retraction later in the quote's own sentence, after a clause word ----------------
+    ("I got promoted, but that was a lie.", "I got promoted", "The user got promoted."),
+    ("I'm engaged and I'm only kidding.", "I'm engaged", "The user is engaged."),
+    # -- a clause about telling the assistant hides nothing the claim itself says -----------
+    ("As I said, my doctor thinks I have cancer.", "I have cancer", "The user has cancer."),
+    ("Did I say I was pregnant?", "I was pregnant", "The user was pregnant."),
+    ("Did I tell you about how I quit?", "I quit", "The user quit."),
+    ("Did I tell you I'm adopted? Well I'm not.", "I'm adopted", "The user is adopted."),
+    ("Like I said, sure, I'm a genius.", "I'm a genius", "The user is a genius."),
+    (
+        "As I said, were I rich I'd buy a castle.",
+        "I'd buy a castle",
+        "The user would buy a castle.",
+    ),
+    ("Not sure if I told you, but maybe I'm moving.", "I'm moving", "The user is moving."),
+    ("I'm a genius, as I said. Just kidding.", "I'm a genius", "The user is a genius."),
 ]
 
 # (turn, quote, content): fair quotes of part of a turn, still confirmed.
@@ -175,6 +191,19 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I work nights at the depot. We wait a few weeks for the new roster.",
         "I work nights at the depot",
         "The user works nights at the depot.",
+    ),
+    # -- a clause about telling the assistant frames the telling, not the claim -------------
+    (
+        "Oh, I forgot to tell you: we got a dog last week.",
+        "we got a dog last week",
+        "The user got a dog last week.",
+    ),
+    ("I'm vegetarian, as I said.", "I'm vegetarian", "The user is vegetarian."),
+    ("I live in Leeds, I think I told you.", "I live in Leeds", "The user lives in Leeds."),
+    (
+        "Not sure if I ever told you, but my wife is a nurse.",
+        "my wife is a nurse",
+        "The user's wife is a nurse.",
     ),
 ]
 
