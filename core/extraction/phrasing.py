@@ -58,6 +58,9 @@ _I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
 _I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
 
 _MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
+# What an elliptical clause leaves of its verb's object: "... and my son is too" says what the
+# clause before it said, which a clause alone cannot phrase ("The user's son is too.").
+_ELLIPTICAL = re.compile(r"^(?:(?:too|also|as well|either|neither|not|so|the same)\W*)+$", re.I)
 
 # "I stopped drinking beer", "I've quit Rocco's", "I no longer run": a habit or role ended.
 _STOPPED = re.compile(
@@ -158,6 +161,8 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
             text = f"has {'given up' if verb.startswith('g') else verb} {rest}"
         return candidate("fact", "semantic", f"The user {text}", clause)
     if (m := _MY.match(clause)) is not None:
+        if _ELLIPTICAL.match(m.group(3)):
+            return None
         thing, verb, rest = m.group(1), m.group(2), _third_person(m.group(3))
         return candidate(
             "fact", "semantic", f"The user's {thing} {verb} {rest}", clause, attribute=thing

@@ -403,6 +403,13 @@ def test_telling_someone_else_or_asking_whether_it_was_told_claims_nothing_new(
     assert [r.content for r in stored(mem)] == [said]  # kept as said, the report with it
 
 
+def test_an_elliptical_clause_is_no_fact_of_its_own(mem: Memory) -> None:
+    """ "... and my son is too" says what the clause before it said; alone it phrases nothing
+    ("The user's son is too." was stored)."""
+    session(mem, "s1", "I'm allergic to nuts and my son is too.")
+    assert [r.content for r in stored(mem)] == ["The user is allergic to nuts."]
+
+
 def test_a_correction_retires_the_earlier_words_it_changes(mem: Memory) -> None:
     """A correction no attribute keys ("... instead") replaces the stored statement it is
     closest to: the reviewer names it from the related records, the ingestor supersedes it."""
