@@ -128,6 +128,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         lexical_floor=lexical,
         mode=gate.mode,
         dense_margin=gate.dense_margin,
+        dense_share=gate.dense_share,
         lexical_share=gate.lexical_share,
         corroborated=corroborated,
         subject=subject,

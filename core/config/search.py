@@ -263,6 +263,15 @@ class GateConfig(Section):
             "the best candidate's."
         ),
     )
+    dense_share: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Mode result: a candidate within dense_margin of the best candidate's cosine stays "
+            "only if its cosine is also at least this share of the best's (0: the margin alone)."
+        ),
+    )
     lexical_share: float = Field(
         0.3,
         ge=0.0,

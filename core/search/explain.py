@@ -332,6 +332,7 @@ def log_payload(
             "dense_floor": s.dense_floor,
             "lexical_floor": s.lexical_floor,
             "dense_margin": gate_cfg.dense_margin,
+            "dense_share": gate_cfg.dense_share,
             "lexical_share": gate_cfg.lexical_share,
             "corroborated_floor": s.corroborated,
             "subject_floor": s.subject_floor,

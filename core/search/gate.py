@@ -186,6 +186,7 @@ def apply_gate(
     lexical_floor: float,
     mode: str,
     dense_margin: float = 0.0,
+    dense_share: float = 0.0,
     lexical_share: float = 1.0,
     corroborated: float | None = None,
     subject: float | None = None,
@@ -197,7 +198,8 @@ def apply_gate(
     - ``result`` (the default): the answer is empty when every candidate is weak on every
       signal; otherwise each candidate must pass on its own or be close to the best one on a
       signal that found it: its cosine within ``dense_margin`` of the best passing
-      candidate's, or its BM25 at least ``lexical_share`` of the best passing one's. A
+      candidate's and at least ``dense_share`` of it, or its BM25 at least
+      ``lexical_share`` of the best passing one's. A
       passing answer is not padded with records weak on every signal and far below the best.
       Scores, not fused ranks: in a store of a few records every record is a dense
       candidate, and rank 8 of 8 fuses to 60% of rank 1 whatever its cosine. A subject pass
@@ -226,7 +228,13 @@ def apply_gate(
     measures = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] != "subject"]
     weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
     close = (
-        _close_to_best(measures, weak, dense_margin=dense_margin, lexical_share=lexical_share)
+        _close_to_best(
+            measures,
+            weak,
+            dense_margin=dense_margin,
+            dense_share=dense_share,
+            lexical_share=lexical_share,
+        )
         if passing and mode == "result"
         else {}
     )
@@ -299,9 +307,15 @@ def _close_to_best(
     *,
     dense_margin: float,
     lexical_share: float,
+    dense_share: float = 0.0,
 ) -> dict[str, str]:
-    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of ``measures``,
-    or whose BM25 is at least ``lexical_share`` of the best of them, each with why.
+    """Those of ``weak`` whose cosine is within ``dense_margin`` of the best of ``measures``
+    and at least ``dense_share`` of it, or whose BM25 is at least ``lexical_share`` of the
+    best of them, each with why. The share binds where the best is weak: a best at cosine
+    0.23 (a corroborated pass in a store of a few dozen records) brought in every record
+    above 0.08 on the margin alone, six unrelated ones into "What's my son's name and what
+    are his children called?"; at 0.5 of it, records under 0.115 stay out, and from a best
+    of 0.3 up the margin binds first.
     ``measures``: the candidates that passed on their own ("the best" is the best result, not
     a stronger score that was itself cut), a subject pass aside: it may sit at any cosine and
     BM25, and a record naming the dog at cosine 0.04 does not bring in every record above
@@ -314,10 +328,16 @@ def _close_to_best(
     for candidate in weak:
         dense = candidate.matches.get("dense")
         bm25 = _bm25(candidate)
-        if dense is not None and dense["score"] >= best_cosine - dense_margin:
+        least = max(best_cosine - dense_margin, dense_share * best_cosine)
+        if dense is not None and dense["score"] >= least:
             close[candidate.record_id] = (
                 f"dense cosine {dense['score']:.3f} within {dense_margin} of the best "
                 f"{best_cosine:.3f}"
+                + (
+                    f" and at least {dense_share} of it"
+                    if least > best_cosine - dense_margin
+                    else ""
+                )
             )
         elif bm25 is not None and best_bm25 > 0 and bm25 >= lexical_share * best_bm25:
             close[candidate.record_id] = (

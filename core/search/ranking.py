@@ -238,6 +238,7 @@ def replay(log: dict[str, Any]) -> list[str]:
     margins: dict[str, Any] = {
         k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings
     }
+    margins["dense_share"] = settings.get("dense_share", 0.0)  # none before it existed
     # Rows logged before the corroborated or subject floor have none (no such pass).
     margins["corroborated"] = settings.get("corroborated_floor")
     margins["subject"] = settings.get("subject_floor")

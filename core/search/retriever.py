@@ -359,7 +359,9 @@ class Retriever:
         )
         if s.subject_floor is not None:
             s.subject = subject.mark(s.ordered, s.records, s.words, floor=s.subject_floor)
-        margins = gate_cfg.model_dump(include={"dense_margin", "lexical_share", "beside_subject"})
+        margins = gate_cfg.model_dump(
+            include={"dense_margin", "dense_share", "lexical_share", "beside_subject"}
+        )
         s.margins = {**margins, "corroborated": s.corroborated}
         s.survivors = apply_gate(
             s.ordered,

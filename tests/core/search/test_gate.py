@@ -230,3 +230,38 @@ def test_close_to_the_best_means_the_best_result() -> None:
         "weak on its own; close to the best: dense cosine 0.140 within 0.1 of the best 0.220"
     )
     assert far.passed_on is None
+
+
+def test_close_to_a_weak_best_is_at_least_half_as_close() -> None:
+    """Beside a best result at cosine 0.226 (a corroborated pass in a store of a few dozen
+    records), the margin alone (0.15) kept every record above 0.076: six unrelated ones came
+    with "What's my son's name and what are his children called?". A weak candidate must also
+    reach ``dense_share`` of the best's cosine; from a best of 0.3 up the margin binds first."""
+    answer = Candidate(
+        "mem_answer",
+        matches={"dense": {"rank": 1, "score": 0.226}, "lexical": {"rank": 1, "score": 0.7}},
+    )
+    near = Candidate("mem_near", matches={"dense": {"rank": 2, "score": 0.175}})
+    far = Candidate("mem_far", matches={"dense": {"rank": 3, "score": 0.085}})
+    rule = {"dense_floor": 0.35, "lexical_floor": 5.0, "mode": "result", "corroborated": 0.22}
+    margin_alone = apply_gate([answer, near, far], dense_margin=0.15, lexical_share=1.0, **rule)
+    assert [c.record_id for c in margin_alone] == ["mem_answer", "mem_near", "mem_far"]
+    kept = apply_gate(
+        [answer, near, far], dense_margin=0.15, dense_share=0.5, lexical_share=1.0, **rule
+    )
+    assert [c.record_id for c in kept] == ["mem_answer", "mem_near"]
+    assert near.gate == (
+        "weak on its own; close to the best: dense cosine 0.175 within 0.15 of the best 0.226"
+        " and at least 0.5 of it"
+    )
+    assert far.passed_on is None and far.gate == "weak on every signal and far below the best"
+    strong = Candidate("mem_strong", matches={"dense": {"rank": 1, "score": 0.62}})
+    within = Candidate("mem_within", matches={"dense": {"rank": 2, "score": 0.48}})
+    rule["dense_floor"] = 0.6
+    kept = apply_gate(
+        [strong, within], dense_margin=0.15, dense_share=0.5, lexical_share=1.0, **rule
+    )
+    assert [c.record_id for c in kept] == ["mem_strong", "mem_within"]
+    assert within.gate == (
+        "weak on its own; close to the best: dense cosine 0.480 within 0.15 of the best 0.620"
+    )
