@@ -175,15 +175,29 @@ def asks(clause: str) -> bool:
 # eats like 4 foods so maybe something plain too"). Not "and I ..." / "but I ...": as often as
 # not they take the clause before back ("I'm moving to Oslo but I might not go after all").
 _COMMA_BREAK = re.compile(r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)", re.IGNORECASE)
-# A tag that asks whether what came before is so: it doubts it ("I'm 30, am I right?").
+# A tag that asks whether what came before is so: it doubts it ("I'm 30, am I right?", "I'm
+# pregnant, is that even true?"); not one that asks how it is judged ("I sleep 10 hours a
+# day, is that normal?", "... from Feb 2 to Feb 9, is that a good time to see the lights?").
 _TAG = re.compile(
-    r"^(?:am i|is that|is this|is it|isn't it|aren't i|right|correct|true|yes or no)\b", re.I
+    r"^(?:am i|is that|is this|is it|isn't it|aren't i|right|correct|true|yes or no)\b"
+    r"(?!\s+(?:normal|ok|okay|alright|fine|healthy|safe|enough|too (?:much|little|many|few|"
+    r"late|early|old|young)|a (?:good|bad) (?:time|idea|age|amount)|common|typical|bad|good)\b)",
+    re.I,
 )
-# A clause that depends on another or supposes: what follows it may not be claimed.
+# A clause that depends on another or supposes: what follows it may not be claimed. Not a
+# question "when" opens ("..., when should I leave home?"); "or" always offers another case
+# ("..., or should I stay in Bergen?", "..., or was it peanuts?").
 _DEPENDENT = re.compile(
-    r"^(?:if|when|whenever|unless|once|assuming|suppose|supposing|say|imagine|in case|"
-    r"because|since|although|though|while|as long as|as soon as|before|after|until|even if|"
-    r"or|and if|but if)\b",
+    r"^(?:if|when(?!\s+(?:should|shall|do|does|can|could|will|would|is|are)\b)|whenever|"
+    r"unless|once|assuming|suppose|supposing|say|imagine|in case|because|since|although|"
+    r"though|while|as long as|as soon as|before|after|until|even if|or|and if|but if)\b",
+    re.IGNORECASE,
+)
+# A short question that asks for help, not whether what came before is so ("..., any
+# tricks?", "..., thoughts?", "..., advice?"): the clauses before it are told.
+_HELP_WANTED = re.compile(
+    r"^(?:any\s+|some\s+|got\s+any\s+)?(?:tips?|tricks?|ideas?|thoughts?|suggestions?|"
+    r"recommendations?|recs?|advice|help|pointers?|hints?|ideas)\b",
     re.IGNORECASE,
 )
 # A clause whose subject is what came before ("it", "that", "which"): its hedge is about that.
@@ -208,6 +222,26 @@ def _elliptical(clause: str) -> bool:
     return sum(1 for w in words if w and w not in _EMPTY_HEDGE) < 2
 
 
+# What a question about the clause before it is made of, beside its auxiliary and pronoun:
+# "..., should I though?", "..., am I really?" doubt it.
+_DOUBTING = frozenset(
+    """
+    though tho really even actually ever seriously truly honestly did does am is are was were
+    have has had can shall he she they you
+    """.split()
+)
+
+
+def _asks_its_own(clause: str) -> bool:
+    """Whether a short question asks something of its own ("should I worry?": a word beside
+    its auxiliary and pronoun), rather than whether the clause before it holds ("should I
+    though?", "am I really?")."""
+    if not asks(clause):
+        return False
+    words = [w.strip(".,!?;:") for w in clause.lower().split()]
+    return any(w and w not in _EMPTY_HEDGE and w not in _DOUBTING for w in words)
+
+
 def told_before(sentence: str) -> int | None:
     """Where the clauses that tell something end, in a sentence whose later clauses ask or
     hedge ("The picanha comes from a farm in Goias, maybe I can put it on the menu?" -> the
@@ -216,12 +250,15 @@ def told_before(sentence: str) -> int | None:
     A question or hedge governs its own clause and what follows, not an independent clause
     said before it. So the sentence is cut before the first clause that asks or hedges when
     that clause is a clause (at least ``_MIN_ASKING_WORDS`` words: a tag such as "maybe?",
-    "right?" or "or not?" doubts everything before it) that does not itself condition what
-    came before ("..., if I get the job") nor open by pointing back at it ("..., it might
-    change next month") nor say nothing of its own ("..., but I might not") nor ask whether it
-    is so ("..., is that right?"), and when nothing before the cut opens with a condition or
-    supposition ("If I get the job, ..."). Whether what is left says enough is the caller's to
-    judge."""
+    "right?" or "or not?" doubts everything before it; a short request for help, "any
+    tricks?", "advice?", asks for something else) that does not itself condition what came
+    before ("..., if I get the job", "..., or should I stay?"; "..., when should I leave?"
+    asks) nor open by pointing back at it ("..., it might change next month") nor say nothing
+    of its own ("..., but I might not", "..., should I though?"; "..., should I worry?" asks)
+    nor ask whether it is so ("..., is that right?", "..., is that even true?"; "..., is that
+    normal?" asks how it is judged), and when nothing before the
+    cut opens with a condition or supposition ("If I get the job, ..."). Whether what is left
+    says enough is the caller's to judge."""
     breaks = list(_COMMA_BREAK.finditer(sentence))
     if not breaks:
         return None
@@ -232,12 +269,15 @@ def told_before(sentence: str) -> int | None:
         marked = i == len(starts) - 1 and sentence.rstrip().endswith("?")
         if not (marked or HEDGE.search(clause) or asks(clause)):
             continue
-        if len(clause.split()) < _MIN_ASKING_WORDS or _DEPENDENT.match(clause):
+        short = len(clause.split()) < _MIN_ASKING_WORDS and not _HELP_WANTED.match(clause)
+        if short or _DEPENDENT.match(clause):
             return None
         if _POINTS_BACK.match(clause):  # "..., it might change next month": about the claim
             return None
-        if _elliptical(clause) or _TAG.match(clause):  # "..., but I might not", "..., is that
-            return None  # right?": a doubt about the clause before
+        if _TAG.match(clause):  # "..., is that right?": a doubt about the clause before
+            return None
+        if _elliptical(clause) and not (marked and _asks_its_own(clause)):
+            return None  # "..., but I might not"; not "..., should i worry?"
         before = zip(starts[:i], ends[:i], strict=True)
         if any(_DEPENDENT.match(sentence[s:e].strip()) for s, e in before):
             return None

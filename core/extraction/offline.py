@@ -14,6 +14,10 @@ A clause about telling the assistant ("Not sure if I told you, but ...", "As I s
 "..., I think I told you") is read off its sentence first (core.framing.told_you): its doubt
 or report is about the telling, not the claim, which is read, and quoted, without it.
 
+A phrasing the sentence's own words do not entail, by the offline judge reading the quote alone
+("I'm blind and use a screen reader" -> "The user is blind and use a screen reader."), is no
+phrasing: the sentence is kept as said instead (core.extraction.phrasing.in_their_words).
+
 A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
 when it is informative: an episodic ``statement`` whose content is its own evidence
 (core.extraction.verbatim), never a semantic fact.
@@ -407,7 +411,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 continue
             end = start + told
             sentence = turn.content[start:end]
-            phrased = list(_from_sentence(sentence, anchor, shared_target))
+            phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
             if not (phrased or verbatim.informative(sentence)):
                 continue
         correction = last is not None and opens_correction(sentence)
@@ -420,7 +424,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 previous = (last[0], end, fixed)
                 continue
         if phrased is None:
-            phrased = list(_from_sentence(sentence, anchor, shared_target))
+            phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
         if last is not None and correction and _restates(phrased, last[2]):
             # "I'm 29. Actually, I'm 30.": a new value of the same fact replaces it.
             kept = [c for c in kept if all(c is not r for r in last[2])]

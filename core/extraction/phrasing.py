@@ -23,8 +23,9 @@ decides which clauses may speak for the user; this module only phrases them).
 - "the X worked / failed / broke / is fixed"  -> the clause itself (outcome, episodic)
 - "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
 
-The clause itself is the evidence span. Limits: English only; literal patterns; no
-coreference ("it", "she") and no paraphrase.
+The clause itself is the evidence span. A phrasing its clause's words do not entail, by the
+offline judge, is dropped (``in_their_words``), and the sentence is kept as said. Limits:
+English only; literal patterns; no coreference ("it", "she") and no paraphrase.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pydantic import ValidationError
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
 from agent_memory.core.holder import Holder, read_holder
+from agent_memory.core.judge.offline import OfflineJudge
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
@@ -124,6 +126,25 @@ _PRONOUNS = (
     (re.compile(r"\bI'm\b"), "the user is"),
     (re.compile(r"\bI\b"), "the user"),
 )
+
+
+# Reads whether a clause's words say what a rule phrased from them (``in_their_words``); its
+# parser is the process-wide one, loaded on first use.
+_JUDGE = OfflineJudge()
+
+
+def in_their_words(phrased: list[Candidate]) -> list[Candidate]:
+    """``phrased`` (the candidates one sentence gave), or none of them when the words of one
+    do not say what its phrasing says, by the offline judge reading the quote alone: "I'm
+    blind and use a screen reader" was phrased "The user is blind and use a screen reader.",
+    which the judge refuses ("joins words from different clauses") and the write path then
+    stored as an inference, with nothing in the user's words beside it. The caller keeps the
+    sentence as said instead (core.extraction.verbatim), whole, so that another clause
+    phrased with it is not kept twice. What the turn around a quote does to it (a hedge, a
+    report after it) is the write path's to judge, as for any quote."""
+    if any(not _JUDGE.entails(c.evidence, c.content).holds for c in phrased):
+        return []
+    return phrased
 
 
 def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
@@ -337,4 +358,4 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!")) else text + "."
 
 
-__all__ = ["PROCEDURE", "candidate", "fact", "procedure"]
+__all__ = ["PROCEDURE", "candidate", "fact", "in_their_words", "procedure"]

@@ -76,6 +76,30 @@ def test_the_if_of_an_apology_is_no_condition(text: str, condition: bool) -> Non
         ("I'm moving to Oslo and I'm not so sure.", None),
         ("I live in Oslo, maybe?", None),
         ("If I get the job, I'll move to Oslo and I might learn Norwegian.", None),
+        # a short request for help, a question its "when" opens, a question about the claim
+        # and a short question of its own ask; they doubt nothing told before them
+        ("I'm a nurse at St. Mary's, any tricks?", "I'm a nurse at St. Mary's"),
+        ("My flight leaves at 6am, when should I leave home?", "My flight leaves at 6am"),
+        ("I sleep 10 hours a day, is that normal?", "I sleep 10 hours a day"),
+        (
+            "my cat is 12 and keeps throwing up, should i worry?",
+            "my cat is 12 and keeps throwing up",
+        ),
+        # still doubts: a tag, a condition, a short question that is no request
+        ("I live in Oslo, right?", None),
+        ("I'm 30, is that so?", None),
+        ("I'm moving to Oslo, when I get the job?", None),
+        ("I'm moving to Oslo, should I?", None),
+        ("I'm getting married 💍 or not?", None),
+        # an adversarial review's: another case offered, a bare doubt, a doubting tag
+        ("I'm moving to Oslo, or should I stay in Bergen?", None),
+        ("I'm allergic to shellfish, or was it peanuts?", None),
+        ("I'm over him, am I tho?", None),
+        ("I'm moving to Oslo, should I though?", None),
+        ("I got the job, did I though?", None),
+        ("I'm pregnant, is that even true?", None),
+        ("I'm pregnant, is this for real or a false positive?", None),
+        ("I'm rich 💸 i wish lol", None),
     ],
 )
 def test_a_clause_told_before_a_question_or_hedge(sentence: str, told: str | None) -> None:

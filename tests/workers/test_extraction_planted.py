@@ -324,8 +324,22 @@ def test_an_apology_is_no_condition(mem: Memory) -> None:
             "my little bro cody (14) only eats like 4 foods so maybe something plain too",
             "my little bro cody (14) only eats like 4 foods",
         ),
+        (
+            "My flight to Cape Town leaves at 6am tomorrow from Heathrow, when should I leave?",
+            "My flight to Cape Town leaves at 6am tomorrow from Heathrow",
+        ),
+        (
+            "My son Ethan has hockey practice at 5am on Saturdays, any tips?",
+            "My son Ethan has hockey practice at 5am on Saturdays",
+        ),
     ],
-    ids=["question-after", "hedge-after", "hedged-consequence"],
+    ids=[
+        "question-after",
+        "hedge-after",
+        "hedged-consequence",
+        "when-question-after",
+        "short-request-after",
+    ],
 )
 def test_a_clause_told_before_a_question_or_hedge_is_kept(
     mem: Memory, said: str, told: str
@@ -401,6 +415,23 @@ def test_telling_someone_else_or_asking_whether_it_was_told_claims_nothing_new(
     said = "I forgot to tell my wife I'm going to Rome."
     session(mem, "s2", said)
     assert [r.content for r in stored(mem)] == [said]  # kept as said, the report with it
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm blind and use a screen reader, so please avoid tables.",
+        "My nephew Sam is autistic and he's coming to stay for a week in April.",
+    ],
+)
+def test_a_phrasing_its_words_do_not_say_gives_way_to_the_words(mem: Memory, said: str) -> None:
+    """ "I'm blind and use a screen reader" was phrased "The user is blind and use a screen
+    reader.", which the judge refuses: stored as an inference, nothing in the user's words
+    beside it. The sentence is kept as said instead, the user's confirmed statement."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
+    assert (record.status, record.source_kind) == (Status.CONFIRMED, SourceKind.USER_STATEMENT)
 
 
 def test_an_elliptical_clause_is_no_fact_of_its_own(mem: Memory) -> None:
