@@ -16,7 +16,9 @@ replaces when both hold:
   year"), and they say that something changed (core.judge.change): its evidence holds a
   change marker ("instead", "anymore", "no longer", "switched", "moved", "my new ...", "is
   off", "broke up", "retired", "returned", "accepted", "again", "now" ...), or its turn opens
-  by announcing one ("Update:", "Big news!", "There's been a change.");
+  by announcing one ("Update:", "Big news!", "There's been a change.") and the words do not
+  ask the assistant for something ("I need help to write ...": the turn's request, not its
+  news);
 - the record is linked to the candidate (``linked``): a user's statement, live, that does not
   itself say something ended ("covering banks instead of REITs": a later mention of REITs
   does not make it stale, the stale finder's rule, core.write.stale), and that reaches

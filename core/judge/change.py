@@ -84,6 +84,20 @@ _ANNOUNCES = re.compile(
     r"[^.!?:,\n]{0,20}[.!?:,\n]",
     re.IGNORECASE,
 )
+# A sentence that asks the assistant for something ("I need help to write an announcement
+# ...", "Can you ...", "Please ..."): a turn's announcement is of its news, not its requests,
+# which change nothing ("Big news! ... I am buying the pharmacy. I need help to write an
+# announcement for the patients, in English" retired "Please use simple English when you
+# answer me").
+_REQUEST = re.compile(
+    r"^\W*(?:(?:and|also|so|but|now|ok|okay|anyway)\W+)*(?:"
+    r"i\s+(?:need|want|would like|'d like)\s+(?:your\s+|some\s+)?help\b|"
+    r"i\s+(?:need|want|would like|'d like)\s+(?:you\s+to|to\s+(?:write|draft|prepare|send|ask))\b|"
+    r"(?:can|could|would|will)\s+(?:you|u)\b|please\b|pls\b|help\s+me\b|"
+    r"(?:write|draft|give|make|tell|show|suggest|explain|translate|fix|check|create|prepare|"
+    r"redo|update)\s+(?:me|us|a|an|the|my|our|some|this|that)\b)",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 # Words every statement about the user holds, or that name no thing.
 _COMMON = frozenset(
@@ -104,9 +118,13 @@ _COMMON = frozenset(
 def says_changed(evidence: str, turn: str = "", *, strong: bool = False) -> bool:
     """Whether the words say that something changed: a change marker in ``evidence``, or its
     ``turn`` opening by announcing a change (``change_spans``, ``announces``), unless the
-    evidence doubts or weighs (``_DOUBTS``: "Update: not sure when the wedding is now")."""
+    evidence doubts or weighs (``_DOUBTS``: "Update: not sure when the wedding is now") or asks
+    the assistant for something (``_REQUEST``: "Big news! ... I need help to write an
+    announcement")."""
     if change_spans(evidence, strong=strong):
         return True
+    if _REQUEST.match(evidence) is not None:
+        return False  # a turn announces its news, not its requests (``_REQUEST``)
     return announces(turn) and _DOUBTS.search(evidence.lower()) is None
 
 

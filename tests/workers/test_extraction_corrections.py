@@ -90,6 +90,34 @@ def test_a_turn_announcing_an_update_says_its_sentence_changed(mem: Memory) -> N
     assert status_of(mem, "boyfriend Ryan") is Status.SUPERSEDED
 
 
+@pytest.mark.parametrize(
+    ("before", "after", "kept"),
+    [
+        (
+            "Please use simple English when you answer me, I am from Casablanca.",
+            "Big news! I am buying the pharmacy. Please draft the patient announcement in "
+            "simple English, short and warm.",
+            "Please use simple English",
+        ),
+        (
+            "My book club meets on Thursdays at Bridie's house.",
+            "Update: Bridie is in hospital, poor thing. I need help to write a get well card "
+            "from the book club.",
+            "book club meets on Thursdays",
+        ),
+    ],
+    ids=["please", "need-help"],
+)
+def test_a_turn_announces_its_news_not_its_requests(
+    mem: Memory, before: str, after: str, kept: str
+) -> None:
+    """The announcement opening a turn marks its news, not what it asks the assistant for: a
+    request sharing a word with an earlier record ("simple English", "book club") retired it."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    assert status_of(mem, kept) is Status.CONFIRMED
+
+
 def test_a_correction_does_not_retire_an_unrelated_record(mem: Memory) -> None:
     """A change marker and an announcement retire nothing they share no topic with."""
     session(
