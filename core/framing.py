@@ -153,6 +153,35 @@ REPORTING = re.compile(
 )
 
 
+# A polite question that asks for a way of answering for good ("Could you answer in Spanish
+# from now on?", "Can you always cite your sources?", "Can you stop adding disclaimers?"):
+# the user means it as much as "Please always ..." (core.search.standing); not one request
+# ("Can you use British spelling?") and not a condition ("... if I asked?").
+_FOR_GOOD = (
+    r"(?:from now on|going forward|from here on|in (?:the )?future|anymore|any more|"
+    r"every ?time|always)"
+)
+_ANSWERING = (
+    r"(?:use|give|write|answer|respond|reply|explain|show|cite|include|avoid|stick to|switch to|"
+    r"format|talk|speak|call me|keep|tell me|remind me|check|add|put|mention|ask|translate|"
+    r"list|spell|quote|convert|round|sign|start|end)"
+)
+_ASKS_FOR_GOOD = re.compile(
+    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:can|could|would|will)\s+(?:you|u)\s+"
+    r"(?:please\s+|pls\s+|just\s+)*(?:stop\s+\w+ing\b|(?:always|never)\s+"
+    rf"{_ANSWERING}\b|(?:not\s+)?{_ANSWERING}\b(?=[^?]*\b{_FOR_GOOD}\b))"
+    r"(?![^?]*\bif\b)[^?]*\?+\W*$",
+    re.IGNORECASE,
+)
+
+
+def asks_for_good(sentence: str) -> bool:
+    """Whether ``sentence`` is a polite question asking the assistant for a way of answering
+    for good ("Could you answer in Spanish from now on?"): a request in the user's own words,
+    kept as said by the extractor and confirmed word for word by the judge."""
+    return _ASKS_FOR_GOOD.match(sentence.replace("\u2019", "'").strip()) is not None
+
+
 def reports(text: str) -> bool:
     """Whether ``text`` reports what someone said or believes ("My sister says I live in Leeds
     now", "Apparently the wedding moved"): kept as the user's words, it changes nothing the
@@ -374,6 +403,7 @@ __all__ = [
     "OWN_VOICE",
     "REPORTING",
     "asks",
+    "asks_for_good",
     "fiction",
     "fiction_cues",
     "inverted_condition",

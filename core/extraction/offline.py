@@ -401,6 +401,12 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             start, end = start + claim[0], start + claim[1]
             sentence = turn.content[start:end]
         phrased: list[Candidate] | None = None
+        if sentence.rstrip().endswith("?") and standing.instructs(sentence):
+            # "Could you answer in Spanish from now on?" asks for a way of answering for good:
+            # the user's standing instruction, kept as said (core.search.standing).
+            unphrased.append((index, start, end))
+            previous = (start, end, [])
+            continue
         if _refused(turn.content, start, end):
             # "I do pilates 3x a week, will that help with ski legs?": the question (or
             # hedge) is the last clause; the clauses told before it stand on their own.

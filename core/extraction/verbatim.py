@@ -52,6 +52,7 @@ from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.framing import asks
 from agent_memory.core.judge.change import content_words
 from agent_memory.core.judge.parse import default_parser
+from agent_memory.core.search import standing
 
 MAX_SENTENCES = 3
 MAX_CHARS = 400
@@ -81,9 +82,10 @@ _SMALL_TALK = frozenset(
 
 def informative(sentence: str) -> bool:
     """Whether ``sentence`` tells something: enough words, enough of them neither function
-    words nor small talk, and not a question that lost its mark."""
-    if asks(sentence):
-        return False
+    words nor small talk, and not a question that lost its mark (one asking for a way of
+    answering for good is an instruction: core.search.standing)."""
+    if asks(sentence) and not standing.instructs(sentence):
+        return False  # a question, unless one asking for a way of answering for good
     words = _WORD.findall(sentence.lower())
     if len(words) < MIN_WORDS:
         return False

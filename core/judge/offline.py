@@ -110,7 +110,7 @@ import re
 import unicodedata
 
 from agent_memory.core.amend import amended
-from agent_memory.core.framing import HEDGE, asks, fiction, ironic
+from agent_memory.core.framing import HEDGE, asks, asks_for_good, fiction, ironic
 from agent_memory.core.judge.align import Attempt, entail_sentence
 from agent_memory.core.judge.base import Judge, Verdict
 from agent_memory.core.judge.clauses import clause_passes, clause_veto
@@ -144,11 +144,14 @@ _UNPLAIN = re.compile(
 def _word_for_word(premise: str, hypothesis: str) -> bool:
     """The statement is its quote: the same text (Unicode-normalised; spacing, case and a
     final full stop aside) of one sentence that plainly claims, with no question, hedge,
-    negation, report, fiction or irony in it (those the rules read, however it is worded).
+    negation, report, fiction or irony in it (those the rules read, however it is worded), or
+    that asks the assistant for a way of answering for good (core.framing.asks_for_good).
     Anything else, a re-punctuated or re-signed copy included, goes to the rules."""
     quote, statement = _plain(premise), _plain(hypothesis)
-    if not quote or quote != statement or "?" in quote or len(split(premise)) != 1:
+    if not quote or quote != statement or len(split(premise)) != 1:
         return False
+    if "?" in quote:  # asserts nothing, unless it asks for a way of answering for good
+        return asks_for_good(quote)  # ("Could you answer in Spanish from now on?")
     return not (
         _UNPLAIN.search(quote)
         or HEDGE.search(quote)

@@ -19,8 +19,10 @@ instruction far from the task in a store of any size is a candidate. A standing 
 is a sentence of the user's own (a user statement or an imported user turn; never a tool's,
 an agent's, an assistant turn's or a summary's) addressed to the assistant (it says "please",
 "when you", "make sure", opens with "always" / "never" / "keep" ..., states a preference, or
-changes how to answer "from now on" without the user as its subject) that says it holds in
-general ("always", "never", "from now on", "for everything", "all my", "when you answer ...");
+changes how to answer "from now on" without the user as its subject; or a polite question
+asking for a way of answering, "Could you answer in Spanish from now on?") that says it holds in
+general ("always", "never", "from now on", "for everything", "all my", "when you answer ...",
+"stop adding ...");
 one request ("Please keep this email short"), a mention or report ("My boss always says
 please ..."), or a habit ("I can never sleep before midnight") is not.
 
@@ -37,6 +39,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from agent_memory.core.framing import asks_for_good
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
@@ -103,6 +106,12 @@ _ADDRESSED = re.compile(
     r"reply|cite|include|avoid|stick to)\b",
     re.IGNORECASE,
 )
+# "Can you stop adding disclaimers?": to stop doing something is for good.
+_STOP_DOING = re.compile(
+    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+)?"
+    r"(?:please\s+|pls\s+|just\s+)*stop\s+\w+ing\b",
+    re.IGNORECASE,
+)
 # "Prices in euros from now on", "English only from now on": a change of how to answer, said
 # without a verb; never the user's own change ("I'm vegan from now on").
 _FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b", re.IGNORECASE)
@@ -165,9 +174,12 @@ def instructs(sentence: str) -> bool:
 
 
 def _addressed(sentence: str) -> bool:
-    """Spoken to the assistant (not a question, not a mention or report of a request)."""
-    if sentence.endswith("?") or _REPORTED.search(sentence):
+    """Spoken to the assistant (not a question, unless one that asks for a way of answering
+    for good, core.framing.asks_for_good; not a mention or report of a request)."""
+    if _REPORTED.search(sentence):
         return False
+    if sentence.endswith("?"):
+        return asks_for_good(sentence)
     if _ADDRESSED.search(sentence):
         return True
     return any(
@@ -179,7 +191,7 @@ def _addressed(sentence: str) -> bool:
 def _general(sentence: str) -> bool:
     """Said to hold for good: a general marker, with "always" / "never" not of a habit."""
     found = [m.group(0).lower() for m in _GENERAL.finditer(sentence)]
-    if any(word not in ("always", "never") for word in found):
+    if any(word not in ("always", "never") for word in found) or _STOP_DOING.match(sentence):
         return True
     return bool(found) and len(_HABIT.findall(sentence)) < len(found)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.core.framing import HEDGE, reports, told_before, told_you
+from agent_memory.core.framing import HEDGE, asks_for_good, reports, told_before, told_you
 
 
 @pytest.mark.parametrize(
@@ -163,3 +163,23 @@ def test_a_clause_about_telling_the_assistant_frames_the_telling(sentence: str, 
 )
 def test_other_telling_frames_nothing(sentence: str) -> None:
     assert told_you(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "for_good"),
+    [
+        ("Could you answer in Spanish from now on?", True),
+        ("Can you always cite your sources?", True),
+        ("Can you stop adding disclaimers?", True),
+        ("Could you not use emojis anymore?", True),
+        ("Could you please keep answers short from now on?", True),
+        ("Can you use British spelling?", False),  # may be for this one text
+        ("Could you explain this in Spanish?", False),
+        ("Can you stop the timer?", False),
+        ("Would you always answer in French if I asked?", False),  # a condition
+        ("Will you always love me?", False),  # no way of answering
+        ("Please always use metric units.", False),  # told, not asked (core.search.standing)
+    ],
+)
+def test_a_question_asking_for_a_way_of_answering_for_good(sentence: str, for_good: bool) -> None:
+    assert asks_for_good(sentence) is for_good

@@ -434,6 +434,19 @@ def test_a_phrasing_its_words_do_not_say_gives_way_to_the_words(mem: Memory, sai
     assert (record.status, record.source_kind) == (Status.CONFIRMED, SourceKind.USER_STATEMENT)
 
 
+def test_an_instruction_asked_as_a_question_is_kept_as_said(mem: Memory) -> None:
+    """ "Could you answer in Spanish from now on?" asks for a way of answering for good: kept
+    in the user's words, confirmed (it was dropped as a question); a question asking for one
+    thing, or on a condition, is not."""
+    session(mem, "s1", "Hi! Could you answer in Spanish from now on? I'm learning it.")
+    asked = {r.content: r for r in stored(mem)}["Could you answer in Spanish from now on?"]
+    assert (asked.status, asked.source_kind) == (Status.CONFIRMED, SourceKind.USER_STATEMENT)
+    before = len(stored(mem))
+    session(mem, "s2", "Can you use British spelling?")
+    session(mem, "s3", "Would you always answer in French if I asked?")
+    assert len(stored(mem)) == before
+
+
 def test_an_elliptical_clause_is_no_fact_of_its_own(mem: Memory) -> None:
     """ "... and my son is too" says what the clause before it said; alone it phrases nothing
     ("The user's son is too." was stored)."""

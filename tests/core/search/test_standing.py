@@ -71,6 +71,16 @@ def alice(memory: Memory) -> Session:
     return stated(memory, [*FACTS, METRIC, R_ONLY, ONE_OFF])
 
 
+def test_an_instruction_asked_as_a_question_comes_with_a_task(memory: Memory) -> None:
+    """ "Could you answer in Spanish from now on?" is asked, and meant for good: the user's
+    words are kept (core.framing.asks_for_good), confirmed, and come with a later task."""
+    asked = "Could you answer in Spanish from now on?"
+    session = stated(memory, [*FACTS, asked])
+    result = search(session, "Give me a recipe for a quick weeknight dinner.")
+    reasons = {r["content"]: r["explanation"] for r in result["results"]}
+    assert reasons[asked]["passed_on"] == "standing"
+
+
 def test_a_task_gets_the_standing_instructions_however_far_from_it(alice: Session) -> None:
     result = search(alice, "Show me how to plot a histogram of the delivery times.")
     found = contents(result)
@@ -264,7 +274,13 @@ def record(content: str, **fields: Any) -> Record:
         ("Please keep this email short.", False),  # one request
         ("When you get a chance, please check my draft.", False),  # now, not for good
         ("I always run on Tuesdays.", False),  # a habit, said to nobody
-        ("Could you always use metric units?", False),  # asked, not told
+        # a polite question that asks for a way of answering for good is an instruction
+        ("Could you always use metric units?", True),
+        ("Could you answer in Spanish from now on?", True),
+        ("Can you stop adding disclaimers?", True),
+        ("Can you use British spelling?", False),  # may be for this one text
+        ("Would you always answer in French if I asked?", False),  # a condition
+        ("Will you always love me?", False),  # no way of answering
         ("From now on answer in French.", True),
         ("I'd like you to always respond in French.", True),
         ("Make sure to always cite sources.", True),
