@@ -281,6 +281,8 @@ def record(content: str, **fields: Any) -> Record:
         ("Can you use British spelling?", False),  # may be for this one text
         ("Would you always answer in French if I asked?", False),  # a condition
         ("Will you always love me?", False),  # no way of answering
+        ("Please stop adding emojis.", True),  # to stop doing something is for good
+        ("Please help me stop procrastinating.", False),  # what the user stops, not the answers
         ("From now on answer in French.", True),
         ("I'd like you to always respond in French.", True),
         ("Make sure to always cite sources.", True),
