@@ -154,23 +154,38 @@ REPORTING = re.compile(
 
 
 # A polite question that asks for a way of answering for good ("Could you answer in Spanish
-# from now on?", "Can you always cite your sources?", "Can you stop adding disclaimers?"):
-# the user means it as much as "Please always ..." (core.search.standing); not one request
-# ("Can you use British spelling?") and not a condition ("... if I asked?").
-_FOR_GOOD = (
-    r"(?:from now on|going forward|from here on|in (?:the )?future|anymore|any more|"
-    r"every ?time|always)"
-)
+# from now on?", "Can you always cite your sources?", "Can you stop adding disclaimers?"): the
+# user means it as much as "Please always ..." (core.search.standing). Read narrowly, as an
+# adversarial review found one-off questions that merely hold "always" or "anymore": the
+# lasting word sits right after "you" or closes the question, the verb is one of answering,
+# "stop" only stops a way of answering, and nothing in it asks why or what, points at this
+# one time, offers an alternative or sets a condition ("Could you explain why you always do
+# that?", "Can you keep it short this time?", "Can you always give sources, or only
+# sometimes?", "... when I ask?"); "Will you always ...?" asks what the assistant will do.
 _ANSWERING = (
-    r"(?:use|give|write|answer|respond|reply|explain|show|cite|include|avoid|stick to|switch to|"
-    r"format|talk|speak|call me|keep|tell me|remind me|check|add|put|mention|ask|translate|"
-    r"list|spell|quote|convert|round|sign|start|end)"
+    r"(?:use|give|write|answer|respond|reply|explain|cite|include|avoid|stick to|switch to|"
+    r"format|speak|call me|keep|add|quote|spell|show|put|mention|bring up)"
+)
+_ANSWERING_ING = (
+    r"(?:adding|using|apologi[sz]ing|saying|calling me|giving|including|putting|writing|"
+    r"suggesting|recommending|repeating|summari[sz]ing|ending|starting|replying|responding|"
+    r"answering|bolding|formatting|quoting|citing|mentioning)"
+)
+_FOR_GOOD = r"(?:from now on|going forward|from here on|in (?:the )?future)"
+_POLITE = (
+    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:can|could|would)\s+(?:you|u)\s+"
+    r"(?:please\s+|pls\s+|just\s+)*"
 )
 _ASKS_FOR_GOOD = re.compile(
-    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:can|could|would|will)\s+(?:you|u)\s+"
-    r"(?:please\s+|pls\s+|just\s+)*(?:stop\s+\w+ing\b|(?:always|never)\s+"
-    rf"{_ANSWERING}\b|(?:not\s+)?{_ANSWERING}\b(?=[^?]*\b{_FOR_GOOD}\b))"
-    r"(?![^?]*\bif\b)[^?]*\?+\W*$",
+    rf"{_POLITE}(?:(?:always|never)\s+{_ANSWERING}\b[^?]*|stop\s+{_ANSWERING_ING}\b[^?]*|"
+    rf"(?:not\s+)?{_ANSWERING}\b[^?]*\b{_FOR_GOOD}\W*|not\s+{_ANSWERING}\b[^?]*\b"
+    r"(?:anymore|any more)\W*)\?+\W*$",
+    re.IGNORECASE,
+)
+# What makes such a question one request, not a way of answering for good.
+_ONE_OFF = re.compile(
+    r"\b(?:why|what|how|which|who|whom|whose|where|when|whenever|if|unless|that|this time|"
+    r"today|tonight|now|or)\b",
     re.IGNORECASE,
 )
 
@@ -179,7 +194,11 @@ def asks_for_good(sentence: str) -> bool:
     """Whether ``sentence`` is a polite question asking the assistant for a way of answering
     for good ("Could you answer in Spanish from now on?"): a request in the user's own words,
     kept as said by the extractor and confirmed word for word by the judge."""
-    return _ASKS_FOR_GOOD.match(sentence.replace("\u2019", "'").strip()) is not None
+    sentence = sentence.replace("\u2019", "'").strip()
+    if _ASKS_FOR_GOOD.match(sentence) is None:
+        return False
+    # "from now on" holds "now", which a one-off "right now" means alone.
+    return _ONE_OFF.search(re.sub(_FOR_GOOD, " ", sentence, flags=re.IGNORECASE)) is None
 
 
 def reports(text: str) -> bool:

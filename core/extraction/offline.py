@@ -96,6 +96,7 @@ from agent_memory.core.framing import (
     told_before,
     told_you,
 )
+from agent_memory.core.judge.context import retraction
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import standing
 from agent_memory.core.write.evidence import (
@@ -403,9 +404,10 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         phrased: list[Candidate] | None = None
         if sentence.rstrip().endswith("?") and standing.instructs(sentence):
             # "Could you answer in Spanish from now on?" asks for a way of answering for good:
-            # the user's standing instruction, kept as said (core.search.standing).
-            unphrased.append((index, start, end))
-            previous = (start, end, [])
+            # the user's standing instruction, kept as said (core.search.standing), unless
+            # the rest of the turn takes it back ("... Actually never mind, English is fine.").
+            if retraction(turn.content[end:], sentence) is None:
+                unphrased.append((index, start, end))
             continue
         if _refused(turn.content, start, end):
             # "I do pilates 3x a week, will that help with ski legs?": the question (or

@@ -106,10 +106,14 @@ _ADDRESSED = re.compile(
     r"reply|cite|include|avoid|stick to)\b",
     re.IGNORECASE,
 )
-# "Can you stop adding disclaimers?": to stop doing something is for good.
+# "Please stop adding emojis.": to stop a way of answering is for good ("Please stop
+# overthinking it and just give me the code" is not one).
 _STOP_DOING = re.compile(
-    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+)?"
-    r"(?:please\s+|pls\s+|just\s+)*stop\s+\w+ing\b",
+    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:(?:can|could|would)\s+(?:you|u)\s+)?"
+    r"(?:please\s+|pls\s+|just\s+)*stop\s+(?:adding|using|apologi[sz]ing|saying|calling me|"
+    r"giving|including|putting|writing|suggesting|recommending|repeating|summari[sz]ing|"
+    r"ending|starting|replying|responding|answering|bolding|formatting|quoting|citing|"
+    r"mentioning)\b",
     re.IGNORECASE,
 )
 # "Prices in euros from now on", "English only from now on": a change of how to answer, said

@@ -179,6 +179,16 @@ def test_other_telling_frames_nothing(sentence: str) -> None:
         ("Would you always answer in French if I asked?", False),  # a condition
         ("Will you always love me?", False),  # no way of answering
         ("Please always use metric units.", False),  # told, not asked (core.search.standing)
+        ("Can you never mention my ex again?", True),
+        # an adversarial review's one-off questions
+        ("Could you explain why you always do that?", False),
+        ("Can you keep it short this time, not always so long?", False),
+        ("Can you always give sources, or only sometimes?", False),
+        ("Will you always answer in English?", False),  # what the assistant will do
+        ("Would you always answer in French when I ask?", False),
+        ("Could you ask my husband to always lock the door?", False),
+        ("Would you stop pretending you know everything?", False),
+        ("Would you explain why my code doesn't compile anymore?", False),
     ],
 )
 def test_a_question_asking_for_a_way_of_answering_for_good(sentence: str, for_good: bool) -> None:

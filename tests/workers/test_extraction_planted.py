@@ -444,7 +444,11 @@ def test_an_instruction_asked_as_a_question_is_kept_as_said(mem: Memory) -> None
     before = len(stored(mem))
     session(mem, "s2", "Can you use British spelling?")
     session(mem, "s3", "Would you always answer in French if I asked?")
+    session(mem, "s4", "Could you explain why you always do that?")
     assert len(stored(mem)) == before
+    # taken back in its turn: not kept (an adversarial review's case)
+    session(mem, "s5", "Can you stop adding disclaimers? Actually never mind, keep them.")
+    assert not any("disclaimers?" in r.content for r in stored(mem))
 
 
 def test_an_elliptical_clause_is_no_fact_of_its_own(mem: Memory) -> None:
