@@ -104,6 +104,7 @@ from agent_memory.core.write.evidence import (
     Turn,
     find_quote,
     normalise,
+    quote_problem,
     vouching_problem,
 )
 from agent_memory.core.write.remembered import remembered
@@ -449,9 +450,15 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased
         # clause is the instruction ("I'd rather you always answer in bullet points").
-        kept_whole = not phrased or (
-            standing.instructs(sentence)
-            and not any(standing.instructs(c.evidence) for c in phrased)
+        kept_whole = (
+            not phrased
+            # every phrasing's quote too short for the write path to take ("I'm 45" of "I'm
+            # 45, male, 6 foot, around 95kg."): the sentence is kept as said beside them
+            or all(quote_problem(c.evidence) is not None for c in phrased)
+            or (
+                standing.instructs(sentence)
+                and not any(standing.instructs(c.evidence) for c in phrased)
+            )
         )
         if kept_whole and not not_the_users and not correction:
             unphrased.append((index, start, end))

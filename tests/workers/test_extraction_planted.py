@@ -422,6 +422,8 @@ def test_telling_someone_else_or_asking_whether_it_was_told_claims_nothing_new(
     [
         "I'm blind and use a screen reader, so please avoid tables.",
         "My nephew Sam is autistic and he's coming to stay for a week in April.",
+        # a phrasing whose quote is too short to take ("I'm 45") lost the whole sentence
+        "I'm 45, male, 6 foot, around 95kg.",
     ],
 )
 def test_a_phrasing_its_words_do_not_say_gives_way_to_the_words(mem: Memory, said: str) -> None:
