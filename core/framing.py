@@ -172,12 +172,17 @@ _ANSWERING_ING = (
     r"answering|bolding|formatting|quoting|citing|mentioning)"
 )
 _FOR_GOOD = r"(?:from now on|going forward|from here on|in (?:the )?future)"
-_POLITE = (
-    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:can|could|would)\s+(?:you|u)\s+"
-    r"(?:please\s+|pls\s+|just\s+)*"
-)
+_OPENER = r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*"
+_CAN_YOU = r"(?:can|could|would)\s+(?:you|u)\s+"
+_PLEASE = r"(?:please\s+|pls\s+|just\s+)*"
+_STOP_ANSWERING = rf"stop\s+{_ANSWERING_ING}\b"
+# "Please stop adding emojis.", "Can you stop adding disclaimers?": to stop a way of answering
+# is for good ("Please stop overthinking it and just give me the code" is not one); read by
+# core.search.standing for an instruction told or asked.
+STOPS_ANSWERING = re.compile(rf"{_OPENER}(?:{_CAN_YOU})?{_PLEASE}{_STOP_ANSWERING}", re.I)
 _ASKS_FOR_GOOD = re.compile(
-    rf"{_POLITE}(?:(?:always|never)\s+{_ANSWERING}\b[^?]*|stop\s+{_ANSWERING_ING}\b[^?]*|"
+    rf"{_OPENER}{_CAN_YOU}{_PLEASE}(?:(?:always|never)\s+{_ANSWERING}\b[^?]*|"
+    rf"{_STOP_ANSWERING}[^?]*|"
     rf"(?:not\s+)?{_ANSWERING}\b[^?]*\b{_FOR_GOOD}\W*|not\s+{_ANSWERING}\b[^?]*\b"
     r"(?:anymore|any more)\W*)\?+\W*$",
     re.IGNORECASE,
@@ -421,6 +426,7 @@ __all__ = [
     "LEAD",
     "OWN_VOICE",
     "REPORTING",
+    "STOPS_ANSWERING",
     "asks",
     "asks_for_good",
     "fiction",

@@ -163,8 +163,9 @@ def _doubted(lowered: str) -> list[tuple[int, int]]:
     """(start, end) of each clause of ``lowered`` that doubts or weighs (``_DOUBTS``)."""
     if _DOUBTS.search(lowered) is None:
         return []  # the common case, without splitting the text
-    ends = [m.start() for m in _CLAUSE_BREAK.finditer(lowered)] + [len(lowered)]
-    starts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(lowered)]
+    breaks = list(_CLAUSE_BREAK.finditer(lowered))
+    ends = [m.start() for m in breaks] + [len(lowered)]
+    starts = [0] + [m.end() for m in breaks]
     return [(a, b) for a, b in zip(starts, ends, strict=True) if _DOUBTS.search(lowered, a, b)]
 
 

@@ -324,20 +324,16 @@ def _close_to_best(
         (c.matches["dense"]["score"] for c in measures if "dense" in c.matches), default=math.inf
     )
     best_bm25 = max((s for c in measures if (s := _bm25(c)) is not None), default=0.0)
+    least = max(best_cosine - dense_margin, dense_share * best_cosine)
+    share = f" and at least {dense_share} of it" if least > best_cosine - dense_margin else ""
     close: dict[str, str] = {}
     for candidate in weak:
         dense = candidate.matches.get("dense")
         bm25 = _bm25(candidate)
-        least = max(best_cosine - dense_margin, dense_share * best_cosine)
         if dense is not None and dense["score"] >= least:
             close[candidate.record_id] = (
                 f"dense cosine {dense['score']:.3f} within {dense_margin} of the best "
-                f"{best_cosine:.3f}"
-                + (
-                    f" and at least {dense_share} of it"
-                    if least > best_cosine - dense_margin
-                    else ""
-                )
+                f"{best_cosine:.3f}{share}"
             )
         elif bm25 is not None and best_bm25 > 0 and bm25 >= lexical_share * best_bm25:
             close[candidate.record_id] = (

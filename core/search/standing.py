@@ -39,7 +39,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from agent_memory.core.framing import asks_for_good
+from agent_memory.core.framing import STOPS_ANSWERING, asks_for_good
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
@@ -104,16 +104,6 @@ _ADDRESSED = re.compile(
     r"in (?:the )?future),? )*"
     r"(?:always|never|don't|do not|stop|keep|use|give|write|explain|show|no need|answer|respond|"
     r"reply|cite|include|avoid|stick to)\b",
-    re.IGNORECASE,
-)
-# "Please stop adding emojis.": to stop a way of answering is for good ("Please stop
-# overthinking it and just give me the code" is not one).
-_STOP_DOING = re.compile(
-    r"^\W*(?:(?:also|and|oh|ok|okay|so|btw|hey)\W+)*(?:(?:can|could|would)\s+(?:you|u)\s+)?"
-    r"(?:please\s+|pls\s+|just\s+)*stop\s+(?:adding|using|apologi[sz]ing|saying|calling me|"
-    r"giving|including|putting|writing|suggesting|recommending|repeating|summari[sz]ing|"
-    r"ending|starting|replying|responding|answering|bolding|formatting|quoting|citing|"
-    r"mentioning)\b",
     re.IGNORECASE,
 )
 # "Prices in euros from now on", "English only from now on": a change of how to answer, said
@@ -195,7 +185,7 @@ def _addressed(sentence: str) -> bool:
 def _general(sentence: str) -> bool:
     """Said to hold for good: a general marker, with "always" / "never" not of a habit."""
     found = [m.group(0).lower() for m in _GENERAL.finditer(sentence)]
-    if any(word not in ("always", "never") for word in found) or _STOP_DOING.match(sentence):
+    if any(word not in ("always", "never") for word in found) or STOPS_ANSWERING.match(sentence):
         return True
     return bool(found) and len(_HABIT.findall(sentence)) < len(found)
 
