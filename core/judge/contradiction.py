@@ -92,6 +92,28 @@ _CALLED_OFF = re.compile(
     r"[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}) (?:is|are|was|were|has been|have been|got) "
     r"(?:now |officially |definitely )?(?:off|cancell?ed|called off)\b"
 )
+# What may follow a bare "off" that calls a plan off: "the trip is off now, sadly", "Berlin is
+# off for good". Anything else says who is away or what is given up ("off to bed", "off sick",
+# "off work until Monday", "off dairy").
+_OFF_ENDS = re.compile(
+    r"(?:\s*(?:now|for now|for good|again|too|as well|completely|entirely|sadly|"
+    r"unfortunately|anyway|after all|then)\b)*\s*(?:[,.;:!?)]|$)",
+    re.I,
+)
+
+
+def _called_off(text: str, found: re.Match[str]) -> bool:
+    """Whether ``found`` (``_CALLED_OFF``) calls a plan off: never "the user" (who is off to
+    bed, off sick or off dairy), and a bare "off" ends its clause."""
+    if found["what"].lower() == "the user":
+        return False
+    return (
+        not found.group(0).endswith("off")
+        or found.group(0).endswith("called off")
+        or bool(_OFF_ENDS.match(text, found.end()))
+    )
+
+
 # A role taken over: "my new boss is Katrin Vogel", "Grace is our new nanny". The word "new"
 # says the holder before is no longer the holder, whatever the role.
 _OWNER = r"(?i:my|our|the user 's)"
@@ -198,7 +220,7 @@ def _gone(s: _Statement) -> set[str] | None:
             rest = re.sub(r"\b(?:any ?more|these days|now|completely|totally)\b", " ", rest)
             return _stems(rest) or None
     found = _CALLED_OFF.search(s.cased)
-    if found is not None and not s.negated:
+    if found is not None and not s.negated and _called_off(s.cased, found):
         what = re.sub(r"^(?:so|and|but|now) ", "", found["what"].lower())
         return _stems(what) or None
     return None

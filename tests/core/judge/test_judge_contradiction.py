@@ -63,6 +63,8 @@ EXCLUSIVE = [
     ("The user plays badminton every Wednesday.", "The user has stopped badminton since joining."),
     ("Our boat Maaken is small for three adults.", "We sold Maaken and bought a bigger one."),
     ("We booked a trip to Rome in June.", "The Rome trip is cancelled."),
+    ("We're going to the Lisbon festival.", "The Lisbon festival is off for now."),
+    ("Our trip to Rome is in June.", "The trip is off now, sadly."),
 ]
 NOT_EXCLUSIVE = [
     ("The user is going to Rome.", "So it's off."),
@@ -71,6 +73,14 @@ NOT_EXCLUSIVE = [
     ("My phone is an iPhone.", "My new phone is great."),
     ("The user plays tennis.", "The user stopped badminton since joining."),
     ("Weber plus two directors.", "I might get a new boss, maybe Katrin Vogel is my new boss."),
+    # "off" to bed, sick, work, a food: the user is away or has given something up, not called
+    # off (read as "the user is off", it retired every record naming the user)
+    ("The user lives in Leeds.", "The user is off to bed."),
+    ("The user works as a nurse.", "The user is off sick today."),
+    ("The user's dog is called Biscuit.", "The user is off work until Monday."),
+    ("The user is allergic to shellfish.", "The user is off dairy now."),
+    ("Mark is my manager at Arup.", "Mark is off today, so I'm covering."),
+    ("My sister Zoe lives in York.", "Zoe is off to Spain next week."),
 ]
 
 

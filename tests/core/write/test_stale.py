@@ -119,3 +119,44 @@ def test_a_new_holder_written_by_the_agent_supersedes_the_old_one(mem: Memory) -
     assert got[str(old["id"])].status is Status.SUPERSEDED
     assert got[str(dog["id"])].status is Status.CONFIRMED
     assert got[str(new["id"])].status is Status.CONFIRMED
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Right, I'm off to bed.", "I'm off sick today.", "I'm off work until Monday, so I'm bored."],
+)
+def test_the_user_being_off_retires_nothing(mem: Memory, said: str) -> None:
+    """ "I'm off to bed" was read as a plan called off whose name is "the user", so it retired
+    every record naming the user: lives, works, dog and allergy, through extraction and
+    through memory_write alike."""
+    facts = ["I live in Leeds.", "I work as a nurse.", "My dog is called Biscuit."]
+    for day, fact in enumerate(facts):
+        session(mem, f"s{day}", fact, days=day)
+    session(mem, "later", said, days=10)
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="w", now=NOW)
+    at = NOW + timedelta(days=11)
+    s.add_turn("user", "I'm allergic to shellfish. Thanks! Right, I'm off to bed.", at=at)
+    arguments = {"source_kind": "user_statement", "type": "semantic"}
+    allergy = s.call(
+        "memory_write",
+        {
+            **arguments,
+            "content": "The user is allergic to shellfish.",
+            "evidence": "I'm allergic to shellfish",
+        },
+        now=at,
+    )
+    off = s.call(
+        "memory_write",
+        {
+            **arguments,
+            "content": "The user is off to bed.",
+            "evidence": "I'm off to bed",
+            "type": "episodic",
+        },
+        now=at,
+    )
+    assert off["notes"] == [], off["notes"]
+    assert mem.store.get_records([allergy["id"]])[allergy["id"]].status is Status.CONFIRMED
+    for words in ("Leeds", "nurse", "Biscuit"):
+        assert status(mem, words) is Status.CONFIRMED
