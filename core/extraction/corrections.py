@@ -123,6 +123,17 @@ _NOW = re.compile(r"(?<!\bfor )\bnow\b", re.I)
 # A change that says the earlier thing was replaced: close is enough ("We replaced our vehicle
 # with a Tesla" / "We have a Honda Civic").
 _REPLACED = re.compile(r"\b(?:instead|replaced|switched|swapped)\b", re.I)
+# A relationship that ended ("Noah and I broke up") ends what was said of the relationship
+# ("my boyfriend Noah is flying in", "we've been dating since June"), not what was said of the
+# person ("Noah is allergic to cats" stays true): when every change word of the evidence but
+# "now" says so, a record is retired only if it names a relationship.
+_BREAK_UP = re.compile(r"\b(?:broke|broken|break|breaking|split|splitting)\s+up\b", re.I)
+_RELATIONSHIP = re.compile(
+    r"\b(?:boy|girl)friends?\b|\b(?:bf|gf|partner|husband|hubby|wife|spouse|fianc[eé]e?|ex)\b"
+    r"|\b(?:dating|dated|date|together|married|marriage|engaged|relationship|couple|"
+    r"anniversary|long[ -]distance)\b",
+    re.I,
+)
 # An addition, not a replacement: "We got a kitten now too", "a new armchair to go with the
 # couch".
 _ADDED = re.compile(r"\b(?:too|as well)\s*(?:[.!?,;]|$)|\bto go with\b", re.I)
@@ -139,9 +150,29 @@ def corrected(
         return []  # "She moved there from Leeds last year": whoever she is, not the user
     if not says_changed(candidate.evidence, turn) or _added(candidate.evidence):
         return []  # no change said (or doubted), or an addition ("We got a kitten now too")
-    found = [r for r in related if linked(candidate, r) and _whole(candidate, r)]
+    found = [
+        r
+        for r in related
+        if linked(candidate, r) and _whole(candidate, r) and _about_what_ended(candidate, r)
+    ]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     return found[:MAX_RETIRED]
+
+
+def _about_what_ended(candidate: Candidate, record: dict[str, Any]) -> bool:
+    """Whether ``record`` says something the candidate's change ends: for a relationship
+    that ended (``_BREAK_UP``, every change word of the evidence but "now"), only a record
+    naming a relationship; for any other change, every linked record."""
+    evidence = candidate.evidence
+    said = [evidence[a:b].lower() for a, b in change_spans(evidence, strong=True)]
+    if not any(_BREAK_UP.fullmatch(w) for w in said):
+        return True
+    if not all(_BREAK_UP.fullmatch(w) or w == "now" for w in said):
+        return True
+    return (
+        _RELATIONSHIP.search(f"{record.get('content', '')} {record.get('evidence') or ''}")
+        is not None
+    )
 
 
 def _added(evidence: str) -> bool:

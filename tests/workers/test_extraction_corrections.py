@@ -246,6 +246,50 @@ def test_a_correction_retires_nothing_it_only_names(
 
 
 @pytest.mark.parametrize(
+    ("before", "after", "kept", "retired"),
+    [
+        (
+            "My boyfriend Noah is flying in for the weekend. Noah is allergic to cats, we only "
+            "have a fish.",
+            "Noah and I broke up last week. It's fine.",
+            "Noah is allergic to cats",
+            "boyfriend Noah",
+        ),
+        (
+            "My girlfriend Lena works as a nurse at St Mary's hospital in Leeds.",
+            "Lena and I split up in March.",
+            None,
+            "girlfriend Lena",
+        ),
+        (
+            "We've been dating since June, Priya is a vet in Austin.",
+            "Priya and I broke up, sadly.",
+            None,
+            "dating since June",
+        ),
+        (
+            "Sam loves hiking in the Alps every summer with his sister.",
+            "Sam and I broke up.",
+            "hiking in the Alps",
+            None,
+        ),
+    ],
+)
+def test_a_break_up_retires_the_relationship_not_the_person(
+    mem: Memory, before: str, after: str, kept: str | None, retired: str | None
+) -> None:
+    """A relationship that ended ends what was said of the relationship ("my boyfriend Noah
+    is flying in"), not what was said of the person ("Noah is allergic to cats" stays true;
+    a rule that linked by the name alone retired it, and the user's fish with it)."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    if kept is not None:
+        assert status_of(mem, kept) is Status.CONFIRMED
+    if retired is not None:
+        assert status_of(mem, retired) is Status.SUPERSEDED
+
+
+@pytest.mark.parametrize(
     ("before", "after", "retired"),
     [
         (  # an ending beside an addition word is still an ending
