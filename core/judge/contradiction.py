@@ -218,12 +218,32 @@ def _gone(s: _Statement) -> set[str] | None:
         if found is not None:
             rest = _ADJUNCT.sub("", found["rest"])
             rest = re.sub(r"\b(?:any ?more|these days|now|completely|totally)\b", " ", rest)
-            return _stems(rest) or None
+            ended = _stems(rest)
+            # Whose it was goes with it: "my brother stopped running" ends his running, not the
+            # user's ("I run 5k every morning" stays); the user's own ("I stopped ...") names
+            # no one.
+            return ended | _stems(_OWNER_WORDS.sub(" ", _whose(s.text[: found.start()]))) or None
     found = _CALLED_OFF.search(s.cased)
     if found is not None and not s.negated and _called_off(s.cased, found):
         what = re.sub(r"^(?:so|and|but|now) ", "", found["what"].lower())
         return _stems(what) or None
     return None
+
+
+_OWNER_WORDS = re.compile(r"\b(?:my|our|his|her|their|your|the user 's|'s)\b|\bthe user\b")
+_AUXILIARIES = re.compile(
+    r"(?:\s+(?:has|have|had|is|are|am|was|were|just|finally|recently|also|already|now|"
+    r"completely|totally|actually))+$"
+)
+_LEAD_WORDS = re.compile(r"^(?:(?:and|also|so|but|now|well|oh|then|sadly|finally|recently)\b\W*)+")
+
+
+def _whose(subject: str) -> str:
+    """The words naming who did what ``subject`` opens a cessation with, or "" for the user
+    (or a group with the user: "we", "the user and her husband")."""
+    subject = _LEAD_WORDS.sub("", subject.strip(" ,")).strip()
+    subject = _AUXILIARIES.sub("", subject).strip()
+    return "" if not subject or _ONE_PERSON.match(subject) or subject == "we" else subject
 
 
 def says_ended(text: str) -> bool:

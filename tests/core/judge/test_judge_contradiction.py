@@ -63,6 +63,8 @@ EXCLUSIVE = [
     ("The user plays badminton every Wednesday.", "The user has stopped badminton since joining."),
     ("Our boat Maaken is small for three adults.", "We sold Maaken and bought a bigger one."),
     ("We booked a trip to Rome in June.", "The Rome trip is cancelled."),
+    ("My brother runs marathons.", "My brother stopped running."),
+    ("I play badminton.", "I have finally quit badminton."),
     ("We're going to the Lisbon festival.", "The Lisbon festival is off for now."),
     ("Our trip to Rome is in June.", "The trip is off now, sadly."),
 ]
@@ -80,6 +82,10 @@ NOT_EXCLUSIVE = [
     ("The user's dog is called Biscuit.", "The user is off work until Monday."),
     ("The user is allergic to shellfish.", "The user is off dairy now."),
     ("Mark is my manager at Arup.", "Mark is off today, so I'm covering."),
+    # what someone else stopped is theirs, not the user's (it retired "I run 5k every morning")
+    ("The user runs 5k every morning.", "My brother stopped running."),
+    ("I drink coffee every day.", "My wife no longer drinks coffee."),
+    ("I play chess on Fridays.", "Tom quit chess."),
     ("My sister Zoe lives in York.", "Zoe is off to Spain next week."),
 ]
 
