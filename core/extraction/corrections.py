@@ -52,11 +52,13 @@ merely topical neighbour ("Now, the book club is at my house") retires the wrong
 Limits: a change said with neither marker nor announcement ("I've started eating chicken"
 after "I'm pescatarian") is missed, and so is an old record that shares no content word with
 the correction and is not close in embedding space ("so Berlin is off" is at cosine 0.28 to
-the marathon plan: one shared word needs 0.35). Past the roles above, a shared name links
-records about that person or place that the correction does not change ("noah and i broke
-up" retires "noah is allergic to cats"); telling which attribute of a person changed needs a
-model. A correction the judge downgrades to an inference cannot replace the user's own
-statement. A chain of changes stops at a record that itself says something ended.
+the marathon plan: one shared word needs 0.35). A couple's break-up ("noah and i broke up")
+retires only records naming a relationship (``_about_what_ended``: "noah is allergic to cats"
+stays); past that and the roles above, a shared name links records about that person or place
+that the correction does not change ("The Berlin office party is off." retires the Berlin
+Marathon plan); telling which attribute of a person changed needs a model. A correction the
+judge downgrades to an inference cannot replace the user's own statement. A chain of changes
+stops at a record that itself says something ended.
 """
 
 from __future__ import annotations
@@ -128,10 +130,16 @@ _REPLACED = re.compile(r"\b(?:instead|replaced|switched|swapped)\b", re.I)
 # person ("Noah is allergic to cats" stays true): when every change word of the evidence but
 # "now" says so, a record is retired only if it names a relationship.
 _BREAK_UP = re.compile(r"\b(?:broke|broken|break|breaking|split|splitting)\s+up\b", re.I)
+# A couple's break-up, not a band's or a club's: "Noah and I", "me and Noah", "we", "I ...
+# with Noah"; a group that split up ends the group, read as before.
+_COUPLE = re.compile(
+    r"\b(?:and\s+(?:i|me)|me\s+and|we|i|i've|we've)\s+(?:\w+\s+)?(?:broke|split)\s+up\b", re.I
+)
 _RELATIONSHIP = re.compile(
     r"\b(?:boy|girl)friends?\b|\b(?:bf|gf|partner|husband|hubby|wife|spouse|fianc[eé]e?|ex)\b"
     r"|\b(?:dating|dated|date|together|married|marriage|engaged|relationship|couple|"
-    r"anniversary|long[ -]distance)\b",
+    r"anniversary|long[ -]distance|seeing|going out|went out|"
+    r"(?:i'm|i am|been|living|live|lives|moved in) with)\b",
     re.I,
 )
 # An addition, not a replacement: "We got a kitten now too", "a new armchair to go with the
@@ -160,12 +168,13 @@ def corrected(
 
 
 def _about_what_ended(candidate: Candidate, record: dict[str, Any]) -> bool:
-    """Whether ``record`` says something the candidate's change ends: for a relationship
-    that ended (``_BREAK_UP``, every change word of the evidence but "now"), only a record
-    naming a relationship; for any other change, every linked record."""
+    """Whether ``record`` says something the candidate's change ends: for a couple that
+    broke up (``_BREAK_UP`` said of the user and someone, ``_COUPLE``, every change word of
+    the evidence but "now"), only a record naming a relationship ("seeing", "going out",
+    "with" included); for any other change, every linked record."""
     evidence = candidate.evidence
     said = [evidence[a:b].lower() for a, b in change_spans(evidence, strong=True)]
-    if not any(_BREAK_UP.fullmatch(w) for w in said):
+    if not any(_BREAK_UP.fullmatch(w) for w in said) or not _COUPLE.search(evidence):
         return True
     if not all(_BREAK_UP.fullmatch(w) or w == "now" for w in said):
         return True

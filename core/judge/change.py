@@ -33,7 +33,11 @@ _CORRECTION = re.compile(
     r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
     r"updated?|stopped|quit|left|replaced|gave up|again|"
     r"(?<!\bfor )now|"
-    r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:off|gone|over)|"
+    r"(?:my|our|his|her|their|the) new|(?:is|are|was|'s) (?:gone|over)|"
+    # "off" closing its clause calls a plan off ("so Berlin is off"); "Mark is off today",
+    # "I'm off to bed", "off sick" say who is away
+    r"(?:is|are|was|'s) off(?=\s*(?:now|for now|for good|again|too|sadly|after all)?\s*"
+    r"(?:[,.;:!?)]|$))|"
     r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
     r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
     r"takes over|instead of)\b"

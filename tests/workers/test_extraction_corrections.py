@@ -226,6 +226,11 @@ def test_a_no_that_says_nothing_is_off_retires_nothing(
             "We got a kitten now too, Mochi is not impressed.",
             "Our cat Mochi",
         ),
+        (  # who is off today is away, not called off
+            "My manager is Mark, he runs the Leeds office.",
+            "Mark is off today, so I'm covering his calls.",
+            "My manager is Mark",
+        ),
         (  # "for now" keeps things as they are
             "I run a small landscaping business in Leeds.",
             "We bought a house in the Dales! I'll keep the business in Leeds for now.",
@@ -272,6 +277,13 @@ def test_a_correction_retires_nothing_it_only_names(
             "Sam and I broke up.",
             "hiking in the Alps",
             None,
+        ),
+        ("I've been seeing Marco for 6 months.", "Marco and I broke up.", None, "seeing Marco"),
+        (  # a band that split up ends the band, as before
+            "I play bass in a band called The Foxes.",
+            "The Foxes split up last month.",
+            None,
+            "band called The Foxes",
         ),
     ],
 )
