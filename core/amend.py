@@ -36,6 +36,7 @@ _SUBJECT = re.compile(
     r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our|it|it's|that|that's|this|he|she|they)\b", re.I
 )
 _WORD = re.compile(r"[\w'-]+")
+_AFTER = re.compile(r"\s*[,;]\s*|\s+[-\u2013\u2014]\s+")
 _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
@@ -57,14 +58,26 @@ def ellipsis(sentence: str) -> str | None:
     if m is None:
         return None
     rest = m.group("rest").strip(" ,")
+    # "Sorry, the 19th, I just checked": a clause of the speaker's own after the value.
+    head, *after = _AFTER.split(rest, maxsplit=1)
+    if after and _SUBJECT.match(after[0]):
+        rest = head
     words = _WORD.findall(rest)
     if not words or len(words) > MAX_WORDS or _SUBJECT.match(rest):
         return None
     return rest
 
 
+def _ordinal(word: str) -> bool:
+    return bool(re.fullmatch(r"\d+(?:st|nd|rd|th)", word, re.I))
+
+
 def _number(word: str) -> bool:
-    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?", word)) or word.lower() in _NUMBER_WORDS
+    # "19th" too: a day of the month is corrected as often as a count.
+    return (
+        bool(re.fullmatch(r"\d+(?:[.,]\d+)?|\d+(?:st|nd|rd|th)", word, re.I))
+        or word.lower() in _NUMBER_WORDS
+    )
 
 
 def amended(before: str, correction: str) -> str | None:
@@ -84,8 +97,13 @@ def amended(before: str, correction: str) -> str | None:
             if body[start : old[k].end()].lower() == value.lower():
                 return None  # the same words: nothing corrected
             return body[:start] + value + body[old[k].end() :]
+    if new[0].lower() == "the" and len(new) == 2 and _ordinal(new[1]):
+        new, value = new[1:], new[1]  # "Sorry, the 19th": the day, its article already there
     if len(new) == 1 and _number(new[0]):
-        numbers = [w for w in old[1:] if _number(w.group(0))]
+        # An ordinal for an ordinal ("on the 12th" / "the 19th"), a count for a count: "for 2
+        # hours. Sorry, the 4th" corrects no hours.
+        ordinal = _ordinal(new[0])
+        numbers = [w for w in old[1:] if _number(w.group(0)) and _ordinal(w.group(0)) == ordinal]
         if numbers:
             w = numbers[-1]
             return body[: w.start()] + value + body[w.end() :]

@@ -206,6 +206,46 @@ def asks_for_good(sentence: str) -> bool:
     return _ONE_OFF.search(re.sub(_FOR_GOOD, " ", sentence, flags=re.IGNORECASE)) is None
 
 
+# A request to forget what the user said ("Please forget that I see a therapist.", "Can you
+# delete what I told you about my ex?", "Don't remember that.", "I want you to forget my
+# address"): an instruction about memory, which the agent carries out (memory_forget), never
+# a statement to keep; it names what is to go.
+_OPENS = r"^\W*(?:(?:ok|okay|oh|and|also|so|but|actually|hey|um|just)\W+)*"
+# Who asks: "please", "can you", "I'd like you to".
+_ASKER = (
+    r"(?:please\s+|pls\s+|plz\s+|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|"
+    r"i\s*(?:'d\s+like|\s+would\s+like|\s+want|\s+need)\s+you\s+to\s+)"
+)
+_TOLD = (
+    r"(?:what|whatever|everything|anything|all)\s+i(?:'ve)?\s+(?:said|told|mentioned|shared|wrote)"
+)
+_FORGET_REQUEST = re.compile(
+    # "Please forget that I see a therapist", "Can you forget my address", "I'd like you to
+    # delete what I told you"
+    rf"{_OPENS}{_ASKER}(?:forget|unlearn)\b|"
+    # unasked, only about what was said: "Forget what I told you about my ex", "forget I said
+    # anything", "forget that I mentioned it"; not "Forget the beach, ...", "Forget my old job"
+    rf"{_OPENS}(?:forget|unlearn)\s+(?:{_TOLD}|(?:that\s+)?i\s+(?:said|told|mentioned)|"
+    r"that\s+i(?:'m|'ve)?\b)|"
+    rf"{_OPENS}{_ASKER}?(?:delete|erase|remove|wipe)\s+(?:{_TOLD}|everything\s+you\s+know|"
+    r"[^.!?]{0,40}\bfrom\s+(?:your|the)\s+memory)|"
+    # "Don't remember that", "pls dont store that ...", "don't keep a record of my salary"
+    rf"{_OPENS}(?:please\s+|pls\s+)?(?:don't|dont|do\s+not|never|stop)\s+(?:remember|remembering|"
+    r"store|storing|memori[sz]e|memori[sz]ing)\s+(?:that|this|it|what|anything|my|the\s+fact)\b|"
+    rf"{_OPENS}(?:please\s+|pls\s+)?(?:don't|dont|do\s+not|never)\s+(?:keep|make)\s+"
+    r"(?:a\s+)?(?:record|note)\s+of\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_forget(sentence: str) -> bool:
+    """Whether ``sentence`` asks the assistant to forget or not keep what the user said:
+    neither the extractor nor the judge keeps such a sentence, nor the offline summary its
+    words. "I forget my keys all the time" and "Delete the second paragraph" are no such
+    request."""
+    return _FORGET_REQUEST.search(sentence.replace("\u2019", "'")) is not None
+
+
 def reports(text: str) -> bool:
     """Whether ``text`` reports what someone said or believes ("My sister says I live in Leeds
     now", "Apparently the wedding moved"): kept as the user's words, it changes nothing the
@@ -429,6 +469,7 @@ __all__ = [
     "STOPS_ANSWERING",
     "asks",
     "asks_for_good",
+    "asks_to_forget",
     "fiction",
     "fiction_cues",
     "inverted_condition",

@@ -86,10 +86,12 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
+from agent_memory.core.extraction.sentences import sentence_spans, sentences
 from agent_memory.core.framing import (
     HEDGE,
     OWN_VOICE,
     REPORTING,
+    asks_to_forget,
     fiction,
     inverted_condition,
     ironic,
@@ -137,8 +139,21 @@ _RETRACTION = re.compile(
     r"\b(just|only) (kidding|joking)\b|\bj/?k\b|\bi(?:'m| am| was)(?: just| only)? "
     r"(kidding|joking)\b|\b(that|this|it)(?:'s| is| was)(?: all| just)? (a lie|a joke|not true|"
     r"made up|untrue|false)\b|\bi lied\b|\bi made (that|it) up\b|\bscratch that\b|"
-    r"^(kidding|joking|not really|nah|not)\W*$|^(lol|haha|hah|lmao),? (no|nah|nope)\b",
+    r"^(kidding|joking|not really|nah|not)\W*$|^(lol|haha|hah|lmao),? (no|nah|nope)\b|"
+    # "I'm pregnant! April fools.", "I'm a millionaire. In my dreams.", "I misspoke", and the
+    # claim handed to someone else: "I own a boat. Well, my dad does."
+    r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
+    r"^\W*(?:(?:sorry|oops|actually|wait|ok|okay)\W+)*i misspoke\b|"
+    r"^(?:well|actually),? (?:my|our) [\w'-]+ (?:does|do|is|did|was|has|had)\W*$|"
+    # ... or said to have ended: "I live in Leeds. Well, I did until last week."
+    r"^(?:well|actually),? (?:i|we) (?:did|used to)(?: [\w'-]+){0,2} until\b",
     re.IGNORECASE,
+)
+# A sentence that takes itself back at its end ("I'm getting married, haha no."): only itself.
+_TAKEN_BACK = re.compile(
+    r",\s*(?:(?:(?:lol|haha|hah|lmao|kidding|joking|jk)\W+)+(?:no|nah|nope|not really)|nah|nope|"
+    r"not really)(?:\W+(?:lol|haha|hah|lmao))*\W*$",
+    re.I,
 )
 # Sarcasm: the sentence means the opposite of its words. One that is only the marker
 # ("Yeah right.", "/s") turns the sentence before it.
@@ -148,12 +163,6 @@ _SARCASM = re.compile(
     r"\blove that for me\b|\bwhat a (joy|treat)\b",
     re.IGNORECASE,
 )
-# Words after which a period does not end a sentence ("Dr. Weber", "e.g. tea", "the U.S. too").
-_ABBREVIATIONS = frozenset(
-    "dr mr mrs ms mx st prof sr jr mt ft vs etc approx dept no nos fig vol jan feb mar apr jun "
-    "jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
-)
-_BOUNDARY = re.compile(r"[.!?]+(?=[\s\"')\]]|$)|\n+")
 _LEAD = re.compile(
     r"^(?:(?:and|also|so|but|actually|well|oh|ok|okay|yes|no|btw|by the way|just so you know|"
     r"fyi|honestly|anyway|now|then|plus)\b[,\s]*)+",
@@ -274,7 +283,9 @@ class OfflineBackend(ModelBackend):
         for turn in turns:
             if turn.role != "user" or INJECTION.search(turn.content):
                 continue
-            for sentence in _sentences(turn.content):
+            for sentence in sentences(turn.content):
+                if asks_to_forget(sentence):
+                    continue  # "Please forget that I see a therapist": its words go with it
                 words.update(
                     w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
                 )
@@ -316,35 +327,6 @@ def _narrow(index: int, reason: str) -> ReviewDecision:
     )
 
 
-def _sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``, each an exact substring (``_sentence_spans``)."""
-    for start, end in _sentence_spans(text):
-        yield text[start:end]
-
-
-def _sentence_spans(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each sentence of ``text``, without its surrounding space. A period after
-    an abbreviation ("Dr.", "e.g.", "U.S."), an initial or inside a number ("4.1") ends none."""
-    start = 0
-    for boundary in _BOUNDARY.finditer(text):
-        before = text[start : boundary.start()].split()
-        word = before[-1].lstrip("(\"'").lower() if before else ""
-        if boundary.group(0) == "." and (
-            word in _ABBREVIATIONS or re.fullmatch(r"[a-z](?:\.[a-z])*", word)
-        ):
-            continue
-        yield from _trimmed(text, start, boundary.end())
-        start = boundary.end()
-    yield from _trimmed(text, start, len(text))
-
-
-def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    piece = text[start:end]
-    if piece.strip():
-        lead = len(piece) - len(piece.lstrip())
-        yield start + lead, start + len(piece.rstrip())
-
-
 def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
     """(clause, own voice, quoted) for each clause of ``sentence``: each an exact substring;
     own voice when it opens with "so" or "but" (the speaker again, after reported speech);
@@ -384,7 +366,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
     unphrased: list[tuple[int, int, int]] = []  # (position, start, end) for the fallback
     retracts_before = False
     previous: tuple[int, int, list[Candidate]] | None = None  # the last sentence's span, facts
-    for index, (start, end) in enumerate(_sentence_spans(turn.content)):
+    for index, (start, end) in enumerate(sentence_spans(turn.content)):
         sentence = turn.content[start:end]
         bare = sentence.rstrip(".!? ")
         undoes = _RETRACTION.search(bare) or (_SARCASM.search(bare) and len(bare.split()) <= 3)
@@ -395,8 +377,8 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             kept.clear()
             unphrased.clear()
             continue
-        if INJECTION.search(sentence):
-            continue
+        if INJECTION.search(sentence) or asks_to_forget(sentence):
+            continue  # steers the memory, or asks it to let go of what it names
         if (claim := told_you(sentence)) is not None:
             # "Not sure if I told you, but my wife is a nurse": the doubt is about the
             # telling; the claim is read, and quoted, without it.
@@ -485,6 +467,7 @@ def _refused(text: str, start: int, end: int) -> bool:
         words.rstrip().endswith("?")
         or HEDGE.search(words)
         or _SARCASM.search(words)
+        or _TAKEN_BACK.search(words)
         or _framed(text, start, end)
     )
 
@@ -535,7 +518,7 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
 def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:
     """Outcomes a tool turn reports: a tool_result only from an authoritative tool's own
     output, else an inference (core.write.evidence)."""
-    for sentence in _sentences(turn.content):
+    for sentence in sentences(turn.content):
         if len(sentence.split()) < 3 or INJECTION.search(sentence):
             continue
         if _TOOL_OUTCOME.search(sentence):

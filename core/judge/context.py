@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import (
+    asks_to_forget,
     fiction_cues,
     inverted_condition,
     ironic,
@@ -101,6 +102,13 @@ _ABBREVIATIONS = {
     *("inc", "ltd", "co", "corp", "llc", "plc", "gmbh", "dept", "approx", "no", "mt", "ave"),
 }
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n+")
+# "no." abbreviates a number only before one: "No. 5", "no. B4", "no. twelve"; "meat no. Oh,
+# and eggs" is two sentences.
+_NUMBER_NEXT = re.compile(
+    r"\s*(?:\d|[a-z]\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b)",
+    re.I,
+)
 
 # A source that is not a person speaking for themselves.
 _NON_HUMAN_SOURCE = re.compile(
@@ -116,13 +124,22 @@ _RETRACTION = re.compile(
     r"just kidding|only kidding|kidding|joking|jk|j/k|that was a lie|i lied|i was lying|"
     r"that's a lie|that is a lie|scratch that|never mind|nevermind|ignore that|"
     r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
-    r"take it back|actually|correction|wait|sorry|not really|oops|whoops|i meant)\b"
+    r"take it back|actually|correction|wait|sorry|not really|oops|whoops|i meant)\b|"
+    # a sentence that is only the joke's name, or opens by saying the speaker misspoke
+    r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
+    r"^\W*(?:(?:sorry|oops|actually|wait|ok|okay)\W+)*i misspoke\b"
 )
 # A cue that corrects nothing: inside a later question that it does not open ("Cake ideas
 # that kids actually like?"; "Actually, Bergen?" still takes the quote back), or "wait" as a
 # verb: after a subject or a modal, or before what is waited for ("I can't wait to see her",
 # "we wait for the bus", "I must wait 30 min before coffee"; "Wait 2 secs, no, Saturday" and
 # "Wait, no, the day I wait tables" still take the quote back).
+# A cue closing a first-person clause of its own after a comma ("I'm getting married, haha
+# no."): it takes back that sentence (core.extraction.offline refuses it), not the claim.
+_OWN_TAKE_BACK = re.compile(
+    r"^\W*(?:(?:and|also|so|oh|but)\W+)*(?:i|i'm|im|we|we're|my|our)\b[^,;]*,\s*"
+    r"(?:(?:lol|haha|hah|lmao)\W+)*$"
+)
 _QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*")
 _WAITING_AFTER = re.compile(
     r"(?:\b(?:can't|cannot|can not|to|will|won't|could|couldn't|not|must|should|would|might|"
@@ -179,7 +196,13 @@ _COMMENTS = frozenset(
     """.split()
 )
 _SELF_CORRECTION = re.compile(
-    r"(?:^|[.!?\n]\s*)(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?\s*(?:[.!?]|$)"
+    r"(?:^|[.!?\n])\s*(?:(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?|"
+    # the claim handed to someone else: "I own a boat. Well, my dad does."
+    r"(?:well|actually)\s*,?\s*(?:my|our)\s+[\w'-]+\s+(?:does|do|is|did|was|has|had))"
+    r"\s*(?:[.!?]|$)|"
+    # ... or said to have ended: "I live in Leeds. Well, I did until last week."
+    r"(?:^|[.!?\n])\s*(?:well|actually)\s*,?\s*(?:i|we)\s+(?:did|used to)"
+    r"(?:\s+[\w'-]+){0,2}\s+until\b"
 )
 
 
@@ -262,6 +285,12 @@ def _idle(sentence: str, cue: re.Match[str]) -> bool:
     opener = _QUESTION_OPENER.match(sentence)
     if sentence.endswith("?") and cue.start() > (opener.end() if opener else 0):
         return True
+    if (
+        cue.group(0) in ("lol no", "haha no", "not really")
+        and _OWN_TAKE_BACK.match(sentence[: cue.start()])
+        and not sentence[cue.end() :].strip(" .!")
+    ):
+        return True  # "I'm getting married, haha no.": that sentence, not the claim, is taken back
     return cue.group(0) == "wait" and (
         _WAITING_AFTER.search(sentence[: cue.start()]) is not None
         or _WAITING_FOR.match(sentence[cue.end() :]) is not None
@@ -315,8 +344,13 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     begin = 0
     for match in _SENTENCE_END.finditer(text):
         word = re.search(r"([\w.]+)$", text[begin : match.start()])
-        if match.group(0) == "." and word and word.group(1).casefold() in _ABBREVIATIONS:
-            continue
+        before = word.group(1).casefold() if word else ""
+        if (
+            match.group(0) == "."
+            and before in _ABBREVIATIONS
+            and (before != "no" or _NUMBER_NEXT.match(text, match.end()))
+        ):
+            continue  # "Dr. Weber", "No. 5"; "..., meat no. Oh, and eggs" ends a sentence
         spans.append((begin, match.end()))
         begin = match.end()
     if begin < len(text):
@@ -361,8 +395,8 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
-        if in_clause and _elaborates(tokens, k):
-            continue  # "..., not just this email"
+        if in_clause and (_elaborates(tokens, k) or _listed(tokens, k)):
+            continue  # "..., not just this email", "..., fish yes, meat no"
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
     if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
@@ -413,6 +447,38 @@ def _elaborates(tokens: list[Token], k: int) -> bool:
     return tokens[k].text == "not" and following is not None and following.text in ("just", "only")
 
 
+# Words a "no" after them answers, not lists: "..., lol no", "..., wait no, 31".
+_INTERJECTION = re.compile(
+    r"(?:l+o+l+|(?:ha)+h?|(?:he)+|lmao|rofl|wait|oh|ah|hmm*|well|ok|okay|um*|uh*|erm?|nah|"
+    r"yeah|yep|yup|actually|ugh|omg|so|then|kidding|joking|jk)",
+    re.I,
+)
+
+
+def _listed(tokens: list[Token], k: int) -> bool:
+    """Whether "no" at ``k`` answers one item of a list after the quote, a word of its own
+    between commas beside another item answered yes or no: "I'm pescatarian, fish yes, meat
+    no": the meat is what is refused, not what the quote says. Not alone ("I'm vegan, hell
+    no."), not after an interjection ("..., lol no", "..., wait no, 31"), nor before a thing
+    ("..., no time at all": _elaborates)."""
+    if tokens[k].text.lower() != "no" or k == 0:
+        return False
+    item = tokens[k - 1]
+    opened = k == 1 or tokens[k - 2].cls == PUNCT
+    closed = k + 1 == len(tokens) or tokens[k + 1].cls == PUNCT
+    listing = any(
+        t.text.lower() in ("yes", "no") and j != k and j > 0 and tokens[j - 1].cls == WORD
+        for j, t in enumerate(tokens)
+    )
+    return (
+        item.cls == WORD
+        and opened
+        and closed
+        and listing
+        and not _INTERJECTION.fullmatch(item.text)
+    )
+
+
 def _to_clause_end(tokens: list[Token]) -> list[Token]:
     """``tokens`` up to the first comma or clause word."""
     end = next((j for j, t in enumerate(tokens) if t.cls in (PUNCT, CLAUSE, CONJ)), len(tokens))
@@ -438,7 +504,10 @@ def _quoted(text: str, start: int, end: int) -> str | None:
 
 
 def _refusal(text: str, lo: int, hi: int, statement: str) -> str | None:
-    """Fiction or a hypothetical up to the quote's sentences, or a non-human source in them."""
+    """Fiction or a hypothetical up to the quote's sentences, a non-human source in them, or
+    a request to forget what they say ("Please forget that I see a therapist.")."""
+    if asks_to_forget(text[lo:hi]):
+        return "its sentence asks to forget it"
     for cue in fiction_cues(text[:hi]):
         if cue not in statement:
             return f"its turn frames it as fiction or a hypothetical ({cue!r})"

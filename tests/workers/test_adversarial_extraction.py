@@ -37,6 +37,21 @@ def test_a_fiction_frame_gives_no_candidate(said: str) -> None:
         ("I own two bikes. Sorry, three bikes.", "The user owns three bikes."),
         ("I work at Initech. Whoops, Globex.", "The user works at Globex."),
         ("I'm 29. Actually, I'm 30.", "The user is 30."),
+        # an ordinal, with its article, and a clause of the speaker's own after the value
+        (
+            "My committee meeting is on the 12th of March. Sorry, the 19th, I just checked.",
+            "The user's committee meeting is on the 19th of March.",
+        ),
+        (
+            "My dentist appointment is on the 3rd. Oops, the 4th.",
+            "The user's dentist appointment is on the 4th.",
+        ),
+        ("I have 3 kids. Actually, 4 kids, I always forget.", "The user has 4 kids."),
+        # an ordinal corrects an ordinal, not a count
+        (
+            "I'm meeting Sarah on the 3rd of May for 2 hours. Sorry, the 4th.",
+            "The user is meeting Sarah on the 4th of May for 2 hours.",
+        ),
     ],
 )
 def test_a_self_correction_keeps_only_the_corrected_value(said: str, content: str) -> None:
@@ -44,6 +59,45 @@ def test_a_self_correction_keeps_only_the_corrected_value(said: str, content: st
     the correction's bare words are not."""
     found = extract(said)
     assert [c for c, _, _ in found] == [content]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm getting married, haha no.",
+        "I'm a pilot, not really lol, any tips?",
+        "I'm pregnant! April fools.",
+        "I'm a millionaire. In my dreams.",
+        "I own a boat. Well, my dad does.",
+        "I live in Leeds. Well, I did until last week.",
+    ],
+)
+def test_a_sentence_taken_back_gives_nothing(said: str) -> None:
+    """Taken back at its own end, by a joke's name, or by handing the claim to someone else
+    or to the past: neither phrased nor kept as said (each was stored as a confirmed fact, or
+    kept verbatim)."""
+    assert extract(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "I work as a nurse in Leeds. My birthday is on April Fools' Day.",
+            "The user works as a nurse in Leeds.",
+        ),
+        ("I'm a translator. Once I misspoke at a UN meeting.", "The user is a translator."),
+        ("I love football. Well, my whole family does.", "The user loves football."),
+        ("Oh forget about that, I got the job at Google!", None),
+        ("Forget my old job, I'm a pilot now.", "The user is a pilot now."),
+    ],
+)
+def test_a_cue_in_a_sentence_of_its_own_takes_nothing_back(said: str, kept: str | None) -> None:
+    """The joke's name, a misspeaking or a claim handed on only as a sentence of its own; a
+    "forget" that waves something aside asks to forget nothing (an adversarial review found
+    each of these dropped by the first version of the rules)."""
+    found = [c for c, _, _ in extract(said)]
+    assert found != [] and (kept is None or kept in found), found
 
 
 def test_a_correction_opening_a_new_topic_drops_only_the_sentence_before() -> None:

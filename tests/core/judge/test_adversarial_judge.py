@@ -201,6 +201,71 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
         "The user is moving to Berlin.",
         False,
     ),
+    # A "no" answering one item of a list after the quote refuses the item, not the quote,
+    # and "no." before a new sentence ends it (not "No. 5"); after an interjection it is a
+    # retraction still.
+    (
+        "I'm pescatarian, fish yes, meat no. Oh, and eggs, I eat eggs.",
+        "I'm pescatarian",
+        "The user is pescatarian.",
+        True,
+    ),
+    (
+        "I play tennis on Tuesdays, squash yes, golf no.",
+        "I play tennis",
+        "The user plays tennis.",
+        True,
+    ),
+    ("I'm vegan, lol no.", "I'm vegan", "The user is vegan.", False),
+    ("I'm vegan, hell no.", "I'm vegan", "The user is vegan.", False),  # no list: a retraction
+    # a joke's name or a dream inside a sentence of its own takes nothing back
+    (
+        "I work as a nurse in Leeds. My birthday is on April Fools' Day.",
+        "I work as a nurse in Leeds",
+        "The user works as a nurse in Leeds.",
+        True,
+    ),
+    (
+        "I live in Bristol. I still see my late dad in my dreams.",
+        "I live in Bristol",
+        "The user lives in Bristol.",
+        True,
+    ),
+    (
+        "I love football. Well, my whole family does.",
+        "I love football",
+        "The user loves football.",
+        True,
+    ),
+    (
+        "I work at the hospital. Well, I was off until last week.",
+        "I work at the hospital",
+        "The user works at the hospital.",
+        True,
+    ),
+    ("I'm 30, wait no, 31.", "I'm 30", "The user is 30.", False),
+    # A later sentence taking back only itself ("..., haha no.") leaves the claim before it.
+    (
+        "I moved to Leeds. I'm getting married, haha no.",
+        "I moved to Leeds",
+        "The user moved to Leeds.",
+        True,
+    ),
+    ("I moved to Leeds. Haha no.", "I moved to Leeds", "The user moved to Leeds.", False),
+    ("I'm pregnant! April fools.", "I'm pregnant", "The user is pregnant.", False),
+    ("I own a boat. Well, my dad does.", "I own a boat", "The user owns a boat.", False),
+    (
+        "I live in Leeds. Well, I did until May.",
+        "I live in Leeds",
+        "The user lives in Leeds.",
+        False,
+    ),
+    (
+        "I moved to Leeds. I live in York, just kidding.",
+        "I moved to Leeds",
+        "The user moved to Leeds.",
+        False,
+    ),
 ]
 
 

@@ -1,0 +1,56 @@
+"""The sentences of a user's turn, as the offline extractor reads them: each an exact
+substring of the turn, without its surrounding space. A period after an abbreviation ("Dr.",
+"e.g.", "U.S."), an initial or inside a number ("4.1") ends none; "no." ends one unless a number
+precedes a number ("No. 5", "no. B4", "no. twelve"): "fish yes, meat no. Oh, and eggs" is two
+sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# Words after which a period does not end a sentence ("Dr. Weber", "e.g. tea", "the U.S. too").
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms mx st prof sr jr mt ft vs etc approx dept no nos fig vol jan feb mar apr jun "
+    "jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
+)
+# "no." abbreviates a number only before one.
+_NUMBER_NEXT = re.compile(
+    r"\s*(?:\d|[a-z]\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b)",
+    re.I,
+)
+_BOUNDARY = re.compile(r"[.!?]+(?=[\s\"')\]]|$)|\n+")
+
+
+def sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text``, each an exact substring (``sentence_spans``)."""
+    for start, end in sentence_spans(text):
+        yield text[start:end]
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence of ``text`` (module docstring)."""
+    start = 0
+    for boundary in _BOUNDARY.finditer(text):
+        before = text[start : boundary.start()].split()
+        word = before[-1].lstrip("(\"'").lower() if before else ""
+        if boundary.group(0) == "." and (
+            (word in _ABBREVIATIONS and (word != "no" or _NUMBER_NEXT.match(text, boundary.end())))
+            or re.fullmatch(r"[a-z](?:\.[a-z])*", word)
+        ):
+            continue
+        yield from _trimmed(text, start, boundary.end())
+        start = boundary.end()
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    piece = text[start:end]
+    if piece.strip():
+        lead = len(piece) - len(piece.lstrip())
+        yield start + lead, start + len(piece.rstrip())
+
+
+__all__ = ["sentence_spans", "sentences"]

@@ -1,0 +1,85 @@
+"""A request to forget is an instruction about memory, never a statement to keep (found by an
+adversarial review: "Please forget that I see a therapist." was stored, verbatim and
+confirmed, right after the agent forgot the fact it names, and the session summary listed its
+words). The offline extractor keeps no sentence asking to forget, the summary leaves its words
+out, and the judge refuses a quote inside one (core.framing.asks_to_forget); through the whole
+pipeline on a real store and the packaged model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.framing import asks_to_forget
+from agent_memory.core.judge import OfflineJudge
+from agent_memory.core.models import SourceKind
+from tests.support.clock import NOW
+from tests.support.extraction import extracted_session, extracting_memory
+
+REQUESTS = [
+    "Please forget that I see a therapist.",
+    "Forget what I told you about my anxiety treatment.",
+    "Can you delete what I told you about my ex?",
+    "I'd like you to forget my home address, it's 12 Elm Street.",
+    "pls dont store that i take sertraline",
+    "Oh, and erase everything you know about my divorce.",
+]
+NOT_REQUESTS = [
+    "I forget my keys all the time.",
+    "Don't forget to remind me about the dentist on Friday.",
+    "Delete the second paragraph, it repeats the first.",
+    "Forget the beach, we're going to the mountains in July.",
+    "Please remember that I am vegan.",
+]
+
+
+@pytest.fixture
+def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
+    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
+        yield memory
+
+
+def test_what_asks_to_forget_and_what_does_not() -> None:
+    assert [s for s in REQUESTS if not asks_to_forget(s)] == []
+    assert [s for s in NOT_REQUESTS if asks_to_forget(s)] == []
+
+
+@pytest.mark.parametrize("said", REQUESTS)
+def test_a_forget_request_is_not_extracted_nor_summarised(mem: Memory, said: str) -> None:
+    extracted_session(mem, "s1", said)
+    rows = mem.store.query("SELECT id FROM records")
+    found = mem.store.get_records([r["id"] for r in rows]).values()
+    assert [r.content for r in found if r.source_kind is not SourceKind.SESSION_SUMMARY] == []
+    [summary] = [r for r in found if r.source_kind is SourceKind.SESSION_SUMMARY]
+    named = {"therapist", "anxiety", "address", "sertraline", "divorce", "treatment"}
+    assert not named & set(summary.content.lower().replace(",", " ").replace(".", " ").split())
+
+
+def test_a_sentence_beside_the_request_is_still_kept(mem: Memory) -> None:
+    extracted_session(mem, "s1", "Please forget that I see a therapist. I live in Leeds.")
+    rows = mem.store.query("SELECT content FROM records WHERE source_kind = 'user_statement'")
+    assert [r["content"] for r in rows] == ["The user lives in Leeds."]
+
+
+def test_the_judge_refuses_a_quote_inside_a_forget_request(mem: Memory) -> None:
+    verdict = OfflineJudge().entails(
+        "I see a therapist", "The user sees a therapist.", context=REQUESTS[0]
+    )
+    assert not verdict.holds and "forget" in verdict.reason
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="w", now=NOW)
+    s.add_turn("user", REQUESTS[0], at=NOW)
+    written = s.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": "The user sees a therapist.",
+            "source_kind": "user_statement",
+            "evidence": "I see a therapist",
+        },
+        now=NOW,
+    )
+    assert written["source_kind"] == "agent_inference", written
