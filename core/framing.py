@@ -132,10 +132,13 @@ _APOLOGY_IF = (
     r"it's|it was|my \w+ (?:is|was|are|were)|i (?:upset|\w+ed)\b|i (?:sound|seem))\b"
     r"(?![^,.;!?]*\b(?:will|won't|'ll|next|ever|going to|gonna|soon|anymore|tomorrow|by)\b)"
 )
+# "if I can help it", "if possible": whenever one can, no condition on the claim ("I don't fly
+# if I can avoid it").
+IDIOM_IF = r"if (?:i|we) can (?:help|avoid) it\b|if (?:at all )?possible\b"
 # A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
-    rf"\b((?!{_APOLOGY_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|probably|hope|"
-    r"wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|say i|"
+    rf"\b((?!{_APOLOGY_IF})(?!{IDIOM_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|"
+    r"probably|hope|wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|say i|"
     r"hypothetically|in theory)\b",
     re.IGNORECASE,
 )
@@ -296,6 +299,10 @@ _HELP_WANTED = re.compile(
 # A clause whose subject is what came before ("it", "that", "which"): its hedge is about that.
 _POINTS_BACK = re.compile(r"^(?:it|it's|that|that's|this|which|all that)\b", re.IGNORECASE)
 _MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentence
+# A clause of the user's own guess after the claim ("..., so I guess she's not satisfied with
+# me yet"): it hedges what it says itself, as "maybe" does; alone ("..., I guess") it doubts
+# the whole sentence (too short to be a clause).
+_GUESSING = re.compile(r"^(?:(?:so|but|and|though)\s+)?(?:i|we)\s+(?:guess|think|suppose|reckon)\b")
 
 
 # Words of a hedged clause that say nothing of their own: what is left of "but I might not",
@@ -360,7 +367,7 @@ def told_before(sentence: str) -> int | None:
     for i in range(1, len(starts)):
         clause = sentence[starts[i] : ends[i]]
         marked = i == len(starts) - 1 and sentence.rstrip().endswith("?")
-        if not (marked or HEDGE.search(clause) or asks(clause)):
+        if not (marked or HEDGE.search(clause) or asks(clause) or _GUESSING.match(clause)):
             continue
         short = len(clause.split()) < _MIN_ASKING_WORDS and not _HELP_WANTED.match(clause)
         if short or _DEPENDENT.match(clause):
@@ -463,6 +470,7 @@ __all__ = [
     "ASKS",
     "FICTION",
     "HEDGE",
+    "IDIOM_IF",
     "LEAD",
     "OWN_VOICE",
     "REPORTING",

@@ -414,6 +414,11 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 unphrased = [u for u in unphrased if u[0] != index - 1]
                 previous = (last[0], end, fixed)
                 continue
+        if _OWN_BELIEF.search(sentence) and (told := told_before(sentence.lower())) is not None:
+            # "..., so I guess she's not satisfied": the guess is a clause of its own after
+            # what was told, which stands (as the judge reads it).
+            end = start + told
+            sentence = turn.content[start:end]
         if phrased is None:
             phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
         if last is not None and correction and _restates(phrased, last[2]):
@@ -511,8 +516,8 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
             yield from phrasing.procedure(sentence.rstrip(".! "), procedure)
             continue
         candidate = phrasing.fact(clause, anchor, shared_target)
-        if candidate is not None:
-            yield candidate
+        if candidate is not None and not verbatim.announces(clause):
+            yield candidate  # not "The user has some news."
 
 
 def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:

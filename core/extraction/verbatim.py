@@ -76,7 +76,11 @@ _SMALL_TALK = frozenset(
     "lmao omg wow sounds sound looks look seems makes sense idea ideas help helps helped "
     "appreciate appreciated cheers bye see later talk soon exactly right agreed fine works "
     "work done noted gotcha yeah yep yup nope alright much lot lots again ugh hmm meh oops "
-    "haha hehe idk tbh".split()
+    "haha hehe idk tbh "
+    # what announces something to come, not what it is ("Ah, one more thing.", "I have some
+    # news.", "I have three things today.")
+    "thing things question questions news update updates stuff tonight two three four "
+    "five couple few quick".split()
 )
 
 
@@ -91,6 +95,14 @@ def informative(sentence: str) -> bool:
         return False
     content = [w for w in words if len(w) > 1 and w not in _FUNCTION_WORDS and w not in _SMALL_TALK]
     return len(content) >= MIN_CONTENT_WORDS
+
+
+def announces(clause: str) -> bool:
+    """Whether ``clause`` only announces what is to come, naming nothing ("I have some news",
+    "I have three things today"): no word of it but function words and small talk. A rule's
+    phrasing of it ("The user has some news.") is no fact."""
+    words = [w for w in _WORD.findall(clause.lower()) if len(w) > 1]
+    return bool(words) and all(w in _FUNCTION_WORDS or w in _SMALL_TALK for w in words)
 
 
 def statements(text: str, sentences: Iterable[tuple[int, int, int]]) -> list[Candidate]:

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import (
+    IDIOM_IF,
     asks_to_forget,
     fiction_cues,
     inverted_condition,
@@ -393,6 +394,8 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         if tok.text in words:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
+        if condition and re.match(IDIOM_IF, " ".join(t.text for t in tokens[k : k + 5])):
+            continue  # "if I can avoid it", "if possible": whenever one can
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
         if in_clause and (_elaborates(tokens, k) or _listed(tokens, k)):

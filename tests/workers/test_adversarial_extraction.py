@@ -100,6 +100,47 @@ def test_a_cue_in_a_sentence_of_its_own_takes_nothing_back(said: str, kept: str 
     assert found != [] and (kept is None or kept in found), found
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "And Dr. Nguyen upped my metformin to 1000 twice a day, so I guess she's not "
+            "satisfied with me yet.",
+            ["And Dr. Nguyen upped my metformin to 1000 twice a day"],
+        ),
+        ("I started at Arup, so I guess I'm an engineer now.", ["I started at Arup"]),
+        ("My sister lives in Rome, I think.", []),  # the guess doubts the whole sentence
+        ("I think I'm moving to Leeds, but I guess we'll see.", []),
+        # "if I can help it" is whenever the user can, no condition
+        (
+            "I don't fly if I can avoid it, for climate reasons, so bus or train please.",
+            ["I don't fly if I can avoid it, for climate reasons, so bus or train please."],
+        ),
+        ("I'll move to Oslo if I get the job.", []),
+    ],
+)
+def test_a_guess_after_what_was_told_leaves_it_told(said: str, kept: list[str]) -> None:
+    """The user's own "I guess" in a clause of its own after the claim hedges that clause (a
+    fresh persona's metformin dose was lost to it); said alone after the claim, or before it,
+    it hedges the claim. "If I can avoid it" means whenever the user can: no condition."""
+    assert [e for _, e, _ in extract(said)] == kept
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I have some news. I got the job at Arup.", ["I got the job at Arup."]),
+        ("Ah, one more thing.", []),
+        ("I have three things today.", []),
+        ("I have two kids.", ["The user has two kids."]),
+    ],
+)
+def test_what_only_announces_something_is_no_fact(said: str, kept: list[str]) -> None:
+    """ "The user has some news." and "The user has three things today." were stored as facts
+    (a fresh persona's store held three such records, each crowding a small store's answers)."""
+    assert [c for c, _, _ in extract(said)] == kept
+
+
 def test_a_correction_opening_a_new_topic_drops_only_the_sentence_before() -> None:
     """The sentence right before an "Actually," is taken back (the judge refuses it too);
     earlier ones stay."""
