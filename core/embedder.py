@@ -301,7 +301,9 @@ class HashingEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         for row, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
+            # A text without a word (":", "") is its own token: every row has norm 1, as the
+            # Embedder contract says (a zero row made a search for ":" raise EmbedderError).
+            for word in re.findall(r"\w+", text.lower()) or [text.strip()]:
                 digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
                 bucket = int.from_bytes(digest[:4], "little") % self.dims
                 sign = 1.0 if digest[4] & 1 else -1.0

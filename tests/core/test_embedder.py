@@ -287,3 +287,10 @@ def test_a_query_vector_that_is_not_finite_is_a_clear_embedder_error(tmp_path: P
         with pytest.raises(EmbedderError, match="zero or non-finite") as raised:
             _search(tmp_path / f"{name}.db", _Scaled(scale), _FACTS, "secret words")
         assert "secret" not in str(raised.value)
+
+
+def test_the_hashing_embedder_gives_a_unit_row_to_a_text_without_words() -> None:
+    """A query of punctuation alone (":", found by the tools' fuzz test) hashed to a zero row,
+    and the search raised EmbedderError instead of answering."""
+    rows = HashingEmbedder(dims=16).embed([":", "", "  ", "a b"])
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0)

@@ -200,3 +200,9 @@ def test_times_outside_four_digit_years_are_invalid_arguments(
     assert result["error"]["field"] == field
     assert session.memory.store.records_version == version
     assert session.memory.store.query("SELECT count(*) AS n FROM search_log")[0]["n"] == searches
+
+
+@pytest.mark.parametrize("query", [":", "?!", "---"])
+def test_a_query_of_punctuation_alone_is_answered(session: Session, query: str) -> None:
+    """Found by the fuzz test above: ":" embedded to a zero row and the search raised."""
+    check(session, "memory_search", {"query": query})
