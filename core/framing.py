@@ -132,9 +132,9 @@ _APOLOGY_IF = (
     r"it's|it was|my \w+ (?:is|was|are|were)|i (?:upset|\w+ed)\b|i (?:sound|seem))\b"
     r"(?![^,.;!?]*\b(?:will|won't|'ll|next|ever|going to|gonna|soon|anymore|tomorrow|by)\b)"
 )
-# "if I can help it", "if possible": whenever one can, no condition on the claim ("I don't fly
-# if I can avoid it").
-IDIOM_IF = r"if (?:i|we) can (?:help|avoid) it\b|if (?:at all )?possible\b"
+# "if I can help it" after what it qualifies: whenever one can, no condition on the claim ("I
+# don't fly if I can avoid it"). Not "if possible" ("I'll take the job if possible" is one).
+IDIOM_IF = r"(?<=\w )if (?:i|we) can (?:help|avoid) it\b"
 # A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
     rf"\b((?!{_APOLOGY_IF})(?!{IDIOM_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|"
@@ -302,6 +302,8 @@ _MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentenc
 # A clause of the user's own guess after the claim ("..., so I guess she's not satisfied with
 # me yet"): it hedges what it says itself, as "maybe" does; alone ("..., I guess") it doubts
 # the whole sentence (too short to be a clause).
+# What a guess about the claim itself opens with: "it", "that", "this" or a number.
+_ABOUT_THE_CLAIM = re.compile(r"\s+(?:it|it's|its|that|that's|this|they|they're)\b")
 _GUESSING = re.compile(r"^(?:(?:so|but|and|though)\s+)?(?:i|we)\s+(?:guess|think|suppose|reckon)\b")
 
 
@@ -367,7 +369,10 @@ def told_before(sentence: str) -> int | None:
     for i in range(1, len(starts)):
         clause = sentence[starts[i] : ends[i]]
         marked = i == len(starts) - 1 and sentence.rstrip().endswith("?")
-        if not (marked or HEDGE.search(clause) or asks(clause) or _GUESSING.match(clause)):
+        guess = _GUESSING.match(clause)
+        if guess and (_ABOUT_THE_CLAIM.match(clause, guess.end()) or re.search(r"\d", clause)):
+            return None  # "..., I think it went up to $1300", "..., I guess that's still right"
+        if not (marked or HEDGE.search(clause) or asks(clause) or guess):
             continue
         short = len(clause.split()) < _MIN_ASKING_WORDS and not _HELP_WANTED.match(clause)
         if short or _DEPENDENT.match(clause):

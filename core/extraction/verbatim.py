@@ -76,11 +76,7 @@ _SMALL_TALK = frozenset(
     "lmao omg wow sounds sound looks look seems makes sense idea ideas help helps helped "
     "appreciate appreciated cheers bye see later talk soon exactly right agreed fine works "
     "work done noted gotcha yeah yep yup nope alright much lot lots again ugh hmm meh oops "
-    "haha hehe idk tbh "
-    # what announces something to come, not what it is ("Ah, one more thing.", "I have some
-    # news.", "I have three things today.")
-    "thing things question questions news update updates stuff tonight two three four "
-    "five couple few quick".split()
+    "haha hehe idk tbh".split()
 )
 
 
@@ -91,18 +87,28 @@ def informative(sentence: str) -> bool:
     if asks(sentence) and not standing.instructs(sentence):
         return False  # a question, unless one asking for a way of answering for good
     words = _WORD.findall(sentence.lower())
-    if len(words) < MIN_WORDS:
+    if len(words) < MIN_WORDS or announces(sentence):
         return False
     content = [w for w in words if len(w) > 1 and w not in _FUNCTION_WORDS and w not in _SMALL_TALK]
     return len(content) >= MIN_CONTENT_WORDS
 
 
+# What announces something to come, not what it is ("I have some news", "one more thing").
+_ANNOUNCING = frozenset("thing things question questions news update updates stuff".split())
+_COUNTS = frozenset(
+    "ah oh um uh another last final two three four five six couple few several quick".split()
+)
+
+
 def announces(clause: str) -> bool:
     """Whether ``clause`` only announces what is to come, naming nothing ("I have some news",
-    "I have three things today"): no word of it but function words and small talk. A rule's
-    phrasing of it ("The user has some news.") is no fact."""
+    "I have three things today", "Ah, one more thing."): a word of announcing, and no other
+    word but function words, small talk and counts. A rule's phrasing of it ("The user has
+    some news.") is no fact, nor is the sentence kept as said."""
     words = [w for w in _WORD.findall(clause.lower()) if len(w) > 1]
-    return bool(words) and all(w in _FUNCTION_WORDS or w in _SMALL_TALK for w in words)
+    return any(w in _ANNOUNCING for w in words) and all(
+        w in _FUNCTION_WORDS or w in _SMALL_TALK or w in _ANNOUNCING or w in _COUNTS for w in words
+    )
 
 
 def statements(text: str, sentences: Iterable[tuple[int, int, int]]) -> list[Candidate]:

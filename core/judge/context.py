@@ -394,7 +394,7 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         if tok.text in words:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
-        if condition and re.match(IDIOM_IF, " ".join(t.text for t in tokens[k : k + 5])):
+        if condition and k and re.search(IDIOM_IF, " ".join(t.text for t in tokens[k - 1 : k + 5])):
             continue  # "if I can avoid it", "if possible": whenever one can
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report

@@ -117,6 +117,7 @@ def test_a_cue_in_a_sentence_of_its_own_takes_nothing_back(said: str, kept: str 
             ["I don't fly if I can avoid it, for climate reasons, so bus or train please."],
         ),
         ("I'll move to Oslo if I get the job.", []),
+        ("If possible, I'm flying out on the 12th.", []),
     ],
 )
 def test_a_guess_after_what_was_told_leaves_it_told(said: str, kept: list[str]) -> None:
@@ -133,6 +134,8 @@ def test_a_guess_after_what_was_told_leaves_it_told(said: str, kept: list[str]) 
         ("Ah, one more thing.", []),
         ("I have three things today.", []),
         ("I have two kids.", ["The user has two kids."]),
+        ("Quick update, I got the job!", ["Quick update, I got the job!"]),
+        ("We're a family of four.", ["We're a family of four."]),
     ],
 )
 def test_what_only_announces_something_is_no_fact(said: str, kept: list[str]) -> None:

@@ -253,6 +253,40 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
     ),
     ("I moved to Leeds. Haha no.", "I moved to Leeds", "The user moved to Leeds.", False),
     ("I'm pregnant! April fools.", "I'm pregnant", "The user is pregnant.", False),
+    # "not" after a comma and "actually" opening a later question still refuse (a contrast
+    # reading, "..., not Google Sheets", confirmed "I'm vegan, not strictly" and "I'm rich, not
+    # haha"; a question reading confirmed "My meeting is at 3pm. Actually, can you make that
+    # 4pm instead?": both withdrawn after a review)
+    ("I'm vegan, not really.", "I'm vegan", "The user is vegan.", False),
+    ("I'm vegan, not strictly.", "I'm vegan", "The user is vegan.", False),
+    ("I live in Oslo, not Oslo, Bergen.", "I live in Oslo", "The user lives in Oslo.", False),
+    (
+        "My meeting with Dana is at 3pm. Actually, can you make that 4pm instead?",
+        "My meeting with Dana is at 3pm",
+        "The user's meeting with Dana is at 3pm.",
+        False,
+    ),
+    ("I live in Oslo. Actually, is it Bergen?", "I live in Oslo", "The user lives in Oslo.", False),
+    # a guess in a clause of its own after the claim leaves it told, unless the guess is about
+    # the claim itself or gives another value
+    (
+        "My doctor upped my metformin to 1000 twice a day, so I guess she's not satisfied yet.",
+        "My doctor upped my metformin to 1000 twice a day",
+        "The user's doctor upped the user's metformin to 1000 twice a day.",
+        True,
+    ),
+    (
+        "My rent is $1200, I think it went up to $1300 though.",
+        "My rent is $1200",
+        "The user's rent is $1200.",
+        False,
+    ),
+    (
+        "I live at 42 Elm Street, I guess that's still right.",
+        "I live at 42 Elm Street",
+        "The user lives at 42 Elm Street.",
+        False,
+    ),
     ("I own a boat. Well, my dad does.", "I own a boat", "The user owns a boat.", False),
     (
         "I live in Leeds. Well, I did until May.",
