@@ -249,6 +249,26 @@ def asks_to_forget(sentence: str) -> bool:
     return _FORGET_REQUEST.search(sentence.replace("\u2019", "'")) is not None
 
 
+# A credential told with its value ("My password is hunter2", "bank PIN: 4921", "the wifi
+# password for the cabin is ..."): never kept, neither as said nor phrased, nor its words in
+# a summary. "My password manager is 1Password" and "I forgot my password" tell none.
+_SECRET = re.compile(
+    r"\b(?:password|passcode|passphrase|pin(?:\s+(?:code|number))?|cvv|cvc|security\s+code|"
+    r"social\s+security\s+number|ssn|api\s+key|secret\s+key|private\s+key|access\s+token|"
+    r"seed\s+phrase|recovery\s+phrase|(?:2fa|mfa|one[- ]time|verification)\s+code|otp|"
+    r"(?:card|account|routing)\s+number|iban)"
+    r"(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+)?)?"
+    r"(?:\s+(?:is|was|are|'s)\s+|\s*[:=]\s*)\S",
+    re.IGNORECASE,
+)
+
+
+def tells_a_secret(sentence: str) -> bool:
+    """Whether ``sentence`` tells a credential with its value (``_SECRET``): memory is no
+    place for it, whoever could read the store later."""
+    return _SECRET.search(sentence.replace("\u2019", "'")) is not None
+
+
 def reports(text: str) -> bool:
     """Whether ``text`` reports what someone said or believes ("My sister says I live in Leeds
     now", "Apparently the wedding moved"): kept as the user's words, it changes nothing the
@@ -488,6 +508,7 @@ __all__ = [
     "inverted_condition",
     "ironic",
     "reports",
+    "tells_a_secret",
     "told_before",
     "told_you",
 ]

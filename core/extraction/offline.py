@@ -95,6 +95,7 @@ from agent_memory.core.framing import (
     fiction,
     inverted_condition,
     ironic,
+    tells_a_secret,
     told_before,
     told_you,
 )
@@ -284,8 +285,8 @@ class OfflineBackend(ModelBackend):
             if turn.role != "user" or INJECTION.search(turn.content):
                 continue
             for sentence in sentences(turn.content):
-                if asks_to_forget(sentence):
-                    continue  # "Please forget that I see a therapist": its words go with it
+                if asks_to_forget(sentence) or tells_a_secret(sentence):
+                    continue  # "Please forget that I see a therapist", "My PIN is 4921"
                 words.update(
                     w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
                 )
@@ -377,8 +378,8 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             kept.clear()
             unphrased.clear()
             continue
-        if INJECTION.search(sentence) or asks_to_forget(sentence):
-            continue  # steers the memory, or asks it to let go of what it names
+        if INJECTION.search(sentence) or asks_to_forget(sentence) or tells_a_secret(sentence):
+            continue  # steers the memory, asks it to let go of what it names, or a password
         if (claim := told_you(sentence)) is not None:
             # "Not sure if I told you, but my wife is a nurse": the doubt is about the
             # telling; the claim is read, and quoted, without it.

@@ -1,9 +1,11 @@
-"""A request to forget is an instruction about memory, never a statement to keep (found by an
-adversarial review: "Please forget that I see a therapist." was stored, verbatim and
-confirmed, right after the agent forgot the fact it names, and the session summary listed its
-words). The offline extractor keeps no sentence asking to forget, the summary leaves its words
-out, and the judge refuses a quote inside one (core.framing.asks_to_forget); through the whole
-pipeline on a real store and the packaged model."""
+"""A request to forget is an instruction about memory, never a statement to keep, and a
+credential is never kept at all (both found by an adversarial review: "Please forget that I see
+a therapist." was stored, verbatim and confirmed, right after the agent forgot the fact it
+names, and the session summary listed its words; "My password is hunter2." was a confirmed
+fact). The offline extractor keeps no sentence asking to forget or telling a credential, the
+summary leaves their words out, and the judge refuses a quote inside a forget request
+(core.framing.asks_to_forget, tells_a_secret); through the whole pipeline on a real store and
+the packaged model."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.framing import asks_to_forget
+from agent_memory.core.framing import asks_to_forget, tells_a_secret
 from agent_memory.core.judge import OfflineJudge
 from agent_memory.core.models import SourceKind
 from tests.support.clock import NOW
@@ -83,3 +85,29 @@ def test_the_judge_refuses_a_quote_inside_a_forget_request(mem: Memory) -> None:
         now=NOW,
     )
     assert written["source_kind"] == "agent_inference", written
+
+
+SECRETS = [
+    "My password is hunter2.",
+    "My bank PIN is 4921, don't tell anyone.",
+    "the wifi password for the cabin is fjord123",
+]
+
+
+@pytest.mark.parametrize("said", SECRETS)
+def test_a_credential_is_never_kept(mem: Memory, said: str) -> None:
+    """ "My password is hunter2." was stored as a confirmed fact (an adversarial review): a
+    credential with its value is neither kept nor summarised (core.framing.tells_a_secret)."""
+    extracted_session(mem, "s1", said.rstrip(".") + ". I live in Leeds.")
+    rows = mem.store.query("SELECT content FROM records")
+    text = " ".join(r["content"] for r in rows).lower()
+    assert not {"hunter2", "4921", "fjord123"} & set(text.replace(".", " ").split())
+    assert "The user lives in Leeds." in [r["content"] for r in rows]
+
+
+def test_what_tells_a_credential_and_what_does_not() -> None:
+    assert all(tells_a_secret(s) for s in SECRETS)
+    assert not any(
+        tells_a_secret(s)
+        for s in ["My password manager is 1Password.", "I forgot my password again."]
+    )
