@@ -25,7 +25,9 @@ from agent_memory.core import policy, temporal
 from agent_memory.core.errors import InvalidArgument, ModelOutputError
 from agent_memory.core.extraction.offline import INJECTION
 from agent_memory.core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
+from agent_memory.core.extraction.sentences import sentence_spans
 from agent_memory.core.extraction.verbatim import unchanged
+from agent_memory.core.framing import tells_a_secret
 from agent_memory.core.models import (
     EntityKind,
     MemoryType,
@@ -212,8 +214,13 @@ def retrieval_context(turn: Turn, evidence: str) -> str:
     keeps one sentence or one phrased fact, and the words that make it findable are often
     beside it in the same turn ("any ideas for keeping a corgi entertained? Biscuit is losing
     his mind" keeps the second sentence; the question names the corgi). A turn longer than
-    ``CONTEXT_CHARS`` is cut to that many characters around the evidence."""
+    ``CONTEXT_CHARS`` is cut to that many characters around the evidence. A sentence telling a
+    credential ("My password is hunter2.", core.framing.tells_a_secret) is left out: the
+    extractor keeps none, and a context is searched."""
     text = turn.content
+    spans = list(sentence_spans(text))
+    if any(tells_a_secret(text[a:b]) for a, b in spans):
+        text = " ".join(text[a:b] for a, b in spans if not tells_a_secret(text[a:b]))
     if len(text) > CONTEXT_CHARS:
         at = max(text.find(evidence), 0)
         start = max(0, min(at - CONTEXT_CHARS // 2, len(text) - CONTEXT_CHARS))

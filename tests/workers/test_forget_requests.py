@@ -103,6 +103,11 @@ def test_a_credential_is_never_kept(mem: Memory, said: str) -> None:
     text = " ".join(r["content"] for r in rows).lower()
     assert not {"hunter2", "4921", "fjord123"} & set(text.replace(".", " ").split())
     assert "The user lives in Leeds." in [r["content"] for r in rows]
+    # nor in the retrieval context of the turn's other records, which a search reads
+    contexts = mem.store.query("SELECT context FROM records WHERE context IS NOT NULL")
+    assert contexts and not any(
+        w in (r["context"] or "") for r in contexts for w in ("hunter2", "4921", "fjord123")
+    )
 
 
 def test_what_tells_a_credential_and_what_does_not() -> None:
