@@ -75,7 +75,8 @@ def _ordinal(word: str) -> bool:
 def _number(word: str) -> bool:
     # "19th" too: a day of the month is corrected as often as a count.
     return (
-        bool(re.fullmatch(r"\d+(?:[.,]\d+)?|\d+(?:st|nd|rd|th)", word, re.I))
+        bool(re.fullmatch(r"\d+(?:[.,]\d+)?", word))
+        or _ordinal(word)
         or word.lower() in _NUMBER_WORDS
     )
 

@@ -241,6 +241,15 @@ _FORGET_REQUEST = re.compile(
 )
 
 
+# A sentence that takes back the one before it, read alike by the extractor and the judge: only
+# the joke's name ("I'm pregnant! April fools.", "I'm a millionaire. In my dreams."), or
+# opening by saying the speaker misspoke. Lower case: the judge reads folded text.
+TAKES_BACK_BEFORE = (
+    r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
+    r"^\W*(?:(?:sorry|oops|actually|wait|ok|okay)\W+)*i misspoke\b"
+)
+
+
 def asks_to_forget(sentence: str) -> bool:
     """Whether ``sentence`` asks the assistant to forget or not keep what the user said:
     neither the extractor nor the judge keeps such a sentence, nor the offline summary its
@@ -322,9 +331,10 @@ _MIN_ASKING_WORDS = 3  # "..., maybe?" or "..., right?" doubts the whole sentenc
 # A clause of the user's own guess after the claim ("..., so I guess she's not satisfied with
 # me yet"): it hedges what it says itself, as "maybe" does; alone ("..., I guess") it doubts
 # the whole sentence (too short to be a clause).
-# What a guess about the claim itself opens with: "it", "that", "this" or a number.
-_ABOUT_THE_CLAIM = re.compile(r"\s+(?:it|it's|its|that|that's|this|they|they're)\b")
 _GUESSING = re.compile(r"^(?:(?:so|but|and|though)\s+)?(?:i|we)\s+(?:guess|think|suppose|reckon)\b")
+# What a guess about the claim itself opens with ("it", "that", "this"; or it holds a number):
+# such a guess doubts the claim.
+_ABOUT_THE_CLAIM = re.compile(r"\s+(?:it|it's|its|that|that's|this|they|they're)\b")
 
 
 # Words of a hedged clause that say nothing of their own: what is left of "but I might not",
@@ -500,6 +510,7 @@ __all__ = [
     "OWN_VOICE",
     "REPORTING",
     "STOPS_ANSWERING",
+    "TAKES_BACK_BEFORE",
     "asks",
     "asks_for_good",
     "asks_to_forget",

@@ -91,6 +91,7 @@ from agent_memory.core.framing import (
     HEDGE,
     OWN_VOICE,
     REPORTING,
+    TAKES_BACK_BEFORE,
     asks_to_forget,
     fiction,
     inverted_condition,
@@ -141,10 +142,9 @@ _RETRACTION = re.compile(
     r"(kidding|joking)\b|\b(that|this|it)(?:'s| is| was)(?: all| just)? (a lie|a joke|not true|"
     r"made up|untrue|false)\b|\bi lied\b|\bi made (that|it) up\b|\bscratch that\b|"
     r"^(kidding|joking|not really|nah|not)\W*$|^(lol|haha|hah|lmao),? (no|nah|nope)\b|"
-    # "I'm pregnant! April fools.", "I'm a millionaire. In my dreams.", "I misspoke", and the
-    # claim handed to someone else: "I own a boat. Well, my dad does."
-    r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
-    r"^\W*(?:(?:sorry|oops|actually|wait|ok|okay)\W+)*i misspoke\b|"
+    # "I'm pregnant! April fools.", "Sorry, I misspoke" (core.framing), and the claim handed
+    # to someone else: "I own a boat. Well, my dad does."
+    rf"{TAKES_BACK_BEFORE}|"
     r"^(?:well|actually),? (?:my|our) [\w'-]+ (?:does|do|is|did|was|has|had)\W*$|"
     # ... or said to have ended: "I live in Leeds. Well, I did until last week."
     r"^(?:well|actually),? (?:i|we) (?:did|used to)(?: [\w'-]+){0,2} until\b",
@@ -285,8 +285,8 @@ class OfflineBackend(ModelBackend):
             if turn.role != "user" or INJECTION.search(turn.content):
                 continue
             for sentence in sentences(turn.content):
-                if asks_to_forget(sentence) or tells_a_secret(sentence):
-                    continue  # "Please forget that I see a therapist", "My PIN is 4921"
+                if _kept_out(sentence):
+                    continue  # its words go with it
                 words.update(
                     w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
                 )
@@ -378,8 +378,8 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             kept.clear()
             unphrased.clear()
             continue
-        if INJECTION.search(sentence) or asks_to_forget(sentence) or tells_a_secret(sentence):
-            continue  # steers the memory, asks it to let go of what it names, or a password
+        if INJECTION.search(sentence) or _kept_out(sentence):
+            continue  # steers the memory, or is kept out of it
         if (claim := told_you(sentence)) is not None:
             # "Not sure if I told you, but my wife is a nurse": the doubt is about the
             # telling; the claim is read, and quoted, without it.
@@ -463,6 +463,13 @@ def _restates(new: list[Candidate], old: list[Candidate]) -> bool:
             if n.content.split()[:3] == o.content.split()[:3] and n.content != o.content:
                 return True
     return False
+
+
+def _kept_out(sentence: str) -> bool:
+    """Whether ``sentence`` is kept out of memory, its words out of the summary too: it asks
+    to forget ("Please forget that I see a therapist.") or tells a credential ("My PIN is
+    4921"; core.framing)."""
+    return asks_to_forget(sentence) or tells_a_secret(sentence)
 
 
 def _refused(text: str, start: int, end: int) -> bool:

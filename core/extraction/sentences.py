@@ -10,16 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agent_memory.core.judge.values import NUMBER_AFTER_NO
+
 # Words after which a period does not end a sentence ("Dr. Weber", "e.g. tea", "the U.S. too").
 _ABBREVIATIONS = frozenset(
     "dr mr mrs ms mx st prof sr jr mt ft vs etc approx dept no nos fig vol jan feb mar apr jun "
     "jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
-)
-# "no." abbreviates a number only before one.
-_NUMBER_NEXT = re.compile(
-    r"\s*(?:\d|[a-z]\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b)",
-    re.I,
 )
 _BOUNDARY = re.compile(r"[.!?]+(?=[\s\"')\]]|$)|\n+")
 
@@ -37,7 +33,10 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         before = text[start : boundary.start()].split()
         word = before[-1].lstrip("(\"'").lower() if before else ""
         if boundary.group(0) == "." and (
-            (word in _ABBREVIATIONS and (word != "no" or _NUMBER_NEXT.match(text, boundary.end())))
+            (
+                word in _ABBREVIATIONS
+                and (word != "no" or NUMBER_AFTER_NO.match(text, boundary.end()))
+            )
             or re.fullmatch(r"[a-z](?:\.[a-z])*", word)
         ):
             continue

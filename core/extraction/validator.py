@@ -218,9 +218,9 @@ def retrieval_context(turn: Turn, evidence: str) -> str:
     credential ("My password is hunter2.", core.framing.tells_a_secret) is left out: the
     extractor keeps none, and a context is searched."""
     text = turn.content
-    spans = list(sentence_spans(text))
-    if any(tells_a_secret(text[a:b]) for a, b in spans):
-        text = " ".join(text[a:b] for a, b in spans if not tells_a_secret(text[a:b]))
+    told = [text[a:b] for a, b in sentence_spans(text)]
+    if len(kept := [s for s in told if not tells_a_secret(s)]) < len(told):
+        text = " ".join(kept)
     if len(text) > CONTEXT_CHARS:
         at = max(text.find(evidence), 0)
         start = max(0, min(at - CONTEXT_CHARS // 2, len(text) - CONTEXT_CHARS))

@@ -95,7 +95,9 @@ def informative(sentence: str) -> bool:
 
 # What announces something to come, not what it is ("I have some news", "one more thing").
 _ANNOUNCING = frozenset("thing things question questions news update updates stuff".split())
-_COUNTS = frozenset(
+# What else an announcement may hold: an interjection, or how many ("Ah, one more thing.",
+# "three things today").
+_BESIDE_ANNOUNCING = frozenset(
     "ah oh um uh another last final two three four five six couple few several quick".split()
 )
 
@@ -107,7 +109,8 @@ def announces(clause: str) -> bool:
     some news.") is no fact, nor is the sentence kept as said."""
     words = [w for w in _WORD.findall(clause.lower()) if len(w) > 1]
     return any(w in _ANNOUNCING for w in words) and all(
-        w in _FUNCTION_WORDS or w in _SMALL_TALK or w in _ANNOUNCING or w in _COUNTS for w in words
+        w in _FUNCTION_WORDS or w in _SMALL_TALK or w in _ANNOUNCING or w in _BESIDE_ANNOUNCING
+        for w in words
     )
 
 

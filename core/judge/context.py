@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import (
     IDIOM_IF,
+    TAKES_BACK_BEFORE,
     asks_to_forget,
     fiction_cues,
     inverted_condition,
@@ -77,6 +78,7 @@ from agent_memory.core.judge.text import (
     parse_sentences,
 )
 from agent_memory.core.judge.tokens import Token
+from agent_memory.core.judge.values import NUMBER_AFTER_NO
 
 # Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
 # matching, core.write.evidence, uses the same table).
@@ -103,13 +105,6 @@ _ABBREVIATIONS = {
     *("inc", "ltd", "co", "corp", "llc", "plc", "gmbh", "dept", "approx", "no", "mt", "ave"),
 }
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n+")
-# "no." abbreviates a number only before one: "No. 5", "no. B4", "no. twelve"; "meat no. Oh,
-# and eggs" is two sentences.
-_NUMBER_NEXT = re.compile(
-    r"\s*(?:\d|[a-z]\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b)",
-    re.I,
-)
 
 # A source that is not a person speaking for themselves.
 _NON_HUMAN_SOURCE = re.compile(
@@ -127,20 +122,19 @@ _RETRACTION = re.compile(
     r"lol no|haha no|lied|sarcasm|sarcastic|sarcastically|scratch|i take that back|"
     r"take it back|actually|correction|wait|sorry|not really|oops|whoops|i meant)\b|"
     # a sentence that is only the joke's name, or opens by saying the speaker misspoke
-    r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
-    r"^\W*(?:(?:sorry|oops|actually|wait|ok|okay)\W+)*i misspoke\b"
+    + TAKES_BACK_BEFORE
 )
-# A cue that corrects nothing: inside a later question that it does not open ("Cake ideas
-# that kids actually like?"; "Actually, Bergen?" still takes the quote back), or "wait" as a
-# verb: after a subject or a modal, or before what is waited for ("I can't wait to see her",
-# "we wait for the bus", "I must wait 30 min before coffee"; "Wait 2 secs, no, Saturday" and
-# "Wait, no, the day I wait tables" still take the quote back).
 # A cue closing a first-person clause of its own after a comma ("I'm getting married, haha
 # no."): it takes back that sentence (core.extraction.offline refuses it), not the claim.
 _OWN_TAKE_BACK = re.compile(
     r"^\W*(?:(?:and|also|so|oh|but)\W+)*(?:i|i'm|im|we|we're|my|our)\b[^,;]*,\s*"
     r"(?:(?:lol|haha|hah|lmao)\W+)*$"
 )
+# A cue that corrects nothing: inside a later question that it does not open ("Cake ideas
+# that kids actually like?"; "Actually, Bergen?" still takes the quote back), or "wait" as a
+# verb: after a subject or a modal, or before what is waited for ("I can't wait to see her",
+# "we wait for the bus", "I must wait 30 min before coffee"; "Wait 2 secs, no, Saturday" and
+# "Wait, no, the day I wait tables" still take the quote back).
 _QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah|lol|haha)\W+)*")
 _WAITING_AFTER = re.compile(
     r"(?:\b(?:can't|cannot|can not|to|will|won't|could|couldn't|not|must|should|would|might|"
@@ -349,7 +343,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
         if (
             match.group(0) == "."
             and before in _ABBREVIATIONS
-            and (before != "no" or _NUMBER_NEXT.match(text, match.end()))
+            and (before != "no" or NUMBER_AFTER_NO.match(text, match.end()))
         ):
             continue  # "Dr. Weber", "No. 5"; "..., meat no. Oh, and eggs" ends a sentence
         spans.append((begin, match.end()))
@@ -395,7 +389,7 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
         if condition and k and re.search(IDIOM_IF, " ".join(t.text for t in tokens[k - 1 : k + 5])):
-            continue  # "if I can avoid it", "if possible": whenever one can
+            continue  # "I don't fly if I can avoid it": whenever one can (core.framing)
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
         if in_clause and (_elaborates(tokens, k) or _listed(tokens, k)):

@@ -243,7 +243,7 @@ def _whose(subject: str) -> str:
     (or a group with the user: "we", "the user and her husband")."""
     subject = _LEAD_WORDS.sub("", subject.strip(" ,")).strip()
     subject = _AUXILIARIES.sub("", subject).strip()
-    return "" if not subject or _ONE_PERSON.match(subject) or subject == "we" else subject
+    return "" if not subject or _ONE_PERSON.match(subject) else subject
 
 
 def says_ended(text: str) -> bool:
