@@ -35,6 +35,9 @@ replaces when both hold:
   the user's companion in a move or the place moved to ("I moved in with Antoine in
   Villeurbanne", "Valeria and me moved together") and the one whose relative it is about
   ("Sigrid's baby came early"); each retired every record about the person;
+- a date moved ("the work Christmas party got pushed to January") only a record that names
+  all of what moved (core.judge.change.moved_thing: "work", "Christmas", "party"), not one
+  that shares a word of it ("Our housewarming party is on 22 March");
 - a record of several sentences only when each of them shares a content word with the
   candidate's evidence (``_whole``): "Adam is 15, he plays hockey. Lina is 11, she swims." is
   not retired by "Adam quit hockey", so Lina's claim is not forgotten with Adam's.
@@ -69,7 +72,12 @@ from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
 from agent_memory.core.framing import reports
-from agent_memory.core.judge.change import change_spans, content_words, says_changed
+from agent_memory.core.judge.change import (
+    change_spans,
+    content_words,
+    moved_thing,
+    says_changed,
+)
 from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
@@ -210,6 +218,9 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     said = content_words(candidate.evidence)
     text = f"{record.get('content', '')} {record.get('evidence') or ''}"
     shared = said & content_words(text)
+    moved = moved_thing(candidate.evidence)
+    if moved is not None and not moved <= content_words(text):
+        return False  # a date moved: the record must name all of what moved (moved_thing)
     if shared and shared <= _names(candidate.evidence) & _names(text) & _aside(
         candidate.evidence, home=_HOME.search(text) is not None
     ):

@@ -2,8 +2,10 @@
 
 A later statement that changes an earlier one usually says so: a change marker ("instead",
 "anymore", "no longer", "switched", "moved", "my new ...", "is off", "broke up", "now" but
-not "for now" ...), or a turn opening by announcing one ("Update:", "Big news!", "There's
-been a change."). A "no"
+not "for now", "pushed to" a date ...), or a turn opening by announcing one ("Update:", "Big
+news!", "There's been a change."). A date moved names what moved (``moved_thing``): the
+record it changes must name all of it, or "the work Christmas party got pushed to January"
+retires the housewarming party. A "no"
 before a thing ("So no Gran Fondo this year") was read as a change for a while and dropped: as
 often it answers ("No Oslo is still home"), is an idiom ("no idea why my Tesla ..."), holds
 once or in one place ("No gym while I travel", "no Comcast at the cabin") or counts ("No
@@ -28,6 +30,18 @@ import re
 
 from agent_memory.core.judge.stemming import stem_word
 
+# A date: a day of a month, a month or a weekday (whole names and their abbreviations), "next"
+# week or weekday, or "the 14th" (``_CORRECTION``'s dates moved).
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+_MONTH += r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|"
+_WEEKDAY += r"thu|fri|sat|sun)"
+_TO_A_DATE = (
+    rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])|{_MONTH}\s+\d{{1,2}}\b"
+    rf"|{_MONTH}(?![a-z])|{_WEEKDAY}s?(?![a-z])|next\s+(?:week|month|year|{_WEEKDAY})(?![a-z])"
+    # "the 14th" closing its clause or before "of": not "the 5th floor"
+    r"|the\s+\d{1,2}(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)]|$|(?:of|and|but|so|because|bc|now|instead)\b))"
+)
 _CORRECTION = re.compile(
     r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
     r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
@@ -40,15 +54,29 @@ _CORRECTION = re.compile(
     r"(?:[,.;:!?)]|$))|"
     r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
     r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
-    r"takes over|instead of)\b"
+    r"takes over|instead of|"
+    # A date moved to another ("half marathon got pushed to oct 25", "brought forward to
+    # Wednesday"): "pushed" and the like only before a date (``_TO_A_DATE``), not in a clause
+    # that says it is for once ("pushed gym to Saturday this week"). Not before an amount or a
+    # time of day: "I upped the flour to 500g for today's batch", "my train got delayed to
+    # 9:40" changed nothing standing, and "my sister's landlord raised her rent to 1500" is
+    # someone else's.
+    r"(?:pushed|delayed|brought forward|put back|bumped)(?:\s+[\w'-]+){0,3}?"
+    r"\s+(?:back\s+|forward\s+)?(?:to|until|till)(?=\s+(?:" + _TO_A_DATE + r"))"
+    r"(?![^.!?;,]*\b(?:today|tonight|this (?:morning|afternoon|evening|week|time)|for once)\b)"
+    r")\b"
 )  # matched against lowercased text: without IGNORECASE the search is three times faster
+# The change markers that say a date moved (``_CORRECTION``), and a doubt just before one.
+_DATE_MOVE = re.compile(r"(?:pushed|delayed|brought forward|put back|bumped)\b")
+_MAYBE = re.compile(r"\b(?:may|might|could)\s+(?:get|be|have been|\w+ly)?\s*$")
 # Markers that as often open a follow-up as a change ("I left work early today", "asked again
 # about my allergy", "my new sneakers"): a correction still reads them beside a link to what
 # changed; the search does not rank by them. "now" stays a change for both ("so now Bianca is
 # my sous-chef"), though a follow-up says it too ("feeling great now"); "for now" says that
-# nothing changes. Not markers: "sold", "scrapped", "no more", "pushed": each retired a
-# record still true ("I sold my first watercolour" / "I paint watercolours", "I have no more
-# vacation days left" / "I get 25 vacation days a year", "I pushed back on my manager").
+# nothing changes. Not markers: "sold", "scrapped", "no more", "pushed" (but before a date):
+# each retired a record still true ("I sold my first watercolour" / "I paint watercolours", "I
+# have no more vacation days left" / "I get 25 vacation days a year", "I pushed back on my
+# manager").
 _WEAK = frozenset(
     "again left moving acting interim returning accepted updated update".split()
     + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
@@ -152,12 +180,41 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
     ]
 
 
+def moved_thing(text: str) -> set[str] | None:
+    """When every change ``text`` says is a date moved ("the work Christmas party got pushed
+    to January"), the content words of what moved, as stems: the object of the marker's verb
+    ("pushed my bisoprolol refill to"), else its clause's words before it ("work",
+    "christmas", "party"). A record must name them all to be what moved ("Our housewarming
+    party is on 22 March" shares only "party"). None when another change is said."""
+    lowered = text.lower()
+    spans = change_spans(text, strong=True)
+    marks = [_DATE_MOVE.match(lowered, a) for a, _ in spans]
+    if not spans or not all(marks):
+        return None
+    thing: set[str] = set()
+    for (start, end), mark in zip(spans, marks, strict=True):
+        verb = content_words(mark.group(0)) if mark else set()
+        moved = content_words(lowered[start:end]) - verb  # "pushed my refill to": the object
+        if not moved:  # "the party got pushed to": the clause's words before it
+            breaks = [m.end() for m in _CLAUSE_BREAK.finditer(lowered, 0, start)]
+            moved = content_words(lowered[breaks[-1] if breaks else 0 : start])
+        thing |= moved
+    return thing
+
+
 def _denied(lowered: str, marker: re.Match[str]) -> bool:
     """Whether the ``marker`` found in ``lowered`` is denied just before it (``_DENIED``):
-    not one of ``_UNDENIED``, nor a plan called off (``_CALLED_OFF``)."""
+    not one of ``_UNDENIED``, nor a plan called off (``_CALLED_OFF``). A date moved is also
+    denied "after all" ("the exam wasn't pushed to Friday after all": nothing moved), and
+    doubted by "may", "might" or "could" ("the vote may get pushed to next week")."""
     if _UNDENIED.match(marker.group(0)):
         return False
+    date_moved = _DATE_MOVE.match(marker.group(0)) is not None
+    if date_moved and _MAYBE.search(lowered, 0, marker.start()):
+        return True
     denial = _DENIED.search(lowered, 0, marker.start())
+    if date_moved:
+        return denial is not None
     if denial is None:
         return False
     return denial.group("none") is not None or not _CALLED_OFF.match(lowered, marker.end())
@@ -184,4 +241,4 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-__all__ = ["announces", "change_spans", "content_words", "says_changed"]
+__all__ = ["announces", "change_spans", "content_words", "moved_thing", "says_changed"]

@@ -112,6 +112,7 @@ class _Facts:
 
     question: bool
     content: set[str]
+    things: set[str]  # the content words that name something: no preposition, no pronoun
     negs: list[str]
     flips: list[str]
     modals: set[str]
@@ -125,6 +126,7 @@ class _Facts:
         sentences = parse_sentences(text, statement=True)
         tokens = [t for s in sentences for t in s.tokens]
         content: set[str] = set()
+        things: set[str] = set()
         negs: list[str] = []
         flips: list[str] = []
         numbers: dict[str, set[str]] = {}
@@ -139,8 +141,11 @@ class _Facts:
                     if flipped:
                         flips.append(tok.text)
                     content.add(name)
+                    things.add(name)
                 elif tok.cls != SOFT:
                     content.add(tok.form)
+                    if tok.cls == WORD:
+                        things.add(tok.form)
             elif tok.cls in (SELF, SELFPOSS, POSS, PRON, REL):
                 content.add(tok.form)
             elif tok.cls == VALUE:
@@ -159,6 +164,7 @@ class _Facts:
         return cls(
             question=any(s.question for s in sentences),
             content=content,
+            things=things - _NEGATING,
             negs=negs,
             flips=flips,
             modals={t.form for t in tokens if t.cls in (MODAL, FRAME)},
@@ -171,6 +177,10 @@ class _Facts:
     @property
     def negated(self) -> bool:
         return (len(self.negs) + len(self.flips)) % 2 == 1
+
+
+# Words that only carry a negation ("no longer"): not a thing a statement names.
+_NEGATING = frozenset({"longer"})
 
 
 # A write judges its draft against up to 16 neighbours, and neighbours recur across writes:
@@ -235,6 +245,16 @@ def _contradicts(a: _Facts, b: _Facts) -> Verdict:
         return Verdict(False, low, "the statements are in different tenses")
     high = round(0.5 + 0.5 * jaccard, 4)
     if polarity_differs:
+        if a.things - b.things and b.things - a.things:
+            # Each names something the other does not: what one denies is not what the
+            # other says ("allergic to peanuts" / "not allergic to shellfish"). In a short
+            # statement the subject and a preposition alone make most of its words.
+            mine, theirs = sorted(a.things - b.things)[0], sorted(b.things - a.things)[0]
+            return Verdict(
+                False, low, f"the statements negate different things ({mine!r} / {theirs!r})"
+            )
+        if conflict is not None:  # "the gym on Mondays" / "not on Tuesdays"
+            return Verdict(False, low, f"the statements negate different things: {conflict}")
         if a.modals & HEDGES:
             word = sorted(a.modals & HEDGES)[0]
             return Verdict(

@@ -396,6 +396,16 @@ def test_a_break_up_retires_the_relationship_not_the_person(
             "the porto wedding got moved to june 12 and honestly idk how to feel",
             "The wedding is on June 5",
         ),
+        (  # "pushed to" a date
+            "I'm running my first half marathon in oct, scotiabank waterfront.",
+            "also half marathon got pushed to oct 25 bc of some city permit thing",
+            "first half marathon",
+        ),
+        (
+            "bday dinner fri 7pm at nonna's, 12 of us",
+            "bday dinner pushed to sat",
+            "bday dinner fri",
+        ),
         (  # "up to now" says the earlier way ended ("for now" does not)
             "I keep my savings at Barclays.",
             "Up to now I kept savings at Barclays but I opened a Marcus account.",
@@ -411,6 +421,62 @@ def test_a_correction_retires_what_it_names(
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
     assert status_of(mem, retired) is Status.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "kept"),
+    [
+        (  # another party: what moved is named by more than the shared word
+            "Our housewarming party is on 22 March.",
+            "The work Christmas party got pushed to January.",
+            "housewarming party",
+        ),
+        (  # the refill moved, not the dose
+            "I take 2.5 mg of bisoprolol every morning.",
+            "The pharmacy pushed my bisoprolol refill to next week.",
+            "2.5 mg of bisoprolol",
+        ),
+        (  # nothing moved
+            "My driving exam is on Monday 3 March.",
+            "The exam wasn't pushed to Friday after all, still Monday.",
+            "driving exam is on Monday",
+        ),
+        (  # it may move
+            "The council vote on the bike lane is on 14 March.",
+            "The vote may get pushed to next week, we'll see.",
+            "council vote",
+        ),
+        (  # for once
+            "I go to the gym on Mondays, Wednesdays and Fridays.",
+            "Pushed gym to Saturday this week, work is mad.",
+            "gym on Mondays",
+        ),
+        (  # a time of day, and someone else's
+            "My shift starts at 7am.",
+            "My husband's shift got pushed to 10pm.",
+            "shift starts at 7am",
+        ),
+    ],
+)
+def test_a_date_moved_retires_only_what_moved(
+    mem: Memory, before: str, after: str, kept: str
+) -> None:
+    """ "Pushed", "delayed", "brought forward" say a change only before a date, and only of a
+    record that names all of what moved (core.judge.change.moved_thing); not when denied, in
+    doubt or for once. Each of these was retired by a first, wider reading (an adversarial
+    review, benchmarks/README.md "Session 29")."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    assert status_of(mem, kept) is Status.CONFIRMED
+
+
+def test_denying_another_thing_retires_nothing(mem: Memory) -> None:
+    """ "Not allergic to shellfish" denies shellfish, not peanuts: the judge read the two short
+    statements as one negated ("the user", "allergic" and "to" were most of their words) and
+    retired the allergy."""
+    session(mem, "s1", "I'm allergic to peanuts, so please keep them out of any recipes.")
+    session(mem, "s2", "I'm not allergic to shellfish, so the paella is fine.", days=30)
+    assert status_of(mem, "allergic to peanuts") is Status.CONFIRMED
 
 
 @pytest.mark.parametrize(

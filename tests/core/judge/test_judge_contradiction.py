@@ -29,6 +29,12 @@ DIFFERENT_THINGS = [
         "The user appears to work closely with Fatima on Polaris.",
         "The user is working on the Polaris project with Fatima.",
     ),
+    # One denies what the other does not say: in a short statement the subject and a
+    # preposition make most of the words, and "not allergic to shellfish" retired "allergic to
+    # peanuts".
+    ("The user is allergic to peanuts.", "The user is not allergic to shellfish."),
+    ("I live in Leeds.", "I don't live in York."),
+    ("I go to the gym on Mondays.", "I don't go to the gym on Tuesdays."),
 ]
 
 STILL_CONTRADICTORY = [
@@ -40,6 +46,9 @@ STILL_CONTRADICTORY = [
     ("Deploys happen on Tuesdays.", "Deploys happen on Thursdays."),
     ("My flight is on 12 May.", "My flight is on 21 May."),
     ("The store is open on Sundays.", "The store is closed on Sundays."),
+    ("The user is allergic to peanuts.", "The user is not allergic to peanuts."),
+    ("I drink coffee every morning.", "I don't drink coffee."),
+    ("The user is vegetarian.", "The user is not vegetarian, the user is pescatarian."),
 ]
 
 
