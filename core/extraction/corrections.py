@@ -35,9 +35,10 @@ replaces when both hold:
   the user's companion in a move or the place moved to ("I moved in with Antoine in
   Villeurbanne", "Valeria and me moved together") and the one whose relative it is about
   ("Sigrid's baby came early"); each retired every record about the person;
-- a date moved ("the work Christmas party got pushed to January") only a record that names
-  all of what moved (core.judge.change.moved_thing: "work", "Christmas", "party"), not one
-  that shares a word of it ("Our housewarming party is on 22 March");
+- a date moved ("the work Christmas party got pushed to January") only the nearest record
+  that names all of what moved (core.judge.change.moved_thing: "work", "Christmas", "party"),
+  not one that shares a word of it ("Our housewarming party is on 22 March"), names another
+  owner of it ("My brother's wedding") or says a habit ("on Thursdays", ``_what_moved``);
 - a record of several sentences only when each of them shares a content word with the
   candidate's evidence (``_whole``): "Adam is 15, he plays hockey. Lina is 11, she swims." is
   not retired by "Adam quit hockey", so Lina's claim is not forgotten with Adam's.
@@ -150,6 +151,14 @@ _RELATIONSHIP = re.compile(
     r"(?:i'm|i am|been|living|live|lives|moved in) with)\b",
     re.I,
 )
+# Whose a thing is ("my brother's wedding", "the user's brother's wedding": overlapping).
+_POSSESSIVE = re.compile(r"(?=\b(\w[\w-]*)['\u2019]s\s+(\w+))")
+# What recurs ("every", "weekly", "on Thursdays"), or is said to hold for good from now.
+_RECURS = re.compile(
+    r"\b(?:every|each|weekly|daily|monthly|fortnightly|usually|always|permanently|for good|"
+    r"from now on|(?:a|per) (?:week|month)|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
+    re.I,
+)
 # An addition, not a replacement: "We got a kitten now too", "a new armchair to go with the
 # couch".
 _ADDED = re.compile(r"\b(?:too|as well)\s*(?:[.!?,;]|$)|\bto go with\b", re.I)
@@ -172,7 +181,9 @@ def corrected(
         if linked(candidate, r) and _whole(candidate, r) and _about_what_ended(candidate, r)
     ]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
-    return found[:MAX_RETIRED]
+    # A date moved moves one thing: "My appointment got pushed to May" retired both the
+    # dentist's and the GP's appointments.
+    return found[: 1 if moved_thing(candidate.evidence) is not None else MAX_RETIRED]
 
 
 def _about_what_ended(candidate: Candidate, record: dict[str, Any]) -> bool:
@@ -219,8 +230,8 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     text = f"{record.get('content', '')} {record.get('evidence') or ''}"
     shared = said & content_words(text)
     moved = moved_thing(candidate.evidence)
-    if moved is not None and not moved <= content_words(text):
-        return False  # a date moved: the record must name all of what moved (moved_thing)
+    if moved is not None and not _what_moved(candidate.evidence, moved, text):
+        return False
     if shared and shared <= _names(candidate.evidence) & _names(text) & _aside(
         candidate.evidence, home=_HOME.search(text) is not None
     ):
@@ -237,6 +248,22 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
             or bool(_ROLE.search(text) and _NOW.search(candidate.evidence))
         )
     return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
+
+
+def _what_moved(evidence: str, moved: set[str], text: str) -> bool:
+    """Whether a record (its ``text``) is of the thing whose date ``evidence`` says moved
+    (``moved``: core.judge.change.moved_thing): it names all of it, of no owner the evidence
+    does not name ("My brother's wedding is in May" is not moved by "My wedding got pushed to
+    June"), and is not a habit unless the move is for good ("I go to yoga on Thursdays" stays
+    when "Yoga got bumped to Friday"; "... pushed to Sunday permanently" moves it)."""
+    if not moved <= content_words(text):
+        return False
+    said = content_words(evidence)
+    for m in _POSSESSIVE.finditer(text):
+        owner = content_words(m.group(1))
+        if owner - {"user"} and not owner & said and content_words(m.group(2)) & moved:
+            return False
+    return _RECURS.search(text) is None or _RECURS.search(evidence) is not None
 
 
 def _kindred(said: str, text: str) -> bool:

@@ -249,9 +249,9 @@ def _contradicts(a: _Facts, b: _Facts) -> Verdict:
             # Each names something the other does not: what one denies is not what the
             # other says ("allergic to peanuts" / "not allergic to shellfish"). In a short
             # statement the subject and a preposition alone make most of its words.
-            mine, theirs = sorted(a.things - b.things)[0], sorted(b.things - a.things)[0]
+            one, other = sorted((min(a.things - b.things), min(b.things - a.things)))
             return Verdict(
-                False, low, f"the statements negate different things ({mine!r} / {theirs!r})"
+                False, low, f"the statements negate different things ({one!r} / {other!r})"
             )
         if conflict is not None:  # "the gym on Mondays" / "not on Tuesdays"
             return Verdict(False, low, f"the statements negate different things: {conflict}")

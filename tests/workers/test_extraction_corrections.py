@@ -456,6 +456,17 @@ def test_a_correction_retires_what_it_names(
             "My husband's shift got pushed to 10pm.",
             "shift starts at 7am",
         ),
+        (  # another owner's
+            "My brother's wedding is in May.",
+            "My wedding got pushed to June.",
+            "brother's wedding",
+        ),
+        (  # a habit moved once
+            "The book club meets on Wednesdays.",
+            "Book club got pushed to Thursday next week.",
+            "book club meets",
+        ),
+        ("I go to yoga on Thursdays.", "Yoga got bumped to Friday.", "yoga on Thursdays"),
     ],
 )
 def test_a_date_moved_retires_only_what_moved(
@@ -468,6 +479,18 @@ def test_a_date_moved_retires_only_what_moved(
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
     assert status_of(mem, kept) is Status.CONFIRMED
+
+
+def test_a_date_moved_moves_one_thing(mem: Memory) -> None:
+    """ "My appointment got pushed to May" retired both appointments of the turn before; a date
+    moved retires the nearest record of what moved, and a habit moved for good moves."""
+    session(mem, "s1", "My dentist appointment is on 3 April. My GP appointment is on 10 April.")
+    session(mem, "s2", "My appointment got pushed to May.", days=30)
+    retired = [w for w in ("dentist", "GP") if status_of(mem, w) is Status.SUPERSEDED]
+    assert len(retired) <= 1
+    session(mem, "s3", "I volunteer at the food bank every Saturday.", days=31)
+    session(mem, "s4", "The food bank volunteering got pushed to Sunday permanently.", days=60)
+    assert status_of(mem, "every Saturday") is Status.SUPERSEDED
 
 
 def test_denying_another_thing_retires_nothing(mem: Memory) -> None:
