@@ -245,6 +245,23 @@ def test_present_questions_with_past_looking_words_still_apply(memory: Memory) -
     assert asks_about_the_past("What is my old address?")
 
 
+def test_a_date_asked_in_the_past_tense_is_the_last_one_said(memory: Memory) -> None:
+    """ "When was my driving test in the end?" asks for the date the test ended up on: the
+    statement that it moved ranks above the first date, as for a present question (the past
+    tense turned the rule off and put "17 March" first). A question about an earlier state
+    ("before", "at first", "What was my job?") still keeps the order."""
+    first, moved = "My driving test is on 17 March.", "The driving test got moved to 28 April."
+    session = stated(memory, [(0, first), (0, "The user is learning Spanish."), (1, moved)])
+    for query in ("When was my driving test in the end?", "When did I have my driving test?"):
+        result = search(session, query)
+        contents = [r["content"] for r in result["results"]]
+        assert contents.index(moved) < contents.index(first), query
+        assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
+    assert asks_about_the_past("When was my driving test before it moved?")
+    assert asks_about_the_past("What was my job?")
+    assert not asks_about_the_past("What did I pick in the end?")
+
+
 @pytest.mark.xfail(
     strict=True,
     reason=(
