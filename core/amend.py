@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from agent_memory.core.framing import asks
+
 # The cue opening a correction sentence, and the rest of it.
 _CUE = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|erm|wait|no|sorry|oops|whoops|ugh)\W+)*"
@@ -49,6 +51,16 @@ def opens_correction(sentence: str) -> bool:
     """Whether ``sentence`` opens with a correction cue (module docstring)."""
     m = _CUE.match(sentence)
     return m is not None and bool(m.group("rest"))
+
+
+def corrects_in_full(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a correction cue and goes on as a statement of its own
+    ("Wait, no, the party is at Anna's flat."): not an elliptical value ("Actually, 4 kids."),
+    not a question ("actually is handling prawns even a problem for him")."""
+    m = _CUE.match(sentence)
+    if m is None or not m.group("rest") or ellipsis(sentence) is not None:
+        return False
+    return not asks(m.group("rest"))
 
 
 def ellipsis(sentence: str) -> str | None:

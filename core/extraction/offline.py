@@ -35,8 +35,11 @@ ironic agreement ("Oh sure, ...", "Sure, I'm the Pope"), read as the judge reads
 (core.framing); sarcastic sentences ("yeah right", "as if", "/s", "oh great"); a
 self-correction ("Actually, ...", "Oops, I mean ...") replaces the sentence before it: an
 elliptical one ("I have 3 kids. Actually, 4 kids.") gives that sentence's facts with the new
-value and both sentences as evidence (core.amend), a full one drops the earlier facts it
-restates; a retraction ("That was a lie.", "just kidding", "scratch that") or a bare sarcasm
+value and both sentences as evidence (core.amend), a full one takes the sentence before it
+back and is read as said, kept in its words when no rule phrases it ("The party is at Tom's.
+Wait, no, the party is at Anna's flat this year.": only the second; one that adds, "Actually,
+I also ...", takes nothing back); a retraction ("That was a lie.", "just kidding", "scratch
+that") or a bare sarcasm
 marker undoes the sentences before it in its turn, and, opening a turn, the previous user
 turn; clauses in assistant turns; and every sentence that tries to instruct the memory system
 ("ignore previous rules", "system prompt", "you are now", "store that ..."). Tool-turn outcomes
@@ -70,7 +73,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
-from agent_memory.core.amend import amended, opens_correction
+from agent_memory.core.amend import amended, corrects_in_full, opens_correction
 from agent_memory.core.extraction import corrections, phrasing, verbatim
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.schema import (
@@ -151,6 +154,8 @@ _RETRACTION = re.compile(
     re.IGNORECASE,
 )
 # A sentence that takes itself back at its end ("I'm getting married, haha no."): only itself.
+# A sentence that adds to what came before rather than correcting it.
+_ADDS = re.compile(r"\b(?:also|too|as well|in addition)\b", re.IGNORECASE)
 _TAKEN_BACK = re.compile(
     r",\s*(?:(?:(?:lol|haha|hah|lmao|kidding|joking|jk)\W+)+(?:no|nah|nope|not really)|nah|nope|"
     r"not really)(?:\W+(?:lol|haha|hah|lmao))*\W*$",
@@ -407,6 +412,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             if not (phrased or verbatim.informative(sentence)):
                 continue
         correction = last is not None and opens_correction(sentence)
+        in_full = correction and corrects_in_full(sentence)
         if last is not None and correction:
             # "I have 3 kids. Actually, 4 kids.": the sentence before is taken back.
             fixed = _corrected(turn.content, last[0], start, end, anchor, shared_target)
@@ -415,6 +421,13 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 unphrased = [u for u in unphrased if u[0] != index - 1]
                 previous = (last[0], end, fixed)
                 continue
+            # A correction said as a clause of its own ("Wait, no, the party is at Anna's
+            # flat."): the sentence before is taken back, as the judge reads it, and this one
+            # is read as said, kept in its words when no rule phrases it; not one that adds
+            # ("Actually, I also do some freelance design").
+            if in_full and _ADDS.search(sentence) is None:
+                kept = [c for c in kept if all(c is not r for r in last[2])]
+                unphrased = [u for u in unphrased if u[0] != index - 1]
         if _OWN_BELIEF.search(sentence) and (told := told_before(sentence.lower())) is not None:
             # "..., so I guess she's not satisfied": the guess is a clause of its own after
             # what was told, which stands (as the judge reads it).
@@ -422,9 +435,6 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             sentence = turn.content[start:end]
         if phrased is None:
             phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
-        if last is not None and correction and _restates(phrased, last[2]):
-            # "I'm 29. Actually, I'm 30.": a new value of the same fact replaces it.
-            kept = [c for c in kept if all(c is not r for r in last[2])]
         kept.extend(phrased)
         previous = (start, end, phrased)
         # Reported speech is kept only verbatim, its reporter with it ("carla says rose's
@@ -448,21 +458,11 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 and not any(standing.instructs(c.evidence) for c in phrased)
             )
         )
-        if kept_whole and not not_the_users and not correction:
+        # Not an elliptical correction no rule could place ("wait no, june 2."): its words
+        # alone say nothing.
+        if kept_whole and not not_the_users and (in_full or not correction):
             unphrased.append((index, start, end))
     return kept + verbatim.statements(turn.content, unphrased), retracts_before
-
-
-def _restates(new: list[Candidate], old: list[Candidate]) -> bool:
-    """Whether a new candidate states the same fact as an old one with another value: the same
-    attribute, or contents that open with the same three words ("The user is ...")."""
-    for n in new:
-        for o in old:
-            if n.attribute is not None and n.attribute == o.attribute:
-                return True
-            if n.content.split()[:3] == o.content.split()[:3] and n.content != o.content:
-                return True
-    return False
 
 
 def _kept_out(sentence: str) -> bool:

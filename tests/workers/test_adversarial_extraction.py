@@ -152,6 +152,44 @@ def test_a_correction_opening_a_new_topic_drops_only_the_sentence_before() -> No
 
 
 @pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "The party is at Tom's place. Wait, no, the party is at Anna's flat this year.",
+            ["Wait, no, the party is at Anna's flat this year."],
+        ),
+        (
+            "Thesis is now due on the 11th of January. Wait, no, the 11th of January is the "
+            "defence booking; the submission is the 14th of December.",
+            [
+                "Wait, no, the 11th of January is the defence booking; the submission is the "
+                "14th of December."
+            ],
+        ),
+        # one that adds takes nothing back (the judge still doubts the sentence before)
+        (
+            "I work at Google. Actually, I also do some freelance design on weekends.",
+            ["The user works at Google.", "Actually, I also do some freelance design on weekends."],
+        ),
+    ],
+)
+def test_a_correction_said_as_a_clause_of_its_own_is_kept_in_its_words(
+    said: str, kept: list[str]
+) -> None:
+    """A correction no rule phrases was dropped, and the sentence it takes back was kept (the
+    judge refused its quote, so it was stored as a provisional inference): the retracted
+    value stored, the corrected one lost."""
+    assert [c for c, _, _ in extract(said)] == kept
+
+
+def test_a_full_correction_stores_only_the_corrected_words(mem: Memory) -> None:
+    run(mem, [("user", "The party is at Tom's place. Wait, no, the party is at Anna's flat.")])
+    contents = {r.content for r in stored(mem) if "session-summary" not in r.tags}
+    assert contents == {"Wait, no, the party is at Anna's flat."}
+    assert confirmed(mem) == contents
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "We're moving the launch to March.",
