@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.core.framing import asks
+from agent_memory.core.judge.change import content_words
 
 # The cue opening a correction sentence, and the rest of it.
 _CUE = re.compile(
@@ -53,14 +54,18 @@ def opens_correction(sentence: str) -> bool:
     return m is not None and bool(m.group("rest"))
 
 
-def corrects_in_full(sentence: str) -> bool:
+def corrects_in_full(sentence: str, before: str) -> bool:
     """Whether ``sentence`` opens with a correction cue and goes on as a statement of its own
-    ("Wait, no, the party is at Anna's flat."): not an elliptical value ("Actually, 4 kids."),
-    not a question ("actually is handling prawns even a problem for him")."""
+    about what the sentence ``before`` it said ("The party is at Tom's place." / "Wait, no, the
+    party is at Anna's flat."): not an elliptical value ("Actually, 4 kids."), not a question
+    ("actually is handling prawns even a problem for him"), and sharing a content word with it,
+    or the cue opens an apology or an aside ("I'm vegetarian." / "Sorry, I should have said
+    that earlier.", "Actually, I wanted to ask about night shifts")."""
     m = _CUE.match(sentence)
     if m is None or not m.group("rest") or ellipsis(sentence) is not None:
         return False
-    return not asks(m.group("rest"))
+    rest = m.group("rest")
+    return not asks(rest) and bool(content_words(rest) & content_words(before))
 
 
 def ellipsis(sentence: str) -> str | None:

@@ -412,7 +412,11 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             if not (phrased or verbatim.informative(sentence)):
                 continue
         correction = last is not None and opens_correction(sentence)
-        in_full = correction and corrects_in_full(sentence)
+        in_full = (
+            last is not None
+            and correction
+            and corrects_in_full(sentence, turn.content[last[0] : last[1]])
+        )
         if last is not None and correction:
             # "I have 3 kids. Actually, 4 kids.": the sentence before is taken back.
             fixed = _corrected(turn.content, last[0], start, end, anchor, shared_target)
@@ -421,10 +425,8 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 unphrased = [u for u in unphrased if u[0] != index - 1]
                 previous = (last[0], end, fixed)
                 continue
-            # A correction said as a clause of its own ("Wait, no, the party is at Anna's
-            # flat."): the sentence before is taken back, as the judge reads it, and this one
-            # is read as said, kept in its words when no rule phrases it; not one that adds
-            # ("Actually, I also do some freelance design").
+            # "Wait, no, the party is at Anna's.": the sentence before is taken back, this one
+            # read as said (core.amend.corrects_in_full); not by one that adds ("I also ...").
             if in_full and _ADDS.search(sentence) is None:
                 kept = [c for c in kept if all(c is not r for r in last[2])]
                 unphrased = [u for u in unphrased if u[0] != index - 1]
@@ -435,6 +437,9 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             sentence = turn.content[start:end]
         if phrased is None:
             phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
+        if correction and not in_full and last is not None and phrasing.restates(phrased, last[2]):
+            # "I'm 29. Actually, I'm 30.": a new value of the same fact replaces it.
+            kept = [c for c in kept if all(c is not r for r in last[2])]
         kept.extend(phrased)
         previous = (start, end, phrased)
         # Reported speech is kept only verbatim, its reporter with it ("carla says rose's

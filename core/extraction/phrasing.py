@@ -358,4 +358,16 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!")) else text + "."
 
 
-__all__ = ["PROCEDURE", "candidate", "fact", "in_their_words", "procedure"]
+def restates(new: list[Candidate], old: list[Candidate]) -> bool:
+    """Whether a new candidate states the same fact as an old one with another value: the same
+    attribute, or contents that open with the same three words ("The user is ...")."""
+    for n in new:
+        for o in old:
+            if n.attribute is not None and n.attribute == o.attribute:
+                return True
+            if n.content.split()[:3] == o.content.split()[:3] and n.content != o.content:
+                return True
+    return False
+
+
+__all__ = ["PROCEDURE", "candidate", "fact", "in_their_words", "procedure", "restates"]

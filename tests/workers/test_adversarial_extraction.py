@@ -168,9 +168,15 @@ def test_a_correction_opening_a_new_topic_drops_only_the_sentence_before() -> No
         ),
         # one that adds takes nothing back (the judge still doubts the sentence before)
         (
-            "I work at Google. Actually, I also do some freelance design on weekends.",
-            ["The user works at Google.", "Actually, I also do some freelance design on weekends."],
+            "I work at Google. Actually, I also work at a bar on weekends.",
+            ["The user works at Google.", "Actually, I also work at a bar on weekends."],
         ),
+        # an apology or an aside, about nothing the sentence before said, corrects nothing
+        (
+            "I live in Leeds with my husband. Sorry, I have to run, the baby is crying.",
+            ["The user lives in Leeds with the user's husband.", "The user has to run."],
+        ),
+        ("I'm a nurse. Actually, I wanted to ask about night shifts.", ["The user is a nurse."]),
     ],
 )
 def test_a_correction_said_as_a_clause_of_its_own_is_kept_in_its_words(
@@ -178,7 +184,8 @@ def test_a_correction_said_as_a_clause_of_its_own_is_kept_in_its_words(
 ) -> None:
     """A correction no rule phrases was dropped, and the sentence it takes back was kept (the
     judge refused its quote, so it was stored as a provisional inference): the retracted
-    value stored, the corrected one lost."""
+    value stored, the corrected one lost. A correction is about what the sentence before it
+    said (a shared content word): "Sorry, I have to run" takes nothing back."""
     assert [c for c, _, _ in extract(said)] == kept
 
 
