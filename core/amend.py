@@ -34,6 +34,12 @@ _CUE = re.compile(
     r"(?:(?:i mean|i meant|make that|make it)\b[\s,:;-]*)?(?P<rest>.*?)[\s.!]*$",
     re.IGNORECASE,
 )
+# A cue that says the speaker slipped: a "no" standing alone, "I mean", "oops", "or rather".
+_SLIP = re.compile(
+    r"^\W*(?:(?:oh|um|uh|er|erm|ugh|wait|sorry|actually)\W+)*(?:(?:no|nope)\s*[,:;.!-]|"
+    r"(?:i mean|i meant|or rather|make that|make it|correction|oops|whoops)\b)",
+    re.IGNORECASE,
+)
 # A correction that opens with a subject is a clause of its own, not an ellipsis.
 _SUBJECT = re.compile(
     r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our|it|it's|that|that's|this|he|she|they)\b", re.I
@@ -56,16 +62,24 @@ def opens_correction(sentence: str) -> bool:
 
 def corrects_in_full(sentence: str, before: str) -> bool:
     """Whether ``sentence`` opens with a correction cue and goes on as a statement of its own
-    about what the sentence ``before`` it said ("The party is at Tom's place." / "Wait, no, the
-    party is at Anna's flat."): not an elliptical value ("Actually, 4 kids."), not a question
-    ("actually is handling prawns even a problem for him"), and sharing a content word with it,
-    or the cue opens an apology or an aside ("I'm vegetarian." / "Sorry, I should have said
-    that earlier.", "Actually, I wanted to ask about night shifts")."""
+    that corrects the sentence ``before`` it: not an elliptical value ("Actually, 4 kids."),
+    not a question ("actually is handling prawns even a problem for him"); after a cue that
+    says a slip ("no", "I mean", "oops", ``_SLIP``), about what it said (a shared content
+    word: "The thesis is due on 11 January. Wait, no, 11 January is the defence; ..."); after
+    "actually", "sorry" or "wait", which as often open an aside or an apology ("I live in York.
+    Actually, my sister lives in Leeds.", "I work nights. Sorry, work has been crazy."), only
+    saying it again with another value (its first three words: "The party is at Tom's." /
+    "Wait, the party is at Anna's.")."""
     m = _CUE.match(sentence)
     if m is None or not m.group("rest") or ellipsis(sentence) is not None:
         return False
     rest = m.group("rest")
-    return not asks(rest) and bool(content_words(rest) & content_words(before))
+    if asks(rest):
+        return False
+    if _SLIP.match(sentence):
+        return bool(content_words(rest) & content_words(before))
+    opening = _WORD.findall(rest.lower())[:3]
+    return len(opening) == 3 and opening == _WORD.findall(before.lower())[:3]
 
 
 def ellipsis(sentence: str) -> str | None:

@@ -168,8 +168,8 @@ def test_a_correction_opening_a_new_topic_drops_only_the_sentence_before() -> No
         ),
         # one that adds takes nothing back (the judge still doubts the sentence before)
         (
-            "I work at Google. Actually, I also work at a bar on weekends.",
-            ["The user works at Google.", "Actually, I also work at a bar on weekends."],
+            "I work at Google. Oops, I also work at a bar on weekends.",
+            ["The user works at Google.", "Oops, I also work at a bar on weekends."],
         ),
         # an apology or an aside, about nothing the sentence before said, corrects nothing
         (
@@ -177,6 +177,12 @@ def test_a_correction_opening_a_new_topic_drops_only_the_sentence_before() -> No
             ["The user lives in Leeds with the user's husband.", "The user has to run."],
         ),
         ("I'm a nurse. Actually, I wanted to ask about night shifts.", ["The user is a nurse."]),
+        # "actually", "sorry", "wait" correct only a value said again; they open asides too
+        ("I live in York. Actually, my sister lives in Leeds.", ["The user lives in York."]),
+        (
+            "I own a Tesla. Actually my Tesla needs new tires, where should I go",
+            ["The user owns a Tesla."],
+        ),
     ],
 )
 def test_a_correction_said_as_a_clause_of_its_own_is_kept_in_its_words(
