@@ -32,8 +32,9 @@ when the turn takes the quote out of the user's mouth:
   sentence of the turn ("That's not true.", "Just kidding.", "That was a lie.",
   or a correction opened by "actually", "wait", "sorry", or a short self-correction of at
   most two words after "well", "I mean", "or rather": "Well, worked."); such a word inside a
-  later question it does not open ("Cake ideas that kids actually like?") and "wait" as a verb
-  ("I can't wait to see her") take nothing back.
+  later question it does not open ("Cake ideas that kids actually like?"), "wait" as a verb
+  ("I can't wait to see her") and "sorry" apologising for something ("Sorry for the long
+  message", not "sorry for the confusion") take nothing back.
 
 A clause about telling the assistant ("I forgot to tell you: ...", "Not sure if I told you,
 but ...", "..., as I said"; core.framing.told_you) frames the telling, not the claim: the
@@ -139,6 +140,14 @@ _QUESTION_OPENER = re.compile(r"^\W*(?:(?:oh|well|um|uh|er|hmm|ah|ok|okay|no|nah
 _WAITING_AFTER = re.compile(
     r"(?:\b(?:can't|cannot|can not|to|will|won't|could|couldn't|not|must|should|would|might|"
     r"may|i|we|you|they|the|a|long|this|that)|'ll|'d)\s+$"
+)
+# "sorry" apologising for something ("Sorry for the long message", "sorry about the typos",
+# "sorry to bother you", "sorry if I'm slow"), not for a slip ("sorry for the confusion, ...",
+# "I should say Bergen, sorry about that").
+_APOLOGY = re.compile(
+    r"\s+(?:for|about|to|if)\b(?!\s+(?:that|this|it)\b)"
+    r"(?![^.!?]*\b(?:confus\w*|mistake|error|typo|mix-?up|"
+    r"misunderstanding|wrong|meant|misspoke|correct\w*)\b)"
 )
 _WAITING_FOR = re.compile(r"^\s+(?:for|until|till|to)\b|^\s*-?\s*(?:lists?|times?|staff)\b")
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn
@@ -286,6 +295,8 @@ def _idle(sentence: str, cue: re.Match[str]) -> bool:
         and not sentence[cue.end() :].strip(" .!")
     ):
         return True  # "I'm getting married, haha no.": that sentence, not the claim, is taken back
+    if cue.group(0) == "sorry" and _APOLOGY.match(sentence, cue.end()):
+        return True  # "Sorry for the long message.", "Sorry to bother you again."
     return cue.group(0) == "wait" and (
         _WAITING_AFTER.search(sentence[: cue.start()]) is not None
         or _WAITING_FOR.match(sentence[cue.end() :]) is not None

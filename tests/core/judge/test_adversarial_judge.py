@@ -244,6 +244,31 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
         True,
     ),
     ("I'm 30, wait no, 31.", "I'm 30", "The user is 30.", False),
+    # "sorry" apologising for something takes nothing back; for a slip it still does
+    (
+        "I'm vegetarian. Sorry for the long message.",
+        "I'm vegetarian",
+        "The user is vegetarian.",
+        True,
+    ),
+    (
+        "I live in Leeds. Sorry to bother you again.",
+        "I live in Leeds",
+        "The user lives in Leeds.",
+        True,
+    ),
+    (
+        "I live in Leeds. Sorry for the confusion, I live in York.",
+        "I live in Leeds",
+        "The user lives in Leeds.",
+        False,
+    ),
+    (
+        "I live in Leeds. Sorry, I live in York.",
+        "I live in Leeds",
+        "The user lives in Leeds.",
+        False,
+    ),
     # A later sentence taking back only itself ("..., haha no.") leaves the claim before it.
     (
         "I moved to Leeds. I'm getting married, haha no.",
