@@ -82,15 +82,24 @@ _SMALL_TALK = frozenset(
 
 def informative(sentence: str) -> bool:
     """Whether ``sentence`` tells something: enough words, enough of them neither function
-    words nor small talk, and not a question that lost its mark (one asking for a way of
+    words nor small talk, not only an apology (``_APOLOGY``), and not a question that lost its
+    mark (one asking for a way of
     answering for good is an instruction: core.search.standing)."""
     if asks(sentence) and not standing.instructs(sentence):
         return False  # a question, unless one asking for a way of answering for good
     words = _WORD.findall(sentence.lower())
-    if len(words) < MIN_WORDS or announces(sentence):
+    if len(words) < MIN_WORDS or announces(sentence) or _APOLOGY.match(sentence):
         return False
     content = [w for w in words if len(w) > 1 and w not in _FUNCTION_WORDS and w not in _SMALL_TALK]
     return len(content) >= MIN_CONTENT_WORDS
+
+
+# A sentence that only apologises ("Sorry for the long message.", "Sorry to bother you
+# again!"), with no clause after it ("Sorry, I live in York." tells something).
+_APOLOGY = re.compile(
+    r"^\W*(?:(?:oh|so|and|also|ok|okay|again)\W+)*(?:sorry|apologies|i apologi[sz]e)\b[^,;:]*$",
+    re.IGNORECASE,
+)
 
 
 # What announces something to come, not what it is ("I have some news", "one more thing").

@@ -148,6 +148,9 @@ _APOLOGY = re.compile(
     r"\s+(?:for|about|to|if)\b(?!\s+(?:that|this|it)\b)"
     r"(?![^.!?]*\b(?:confus\w*|mistake|error|typo|mix-?up|"
     r"misunderstanding|wrong|meant|misspoke|correct\w*)\b)"
+    # the whole sentence: an apology opening a clause of news ("Sorry for not saying earlier,
+    # I live in Bergen now", "Sorry to say, I lost that job") may change the claim
+    r"[^,;:]*$"
 )
 _WAITING_FOR = re.compile(r"^\s+(?:for|until|till|to)\b|^\s*-?\s*(?:lists?|times?|staff)\b")
 # A next turn that opens by taking the previous one back. Stricter than _RETRACTION: a turn

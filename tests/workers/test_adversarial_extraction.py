@@ -136,6 +136,10 @@ def test_a_guess_after_what_was_told_leaves_it_told(said: str, kept: list[str]) 
         ("I have two kids.", ["The user has two kids."]),
         ("Quick update, I got the job!", ["Quick update, I got the job!"]),
         ("We're a family of four.", ["We're a family of four."]),
+        # an apology alone tells nothing; a clause after it does
+        ("I'm vegetarian. Sorry for the long message.", ["The user is vegetarian."]),
+        ("Sorry to bother you again!", []),
+        ("Sorry, I live in York.", ["The user lives in York."]),
     ],
 )
 def test_what_only_announces_something_is_no_fact(said: str, kept: list[str]) -> None:

@@ -269,6 +269,18 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
         "The user lives in Leeds.",
         False,
     ),
+    (  # an apology opening a clause of news may change the claim
+        "I live in Oslo. Sorry for not saying earlier, I live in Bergen now.",
+        "I live in Oslo",
+        "The user lives in Oslo.",
+        False,
+    ),
+    (
+        "I'm a teacher. Sorry to say, I lost that job.",
+        "I'm a teacher",
+        "The user is a teacher.",
+        False,
+    ),
     # A later sentence taking back only itself ("..., haha no.") leaves the claim before it.
     (
         "I moved to Leeds. I'm getting married, haha no.",
