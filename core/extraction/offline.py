@@ -153,9 +153,9 @@ _RETRACTION = re.compile(
     r"^(?:well|actually),? (?:i|we) (?:did|used to)(?: [\w'-]+){0,2} until\b",
     re.IGNORECASE,
 )
-# A sentence that takes itself back at its end ("I'm getting married, haha no."): only itself.
 # A sentence that adds to what came before rather than correcting it.
 _ADDS = re.compile(r"\b(?:also|too|as well|in addition)\b", re.IGNORECASE)
+# A sentence that takes itself back at its end ("I'm getting married, haha no."): only itself.
 _TAKEN_BACK = re.compile(
     r",\s*(?:(?:(?:lol|haha|hah|lmao|kidding|joking|jk)\W+)+(?:no|nah|nope|not really)|nah|nope|"
     r"not really)(?:\W+(?:lol|haha|hah|lmao))*\W*$",

@@ -29,11 +29,12 @@ from __future__ import annotations
 import re
 
 from agent_memory.core.judge.stemming import stem_word
+from agent_memory.core.judge.values import MONTH_NAMES
 
 # A date: a day of a month, a month or a weekday (whole names and their abbreviations), "next"
 # week or weekday, or "the 14th" (``_CORRECTION``'s dates moved).
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-_MONTH += r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_MONTHS = {*MONTH_NAMES, *(name[:3] for name in MONTH_NAMES), "sept"}
+_MONTH = rf"(?:{'|'.join(sorted(_MONTHS, key=lambda m: (-len(m), m)))})\.?"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|"
 _WEEKDAY += r"thu|fri|sat|sun)"
 _TO_A_DATE = (
