@@ -53,9 +53,9 @@ _PASSED = {
     "time": "over the lexical floor in the time window",
     "entity": "exact entity match",
     "corroborated": "over the shared-word floor",
-    "subject": "names what the query asks about",
+    "subject": "names the query's subject",
     "margin": "near the best",
-    "beside": "closer in meaning than the subject match",
+    "beside": "closer than the subject match",
     "standing": "a standing instruction, for a task",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
@@ -134,7 +134,9 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
     """One line for the whole answer: why it is empty, or how many were returned and how
     many candidates were left out (cut by the gate, over the token budget)."""
     if not returned:
-        return str(explanation.get("why_empty") or "nothing matched")
+        # The gist: the figures after its colon (best cosine and BM25 against their floors)
+        # are the engineer's, kept in the full explanation and the log (why_empty).
+        return str(explanation.get("why_empty") or "nothing matched").split(": ", 1)[0]
     parts = []
     cut = explanation.get("cut") or {}
     if cut.get("count"):
@@ -264,7 +266,9 @@ def response_explanation(s: Search) -> dict[str, Any]:
 
 
 def why_empty(s: Search) -> str:
-    """Why the answer is empty, from the first stage that left nothing."""
+    """Why the answer is empty, from the first stage that left nothing: its gist, then after a
+    colon the figures that decided it, if any (the compact form a model reads keeps the gist,
+    ``response_reason``)."""
     if not s.candidates and s.dropped:
         return (
             "every candidate changed after the generators read it (forgotten, superseded "

@@ -123,6 +123,27 @@ def test_the_answers_reason_says_what_was_left_out_not_what_was_collapsed() -> N
     )
 
 
+def test_an_empty_answers_reason_leaves_the_figures_to_the_full_explanation(
+    tmp_path: Path,
+) -> None:
+    """An empty answer tells the model why in a few words; the cosines, BM25 scores and floors
+    that decided it are the engineer's, kept by the full explanation (``explain: true``, the
+    host API, the search log): they were three quarters of an empty answer's characters, and
+    a model reads the answer on every turn."""
+    with Memory.open(tmp_path / "m.db", embedder=HashingEmbedder(), now=NOW) as mem:
+        mem.grant("a", "user:u", now=NOW)
+        mem.import_records([{"content": "tea in berlin"}], scope="user:u", now=NOW)
+        session = mem.session(agent_id="a", user_id="u", session_id="s", now=NOW)
+        args = {"query": "quantum chromodynamics lecture"}
+        full = session.call("memory_search", args, now=NOW)
+        assert full["results"] == []
+        why = full["explanation"]["why_empty"]
+        assert why.startswith("every candidate was weak on every signal: best dense cosine")
+        compact = for_model("memory_search", args, full)
+        assert compact["reason"] == "every candidate was weak on every signal"
+        assert mem.store.search_log_payload(full["search_id"])["explanation"]["why_empty"] == why
+
+
 def test_model_text_is_compact_and_keeps_non_ascii() -> None:
     """What a model reads carries no separator spaces and no escapes of non-ASCII text: an
     emoji escaped is 12 characters, and a name with an accent reads as its escape."""
