@@ -152,6 +152,64 @@ def test_a_correction_retires_the_sentence_it_changes_and_not_its_neighbour(mem:
     assert status_of(mem, "Lina is 11") is Status.CONFIRMED
 
 
+def test_a_request_kept_beside_the_old_claim_does_not_keep_it_live(mem: Memory) -> None:
+    """A sentence kept with the request said after it ("..., Suggest a gift, max 3000
+    kronor.") is one record; a request to make a gift, with a bound in words, time or money on
+    it, claims nothing, so a change of the claim retires the record."""
+    session(
+        mem,
+        "s1",
+        "Also: our son Erik graduates from Chalmers on 6 June. Suggest a gift, max 3000 kronor.",
+    )
+    assert status_of(mem, "Suggest a gift") is Status.CONFIRMED  # one record, both sentences
+    session(mem, "s2", "Erik's graduation moved to 13 June, strike at the university.", days=30)
+    assert status_of(mem, "graduates from Chalmers") is Status.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "kept"),
+    [
+        (
+            "The team offsite is in Lisbon on 4 May. Give me a packing list, 30 weeks pregnant.",
+            "The team offsite moved to 11 May.",
+            "30 weeks pregnant",
+        ),
+        (
+            "The hospital check-up is on 2 May. Please double-check the doses, on warfarin "
+            "and metformin.",
+            "The hospital check-up moved to 9 May.",
+            "on warfarin",
+        ),
+        (
+            "Our wedding is on 3 May. Suggest a menu, 80 guests.",
+            "Our wedding moved to 10 May.",
+            "80 guests",
+        ),
+        (
+            "The school trip is on 3 June. Please plan the route, no car.",
+            "The school trip moved to 10 June.",
+            "no car",
+        ),
+        (
+            "Our daughter Lina starts school on 2 September. Write a poem for my mum's 70th, "
+            "roses.",
+            "Lina's school start moved to 9 September.",
+            "my mum's 70th",
+        ),
+    ],
+)
+def test_a_request_telling_more_keeps_its_record_live(
+    mem: Memory, before: str, after: str, kept: str
+) -> None:
+    """A request that tells something beside what it asks for ("..., 30 weeks pregnant", "...,
+    80 guests", "..., no car") keeps its record when the claim before it changes: each of these
+    was retired by a wider reading (two adversarial reviews, benchmarks/README.md "Session
+    30")."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+    assert status_of(mem, kept) is Status.CONFIRMED
+
+
 @pytest.mark.parametrize(
     ("before", "after", "kept"),
     [
