@@ -8,7 +8,8 @@ the answer does have is the question's subject: every word the question asks abo
 the words that only frame the question ("name", "kind", "now"), is in the record's text (its
 content or retrieval context) as the same word (compared as stems) or as a common noun that
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
-names the wife). An unanswerable question rarely has every one of its subject words in one
+names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "my mum"
+the mother: ``_SAID_FOR``). An unanswerable question rarely has every one of its subject words in one
 record ("Which football team do I support?" needs "football", "team" and "support").
 
 Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
@@ -124,10 +125,47 @@ class _Reading(NamedTuple):
     named: tuple[str, ...]
 
 
+# Short and family forms of words a question asks about, as the word they stand for: "Dr.
+# Nguyen" names the doctor, "my mum" the mother, "maddie's bday" the birthday. WordNet knows
+# few of them, or first as something else ("mum" is a chrysanthemum, "dr" nothing).
+_SAID_FOR = {
+    "dr": "doctor",
+    "doc": "doctor",
+    "gp": "doctor",
+    "mum": "mother",
+    "mom": "mother",
+    "mam": "mother",
+    "mama": "mother",
+    "mummy": "mother",
+    "mommy": "mother",
+    "dad": "father",
+    "daddy": "father",
+    "papa": "father",
+    "bro": "brother",
+    "sis": "sister",
+    "hubby": "husband",
+    "bf": "boyfriend",
+    "gf": "girlfriend",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "nana": "grandmother",
+    "gran": "grandmother",
+    "grandpa": "grandfather",
+    "grandad": "grandfather",
+    "granddad": "grandfather",
+    "uni": "university",
+    "prof": "professor",
+    "vet": "veterinarian",
+    "bday": "birthday",
+    "appt": "appointment",
+}
+
+
 def _read(text: str) -> _Reading:
     words = _WORD.findall(text)
     common, named = _nouns(words)
-    stems = frozenset(_stem(w) for w in {w.casefold() for w in words} - STOPWORDS)
+    folded = {w.casefold() for w in words} - STOPWORDS
+    stems = frozenset(_stem(_SAID_FOR.get(w, w)) for w in folded) | {_stem(w) for w in folded}
     return _Reading(stems, tuple(common), tuple(named))
 
 
@@ -158,7 +196,7 @@ def _reading(record_id: str, text: str) -> _Reading:
 def _named(subject: Sequence[str], reading: _Reading) -> bool:
     if not subject:
         return False
-    missing = [w for w in subject if _stem(w) not in reading.stems]
+    missing = [w for w in subject if _stem(_SAID_FOR.get(w, w)) not in reading.stems]
     return all(_kind_named(w, reading.common, reading.named) for w in missing)
 
 

@@ -93,6 +93,37 @@ def test_a_question_whose_subject_no_record_names_stays_empty(
     assert result["explanation"]["gate"]["subject"]["named"] == 0
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What's my doctor's name?", "I saw Dr. Patel about my knee last week."),
+        ("What's my grandmother's name?", "gran Edith is coming over on the 12th"),
+    ],
+)
+def test_a_short_or_family_form_names_the_word_it_stands_for(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """ "Dr. Patel" names the doctor, which WordNet does not know ("dr" is nothing there, and
+    "mum" first a chrysanthemum), nor the packaged model (cosine 0.31, under every floor but
+    the subject one); "gran" the grandmother, as WordNet knew before."""
+    store = user_store(
+        memory,
+        [
+            {"content": text, "source_kind": "user_statement"}
+            for text in (
+                "I saw Dr. Patel about my knee last week.",
+                "gran Edith is coming over on the 12th",
+                "I prefer tea to coffee in the morning.",
+                "We will grill on the Weber this weekend.",
+            )
+        ],
+    )
+    result = search(store, question)
+    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
+    assert passed.get(answer) == "subject"
+    assert search(store, "What's my dad's name?")["results"] == []
+
+
 def test_the_subject_is_the_question_without_its_frame() -> None:
     """Question words, "name", "kind", "now" and the like only frame a question; what is left
     must all be named, by the same stem or a kind of it."""
