@@ -39,6 +39,10 @@ replaces when both hold:
   that names all of what moved (core.judge.change.moved_thing: "work", "Christmas", "party"),
   not one that shares a word of it ("Our housewarming party is on 22 March"), names another
   owner of it ("My brother's wedding") or says a habit ("on Thursdays", ``_what_moved``);
+- not a record naming another person's thing without that person: "My sister's wedding
+  moved to 10 May" is the sister's, and leaves "Our wedding is on 3 May" (``_someone_elses``:
+  a relation word or a person's name owns it, not a firm, a place or a day: "Tesco's
+  delivery moved to Friday" still retires "My grocery delivery is on Thursday");
 - a record of several sentences only when each of them shares a content word with the
   candidate's evidence (``_whole``): "Adam is 15, he plays hockey. Lina is 11, she swims." is
   not retired by "Adam quit hockey", so Lina's claim is not forgotten with Adam's. A sentence
@@ -183,7 +187,10 @@ def corrected(
     found = [
         r
         for r in related
-        if linked(candidate, r) and _whole(candidate, r) and _about_what_ended(candidate, r)
+        if linked(candidate, r)
+        and _whole(candidate, r)
+        and _about_what_ended(candidate, r)
+        and not _someone_elses(candidate.evidence, r)
     ]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     # A date moved moves one thing: "My appointment got pushed to May" retired both the
@@ -269,6 +276,69 @@ def _what_moved(evidence: str, moved: set[str], text: str) -> bool:
         if owner - {"user"} and not owner & said and content_words(m.group(2)) & moved:
             return False
     return _RECURS.search(text) is None or _RECURS.search(evidence) is not None
+
+
+def _someone_elses(evidence: str, record: dict[str, Any]) -> bool:
+    """Whether the change ``evidence`` says is of another person's thing ("My sister's wedding
+    moved to 10 May", "Erik's friend Jonas's graduation moved") that the record names without
+    that person ("Our wedding is on 3 May", "Our son Erik graduates on 6 June"): theirs
+    changed, not the record's. The owner is a person: a relation word (``_PEOPLE``), or a name
+    after one ("friend Jonas's") or before a personal event ("Tom's birthday party",
+    ``_EVENTS``); not a firm, a place or a day ("Tesco's delivery", "St Mary's surgery",
+    "Tomorrow's meeting"), nor where something moved to ("moved to my sister's place"), nor
+    when the change is the user's too ("my boss's review of me")."""
+    if _THE_USERS.search(evidence):
+        return False
+    named = content_words(f"{record.get('content', '')} {record.get('evidence') or ''}")
+    for m in _POSSESSIVE.finditer(evidence):
+        who, thing = m.group(1), m.group(2)
+        before = evidence[: m.start()]
+        said_after = _RELATION.search(before) is not None
+        person = who.lower() in _PEOPLE or (
+            who[:1].isupper() and (said_after or thing.lower() in _EVENTS)
+        )
+        if not person or content_words(who) & named or _WHERE_TO.search(before):
+            continue
+        if any(_same_root(word, named) for word in content_words(thing)):
+            return True
+    return False
+
+
+# Whose a thing may be: a relative, friend or colleague, named by the word or by a name after
+# it ("my friend Jonas's").
+_PEOPLE = frozenset(
+    """sister brother mum mom mother dad father parents son daughter wife husband partner
+    boyfriend girlfriend fiance fiancee friend cousin aunt uncle niece nephew grandma grandpa
+    grandmother grandfather kid kids child neighbour neighbor colleague coworker boss
+    roommate flatmate sis bro gf bf hubby""".split()
+)
+_RELATION = re.compile(rf"\b(?:{'|'.join(sorted(_PEOPLE))})\s+$", re.I)
+# A person's own occasions: a name before one is a person's ("Tom's birthday party").
+_EVENTS = frozenset(
+    """wedding birthday bday graduation party shower baby funeral christening engagement
+    housewarming retirement hen stag""".split()
+)
+# Where something moved to or from ("moved to my sister's place", "off Dad's plan").
+_WHERE_TO = re.compile(
+    r"\b(?:to|at|from|off|of|into|in)\s+(?:(?:my|our|the|his|her|their)\s+)?(?:\w+\s+and\s+)?$",
+    re.I,
+)
+_THE_USERS = re.compile(r"\b(?:me|us)\b", re.I)  # "my boss's review of me moved"
+
+
+def _same_root(word: str, named: set[str]) -> bool:
+    """Whether ``named`` (stems) holds ``word`` (a stem), or a word of the same root that the
+    stemmer leaves apart ("graduation" / "graduate"): a shared beginning of at least six
+    letters, three quarters of the shorter word."""
+    if word in named:
+        return True
+    for other in named:
+        shorter = min(len(word), len(other))
+        pairs = zip(word[:shorter], other[:shorter], strict=True)
+        shared = next((i for i, (a, b) in enumerate(pairs) if a != b), shorter)
+        if shared >= 6 and shared * 4 >= 3 * shorter:
+            return True
+    return False
 
 
 def _kindred(said: str, text: str) -> bool:

@@ -9,8 +9,9 @@ the words that only frame the question ("name", "kind", "now"), is in the record
 content or retrieval context) as the same word (compared as stems) or as a common noun that
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
 names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "my mum"
-the mother: ``_SAID_FOR``). An unanswerable question rarely has every one of its subject words in one
-record ("Which football team do I support?" needs "football", "team" and "support").
+the mother: ``_SAID_FOR``). An unanswerable question rarely has every one of its subject
+words in one record ("Which football team do I support?" needs "football", "team" and
+"support").
 
 Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
 the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking." extracted
