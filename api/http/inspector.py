@@ -121,10 +121,9 @@ def _user_view(srv: Server, user: str, agent: str, q: str) -> dict[str, Any]:
     agent = agent or (agents[0] if agents else "")
     search = _search(srv, agent, user, q) if q and agent else None
     searches = [
-        {**s, "reason": response_reason(s["payload"].get("explanation", {}),
-                                         returned=len(s["result_ids"]))}
+        {**s, "reason": _reason(s["payload"].get("explanation", {}), len(s["result_ids"]))}
         for s in user_searches(mem.store, user)
-    ]  # fmt: skip
+    ]
     jobs = [
         mem.jobs.status(s["job_id"]) for s in mem.sessions(user_id=user, limit=20) if s["job_id"]
     ]
@@ -164,9 +163,18 @@ def _search(srv: Server, agent: str, user: str, query: str) -> dict[str, Any]:
         "results": [
             {**item, "reason": result_reason(item["explanation"])} for item in result["results"]
         ],
-        "reason": response_reason(result["explanation"], returned=len(result["results"])),
+        "reason": _reason(result["explanation"], len(result["results"])),
         "explanation": result["explanation"],
     }
+
+
+def _reason(explanation: dict[str, Any], returned: int) -> str:
+    """The answer's one-line reason as the inspector shows it: the model's line, but for an
+    empty answer the full ``why_empty``, with the figures that decided it (an engineer reads
+    this page; the model's line keeps only the gist)."""
+    if not returned and explanation.get("why_empty"):
+        return str(explanation["why_empty"])
+    return response_reason(explanation, returned=returned)
 
 
 __all__ = ["router"]

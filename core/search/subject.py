@@ -8,8 +8,8 @@ the answer does have is the question's subject: every word the question asks abo
 the words that only frame the question ("name", "kind", "now"), is in the record's text (its
 content or retrieval context) as the same word (compared as stems) or as a common noun that
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
-names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "my mum"
-the mother: ``_SAID_FOR``). An unanswerable question rarely has every one of its subject
+names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "gran" the
+grandmother: ``_SAID_FOR``). An unanswerable question rarely has every one of its subject
 words in one record ("Which football team do I support?" needs "football", "team" and
 "support").
 
@@ -126,21 +126,13 @@ class _Reading(NamedTuple):
     named: tuple[str, ...]
 
 
-# Short and family forms of words a question asks about, as the word they stand for: "Dr.
-# Nguyen" names the doctor, "my mum" the mother, "maddie's bday" the birthday. WordNet knows
-# few of them, or first as something else ("mum" is a chrysanthemum, "dr" nothing).
+# Short and family forms of words a question asks about, as the word they stand for ("gran",
+# "bday", "uni"; "mum" and "dad" are the stemmer's already, core.judge.stemming). A doctor's
+# title names the doctor only before a name (``_DOCTOR``: "Dr. Nguyen", not "12 Oak Dr.").
 _SAID_FOR = {
-    "dr": "doctor",
-    "doc": "doctor",
     "gp": "doctor",
-    "mum": "mother",
-    "mom": "mother",
     "mam": "mother",
     "mama": "mother",
-    "mummy": "mother",
-    "mommy": "mother",
-    "dad": "father",
-    "daddy": "father",
     "papa": "father",
     "bro": "brother",
     "sis": "sister",
@@ -160,14 +152,17 @@ _SAID_FOR = {
     "bday": "birthday",
     "appt": "appointment",
 }
+_DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 
 
 def _read(text: str) -> _Reading:
     words = _WORD.findall(text)
     common, named = _nouns(words)
     folded = {w.casefold() for w in words} - STOPWORDS
-    stems = frozenset(_stem(_SAID_FOR.get(w, w)) for w in folded) | {_stem(w) for w in folded}
-    return _Reading(stems, tuple(common), tuple(named))
+    stems = {_stem(w) for w in folded} | {_stem(_SAID_FOR[w]) for w in folded & _SAID_FOR.keys()}
+    if _DOCTOR.search(text):
+        stems.add(_stem("doctor"))
+    return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 
 # Readings of the records searches found lately, by record id and a hash of the text read
@@ -197,7 +192,8 @@ def _reading(record_id: str, text: str) -> _Reading:
 def _named(subject: Sequence[str], reading: _Reading) -> bool:
     if not subject:
         return False
-    missing = [w for w in subject if _stem(_SAID_FOR.get(w, w)) not in reading.stems]
+    wanted = [_SAID_FOR.get(w, w) for w in subject]
+    missing = [w for w in wanted if _stem(w) not in reading.stems]
     return all(_kind_named(w, reading.common, reading.named) for w in missing)
 
 

@@ -544,6 +544,7 @@ def test_a_date_moved_retires_only_what_moved(
     [
         ("Our wedding is on 3 May.", "My sister's wedding moved to 10 May.", "Our wedding"),
         ("My birthday party is on Saturday.", "Tom's birthday party got moved to Sunday.", "My b"),
+        ("Our wedding is on 3 May.", "The date of my sister's wedding moved to 10 May.", "Our w"),
         (
             "Our son Erik graduates from Chalmers on 6 June.",
             "Erik's friend Jonas's graduation moved to 13 June.",
@@ -582,6 +583,12 @@ def test_someone_elses_thing_changing_retires_nothing_of_the_users(
         ),
         ("My grocery delivery is on Thursday.", "Tesco's delivery moved to Friday.", "grocery"),
         (
+            "My performance review is on Thursday.",
+            "My boss's review of me moved to Friday.",
+            "performance review",
+        ),
+        ("My birthday party is on the 12th.", "Tomorrow's party got moved to Sunday.", "12th"),
+        (
             "I'm hosting Thanksgiving dinner at my place this year.",
             "Thanksgiving dinner moved to my sister's place this year.",
             "hosting Thanksgiving",
@@ -592,9 +599,10 @@ def test_a_change_of_the_records_own_owners_thing_retires_it(
     mem: Memory, before: str, after: str, retired: str
 ) -> None:
     """The other side: the record names whose it is ("Erik", "mum"), the owner is no person
-    ("the company's offsite", "Tesco's delivery" are the user's), or the possessive says where
-    the thing moved ("to my sister's place"): each of the last three kept its record under a
-    first reading (an adversarial review, benchmarks/README.md "Session 30")."""
+    ("the company's offsite", "Tesco's delivery", "Tomorrow's party"), the possessive says
+    where the thing moved ("to my sister's place"), or the thing is the user's too ("my boss's
+    review of me"): each of the last five kept its record under a first reading (two reviews,
+    benchmarks/README.md "Session 30")."""
     session(mem, "s1", before)
     session(mem, "s2", after, days=30)
     assert status_of(mem, retired) is Status.SUPERSEDED

@@ -121,7 +121,13 @@ def test_a_short_or_family_form_names_the_word_it_stands_for(
     result = search(store, question)
     passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
     assert passed.get(answer) == "subject"
-    assert search(store, "What's my dad's name?")["results"] == []
+
+
+def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
+    """ "Dr." names a doctor before a name, not as a street ("12 Oak Dr.")."""
+    assert subject.names(("doctor",), "I saw Dr. Patel about my knee last week.")
+    assert subject.names(("doctor",), "my GP says my blood pressure is fine")
+    assert not subject.names(("doctor",), "We live at 12 Oak Dr. near the park.")
 
 
 def test_the_subject_is_the_question_without_its_frame() -> None:
