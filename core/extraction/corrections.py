@@ -262,7 +262,7 @@ def linked(candidate: Candidate, record: dict[str, Any]) -> bool:
     return len(shared) >= 2 or (len(shared) == 1 and cosine >= LINK_FLOOR)
 
 
-def _what_moved(evidence: str, moved: set[str], text: str) -> bool:
+def _what_moved(evidence: str, moved: frozenset[str], text: str) -> bool:
     """Whether a record (its ``text``) is of the thing whose date ``evidence`` says moved
     (``moved``: core.judge.change.moved_thing): it names all of it, of no owner the evidence
     does not name ("My brother's wedding is in May" is not moved by "My wedding got pushed to

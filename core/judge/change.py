@@ -26,6 +26,7 @@ is why both readers also require a link to what changed.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from agent_memory.core.judge.stemming import stem_word
@@ -43,6 +44,18 @@ _TO_A_DATE = (
     # "the 14th" closing its clause or before "of": not "the 5th floor"
     r"|the\s+\d{1,2}(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)]|$|(?:of|and|but|so|because|bc|now|instead)\b))"
 )
+# A date moved to another ("half marathon got pushed to oct 25", "brought forward to
+# Wednesday"), a change marker of ``_CORRECTION``: "pushed" and the like (``_MOVED``, the verbs
+# ``_DATE_MOVE`` reads too) only before a date (``_TO_A_DATE``), not in a clause that says it
+# is for once ("pushed gym to Saturday this week"). Not before an amount or a time of day: "I
+# upped the flour to 500g for today's batch", "my train got delayed to 9:40" changed nothing
+# standing, and "my sister's landlord raised her rent to 1500" is someone else's.
+_MOVED = r"(?:pushed|delayed|brought forward|put back|bumped)"
+_MOVED_TO_A_DATE = (
+    _MOVED + r"(?:\s+[\w'-]+){0,3}?"
+    r"\s+(?:back\s+|forward\s+)?(?:to|until|till)(?=\s+(?:" + _TO_A_DATE + r"))"
+    r"(?![^.!?;,]*\b(?:today|tonight|this (?:morning|afternoon|evening|week|time)|for once)\b)"
+)
 _CORRECTION = re.compile(
     r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
     r"chang(?:ed|e of plans?)|moved|moving|cancel+ed|called off|postponed|rescheduled|"
@@ -55,20 +68,10 @@ _CORRECTION = re.compile(
     r"(?:[,.;:!?)]|$))|"
     r"broke up|split up|retired|retiring|resigned|promoted|transferred|returned|returning|"
     r"accepted|ended up|used to|not (?:any|the) (?:more|longer)|interim|acting|taking over|"
-    r"takes over|instead of|"
-    # A date moved to another ("half marathon got pushed to oct 25", "brought forward to
-    # Wednesday"): "pushed" and the like only before a date (``_TO_A_DATE``), not in a clause
-    # that says it is for once ("pushed gym to Saturday this week"). Not before an amount or a
-    # time of day: "I upped the flour to 500g for today's batch", "my train got delayed to
-    # 9:40" changed nothing standing, and "my sister's landlord raised her rent to 1500" is
-    # someone else's.
-    r"(?:pushed|delayed|brought forward|put back|bumped)(?:\s+[\w'-]+){0,3}?"
-    r"\s+(?:back\s+|forward\s+)?(?:to|until|till)(?=\s+(?:" + _TO_A_DATE + r"))"
-    r"(?![^.!?;,]*\b(?:today|tonight|this (?:morning|afternoon|evening|week|time)|for once)\b)"
-    r")\b"
+    r"takes over|instead of|" + _MOVED_TO_A_DATE + r")\b"
 )  # matched against lowercased text: without IGNORECASE the search is three times faster
 # The change markers that say a date moved (``_CORRECTION``), and a doubt just before one.
-_DATE_MOVE = re.compile(r"(?:pushed|delayed|brought forward|put back|bumped)\b")
+_DATE_MOVE = re.compile(_MOVED + r"\b")
 _MAYBE = re.compile(r"\b(?:may|might|could)\s+(?:get|be|have been|\w+ly)?\s*$")
 # Markers that as often open a follow-up as a change ("I left work early today", "asked again
 # about my allergy", "my new sneakers"): a correction still reads them beside a link to what
@@ -181,7 +184,10 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
     ]
 
 
-def moved_thing(text: str) -> set[str] | None:
+# A correction's evidence is read once per record it is linked against (and once more for how
+# many it retires): read what moved once per text.
+@functools.lru_cache(maxsize=1024)
+def moved_thing(text: str) -> frozenset[str] | None:
     """When every change ``text`` says is a date moved ("the work Christmas party got pushed
     to January"), the content words of what moved, as stems: the object of the marker's verb
     ("pushed my bisoprolol refill to"), else its clause's words before it ("work",
@@ -200,7 +206,7 @@ def moved_thing(text: str) -> set[str] | None:
             breaks = [m.end() for m in _CLAUSE_BREAK.finditer(lowered, 0, start)]
             moved = content_words(lowered[breaks[-1] if breaks else 0 : start])
         thing |= moved
-    return thing
+    return frozenset(thing)
 
 
 def _denied(lowered: str, marker: re.Match[str]) -> bool:
