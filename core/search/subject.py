@@ -9,16 +9,19 @@ the words that only frame the question ("name", "kind", "now"), is in the record
 content or retrieval context) as the same word (compared as stems) or as a common noun that
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
 names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "gran" the
-grandmother: ``_SAID_FOR``). An unanswerable question rarely has every one of its subject
-words in one record ("Which football team do I support?" needs "football", "team" and
-"support").
+grandmother: ``_SAID_FOR``). Where the user works or lives is named by what says it in the
+first person without the word ("my new job", "I'm PM at Brandt"; "our house", "we moved
+into": ``_OWN_WORK``, ``_OWN_HOME``). An unanswerable question
+rarely has every one of its subject words in one record ("Which football team do I support?"
+needs "football", "team" and "support").
 
 Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
 the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking." extracted
 from a turn about the doctor's advice); a record naming the subject need not hold the asked
 fact ("What's my mother's name?" beside "my mother lives with us"); words are compared by a
-light stemmer ("lived" is not "live"); a word the answer never says ("Where do I work?" /
-"I'm PM at Brandt") is not named; a common noun's first WordNet sense may still be another
+light stemmer ("lived" is not "live"); a word the answer never says is not named, past the
+work and home words above ("What car do we drive?" / "we bought an Ioniq 5": nothing says
+an Ioniq is a car); a common noun's first WordNet sense may still be another
 thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
 Carol.").
 
@@ -97,9 +100,14 @@ def mark(
         if dense is None or dense["score"] < floor:
             continue
         record = records[candidate.record_id]
-        text = f"{record.content}\n{record.context}" if record.context else record.content
-        candidate.subject = _named(asked_about, _reading(record.id, text[:MAX_TEXT_CHARS]))
+        candidate.subject = _named(asked_about, _reading(record.id, _text(record)))
     return asked_about
+
+
+def _text(record: Record) -> str:
+    """What a record is read by: its content, then its retrieval context, capped."""
+    text = f"{record.content}\n{record.context}" if record.context else record.content
+    return text[:MAX_TEXT_CHARS]
 
 
 def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str, list[str]]:
@@ -153,6 +161,59 @@ _SAID_FOR = {
     "appt": "appointment",
 }
 _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
+# Where the user works or lives, said without the word: the answers of the commonest everyday
+# questions, which the packaged model scores under every floor ("Where do I work?" / "The
+# user is a senior tax manager at Beaumont Clarke LLP.": 0.17; "Where do we live?" / "we
+# finally moved, got the keys to our house in Bromley": 0.24). Only the user's own, in the
+# first person, and only in words that say nothing else: "my new job", "I work at", a role
+# at a named place ("I'm PM at Brandt"); "our house", "we moved into". Not the ambiguous
+# words alone ("company", "office", "shift", "flat", "moved", "rent": "we had company over",
+# "a flat white", "the host moved our check-in"), nor anyone else's job or home ("my sister
+# got promoted", "my parents' house"), nor a place one is at or with ("I'm at dinner with
+# Sarah", "I'm a member at the golf club").
+_I = r"\b(?:i|we|the user)(?:'ve| have| had)?\s+"
+_OWN_WORK = re.compile(
+    rf"{_I}(?:\w+\s+)?(?:work|worked|working)\s+(?:at|for|as)\b"
+    r"|\b(?:my|our|the user's)\s+(?:new\s+|old\s+|current\s+)?"
+    r"(?:job|employer|colleagues?|coworkers?|co-workers?)\b"
+    # "I just got a new job", and "Started a new job ..." without its "I"
+    rf"|(?:{_I}|(?:^|[.!?]\s+))(?:just\s+|finally\s+)?"
+    r"(?:got|started|accepted|landed|took|start|quit|left)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
+    r"(?:job|position)\b"
+    rf"|{_I}(?:just\s+)?(?:resigned|retired|been promoted|got promoted)\b"
+    r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+(?:an?\s+)?"
+    r"(?P<role>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+(?:at|for)\s+(?-i:[A-Z])",
+    re.IGNORECASE | re.MULTILINE,
+)
+# What a role before "at" / "for" is not: where one is, what one does there, or who one is
+# there ("I'm at dinner", "I'm in London for Easter", "I'm a member at the golf club").
+_NO_ROLE = frozenset(
+    """
+    at in on with for off out away back home here there still just also now currently always
+    member volunteer patient student guest customer regular fan friend friends visitor
+    going staying waiting heading off sure sorry happy glad late early free busy
+    """.split()
+)
+_OWN_HOME = re.compile(
+    r"\b(?:my|our|the user's)\s+(?:new\s+)?(?:house|flat|apartment|home|bungalow|townhouse)\b"
+    r"(?!\s+(?:made|red|white|alone))"
+    rf"|{_I}(?:just\s+|finally\s+)?moved\s+(?:in|into|to|out|house|back|here|there|from)\b",
+    re.IGNORECASE,
+)
+
+
+# The words a question asks where the user works by ("Which company do I work for?", "Who is my
+# employer?", "What's my job?").
+_ASKED_AS_WORK = "work job employer company firm profession occupation career".split()
+
+
+def _own(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``text`` says the user's own work or home (``_OWN_WORK``, ``_OWN_HOME``)."""
+    for match in pattern.finditer(text):
+        role = match.groupdict().get("role")
+        if role is None or not set(role.casefold().split()) & _NO_ROLE:
+            return True
+    return False
 
 
 def _read(text: str) -> _Reading:
@@ -162,6 +223,10 @@ def _read(text: str) -> _Reading:
     stems = {_stem(w) for w in folded} | {_stem(_SAID_FOR[w]) for w in folded & _SAID_FOR.keys()}
     if _DOCTOR.search(text):
         stems.add(_stem("doctor"))
+    if _own(_OWN_WORK, text):
+        stems.update(_stem(w) for w in _ASKED_AS_WORK)
+    if _own(_OWN_HOME, text):
+        stems.add(_stem("live"))
     return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 

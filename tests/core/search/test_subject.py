@@ -130,6 +130,68 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
     assert not subject.names(("doctor",), "We live at 12 Oak Dr. near the park.")
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where do I work?", "Started a new job at the Lidl warehouse on Monday, nights."),
+        ("Which company do I work for?", "The user is PM at Brandt Antriebstechnik."),
+        ("Where do we live?", "we finally moved, got the keys to our house in Bromley"),
+    ],
+)
+def test_where_the_user_works_or_lives_is_named_by_what_says_it(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """The user's own job, or role at a named place, names "work" (and "company",
+    "employer" ...); the user's own house or move names "live": the answers of the commonest
+    everyday questions, which the packaged model scores under every floor ("Where do I
+    work?" / "The user is PM at Brandt ...": cosine 0.17)."""
+    store = user_store(
+        memory,
+        [
+            {"content": text, "source_kind": "user_statement"}
+            for text in (
+                answer,
+                "I prefer tea to coffee in the morning.",
+                "We will grill on the Weber this weekend.",
+                "My daughter Rose just started school.",
+            )
+        ],
+    )
+    result = search(store, question)
+    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
+    assert passed.get(answer) == "subject"
+
+
+@pytest.mark.parametrize(
+    ("asked", "text"),
+    [
+        ("work", "my sister Claire got promoted"),  # someone else's
+        ("work", "Chidi is a branch manager at Zenith Bank."),
+        ("work", "we had company over on sunday"),  # another sense
+        ("work", "the post office was closed again"),
+        ("work", "I'm in London for Easter."),  # where one is, not a role
+        ("work", "I'm a member at Riverside Golf Club."),
+        ("work", "I was at the pub with Dave."),
+        ("live", "a flat white and a croissant please"),
+        ("live", "the host moved our check-in to 4pm"),
+        ("live", "going to my parents' house for christmas"),
+        ("live", "our airbnb apartment in Lisbon has a view"),
+    ],
+)
+def test_only_the_users_own_job_or_home_names_work_or_live(asked: str, text: str) -> None:
+    """The words alone say too little: a job or a home is named only as the user's own, in
+    words that say nothing else."""
+    assert not subject.names((asked,), text)
+
+
+def test_the_user_in_the_first_person_names_work_or_live() -> None:
+    assert subject.names(("work",), "I was a nurse at St Mary's for 20 years.")
+    assert subject.names(("employer",), "I resigned from Beaumont Clarke after eleven years.")
+    assert subject.names(("job",), "quit roccos finally. got a job at the campus help desk")
+    assert subject.names(("live",), "I moved to Leeds in May.")
+    assert subject.names(("live",), "our new flat has a balcony")
+
+
 def test_the_subject_is_the_question_without_its_frame() -> None:
     """Question words, "name", "kind", "now" and the like only frame a question; what is left
     must all be named, by the same stem or a kind of it."""
