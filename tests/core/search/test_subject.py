@@ -58,6 +58,12 @@ def logged(memory: Memory, result: dict[str, Any]) -> dict[str, Any]:
     return json.loads(row["payload"])
 
 
+def passed_on(memory: Memory, texts: list[str], question: str) -> dict[str, str]:
+    """What each result of ``question`` passed the gate on, in a user's store of ``texts``."""
+    store = user_store(memory, [{"content": t, "source_kind": "user_statement"} for t in texts])
+    return {r["content"]: r["explanation"]["passed_on"] for r in search(store, question)["results"]}
+
+
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
@@ -106,21 +112,13 @@ def test_a_short_or_family_form_names_the_word_it_stands_for(
     """ "Dr. Patel" names the doctor, which WordNet does not know ("dr" is nothing there, and
     "mum" first a chrysanthemum), nor the packaged model (cosine 0.31, under every floor but
     the subject one); "gran" the grandmother, as WordNet knew before."""
-    store = user_store(
-        memory,
-        [
-            {"content": text, "source_kind": "user_statement"}
-            for text in (
-                "I saw Dr. Patel about my knee last week.",
-                "gran Edith is coming over on the 12th",
-                "I prefer tea to coffee in the morning.",
-                "We will grill on the Weber this weekend.",
-            )
-        ],
-    )
-    result = search(store, question)
-    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
-    assert passed.get(answer) == "subject"
+    texts = [
+        "I saw Dr. Patel about my knee last week.",
+        "gran Edith is coming over on the 12th",
+        "I prefer tea to coffee in the morning.",
+        "We will grill on the Weber this weekend.",
+    ]
+    assert passed_on(memory, texts, question).get(answer) == "subject"
 
 
 def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
@@ -145,21 +143,13 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
     "employer" ...); the user's own house or move names "live": the answers of the commonest
     everyday questions, which the packaged model scores under every floor ("Where do I
     work?" / "The user is PM at Brandt ...": cosine 0.17)."""
-    store = user_store(
-        memory,
-        [
-            {"content": text, "source_kind": "user_statement"}
-            for text in (
-                answer,
-                "I prefer tea to coffee in the morning.",
-                "We will grill on the Weber this weekend.",
-                "My daughter Rose just started school.",
-            )
-        ],
-    )
-    result = search(store, question)
-    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
-    assert passed.get(answer) == "subject"
+    texts = [
+        answer,
+        "I prefer tea to coffee in the morning.",
+        "We will grill on the Weber this weekend.",
+        "My daughter Rose just started school.",
+    ]
+    assert passed_on(memory, texts, question).get(answer) == "subject"
 
 
 @pytest.mark.parametrize(
