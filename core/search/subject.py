@@ -9,9 +9,10 @@ the words that only frame the question ("name", "kind", "now"), is in the record
 content or retrieval context) as the same word (compared as stems) or as a common noun that
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
 names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "gran" the
-grandmother: ``_SAID_FOR``). Where the user works or lives is named by what says it in the
-first person without the word ("my new job", "I'm PM at Brandt"; "our house", "we moved
-into": ``_OWN_WORK``, ``_OWN_HOME``). An unanswerable question
+grandmother: ``_SAID_FOR``). Where the user works, lives or studies is named by what says it
+in the first person without the word ("my new job", "I'm PM at Brandt"; "our house", "we
+moved into"; "my MSc at LSE", "I'm a PhD student": ``_OWN_WORK``, ``_OWN_HOME``,
+``_OWN_STUDY``). An unanswerable question
 rarely has every one of its subject words in one record ("Which football team do I support?"
 needs "football", "team" and "support").
 
@@ -159,6 +160,8 @@ _SAID_FOR = {
     "vet": "veterinarian",
     "bday": "birthday",
     "appt": "appointment",
+    "msc": "master",
+    "masters": "master",
 }
 _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 # Where the user works or lives, said without the word: the answers of the commonest everyday
@@ -202,13 +205,31 @@ _OWN_HOME = re.compile(
 )
 
 
+# What the user studies or studied, said in the first person: "I'm a PhD student", "my MSc at
+# LSE", "I did my master in Montpellier", "I study law"; not "my son's degree", "I'm tutoring
+# a student", "i studied the menu", "studying for my driving test", "my ma called" (a review
+# found each of these answering "What did I study at university?").
+_OWN_STUDY = re.compile(
+    r"\b(?:i'm|i am|i was|the user is|the user was)\s+(?:an?\s+)?(?:(?:phd|mature|part-time|"
+    r"full-time|law|medical|nursing|grad|graduate|undergraduate|postgrad|postgraduate|masters?|"
+    r"university|uni|college|exchange|[\w]+-year)\s+){0,2}student\b"
+    r"|\b(?:my|the user's)\s+(?:(?:first|second|third|final|last)\s+year\s+of\s+(?:my\s+)?)?"
+    r"(?:msc|mba|bsc|phd|master'?s?|bachelor'?s?|degree|doctorate|thesis|dissertation|"
+    r"(?-i:MA|BA))\b"
+    r"|\b(?:i|the user)(?:'ve| have)?\s+(?:\w+\s+)?(?:study|studied|studying)\s+"
+    r"(?!(?:the|a|an|for|up|hard|it|this|that|all|late|with)\b)\w",
+    re.IGNORECASE,
+)
+_ASKED_AS_STUDY = "study degree master phd university course major".split()
+
 # The words a question asks where the user works by ("Which company do I work for?", "Who is my
 # employer?", "What's my job?").
 _ASKED_AS_WORK = "work job employer company firm profession occupation career".split()
 
 
 def _own(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether ``text`` says the user's own work or home (``_OWN_WORK``, ``_OWN_HOME``)."""
+    """Whether ``text`` says the user's own work or home (``_OWN_WORK``, ``_OWN_HOME``): a
+    match, and for a role at a place, a role (``_NO_ROLE``)."""
     for match in pattern.finditer(text):
         role = match.groupdict().get("role")
         if role is None or not set(role.casefold().split()) & _NO_ROLE:
@@ -227,6 +248,8 @@ def _read(text: str) -> _Reading:
         stems.update(_stem(w) for w in _ASKED_AS_WORK)
     if _own(_OWN_HOME, text):
         stems.add(_stem("live"))
+    if _OWN_STUDY.search(text):
+        stems.update(_stem(w) for w in _ASKED_AS_STUDY)
     return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 

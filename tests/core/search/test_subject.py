@@ -134,13 +134,15 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("Where do I work?", "Started a new job at the Lidl warehouse on Monday, nights."),
         ("Which company do I work for?", "The user is PM at Brandt Antriebstechnik."),
         ("Where do we live?", "we finally moved, got the keys to our house in Bromley"),
+        ("Where did I get my master's degree?", "I learned it during my MSc at LSE in 2015."),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
     memory: Memory, question: str, answer: str
 ) -> None:
     """The user's own job, or role at a named place, names "work" (and "company",
-    "employer" ...); the user's own house or move names "live": the answers of the commonest
+    "employer" ...); the user's own house or move names "live", the user's own degree or
+    studies "study" and "degree" ("MSc" is a master's): the answers of the commonest
     everyday questions, which the packaged model scores under every floor ("Where do I
     work?" / "The user is PM at Brandt ...": cosine 0.17)."""
     texts = [
@@ -166,20 +168,28 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("live", "the host moved our check-in to 4pm"),
         ("live", "going to my parents' house for christmas"),
         ("live", "our airbnb apartment in Lisbon has a view"),
+        ("study", "my son is a student at Leeds"),
+        ("study", "my son's degree ceremony is in June"),
+        ("study", "I did my taxes last night"),
+        ("degree", "i studied the menu for ages before ordering"),
+        ("degree", "i'm tutoring a student in maths on tuesdays"),
+        ("degree", "my ma called me about sunday lunch"),
     ],
 )
-def test_only_the_users_own_job_or_home_names_work_or_live(asked: str, text: str) -> None:
+def test_only_the_users_own_job_home_or_studies_name_them(asked: str, text: str) -> None:
     """The words alone say too little: a job or a home is named only as the user's own, in
     words that say nothing else."""
     assert not subject.names((asked,), text)
 
 
-def test_the_user_in_the_first_person_names_work_or_live() -> None:
+def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("work",), "I was a nurse at St Mary's for 20 years.")
     assert subject.names(("employer",), "I resigned from Beaumont Clarke after eleven years.")
     assert subject.names(("job",), "quit roccos finally. got a job at the campus help desk")
     assert subject.names(("live",), "I moved to Leeds in May.")
     assert subject.names(("live",), "our new flat has a balcony")
+    assert subject.names(("study", "phd"), "The user is PhD student in third year.")
+    assert subject.names(("degree",), "I did my master in Montpellier.")
 
 
 def test_the_subject_is_the_question_without_its_frame() -> None:
