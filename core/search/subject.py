@@ -12,17 +12,16 @@ names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor,
 grandmother: ``_SAID_FOR``). Where the user works, lives or studies is named by what says it
 in the first person without the word ("my new job", "I'm PM at Brandt"; "our house", "we
 moved into"; "my MSc at LSE", "I'm a PhD student": ``_OWN_WORK``, ``_OWN_HOME``,
-``_OWN_STUDY``). An unanswerable question
-rarely has every one of its subject words in one record ("Which football team do I support?"
-needs "football", "team" and "support").
+``_OWN_STUDY``). An unanswerable question rarely has every one of its subject words in one
+record ("Which football team do I support?" needs "football", "team" and "support").
 
 Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
 the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking." extracted
 from a turn about the doctor's advice); a record naming the subject need not hold the asked
 fact ("What's my mother's name?" beside "my mother lives with us"); words are compared by a
 light stemmer ("lived" is not "live"); a word the answer never says is not named, past the
-work and home words above ("What car do we drive?" / "we bought an Ioniq 5": nothing says
-an Ioniq is a car); a common noun's first WordNet sense may still be another
+user's own work, home and studies above ("What car do we drive?" / "we bought an Ioniq 5":
+nothing says an Ioniq is a car); a common noun's first WordNet sense may still be another
 thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
 Carol.").
 
@@ -188,13 +187,16 @@ _OWN_WORK = re.compile(
     r"(?P<role>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+(?:at|for)\s+(?-i:[A-Z])",
     re.IGNORECASE | re.MULTILINE,
 )
+# The words a question asks where the user works by ("Which company do I work for?", "Who is my
+# employer?", "What's my job?").
+_ASKED_AS_WORK = "work job employer company firm profession occupation career".split()
 # What a role before "at" / "for" is not: where one is, what one does there, or who one is
 # there ("I'm at dinner", "I'm in London for Easter", "I'm a member at the golf club").
 _NO_ROLE = frozenset(
     """
     at in on with for off out away back home here there still just also now currently always
     member volunteer patient student guest customer regular fan friend friends visitor
-    going staying waiting heading off sure sorry happy glad late early free busy
+    going staying waiting heading sure sorry happy glad late early free busy
     """.split()
 )
 _OWN_HOME = re.compile(
@@ -212,7 +214,7 @@ _OWN_HOME = re.compile(
 _OWN_STUDY = re.compile(
     r"\b(?:i'm|i am|i was|the user is|the user was)\s+(?:an?\s+)?(?:(?:phd|mature|part-time|"
     r"full-time|law|medical|nursing|grad|graduate|undergraduate|postgrad|postgraduate|masters?|"
-    r"university|uni|college|exchange|[\w]+-year)\s+){0,2}student\b"
+    r"university|uni|college|exchange|\w+-year)\s+){0,2}student\b"
     r"|\b(?:my|the user's)\s+(?:(?:first|second|third|final|last)\s+year\s+of\s+(?:my\s+)?)?"
     r"(?:msc|mba|bsc|phd|master'?s?|bachelor'?s?|degree|doctorate|thesis|dissertation|"
     r"(?-i:MA|BA))\b"
@@ -221,10 +223,6 @@ _OWN_STUDY = re.compile(
     re.IGNORECASE,
 )
 _ASKED_AS_STUDY = "study degree master phd university course major".split()
-
-# The words a question asks where the user works by ("Which company do I work for?", "Who is my
-# employer?", "What's my job?").
-_ASKED_AS_WORK = "work job employer company firm profession occupation career".split()
 
 
 def _own(pattern: re.Pattern[str], text: str) -> bool:
