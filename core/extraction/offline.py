@@ -399,10 +399,9 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 unphrased.append((index, start, end))
             continue
         if _refused(turn.content, start, end):
-            # "I do pilates 3x a week, will that help with ski legs?": the question (or
-            # hedge) is the last clause; the clauses told before it stand on their own.
-            # What they tell must say enough to keep as said, or fit a rule ("I have celiac
-            # so could you make it gluten-free?").
+            # "I do pilates 3x a week, will that help with ski legs?": the question (or hedge)
+            # is the last clause; the clauses before it stand, if they say enough to keep as
+            # said or fit a rule ("I have celiac so could you make it gluten-free?").
             told = told_before(sentence)
             if told is None or _refused(turn.content, start, start + told):
                 continue
@@ -463,10 +462,11 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                 and not any(standing.instructs(c.evidence) for c in phrased)
             )
         )
-        # Not an elliptical correction no rule could place ("wait no, june 2."): its words
-        # alone say nothing.
+        # Not an elliptical correction no rule could place ("wait no, june 2."): it says nothing.
         if kept_whole and not not_the_users and (in_full or not correction):
             unphrased.append((index, start, end))
+        elif not not_the_users and (lost := phrasing.lost_change(sentence, phrased)):
+            unphrased.append((index, start + lost[0], start + lost[1]))  # "I resigned from X, ..."
     return kept + verbatim.statements(turn.content, unphrased), retracts_before
 
 

@@ -39,6 +39,7 @@ from pydantic import ValidationError
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
 from agent_memory.core.holder import Holder, read_holder
+from agent_memory.core.judge.change import change_spans, content_words
 from agent_memory.core.judge.offline import OfflineJudge
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
@@ -370,4 +371,45 @@ def restates(new: list[Candidate], old: list[Candidate]) -> bool:
     return False
 
 
-__all__ = ["PROCEDURE", "candidate", "fact", "in_their_words", "procedure", "restates"]
+# Where one clause of a sentence ends and the next begins (core.judge.change reads clauses so).
+_CLAUSE_BREAK = re.compile(r"[,;:]+\s*|\s(?:and|but|so)\s", re.IGNORECASE)
+
+
+def lost_change(sentence: str, phrased: list[Candidate]) -> tuple[int, int] | None:
+    """(start, end) in ``sentence`` of a clause that says something changed (core.judge.change,
+    the markers that say it plainly) in words no phrasing of it quotes, and names what changed
+    (two content words or more), or None: "I resigned from Beaumont Clarke after eleven years
+    and I am opening my own practice" is phrased as "The user is opening the user's own
+    practice.", and the resignation, which retires the record of the old job, was lost. Only
+    the clause is kept as said, not the sentence: the whole sentence's other words linked it to
+    records it does not change ("..., so now Bianca is my sous-chef, she was on the grill
+    station before" retired "we prefer someone with experience in grill"); nor a clause whose
+    only marker is "now", which as often goes on as changes ("so now there are two Noras in my
+    phone" retired "Nora from design agreed to shift her review")."""
+    if not phrased:
+        return None
+    quoted = [(at, at + len(c.evidence)) for c in phrased if (at := sentence.find(c.evidence)) >= 0]
+    breaks = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(sentence)), len(sentence)]
+    for start, stop in change_spans(sentence, strong=True):
+        if sentence[start:stop].lower() == "now" or any(a <= start < b for a, b in quoted):
+            continue  # "so now there are two Noras in my phone": "now" as often goes on
+        begin = max(b for b in breaks if b <= start)
+        end = min(
+            (m.start() for m in _CLAUSE_BREAK.finditer(sentence, start)), default=len(sentence)
+        )
+        if any(a < end and begin < b for a, b in quoted):
+            continue  # the clause is partly phrased already
+        if len(content_words(sentence[begin:end])) >= 2:
+            return begin, end
+    return None
+
+
+__all__ = [
+    "PROCEDURE",
+    "candidate",
+    "fact",
+    "in_their_words",
+    "lost_change",
+    "procedure",
+    "restates",
+]

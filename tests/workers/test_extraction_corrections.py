@@ -469,6 +469,12 @@ def test_a_break_up_retires_the_relationship_not_the_person(
             "Up to now I kept savings at Barclays but I opened a Marcus account.",
             "savings at Barclays.",
         ),
+        (  # a change said in a clause no rule phrases, beside one a rule does
+            "I am a senior tax manager at Beaumont Clarke LLP.",
+            "I resigned from Beaumont Clarke after eleven years and I am opening my own "
+            "practice, Haddad Tax Advisory, on June 1.",
+            "senior tax manager at Beaumont Clarke",
+        ),
     ],
 )
 def test_a_correction_retires_what_it_names(
