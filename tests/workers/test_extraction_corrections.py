@@ -294,6 +294,11 @@ def test_a_no_that_says_nothing_is_off_retires_nothing(
             "We bought a house in the Dales! I'll keep the business in Leeds for now.",
             "small landscaping business",
         ),
+        (  # a change in a clause no rule phrases, but someone else's
+            "I work at Deloitte in the audit team.",
+            "My husband resigned from Deloitte last month and I am still enjoying my job there.",
+            "I work at Deloitte",
+        ),
     ],
 )
 def test_a_correction_retires_nothing_it_only_names(
