@@ -371,7 +371,9 @@ def restates(new: list[Candidate], old: list[Candidate]) -> bool:
     return False
 
 
-# Where one clause of a sentence ends and the next begins (core.judge.change reads clauses so).
+# Where one clause of a sentence ends and the next begins: core.judge.change._CLAUSE_BREAK's
+# breaks inside a sentence (it also breaks at ".", which would cut "Dr. Patel"), case-blind,
+# and without the space after a comma, so that a kept clause starts at its first word.
 _CLAUSE_BREAK = re.compile(r"[,;:]+\s*|\s(?:and|but|so)\s", re.IGNORECASE)
 
 

@@ -100,14 +100,9 @@ def mark(
         if dense is None or dense["score"] < floor:
             continue
         record = records[candidate.record_id]
-        candidate.subject = _named(asked_about, _reading(record.id, _text(record)))
+        text = f"{record.content}\n{record.context}" if record.context else record.content
+        candidate.subject = _named(asked_about, _reading(record.id, text[:MAX_TEXT_CHARS]))
     return asked_about
-
-
-def _text(record: Record) -> str:
-    """What a record is read by: its content, then its retrieval context, capped."""
-    text = f"{record.content}\n{record.context}" if record.context else record.content
-    return text[:MAX_TEXT_CHARS]
 
 
 def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str, list[str]]:
@@ -225,11 +220,11 @@ _OWN_STUDY = re.compile(
 _ASKED_AS_STUDY = "study degree master phd university course major".split()
 
 
-def _own(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether ``text`` says the user's own work or home (``_OWN_WORK``, ``_OWN_HOME``): a
-    match, and for a role at a place, a role (``_NO_ROLE``)."""
-    for match in pattern.finditer(text):
-        role = match.groupdict().get("role")
+def _says_own_work(text: str) -> bool:
+    """Whether ``text`` says the user's own work (``_OWN_WORK``): a match, and for a role at a
+    place, a role (``_NO_ROLE``)."""
+    for match in _OWN_WORK.finditer(text):
+        role = match.group("role")
         if role is None or not set(role.casefold().split()) & _NO_ROLE:
             return True
     return False
@@ -242,9 +237,9 @@ def _read(text: str) -> _Reading:
     stems = {_stem(w) for w in folded} | {_stem(_SAID_FOR[w]) for w in folded & _SAID_FOR.keys()}
     if _DOCTOR.search(text):
         stems.add(_stem("doctor"))
-    if _own(_OWN_WORK, text):
+    if _says_own_work(text):
         stems.update(_stem(w) for w in _ASKED_AS_WORK)
-    if _own(_OWN_HOME, text):
+    if _OWN_HOME.search(text):
         stems.add(_stem("live"))
     if _OWN_STUDY.search(text):
         stems.update(_stem(w) for w in _ASKED_AS_STUDY)

@@ -44,6 +44,13 @@ def status_of(mem: Memory, words: str) -> Status:
     return found.status
 
 
+def a_month_apart(mem: Memory, before: str, after: str) -> None:
+    """``before`` said in one session and ``after`` in another 30 days later, each ended and
+    extracted: the story every test of a correction tells."""
+    session(mem, "s1", before)
+    session(mem, "s2", after, days=30)
+
+
 def search_ids(mem: Memory, query: str) -> list[str]:
     s = mem.session(agent_id="assistant", user_id="alice", session_id="q")
     return [r["id"] for r in s.call("memory_search", {"query": query})["results"]]
@@ -113,8 +120,7 @@ def test_a_turn_announces_its_news_not_its_requests(
 ) -> None:
     """The announcement opening a turn marks its news, not what it asks the assistant for: a
     request sharing a word with an earlier record ("simple English", "book club") retired it."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
 
 
@@ -205,8 +211,7 @@ def test_a_request_telling_more_keeps_its_record_live(
     80 guests", "..., no car") keeps its record when the claim before it changes: each of these
     was retired by a wider reading (two adversarial reviews, benchmarks/README.md "Session
     30")."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
 
 
@@ -256,8 +261,7 @@ def test_a_no_that_says_nothing_is_off_retires_nothing(
     """ "No" in an idiom ("no idea", "no plans to"), as an answer ("No I still ..."), for one
     evening ("No badminton tonight"), for another place or as a count does not say the thing
     is off for good (a rule that read "no" before a thing as a change retired these)."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
 
 
@@ -308,8 +312,7 @@ def test_a_correction_retires_nothing_it_only_names(
     names the name only beside what changed (the user's companion in a move, the owner of the
     subject); a record close in embedding space must name the same thing, not only the same
     topic; and "for now" is no change."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
 
 
@@ -356,8 +359,7 @@ def test_a_break_up_retires_the_relationship_not_the_person(
     """A relationship that ended ends what was said of the relationship ("my boyfriend Noah
     is flying in"), not what was said of the person ("Noah is allergic to cats" stays true;
     a rule that linked by the name alone retired it, and the user's fish with it)."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     if kept is not None:
         assert status_of(mem, kept) is Status.CONFIRMED
     if retired is not None:
@@ -487,8 +489,7 @@ def test_a_correction_retires_what_it_names(
 ) -> None:
     """The other side of the rules above: a name that is what changed, a synonym or a kind of
     the earlier word, one role for another."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, retired) is Status.SUPERSEDED
 
 
@@ -545,8 +546,7 @@ def test_a_date_moved_retires_only_what_moved(
     record that names all of what moved (core.judge.change.moved_thing); not when denied, in
     doubt or for once. Each of these was retired by a first, wider reading (an adversarial
     review, benchmarks/README.md "Session 29")."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
 
 
@@ -569,8 +569,7 @@ def test_someone_elses_thing_changing_retires_nothing_of_the_users(
     """ "My sister's wedding moved" is the sister's: the user's own wedding, or a son's
     graduation beside his friend's, stays (both were retired: "moved" is a change marker
     wherever it stands, and the records shared "wedding" and "graduat...")."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
 
 
@@ -614,8 +613,7 @@ def test_a_change_of_the_records_own_owners_thing_retires_it(
     where the thing moved ("to my sister's place"), or the thing is the user's too ("my boss's
     review of me"): each of the last five kept its record under a first reading (two reviews,
     benchmarks/README.md "Session 30")."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, retired) is Status.SUPERSEDED
 
 
@@ -715,6 +713,5 @@ def test_hearsay_a_denial_or_a_doubt_retires_nothing(
     marker the user denies says that nothing changed ("I haven't moved", "nothing changed":
     each of the next eight retired the record it says again); and a doubt or a thought says
     no change ("not sure", "thinking about": each of the last two retired it by "now")."""
-    session(mem, "s1", before)
-    session(mem, "s2", after, days=30)
+    a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
