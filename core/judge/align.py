@@ -4,6 +4,7 @@ gives its rules and limits)."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from agent_memory.core.judge.text import (
@@ -85,6 +86,15 @@ class _Aligner:
     def __init__(self, sentence: Sentence, seq: list[Token], statement: list[Token]) -> None:
         self.tokens = sentence.tokens
         self.seq = seq
+        # For each statement word matched, what the statement itself says between it and the
+        # word before (punctuation aside): a quote saying exactly that there adds nothing ("no
+        # dairy for me and my sister is vegan" said again word for word keeps its "and" under
+        # the negation), while "and it's" is no "and" ("No one visits me and it's lonely" is not
+        # "... and the user is lonely").
+        at = {id(tok): k for k, tok in enumerate(statement)}
+        self.said_between: list[tuple[str, ...]] = [()] + [
+            _forms(statement[at[id(a)] + 1 : at[id(b)]]) for a, b in itertools.pairwise(seq)
+        ]
         self.hyp_negs = {t.form for t in statement if t.cls == NEG}
         self.hyp_neg_count = sum(t.cls == NEG for t in statement)
         self.hyp_past = any(t.past for t in statement)
@@ -177,7 +187,7 @@ class _Aligner:
         if not gap:
             return None
         allowed = {STOP, SOFT, PUNCT} | ({NEG} if self.hyp_negs else set())
-        if all(t.cls in allowed for t in gap):
+        if all(t.cls in allowed for t in gap) or _forms(gap) == self.said_between[i]:
             return None
         left, right = self.tokens[prev].text, self.tokens[pos].text
         extra = next(t for t in gap if t.cls not in allowed)
@@ -266,6 +276,10 @@ class _Aligner:
                 return None
             tok = self.tokens[q]
         return f"the quote qualifies it further: {tok.text!r} follows {self.tokens[last].text!r}"
+
+
+def _forms(tokens: list[Token]) -> tuple[str, ...]:
+    return tuple(t.form for t in tokens if t.cls != PUNCT)
 
 
 def _polarity(premise: set[str], statement: set[str]) -> str | None:

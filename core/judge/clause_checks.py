@@ -22,6 +22,7 @@ from agent_memory.core.judge.lexicon import (
     FUTURE,
     HEDGE_ADVERBS,
     HEDGE_VERBS,
+    INTENSIFIERS,
     MODALS,
     NEG_WORDS,
     NOT_LIKE,
@@ -33,6 +34,7 @@ from agent_memory.core.judge.lexicon import (
     REASONS,
     RESULT,
     SEQUENCE,
+    TIME_UNITS,
     WEEK_PART,
 )
 from agent_memory.core.judge.syntax import (
@@ -47,6 +49,10 @@ from agent_memory.core.judge.syntax import (
 )
 
 _HABIT_CONDITION = frozenset("if when whenever".split())
+# A covered word's modifiers that narrow what it names ("red meat", "chicken soup", "two
+# cats"): under a negation the narrower claim does not give the wider one.
+_NARROWING = frozenset("amod compound nummod".split())
+_DEGREE = frozenset("big huge great massive biggest".split())
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -133,6 +139,22 @@ class PathChecks:
                 if child.dep_ not in ("prep", "npadvmod") or child.lower_ in REASONS:
                     continue
                 if not any(t.i in covering for t in child.subtree):
+                    return child
+        # A covered word's own modifier: not eating red meat says nothing of meat. Not the
+        # subject's ("My two kids don't eat fish"), a stress ("a single pet", "not a big fan
+        # of"), nor a count of time ("in 5 years").
+        for i in covering:
+            node = self.q[i]
+            if any(t.dep_ in ("nsubj", "nsubjpass") for t in (node, *node.ancestors)):
+                continue
+            for child in node.children:
+                if (
+                    child.dep_ in _NARROWING
+                    and child.i not in covering
+                    and child.lower_ not in INTENSIFIERS
+                    and node.lower_ not in TIME_UNITS
+                    and not (node.lemma_ == "fan" and child.lower_ in _DEGREE)
+                ):
                     return child
         return None
 

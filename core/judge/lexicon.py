@@ -94,3 +94,14 @@ all__ = [
     frozenset("d d e e i r v".split()),
     frozenset("_ a a c d e e l r s s u".split()),
 ]
+
+# Words that stress rather than narrow what they stand before ("not a single pet", "a damn
+# car", "the whole lot"), and the units a count of time is in ("I haven't smoked in 5 years"
+# still says "in years"): under a negation neither is a qualifier the statement must keep.
+INTENSIFIERS = frozenset(
+    "single whole damn damned bloody fucking freaking frigging flipping".split()
+)
+TIME_UNITS = frozenset(
+    "second seconds minute minutes hour hours day days week weeks month months year years "
+    "decade decades".split()
+)

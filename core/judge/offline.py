@@ -27,7 +27,8 @@ How the offline judge decides entailment
      numbers may stand between two matched words; nothing but those may stand between the
      subject ("the user" / "my") and the next matched word (so "my sister lives in Berlin" does
      not give "the user lives in Berlin", nor "Alice said I'm lazy" "the user is lazy"); a short
-     list ("French and German") may be skipped before a matched word;
+     list ("French and German") may be skipped before a matched word; and what the statement
+     itself says there, exactly ("no dairy for me and my sister is vegan" said again);
    - the matched words may not be glued to more qualifiers: right before them may only come a
      sentence or clause start (``and``, ``but``, ``because``...), right after them only the
      sentence end, a new clause or a comma that opens one (so "I hate meetings before 10am"
@@ -66,8 +67,10 @@ How the offline judge decides entailment
    no cover, under vetoes for another subject, hedges, negation kind and count, tense, numbers
    that count another thing, "from" origins, prepositions, privative and approximate words
    ("former", "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers
-   after an attitude verb, a negation or "the user is X". Its rules and limits are in that
-   module.
+   after an attitude verb, a negation or "the user is X"; under a negation also a word
+   among the covered ones ("I don't eat red meat" is no "does not eat meat"; a stress such as
+   "a single", a count of time and the subject's own words aside). Its rules and limits are in
+   that module.
 
    Idioms of preference and avoidance ("I'd rather X than Y", "X works better for me", "can't
    stand", "not a fan of", "try not to V") are also read as one more quote sentence in plain
@@ -79,7 +82,8 @@ How the offline judge decides entailment
    accepts when every statement word is said in one clause chain of the quote with the same
    subject, roles, polarity, modality and tense. The same parse also *vetoes* a pass of the
    two readings above when it shows another subject or swapped roles ("Maria hired me" does
-   not give "the user hired Maria"). Without spaCy or its model the word readings judge
+   not give "the user hired Maria"), or, under a negation, a modifier of a covered word that
+   the statement drops ("horror movies"). Without spaCy or its model the word readings judge
    alone, and ``name`` says so.
 
 The verdict's score is 0.75-1.0 when it holds (lower when words had to be skipped; 0.75 for a

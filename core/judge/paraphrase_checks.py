@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agent_memory.core.judge.daytime import DAYPARTS
 from agent_memory.core.judge.forms import lemmas, past_form
-from agent_memory.core.judge.lexicon import SEQUENCE
+from agent_memory.core.judge.lexicon import INTENSIFIERS, SEQUENCE, TIME_UNITS
 from agent_memory.core.judge.paraphrase_rules import (
     ABOUT,
     CONDITION,
@@ -465,9 +465,27 @@ def check_strict(
     if not (negated or copular) or request:
         return None
     last = max(cover)
+    if negated:
+        # Among the covered words after the negation too: not eating red meat says nothing
+        # of meat (before it, "My two kids don't eat fish" still gives "the user's kids").
+        first = min(cover)
+        start = next((p for p in range(first, last) if tokens[p].cls == NEG), first)
+        for p in range(start + 1, last):
+            if p not in covered and narrows(tokens, p):
+                return f"the quote qualifies it: {tokens[p].text!r} stands among its words"
     for p in range(last + 1, len(tokens)):
         if clause_of[p] != clause_of[last]:
             break
         if tokens[p].cls in (WORD, VALUE, PREP, POSS, PRON, REL):
             return f"the quote qualifies it further: {tokens[p].text!r} follows"
     return None
+
+
+def narrows(tokens: list[Token], p: int) -> bool:
+    """Whether the word at ``p`` narrows what it stands before: a word or number, not an
+    intensifier (``INTENSIFIERS``) nor a count of time units."""
+    tok = tokens[p]
+    if tok.cls not in (WORD, VALUE) or tok.text.casefold() in INTENSIFIERS:
+        return False
+    after = tokens[p + 1].text.casefold() if p + 1 < len(tokens) else ""
+    return not (tok.cls == VALUE and after in TIME_UNITS)

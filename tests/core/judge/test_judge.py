@@ -600,6 +600,67 @@ def test_offline_adding_a_negation_breaks_entailment(premise: str, statement: st
         assert not judge.entails(negated, statement).holds, negated
 
 
+NARROWED_UNDER_A_NEGATION: list[tuple[str, str]] = [
+    ("I don't eat red meat.", "The user does not eat meat."),
+    ("I don't drink sparkling water.", "The user does not drink water."),
+    ("I don't like horror movies.", "The user does not like movies."),
+    ("I don't have two cars.", "The user does not have cars."),
+    ("I don't eat chicken soup.", "The user does not eat soup."),
+]
+
+
+@pytest.mark.parametrize(("quote", "statement"), NARROWED_UNDER_A_NEGATION)
+def test_offline_a_negated_narrower_claim_does_not_give_the_wider_one(
+    quote: str, statement: str
+) -> None:
+    """Not eating red meat says nothing of meat: under a negation a qualifier of the quote
+    may not be dropped by any reading (the paraphrase and clause readings took these five)."""
+    judge = OfflineJudge()
+    assert not judge.entails(quote, statement).holds
+    assert judge.entails(quote, quote.replace("I don't", "The user does not")).holds
+
+
+# What stresses, counts time or belongs to the subject does not narrow the negated claim.
+NOT_NARROWED: list[tuple[str, str]] = [
+    ("My two kids don't eat broccoli.", "The user's kids do not eat broccoli."),
+    ("My little sister doesn't drink coffee.", "The user's sister does not drink coffee."),
+    ("I haven't smoked in 5 years.", "The user has not smoked in years."),
+    ("I don't have a single pet.", "The user does not have a pet."),
+    ("I don't have a damn car.", "The user does not have a car."),
+]
+
+
+@pytest.mark.parametrize(("quote", "statement"), NOT_NARROWED)
+def test_offline_what_does_not_narrow_a_negated_claim_may_be_left_out(
+    quote: str, statement: str
+) -> None:
+    assert OfflineJudge().entails(quote, statement).holds
+
+
+def test_offline_a_negated_sentence_said_again_word_for_word_is_entailed_by_the_rules() -> None:
+    """Under a negation the quote must say exactly what the statement says between the words
+    it matches, and a word the statement itself has there is exactly that: a user's negated
+    sentence kept verbatim was refused over its own "and" and stored as a guess."""
+    judge = OfflineJudge()
+    for said in [
+        "no dairy for me obvs and kavya's husband Rohan is vegan",
+        "We are both 50 and hike regularly but not in very high mountains.",
+        "Keep my emails short in general, patients don't read long ones and neither do I.",
+    ]:
+        assert judge.entails(said, said, context=said).holds, said
+    # Exactly the same: "and it's" is not the statement's "and" (a review found the subject
+    # switched through it when the statement's words were allowed one by one).
+    for quote, statement in [
+        ("No one visits me and it's lonely.", "No one visits the user and the user is lonely."),
+        (
+            "I'm not gluten-free and it's dairy-free.",
+            "The user is not gluten-free and is dairy-free.",
+        ),
+        ("no meat for me and it's halal", "There is no meat for the user and the user is halal."),
+    ]:
+        assert not judge.entails(quote, statement).holds, statement
+
+
 # =============================================================================================
 # make_judge and import hygiene
 
