@@ -10,12 +10,14 @@ two sentences as the amended one (core.judge.offline), so the corrected fact is 
 the user's own words and the retracted one is stored nowhere.
 
 Where the new value goes, in order: over the words of the earlier sentence that end with the
-correction's last word ("3 kids" / "4 kids"); over the earlier sentence's last number when the
-correction is one number ("I'm 40." / "I mean 41"); over its last capitalised name when the
-correction is a name ("I live in Rome." / "Sorry, Milan"). A correction that is a clause of its
-own ("Actually, I live in Milan") is no ellipsis: it is read as said. Limits: one value per
-correction; a correction that fits none of the three places gives nothing (the earlier
-sentence stays refused, the correction unread).
+correction's last word ("3 kids" / "4 kids"); over the same word and the numbers after it when
+the correction is a word and numbers ("test date is june 12." / "wait no, june 2"); over the
+earlier sentence's last number when the correction is one number ("I'm 40." / "I mean 41");
+over its last capitalised name when the correction is a name ("I live in Rome." / "Sorry,
+Milan"). A correction that is a clause of its own ("Actually, I live in Milan") is no ellipsis:
+it is read as said. Limits: one value per correction; a correction that fits none of the four
+places gives nothing (the earlier sentence stays refused, the correction unread); the
+sentence's first word is never replaced.
 """
 
 from __future__ import annotations
@@ -129,6 +131,13 @@ def amended(before: str, correction: str) -> str | None:
             if body[start : old[k].end()].lower() == value.lower():
                 return None  # the same words: nothing corrected
             return body[:start] + value + body[old[k].end() :]
+    # "june 12" / "wait no, june 2": the same word, then other numbers in place of its numbers.
+    if len(new) > 1 and all(_number(w) for w in new[1:]):
+        first = new[0].lower()
+        for k in range(len(old) - len(new), 0, -1):
+            span = old[k : k + len(new)]
+            if span[0].group(0).lower() == first and all(_number(w.group(0)) for w in span[1:]):
+                return body[: span[0].start()] + value + body[span[-1].end() :]
     if new[0].lower() == "the" and len(new) == 2 and _ordinal(new[1]):
         new, value = new[1:], new[1]  # "Sorry, the 19th": the day, its article already there
     if len(new) == 1 and _number(new[0]):

@@ -52,6 +52,8 @@ def test_a_fiction_frame_gives_no_candidate(said: str) -> None:
             "I'm meeting Sarah on the 3rd of May for 2 hours. Sorry, the 4th.",
             "The user is meeting Sarah on the 4th of May for 2 hours.",
         ),
+        # a word and its number said again with another number
+        ("My flight is on May 3. Wait no, May 5.", "The user's flight is on May 5."),
     ],
 )
 def test_a_self_correction_keeps_only_the_corrected_value(said: str, content: str) -> None:
@@ -314,3 +316,24 @@ def test_fiction_and_irony_store_nothing_and_a_team_plan_goes_to_the_project(
     found = facts(mem)
     assert set(found) == {"We're pushing the release to June."}
     assert found["We're pushing the release to June."].scope == "project:apollo"
+
+
+def test_a_value_corrected_later_in_the_turn_takes_back_only_its_own_sentence(
+    mem: Memory,
+) -> None:
+    """ "Wait no, June 2" amends the test date said right before it: the sentences before
+    that are not taken back (they were stored as guesses, and a guess expires), and the date
+    stored is the corrected one."""
+    run(
+        mem,
+        [
+            (
+                "user",
+                "I am applying to nursing school. My test date is June 12. Wait no, June 2.",
+            )
+        ],
+    )
+    found = facts(mem)
+    assert found["The user is applying to nursing school."].source_kind is SourceKind.USER_STATEMENT
+    assert found["The user's test date is June 2."].source_kind is SourceKind.USER_STATEMENT
+    assert not [c for c in found if "June 12" in c]
