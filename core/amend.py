@@ -11,13 +11,16 @@ the user's own words and the retracted one is stored nowhere.
 
 Where the new value goes, in order: over the words of the earlier sentence that end with the
 correction's last word ("3 kids" / "4 kids"); over the same word and the numbers after it when
-the correction is a word and numbers ("test date is june 12." / "wait no, june 2"); over the
+the correction is a word and numbers ("test date is june 12." / "wait no, june 2"), only where
+one run of that word has numbers of the same kind written the same way (two dates, "May 3" /
+"May, 2 weeks ago", a year for a day: nothing); over the
 earlier sentence's last number when the correction is one number ("I'm 40." / "I mean 41");
 over its last capitalised name when the correction is a name ("I live in Rome." / "Sorry,
 Milan"). A correction that is a clause of its own ("Actually, I live in Milan") is no ellipsis:
 it is read as said. Limits: one value per correction; a correction that fits none of the four
 places gives nothing (the earlier sentence stays refused, the correction unread); the
-sentence's first word is never replaced.
+sentence's first word is never replaced; a sign the value opens with ("$1,250") takes the old
+value's place, not a second one.
 """
 
 from __future__ import annotations
@@ -130,14 +133,16 @@ def amended(before: str, correction: str) -> str | None:
             start = old[k - len(new) + 1].start()
             if body[start : old[k].end()].lower() == value.lower():
                 return None  # the same words: nothing corrected
-            return body[:start] + value + body[old[k].end() :]
+            return _put(body, start, old[k].end(), value)
     # "june 12" / "wait no, june 2": the same word, then other numbers in place of its numbers.
     if len(new) > 1 and all(_number(w) for w in new[1:]):
-        first = new[0].lower()
-        for k in range(len(old) - len(new), 0, -1):
-            span = old[k : k + len(new)]
-            if span[0].group(0).lower() == first and all(_number(w.group(0)) for w in span[1:]):
-                return body[: span[0].start()] + value + body[span[-1].end() :]
+        spans = _word_and_numbers(body, old, value, new)
+        if spans is not None:
+            # None of that shape, or more than one (the sentence's first words count as one,
+            # though never replaced): a guess, so nothing.
+            if len(spans) != 1 or spans[0][0].start() == old[0].start():
+                return None
+            return _put(body, spans[0][0].start(), spans[0][-1].end(), value)
     if new[0].lower() == "the" and len(new) == 2 and _ordinal(new[1]):
         new, value = new[1:], new[1]  # "Sorry, the 19th": the day, its article already there
     if len(new) == 1 and _number(new[0]):
@@ -147,7 +152,7 @@ def amended(before: str, correction: str) -> str | None:
         numbers = [w for w in old[1:] if _number(w.group(0)) and _ordinal(w.group(0)) == ordinal]
         if numbers:
             w = numbers[-1]
-            return body[: w.start()] + value + body[w.end() :]
+            return _put(body, w.start(), w.end(), value)
         return None
     if value[:1].isupper():
         names = [w for w in old[1:] if w.group(0)[:1].isupper() and w.group(0) != "I"]
@@ -158,8 +163,55 @@ def amended(before: str, correction: str) -> str | None:
             j = k
             while j - 1 >= 1 and old[j - 1].group(0)[:1].isupper() and old[j - 1].group(0) != "I":
                 j -= 1
-            return body[: old[j].start()] + value + body[end_w.end() :]
+            return _put(body, old[j].start(), end_w.end(), value)
     return None
+
+
+def _word_and_numbers(
+    body: str, old: list[re.Match[str]], value: str, new: list[str]
+) -> list[list[re.Match[str]]] | None:
+    """Where in ``body`` (its words ``old``) the correction ``value`` (its words ``new``: a
+    word, then numbers) may go: each run of the same word followed by numbers of the same
+    kind (an ordinal for an ordinal, a year for a year), written with the same marks between
+    them ("May 3" is not "May, 2 weeks ago"). None when the word is never followed by a
+    number (then "in June." / "June 12" is for the name rule); an empty list when it is, but
+    not in that shape (no rule may guess then: the name rule made "May 5 3" of it)."""
+    first, size = new[0].lower(), len(new)
+    marks = _marks(value)
+    shape = [_kind(w) for w in new[1:]]
+    followed, spans = False, []
+    for k in range(len(old) - size + 1):
+        span = old[k : k + size]
+        if span[0].group(0).lower() != first or not _number(span[1].group(0)):
+            continue
+        followed = True
+        if (
+            all(_number(w.group(0)) for w in span[1:])
+            and [_kind(w.group(0)) for w in span[1:]] == shape
+            and _marks(body[span[0].start() : span[-1].end()]) == marks
+        ):
+            spans.append(span)
+    return spans if followed else None
+
+
+def _marks(text: str) -> list[str]:
+    """What stands between the words of ``text``, spacing aside."""
+    return [gap.strip() for gap in re.findall(r"(?<=[\w'-])[^\w'-]+(?=[\w'-])", text)]
+
+
+def _kind(word: str) -> str:
+    if _ordinal(word):
+        return "ordinal"
+    return "year" if re.fullmatch(r"(?:19|20)\d\d", word) else "number"
+
+
+def _put(body: str, start: int, end: int, value: str) -> str:
+    """``body`` with ``value`` in place of ``body[start:end]``; a sign the value opens with
+    ("$1,250") replaces the same sign before the old words rather than doubling it."""
+    sign = value[: len(value) - len(value.lstrip("$€£#"))]
+    if sign and body[:start].endswith(sign):
+        start -= len(sign)
+    return body[:start] + value + body[end:]
 
 
 __all__ = ["MAX_WORDS", "amended", "ellipsis", "opens_correction"]

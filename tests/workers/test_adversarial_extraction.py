@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.core import Memory
+from agent_memory.core.amend import amended
 from agent_memory.core.models import SourceKind
 from tests.workers.test_extraction_reading import extract, facts, mem, run, stored
 
@@ -61,6 +62,28 @@ def test_a_self_correction_keeps_only_the_corrected_value(said: str, content: st
     the correction's bare words are not."""
     found = extract(said)
     assert [c for c, _, _ in found] == [content]
+
+
+@pytest.mark.parametrize(
+    ("before", "correction", "amended_to"),
+    [
+        ("My rent is $1,200 a month.", "Sorry, $1,250.", "My rent is $1,250 a month"),
+        ("I'm in room 12 on floor 3.", "Sorry, floor 4.", "I'm in room 12 on floor 4"),
+        ("My lease ends in May 2025.", "wait no, May 2026", "My lease ends in May 2026"),
+        # Where the value cannot be placed for sure, nothing is amended (a review found each
+        # of these amended wrongly, and confirmed, by the first version of the rule):
+        ("My birthday was in May, 2 weeks ago.", "Sorry, May 3.", None),  # across a comma
+        ("My son was born in March 2020.", "Sorry, March 12.", None),  # a day for a year
+        ("My trip is from June 3 to June 7.", "Sorry, June 2.", None),  # which date?
+        ("May 3 is my flight and I return May 10.", "Wait no, May 4.", None),
+        ("My shift starts at 7 and ends at 3.", "Sorry, at 4.", None),
+        ("My appointment is at 10 at 55 Main Street.", "Oops, at 11.", None),
+    ],
+)
+def test_a_value_is_amended_only_where_it_surely_goes(
+    before: str, correction: str, amended_to: str | None
+) -> None:
+    assert amended(before, correction) == amended_to
 
 
 @pytest.mark.parametrize(
