@@ -15,7 +15,9 @@ it (the others keep their order):
   words of a word the question asks about (core.search.subject.asked, compared as stems), or
   opens by announcing a change, and the earlier one names that word too: "Do I still play
   badminton?" links "I play badminton every Wednesday" with "I've
-  stopped badminton", whose vectors lie far apart. Limits: "now" and "stopped" also open
+  stopped badminton", whose vectors lie far apart; or both say the user's own work, home or
+  studies that the question asks about (core.search.subject.own_life: "next to our place" and
+  "we bought a place in Raglan!" for "Where do we live?"). Limits: "now" and "stopped" also open
   follow-ups ("feeling great now", "Biscuit stopped eating his kibble"), and such a turn
   naming the asked word moves above the earlier one;
 - "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
@@ -49,6 +51,7 @@ import numpy as np
 from agent_memory.core.judge.change import announces, change_spans
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
+from agent_memory.core.search import subject
 
 if TYPE_CHECKING:
     from agent_memory.core.config.search import RetrievalConfig
@@ -112,6 +115,7 @@ def pairs(
     records: Mapping[str, Record],
     threshold: float,
     changes: Mapping[str, Sequence[str]] | None = None,
+    lives: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str, float]]:
     """(earlier-ranked id, later-ranked id, cosine) for each pair of ``candidates`` stated at
     different times whose stored vectors reach ``threshold``. The stored vectors of extracted
@@ -130,6 +134,19 @@ def pairs(
         first, second = present[a], present[b]
         if records[first].statement_time != records[second].statement_time:
             found.append((first, second, round(float(sims[a, b]), 6)))
+    if lives:
+        # Two results saying the same part of the user's own life the question asks about
+        # ("next to our place" / "we bought a place in Raglan!" for "Where do we live?").
+        known = {(a, b) for a, b, _ in found}
+        for a, b in itertools.combinations(range(len(present)), 2):
+            first, second = present[a], present[b]
+            if (
+                (first, second) not in known
+                and lives.get(first) is not None
+                and lives.get(first) == lives.get(second)
+                and records[first].statement_time != records[second].statement_time
+            ):
+                found.append((first, second, round(float(sims[a, b]), 6)))
     if changes:
         # A result that says something changed is about the same thing as an earlier one
         # naming a word of the question it names, however far apart their vectors are.
@@ -250,7 +267,12 @@ def run(
         return kept, {**base, "applied": False, "why": why}
     head = kept[:window]
     changes = changed(head, records, asked)
-    found = pairs(index, head, records, cfg.later_first_cosine, changes)
+    lives = {
+        c.record_id: part
+        for c in head
+        if (part := subject.own_life(asked, records[c.record_id].content)) is not None
+    }
+    found = pairs(index, head, records, cfg.later_first_cosine, changes, lives)
     times = {c.record_id: records[c.record_id].statement_time for c in head}
     # A session summary restates the session's records (and is written after them): it
     # never rises above what it restates or anything else. An imported conversation turn
@@ -278,14 +300,19 @@ def run(
         held=held,
     )
     for record_id, move in moved.items():
-        if record_id in changes and move["cosine"] < cfg.later_first_cosine:
+        if move["cosine"] >= cfg.later_first_cosine:
+            continue
+        if record_id in changes:
             move["names"] = changes[record_id]  # linked by what it says changed
+        elif record_id in lives and lives[record_id] == lives.get(move["above"]):
+            move["life"] = lives[record_id]  # linked by the part of the user's life both say
     return ordered, {
         **base,
         "applied": True,
         "why": "results about the same thing that score close together: the later statement first",
         "pairs": found,
         "changes": changes,
+        "lives": lives,
         "stated": times,
         "held": held,
         "moved": moved,
@@ -301,6 +328,11 @@ def explain(move: Mapping[str, Any] | None) -> str:
         return (
             f"moved from rank {move['from']} to {move['to']}, above {move['above']}: it says "
             f"something changed, both name {named} of the question, and it was stated later"
+        )
+    if "life" in move:
+        return (
+            f"moved from rank {move['from']} to {move['to']}, above {move['above']}: both say "
+            f"the user's own {move['life']}, which the question asks about, and it was stated later"
         )
     return (
         f"moved from rank {move['from']} to {move['to']}, above {move['above']}: about the same "

@@ -10,8 +10,8 @@ content or retrieval context) as the same word (compared as stems) or as a commo
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
 names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "gran" the
 grandmother: ``_SAID_FOR``). Where the user works, lives or studies is named by what says it
-in the first person without the word ("my new job", "I'm PM at Brandt"; "our house", "we
-moved into"; "my MSc at LSE", "I'm a PhD student": ``_OWN_WORK``, ``_OWN_HOME``,
+in the first person without the word ("my new job", "I'm PM at Brandt"; "our house", "our
+place", "we moved into"; "my MSc at LSE", "I'm a PhD student": ``_OWN_WORK``, ``_OWN_HOME``,
 ``_OWN_STUDY``). An unanswerable question rarely has every one of its subject words in one
 record ("Which football team do I support?" needs "football", "team" and "support").
 
@@ -25,8 +25,10 @@ nothing says an Ioniq is a car); a common noun's first WordNet sense may still b
 thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
 Carol.").
 
-``asked(words)`` reads the subject off the query's content words (``core.search.lexical.
-query_tokens``); ``names(subject, text)`` says whether a text names every part of it. The
+``own_life(subject, text)`` says which of the user's own work, home or studies a text names
+for a question about it. ``asked(words)`` reads the subject off the query's content words
+(``core.search.lexical.query_tokens``); ``names(subject, text)`` says whether a text names
+every part of it. The
 gate (core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor
 below the corroborated one in a small store only (``gate.subject_drop``, log-interpolated to
 nothing at ``gate.reference_records``): in a large store every subject word is in some record.
@@ -163,11 +165,13 @@ _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 # user is a senior tax manager at Beaumont Clarke LLP.": 0.17; "Where do we live?" / "we
 # finally moved, got the keys to our house in Bromley": 0.24). Only the user's own, in the
 # first person, and only in words that say nothing else: "my new job", "I work at", a role
-# at a named place ("I'm PM at Brandt"); "our house", "we moved into". Not the ambiguous
+# at a named place ("I'm PM at Brandt"); "our house", "our place", "we moved into", "we bought
+# a place in", "we're moving to". Not the ambiguous
 # words alone ("company", "office", "shift", "flat", "moved", "rent": "we had company over",
 # "a flat white", "the host moved our check-in"), nor anyone else's job or home ("my sister
 # got promoted", "my parents' house"), nor a place one is at or with ("I'm at dinner with
-# Sarah", "I'm a member at the golf club").
+# Sarah", "I'm a member at the golf club"), nor a place that is a turn or a seat ("went in my
+# place", "my place in the queue").
 _I = r"\b(?:i|we|the user)(?:'ve| have| had)?\s+"
 _OWN_WORK = re.compile(
     rf"{_I}(?:\w+\s+)?(?:work|worked|working)\s+(?:at|for|as)\b"
@@ -197,7 +201,12 @@ _NO_ROLE = frozenset(
 _OWN_HOME = re.compile(
     r"\b(?:my|our|the user's)\s+(?:new\s+)?(?:house|flat|apartment|home|bungalow|townhouse)\b"
     r"(?!\s+(?:made|red|white|alone))"
-    rf"|{_I}(?:just\s+|finally\s+)?moved\s+(?:in|into|to|out|house|back|here|there|from)\b",
+    # "our place" is home, but not standing in for someone ("in my place", "take our place")
+    r"|(?<!\bin\s)(?<!\btake\s)(?<!\btook\s)\b(?:my|our)\s+(?:new\s+)?place\b"
+    r"(?!\s+(?:of|in\s+(?:the|a|line)|on\s+the|at\s+the)\b)"
+    rf"|{_I}(?:just\s+|finally\s+)?(?:moved|bought\s+a\s+(?:house|flat|place|home))\s+"
+    r"(?:in|into|to|out|house|back|here|there|from)\b"
+    r"|\b(?:i'm|i am|we're|we are)\s+(?:finally\s+)?moving\s+(?:in|into|to|out|house|back)\b",
     re.IGNORECASE,
 )
 
@@ -228,6 +237,22 @@ def _says_own_work(text: str) -> bool:
         if role is None or not set(role.casefold().split()) & _NO_ROLE:
             return True
     return False
+
+
+def own_life(asked_about: Sequence[str], text: str) -> str | None:
+    """Which part of the user's own life the question asks about that ``text`` says in the
+    first person ("work", "home" or "study": ``_OWN_WORK``, ``_OWN_HOME``, ``_OWN_STUDY``), or
+    None. Two records saying the same part are about the same thing, however far apart their
+    words: "Yard's in Mt Albert, next to our place" and "we bought a place in Raglan!" both
+    answer "Where do we live?" (core.search.later ranks the later one first)."""
+    stems = {_stem(w) for w in asked_about}
+    if stems & {_stem(w) for w in _ASKED_AS_WORK} and _says_own_work(text):
+        return "work"
+    if _stem("live") in stems and _OWN_HOME.search(text):
+        return "home"
+    if stems & {_stem(w) for w in _ASKED_AS_STUDY} and _OWN_STUDY.search(text):
+        return "study"
+    return None
 
 
 def _read(text: str) -> _Reading:

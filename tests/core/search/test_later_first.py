@@ -388,3 +388,21 @@ def test_a_later_follow_up_turn_keeps_its_place(
     payload = logged(session, result["search_id"])
     assert payload["later_first"]["changes"] == {}
     assert payload["later_first"]["moved"] == {}
+
+
+def test_a_later_statement_of_the_users_own_home_ranks_first(memory: Memory) -> None:
+    """Both say where the user lives, in words whose vectors lie apart ("our place", "we
+    bought a place in"), for a question about it: the later one ranks first, and says why (the
+    stale home was answered first)."""
+    old = "Our place in Mt Albert has a lovely garden and quiet neighbours."
+    new = "Big one: we bought a place in Raglan! Moving in April."
+    session = stated(memory, [(0, old), (0, "The user's dog Kumara loves the beach."), (5, new)])
+    result = search(session, "Where do we live?")
+    contents = [r["content"] for r in result["results"]]
+    assert contents.index(new) < contents.index(old)
+    moved = next(r for r in result["results"] if r["content"] == new)
+    assert "both say the user's own home" in moved["explanation"]["later_first"]
+    assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
+    # Not asked about the home: the statements keep their order.
+    result = search(session, "Where do I park the van?")
+    assert "both say" not in json.dumps(result["explanation"])

@@ -134,6 +134,7 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("Where do I work?", "Started a new job at the Lidl warehouse on Monday, nights."),
         ("Which company do I work for?", "The user is PM at Brandt Antriebstechnik."),
         ("Where do we live?", "we finally moved, got the keys to our house in Bromley"),
+        ("Where do we live?", "Big one: we bought a place in Raglan! Moving 18 April."),
         ("Where did I get my master's degree?", "I learned it during my MSc at LSE in 2015."),
     ],
 )
@@ -168,6 +169,10 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("live", "the host moved our check-in to 4pm"),
         ("live", "going to my parents' house for christmas"),
         ("live", "our airbnb apartment in Lisbon has a view"),
+        ("live", "Tom went in my place, I was ill"),  # standing in, not a home
+        ("live", "I lost my place in the book again"),
+        ("live", "at my parents' place in Ipoh for new year"),
+        ("live", "my sister is moving to Berlin"),
         ("study", "my son is a student at Leeds"),
         ("study", "my son's degree ceremony is in June"),
         ("study", "I did my taxes last night"),
@@ -188,6 +193,8 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("job",), "quit roccos finally. got a job at the campus help desk")
     assert subject.names(("live",), "I moved to Leeds in May.")
     assert subject.names(("live",), "our new flat has a balcony")
+    assert subject.names(("live",), "Yard's in Mt Albert, next to our place.")
+    assert subject.names(("live",), "I'm moving out of our place, found a 1 bed in Leslieville")
     assert subject.names(("study", "phd"), "The user is PhD student in third year.")
     assert subject.names(("degree",), "I did my master in Montpellier.")
 
