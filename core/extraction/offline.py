@@ -502,17 +502,16 @@ def _corrected(
     text: str, start: int, fix_start: int, fix_end: int, anchor: datetime, shared_target: str
 ) -> list[Candidate] | None:
     """The facts of the sentence at ``start`` with the value an elliptical correction after it
-    gives ("I'm 40. Oops, I mean 41." -> "The user is 41."), their evidence both sentences
-    (core.amend; the judge reads them the same way), or None when it is no ellipsis."""
-    before, correction = text[start:fix_start].strip(), text[fix_start:fix_end]
-    sentence = amended(before, correction)
+    gives ("I'm 40. Oops, I mean 41." -> "The user is 41."; no rule phrases it: the sentence as
+    amended), their evidence both sentences (core.amend; the judge reads them the same way),
+    or None when it is no ellipsis."""
+    sentence = amended(text[start:fix_start].strip(), text[fix_start:fix_end])
     if sentence is None:
         return None
     evidence = text[start:fix_end].rstrip(".!? ")
-    return [
-        c.model_copy(update={"evidence": evidence})
-        for c in _from_sentence(sentence, anchor, shared_target)
-    ]
+    facts = _from_sentence(sentence, anchor, shared_target)
+    phrased = [c.model_copy(update={"evidence": evidence}) for c in facts]
+    return phrased or verbatim.amended_statement(sentence, evidence)
 
 
 def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:

@@ -135,6 +135,27 @@ def statements(text: str, sentences: Iterable[tuple[int, int, int]]) -> list[Can
     return found
 
 
+def amended_statement(sentence: str, evidence: str) -> list[Candidate]:
+    """A sentence in the user's words as a self-correction after it amended it ("test date
+    is june 12. wait no, june 2." -> "test date is june 2": core.amend), its evidence both
+    sentences, when it says enough to keep; else none. A fact, not a verbatim statement: its
+    words are no longer its evidence's, word for word (core.extraction.validator)."""
+    if not informative(sentence):
+        return []
+    try:
+        return [
+            Candidate(
+                kind="fact",
+                type="episodic",
+                content=sentence,
+                evidence=evidence,
+                source_kind="user_statement",
+            )
+        ]
+    except ValidationError:
+        return []
+
+
 def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tuple[int, int]]:
     """(start, end) of runs of consecutive informative sentences, each within the caps."""
     run: list[tuple[int, int, int]] = []

@@ -360,3 +360,15 @@ def test_a_value_corrected_later_in_the_turn_takes_back_only_its_own_sentence(
     assert found["The user is applying to nursing school."].source_kind is SourceKind.USER_STATEMENT
     assert found["The user's test date is June 2."].source_kind is SourceKind.USER_STATEMENT
     assert not [c for c in found if "June 12" in c]
+
+
+def test_an_amended_sentence_no_rule_phrases_is_kept_as_amended(mem: Memory) -> None:
+    """Chat without a subject ("test date is june 12. wait no, june 2."): no rule phrases the
+    amended sentence, so it is kept as said with the correction in place, both sentences its
+    evidence, and confirmed (the corrected date was stored nowhere)."""
+    run(mem, [("user", "applying to nursing school. test date is june 12. wait no, june 2.")])
+    found = facts(mem)
+    record = found["test date is june 2"]
+    assert record.source_kind is SourceKind.USER_STATEMENT
+    assert record.evidence == "test date is june 12. wait no, june 2"
+    assert not [c for c in found if "june 12" in c and c != record.content]
