@@ -13,14 +13,13 @@ Where the new value goes, in order: over the words of the earlier sentence that 
 correction's last word ("3 kids" / "4 kids"); over the same word and the numbers after it when
 the correction is a word and numbers ("test date is june 12." / "wait no, june 2"), only where
 one run of that word has numbers of the same kind written the same way (two dates, "May 3" /
-"May, 2 weeks ago", a year for a day: nothing); over the
-earlier sentence's last number when the correction is one number ("I'm 40." / "I mean 41");
-over its last capitalised name when the correction is a name ("I live in Rome." / "Sorry,
-Milan"). A correction that is a clause of its own ("Actually, I live in Milan") is no ellipsis:
-it is read as said. Limits: one value per correction; a correction that fits none of the four
-places gives nothing (the earlier sentence stays refused, the correction unread); the
-sentence's first word is never replaced; a sign the value opens with ("$1,250") takes the old
-value's place, not a second one.
+"May, 2 weeks ago", a year for a day: nothing); over the earlier sentence's last number when
+the correction is one number ("I'm 40." / "I mean 41"); over its last capitalised name when
+the correction is a name ("I live in Rome." / "Sorry, Milan"). A correction that is a clause
+of its own ("Actually, I live in Milan") is no ellipsis: it is read as said. A sign the value
+opens with ("$1,250") takes the old value's sign's place. Limits: one value per correction; a
+correction that fits none of the four places gives nothing (the earlier sentence stays
+refused, the correction unread); the sentence's first word is never replaced.
 """
 
 from __future__ import annotations

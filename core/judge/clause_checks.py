@@ -52,6 +52,7 @@ _HABIT_CONDITION = frozenset("if when whenever".split())
 # A covered word's modifiers that narrow what it names ("red meat", "chicken soup", "two
 # cats"): under a negation the narrower claim does not give the wider one.
 _NARROWING = frozenset("amod compound nummod".split())
+# How much of a fan, which "not a fan of X" (core.judge.rephrase: "does not like X") leaves out.
 _DEGREE = frozenset("big huge great massive biggest".split())
 
 if TYPE_CHECKING:

@@ -14,12 +14,13 @@ it (the others keep their order):
   not the markers that as often open a follow-up: "left", "again", "my new") within ``NEAR``
   words of a word the question asks about (core.search.subject.asked, compared as stems), or
   opens by announcing a change, and the earlier one names that word too: "Do I still play
-  badminton?" links "I play badminton every Wednesday" with "I've
-  stopped badminton", whose vectors lie far apart; or both say the user's own work, home or
-  studies that the question asks about (core.search.subject.own_life: "next to our place" and
-  "we bought a place in Raglan!" for "Where do we live?"). Limits: "now" and "stopped" also open
-  follow-ups ("feeling great now", "Biscuit stopped eating his kibble"), and such a turn
-  naming the asked word moves above the earlier one;
+  badminton?" links "I play badminton every Wednesday" with "I've stopped badminton", whose
+  vectors lie far apart; or both say the user's own work, home or studies that the question
+  asks about (core.search.subject.own_life) and the later one says it changed ("moved",
+  "bought", "new job", "started" ...: ``_NEW_IN_LIFE``): "next to our place" and "we bought a
+  place in Raglan!" for "Where do we live?". Limits: "now" and "stopped" also open follow-ups
+  ("feeling great now", "Biscuit stopped eating his kibble"), and such a turn naming the
+  asked word moves above the earlier one;
 - "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
   fused score with freshness, context credit and role prior), so a far better match is never
   pushed down by a newer, weaker one;
@@ -135,16 +136,19 @@ def pairs(
         if records[first].statement_time != records[second].statement_time:
             found.append((first, second, round(float(sims[a, b]), 6)))
     if lives:
-        # Two results saying the same part of the user's own life the question asks about
-        # ("next to our place" / "we bought a place in Raglan!" for "Where do we live?").
+        # Two results saying the same part of the user's own life the question asks about,
+        # the later one saying that it changed ("next to our place" / "we bought a place in
+        # Raglan!" for "Where do we live?"; not "my colleagues are taking me out" after "I'm a
+        # nurse at St Thomas'": a review found such later mentions jumping above the answer).
         known = {(a, b) for a, b, _ in found}
         for a, b in itertools.combinations(range(len(present)), 2):
             first, second = present[a], present[b]
-            if (
-                (first, second) not in known
-                and lives.get(first) is not None
-                and lives.get(first) == lives.get(second)
-                and records[first].statement_time != records[second].statement_time
+            part = lives.get(first)
+            times = records[first].statement_time, records[second].statement_time
+            if (first, second) in known or part is None or lives.get(second) != part:
+                continue
+            if times[0] != times[1] and _says_new(
+                part, records[second if times[1] > times[0] else first].content
             ):
                 found.append((first, second, round(float(sims[a, b]), 6)))
     if changes:
@@ -161,6 +165,24 @@ def pairs(
             if set(changes.get(later, ())) & stems[earlier]:
                 found.append((first, second, round(float(sims[a, b]), 6)))
     return found
+
+
+# What says the user's own home, work or studies changed, beside core.judge.change's markers.
+_NEW_IN_LIFE = {
+    "home": re.compile(
+        r"\b(?:moved|moving|bought|new\s+(?:place|house|flat|home|apartment))\b", re.I
+    ),
+    "work": re.compile(
+        r"\b(?:started|starting|new\s+(?:job|role|position)|got\s+a\s+job|joined|quit|left|"
+        r"resigned|retired|promoted|now)\b",
+        re.I,
+    ),
+    "study": re.compile(r"\b(?:started|starting|new|now|enrolled|transferred)\b", re.I),
+}
+
+
+def _says_new(part: str, text: str) -> bool:
+    return _NEW_IN_LIFE[part].search(text) is not None or bool(change_spans(text, strong=True))
 
 
 def changed(

@@ -28,10 +28,10 @@ Carol.").
 ``own_life(subject, text)`` says which of the user's own work, home or studies a text names
 for a question about it. ``asked(words)`` reads the subject off the query's content words
 (``core.search.lexical.query_tokens``); ``names(subject, text)`` says whether a text names
-every part of it. The
-gate (core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor
-below the corroborated one in a small store only (``gate.subject_drop``, log-interpolated to
-nothing at ``gate.reference_records``): in a large store every subject word is in some record.
+every part of it. The gate (core.search.gate.gate) lets a candidate naming the subject pass at
+a cosine floor below the corroborated one in a small store only (``gate.subject_drop``,
+log-interpolated to nothing at ``gate.reference_records``): in a large store every subject
+word is in some record.
 """
 
 from __future__ import annotations
@@ -166,12 +166,11 @@ _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 # finally moved, got the keys to our house in Bromley": 0.24). Only the user's own, in the
 # first person, and only in words that say nothing else: "my new job", "I work at", a role
 # at a named place ("I'm PM at Brandt"); "our house", "our place", "we moved into", "we bought
-# a place in", "we're moving to". Not the ambiguous
+# a place in" (``_OWN_HOME``'s own comment says which places and moves). Not the ambiguous
 # words alone ("company", "office", "shift", "flat", "moved", "rent": "we had company over",
 # "a flat white", "the host moved our check-in"), nor anyone else's job or home ("my sister
 # got promoted", "my parents' house"), nor a place one is at or with ("I'm at dinner with
-# Sarah", "I'm a member at the golf club"), nor a place that is a turn or a seat ("went in my
-# place", "my place in the queue").
+# Sarah", "I'm a member at the golf club").
 _I = r"\b(?:i|we|the user)(?:'ve| have| had)?\s+"
 _OWN_WORK = re.compile(
     rf"{_I}(?:\w+\s+)?(?:work|worked|working)\s+(?:at|for|as)\b"
@@ -198,15 +197,32 @@ _NO_ROLE = frozenset(
     going staying waiting heading sure sorry happy glad late early free busy
     """.split()
 )
+# "our place" is home, but not a place one is at, goes to or hosts at ("at my place", "back to
+# my place", "my place or yours"), nor a turn, seat or standing ("in my place", "my place at
+# uni", "not my place to say"): a review of 38 chatty stores found each answering "Where do I
+# live?". A purchase is a home only as somewhere to live ("we bought a place in Raglan", not
+# "a place in the final" nor "a house to rent out"); a move only with a home word ("we're
+# moving to Leeds, the house is ...", "moving house", "moving in with"), not "moving to Slack".
+_PLACE_AFTER = (
+    r"(?<!\bin\s)(?<!\btake\s)(?<!\btook\s)(?<!\bat\s)(?<!\bfrom\s)(?<!\bknow\s)(?<!\bnot\s)"
+    r"(?<!\bback\sto\s)(?<!\bover\sto\s)(?<!\bround\sto\s)(?<!\bcome\sto\s)"
+)
+_HOME_WORD = r"(?=[^.!?\n]*\b(?:house|flat|apartment|home|rent|mortgage|keys|lease|for good)\b)"
+_NOT_LET = r"(?![^.!?\n]*\b(?:rent|rental|holidays?|investment|let|timeshare|airbnb)\b)"
+_NOT_LET_OUT = r"(?![^.!?\n]*\b(?:rented out|let out|rental|holidays?|airbnb|timeshare)\b)"
 _OWN_HOME = re.compile(
     r"\b(?:my|our|the user's)\s+(?:new\s+)?(?:house|flat|apartment|home|bungalow|townhouse)\b"
     r"(?!\s+(?:made|red|white|alone))"
-    # "our place" is home, but not standing in for someone ("in my place", "take our place")
-    r"|(?<!\bin\s)(?<!\btake\s)(?<!\btook\s)\b(?:my|our)\s+(?:new\s+)?place\b"
-    r"(?!\s+(?:of|in\s+(?:the|a|line)|on\s+the|at\s+the)\b)"
-    rf"|{_I}(?:just\s+|finally\s+)?(?:moved|bought\s+a\s+(?:house|flat|place|home))\s+"
-    r"(?:in|into|to|out|house|back|here|there|from)\b"
-    r"|\b(?:i'm|i am|we're|we are)\s+(?:finally\s+)?moving\s+(?:in|into|to|out|house|back)\b",
+    rf"|{_PLACE_AFTER}\b(?:my|our)\s+(?:new\s+)?place\b"
+    rf"(?!\s+(?:of|in\s+(?:the|a|line)|on|at|to|or|for)\b){_NOT_LET_OUT}"
+    rf"|{_I}(?:just\s+|finally\s+)?moved\s+(?:in|into|to|out|house|back|here|there|from)\b"
+    rf"|{_I}(?:just\s+|finally\s+)?bought\s+(?:a|our|my)\s+(?:first\s+)?(?:house|flat|place|home)"
+    rf"\s+(?:in|on|near|by)\s+(?!the\b){_NOT_LET}"
+    r"|\b(?:i'm|i am|we're|we are)\s+(?:finally\s+)?moving\s+(?:house|(?:back\s+)?home|in\s+with|"
+    r"back\s+in\s+with|out(?!\s+of\b)|out\s+of\s+(?:my|our|the)\s+(?:\w+'?s?\s+)?"
+    r"(?:flat|house|apartment|place|home)\b)"
+    rf"|\b(?:i'm|i am|we're|we are)\s+(?:finally\s+)?moving\s+(?:back\s+)?(?:to|into)\b"
+    rf"{_HOME_WORD}",
     re.IGNORECASE,
 )
 
@@ -244,7 +260,8 @@ def own_life(asked_about: Sequence[str], text: str) -> str | None:
     first person ("work", "home" or "study": ``_OWN_WORK``, ``_OWN_HOME``, ``_OWN_STUDY``), or
     None. Two records saying the same part are about the same thing, however far apart their
     words: "Yard's in Mt Albert, next to our place" and "we bought a place in Raglan!" both
-    answer "Where do we live?" (core.search.later ranks the later one first)."""
+    answer "Where do we live?" (core.search.later ranks the later one first when it says the
+    change)."""
     stems = {_stem(w) for w in asked_about}
     if stems & {_stem(w) for w in _ASKED_AS_WORK} and _says_own_work(text):
         return "work"

@@ -406,3 +406,34 @@ def test_a_later_statement_of_the_users_own_home_ranks_first(memory: Memory) -> 
     # Not asked about the home: the statements keep their order.
     result = search(session, "Where do I park the van?")
     assert "both say" not in json.dumps(result["explanation"])
+
+
+@pytest.mark.parametrize(
+    ("old", "later", "query"),
+    [
+        (
+            "I'm a nurse at St Thomas' in the cardiac unit.",
+            "My colleagues are taking me out for drinks on Friday.",
+            "Where do I work?",
+        ),
+        (
+            "I'm doing my MSc at LSE in economic history.",
+            "My thesis is due in May and I'm panicking.",
+            "Where do I study?",
+        ),
+        (
+            "Our house is in Bath, up the hill from the Royal Crescent.",
+            "The kids are at my place this weekend so no pub.",
+            "Where do we live?",
+        ),
+    ],
+)
+def test_a_later_mention_of_the_users_own_life_that_changes_nothing_stays_below(
+    memory: Memory, old: str, later: str, query: str
+) -> None:
+    """Both may say the user's own work, studies or home, but the later one says nothing
+    changed: the statement that answers keeps its place (a review found each jumping above
+    it when any two such statements were linked)."""
+    session = stated(memory, [(0, old), (0, "The user likes tea."), (3, later)])
+    contents = [r["content"] for r in search(session, query)["results"]]
+    assert contents[0] == old, contents

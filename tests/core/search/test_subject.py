@@ -173,6 +173,14 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("live", "I lost my place in the book again"),
         ("live", "at my parents' place in Ipoh for new year"),
         ("live", "my sister is moving to Berlin"),
+        # a place one goes to, hosts at or owns to let; a move of something else
+        ("live", "Told everyone to come back to my place for drinks after the gig"),
+        ("live", "Party at my place Saturday, bring snacks!"),
+        ("live", "Our place in Cornwall is rented out for the summer"),
+        ("live", "Mum and I bought a place in Spain as a holiday let"),
+        ("live", "we bought a place in the final, first time in years"),
+        ("live", "We're moving to Slack from Teams at work, finally"),
+        ("live", "I'm moving in slow motion today, so hungover"),
         ("study", "my son is a student at Leeds"),
         ("study", "my son's degree ceremony is in June"),
         ("study", "I did my taxes last night"),
@@ -195,6 +203,8 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("live",), "our new flat has a balcony")
     assert subject.names(("live",), "Yard's in Mt Albert, next to our place.")
     assert subject.names(("live",), "I'm moving out of our place, found a 1 bed in Leslieville")
+    assert subject.names(("live",), "I'm moving in with my boyfriend in Shoreditch next week")
+    assert subject.names(("live",), "We're moving to Leeds in May, the house is huge")
     assert subject.names(("study", "phd"), "The user is PhD student in third year.")
     assert subject.names(("degree",), "I did my master in Montpellier.")
 
