@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from agent_memory.core.judge.lexicon import denies_in_part
 from agent_memory.core.judge.text import (
     AUXILIARIES,
     CLAUSE,
@@ -96,6 +97,7 @@ class _Aligner:
             _forms(statement[at[id(a)] + 1 : at[id(b)]]) for a, b in itertools.pairwise(seq)
         ]
         self.hyp_negs = {t.form for t in statement if t.cls == NEG}
+        self.hyp_forms = {t.form for t in statement}
         self.hyp_neg_count = sum(t.cls == NEG for t in statement)
         self.hyp_past = any(t.past for t in statement)
         self.hyp_modals = {t.form for t in statement if t.cls in (MODAL, FRAME)}
@@ -215,7 +217,7 @@ class _Aligner:
 
     def _final_checks(self, path: list[int]) -> str | None:
         last = path[-1]
-        problem = self._trailing(last)
+        problem = self._trailing(last) or self._in_part(path)
         if problem is not None:
             return problem
         first_clause, last_clause = self.clause_of[path[0]], self.clause_of[last]
@@ -244,6 +246,21 @@ class _Aligner:
             if premise_past:
                 return f"the quote is in the past ({marker!r}) and the statement is not"
             return "the statement is in the past and the quote is not"
+        return None
+
+    def _in_part(self, path: list[int]) -> str | None:
+        """Under a negation, a word of the matched span or of the soft words after it that
+        makes the negation partial ("I don't always eat breakfast", "... social media much")
+        and that the statement does not say."""
+        if not self.hyp_negs:
+            return None
+        end = path[-1] + 1
+        while end < len(self.tokens) and self.tokens[end].cls in (STOP, SOFT):
+            end += 1
+        for p in range(path[0], end):
+            tok, before = self.tokens[p], self.tokens[p - 1].form if p else ""
+            if denies_in_part(tok.form, before) and tok.form not in self.hyp_forms:
+                return f"under a negation the quote denies only part of it: {tok.text!r}"
         return None
 
     def _wide_negations(self, first: int, first_clause: int) -> list[str]:

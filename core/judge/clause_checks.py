@@ -36,6 +36,7 @@ from agent_memory.core.judge.lexicon import (
     SEQUENCE,
     TIME_UNITS,
     WEEK_PART,
+    denies_in_part,
 )
 from agent_memory.core.judge.syntax import (
     idiom_negation,
@@ -141,6 +142,17 @@ class PathChecks:
                     continue
                 if not any(t.i in covering for t in child.subtree):
                     return child
+        # A word that makes the negation partial, under a covered word ("a lot of coffee",
+        # "speak French fluently", "sleep well"); not "at all", which makes it whole.
+        for i in covering:
+            for tok in self.q[i].subtree:
+                before = self.q[tok.i - 1].lower_ if tok.i else ""
+                if (
+                    tok.i not in covering
+                    and tok.lower_ not in self.s_lemmas
+                    and denies_in_part(tok.lower_, before)
+                ):
+                    return tok
         # A covered word's own modifier: not eating red meat says nothing of meat. Not the
         # subject's ("My two kids don't eat fish"), a stress ("a single pet", "not a big fan
         # of"), nor a count of time ("in 5 years").

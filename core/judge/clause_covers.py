@@ -122,6 +122,9 @@ class Covers(PathChecks):
         lexicon = wordnet()
         if pos is None or lexicon is None or lemma in HEDGE_VERBS:
             return None
+        if any(t.dep_ == "neg" for t in self.s):
+            return None  # not eating salmon says nothing of fish: the kind gives the word only
+        # when it is claimed, not denied
         for tok in self.q:
             have = lemma_of(tok)
             if have in HEDGE_VERBS:  # wanting, hoping, planning: the hedge checks read them

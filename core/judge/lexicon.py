@@ -105,3 +105,16 @@ TIME_UNITS = frozenset(
     "second seconds minute minutes hour hours day days week weeks month months year years "
     "decade decades".split()
 )
+# Words that, negated, deny only part of a claim ("I don't always eat breakfast", "I don't
+# speak French fluently", "I don't drink a lot of coffee", "I don't sleep well"): under a
+# negation the statement must keep them.
+NEGATED_IN_PART = frozenset(
+    "always all every everything much lot lots often very quite too fully completely entirely "
+    "totally exactly daily fluently well regularly".split()
+)
+
+
+def denies_in_part(word: str, before: str) -> bool:
+    """Whether ``word`` (after ``before``, both casefolded) makes a negation partial
+    (``NEGATED_IN_PART``); "all" in "at all" makes it whole ("I don't eat meat at all")."""
+    return word in NEGATED_IN_PART and not (word == "all" and before == "at")

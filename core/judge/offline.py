@@ -69,8 +69,9 @@ How the offline judge decides entailment
    ("former", "around"), ended states ("died", "stopped"), sarcasm openers, and qualifiers
    after an attitude verb, a negation or "the user is X"; under a negation also a word
    among the covered ones ("I don't eat red meat" is no "does not eat meat"; a stress such as
-   "a single", a count of time and the subject's own words aside). Its rules and limits are in
-   that module.
+   "a single", a count of time and the subject's own words aside), and in every reading a word
+   that makes a negation partial ("I don't always eat breakfast", "... French fluently",
+   "... much": ``lexicon.NEGATED_IN_PART``). Its rules and limits are in that module.
 
    Idioms of preference and avoidance ("I'd rather X than Y", "X works better for me", "can't
    stand", "not a fan of", "try not to V") are also read as one more quote sentence in plain
@@ -83,8 +84,9 @@ How the offline judge decides entailment
    subject, roles, polarity, modality and tense. The same parse also *vetoes* a pass of the
    two readings above when it shows another subject or swapped roles ("Maria hired me" does
    not give "the user hired Maria"), or, under a negation, a modifier of a covered word that
-   the statement drops ("horror movies"). Without spaCy or its model the word readings judge
-   alone, and ``name`` says so.
+   the statement drops ("horror movies"). Under a negation it covers no word by WordNet's
+   kinds: not eating salmon says nothing of fish. Without spaCy or its model the word readings
+   judge alone, and ``name`` says so.
 
 The verdict's score is 0.75-1.0 when it holds (lower when words had to be skipped; 0.75 for a
 paraphrase or a clause reading) and below 0.5 otherwise (the fraction of statement words found,

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from agent_memory.core.judge.daytime import DAYPARTS
 from agent_memory.core.judge.forms import lemmas, past_form
-from agent_memory.core.judge.lexicon import INTENSIFIERS, SEQUENCE, TIME_UNITS
+from agent_memory.core.judge.lexicon import (
+    INTENSIFIERS,
+    SEQUENCE,
+    TIME_UNITS,
+    denies_in_part,
+)
 from agent_memory.core.judge.paraphrase_rules import (
     ABOUT,
     CONDITION,
@@ -473,10 +478,14 @@ def check_strict(
         for p in range(start + 1, last):
             if p not in covered and narrows(tokens, p):
                 return f"the quote qualifies it: {tokens[p].text!r} stands among its words"
-    for p in range(last + 1, len(tokens)):
-        if clause_of[p] != clause_of[last]:
+    said = {t.text.casefold() for t in statement.tokens}
+    for p in range(min(cover) if negated else last + 1, len(tokens)):
+        if p > last and clause_of[p] != clause_of[last]:
             break
-        if tokens[p].cls in (WORD, VALUE, PREP, POSS, PRON, REL):
+        word, before = tokens[p].text.casefold(), tokens[p - 1].text.casefold() if p else ""
+        if negated and p not in covered and word not in said and denies_in_part(word, before):
+            return f"under a negation the quote denies only part of it: {tokens[p].text!r}"
+        if p > last and tokens[p].cls in (WORD, VALUE, PREP, POSS, PRON, REL):
             return f"the quote qualifies it further: {tokens[p].text!r} follows"
     return None
 

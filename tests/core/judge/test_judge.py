@@ -607,6 +607,14 @@ NARROWED_UNDER_A_NEGATION: list[tuple[str, str]] = [
     ("I don't have two cars.", "The user does not have cars."),
     ("I don't eat chicken soup.", "The user does not eat soup."),
 ]
+# Negated, these deny only part of the claim, or a narrower kind than the statement's.
+DENIED_IN_PART: list[tuple[str, str]] = [
+    ("I don't always eat breakfast.", "The user does not eat breakfast."),
+    ("I don't use social media much.", "The user does not use social media."),
+    ("I don't speak French fluently.", "The user does not speak French."),
+    ("I don't drink a lot of coffee.", "The user does not drink coffee."),
+    ("I don't eat salmon.", "The user does not eat fish."),
+]
 
 
 @pytest.mark.parametrize(("quote", "statement"), NARROWED_UNDER_A_NEGATION)
@@ -618,6 +626,18 @@ def test_offline_a_negated_narrower_claim_does_not_give_the_wider_one(
     judge = OfflineJudge()
     assert not judge.entails(quote, statement).holds
     assert judge.entails(quote, quote.replace("I don't", "The user does not")).holds
+
+
+@pytest.mark.parametrize(("quote", "statement"), DENIED_IN_PART)
+def test_offline_a_partly_denied_claim_does_not_give_the_whole_denial(
+    quote: str, statement: str
+) -> None:
+    """Not always eating breakfast is not never eating it, and not eating salmon says nothing
+    of fish: the word rules, the paraphrase or the clause reading (through WordNet's kinds)
+    took each of these; "at all" still makes a negation whole."""
+    judge = OfflineJudge()
+    assert not judge.entails(quote, statement, context=quote).holds
+    assert judge.entails("I don't eat meat at all.", "The user does not eat meat.").holds
 
 
 # What stresses, counts time or belongs to the subject does not narrow the negated claim.
