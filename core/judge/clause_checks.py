@@ -55,6 +55,8 @@ _HABIT_CONDITION = frozenset("if when whenever".split())
 _NARROWING = frozenset("amod compound nummod".split())
 # How much of a fan, which "not a fan of X" (core.judge.rephrase: "does not like X") leaves out.
 _DEGREE = frozenset("big huge great massive biggest".split())
+# Dependents that open a clause of their own, or stand outside the claim ("Well, ...").
+_OTHER_CLAUSE = frozenset("conj advcl relcl acl ccomp xcomp parataxis intj cc mark punct".split())
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -142,15 +144,28 @@ class PathChecks:
                     continue
                 if not any(t.i in covering for t in child.subtree):
                     return child
-        # A word that makes the negation partial, under a covered word ("a lot of coffee",
-        # "speak French fluently", "sleep well"); not "at all", which makes it whole.
-        for i in covering:
+        # A word that makes the negation partial, in the covered clause after the negation
+        # ("a lot of coffee", "speak French fluently", "sleep well"); not "at all", which makes
+        # it whole, nor a word of another clause ("I don't smoke, which my doctor is very
+        # happy about": a review found 38 true pairs refused when the whole sentence counted).
+        negations = [t for t in self.q if t.dep_ == "neg"]
+        after = min((t.i for t in negations), default=-1)
+        # The negated word too when it governs a covered one ("I'm not always home").
+        roots = covering | {
+            t.head.i
+            for t in negations
+            for i in covering
+            if t.head.is_ancestor(self.q[i]) and not _in_another_clause(self.q[i], t.head)
+        }
+        for i in roots:
             for tok in self.q[i].subtree:
                 before = self.q[tok.i - 1].lower_ if tok.i else ""
                 if (
-                    tok.i not in covering
+                    tok.i > after
+                    and tok.i not in covering
                     and tok.lower_ not in self.s_lemmas
                     and denies_in_part(tok.lower_, before)
+                    and not _in_another_clause(tok, self.q[i])
                 ):
                     return tok
         # A covered word's own modifier: not eating red meat says nothing of meat. Not the
@@ -353,3 +368,13 @@ def arrived(verb: Token) -> bool:
     if any(c.dep_ == "aux" and c.lower_ in MODALS | {"'ll", "will"} for c in verb.children):
         return False
     return verb.tag_ in ("VBD", "VBN")
+
+
+def _in_another_clause(tok: Token, top: Token) -> bool:
+    """Whether ``tok`` hangs from ``top`` through a clause of its own or outside the claim
+    (``_OTHER_CLAUSE``: "which my doctor is very happy about", "Well, ...")."""
+    while tok.i != top.i:
+        if tok.dep_ in _OTHER_CLAUSE:
+            return True
+        tok = tok.head
+    return False

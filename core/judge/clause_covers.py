@@ -12,6 +12,7 @@ from agent_memory.core.judge.lexicon import (
     HAVING,
     HEDGE_VERBS,
     LIGHT,
+    NEG_WORDS,
     SPEAKER_POSS,
     USING,
 )
@@ -115,6 +116,11 @@ class Covers(PathChecks):
             return None
         return best if best is not None else self._lexicon_cover(want, lemma)
 
+    def _denied(self) -> bool:
+        """Whether the statement denies: then WordNet's kinds give no word, only its senses
+        (not eating salmon says nothing of fish; not drinking soda is not drinking pop)."""
+        return any(t.dep_ == "neg" or t.lower_ in NEG_WORDS for t in self.s)
+
     def _lexicon_cover(self, want: Token, lemma: str) -> Token | None:
         """A quote word of the same part of speech that WordNet says gives ``want``
         (core.judge.wordnet: "retriever" gives "dog", "need" gives "want"); names never."""
@@ -122,14 +128,13 @@ class Covers(PathChecks):
         lexicon = wordnet()
         if pos is None or lexicon is None or lemma in HEDGE_VERBS:
             return None
-        if any(t.dep_ == "neg" for t in self.s):
-            return None  # not eating salmon says nothing of fish: the kind gives the word only
-        # when it is claimed, not denied
         for tok in self.q:
             have = lemma_of(tok)
             if have in HEDGE_VERBS:  # wanting, hoping, planning: the hedge checks read them
                 continue
-            if WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(lemma, have, pos):
+            if WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(
+                lemma, have, pos, kinds=not self._denied()
+            ):
                 return tok
         return None
 

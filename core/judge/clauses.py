@@ -311,7 +311,12 @@ class _Judgement(Covers):
                     break
                 pos = WORDNET_POS.get(tok.pos_)
                 hedged = lemma in HEDGE_VERBS or have in HEDGE_VERBS
-                if lexicon is not None and pos and not hedged and lexicon.covers(lemma, have, pos):
+                if (
+                    lexicon is not None
+                    and pos
+                    and not hedged
+                    and lexicon.covers(lemma, have, pos, kinds=not self._denied())
+                ):
                     moved[i] = tok
                     break
         return moved

@@ -479,7 +479,13 @@ def check_strict(
             if p not in covered and narrows(tokens, p):
                 return f"the quote qualifies it: {tokens[p].text!r} stands among its words"
     said = {t.text.casefold() for t in statement.tokens}
-    for p in range(min(cover) if negated else last + 1, len(tokens)):
+    # Under a negation from its negation on ("I'm not always home"), else after the cover.
+    begin = last + 1
+    if negated:
+        clause = clause_of[min(cover)]
+        negs = [p for p in range(last) if tokens[p].cls == NEG and clause_of[p] == clause]
+        begin = negs[-1] if negs else min(cover)
+    for p in range(begin, len(tokens)):
         if p > last and clause_of[p] != clause_of[last]:
             break
         word, before = tokens[p].text.casefold(), tokens[p - 1].text.casefold() if p else ""

@@ -173,8 +173,11 @@ class WordNet:
         return self._exceptions[pos]
 
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one instance per process
-    def covers(self, want: str, have: str, pos: str) -> bool:
-        """Does the quote's ``have`` say the statement's ``want`` (lemmas, one ``pos``)?"""
+    def covers(self, want: str, have: str, pos: str, *, kinds: bool = True) -> bool:
+        """Does the quote's ``have`` say the statement's ``want`` (lemmas, one ``pos``)? Without
+        ``kinds`` only as the same thing (a shared sense: "soda" / "pop"), not as a kind of it
+        or by what it entails: a negated statement takes no kind (not eating salmon says
+        nothing of fish)."""
         want, have = want.lower().replace(" ", "_"), have.lower().replace(" ", "_")
         if want == have or want in _TOO_GENERAL or pos not in _FILES:
             return False
@@ -185,6 +188,8 @@ class WordNet:
             return False
         if set(mine) & set(theirs[:_SENSES]):
             return True
+        if not kinds:
+            return False
         targets = set(theirs)
         for offset in mine:
             synset = self.synset(pos, offset)

@@ -614,6 +614,16 @@ DENIED_IN_PART: list[tuple[str, str]] = [
     ("I don't speak French fluently.", "The user does not speak French."),
     ("I don't drink a lot of coffee.", "The user does not drink coffee."),
     ("I don't eat salmon.", "The user does not eat fish."),
+    ("I'm not always home.", "The user is not home."),
+]
+# The same words in another clause, outside the negation, or as the same thing: the denial
+# is whole (a review found the first version refusing each).
+DENIED_WHOLE: list[tuple[str, str]] = [
+    ("I don't smoke, which my doctor is very happy about.", "The user does not smoke."),
+    ("I don't eat pork because my whole family always avoided it.", "The user does not eat pork."),
+    ("Well, I don't eat meat.", "The user does not eat meat."),
+    ("I can't swim very well, so I don't go to the beach.", "The user does not go to the beach."),
+    ("I don't drink soda.", "The user does not drink pop."),
 ]
 
 
@@ -638,6 +648,13 @@ def test_offline_a_partly_denied_claim_does_not_give_the_whole_denial(
     judge = OfflineJudge()
     assert not judge.entails(quote, statement, context=quote).holds
     assert judge.entails("I don't eat meat at all.", "The user does not eat meat.").holds
+
+
+@pytest.mark.parametrize(("quote", "statement"), DENIED_WHOLE)
+def test_offline_a_partial_word_elsewhere_leaves_the_denial_whole(
+    quote: str, statement: str
+) -> None:
+    assert OfflineJudge().entails(quote, statement, context=quote).holds
 
 
 # What stresses, counts time or belongs to the subject does not narrow the negated claim.
