@@ -144,10 +144,13 @@ class PathChecks:
                     continue
                 if not any(t.i in covering for t in child.subtree):
                     return child
-        # A word that makes the negation partial, in the covered clause after the negation
-        # ("a lot of coffee", "speak French fluently", "sleep well"); not "at all", which makes
-        # it whole, nor a word of another clause ("I don't smoke, which my doctor is very
-        # happy about": a review found 38 true pairs refused when the whole sentence counted).
+        return self._partial_word(covering) or self._narrowing_modifier(covering)
+
+    def _partial_word(self, covering: set[int]) -> Token | None:
+        """A word that makes the negation partial, in the covered clause after the negation
+        ("a lot of coffee", "speak French fluently", "sleep well"); not "at all", which makes
+        it whole, nor a word of another clause ("I don't smoke, which my doctor is very happy
+        about": a review found 38 true pairs refused when the whole sentence counted)."""
         negations = [t for t in self.q if t.dep_ == "neg"]
         after = min((t.i for t in negations), default=-1)
         # The negated word too when it governs a covered one ("I'm not always home").
@@ -168,9 +171,12 @@ class PathChecks:
                     and not _in_another_clause(tok, self.q[i])
                 ):
                     return tok
-        # A covered word's own modifier: not eating red meat says nothing of meat. Not the
-        # subject's ("My two kids don't eat fish"), a stress ("a single pet", "not a big fan
-        # of"), nor a count of time ("in 5 years").
+        return None
+
+    def _narrowing_modifier(self, covering: set[int]) -> Token | None:
+        """A covered word's own modifier: not eating red meat says nothing of meat. Not the
+        subject's ("My two kids don't eat fish"), a stress ("a single pet", "not a big fan
+        of"), nor a count of time ("in 5 years")."""
         for i in covering:
             node = self.q[i]
             if any(t.dep_ in ("nsubj", "nsubjpass") for t in (node, *node.ancestors)):
