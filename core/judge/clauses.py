@@ -294,7 +294,7 @@ class _Judgement(Covers):
             return covers
         # Names and numbers have one place only: their clause is where the rest belongs.
         fixed = {unit_top(c) for i, c in covers.items() if self.s[i].pos_ in ("PROPN", "NUM")}
-        home = fixed.pop() if len(fixed) == 1 else max(set(tops), key=tops.count)
+        home = fixed.pop() if len(fixed) == 1 else self._home(covers, tops)
         moved = dict(covers)
         for i, cover in covers.items():
             if unit_top(cover) == home:
@@ -320,6 +320,18 @@ class _Judgement(Covers):
                     moved[i] = tok
                     break
         return moved
+
+    def _home(self, covers: dict[int, Token], tops: list[Token]) -> Token:
+        """The clause most covered words sit in; of clauses tied, the one where the
+        statement's own verb is said, then the first (a choice by set order made "I don't
+        know him very well, but I don't trust him" give "does not trust him" or not with the
+        hash seed)."""
+        root = next((i for i, c in covers.items() if self.s[i].dep_ == "ROOT"), None)
+        verb = unit_top(covers[root]) if root is not None else None
+        return max(
+            sorted(set(tops), key=lambda t: t.i),
+            key=lambda t: (tops.count(t), t == verb),
+        )
 
     def _swapped(self, subject: Token | None) -> Reading | None:
         """A statement with someone else doing something to the user ("Tom beat the user")

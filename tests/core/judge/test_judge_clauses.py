@@ -10,6 +10,7 @@ were written before the reading was tuned and were never tuned on: every false o
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -196,3 +197,26 @@ def test_memory_warm_loads_the_judges_parser(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True", "False"]
+
+
+def test_a_clause_reading_verdict_does_not_depend_on_the_hash_seed() -> None:
+    """Of two clauses the statement's words sit in equally, the one chosen was the first in
+    set order, so this pair held or not from one process to the next (seeds 0 and 2 held, 1
+    and 3 refused); now the clause that says the statement's verb is chosen."""
+    quote = "I don't know him very well, but I don't trust him."
+    code = (
+        "from agent_memory.core.judge import OfflineJudge; "
+        f"print(OfflineJudge().entails({quote!r}, 'The user does not trust him.', "
+        f"context={quote!r}).holds)"
+    )
+    verdicts = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("0", "1", "2", "3")
+    }
+    assert verdicts == {"True"}
