@@ -122,7 +122,11 @@ def pairs(
     different times whose stored vectors reach ``threshold``. The stored vectors of extracted
     records also read their evidence turn: comparing contents alone instead (0.45, and 0.3)
     cost the personal dev eval current-first 0.667 -> 0.606 (0.636), as real changes said in
-    other words lie below; a later turn's side remark on the same topic can move up too."""
+    other words lie below; a later turn's side remark on the same topic can move up too.
+    Also linked, whatever their cosine: a result that says something changed with an earlier
+    one naming a question word it names (``changes``: ``changed``), and two results saying the
+    same part of the user's own life, the later saying it changed (``lives``: record id ->
+    "work", "home" or "study", core.search.subject.own_life)."""
     rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
     vectors = index.vectors(list(rowid_of.values()))
     present = [c.record_id for c in candidates if rowid_of[c.record_id] in vectors]
