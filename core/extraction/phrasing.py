@@ -391,14 +391,12 @@ def lost_change(sentence: str, phrased: list[Candidate]) -> tuple[int, int] | No
     if not phrased:
         return None
     quoted = [(at, at + len(c.evidence)) for c in phrased if (at := sentence.find(c.evidence)) >= 0]
-    breaks = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(sentence)), len(sentence)]
+    marks = list(_CLAUSE_BREAK.finditer(sentence))
     for start, stop in change_spans(sentence, strong=True):
         if sentence[start:stop].lower() == "now" or any(a <= start < b for a, b in quoted):
             continue  # "so now there are two Noras in my phone": "now" as often goes on
-        begin = max(b for b in breaks if b <= start)
-        end = min(
-            (m.start() for m in _CLAUSE_BREAK.finditer(sentence, start)), default=len(sentence)
-        )
+        begin = max((m.end() for m in marks if m.end() <= start), default=0)
+        end = min((m.start() for m in marks if m.start() >= start), default=len(sentence))
         if any(a < end and begin < b for a, b in quoted):
             continue  # the clause is partly phrased already
         clause = sentence[begin:end]

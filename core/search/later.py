@@ -139,26 +139,15 @@ def pairs(
         first, second = present[a], present[b]
         if records[first].statement_time != records[second].statement_time:
             found.append((first, second, round(float(sims[a, b]), 6)))
-    if lives:
-        # Two results saying the same part of the user's own life the question asks about,
-        # the later one saying that it changed ("next to our place" / "we bought a place in
-        # Raglan!" for "Where do we live?"; not "my colleagues are taking me out" after "I'm a
-        # nurse at St Thomas'": a review found such later mentions jumping above the answer).
-        known = {(a, b) for a, b, _ in found}
-        for a, b in itertools.combinations(range(len(present)), 2):
-            first, second = present[a], present[b]
-            part = lives.get(first)
-            times = records[first].statement_time, records[second].statement_time
-            if (first, second) in known or part is None or lives.get(second) != part:
-                continue
-            if times[0] != times[1] and _says_new(
-                part, records[second if times[1] > times[0] else first].content
-            ):
-                found.append((first, second, round(float(sims[a, b]), 6)))
-    if changes:
-        # A result that says something changed is about the same thing as an earlier one
-        # naming a word of the question it names, however far apart their vectors are.
-        stems = {i: _stems(records[i].content) for i in present}
+    if changes or lives:
+        # Linked however far apart their vectors: a result that says something changed, with
+        # an earlier one naming a word of the question it names; two results saying the same
+        # part of the user's own life the question asks about, the later one saying that it
+        # changed ("next to our place" / "we bought a place in Raglan!" for "Where do we
+        # live?"; not "my colleagues are taking me out" after "I'm a nurse at St Thomas'": a
+        # review found such later mentions jumping above the answer).
+        changes, lives = changes or {}, lives or {}
+        stems = {i: _stems(records[i].content) for i in present} if changes else {}
         known = {(a, b) for a, b, _ in found}
         for a, b in itertools.combinations(range(len(present)), 2):
             first, second = present[a], present[b]
@@ -166,7 +155,12 @@ def pairs(
             if (first, second) in known or times[0] == times[1]:
                 continue
             earlier, later = (first, second) if times[0] < times[1] else (second, first)
-            if set(changes.get(later, ())) & stems[earlier]:
+            part = lives.get(later)
+            if (changes and set(changes.get(later, ())) & stems[earlier]) or (
+                part is not None
+                and lives.get(earlier) == part
+                and _says_new(part, records[later].content)
+            ):
                 found.append((first, second, round(float(sims[a, b]), 6)))
     return found
 

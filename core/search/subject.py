@@ -40,7 +40,7 @@ import functools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from agent_memory.core.judge.stemming import stem_word
@@ -255,6 +255,15 @@ def _says_own_work(text: str) -> bool:
     return False
 
 
+# Each part of the user's own life: what says it in the first person, and the words (as stems)
+# a question asks about it by, which a text saying it names.
+_OWN_LIFE: tuple[tuple[str, Callable[[str], object], frozenset[str]], ...] = (
+    ("work", _says_own_work, frozenset(stem_word(w) for w in _ASKED_AS_WORK)),
+    ("home", _OWN_HOME.search, frozenset({stem_word("live")})),
+    ("study", _OWN_STUDY.search, frozenset(stem_word(w) for w in _ASKED_AS_STUDY)),
+)
+
+
 def own_life(asked_about: Sequence[str], text: str) -> str | None:
     """Which part of the user's own life the question asks about that ``text`` says in the
     first person ("work", "home" or "study": ``_OWN_WORK``, ``_OWN_HOME``, ``_OWN_STUDY``), or
@@ -263,13 +272,7 @@ def own_life(asked_about: Sequence[str], text: str) -> str | None:
     answer "Where do we live?" (core.search.later ranks the later one first when it says the
     change)."""
     stems = {_stem(w) for w in asked_about}
-    if stems & {_stem(w) for w in _ASKED_AS_WORK} and _says_own_work(text):
-        return "work"
-    if _stem("live") in stems and _OWN_HOME.search(text):
-        return "home"
-    if stems & {_stem(w) for w in _ASKED_AS_STUDY} and _OWN_STUDY.search(text):
-        return "study"
-    return None
+    return next((part for part, says, by in _OWN_LIFE if stems & by and says(text)), None)
 
 
 def _read(text: str) -> _Reading:
@@ -279,12 +282,9 @@ def _read(text: str) -> _Reading:
     stems = {_stem(w) for w in folded} | {_stem(_SAID_FOR[w]) for w in folded & _SAID_FOR.keys()}
     if _DOCTOR.search(text):
         stems.add(_stem("doctor"))
-    if _says_own_work(text):
-        stems.update(_stem(w) for w in _ASKED_AS_WORK)
-    if _OWN_HOME.search(text):
-        stems.add(_stem("live"))
-    if _OWN_STUDY.search(text):
-        stems.update(_stem(w) for w in _ASKED_AS_STUDY)
+    for _, says, by in _OWN_LIFE:
+        if says(text):
+            stems |= by
     return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 
