@@ -15,7 +15,7 @@ it (the others keep their order):
   words of a word the question asks about (core.search.subject.asked, compared as stems), or
   opens by announcing a change, and the earlier one names that word too: "Do I still play
   badminton?" links "I play badminton every Wednesday" with "I've stopped badminton", whose
-  vectors lie far apart; or both say the user's own work, home or studies that the question
+  vectors lie far apart; or both say the user's own work, home, studies or car that the question
   asks about (core.search.subject.own_life) and the later one says it changed ("moved",
   "bought", "new job", "started" ...: ``_NEW_IN_LIFE``): "next to our place" and "we bought a
   place in Raglan!" for "Where do we live?". Limits: "now" and "stopped" also open follow-ups
@@ -126,7 +126,7 @@ def pairs(
     Also linked, whatever their cosine: a result that says something changed with an earlier
     one naming a question word it names (``changes``: ``changed``), and two results saying the
     same part of the user's own life, the later saying it changed (``lives``: record id ->
-    "work", "home" or "study", core.search.subject.own_life)."""
+    "work", "home", "study" or "vehicle", core.search.subject.own_life)."""
     rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
     vectors = index.vectors(list(rowid_of.values()))
     present = [c.record_id for c in candidates if rowid_of[c.record_id] in vectors]
@@ -165,7 +165,8 @@ def pairs(
     return found
 
 
-# What says the user's own home, work or studies changed, beside core.judge.change's markers.
+# What says the user's own home, work, studies or car changed, beside core.judge.change's
+# markers.
 _NEW_IN_LIFE = {
     "home": re.compile(
         r"\b(?:moved|moving|bought|new\s+(?:place|house|flat|home|apartment))\b", re.I
@@ -176,6 +177,7 @@ _NEW_IN_LIFE = {
         re.I,
     ),
     "study": re.compile(r"\b(?:started|starting|new|now|enrolled|transferred)\b", re.I),
+    "vehicle": re.compile(r"\b(?:bought|sold|picked\s+up|traded|new|gone)\b", re.I),
 }
 
 

@@ -12,20 +12,23 @@ names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor,
 grandmother: ``_SAID_FOR``). Where the user works, lives or studies is named by what says it
 in the first person without the word ("my new job", "I'm PM at Brandt"; "our house", "our
 place", "we moved into"; "my MSc at LSE", "I'm a PhD student": ``_OWN_WORK``, ``_OWN_HOME``,
-``_OWN_STUDY``). An unanswerable question rarely has every one of its subject words in one
-record ("Which football team do I support?" needs "football", "team" and "support").
+``_OWN_STUDY``), and the car the user drives by its make or model ("we bought an Ioniq 5.
+Home charger install tips?", "winter tires for my RAV4": ``_OWN_VEHICLE``). An unanswerable
+question rarely has every one of its subject words in one record ("Which football team do I
+support?" needs "football", "team" and "support").
 
 Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
 the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking." extracted
 from a turn about the doctor's advice); a record naming the subject need not hold the asked
 fact ("What's my mother's name?" beside "my mother lives with us"); words are compared by a
 light stemmer ("lived" is not "live"); a word the answer never says is not named, past the
-user's own work, home and studies above ("What car do we drive?" / "we bought an Ioniq 5":
-nothing says an Ioniq is a car); a common noun's first WordNet sense may still be another
+user's own work, home, studies and car above ("What boat do we have?" / "we bought a
+Hallberg-Rassy 29": nothing says a Hallberg-Rassy is a boat), and a car only by the makes and
+models ``_OWN_VEHICLE`` lists; a common noun's first WordNet sense may still be another
 thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
 Carol.").
 
-``own_life(subject, text)`` says which of the user's own work, home or studies a text names
+``own_life(subject, text)`` says which of the user's own work, home, studies or car a text names
 for a question about it. ``asked(words)`` reads the subject off the query's content words
 (``core.search.lexical.query_tokens``); ``names(subject, text)`` says whether a text names
 every part of it. The gate (core.search.gate.gate) lets a candidate naming the subject pass at
@@ -245,6 +248,102 @@ _OWN_STUDY = re.compile(
 _ASKED_AS_STUDY = "study degree master phd university course major".split()
 
 
+# The user's own car, said by its make or model alone ("What car do we drive?" / "we sold the
+# CR-V and bought an Ioniq 5. Home charger install tips?": nothing in the words says an Ioniq
+# is a car, and the packaged model scores them 0.15 apart). A make or model is one of the
+# commonest of the US, UK, European, Australian and Asian markets (``_MAKES``, ``_MODELS``),
+# not before a thing its maker also sells ("a Honda mower", "a Ford Ranger caravan"). A text
+# says the user's own when the user buys or sells one and that sentence (or, for a purchase,
+# the next) says a vehicle (``_VEHICLE``: its engine, tyres, fuel, charging, mileage,
+# towing: "Picked up a Skoda Enyaq on Saturday. Garda trip is now electric."); drives one in a
+# sentence saying so, not hired or borrowed; has one ("my RAV4", "our Passat") in a sentence
+# saying a vehicle, or an unmistakable one ("my Prius", "our Toyota") in any; or gives a
+# year, a make or model and a mileage ("2009 civic 190k miles"). Not anyone else's ("my
+# sister drives a Tesla", "my Nan's old Corolla is diesel"), nor a hybrid mattress, a game
+# engine, a Fender that "went electric" or a Golf lesson. A review of 58 chatty stores found
+# a first version that took any capitalised name for a model answering 46 questions that
+# should have stayed empty; this one answers none of them (benchmarks/README.md, "Session
+# 33"). A plain "my car" names "car" by its stem already.
+_VEHICLE = (
+    r"\b(?:(?<!game\s)(?<!physics\s)(?<!search\s)(?<!graphics\s)(?<!rendering\s)engine|gearbox|"
+    r"transmission|tyres?|tires?|mileage|\d*mpg|diesel|petrol|gasoline|hybrid|ev|evs|"
+    r"home\s+charger|charging\s+(?:stops?|stations?|points?)|"
+    r"(?:now|went|go|going|gone|fully)\s+electric|oil\s+change|towing|tow\s*bar|"
+    r"dealer(?:ship)?|rego|horsepower|4x4|4wd|awd|test\s+drive)\b"
+)
+# Makes and models that name nothing but a car, and those that also name people, places,
+# words or the makers' other goods ("Mercedes" turns five, a Honda mower, a Mitsubishi split
+# system, a Tesla battery, a Suzuki motorbike): these only beside what says a vehicle. Models
+# that are common words or names ("Focus", "Swift", "Golf", "Ranger", "Rogue", "Jazz", "Leaf")
+# are left out.
+_CARS_ONLY = (
+    r"toyota hyundai mazda nissan subaru volkswagen vw skoda audi renault citroen vauxhall "
+    r"opel chevrolet chevy dacia isuzu cupra polestar prius hilux rav-?4 camry corolla yaris "
+    r"landcruiser cr-?v hr-?v tiguan qashqai enyaq ioniq(?:\s+\d)? sportage kodiaq x-trail "
+    r"navara crosstrek silverado 4runner d-?max bt-?50 f-?[1-4]50 cx-?\d+ mx-?5 octavia passat"
+).split()
+_CARS_TOO = (
+    r"honda tesla kia mercedes volvo peugeot fiat mitsubishi suzuki bmw lexus holden porsche "
+    r"byd civic niro picanto impreza fabia micra megane evoque altima elantra i30 vitara "
+    r"outlander astra corsa kuga land\s+rover range\s+rover"
+).split()
+# What else a maker of cars sells, or a car's words also mean, in the same sentence.
+_OTHER_GOODS = re.compile(
+    r"\b(?:(?:lawn\s*)?mower|blower|snipper|trimmer|generator|powerwall|battery|solar|outboard|"
+    r"(?:motor)?bikes?|motorcycles?|scooters?|quad|split\s+system|air\s*con|heat\s+pump|"
+    r"piano|keyboard|watch|jeans|pepper|mill|grinder|caravan|boat|pump|clubs?|shirt|shoes|"
+    r"trainers)\b",
+    re.IGNORECASE,
+)
+_ONE_OF = r"(?:{})"
+# A make or model, maybe with the model's word after it ("Skoda Enyaq", "Ioniq 5"), not
+# someone's ("my Nan's").
+_NAMED = r"(?![\w-])(?!'s\b)(?:\s+[\w-]+)??(?![\w-])(?!'s\b)"
+_KNOWN = _ONE_OF.format("|".join(_CARS_ONLY)) + _NAMED
+_CAR = _ONE_OF.format("|".join([*_CARS_ONLY, *_CARS_TOO])) + _NAMED
+_SENTENCE = r"[^.!?\n]*?"
+_NOT_HIRED = r"(?![^.!?\n]*\b(?:rental|rented|hired?|borrowed|loan|courtesy|test\s+drive)\b)"
+# The user as the one who does it: "I", "we", or nobody at the start of a sentence ("Picked up
+# a Skoda ..."), maybe after selling another ("sold the ranger, got a hilux").
+_THE_USERS = (
+    r"(?:(?:^|[.!?]\s+)(?:(?:and|also|so|finally|just)\s+)?|\b(?:i|we)(?:'ve|\s+have)?\s+"
+    r"(?:just\s+|finally\s+)?)(?:sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?(?:,\s*|\s+and\s+))?"
+)
+# Bought, not asked about or ordered ("Buy a Polestar 2 or wait?", "I ordered a Model Y but
+# cancelled it"); "we buy" as some write "we bought".
+_BUYS = r"(?:bought|(?<=i\s)buy|(?<=we\s)buy|got|picked\s+up|traded\s+in|leased)\s+"
+_YEAR = r"(?:new\s+|used\s+|(?:19|20)\d\d\s+)?"
+_OWN_VEHICLE = re.compile(
+    rf"{_THE_USERS}{_BUYS}(?:a|an|the|my|our)\s+{_YEAR}{_CAR}"
+    rf"{_SENTENCE}(?:{_VEHICLE}|[.!?]\s+{_SENTENCE}{_VEHICLE})"
+    rf"|{_THE_USERS}{_BUYS}(?:(?:a|an|the|my|our)\s+)?{_YEAR}{_KNOWN}"
+    rf"|{_THE_USERS}(?:sold|drive|drove)\s+{_NOT_HIRED}(?:a|an|the|my|our)\s+{_YEAR}{_CAR}"
+    rf"{_SENTENCE}{_VEHICLE}"
+    rf"|\b(?:my|our)\s+(?:new\s+|old\s+)?{_CAR}{_SENTENCE}{_VEHICLE}"
+    rf"|{_VEHICLE}{_SENTENCE}\b(?:my|our)\s+(?:new\s+|old\s+)?{_CAR}"
+    rf"|\b(?:my|our)\s+(?:new\s+|old\s+)?{_KNOWN}"
+    rf"|\b(?:19|20)\d\d\s+{_CAR}(?:\s+[\w-]+){{0,2}},?\s+(?:with\s+)?\d[\d,.]*k?\s*(?:miles|km)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _says_own_vehicle(text: str) -> bool:
+    """Whether ``text`` says the user's own car (``_OWN_VEHICLE``) in sentences that name none
+    of the makers' other goods (``_OTHER_GOODS``: "just bought a suzuki sv650, first proper
+    bike")."""
+    for match in _OWN_VEHICLE.finditer(text):
+        start = max(text.rfind(end, 0, match.start() + 1) for end in ".!?\n") + 1
+        stops = [i for end in ".!?\n" if (i := text.find(end, match.end())) >= 0]
+        if not _OTHER_GOODS.search(text, start, min(stops, default=len(text))):
+            return True
+    return False
+
+
+# The words a question asks about the user's car by ("What car do we drive?", "Which vehicle
+# do I have?", "What's our motor?").
+_ASKED_AS_VEHICLE = "car vehicle motor auto automobile truck ute van suv pickup drive".split()
+
+
 def _says_own_work(text: str) -> bool:
     """Whether ``text`` says the user's own work (``_OWN_WORK``): a match, and for a role at a
     place, a role (``_NO_ROLE``)."""
@@ -261,12 +360,14 @@ _OWN_LIFE: tuple[tuple[str, Callable[[str], object], frozenset[str]], ...] = (
     ("work", _says_own_work, frozenset(stem_word(w) for w in _ASKED_AS_WORK)),
     ("home", _OWN_HOME.search, frozenset({stem_word("live")})),
     ("study", _OWN_STUDY.search, frozenset(stem_word(w) for w in _ASKED_AS_STUDY)),
+    ("vehicle", _says_own_vehicle, frozenset(stem_word(w) for w in _ASKED_AS_VEHICLE)),
 )
 
 
 def own_life(asked_about: Sequence[str], text: str) -> str | None:
     """Which part of the user's own life the question asks about that ``text`` says in the
-    first person ("work", "home" or "study": ``_OWN_WORK``, ``_OWN_HOME``, ``_OWN_STUDY``), or
+    first person ("work", "home", "study" or "vehicle": ``_OWN_WORK``, ``_OWN_HOME``,
+    ``_OWN_STUDY``, ``_OWN_VEHICLE``), or
     None. Two records saying the same part are about the same thing, however far apart their
     words: "Yard's in Mt Albert, next to our place" and "we bought a place in Raglan!" both
     answer "Where do we live?" (core.search.later ranks the later one first when it says the

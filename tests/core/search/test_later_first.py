@@ -408,6 +408,21 @@ def test_a_later_statement_of_the_users_own_home_ranks_first(memory: Memory) -> 
     assert "both say" not in json.dumps(result["explanation"])
 
 
+def test_a_later_purchase_of_the_users_own_car_ranks_first(memory: Memory) -> None:
+    """Both say the user's own car by its make or model ("our Passat", "Picked up a Skoda
+    Enyaq"), both found only by naming it, for a question about it: the later one, which says
+    it changed, ranks first, and says why."""
+    old = "Our Passat is a diesel, we take it to Lake Garda every summer."
+    new = "Picked up a Skoda Enyaq on Saturday, the home charger goes in next week."
+    session = stated(memory, [(0, old), (0, "The user's dog Kumara loves the beach."), (5, new)])
+    result = search(session, "What car do we drive?")
+    contents = [r["content"] for r in result["results"]]
+    assert contents.index(new) < contents.index(old)
+    moved = next(r for r in result["results"] if r["content"] == new)
+    assert "the user's own vehicle" in moved["explanation"]["later_first"]
+    assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
+
+
 @pytest.mark.parametrize(
     ("old", "later", "query"),
     [

@@ -209,6 +209,60 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("degree",), "I did my master in Montpellier.")
 
 
+CARS = [
+    "Also we sold the CR-V and bought an Ioniq 5. Home charger install tips for a townhouse?",
+    "Also I need winter tires for my RAV4, deadline is December 1 in Quebec no?",
+    "And the Passat is gone. Picked up a Skoda Enyaq on Saturday. Garda trip is now electric.",
+    "also the civic's check engine light came on, 2009 civic 190k miles. safe for a long drive?",
+    "back on the tools. sold the ranger, got a hilux, ranger was costing me a fortune",
+]
+
+
+@pytest.mark.parametrize("text", CARS)
+def test_the_users_car_is_named_by_its_make_or_model(text: str) -> None:
+    """The user's own car, said by a make or model only ("an Ioniq 5", "my RAV4") beside what
+    says a vehicle (charger, tires, electric, mileage) or by an unmistakable model ("got a
+    hilux"), names "car", "vehicle" and "drive"."""
+    assert subject.names(("car", "drive"), text)
+    assert subject.names(("vehicle",), text)
+    assert subject.own_life(("car",), text) == "vehicle"
+
+
+def test_what_car_we_drive_is_answered_by_the_model_we_bought(memory: Memory) -> None:
+    """The packaged model scores "What car do we drive?" 0.15 against the purchase: without
+    the make and model, the answer was empty."""
+    texts = [CARS[0], *FACTS[1:6]]
+    assert passed_on(memory, texts, "What car do we drive?").get(CARS[0]) == "subject"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a maker's other goods, a car's words about another thing
+        "we bought a Honda mower, engine starts first pull every time",
+        "We got a Tesla Powerwall for the solar, maybe an EV later if prices drop",
+        "bought a Simba Hybrid mattress and my back is so much better",
+        "I got a new Fender, it's going electric haha",
+        "hybrid working means my Mondays are at home now",
+        "just bought a Trek Domane, the tyres are so skinny lol but it flies",
+        "got the Ryobi petrol leaf blower too, neighbours hate me",
+        "I bought a new MacBook. The charger is broken.",
+        # someone else's, hired or borrowed
+        "my sister drives a Tesla, the engine is so quiet",
+        "my Nan's old Corolla is diesel and she still drives it to bingo",
+        "we drove a Dacia Duster 4x4 around Iceland, rental was cheap",
+        "My Dad's truck needs new tires",
+        # a model's name in another sense
+        "I got a Golf lesson voucher for my birthday, the petrol station sells them",
+    ],
+)
+def test_only_the_users_own_car_names_it(text: str) -> None:
+    """A review of 58 chatty stores found each of these answering "What car do we drive?"
+    when any capitalised name beside a vehicle's word was read as the user's car."""
+    assert not subject.names(("car", "drive"), text)
+    assert not subject.names(("vehicle",), text)
+
+
 def test_the_subject_is_the_question_without_its_frame() -> None:
     """Question words, "name", "kind", "now" and the like only frame a question; what is left
     must all be named, by the same stem or a kind of it."""
