@@ -18,10 +18,14 @@ when the turn takes the quote out of the user's mouth:
   or a word on truth, open a clause whose modals are its own ("I need a hotel near the venue,
   I will ask the lab for reimbursement", but not "..., I think.", "..., that's not true
   anymore", "..., I never finished medical school" or "..., I'm joking of course"); and "not
-  just"/"not only" widen the quote. Any other negation after a comma refuses, also before a
-  thing ("..., no time at all" with "..., no cigarettes since January"), and a report after
-  the quote refuses wherever it stands ("..., and the doctor said eat regular meals" with
-  "..., but the doctor said the results were normal"): the words cannot tell them apart;
+  just"/"not only" widen the quote. After a comma, "no" before a thing, ending the sentence,
+  goes on with a statement that says something ended ("I've stopped badminton since joining,
+  no time at all": core.judge.beside). Any other negation after a comma refuses: "I'm a
+  smoker, no cigarettes since January" undoes its claim where "I quit smoking, no cigarettes
+  since January" goes on with it, "I run every morning, not weekends" limits it. A report
+  after the quote refuses wherever it stands ("..., the doctor said", "..., and the doctor
+  said eat regular meals", "..., but the doctor said the results were normal"), unless, in
+  a clause of its own, it asks what to say ("... and I don't know what to say to her");
 - a condition said by inversion ("Were I rich, I would ...") or ironic agreement ("Oh sure,
   ...", "Sure, I'm the Pope") opening the quote's sentence (core.framing);
 - fiction, role-play or a hypothetical framing the quote's sentence or an earlier one of the
@@ -64,6 +68,13 @@ from agent_memory.core.framing import (
     ironic,
     told_before,
     told_you,
+)
+from agent_memory.core.judge.beside import (
+    COMMENTS,
+    INTERJECTION,
+    asks_how,
+    clause_end,
+    describes,
 )
 from agent_memory.core.judge.text import (
     CLAUSE,
@@ -191,17 +202,11 @@ _ADDRESSEES = frozenset(
     "our their whoever".split()
 )
 
-# After the quote: words that open a clause of its own after a comma (with the pronouns), the
-# content words such a clause needs to say something of its own, and the words that make it
-# a comment on the quote's truth instead ("..., that's not true anymore", "..., I'm joking").
+# After the quote: words that open a clause of its own after a comma (with the pronouns), and
+# the content words such a clause needs to say something of its own (core.judge.beside.COMMENTS
+# make it a comment on the quote's truth instead: "..., that's not true anymore").
 _SUBJECTS = frozenset("it he she they we you".split())
 _OWN_CLAUSE_WORDS = 3
-_COMMENTS = frozenset(
-    """
-    sure certain true untrue false wrong right wait kidding joking joke lie lying yet really
-    anymore longer more mind change changed changing
-    """.split()
-)
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n])\s*(?:(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?|"
     # the claim handed to someone else: "I own a boat. Well, my dad does."
@@ -408,6 +413,10 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
             continue  # "when to come back", "she says to use ...": no condition, no report
         if in_clause and (_elaborates(tokens, k) or _listed(tokens, k)):
             continue  # "..., not just this email", "..., fish yes, meat no"
+        if in_clause and describes(tokens, k, words):
+            continue  # "I've stopped badminton since joining, no time at all."
+        if not in_clause and tok.cls == MODAL and asks_how(tokens, k):
+            continue  # "... and I don't know what to say to her"
         if (in_clause and tok.cls in (NEG, MODAL) and tok.form != "can") or condition:
             return f"its sentence says {tok.text!r} after the quote, which the quote cuts away"
     if after.rstrip().endswith("?") and not kept.rstrip().endswith("?"):
@@ -438,9 +447,9 @@ def _new_clause(tokens: list[Token], k: int) -> bool:
     opener = tokens[k + 1]
     if not (opener.cls in (SELF, SELFPOSS, PRON) or opener.text in _SUBJECTS):
         return False
-    clause = _to_clause_end(tokens[k + 2 :])
+    clause = clause_end(tokens[k + 2 :])
     if any(
-        t.text in _COMMENTS or t.cls == NEG or (t.cls == MODAL and t.form in HEDGES) for t in clause
+        t.text in COMMENTS or t.cls == NEG or (t.cls == MODAL and t.form in HEDGES) for t in clause
     ):
         return False
     return sum(t.cls == WORD for t in clause) >= _OWN_CLAUSE_WORDS
@@ -448,22 +457,12 @@ def _new_clause(tokens: list[Token], k: int) -> bool:
 
 def _elaborates(tokens: list[Token], k: int) -> bool:
     """Whether "not" at ``k``, right after a comma, widens the quote rather than takes it
-    back: "..., not just this email", "..., not only at work". Any other negation after a
-    comma still refuses, also one before a thing ("..., no time at all" as much as "..., no
-    cigarettes since January" and "..., not Oslo, Bergen": the words cannot tell a detail
-    from a retraction)."""
+    back: "..., not just this email", "..., not only at work" (a thing set apart or listed
+    after a comma: core.judge.beside)."""
     if k == 0 or tokens[k - 1].cls != PUNCT or tokens[k - 1].text != ",":
         return False
     following = tokens[k + 1] if k + 1 < len(tokens) else None
     return tokens[k].text == "not" and following is not None and following.text in ("just", "only")
-
-
-# Words a "no" after them answers, not lists: "..., lol no", "..., wait no, 31".
-_INTERJECTION = re.compile(
-    r"(?:l+o+l+|(?:ha)+h?|(?:he)+|lmao|rofl|wait|oh|ah|hmm*|well|ok|okay|um*|uh*|erm?|nah|"
-    r"yeah|yep|yup|actually|ugh|omg|so|then|kidding|joking|jk)",
-    re.I,
-)
 
 
 def _listed(tokens: list[Token], k: int) -> bool:
@@ -482,18 +481,8 @@ def _listed(tokens: list[Token], k: int) -> bool:
         for j, t in enumerate(tokens)
     )
     return (
-        item.cls == WORD
-        and opened
-        and closed
-        and listing
-        and not _INTERJECTION.fullmatch(item.text)
+        item.cls == WORD and opened and closed and listing and not INTERJECTION.fullmatch(item.text)
     )
-
-
-def _to_clause_end(tokens: list[Token]) -> list[Token]:
-    """``tokens`` up to the first comma or clause word."""
-    end = next((j for j, t in enumerate(tokens) if t.cls in (PUNCT, CLAUSE, CONJ)), len(tokens))
-    return tokens[:end]
 
 
 def _framed(sentence: str, kept: str) -> str | None:

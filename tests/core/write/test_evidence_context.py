@@ -104,6 +104,78 @@ CUT_QUOTES: list[tuple[str, str, str]] = [
     ("I'm a lawyer, no sorry, paralegal.", "I'm a lawyer", "The user is a lawyer."),
     ("I'm pregnant, not confirmed.", "I'm pregnant", "The user is pregnant."),
     ("I'm a smoker, no cigarettes, I quit.", "I'm a smoker", "The user is a smoker."),
+    # -- what a fourth review found confirmed by a first version of core.judge.beside --------
+    (
+        "I run every morning, not weekends tho.",
+        "I run every morning",
+        "The user runs every morning.",
+    ),
+    ("I never eat sugar, not counting cake.", "I never eat sugar", "The user never eats sugar."),
+    ("I use Excel, not me, my dad does.", "I use Excel", "The user uses Excel."),
+    (
+        "I'm vegetarian, mostly fish on weekends.",
+        "I'm vegetarian",
+        "The user is vegetarian.",
+    ),
+    ("I'm a chef, mostly microwave meals lol.", "I'm a chef", "The user is a chef."),
+    (
+        "I don't drink, mostly water and the odd bottle of wine.",
+        "I don't drink",
+        "The user does not drink.",
+    ),
+    ("I cook, mostly lies tbh.", "I cook", "The user cooks."),
+    (
+        "I'm allergic to nuts and the allergist said eat them freely.",
+        "I'm allergic to nuts",
+        "The user is allergic to nuts.",
+    ),
+    (
+        "I have cancer and the oncologist said come back for the biopsy results.",
+        "I have cancer",
+        "The user has cancer.",
+    ),
+    (
+        "I'll be there at 8, tell you what, make it 9.",
+        "I'll be there at 8",
+        "The user will be there at 8.",
+    ),
+    (
+        "I quit my job, no notice handed in yet though.",
+        "I quit my job",
+        "The user quit the user's job.",
+    ),
+    (
+        "I quit Paris, no Lyon since May.",
+        "I quit Paris",
+        "The user quit Paris.",
+    ),
+    # -- ... and a hold-out review of the narrowed one ---------------------------------------
+    (
+        "I stopped running, no marathon this spring, but still doing parkrun every week.",
+        "I stopped running",
+        "The user stopped running.",
+    ),
+    (
+        "I quit the choir, no tuesday rehearsals anyway, still sing at the concerts.",
+        "I quit the choir",
+        "The user quit the choir.",
+    ),
+    (
+        "I'm moving to Dubai, undecided on what to say to the recruiter.",
+        "I'm moving to Dubai",
+        "The user is moving to Dubai.",
+    ),
+    (
+        "I'm pregnant, waiting to see what to expect after the second test.",
+        "I'm pregnant",
+        "The user is pregnant.",
+    ),
+    ("I fix cars for a living, mostly bikes actually.", "I fix cars", "The user fixes cars."),
+    (
+        "I can bench 150 kg and my wife said prove it then lol.",
+        "I can bench 150 kg",
+        "The user can bench 150 kg.",
+    ),
     # -- a later sentence opening as a correction, or a short one holding a correction word --
     ("I live in Oslo. Oh wait, Bergen.", "I live in Oslo", "The user lives in Oslo."),
     ("I live in Oslo. Wait a minute, I meant Bergen.", "I live in Oslo", "The user lives in Oslo."),
@@ -165,6 +237,22 @@ FAIR_QUOTES: list[tuple[str, str, str]] = [
         "I need a cheap hotel near the venue, I will ask the lab for reimbursement.",
         "I need a cheap hotel near the venue",
         "The user needs a cheap hotel near the venue.",
+    ),
+    # -- words that go on beside the quote (core.judge.beside) --------------------------------
+    (
+        "Also new job is going well but I've stopped badminton since joining, no time at all.",
+        "I've stopped badminton since joining",
+        "The user has stopped badminton since joining.",
+    ),
+    (
+        "I quit smoking, no cigarettes since January.",
+        "I quit smoking",
+        "The user quit smoking.",
+    ),
+    (
+        "my mom Linda was just diagnosed with breast cancer and I don't know what to say to her",
+        "my mom Linda was just diagnosed with breast cancer",
+        "The user's mom Linda was just diagnosed with breast cancer.",
     ),
     # -- "actually", "wait", "sorry" inside a later question or longer sentence correct nothing
     (
@@ -239,6 +327,42 @@ def _write(session: Session, content: str, quote: str) -> dict[str, Any]:
         "evidence": quote,
     }
     return session.call("memory_write", args, now=NOW)
+
+
+# (turn, quote, content): true quotes the judge still refuses, on the safe side: the words
+# after them also limit or undo a claim in other sentences (core.judge.beside).
+REFUSED_BESIDE: list[tuple[str, str, str]] = [
+    (
+        "I'm a translator, I have 20 years of experience, mostly medical and legal texts.",
+        "I have 20 years of experience",
+        "The user has 20 years of experience.",
+    ),
+    (
+        "For the costs, I use Excel on my laptop, not Google Sheets, so give it in Excel terms.",
+        "I use Excel on my laptop",
+        "The user uses Excel on the user's laptop.",
+    ),
+    (
+        "also I stopped the intermittent fasting, got gastritis in Jan and doc said eat regular "
+        "meals. can give me a simple lunch plan?",
+        "I stopped the intermittent fasting",
+        "The user has stopped the intermittent fasting.",
+    ),
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: 'mostly' before things, 'not' before a thing and an instruction "
+    "reported after 'and' also limit or undo claims ('I fix cars, mostly bikes actually', "
+    "'I run every morning, not weekends', '... and my wife said prove it then'); two "
+    "adversarial reviews found each confirming false pairs, so they still refuse",
+)
+@pytest.mark.parametrize(("turn", "quote", "content"), REFUSED_BESIDE)
+def test_known_limit_a_true_quote_refused_for_what_follows_it(
+    turn: str, quote: str, content: str
+) -> None:
+    assert OfflineJudge().entails(quote, content, context=turn).holds
 
 
 @pytest.mark.parametrize(("turn", "quote", "content"), CUT_QUOTES[:5] + CUT_QUOTES[-2:])
