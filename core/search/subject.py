@@ -251,19 +251,22 @@ _ASKED_AS_STUDY = "study degree master phd university course major".split()
 # The user's own car, said by its make or model alone ("What car do we drive?" / "we sold the
 # CR-V and bought an Ioniq 5. Home charger install tips?": nothing in the words says an Ioniq
 # is a car, and the packaged model scores them 0.15 apart). A make or model is one of the
-# commonest of the US, UK, European, Australian and Asian markets (``_MAKES``, ``_MODELS``),
-# not before a thing its maker also sells ("a Honda mower", "a Ford Ranger caravan"). A text
-# says the user's own when the user buys or sells one and that sentence (or, for a purchase,
-# the next) says a vehicle (``_VEHICLE``: its engine, tyres, fuel, charging, mileage,
-# towing: "Picked up a Skoda Enyaq on Saturday. Garda trip is now electric."); drives one in a
-# sentence saying so, not hired or borrowed; has one ("my RAV4", "our Passat") in a sentence
-# saying a vehicle, or an unmistakable one ("my Prius", "our Toyota") in any; or gives a
-# year, a make or model and a mileage ("2009 civic 190k miles"). Not anyone else's ("my
-# sister drives a Tesla", "my Nan's old Corolla is diesel"), nor a hybrid mattress, a game
-# engine, a Fender that "went electric" or a Golf lesson. A review of 58 chatty stores found
-# a first version that took any capitalised name for a model answering 46 questions that
-# should have stayed empty; this one answers none of them (benchmarks/README.md, "Session
-# 33"). A plain "my car" names "car" by its stem already.
+# commonest of the US, UK, European, Australian and Asian markets: those that name only a car
+# (``_CARS_ONLY``) and those that also name people, words or their makers' other goods
+# (``_CARS_TOO``), which count only beside what says a vehicle (``_VEHICLE``: its engine, tyres,
+# fuel, charging, mileage, towing). A text says the user's own car when the user buys one
+# (or sells one and buys another: "sold the ranger, got a hilux") and that sentence or the
+# next says a vehicle ("Picked up a Skoda Enyaq on Saturday. Garda trip is now electric."),
+# or the car is one of ``_CARS_ONLY``; drives or sells one, not hired or borrowed, in a
+# sentence saying a vehicle; has one ("my RAV4", "our Passat") in such a sentence, or one of
+# ``_CARS_ONLY`` in any; or gives a year, a make or model and a mileage ("2009 civic 190k
+# miles"). Never in a sentence naming a maker's other goods (``_OTHER_GOODS``: a mower, a
+# battery, a motorbike), nor anyone else's ("my sister drives a Tesla", "my Nan's old Corolla
+# is diesel"), nor an order or a question ("I ordered a Model Y", "Buy a Polestar 2 or
+# wait?"). Two reviews' 99 chatty stores found wider first versions answering 59 questions
+# that should have stayed empty (a hybrid mattress, a game engine, a daughter named Mercedes);
+# this one answers none the old code did not (benchmarks/README.md, "Session 33"). A plain "my
+# car" names "car" by its stem already.
 _VEHICLE = (
     r"\b(?:(?<!game\s)(?<!physics\s)(?<!search\s)(?<!graphics\s)(?<!rendering\s)engine|gearbox|"
     r"transmission|tyres?|tires?|mileage|\d*mpg|diesel|petrol|gasoline|hybrid|ev|evs|"

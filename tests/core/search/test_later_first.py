@@ -390,37 +390,41 @@ def test_a_later_follow_up_turn_keeps_its_place(
     assert payload["later_first"]["moved"] == {}
 
 
-def test_a_later_statement_of_the_users_own_home_ranks_first(memory: Memory) -> None:
-    """Both say where the user lives, in words whose vectors lie apart ("our place", "we
-    bought a place in"), for a question about it: the later one ranks first, and says why (the
-    stale home was answered first)."""
-    old = "Our place in Mt Albert has a lovely garden and quiet neighbours."
-    new = "Big one: we bought a place in Raglan! Moving in April."
+@pytest.mark.parametrize(
+    ("old", "new", "question", "part", "elsewhere"),
+    [
+        (
+            "Our place in Mt Albert has a lovely garden and quiet neighbours.",
+            "Big one: we bought a place in Raglan! Moving in April.",
+            "Where do we live?",
+            "home",
+            "Where do I park the van?",
+        ),
+        (  # both found only by naming the car (core.search.subject._OWN_VEHICLE)
+            "Our Passat is a diesel, we take it to Lake Garda every summer.",
+            "Picked up a Skoda Enyaq on Saturday, the home charger goes in next week.",
+            "What car do we drive?",
+            "vehicle",
+            "What's the dog's name?",
+        ),
+    ],
+)
+def test_a_later_statement_of_the_users_own_life_ranks_first(
+    memory: Memory, old: str, new: str, question: str, part: str, elsewhere: str
+) -> None:
+    """Both say the user's own home (or car), in words whose vectors lie apart ("our place",
+    "we bought a place in"; "our Passat", "Picked up a Skoda Enyaq"), for a question about it:
+    the later one ranks first, and says why (the stale one was answered first)."""
     session = stated(memory, [(0, old), (0, "The user's dog Kumara loves the beach."), (5, new)])
-    result = search(session, "Where do we live?")
+    result = search(session, question)
     contents = [r["content"] for r in result["results"]]
     assert contents.index(new) < contents.index(old)
     moved = next(r for r in result["results"] if r["content"] == new)
-    assert "both say the user's own home" in moved["explanation"]["later_first"]
+    assert f"both say the user's own {part}" in moved["explanation"]["later_first"]
     assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
-    # Not asked about the home: the statements keep their order.
-    result = search(session, "Where do I park the van?")
+    # Not asked about it: the statements keep their order.
+    result = search(session, elsewhere)
     assert "both say" not in json.dumps(result["explanation"])
-
-
-def test_a_later_purchase_of_the_users_own_car_ranks_first(memory: Memory) -> None:
-    """Both say the user's own car by its make or model ("our Passat", "Picked up a Skoda
-    Enyaq"), both found only by naming it, for a question about it: the later one, which says
-    it changed, ranks first, and says why."""
-    old = "Our Passat is a diesel, we take it to Lake Garda every summer."
-    new = "Picked up a Skoda Enyaq on Saturday, the home charger goes in next week."
-    session = stated(memory, [(0, old), (0, "The user's dog Kumara loves the beach."), (5, new)])
-    result = search(session, "What car do we drive?")
-    contents = [r["content"] for r in result["results"]]
-    assert contents.index(new) < contents.index(old)
-    moved = next(r for r in result["results"] if r["content"] == new)
-    assert "the user's own vehicle" in moved["explanation"]["later_first"]
-    assert replay(logged(session, result["search_id"])) == [r["id"] for r in result["results"]]
 
 
 @pytest.mark.parametrize(
