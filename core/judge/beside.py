@@ -29,28 +29,12 @@ from agent_memory.core.judge.text import CLAUSE, CONJ, PUNCT
 from agent_memory.core.judge.tokens import Token
 from agent_memory.core.judge.wordnet import wordnet
 
-# Words that make a clause after a comma a comment on the quote's truth, not a clause of
-# its own ("..., that's not true anymore", "..., I'm joking").
-COMMENTS = frozenset(
-    """
-    sure certain true untrue false wrong right wait kidding joking joke lie lying yet really
-    anymore longer more mind change changed changing
-    """.split()
-)
-
-
 # Words a "no" after them answers, not lists: "..., lol no", "..., wait no, 31".
 INTERJECTION = re.compile(
     r"(?:l+o+l+|(?:ha)+h?|(?:he)+|lmao|rofl|wait|oh|ah|hmm*|well|ok|okay|um*|uh*|erm?|nah|"
     r"yeah|yep|yup|actually|ugh|omg|so|then|kidding|joking|jk)",
     re.I,
 )
-
-
-def clause_end(tokens: list[Token]) -> list[Token]:
-    """``tokens`` up to the first comma or clause word."""
-    end = next((j for j, t in enumerate(tokens) if t.cls in (PUNCT, CLAUSE, CONJ)), len(tokens))
-    return tokens[:end]
 
 
 def describes(tokens: list[Token], k: int, words: set[str]) -> bool:
@@ -139,9 +123,7 @@ _WH = frozenset("what how when where who which whether".split())
 
 
 __all__ = [
-    "COMMENTS",
     "INTERJECTION",
     "asks_how",
-    "clause_end",
     "describes",
 ]

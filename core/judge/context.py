@@ -69,13 +69,7 @@ from agent_memory.core.framing import (
     told_before,
     told_you,
 )
-from agent_memory.core.judge.beside import (
-    COMMENTS,
-    INTERJECTION,
-    asks_how,
-    clause_end,
-    describes,
-)
+from agent_memory.core.judge.beside import INTERJECTION, asks_how, describes
 from agent_memory.core.judge.text import (
     CLAUSE,
     CONJ,
@@ -202,11 +196,17 @@ _ADDRESSEES = frozenset(
     "our their whoever".split()
 )
 
-# After the quote: words that open a clause of its own after a comma (with the pronouns), and
-# the content words such a clause needs to say something of its own (core.judge.beside.COMMENTS
-# make it a comment on the quote's truth instead: "..., that's not true anymore").
+# After the quote: words that open a clause of its own after a comma (with the pronouns), the
+# content words such a clause needs to say something of its own, and the words that make it
+# a comment on the quote's truth instead ("..., that's not true anymore", "..., I'm joking").
 _SUBJECTS = frozenset("it he she they we you".split())
 _OWN_CLAUSE_WORDS = 3
+_COMMENTS = frozenset(
+    """
+    sure certain true untrue false wrong right wait kidding joking joke lie lying yet really
+    anymore longer more mind change changed changing
+    """.split()
+)
 _SELF_CORRECTION = re.compile(
     r"(?:^|[.!?\n])\s*(?:(?:well|or rather|i mean|rather)\s*,?\s*[\w'-]+(?:\s+[\w'-]+)?|"
     # the claim handed to someone else: "I own a boat. Well, my dad does."
@@ -447,9 +447,9 @@ def _new_clause(tokens: list[Token], k: int) -> bool:
     opener = tokens[k + 1]
     if not (opener.cls in (SELF, SELFPOSS, PRON) or opener.text in _SUBJECTS):
         return False
-    clause = clause_end(tokens[k + 2 :])
+    clause = _to_clause_end(tokens[k + 2 :])
     if any(
-        t.text in COMMENTS or t.cls == NEG or (t.cls == MODAL and t.form in HEDGES) for t in clause
+        t.text in _COMMENTS or t.cls == NEG or (t.cls == MODAL and t.form in HEDGES) for t in clause
     ):
         return False
     return sum(t.cls == WORD for t in clause) >= _OWN_CLAUSE_WORDS
@@ -457,8 +457,9 @@ def _new_clause(tokens: list[Token], k: int) -> bool:
 
 def _elaborates(tokens: list[Token], k: int) -> bool:
     """Whether "not" at ``k``, right after a comma, widens the quote rather than takes it
-    back: "..., not just this email", "..., not only at work" (a thing set apart or listed
-    after a comma: core.judge.beside)."""
+    back: "..., not just this email", "..., not only at work". Any other "not" after a comma
+    still refuses, also one before a thing ("..., not weekends", "..., not Oslo, Bergen"; a
+    "no" that goes on with what ended: core.judge.beside.describes)."""
     if k == 0 or tokens[k - 1].cls != PUNCT or tokens[k - 1].text != ",":
         return False
     following = tokens[k + 1] if k + 1 < len(tokens) else None
@@ -483,6 +484,12 @@ def _listed(tokens: list[Token], k: int) -> bool:
     return (
         item.cls == WORD and opened and closed and listing and not INTERJECTION.fullmatch(item.text)
     )
+
+
+def _to_clause_end(tokens: list[Token]) -> list[Token]:
+    """``tokens`` up to the first comma or clause word."""
+    end = next((j for j, t in enumerate(tokens) if t.cls in (PUNCT, CLAUSE, CONJ)), len(tokens))
+    return tokens[:end]
 
 
 def _framed(sentence: str, kept: str) -> str | None:
