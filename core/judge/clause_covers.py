@@ -109,17 +109,29 @@ class Covers(PathChecks):
             have = lemma_of(tok)
             if have == lemma or tok.lower_ == want.lower_:
                 return tok
-            if best is None and (same_word(lemma, have) or same_word(want.lower_, tok.lower_)):
+            kinds = not self._denied(want)
+            if best is None and (
+                same_word(lemma, have, kinds=kinds)
+                or same_word(want.lower_, tok.lower_, kinds=kinds)
+            ):
                 best = tok
         best = best or spelled
         if best is None and "-" in want.text:
             return None
         return best if best is not None else self._lexicon_cover(want, lemma)
 
-    def _denied(self) -> bool:
-        """Whether the statement denies: then WordNet's kinds give no word, only its senses
-        (not eating salmon says nothing of fish; not drinking soda is not drinking pop)."""
-        return any(t.dep_ == "neg" or t.lower_ in NEG_WORDS for t in self.s)
+    def _denied(self, want: Token) -> bool:
+        """Whether the statement denies ``want``: a negation before it (not eating salmon
+        says nothing of fish; not drinking soda is not drinking pop). Then a word is given
+        only as the same thing, not by a kind of it (WordNet's, or the relation tables').
+        A word before the negation is the subject or owner of what is denied, and keeps
+        its kinds: "My wife doesn't eat meat" gives "The user's spouse does not eat meat";
+        so does one named by whose it is ("I don't like my daughter's boyfriend": "their
+        child's partner")."""
+        owned = want.dep_ == "poss" or any(c.dep_ == "poss" for c in want.children)
+        if owned and want.tag_ not in ("NNS", "NNPS"):
+            return False  # one person or thing, named by whose it is: "their sibling's spouse"
+        return any((t.dep_ == "neg" or t.lower_ in NEG_WORDS) and t.i < want.i for t in self.s)
 
     def _lexicon_cover(self, want: Token, lemma: str) -> Token | None:
         """A quote word of the same part of speech that WordNet says gives ``want``
@@ -133,7 +145,7 @@ class Covers(PathChecks):
             if have in HEDGE_VERBS:  # wanting, hoping, planning: the hedge checks read them
                 continue
             if WORDNET_POS.get(tok.pos_) == pos and lexicon.covers(
-                lemma, have, pos, kinds=not self._denied()
+                lemma, have, pos, kinds=not self._denied(want)
             ):
                 return tok
         return None

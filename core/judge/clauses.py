@@ -306,7 +306,7 @@ class _Judgement(Covers):
                 if tok.i == cover.i or unit_top(tok) != home or tok.pos_ != cover.pos_:
                     continue
                 have = lemma_of(tok)
-                if have == lemma or same_word(lemma, have):
+                if have == lemma or same_word(lemma, have, kinds=not self._denied(want)):
                     moved[i] = tok
                     break
                 pos = WORDNET_POS.get(tok.pos_)
@@ -315,7 +315,7 @@ class _Judgement(Covers):
                     lexicon is not None
                     and pos
                     and not hedged
-                    and lexicon.covers(lemma, have, pos, kinds=not self._denied())
+                    and lexicon.covers(lemma, have, pos, kinds=not self._denied(want))
                 ):
                     moved[i] = tok
                     break

@@ -104,6 +104,7 @@ from agent_memory.core.judge.text import (
     HEDGES,
     MODAL,
     NEG,
+    POSS,
     PUNCT,
     SELFPOSS,
     SOFT,
@@ -220,6 +221,24 @@ def _needs(statement: Sentence, request: bool, premise_we: bool) -> list[Token] 
     return needs
 
 
+_OWNERS = frozenset("my our your his her its their".split())
+
+
+def _possessed(tokens: list[Token], at: int) -> bool:
+    """Whether the statement word at ``at`` names one person or thing by whose it is: after an
+    owner ("their", "the user's", "sibling's") or itself an owner ("sibling" in "their
+    sibling's spouse"). Such a word refers; it does not deny a kind. Not a plural: "their
+    parents" are more than "my mom"."""
+    word = tokens[at]
+    if word.text != word.form and word.text.endswith("s"):
+        return False
+    before = tokens[at - 1] if at > 0 else None
+    after = tokens[at + 1] if at + 1 < len(tokens) else None
+    return (before is not None and (before.cls in (SELFPOSS, POSS) or before.text in _OWNERS)) or (
+        after is not None and after.cls == POSS
+    )
+
+
 def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     """Does one quote sentence say what one statement sentence says? See the module doc."""
     tokens = _without_casual(premise.tokens)
@@ -243,6 +262,10 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
     statement_hedged = any(
         t.cls == MODAL and t.form in HEDGES - {"want", "wish"} for t in statement.tokens
     )
+    # What a statement denies (the words after its negation) is covered by the same things,
+    # not by kinds of them; its subject or owner, before the negation, keeps its kinds, and
+    # so does one person or thing named by whose it is ("their sibling's spouse").
+    negation = next((i for i, t in enumerate(statement.tokens) if t.cls == NEG), None)
     clause_of = _clauses(tokens)
     placed: list[Token] = []  # the statement words a quote word covers, in order
     candidates: list[list[int]] = []  # the quote places that cover each of them
@@ -258,10 +281,10 @@ def read_paraphrase(premise: Sentence, statement: Sentence) -> Reading:
             if problem is not None:
                 return Reading(False, problem)
             continue
-        pos = pos_hint(
-            statement.tokens, next(i for i, t in enumerate(statement.tokens) if t is want)
-        )
-        found = [p for p, tok in enumerate(tokens) if covers(want, tok, pos)]
+        at = next(i for i, t in enumerate(statement.tokens) if t is want)
+        pos = pos_hint(statement.tokens, at)
+        denied = negation is not None and at > negation and not _possessed(statement.tokens, at)
+        found = [p for p, tok in enumerate(tokens) if covers(want, tok, pos, denied=denied)]
         if not found and (phrasal := phrasal_cover(want, tokens)) is not None:
             found = [phrasal]
         if not found and want.text in DAYPARTS:

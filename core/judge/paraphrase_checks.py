@@ -121,7 +121,11 @@ _SUBJECT_PRONOUNS = set(split_words("he she it they"))
 _DISCOURSE = set(split_words("finally ugh honestly yeah so well oh hey lol sure big"))
 
 
-def covers(want: Token, have: Token, pos: str = "") -> bool:
+def covers(want: Token, have: Token, pos: str = "", *, denied: bool = False) -> bool:
+    """Whether the quote's ``have`` says the statement's ``want``: the same word, a synonym,
+    a word that entails it (``_HYPONYMS``, WordNet's kinds: "poodle" gives "dog"), a shared
+    start of five letters. Under a statement that ``denied``, a word that entails it does not
+    cover it: not owning a poodle says nothing of dogs."""
     if have.cls not in (WORD, VALUE, PREP, SOFT):
         return False
     if want.cls == VALUE or have.cls == VALUE:
@@ -135,7 +139,7 @@ def covers(want: Token, have: Token, pos: str = "") -> bool:
     groups = {_SYNONYM[f] for f in la if f in _SYNONYM}
     if groups & {_SYNONYM[f] for f in lb if f in _SYNONYM}:
         return True
-    if any(_HYPONYMS.get(f, set()) & lb for f in la):
+    if not denied and any(_HYPONYMS.get(f, set()) & lb for f in la):
         return True
     shorter = min(len(want.text), len(have.text))
     if shorter >= 5 and want.text[:5] == have.text[:5]:
@@ -144,7 +148,7 @@ def covers(want: Token, have: Token, pos: str = "") -> bool:
         bool(pos)
         and want.cls == WORD
         and have.cls == WORD
-        and lexicon_covers(want.text, have.text, pos)
+        and lexicon_covers(want.text, have.text, pos, kinds=not denied)
     )
 
 

@@ -103,16 +103,22 @@ def pos_hint(tokens: list[Token], i: int) -> str:
     return ""
 
 
-def lexicon_covers(want: str, have: str, parts: str) -> bool:
+def lexicon_covers(want: str, have: str, parts: str, *, kinds: bool = True) -> bool:
     """WordNet (core.judge.wordnet) says the quote's word gives the statement's, as ``pos``
-    ("n", "v" or "nv": either), e.g. "retriever" gives "dog", "passed away" gives "died"."""
+    ("n", "v" or "nv": either), e.g. "retriever" gives "dog", "passed away" gives "died";
+    with ``kinds`` False (a statement that denies), only as the same thing ("soda" / "pop"),
+    not as a kind of it ("I don't own a poodle" says nothing of dogs)."""
     lexicon = wordnet()
     if lexicon is None:
         return False
     for pos in parts:
         wants = lexicon.lemmas(want, pos)
         haves = lexicon.lemmas(have, pos) if "_" not in have else _phrasal(lexicon, have)
-        if any(same_word(a, b) or lexicon.covers(a, b, pos) for a in wants for b in haves):
+        if any(
+            same_word(a, b, kinds=kinds) or lexicon.covers(a, b, pos, kinds=kinds)
+            for a in wants
+            for b in haves
+        ):
             return True
     return False
 

@@ -93,15 +93,24 @@ _SYNONYM, _HYPONYM = _index()
 _MIN_SHARED = 5
 
 
-def same_word(want: str, have: str) -> bool:
-    """Does the quote's lemma ``have`` say the statement's lemma ``want``? Both lowercase."""
+def same_word(want: str, have: str, *, kinds: bool = True) -> bool:
+    """Does the quote's lemma ``have`` say the statement's lemma ``want``? Both lowercase.
+    With ``kinds`` False (a statement that denies), only as the same thing: a synonym, not
+    what entails it one way ("I don't have a sister" says nothing of siblings; "I have no
+    cats" nothing of pets)."""
     if want == have:
         return True
     if _SYNONYM.get(want, set()) & _SYNONYM.get(have, set()):
         return True
-    if have in _HYPONYM.get(want, ()):
+    if have in _HYPONYM.get(want, ()) and (kinds or have in _DENIED_ALIKE.get(want, ())):
         return True
     return derived(want, have)
+
+
+# Of the words that entail a statement word one way, those that also deny it the same way: "I'm
+# not a fan of horror movies" is how one says "I don't like horror movies" (not so "I don't
+# love it").
+_DENIED_ALIKE = {"like": {"fan"}}
 
 
 def derived(want: str, have: str) -> bool:

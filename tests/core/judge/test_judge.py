@@ -616,6 +616,23 @@ DENIED_IN_PART: list[tuple[str, str]] = [
     ("I don't eat salmon.", "The user does not eat fish."),
     ("I'm not always home.", "The user is not home."),
 ]
+# A kind denied is not the whole kind denied, by WordNet or by the relation tables: the
+# paraphrase and clause readings took each of these (session 33).
+DENIED_A_KIND: list[tuple[str, str]] = [
+    ("I don't own a poodle.", "The user does not own a dog."),
+    ("I have no cats.", "The user has no pets."),
+    ("I don't have a sister.", "The user does not have a sibling."),
+    ("I don't have a daughter.", "The user does not have a child."),
+    ("I don't play the violin.", "The user does not play an instrument."),
+    ("I'm not a surgeon.", "The user is not a doctor."),
+    ("I don't talk to my mom.", "The user does not talk to their parents."),
+]
+# The subject or owner of what is denied, or one person named by whose it is, keeps its kinds.
+OWNER_OF_A_DENIAL: list[tuple[str, str]] = [
+    ("My wife doesn't eat meat.", "The user's spouse does not eat meat."),
+    ("My sister isn't married.", "The user's sibling is not married."),
+    ("I don't like my daughter's boyfriend.", "The user does not like their child's partner."),
+]
 # The same words in another clause, outside the negation, or as the same thing: the denial
 # is whole (a review found the first version refusing each).
 DENIED_WHOLE: list[tuple[str, str]] = [
@@ -648,6 +665,28 @@ def test_offline_a_partly_denied_claim_does_not_give_the_whole_denial(
     judge = OfflineJudge()
     assert not judge.entails(quote, statement, context=quote).holds
     assert judge.entails("I don't eat meat at all.", "The user does not eat meat.").holds
+
+
+@pytest.mark.parametrize(("quote", "statement"), DENIED_A_KIND)
+def test_offline_a_denied_kind_does_not_deny_what_it_is_a_kind_of(
+    quote: str, statement: str
+) -> None:
+    """Not owning a poodle says nothing of dogs: under a denial a word covers the statement's
+    only as the same thing (a synonym: "soda" / "pop"), not as a kind of it; affirmed, the
+    kind still gives it ("I own a poodle" gives "The user owns a dog")."""
+    judge = OfflineJudge()
+    assert not judge.entails(quote, statement, context=quote).holds
+    assert judge.entails("I own a poodle.", "The user owns a dog.").holds
+    assert judge.entails(
+        "I'm not a big fan of horror movies.", "The user does not like horror movies."
+    ).holds
+
+
+@pytest.mark.parametrize(("quote", "statement"), OWNER_OF_A_DENIAL)
+def test_offline_the_owner_of_a_denial_keeps_its_kinds(quote: str, statement: str) -> None:
+    """A review found these refused by a first version that took away the kinds of every
+    word of a denying statement: only what is denied loses them."""
+    assert OfflineJudge().entails(quote, statement, context=quote).holds
 
 
 @pytest.mark.parametrize(("quote", "statement"), DENIED_WHOLE)
