@@ -94,6 +94,7 @@ class Covers(PathChecks):
 
     def _word_cover(self, want: Token) -> Token | None:
         lemma, proper = lemma_of(want), want.pos_ == "PROPN"
+        kinds = not self._denied(want)
         best = spelled = None
         for tok in self.q:
             if tok.is_punct:
@@ -109,7 +110,6 @@ class Covers(PathChecks):
             have = lemma_of(tok)
             if have == lemma or tok.lower_ == want.lower_:
                 return tok
-            kinds = not self._denied(want)
             if best is None and (
                 same_word(lemma, have, kinds=kinds)
                 or same_word(want.lower_, tok.lower_, kinds=kinds)
