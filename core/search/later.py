@@ -15,12 +15,12 @@ it (the others keep their order):
   words of a word the question asks about (core.search.subject.asked, compared as stems), or
   opens by announcing a change, and the earlier one names that word too: "Do I still play
   badminton?" links "I play badminton every Wednesday" with "I've stopped badminton", whose
-  vectors lie far apart; or both say the user's own work, home, studies or car that the question
-  asks about (core.search.subject.own_life) and the later one says it changed ("moved",
-  "bought", "new job", "started" ...: ``_NEW_IN_LIFE``): "next to our place" and "we bought a
-  place in Raglan!" for "Where do we live?". Limits: "now" and "stopped" also open follow-ups
-  ("feeling great now", "Biscuit stopped eating his kibble"), and such a turn naming the
-  asked word moves above the earlier one;
+  vectors lie far apart; or both say the user's own work, home, studies or car that the
+  question asks about (core.search.subject.own_life) and the later one says it changed
+  ("moved", "bought", "new job", "started" ...: core.search.subject.says_life_changed): "next
+  to our place" and "we bought a place in Raglan!" for "Where do we live?". Limits: "now" and
+  "stopped" also open follow-ups ("feeling great now", "Biscuit stopped eating his kibble"),
+  and such a turn naming the asked word moves above the earlier one;
 - "close": the lower score is at least ``retrieval.later_first_closeness`` of the higher (the
   fused score with freshness, context credit and role prior), so a far better match is never
   pushed down by a newer, weaker one;
@@ -165,24 +165,8 @@ def pairs(
     return found
 
 
-# What says the user's own home, work, studies or car changed, beside core.judge.change's
-# markers.
-_NEW_IN_LIFE = {
-    "home": re.compile(
-        r"\b(?:moved|moving|bought|new\s+(?:place|house|flat|home|apartment))\b", re.I
-    ),
-    "work": re.compile(
-        r"\b(?:started|starting|new\s+(?:job|role|position)|got\s+a\s+job|joined|quit|left|"
-        r"resigned|retired|promoted|now)\b",
-        re.I,
-    ),
-    "study": re.compile(r"\b(?:started|starting|new|now|enrolled|transferred)\b", re.I),
-    "vehicle": re.compile(r"\b(?:bought|sold|picked\s+up|traded|new|gone)\b", re.I),
-}
-
-
 def _says_new(part: str, text: str) -> bool:
-    return _NEW_IN_LIFE[part].search(text) is not None or bool(change_spans(text, strong=True))
+    return subject.says_life_changed(part, text) or bool(change_spans(text, strong=True))
 
 
 def changed(

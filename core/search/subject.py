@@ -28,11 +28,12 @@ models ``_OWN_VEHICLE`` lists; a common noun's first WordNet sense may still be 
 thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
 Carol.").
 
-``own_life(subject, text)`` says which of the user's own work, home, studies or car a text names
-for a question about it. ``asked(words)`` reads the subject off the query's content words
+``own_life(subject, text)`` says which of the user's own work, home, studies or car a text
+names for a question about it, and ``says_life_changed(part, text)`` whether it says that
+part changed. ``asked(words)`` reads the subject off the query's content words
 (``core.search.lexical.query_tokens``); ``names(subject, text)`` says whether a text names
-every part of it. The gate (core.search.gate.gate) lets a candidate naming the subject pass at
-a cosine floor below the corroborated one in a small store only (``gate.subject_drop``,
+every part of it. The gate (core.search.gate.gate) lets a candidate naming the subject pass
+at a cosine floor below the corroborated one in a small store only (``gate.subject_drop``,
 log-interpolated to nothing at ``gate.reference_records``): in a large store every subject
 word is in some record.
 """
@@ -357,14 +358,52 @@ def _says_own_work(text: str) -> bool:
     return False
 
 
-# Each part of the user's own life: what says it in the first person, and the words (as stems)
-# a question asks about it by, which a text saying it names.
-_OWN_LIFE: tuple[tuple[str, Callable[[str], object], frozenset[str]], ...] = (
-    ("work", _says_own_work, frozenset(stem_word(w) for w in _ASKED_AS_WORK)),
-    ("home", _OWN_HOME.search, frozenset({stem_word("live")})),
-    ("study", _OWN_STUDY.search, frozenset(stem_word(w) for w in _ASKED_AS_STUDY)),
-    ("vehicle", _says_own_vehicle, frozenset(stem_word(w) for w in _ASKED_AS_VEHICLE)),
+class _Part(NamedTuple):
+    """One part of the user's own life: what says it in the first person, the words (as
+    stems) a question asks about it by, which a text saying it names, and the words that say
+    it changed (core.search.later, beside core.judge.change's markers)."""
+
+    name: str
+    says: Callable[[str], object]
+    asked_by: frozenset[str]
+    changed: re.Pattern[str]
+
+
+def _stems_of(words: Sequence[str]) -> frozenset[str]:
+    return frozenset(stem_word(w) for w in words)
+
+
+_OWN_LIFE = (
+    _Part(
+        "work",
+        _says_own_work,
+        _stems_of(_ASKED_AS_WORK),
+        re.compile(
+            r"\b(?:started|starting|new\s+(?:job|role|position)|got\s+a\s+job|joined|quit|"
+            r"left|resigned|retired|promoted|now)\b",
+            re.I,
+        ),
+    ),
+    _Part(
+        "home",
+        _OWN_HOME.search,
+        _stems_of(["live"]),
+        re.compile(r"\b(?:moved|moving|bought|new\s+(?:place|house|flat|home|apartment))\b", re.I),
+    ),
+    _Part(
+        "study",
+        _OWN_STUDY.search,
+        _stems_of(_ASKED_AS_STUDY),
+        re.compile(r"\b(?:started|starting|new|now|enrolled|transferred)\b", re.I),
+    ),
+    _Part(
+        "vehicle",
+        _says_own_vehicle,
+        _stems_of(_ASKED_AS_VEHICLE),
+        re.compile(r"\b(?:bought|sold|picked\s+up|traded|new|gone)\b", re.I),
+    ),
 )
+_PARTS = {part.name: part for part in _OWN_LIFE}
 
 
 def own_life(asked_about: Sequence[str], text: str) -> str | None:
@@ -376,7 +415,13 @@ def own_life(asked_about: Sequence[str], text: str) -> str | None:
     answer "Where do we live?" (core.search.later ranks the later one first when it says the
     change)."""
     stems = {_stem(w) for w in asked_about}
-    return next((part for part, says, by in _OWN_LIFE if stems & by and says(text)), None)
+    return next((p.name for p in _OWN_LIFE if stems & p.asked_by and p.says(text)), None)
+
+
+def says_life_changed(part: str, text: str) -> bool:
+    """Whether ``text`` says that ``part`` of the user's own life (``own_life``) changed, in
+    that part's own words ("moved", "bought", "new job", "started" ...)."""
+    return _PARTS[part].changed.search(text) is not None
 
 
 def _read(text: str) -> _Reading:
@@ -386,9 +431,9 @@ def _read(text: str) -> _Reading:
     stems = {_stem(w) for w in folded} | {_stem(_SAID_FOR[w]) for w in folded & _SAID_FOR.keys()}
     if _DOCTOR.search(text):
         stems.add(_stem("doctor"))
-    for _, says, by in _OWN_LIFE:
-        if says(text):
-            stems |= by
+    for part in _OWN_LIFE:
+        if part.says(text):
+            stems |= part.asked_by
     return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 
