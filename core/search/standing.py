@@ -99,6 +99,8 @@ _RECALLS = re.compile(
 _ADDRESSED = re.compile(
     r"\b(?:please|pls|plz|when you|i(?: would|'d)? (?:prefer|rather|want you to|like it when|"
     r"like you to)|i need you to|you (?:should|must|have to)|make sure|the user prefers|"
+    # a formal "I'd prefer", of the answers only: "I should prefer cheaper flights" is a duty
+    r"i should prefer (?:that |if )?(?:you\b|(?:\w+ )?(?:answers|replies|responses)\b)|"
     r"the user would rather)\b"
     r"|^(?:(?:also|and|oh|fyi|actually|ok|okay|so|now|from now on|going forward|"
     r"in (?:the )?future),? )*"
@@ -114,6 +116,11 @@ _REPORTED = re.compile(
     r"\b(?:says|said|saying|tells|told|asks|asked)\b|\bsay (?:please|thanks|thank)\b",
     re.IGNORECASE,
 )
+# Times that make a request once.
+_ONCE = (
+    r"tomorrow|2morrow|tmrw|tonight|today|next|later|again|on|at|this|after|before|in|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
 # ... that says it holds in general, not for this one request ("like always" looks back).
 _GENERAL = re.compile(
     r"\b(?<!like )(?<!as )(?:always|never)\b|"
@@ -125,6 +132,43 @@ _GENERAL = re.compile(
     r"talk|send)|for (?:basically |pretty much |just about )?(?:everything|anything|all)|"
     r"all my|all of my|all (?:your )?(?:future )?(?:answers|replies|responses|questions)|"
     r"every (?:answer|reply|response))\b",
+    re.IGNORECASE,
+)
+# "... imperial measurements when we speak", "in our chats": whenever the two talk, not once
+# ("when we talk tomorrow", "when we talk Monday", "... right now": ``_NOW_ONLY``) nor with
+# someone else ("when we speak to the bank": "we" is the user and another).
+_WHEN_WE_TALK = re.compile(
+    r"\bwhen(?:ever)? we(?:'re| are)? (?:speak(?:ing)?|talk(?:ing)?|chat(?:ting)?|"
+    rf"correspond(?:ing)?|have a (?:chat|conversation))(?! (?:{_ONCE}|to|with)\b)"
+    r"|\b(?:in|during) our (?:chats|conversations|talks)\b",
+    re.IGNORECASE,
+)
+# A manner of answering ("keep it casual", "keep answers short", "no essays") is said for
+# good only with a sign that it is about the user rather than the text at hand: "with me"
+# ("keep it casual w me, no essays"), answers in general ("keep your answers short"), or
+# the reader's own lasting reason ("keep it short, I read this on my phone", "I'm dyslexic
+# so keep things simple"). Without one it is as often a request for one text ("Explain
+# recursion, keep it simple", "Keep it short, it's for a tweet"), so it is not; nor with a
+# time that makes it once ("keep it short this time, I'm on my phone right now").
+_MANNER = re.compile(
+    r"\bkeep (?:it|them|things|everything|(?:your |the )?(?:answers|replies|responses|"
+    r"explanations))(?: (?:super|really|very|nice and|pretty|fairly|quite|short and))? "
+    r"(?:short|brief|simple|casual|concise|informal|plain|basic|light|chill|chatty|friendly|"
+    r"sweet|jargon-free)\b"
+    r"|\bno (?:essays|jargon|fancy words|big words|waffle|fluff|walls? of text|"
+    r"long (?:answers|replies|paragraphs|explanations))\b",
+    re.IGNORECASE,
+)
+_FOR_THE_USER = re.compile(
+    r"\b(?:with|w/?) me\b"
+    r"|\b(?:your |the )?(?:answers|replies|responses|explanations)\b"
+    r"|\b(?:on|from) my (?:phone|mobile)\b|\bnot my first language\b|\bnon-native\b"
+    r"|\b(?:i'm|im|i am) (?:dyslexic|(?:a )?beginner|not (?:a )?(?:native|technical|tech))",
+    re.IGNORECASE,
+)
+_NOW_ONLY = re.compile(
+    r"\b(?:tomorrow|2morrow|tmrw|tonight|today|for now|this time|right now|at the moment|"
+    r"in a (?:rush|hurry))\b",
     re.IGNORECASE,
 )
 # "always" / "never" of someone's habit, not of the answers: "I always forget", "I can never
@@ -183,9 +227,17 @@ def _addressed(sentence: str) -> bool:
 
 
 def _general(sentence: str) -> bool:
-    """Said to hold for good: a general marker, with "always" / "never" not of a habit."""
+    """Said to hold for good: a general marker, with "always" / "never" not of a habit;
+    whenever the user and the assistant talk (``_WHEN_WE_TALK``); or a manner of answering
+    said of the user, not of the text at hand (``_MANNER``); neither of the last two with a
+    time that makes it once (``_NOW_ONLY``)."""
     found = [m.group(0).lower() for m in _GENERAL.finditer(sentence)]
     if any(word not in ("always", "never") for word in found) or STOPS_ANSWERING.match(sentence):
+        return True
+    if _NOW_ONLY.search(sentence) is None and (
+        _WHEN_WE_TALK.search(sentence)
+        or (_MANNER.search(sentence) and _FOR_THE_USER.search(sentence))
+    ):
         return True
     return bool(found) and len(_HABIT.findall(sentence)) < len(found)
 

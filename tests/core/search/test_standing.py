@@ -297,6 +297,25 @@ def record(content: str, **fields: Any) -> Record:
         ("From now on, English only.", True),
         ("You must always answer in English.", True),
         ("I'm vegan from now on.", False),  # the user's change, not the answers'
+        # a manner of answering is for good when said of the user, not of the text at hand
+        ("also pls keep it casual w me, no essays", True),
+        ("Keep answers short, I read them on my phone.", True),
+        ("oh and keep it short mate, im on my phone in the shed", True),
+        ("i'm dyslexic so keep things short and simple pls", True),
+        ("Keep it short, the toast is for my brother.", False),  # one text
+        ("Explain recursion to me, but keep it simple.", False),  # this answer
+        ("Keep it short this time, I'm on my phone.", False),  # once
+        ("Please keep it under 200 words.", False),  # a length is for the text at hand
+        ("Can you fix the grammar but keep it sounding like him?", False),
+        ("We try to keep it budget friendly.", False),  # the user's own habit
+        ("My editor wants me to keep it short.", False),  # not addressed to the assistant
+        # whenever the two talk is for good; "should prefer" you is a preference
+        ("I should prefer that you use imperial measurements when we speak.", True),
+        ("Please use metric in our chats.", True),
+        ("Please call me back when we talk tomorrow.", False),  # once
+        ("Please mention the refund when we speak to the bank.", False),  # "we" is another
+        ("Please speak English when we talk, my friend is listening right now.", False),
+        ("Maybe I should prefer cheaper flights from now on.", False),  # a duty, not of answers
     ],
 )
 def test_what_is_standing(content: str, standing: bool) -> None:
