@@ -124,8 +124,7 @@ INJECTION = re.compile(
     r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
     re.IGNORECASE,
 )
-# The user's own belief or guess ("I think I'll go with the Godox", "I guess it's fine"): a
-# hedge like "maybe", so not kept as said, where someone else's words are.
+# The user's own belief or guess ("I think I'll go with the Godox"): a hedge, not kept as said.
 _OWN_BELIEF = re.compile(
     r"\b(?:i|we)\s+(?:\w+\s+)?(?:think|thought|believe|believed|guess|suppose|reckon)\b",
     re.IGNORECASE,
@@ -169,9 +168,11 @@ _SARCASM = re.compile(
     r"\blove that for me\b|\bwhat a (joy|treat)\b",
     re.IGNORECASE,
 )
+# A greeting leads before a comma, "so" or "I" ("hi so I work nights"); "Hey Jude" is a title.
 _LEAD = re.compile(
     r"^(?:(?:and|also|so|but|actually|well|oh|ok|okay|yes|no|btw|by the way|just so you know|"
-    r"fyi|honestly|anyway|now|then|plus)\b[,\s]*)+",
+    r"fyi|honestly|anyway|now|then|plus|(?:hi|hey|hello|hiya|heya|howdy)(?=\s*[,.!]|\s+(?:so|"
+    r"i|i'm|im|i've|my|we|our)\b))\b[,\s]*)+",
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(

@@ -103,6 +103,28 @@ def test_an_abbreviation_or_a_decimal_does_not_end_a_sentence(said: str, content
     assert all(not e.endswith(("Dr", "Mr", "St", "U", "4")) for _, e, _ in extract(said))
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "hi so I work nights in the ER at Harborview and my sleep is a disaster.",
+        "hello I work nights in the ER at Harborview.",
+        "Hey, I work nights in the ER at Harborview.",
+    ],
+)
+def test_a_greeting_leads_the_clause_with_or_without_a_comma(said: str) -> None:
+    """A casual turn opens with "hi so" or "hello" as often without a comma as with one; the
+    greeting is not the clause, and the user's statement after it is kept."""
+    kept = extract(said)
+    assert ("The user works nights in the ER at Harborview.") in [c for c, _, _ in kept]
+    assert all(e.startswith("I work") for c, e, _ in kept if "Harborview" in c)
+
+
+def test_a_title_opening_with_a_greeting_word_is_no_greeting() -> None:
+    assert [c for c, _, _ in extract("Hey Jude is my favourite song")] == [
+        "The user's favourite song is Hey Jude."
+    ]
+
+
 def test_decisions_with_others_keep_we_and_go_to_the_shared_target() -> None:
     """'we' and 'the team' stay in the content; the target is the session's shared one,
     personal when there is none; the user's own decision stays personal."""
