@@ -16,8 +16,8 @@ it (the others keep their order):
   opens by announcing a change, and the earlier one names that word too: "Do I still play
   badminton?" links "I play badminton every Wednesday" with "I've stopped badminton", whose
   vectors lie far apart; or both say the user's own work, home, studies or car that the
-  question asks about (core.search.subject.own_life) and the later one says it changed
-  ("moved", "bought", "new job", "started" ...: core.search.subject.says_life_changed): "next
+  question asks about (core.search.life.own_life) and the later one says it changed
+  ("moved", "bought", "new job", "started" ...: core.search.life.says_life_changed): "next
   to our place" and "we bought a place in Raglan!" for "Where do we live?". Limits: "now" and
   "stopped" also open follow-ups ("feeling great now", "Biscuit stopped eating his kibble"),
   and such a turn naming the asked word moves above the earlier one;
@@ -52,7 +52,7 @@ import numpy as np
 from agent_memory.core.judge.change import announces, change_spans
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
-from agent_memory.core.search import subject
+from agent_memory.core.search import life
 
 if TYPE_CHECKING:
     from agent_memory.core.config.search import RetrievalConfig
@@ -126,7 +126,7 @@ def pairs(
     Also linked, whatever their cosine: a result that says something changed with an earlier
     one naming a question word it names (``changes``: ``changed``), and two results saying the
     same part of the user's own life, the later saying it changed (``lives``: record id ->
-    "work", "home", "study" or "vehicle", core.search.subject.own_life)."""
+    "work", "home", "study" or "vehicle", core.search.life.own_life)."""
     rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}
     vectors = index.vectors(list(rowid_of.values()))
     present = [c.record_id for c in candidates if rowid_of[c.record_id] in vectors]
@@ -166,7 +166,7 @@ def pairs(
 
 
 def _says_new(part: str, text: str) -> bool:
-    return subject.says_life_changed(part, text) or bool(change_spans(text, strong=True))
+    return life.says_life_changed(part, text) or bool(change_spans(text, strong=True))
 
 
 def changed(
@@ -276,7 +276,7 @@ def run(
     lives = {
         c.record_id: part
         for c in head
-        if (part := subject.own_life(asked, records[c.record_id].content)) is not None
+        if (part := life.own_life(asked, records[c.record_id].content)) is not None
     }
     found = pairs(index, head, records, cfg.later_first_cosine, changes, lives)
     times = {c.record_id: records[c.record_id].statement_time for c in head}

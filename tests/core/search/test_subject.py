@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.search import subject
+from agent_memory.core.search import life, subject
 from agent_memory.core.search.gate import apply_gate, gate, subject_floor
 from agent_memory.core.search.ranking import Candidate, replay
 from agent_memory.core.session import Session
@@ -136,6 +136,8 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("Where do we live?", "we finally moved, got the keys to our house in Bromley"),
         ("Where do we live?", "Big one: we bought a place in Raglan! Moving 18 April."),
         ("Where did I get my master's degree?", "I learned it during my MSc at LSE in 2015."),
+        # a role the user has been at a named place
+        ("What company do I work for?", "I've been a UX researcher at Lumen Health for years."),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
@@ -165,6 +167,14 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("work", "I'm in London for Easter."),  # where one is, not a role
         ("work", "I'm a member at Riverside Golf Club."),
         ("work", "I was at the pub with Dave."),
+        ("job", "I've been a member at Wentworth for years."),
+        ("job", "I work out at the gym most mornings."),  # exercise, not a job
+        ("job", "Daniel works nights at the depot."),  # someone else's
+        ("job", "I work evenings at the gym."),  # no named place
+        # "I've been" is as often a state or an activity as a role held
+        ("job", "I've been a bit lost at Uni this term."),
+        ("job", "I've been shopping at Tesco all morning."),
+        ("job", "I've been a bridesmaid at Sarah's wedding."),
         ("live", "a flat white and a croissant please"),
         ("live", "the host moved our check-in to 4pm"),
         ("live", "going to my parents' house for christmas"),
@@ -198,15 +208,27 @@ def test_only_the_users_own_job_home_or_studies_name_them(asked: str, text: str)
 def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("work",), "I was a nurse at St Mary's for 20 years.")
     assert subject.names(("employer",), "I resigned from Beaumont Clarke after eleven years.")
-    assert subject.names(("job",), "quit roccos finally. got a job at the campus help desk")
-    assert subject.names(("live",), "I moved to Leeds in May.")
-    assert subject.names(("live",), "our new flat has a balcony")
-    assert subject.names(("live",), "Yard's in Mt Albert, next to our place.")
-    assert subject.names(("live",), "I'm moving out of our place, found a 1 bed in Leslieville")
-    assert subject.names(("live",), "I'm moving in with my boyfriend in Shoreditch next week")
-    assert subject.names(("live",), "We're moving to Leeds in May, the house is huge")
-    assert subject.names(("study", "phd"), "The user is PhD student in third year.")
-    assert subject.names(("degree",), "I did my master in Montpellier.")
+    assert life.own_life(("work",), "The user works at Google.") == "work"
+    assert life.own_life(("job",), "we work from home on Fridays") == "work"
+    assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
+
+
+def test_the_kind_of_workplace_asked_about_is_where_the_user_works() -> None:
+    """In a question asking only where the user works and a kind of workplace ("hospital",
+    "bank", "restaurant": WordNet), the kind is asked as the user's workplace: a text saying
+    the user's own work names it, one saying someone else "works" does not. With any other
+    word the kind stays a word to name."""
+    assert subject.asked(("hospital", "work")) == ("workplace", "work")
+    assert subject.asked(("bank", "work")) == ("workplace", "work")  # a bank is first a slope
+    assert subject.asked(("city", "work")) == ("city", "work")  # a city is no workplace
+    assert subject.asked(("bank", "use")) == ("bank", "use")  # not asked about work
+    assert subject.asked(("gym", "near", "work")) == ("gym", "near", "work")
+    assert subject.asked(("team", "boss", "work")) == ("team", "boss", "work")
+    asked = subject.asked(("hospital", "work"))
+    assert subject.names(asked, "so I work nights in the ER at Harborview (3x12s)")
+    assert subject.names(asked, "I work weekends at Nando's")
+    assert not subject.names(asked, "my wife works nights at the Royal Infirmary")
+    assert not subject.names(asked, "I work nights on my novel")
 
 
 CARS = [
@@ -225,7 +247,7 @@ def test_the_users_car_is_named_by_its_make_or_model(text: str) -> None:
     hilux"), names "car", "vehicle" and "drive"."""
     assert subject.names(("car", "drive"), text)
     assert subject.names(("vehicle",), text)
-    assert subject.own_life(("car",), text) == "vehicle"
+    assert life.own_life(("car",), text) == "vehicle"
 
 
 def test_what_car_we_drive_is_answered_by_the_model_we_bought(memory: Memory) -> None:
