@@ -35,7 +35,8 @@ class Candidate:
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, corroborated, subject, entity;
     # margin (close to the best), answer (response mode: the answer passed on another),
-    # reranker, standing (a standing instruction for a task: core.search.standing); None: cut.
+    # reranker, standing (a standing instruction for a task: core.search.standing),
+    # constraint (a dietary constraint for a food task: core.search.diet); None: cut.
     passed_on: str | None = None
     duplicate_of: str | None = None
     tokens: int = 0  # exact when taken; when skipped, enough to exceed the room it had
@@ -252,7 +253,12 @@ def replay(log: dict[str, Any]) -> list[str]:
     )
     by_id = {c.record_id: c for c in ranked}  # "standing": absent from rows before it existed
     chosen = [by_id[i] for i in log["gate"].get("standing", []) if i in by_id]
-    survivors = standing.place(survivors, chosen, log["gate"].get("standing_above", {}))
+    survivors = standing.place(
+        survivors,
+        chosen,
+        log["gate"].get("standing_above", {}),
+        constraints=log["gate"].get("constraints", []),  # absent from rows before it existed
+    )
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

@@ -36,7 +36,15 @@ from agent_memory.core.models import (
     new_id,
     parse_time,
 )
-from agent_memory.core.search import explain, later, ranking, siblings, standing, subject
+from agent_memory.core.search import (
+    diet,
+    explain,
+    later,
+    ranking,
+    siblings,
+    standing,
+    subject,
+)
 from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
@@ -111,8 +119,10 @@ class Retriever:
             )
             s.task = standing.asks_task(query)
             if s.task:
-                # However far from the task: found by their own words (core.search.standing).
-                marks = standing.MARKERS
+                # However far from the task: found by their own words (core.search.standing,
+                # and for a food task core.search.diet).
+                s.food = diet.asks_food(query)
+                marks = [*standing.MARKERS, *(diet.MARKERS if s.food else [])]
                 s.standing = generators.lexical(
                     marks, generators.scored(marks, scopes, index=index), where, depth, index=index
                 ).found
@@ -372,7 +382,9 @@ class Retriever:
             subject=s.subject_floor,
         )
         # A task gets the user's standing instructions however far they are from it.
-        s.survivors, placed, above = standing.admit(s.task, s.ordered, s.records, s.survivors)
+        s.survivors, placed, above = standing.admit(
+            s.task, s.ordered, s.records, s.survivors, food=s.food
+        )
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         dropped = s.dropped
@@ -394,6 +406,8 @@ class Retriever:
             # A task's standing instructions, added in this order (core.search.standing).
             "standing": [c.record_id for c in placed],
             "standing_above": above,  # an added instruction -> the older one it goes above
+            # Of those, the dietary constraints added for a food task (core.search.diet).
+            "constraints": [c.record_id for c in placed if c.passed_on == "constraint"],
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

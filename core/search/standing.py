@@ -36,11 +36,12 @@ and every standing instruction found comes with every task, relevant or not, whi
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agent_memory.core.framing import STOPS_ANSWERING, asks_for_good
 from agent_memory.core.models import SourceKind
+from agent_memory.core.search import diet
 from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
@@ -302,6 +303,8 @@ def admit(
     ordered: Sequence[Candidate],
     records: Mapping[str, Record],
     survivors: list[Candidate],
+    *,
+    food: bool = False,
 ) -> tuple[list[Candidate], list[Candidate], dict[str, str]]:
     """When the query asks for a task (``task``, read by ``asks_task``): the survivors with up
     to ``MAX_STANDING`` standing instructions that did not pass on their own (cut, or close to
@@ -310,8 +313,11 @@ def admit(
     on" over "Please always answer me in French"). One that passed on its own keeps its place
     (it is what the task is about: "Please always write my recipes in French" for "Give me a
     pasta recipe"), unless an added one stated later names what it names: that one goes right
-    above it ("Stop the French please; English from now on"). Returns the answer, the
-    instructions added, and which instruction each added one was placed above."""
+    above it ("Stop the French please; English from now on"). A task about food (``food``,
+    read by core.search.diet.asks_food) also gets up to ``diet.MAX_CONSTRAINTS`` of the
+    dietary constraints that did not pass on their own, stated last first, after the
+    instructions. Returns the answer, the records added, and which instruction each added
+    one was placed above."""
     if not task:
         return survivors, [], {}
     own = [c for c in survivors if c.passed_on not in _RIDERS]
@@ -320,12 +326,18 @@ def admit(
     def stated(c: Candidate) -> str:
         return records[c.record_id].statement_time
 
-    chosen = sorted(
-        (c for c in ordered if id(c) not in taken and is_standing(records[c.record_id])),
-        key=stated,
-        reverse=True,
-    )[:MAX_STANDING]
-    if not chosen:
+    def latest(says: Callable[[Record], bool], most: int) -> list[Candidate]:
+        found = (c for c in ordered if id(c) not in taken and says(records[c.record_id]))
+        return sorted(found, key=stated, reverse=True)[:most]
+
+    chosen = latest(is_standing, MAX_STANDING)
+    taken |= {id(c) for c in chosen}
+    # The surest first (an allergy before a diet before a dislike), then those stated last.
+    constraints = sorted(
+        latest(diet.is_constraint, len(ordered)) if food else [],
+        key=lambda c: diet.strength(records[c.record_id]) or 0,
+    )[: diet.MAX_CONSTRAINTS]
+    if not chosen and not constraints:
         return survivors, [], {}
     older = [
         (c, _topic(records[c.record_id].content)) for c in own if is_standing(records[c.record_id])
@@ -337,7 +349,9 @@ def admit(
             if stated(old) < stated(new) and words & topic:
                 above[new.record_id] = old.record_id
                 break
-    return place(survivors, chosen, above), chosen, above
+    chosen += constraints
+    answer = place(survivors, chosen, above, constraints={c.record_id for c in constraints})
+    return answer, chosen, above
 
 
 def _topic(text: str) -> set[str]:
@@ -346,18 +360,27 @@ def _topic(text: str) -> set[str]:
 
 
 def place(
-    survivors: list[Candidate], chosen: Sequence[Candidate], above: Mapping[str, str]
+    survivors: list[Candidate],
+    chosen: Sequence[Candidate],
+    above: Mapping[str, str],
+    *,
+    constraints: Collection[str] = (),
 ) -> list[Candidate]:
-    """``survivors`` with the ``chosen`` standing instructions marked so and placed, in their
-    order: each right above the survivor ``above`` names for it, the others after the
-    survivors that passed on their own and before those only close to the best one (an
-    instruction the user gave for every task is surer to apply than a record weak on every
-    signal). Pure: replay calls it with the logged choice."""
+    """``survivors`` with the ``chosen`` standing instructions (and dietary constraints: the
+    ids in ``constraints``) marked so and placed, in their order: each right above the
+    survivor ``above`` names for it, the others after the survivors that passed on their own
+    and before those only close to the best one (an instruction the user gave for every task
+    is surer to apply than a record weak on every signal). Pure: replay calls it with the
+    logged choice."""
     if not chosen:
         return survivors
     for candidate in chosen:
-        candidate.passed_on = "standing"
-        candidate.gate = "passed: a standing instruction of the user's, for a task"
+        if candidate.record_id in constraints:  # core.search.diet
+            candidate.passed_on = "constraint"
+            candidate.gate = "passed: a dietary constraint the user stated, for a food task"
+        else:
+            candidate.passed_on = "standing"
+            candidate.gate = "passed: a standing instruction of the user's, for a task"
     picked = {id(c) for c in chosen}
     rest = [c for c in survivors if id(c) not in picked]
     own = [c for c in rest if c.passed_on not in _RIDERS]

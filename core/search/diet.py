@@ -1,0 +1,292 @@
+"""Dietary constraints: what the user, or someone they cook for, must not or will not eat,
+returned with every food task.
+
+A food task ("Suggest a sandwich for my lunch.", "Give me a pasta recipe for tonight.") must
+respect what the user said once about eating: "I have coeliac disease", "jack's allergic to
+shellfish", "Only onion and garlic are a problem", "my doctor said I need to eat less red
+meat". The task shares no word and little meaning with it: the packaged MiniLM puts them at a
+cosine of 0.0-0.2, as far as an unrelated record, so the gate cut the one record the answer
+most needed (personal dev and fresh sets: 6 of the 12 tasks that missed their record;
+benchmarks/README.md, "Session 34").
+
+So when the query asks for a task (core.search.standing.asks_task) about food (``asks_food``:
+a meal, dish, recipe, snack or drink word, or a noun WordNet files under food), a candidate that
+did not pass the gate on its own and states a dietary constraint (``is_constraint``) passes on
+that signal (``passed_on`` "constraint"): at most ``MAX_CONSTRAINTS`` of them, those stated
+last first, placed like the standing instructions (core.search.standing.admit). Besides the
+generators' candidates, the records the markers' words find (``MARKERS``) are read, so a
+constraint far from the task in a store of any size is a candidate.
+
+A constraint is a sentence of the user's own (a user statement or an imported user turn, never
+a tool's, an agent's, an assistant turn's or a summary's) that says an allergy or intolerance
+("allergic to", "lactose intolerant", "coeliac"), a diet ("vegetarian", "halal", "kosher",
+"gluten-free"), a condition that governs eating ("type 2 diabetes", "cholesterol", "uric
+acid"), or a food or drink refused ("we don't eat pork", "I need to eat less red meat", "no
+alcohol in the house", "it upsets my stomach"; "I have never cared for garlic" and "onion and
+garlic are a problem" only of what WordNet files under food). Anyone's in the household counts
+as the user's: who is cooked for is the task's business ("jack's allergic to shellfish" for
+"Suggest a seafood dinner for the whole family").
+
+Limits: English patterns; a constraint since lifted ("I eat cheese again") still comes with a
+food task until a correction retires it; a food task worded as a statement ("I'm cooking for
+six tonight") is not read as a task (core.search.standing); every constraint found comes with
+every food task, whoever it is for.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+from agent_memory.core.judge.wordnet import wordnet
+from agent_memory.core.models import SourceKind
+from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.write import conversation
+
+if TYPE_CHECKING:
+    from agent_memory.core.models import Record
+
+MAX_CONSTRAINTS = 3
+# The words a constraint is found by, whatever the task (added to the standing lookup).
+MARKERS = query_tokens(
+    "allergic allergy allergies intolerant intolerance coeliac celiac vegan vegetarian "
+    "pescatarian halal kosher gluten dairy lactose diabetes diabetic cholesterol eat eating "
+    "alcohol sober stomach"
+)
+
+# What a food task asks about, besides a noun WordNet files under food ("pasta", "tart").
+_FOOD_WORDS = frozenset(
+    """
+    food foods meal meals recipe recipes dinner dinners lunch lunches lunchbox breakfast brunch
+    supper snack snacks dish dishes menu menus cook cooking bake baking dessert desserts treat
+    treats drink drinks cocktail cocktails picnic barbecue bbq takeaway restaurant groceries
+    grocery eat
+    """.split()
+)
+# ... unless the task is about something named after food, not about eating it ("a name for my
+# cooking blog", "a trip to the food festival", "a poem about apples", "translate 'chicken
+# soup'"), or the food word names another thing ("a cooking blog", "a recipe app").
+_NOT_EATING = re.compile(
+    r"\b(?:blog|festival|job|jobs|app|website|site|market|business|essay|book|books|article|"
+    r"poem|story|song|title|name|names|caption|logo|advert\w*|history|documentary|class|course|"
+    r"podcast|video|translate|summari[sz]e|proofread|spell|spelling|pronounce)\b",
+    re.IGNORECASE,
+)
+_FOOD_SENSES = 2  # "garlic" and "onion" are first the plant, second what one eats
+
+# Foods WordNet files elsewhere first ("nut" is first a seed, "gluten" a protein, "onion" the
+# plant), which allergies and diets name most.
+_EATEN = frozenset(
+    """
+    nut nuts peanut peanuts sesame gluten dairy soy soya lactose fructose mushroom mushrooms
+    onion onions olive olives wheat shellfish egg eggs milk fish seafood food foods carbs caffeine
+    """.split()
+)
+_DIETS = (
+    r"vegan|vegetarian|veggie|pescatarian|pescetarian|halal|kosher|keto|plant[- ]based|"
+    r"(?:gluten|dairy|lactose|nut|sugar)[- ]free|low[- ](?:carb|fodmap|sugar|salt|sodium|fat)"
+)
+# Whose a constraint is: the user's or the household's, not a pet's, a colleague's, an ex's
+# ("My dog is allergic to chicken", "My coworker Sam is vegan", "My ex was allergic to ...").
+_NOT_HOUSEHOLD = re.compile(
+    r"\b(?:dog|dogs|cat|cats|puppy|kitten|pet|pets|horse|coworker|co-worker|colleague|"
+    r"colleagues|boss|manager|neighbou?rs?|ex|landlord|landlady|clients?|customers?|patients?|"
+    r"students?|teacher|grandmother|grandfather|grandma|grandpa|people)\b",
+    re.IGNORECASE,
+)
+# A constraint denied or past, said before it ("I'm not allergic to ...", "I used to be
+# allergic to eggs", "My grandmother had diabetes"), or lifted, said after it ("... but I eat
+# meat again", "went vegan for a bet and lasted two days").
+_DENIED = re.compile(r"\b(?:not|never|no longer|used to|(?:was|were|had)(?! diagnosed))\b|n't\b")
+_LIFTED = re.compile(r"\b(?:anymore|any more|again|lasted|for a bet|grew out of|no longer)\b")
+_HEALTHY = re.compile(
+    r"\b(?:normal|fine|ok|okay|healthy|came back|clinic|thesis|research|reading|article|"
+    r"studying|lecture|course)\b"
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|my|we|we're|our|us|me)\b")
+# An allergy or intolerance to a food ("allergic to shellfish", "peanut allergy", "lactose
+# intolerant"; not "allergy season", "allergic to penicillin"), or a condition always about
+# eating; strength 0.
+_ALLERGIES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"\bal+erg(?:ic|y|ies) (?:to|for|of) (?:the |any |all )?(?P<x>[a-z]+)(?: (?P<y>[a-z]+))?",
+        r"\b(?P<x>[a-z]+)[- ]al+erg(?:y|ies)\b",
+        r"\b(?P<x>[a-z]+)[- ]intoleran(?:t|ce)\b",
+        r"\bintoleran(?:t|ce) (?:to|of) (?P<x>[a-z]+)",
+    )
+)
+_COELIAC = re.compile(r"\b(?:co?eliac|anaphyla\w*|epipen)\b")
+# A condition that governs eating, said of the user's own body ("I have type 2 diabetes", "my
+# uric acid is high", "My LDL cholesterol is 4.1"); strength 0.
+_CONDITION = re.compile(
+    r"\b(?:diabet(?:es|ic)|cholesterol|uric acid|gout|ibs|fodmap|crohn'?s|a1c|blood sugar)\b"
+)
+# A food reacted to ("it repeats on me", "Dairy makes me bloated"); strength 0.
+_REACTION = re.compile(
+    r"\b(?:upsets?|repeats? on|disagrees? with|(?:doesn't|does not|don't) agree with) "
+    r"(?:me|my (?:stomach|tummy|gut))\b|\bmakes? me (?:\w+ )?(?:sick|bloated|ill|nauseous)\b|"
+    r"\b(?:gives? me|get|gets) (?:hives|migraines?|headaches?|a rash|heartburn|reflux)\b"
+)
+# A diet kept ("I'm vegetarian", "we keep kosher", "went fully vegetarian", "the menu has to be
+# vegetarian"), or asked for of a meal ("I need halal lunch ideas"); strength 1.
+_DIET = re.compile(
+    r"\b(?:i'm|im|i am|i've been|we're|we are|is|are|went|gone|turned|keep|keeps|stay|stays|eat|"
+    r"eats|doing|on an?|follow(?:s|ing)? an?|(?:has|have|needs?) to be|must be)\s+(?:(?:fully|"
+    rf"strictly|strict|mostly|now|completely|totally|still|also|basically|mainly|all|a)\s+)?"
+    rf"(?:{_DIETS})\b(?!\s+(?:recipes?|restaurants?|places?|cafes?|festivals?|cookbooks?|blogs?|"
+    r"options|friends?|food|meals?|dishes)\b)"
+)
+_DIET_MEAL = re.compile(
+    rf"\b(?:need|needs|want|wants|looking for|only)\s+(?:\w+\s+)?(?:{_DIETS})\s+"
+    r"(?:meals?|menus?|recipes?|food|lunch(?:es)?|dinners?|breakfasts?|snacks?|options|ideas)\b"
+)
+# A food or drink refused, cut down, disliked ("We don't eat pork", "I need to eat less red
+# meat", "I have never cared for garlic", "onion and garlic are a problem", "no dairy for me",
+# "I'm 2 years sober"); strength 2. What follows the verb must be a food, or nothing ("I
+# don't drink."): not "I don't eat out much", "I never eat before a run".
+_REFUSED = re.compile(
+    r"\b(?:(?:don'?t|do not|doesn'?t|does not|can'?t|cannot|won'?t|shouldn'?t|mustn'?t|never|"
+    r"not allowed to|stopped|quit|gave up)\s+(?:eat(?:ing)?|drink(?:ing)?|have|having|touch)\b|"
+    r"avoid(?:s|ing)?|cut(?:ting)? out|cutting down on|(?:eat|eating|drink|drinking) less|"
+    r"never cared for|can'?t stand|can'?t tolerate|hates?|dislikes?|(?:don'?t|do not) like|"
+    r"not a fan of)(?P<rest>[^,.;:!?]*)"
+)
+_PROBLEM = re.compile(r"\b(?P<head>[a-z]+) (?:is|are) (?:a |the )?problem\b")
+_NONE_FOR = re.compile(
+    r"\bno (?P<words>(?:[a-z]+ ){1,4})(?:for (?:me|us|him|her|them|the kids)|in the house|"
+    r"at home|please|pls)\b|\b(?:please|pls) no (?P<asked>[a-z]+)"
+    r"|\b(?:i'm|im|i am|i've been|i have been) (?:\w+ ){0,3}sober\b"
+)
+_NOT_FOOD_AFTER = frozenset("out before after at in on from and while late much too enough".split())
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_CLAUSE_START = re.compile(r"[,;:]|\b(?:but|and|so|because)\b")
+
+
+def asks_food(query: str) -> bool:
+    """Whether ``query`` (a task: core.search.standing.asks_task) is about food: a meal, dish,
+    recipe, snack or drink word, or a noun WordNet files under food ("a pasta supper", "an
+    apple tart"); not about something named after food (``_NOT_EATING``)."""
+    if _NOT_EATING.search(query):
+        return False
+    return any(w in _FOOD_WORDS or _food(w) for w in query_tokens(query))
+
+
+def strength(record: Record) -> int | None:
+    """How surely ``record`` states a dietary constraint in the user's own words (see the
+    module docstring): 0 an allergy, intolerance, reaction or condition, 1 a diet, 2 a food
+    refused or disliked; None when it states none. Only a user statement or an imported user
+    turn; the strongest sentence of its content or evidence counts."""
+    if conversation.is_imported_turn(record):
+        if conversation.turn_role(record.tags) != "user":
+            return None
+    elif record.source_kind is not SourceKind.USER_STATEMENT:
+        return None
+    found = [
+        level
+        for text in (record.content, record.evidence or "")
+        for sentence in _SENTENCE.findall(text.replace("\u2019", "'").casefold())
+        if (level := _sentence_strength(sentence)) is not None
+    ]
+    return min(found, default=None)
+
+
+def is_constraint(record: Record) -> bool:
+    """Whether ``record`` states a dietary constraint (``strength``)."""
+    return strength(record) is not None
+
+
+def _sentence_strength(sentence: str) -> int | None:
+    levels = [
+        level
+        for level, found in (
+            (0, _medical(sentence)),
+            (1, _kept(sentence, _DIET) or _kept(sentence, _DIET_MEAL)),
+            (2, _refused(sentence)),
+        )
+        if found
+    ]
+    return min(levels, default=None)
+
+
+def _clause_before(sentence: str, at: int) -> str:
+    """The words of ``sentence``'s clause before position ``at``: who the constraint is of."""
+    starts = [m.end() for m in _CLAUSE_START.finditer(sentence, 0, at)]
+    return sentence[max(starts, default=0) : at]
+
+
+def _held(sentence: str, match: re.Match[str]) -> bool:
+    """Whether the constraint ``match`` says is held now by the user or the household: not a
+    pet's or a colleague's, not denied or past before it, not lifted after it in its clause."""
+    who = _clause_before(sentence, match.start())
+    rest = _CLAUSE_START.split(sentence[match.end() :], maxsplit=1)[0]
+    return not (_NOT_HOUSEHOLD.search(who) or _DENIED.search(who) or _LIFTED.search(rest))
+
+
+def _kept(sentence: str, pattern: re.Pattern[str]) -> bool:
+    return any(_held(sentence, match) for match in pattern.finditer(sentence))
+
+
+def _medical(sentence: str) -> bool:
+    """An allergy or intolerance to a food, coeliac disease, a reaction to a food, or (said of
+    the user's own body, not of a test that came back fine) a condition that governs eating."""
+    if _kept(sentence, _COELIAC) or _kept(sentence, _REACTION):
+        return True
+    own = _FIRST_PERSON.search(sentence) and not _HEALTHY.search(sentence)
+    if own and _kept(sentence, _CONDITION):
+        return True
+    return any(
+        any(_eaten(w) for w in match.groupdict().values() if w is not None)
+        and _held(sentence, match)
+        for pattern in _ALLERGIES
+        for match in pattern.finditer(sentence)
+    )
+
+
+def _refused(sentence: str) -> bool:
+    """A food or drink refused, cut down or disliked by the user or the household: "no"
+    before it and "for me" / "in the house" / "please" after, a refusal before it (at most
+    four words on, or a refusal of eating or drinking at all), a dislike of it ("hate
+    mushrooms", not "hate the smell of fish"), or it "is a problem"."""
+    for match in _NONE_FOR.finditer(sentence):
+        said = f"{match.group('words') or ''} {match.group('asked') or ''}".split()
+        whose = _clause_before(sentence, match.start())
+        if not _NOT_HOUSEHOLD.search(whose) and (not said or any(_eaten(w) for w in said)):
+            return True
+    for match in _PROBLEM.finditer(sentence):
+        if _eaten(match.group("head")) and _held(sentence, match):
+            return True
+    for match in _REFUSED.finditer(sentence):
+        if _NOT_HOUSEHOLD.search(_clause_before(sentence, match.start())):
+            continue
+        words = [w for w in match.group("rest").split() if w not in ("a", "an", "the", "any")]
+        if not words:
+            if re.search(r"(?:eat|drink)(?:ing)?$", match.group(0).strip()):
+                return True  # "I don't drink."
+            continue
+        if words[0] in _NOT_FOOD_AFTER:
+            continue
+        disliked = not re.search(r"\b(?:eat|drink|have|touch)", match.group(0))
+        if any(_eaten(w) for w in (words[:1] if disliked else words[:4])):
+            return True
+    return False
+
+
+def _eaten(word: str) -> bool:
+    word = word.strip("'\"")
+    return word in _EATEN or _food(word)
+
+
+@functools.lru_cache(maxsize=4096)
+def _food(word: str) -> bool:
+    """Whether one of ``word``'s first noun senses is a kind of food or drink by WordNet."""
+    net = wordnet()
+    if net is None or not word.isalpha():
+        return False
+    return any(
+        net.under(sense, kind)
+        for lemma in net.lemmas(word.casefold(), "n")
+        for sense in net.senses(lemma, "n")[:_FOOD_SENSES]
+        for kind in ("food", "beverage")
+    )

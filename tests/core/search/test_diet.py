@@ -1,0 +1,145 @@
+"""Dietary constraints (core.search.diet): what the user or their household must not or will not
+eat comes with every food task, however far its words are from the task; never with a task about
+something else nor with a question about a stored fact; the response says why, and replaying
+the log agrees."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.models import SourceKind
+from agent_memory.core.search import diet
+from agent_memory.core.search.ranking import replay
+from agent_memory.core.session import Session
+from tests.core.search.test_standing import FACTS, contents, payload, record, search, stated
+
+COELIAC = "I have coeliac disease."
+SHELLFISH = "jack's allergic to shellfish so no prawn bait fights pls lol."
+GARLIC = "Only onion and garlic are a problem, everything else is fine again."
+
+
+@pytest.fixture
+def alice(memory: Memory) -> Session:
+    return stated(memory, [*FACTS, COELIAC, SHELLFISH, GARLIC])
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Suggest a sandwich for my lunch.",
+        "Give me a pasta recipe for tonight.",
+        "Suggest a seafood dinner for the whole family.",
+        "Could you give me a recipe for a nice apple tart for Sunday?",
+    ],
+)
+def test_a_food_task_gets_the_dietary_constraints(alice: Session, task: str) -> None:
+    result = search(alice, task)
+    reasons = {r["content"]: r["explanation"] for r in result["results"]}
+    assert {COELIAC, SHELLFISH, GARLIC} <= reasons.keys(), task
+    added = [c for c in (COELIAC, SHELLFISH, GARLIC) if reasons[c]["passed_on"] == "constraint"]
+    assert added  # those not close enough to pass on their own
+    assert all("dietary constraint" in reasons[c]["gate"] for c in added)
+    logged = payload(alice, result["search_id"])
+    added = {r["id"] for r in result["results"] if r["explanation"]["passed_on"] == "constraint"}
+    assert set(logged["gate"]["constraints"]) == added
+    assert replay(logged) == [r["id"] for r in result["results"]]
+
+
+def test_another_task_or_a_fact_question_gets_none(alice: Session) -> None:
+    for query in ("Explain how index funds work.", "Where does my sister live?"):
+        found = contents(search(alice, query))
+        assert not {COELIAC, SHELLFISH, GARLIC} & set(found), query
+
+
+def test_at_most_a_few_the_surest_then_the_latest_first(memory: Memory) -> None:
+    """An allergy before a dislike or a refusal, then the one stated last: a refusal stated
+    after an allergy never pushes it out of the answer."""
+    said = [
+        "We don't eat pork.",
+        "I'm lactose intolerant.",
+        "I need to eat less red meat.",
+        "My daughter has a sesame allergy.",
+    ]
+    session = stated(memory, [*FACTS, *said])
+    result = search(session, "Suggest a sandwich for my lunch.")
+    added = [
+        r["content"] for r in result["results"] if r["explanation"]["passed_on"] == "constraint"
+    ]
+    assert added == [said[3], said[1], said[2]][: diet.MAX_CONSTRAINTS]
+    assert said[0] not in contents(result)
+
+
+@pytest.mark.parametrize(
+    ("query", "food"),
+    [
+        ("Suggest a sandwich for my lunch.", True),
+        ("Suggest a pasta supper I could make this evening.", True),  # "pasta" is food
+        ("What drinks should I get in for a barbecue?", True),
+        ("Write me a shopping list for a week of camp meals.", True),
+        ("Suggest a scent combination for a new soap batch.", False),
+        ("Give me a workout for this week.", False),
+        ("Explain how index funds work.", False),
+        # named after food, not about eating it
+        ("Suggest a name for my cooking blog.", False),
+        ("Plan a trip to the food festival.", False),
+        ("Write a poem about apples.", False),
+    ],
+)
+def test_what_a_food_task_is(query: str, food: bool) -> None:
+    assert diet.asks_food(query) is food
+
+
+@pytest.mark.parametrize(
+    ("content", "constraint"),
+    [
+        (COELIAC, True),
+        (SHELLFISH, True),  # someone the user cooks for
+        (GARLIC, True),
+        ("I ought to say I have never cared for garlic; it repeats on me terribly.", True),
+        ("my doctor said my uric acid is high and I need to eat less red meat", True),
+        ("I have type 2 diabetes so I'd like scones that won't spike my sugar.", True),
+        ("We don't eat pork, obviously.", True),
+        ("Zosia is allergic for nuts, so careful.", True),
+        ("I need halal lunch ideas for the kids' lunchbox.", True),
+        ("I went fully vegetarian after watching a documentary.", True),
+        ("I'm 2 years sober so no alcohol in the house.", True),
+        ("No xanthan gum. It upsets my stomach.", True),
+        ("I'm intolerant to lactose.", True),
+        ("I can't have gluten.", True),
+        ("Dairy makes me really bloated.", True),
+        ("I was diagnosed with type 2 diabetes last year.", True),
+        # not the household's: a pet's, a colleague's, an ex's
+        ("My dog is allergic to chicken.", False),
+        ("My coworker Sam is vegan.", False),
+        ("My ex was allergic to shellfish.", False),
+        # denied, lifted, past, or a test that came back fine
+        ("I'm not vegetarian anymore, I eat meat again.", False),
+        ("I used to be allergic to eggs as a kid but grew out of it.", False),
+        ("My brother went vegan for a bet and lasted two days.", False),
+        ("My grandmother had diabetes.", False),
+        ("My cholesterol test came back fine.", False),
+        # no food refused: eating out, eating before a run, an empty fridge, a smell
+        ("I don't eat out much, too expensive.", False),
+        ("I never eat before a run.", False),
+        ("No meat in the fridge, need to shop.", False),
+        ("I keep vegan recipes bookmarked for my sister.", False),
+        ("I hate the smell of fish in the office microwave.", False),
+        ("The cheese course is a problem for timing at the wedding.", False),
+        # an allergy, a diet or a dislike of something no one eats
+        ("My allergy season is brutal this year.", False),
+        ("I'm allergic to cats.", False),
+        ("I'm allergic to ibuprofen.", False),  # a medicine, not a food
+        ("We went to the vegan festival on Saturday.", False),
+        ("I can't stand Mondays.", False),
+        ("Traffic is a problem on the way to work.", False),
+        ("I love a good curry.", False),
+    ],
+)
+def test_what_is_a_dietary_constraint(content: str, constraint: bool) -> None:
+    assert diet.is_constraint(record(content)) is constraint
+
+
+@pytest.mark.parametrize("kind", [SourceKind.TOOL_RESULT, SourceKind.AGENT_INFERENCE])
+def test_only_the_users_own_words_state_one(kind: SourceKind) -> None:
+    assert not diet.is_constraint(record(COELIAC, source_kind=kind))
