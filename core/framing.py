@@ -439,6 +439,11 @@ _FRAMES = (
     # tell you I'm quitting, but I changed my mind").
     rf"i\s+(?:(?:forgot|forget|have|need|needed)\s+to\s+(?:{_TELL_YOU}|{_MENTION}|{_SAY}|"
     rf"update\s+{_YOU})|should(?:\s+have|{_APOSTROPHE}ve)\s+(?:{_TELL_YOU}|mentioned|said))",
+    # "I ought to say", "I must say", "I should mention", "I must admit": announcing the
+    # user's own statement. Not "I should say" (as often an estimate: "I should say it's 5 km").
+    rf"i\s+(?:ought\s+to\s+(?:{_SAY}|{_MENTION}|{_TELL_YOU}|admit)|"
+    rf"must\s+(?:{_SAY}|{_MENTION}|{_TELL_YOU}|admit)|should\s+(?:{_MENTION}|{_TELL_YOU}|add)|"
+    r"(?:have|need)\s+to\s+admit)",
     # "not sure if I told you", "dunno if i mentioned it", "I can't remember whether I said"
     rf"(?:i{_APOSTROPHE}m\s+|i\s+am\s+)?(?:not\s+sure|unsure|dunno|idk|no\s+idea|"
     rf"(?:i\s+)?(?:don{_APOSTROPHE}t|do\s+not|can{_APOSTROPHE}t|cannot)\s+(?:know|remember|recall)|"

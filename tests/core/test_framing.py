@@ -131,6 +131,11 @@ def test_a_clause_told_before_a_question_or_hedge(sentence: str, told: str | Non
         ("As I said yesterday, I'm off on Friday.", "I'm off on Friday."),
         ("I should've told you, I'm pregnant.", "I'm pregnant."),
         ("Like I told you guys, I'm a nurse.", "I'm a nurse."),
+        # announcing the user's own statement
+        ("I ought to say I have never cared for garlic.", "I have never cared for garlic."),
+        ("I must say I love the new flat.", "I love the new flat."),
+        ("I should mention I'm allergic to penicillin.", "I'm allergic to penicillin."),
+        ("I must admit I'm a terrible cook.", "I'm a terrible cook."),
     ],
 )
 def test_a_clause_about_telling_the_assistant_frames_the_telling(sentence: str, claim: str) -> None:
@@ -159,6 +164,8 @@ def test_a_clause_about_telling_the_assistant_frames_the_telling(sentence: str, 
         "As I said, no.",  # too little left to claim anything
         "I live in Leeds.",
         "Not sure if I can come on Friday.",
+        "I should say it's about 5 km.",  # an estimate
+        "I ought to say something to her.",
     ],
 )
 def test_other_telling_frames_nothing(sentence: str) -> None:
