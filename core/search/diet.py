@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.models import SourceKind
-from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ MARKERS = query_tokens(
 # What a food task asks about, besides a noun WordNet files under food ("pasta", "tart").
 _FOOD_WORDS = frozenset(
     """
-    food foods meal meals recipe recipes dinner dinners lunch lunches lunchbox breakfast brunch
+    food foods meal meals recipe recipes dinner dinners lunch lunches lunchbox lunchboxes
+    breakfast brunch catering
     supper snack snacks dish dishes menu menus cook cooking bake baking dessert desserts treat
     treats drink drinks cocktail cocktails picnic barbecue bbq takeaway restaurant groceries
     grocery eat
@@ -70,10 +71,17 @@ _FOOD_WORDS = frozenset(
 _NOT_EATING = re.compile(
     r"\b(?:blog|festival|job|jobs|app|website|site|market|business|essay|book|books|article|"
     r"poem|story|song|title|name|names|caption|logo|advert\w*|history|documentary|class|course|"
-    r"podcast|video|translate|summari[sz]e|proofread|spell|spelling|pronounce)\b",
+    r"podcast|video|translate|summari[sz]e|proofread|spell|spelling|pronounce|dog|dogs|cat|cats|"
+    r"puppy|kitten|pet|pets)\b",
     re.IGNORECASE,
 )
 _FOOD_SENSES = 2  # "garlic" and "onion" are first the plant, second what one eats
+# What may follow a food word in a food task ("a snack list", "lunch ideas", "dinner tonight").
+_WITH_FOOD = frozenset(
+    "list ideas idea plan plans options suggestions box platter spread kit tonight tomorrow "
+    "today weekend week near around nearby without".split()
+)
+_WORDS = re.compile(r"[a-z][a-z'-]*")
 
 # Foods WordNet files elsewhere first ("nut" is first a seed, "gluten" a protein, "onion" the
 # plant), which allergies and diets name most.
@@ -81,10 +89,12 @@ _EATEN = frozenset(
     """
     nut nuts peanut peanuts sesame gluten dairy soy soya lactose fructose mushroom mushrooms
     onion onions olive olives wheat shellfish egg eggs milk fish seafood food foods carbs caffeine
+    walnut walnuts cashew cashews almond almonds hazelnut hazelnuts pecan pecans pistachio
+    pistachios kiwi kiwis lupin mustard celery
     """.split()
 )
 _DIETS = (
-    r"vegan|vegetarian|veggie|pescatarian|pescetarian|halal|kosher|keto|plant[- ]based|"
+    r"vegan|vegetarian|veggie|pescatarian|pescetarian|halal|kosher|jain|keto|plant[- ]based|"
     r"(?:gluten|dairy|lactose|nut|sugar)[- ]free|low[- ](?:carb|fodmap|sugar|salt|sodium|fat)"
 )
 # Whose a constraint is: the user's or the household's, not a pet's, a colleague's, an ex's
@@ -98,7 +108,9 @@ _NOT_HOUSEHOLD = re.compile(
 # A constraint denied or past, said before it ("I'm not allergic to ...", "I used to be
 # allergic to eggs", "My grandmother had diabetes"), or lifted, said after it ("... but I eat
 # meat again", "went vegan for a bet and lasted two days").
-_DENIED = re.compile(r"\b(?:not|never|no longer|used to|(?:was|were|had)(?! diagnosed))\b|n't\b")
+_DENIED = re.compile(
+    r"\b(?:not|never|no longer|used to|grew out of|outgrew|(?:was|were|had)(?! diagnosed))\b|n't\b"
+)
 _LIFTED = re.compile(r"\b(?:anymore|any more|again|lasted|for a bet|grew out of|no longer)\b")
 _HEALTHY = re.compile(
     r"\b(?:normal|fine|ok|okay|healthy|came back|clinic|thesis|research|reading|article|"
@@ -121,22 +133,31 @@ _COELIAC = re.compile(r"\b(?:co?eliac|anaphyla\w*|epipen)\b")
 # A condition that governs eating, said of the user's own body ("I have type 2 diabetes", "my
 # uric acid is high", "My LDL cholesterol is 4.1"); strength 0.
 _CONDITION = re.compile(
-    r"\b(?:diabet(?:es|ic)|cholesterol|uric acid|gout|ibs|fodmap|crohn'?s|a1c|blood sugar)\b"
+    r"\b(?:diabet(?:es|ic)|cholesterol|uric acid|gout|ibs|fodmap|crohn'?s|a1c|blood sugar|"
+    r"warfarin|statins?|blood thinners?|gastric (?:bypass|band|sleeve)|hypertension)\b"
 )
-# A food reacted to ("it repeats on me", "Dairy makes me bloated"); strength 0.
-_REACTION = re.compile(
+# A food reacted to ("it repeats on me", "Dairy makes me bloated", "Peanuts make my throat
+# swell"); strength 0. The stomach's by a food or "it"; the others by a food named before them
+# in the clause ("Penicillin gives me a rash" is no food's).
+_DIGESTION = re.compile(
     r"\b(?:upsets?|repeats? on|disagrees? with|(?:doesn't|does not|don't) agree with) "
-    r"(?:me|my (?:stomach|tummy|gut))\b|\bmakes? me (?:\w+ )?(?:sick|bloated|ill|nauseous)\b|"
-    r"\b(?:gives? me|get|gets) (?:hives|migraines?|headaches?|a rash|heartburn|reflux)\b"
+    r"(?:me|my (?:stomach|tummy|gut))\b|\bmakes? me (?:\w+ )?(?:sick|bloated|ill|nauseous)\b"
+)
+_FROM = re.compile(r" (?:from|after) ((?:[a-z]+ ){0,2}[a-z]+)")
+_REACTION = re.compile(
+    r"\b(?:gives? me|get|gets) (?:\w+ )?(?:hives|migraines?|headaches?|a rash|heartburn|"
+    r"reflux)\b|\bmakes? my (?:throat|lips|mouth|tongue|face) (?:\w+ )?(?:swell|tingle|itch)|"
+    r"\b(?:end|ended) up in (?:the )?(?:hospital|a&e|er)\b"
 )
 # A diet kept ("I'm vegetarian", "we keep kosher", "went fully vegetarian", "the menu has to be
 # vegetarian"), or asked for of a meal ("I need halal lunch ideas"); strength 1.
 _DIET = re.compile(
     r"\b(?:i'm|im|i am|i've been|we're|we are|is|are|went|gone|turned|keep|keeps|stay|stays|eat|"
-    r"eats|doing|on an?|follow(?:s|ing)? an?|(?:has|have|needs?) to be|must be)\s+(?:(?:fully|"
-    rf"strictly|strict|mostly|now|completely|totally|still|also|basically|mainly|all|a)\s+)?"
-    rf"(?:{_DIETS})\b(?!\s+(?:recipes?|restaurants?|places?|cafes?|festivals?|cookbooks?|blogs?|"
-    r"options|friends?|food|meals?|dishes)\b)"
+    r"eats|doing|go|going|on an?|follow(?:s|ing)? an?|(?:has|have|needs?) to be|must be)\s+"
+    r"(?:(?:fully|strictly|strict|mostly|now|completely|totally|still|also|basically|mainly|"
+    rf"all|pure|a)\s+)?(?:{_DIETS})\b(?!\s+(?:recipes?|restaurants?|places?|cafes?|festivals?|"
+    r"cookbooks?|blogs?|options|friends?|food|meals?|dishes|chefs?|cooks?|bakery|shops?|"
+    r"activists?|influencers?|bloggers?)\b)"
 )
 _DIET_MEAL = re.compile(
     rf"\b(?:need|needs|want|wants|looking for|only)\s+(?:\w+\s+)?(?:{_DIETS})\s+"
@@ -167,10 +188,21 @@ _CLAUSE_START = re.compile(r"[,;:]|\b(?:but|and|so|because)\b")
 def asks_food(query: str) -> bool:
     """Whether ``query`` (a task: core.search.standing.asks_task) is about food: a meal, dish,
     recipe, snack or drink word, or a noun WordNet files under food ("a pasta supper", "an
-    apple tart"); not about something named after food (``_NOT_EATING``)."""
+    apple tart"), not followed by another thing's name ("a cookie consent banner"); not a task
+    about something named after food, nor for a pet (``_NOT_EATING``)."""
     if _NOT_EATING.search(query):
         return False
-    return any(w in _FOOD_WORDS or _food(w) for w in query_tokens(query))
+    words = _WORDS.findall(query.casefold())
+    for i, word in enumerate(words):
+        if word in STOPWORDS or not (word in _FOOD_WORDS or _food(word)):
+            continue
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if not after or after in STOPWORDS or after in _FOOD_WORDS or after in _WITH_FOOD:
+            return True
+        if _food(after):
+            return True
+        # Otherwise a food word naming another thing: "a cookie consent banner", "Raspberry Pi".
+    return False
 
 
 def strength(record: Record) -> int | None:
@@ -231,8 +263,14 @@ def _kept(sentence: str, pattern: re.Pattern[str]) -> bool:
 def _medical(sentence: str) -> bool:
     """An allergy or intolerance to a food, coeliac disease, a reaction to a food, or (said of
     the user's own body, not of a test that came back fine) a condition that governs eating."""
-    if _kept(sentence, _COELIAC) or _kept(sentence, _REACTION):
+    if _kept(sentence, _COELIAC) or _kept(sentence, _DIGESTION):
         return True
+    for match in _REACTION.finditer(sentence):
+        before = _clause_before(sentence, match.start()).split()
+        source = _FROM.match(sentence, match.end())  # "I get migraines from red wine"
+        named = [*before, *(source.group(1).split() if source else [])]
+        if any(_eaten(w) for w in named) and _held(sentence, match):
+            return True
     own = _FIRST_PERSON.search(sentence) and not _HEALTHY.search(sentence)
     if own and _kept(sentence, _CONDITION):
         return True
@@ -251,7 +289,7 @@ def _refused(sentence: str) -> bool:
     mushrooms", not "hate the smell of fish"), or it "is a problem"."""
     for match in _NONE_FOR.finditer(sentence):
         said = f"{match.group('words') or ''} {match.group('asked') or ''}".split()
-        whose = _clause_before(sentence, match.start())
+        whose = sentence[: match.start()]  # "My cat is lactose intolerant, no milk for her."
         if not _NOT_HOUSEHOLD.search(whose) and (not said or any(_eaten(w) for w in said)):
             return True
     for match in _PROBLEM.finditer(sentence):

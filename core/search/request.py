@@ -83,7 +83,7 @@ class Search:
     # Whether the query asks for a task (core.search.standing.asks_task), and then the records
     # holding the words of standing instructions.
     task: bool = False
-    food: bool = False  # ... about food: dietary constraints come too (core.search.diet)
+    food: bool = False  # about food (core.search.diet): a task's dietary constraints come too
     standing: Ranked = field(default_factory=list)
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.

@@ -36,15 +36,7 @@ from agent_memory.core.models import (
     new_id,
     parse_time,
 )
-from agent_memory.core.search import (
-    diet,
-    explain,
-    later,
-    ranking,
-    siblings,
-    standing,
-    subject,
-)
+from agent_memory.core.search import diet, explain, later, ranking, siblings, standing, subject
 from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
@@ -117,11 +109,8 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
-            s.task = standing.asks_task(query)
-            if s.task:
-                # However far from the task: found by their own words (core.search.standing,
-                # and for a food task core.search.diet).
-                s.food = diet.asks_food(query)
+            s.task, s.food = standing.asks_task(query), diet.asks_food(query)
+            if s.task:  # However far from it: by their own words (core.search.standing, .diet).
                 marks = [*standing.MARKERS, *(diet.MARKERS if s.food else [])]
                 s.standing = generators.lexical(
                     marks, generators.scored(marks, scopes, index=index), where, depth, index=index
@@ -381,7 +370,6 @@ class Retriever:
             **s.margins,
             subject=s.subject_floor,
         )
-        # A task gets the user's standing instructions however far they are from it.
         s.survivors, placed, above = standing.admit(
             s.task, s.ordered, s.records, s.survivors, food=s.food
         )
@@ -406,7 +394,6 @@ class Retriever:
             # A task's standing instructions, added in this order (core.search.standing).
             "standing": [c.record_id for c in placed],
             "standing_above": above,  # an added instruction -> the older one it goes above
-            # Of those, the dietary constraints added for a food task (core.search.diet).
             "constraints": [c.record_id for c in placed if c.passed_on == "constraint"],
         }
         if s.subject_floor is not None:

@@ -84,6 +84,9 @@ def test_at_most_a_few_the_surest_then_the_latest_first(memory: Memory) -> None:
         ("Suggest a name for my cooking blog.", False),
         ("Plan a trip to the food festival.", False),
         ("Write a poem about apples.", False),
+        ("Fix the bug in my cookie consent banner.", False),  # a food word naming another thing
+        ("What should I feed my dog?", False),  # not the household's meal
+        ("What should I pack for the kids' school lunchboxes?", True),
     ],
 )
 def test_what_a_food_task_is(query: str, food: bool) -> None:
@@ -108,6 +111,12 @@ def test_what_a_food_task_is(query: str, food: bool) -> None:
         ("I'm intolerant to lactose.", True),
         ("I can't have gluten.", True),
         ("Dairy makes me really bloated.", True),
+        ("I'm allergic to walnuts.", True),
+        ("Peanuts make my throat swell up.", True),
+        ("I get migraines from red wine.", True),
+        ("Penicillin gives me a rash.", False),  # a reaction to no food
+        ("My kid grew out of his egg allergy last year.", False),
+        ("My cat is lactose intolerant, no milk for her.", False),
         ("I was diagnosed with type 2 diabetes last year.", True),
         # not the household's: a pet's, a colleague's, an ex's
         ("My dog is allergic to chicken.", False),
