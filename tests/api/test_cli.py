@@ -241,6 +241,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     task = out.split("'Plan me a cycling route around the lake.'")[1].splitlines()
     assert "Please always give me distances in kilometres." in task[1]
     assert "a standing instruction of the user's, for a task" in task[2]
+    # A food task gets the user's dietary constraint.
+    food = out.split("'Suggest a quick snack for my afternoon break.'")[1].splitlines()
+    assert "Alice is allergic to peanuts." in food[1]
+    assert "a dietary constraint the user stated, for a food task" in food[2]
     assert re.search(r"forget    user carol: records 3\b", out)  # the imported conversation
     # Either of Alice's two allergies answers "What is Alice allergic to?"; the snapshot must
     # answer from what it holds, and log nothing.
