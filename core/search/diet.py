@@ -40,7 +40,6 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_memory.core.judge.wordnet import wordnet
-from agent_memory.core.models import SourceKind
 from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
@@ -196,12 +195,12 @@ def asks_food(query: str) -> bool:
     for i, word in enumerate(words):
         if word in STOPWORDS or not (word in _FOOD_WORDS or _food(word)):
             continue
+        # Not a food word naming another thing: "a cookie consent banner", "Raspberry Pi".
         after = words[i + 1] if i + 1 < len(words) else ""
         if not after or after in STOPWORDS or after in _FOOD_WORDS or after in _WITH_FOOD:
             return True
-        if _food(after):
+        if _food(after):  # "an apple tart"
             return True
-        # Otherwise a food word naming another thing: "a cookie consent banner", "Raspberry Pi".
     return False
 
 
@@ -210,10 +209,7 @@ def strength(record: Record) -> int | None:
     module docstring): 0 an allergy, intolerance, reaction or condition, 1 a diet, 2 a food
     refused or disliked; None when it states none. Only a user statement or an imported user
     turn; the strongest sentence of its content or evidence counts."""
-    if conversation.is_imported_turn(record):
-        if conversation.turn_role(record.tags) != "user":
-            return None
-    elif record.source_kind is not SourceKind.USER_STATEMENT:
+    if not conversation.in_the_users_words(record):
         return None
     found = [
         level

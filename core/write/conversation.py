@@ -214,6 +214,15 @@ def is_imported_turn(record: Record) -> bool:
     )
 
 
+def in_the_users_words(record: Record) -> bool:
+    """Whether ``record`` holds the user's own words: a user statement, or an imported turn
+    the user said; never a tool's, an agent's, an assistant turn's or a summary's text. What
+    the user asked for or must not eat is read only there (core.search.standing, .diet)."""
+    if is_imported_turn(record):
+        return turn_role(record.tags) == "user"
+    return record.source_kind is SourceKind.USER_STATEMENT
+
+
 def turn_role(tags: Iterable[str]) -> str | None:
     """The role of the conversation turn a record stores (its ``role:`` tag), else None."""
     for tag in tags:
