@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import mmap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -262,6 +263,17 @@ class WordNet:
             ]
             seen.update(frontier)
         return False
+
+    def noun_under(self, word: str, kinds: Iterable[str], *, senses: int) -> bool:
+        """Whether one of the first ``senses`` noun senses of ``word`` (of any of its lemmas)
+        is, at any depth, a kind or an instance of a synset holding one of ``kinds`` ("bank"
+        in its second sense is an institution, "garlic" in its second a food)."""
+        return any(
+            self.under(sense, kind)
+            for lemma in self.lemmas(word, "n")
+            for sense in self.senses(lemma, "n")[:senses]
+            for kind in kinds
+        )
 
     def too_general(self, lemma: str) -> bool:
         """Whether ``lemma`` is too general to say what a statement claims ("thing", "act")."""

@@ -226,16 +226,12 @@ def is_constraint(record: Record) -> bool:
 
 
 def _sentence_strength(sentence: str) -> int | None:
-    levels = [
-        level
-        for level, found in (
-            (0, _medical(sentence)),
-            (1, _kept(sentence, _DIET) or _kept(sentence, _DIET_MEAL)),
-            (2, _refused(sentence)),
-        )
-        if found
-    ]
-    return min(levels, default=None)
+    """The strength of the surest constraint ``sentence`` states (``strength``), or None."""
+    if _medical(sentence):
+        return 0
+    if _kept(sentence, _DIET) or _kept(sentence, _DIET_MEAL):
+        return 1
+    return 2 if _refused(sentence) else None
 
 
 def _clause_before(sentence: str, at: int) -> str:
@@ -318,9 +314,4 @@ def _food(word: str) -> bool:
     net = wordnet()
     if net is None or not word.isalpha():
         return False
-    return any(
-        net.under(sense, kind)
-        for lemma in net.lemmas(word.casefold(), "n")
-        for sense in net.senses(lemma, "n")[:_FOOD_SENSES]
-        for kind in ("food", "beverage")
-    )
+    return net.noun_under(word.casefold(), ("food", "beverage"), senses=_FOOD_SENSES)

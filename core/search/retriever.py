@@ -109,8 +109,9 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
-            s.task, s.food = standing.asks_task(query), diet.asks_food(query)
+            s.task = standing.asks_task(query)
             if s.task:  # However far from it: by their own words (core.search.standing, .diet).
+                s.food = diet.asks_food(query)
                 marks = [*standing.MARKERS, *(diet.MARKERS if s.food else [])]
                 s.standing = generators.lexical(
                     marks, generators.scored(marks, scopes, index=index), where, depth, index=index
@@ -370,19 +371,18 @@ class Retriever:
             **s.margins,
             subject=s.subject_floor,
         )
-        s.survivors, placed, above = standing.admit(
+        s.survivors, added, above = standing.admit(
             s.task, s.ordered, s.records, s.survivors, food=s.food
         )
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
-        dropped = s.dropped
         s.gate_log = {
             "decision": "pass" if s.survivors else "empty",
-            "best_dense": max((v for i, v in s.dense if i not in dropped), default=None),
+            "best_dense": max((v for i, v in s.dense if i not in s.dropped), default=None),
             "best_lexical": max(
-                (v for i, v in [*s.lexical, *s.timed] if i not in dropped), default=None
+                (v for i, v in [*s.lexical, *s.timed] if i not in s.dropped), default=None
             ),
-            "entity_matches": sum(1 for i, _ in s.entity if i not in dropped),
+            "entity_matches": sum(1 for i, _ in s.entity if i not in s.dropped),
             "floors": {
                 "dense": s.dense_floor,
                 "lexical": s.lexical_floor,
@@ -392,9 +392,9 @@ class Retriever:
             },
             "passed": [c.record_id for c in s.survivors],
             # A task's standing instructions, added in this order (core.search.standing).
-            "standing": [c.record_id for c in placed],
+            "standing": [c.record_id for c in added],
             "standing_above": above,  # an added instruction -> the older one it goes above
-            "constraints": [c.record_id for c in placed if c.passed_on == "constraint"],
+            "constraints": [c.record_id for c in added if c.passed_on == "constraint"],
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

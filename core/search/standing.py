@@ -36,7 +36,7 @@ and every standing instruction found comes with every task, relevant or not, whi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agent_memory.core.framing import STOPS_ANSWERING, asks_for_good
@@ -116,9 +116,10 @@ _REPORTED = re.compile(
     r"\b(?:says|said|saying|tells|told|asks|asked)\b|\bsay (?:please|thanks|thank)\b",
     re.IGNORECASE,
 )
-# Times that make a request once.
+# Times that make a request once: today's, and (after "when we talk") a day or a moment named.
+_TODAY = r"tomorrow|2morrow|tmrw|tonight|today"
 _ONCE = (
-    r"tomorrow|2morrow|tmrw|tonight|today|next|later|again|on|at|this|after|before|in|"
+    rf"{_TODAY}|next|later|again|on|at|this|after|before|in|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 )
 # ... that says it holds in general, not for this one request ("like always" looks back).
@@ -167,8 +168,7 @@ _FOR_THE_USER = re.compile(
     re.IGNORECASE,
 )
 _NOW_ONLY = re.compile(
-    r"\b(?:tomorrow|2morrow|tmrw|tonight|today|for now|this time|right now|at the moment|"
-    r"in a (?:rush|hurry))\b",
+    rf"\b(?:{_TODAY}|for now|this time|right now|at the moment|in a (?:rush|hurry))\b",
     re.IGNORECASE,
 )
 # "always" / "never" of someone's habit, not of the answers: "I always forget", "I can never
@@ -322,17 +322,20 @@ def admit(
     def stated(c: Candidate) -> str:
         return records[c.record_id].statement_time
 
-    def latest(says: Callable[[Record], bool], most: int) -> list[Candidate]:
-        found = (c for c in ordered if id(c) not in taken and says(records[c.record_id]))
-        return sorted(found, key=stated, reverse=True)[:most]
-
-    chosen = latest(is_standing, MAX_STANDING)
+    chosen = sorted(
+        (c for c in ordered if id(c) not in taken and is_standing(records[c.record_id])),
+        key=stated,
+        reverse=True,
+    )[:MAX_STANDING]
     taken |= {id(c) for c in chosen}
     # The surest first (an allergy before a diet before a dislike), then those stated last.
-    constraints = sorted(
-        latest(diet.is_constraint, len(ordered)) if food else [],
-        key=lambda c: diet.strength(records[c.record_id]) or 0,
-    )[: diet.MAX_CONSTRAINTS]
+    surest = {
+        id(c): level
+        for c in (ordered if food else ())
+        if id(c) not in taken and (level := diet.strength(records[c.record_id])) is not None
+    }
+    found = sorted((c for c in ordered if id(c) in surest), key=stated, reverse=True)
+    constraints = sorted(found, key=lambda c: surest[id(c)])[: diet.MAX_CONSTRAINTS]
     if not chosen and not constraints:
         return survivors, [], {}
     older = [

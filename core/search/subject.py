@@ -192,14 +192,9 @@ def _workplace(word: str) -> bool:
     """Whether ``word`` names a kind of place one works at: one of its first two noun senses
     (a "bank" is first a slope) is a kind of one of ``_WORKPLACE_KINDS``."""
     net = wordnet()
-    if net is None:
+    if net is None or not word.isalpha():
         return False
-    return any(
-        net.under(sense, kind)
-        for lemma in _noun_lemmas(word)
-        for sense in net.senses(lemma, "n")[:2]
-        for kind in _WORKPLACE_KINDS
-    )
+    return net.noun_under(word, _WORKPLACE_KINDS, senses=2)
 
 
 def _read(text: str) -> _Reading:
