@@ -214,7 +214,8 @@ def search(tour: _Tour, alice: Session) -> Session:
         "memory_search runs dense, lexical and entity generators under a hard scope filter "
         "(and a time generator when the query names a time), fuses them by rank, and "
         "returns nothing when every candidate is weak; a task also gets the user's standing "
-        "instructions, and a food task their dietary constraints. Each result explains why it "
+        "instructions, and a food task or a question about what the user may eat their "
+        "dietary constraints (first, for the question). Each result explains why it "
         "was returned; every search is logged and can be replayed.",
     )
     bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
@@ -228,6 +229,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (bob, "bob", "What is my dog called?"),
         (bob, "bob", "Plan me a cycling route around the lake."),
         (alice, "alice", "Suggest a quick snack for my afternoon break."),
+        (alice, "alice", "Is there any food I can't eat?"),
         (carol, "carol", "Which cafe has oat milk?"),
         (alice, "alice", "What is the boiling point of tungsten?"),
     ]

@@ -44,7 +44,10 @@ from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from agent_memory.core.models import Record
+    from agent_memory.core.search.ranking import Candidate
 
 MAX_CONSTRAINTS = 3
 # The words a constraint is found by, whatever the task (added to the standing lookup).
@@ -101,7 +104,8 @@ _DIETS = (
 _NOT_HOUSEHOLD = re.compile(
     r"\b(?:dog|dogs|cat|cats|puppy|kitten|pet|pets|horse|coworker|co-worker|colleague|"
     r"colleagues|boss|manager|neighbou?rs?|ex|landlord|landlady|clients?|customers?|patients?|"
-    r"students?|teacher|grandmother|grandfather|grandma|grandpa|people)\b",
+    r"students?|teacher|grandmother|grandfather|grandma|grandpa|people|friends?|teammates?|"
+    r"classmates?)\b",
     re.IGNORECASE,
 )
 # A constraint denied or past, said before it ("I'm not allergic to ...", "I used to be
@@ -110,6 +114,14 @@ _NOT_HOUSEHOLD = re.compile(
 _DENIED = re.compile(
     r"\b(?:not|never|no longer|used to|grew out of|outgrew|(?:was|were|had)(?! diagnosed))\b|n't\b"
 )
+# A constraint only thought of, said right before it ("also thinking of going veggie", "I
+# might go vegan", "I'll probably go vegetarian"; not "You might want to know I'm vegan").
+_HEDGED = re.compile(
+    r"\b(?:thinking (?:of|about)|considering|might|may|maybe|perhaps|probably|plan(?:ning)? to|"
+    r"want(?:s|ed)? to|would like to|hop(?:e|ing) to|going to|will|'ll|tempted to|wonder if "
+    r"(?:i'm|i am)|tested for)\s*$"
+)
+_KEPT_ON = re.compile(r"(?:stay|stays|keep|keeps|still)\b")
 _LIFTED = re.compile(r"\b(?:anymore|any more|again|lasted|for a bet|grew out of|no longer)\b")
 _HEALTHY = re.compile(
     r"\b(?:normal|fine|ok|okay|healthy|came back|clinic|thesis|research|reading|article|"
@@ -158,6 +170,14 @@ _DIET = re.compile(
     r"cookbooks?|blogs?|options|friends?|food|meals?|dishes|chefs?|cooks?|bakery|shops?|"
     r"activists?|influencers?|bloggers?)\b)"
 )
+# The user as a diet's own subject: "I'm vegan", "I went vegetarian", "the user is vegan",
+# "My wife and I will stay vegetarian"; not "I think my daughter went vegan".
+_OF_THE_USER = re.compile(
+    r"(?:^|\b)(?:i|we|the user)(?:\s+(?:will|would|'ll|have|had|must|still|also|now|just|both|"
+    r"all|am|are|is|was|were|have been|has been))*\s*$"
+)
+_THE_USER_IS = re.compile(r"(?:i'm|im|i am|i've|we're|we are|the user)\b")
+_MEAT_DIETS = re.compile(r"\b(?:vegan|vegetarian|veggie|pescatarian|pescetarian|plant[- ]based)\b")
 _DIET_MEAL = re.compile(
     rf"\b(?:need|needs|want|wants|looking for|only)\s+(?:\w+\s+)?(?:{_DIETS})\s+"
     r"(?:meals?|menus?|recipes?|food|lunch(?:es)?|dinners?|breakfasts?|snacks?|options|ideas)\b"
@@ -181,6 +201,43 @@ _NONE_FOR = re.compile(
 )
 _NOT_FOOD_AFTER = frozenset("out before after at in on from and while late much too enough".split())
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+# A question about what the user may eat, by the weakest constraint it asks about: an allergy,
+# intolerance, reaction or condition ("Do I have any food allergies?", "Is there any kind of
+# food my stomach doesn't handle well?", "Am I coeliac?") takes strength 0; a diet ("What's my
+# diet?", "Am I vegan?") 1; anything avoided ("Which foods do I need to avoid for my IBS?",
+# "What can't I eat?", "Do I drink alcohol?", "Any food restrictions?") 2.
+_ASKS = (
+    re.compile(
+        r"\b(?:al+erg\w*|intoleran\w*|sick|ill|stomach|tummy|gut|handle|agree with|"
+        r"upsets?|react\w*|sets? off|triggers?|condition|medical|heartburn|rash|er|a&e|hospital|"
+        r"co?eliac|diabet\w*|gout|ibs|cholesterol|fodmap|blood sugar|disagrees? with|hives|"
+        r"migraines?)\b"
+    ),
+    re.compile(rf"\b(?:diet|diets|dietary|{_DIETS})\b"),
+    re.compile(
+        r"\b(?:avoid\w*|restrictions?|requirements?|stay away from|not allowed|not supposed to|"
+        r"(?:not good|a problem|ok|okay|safe) for (?:me|us)|"
+        r"refuse\w*|(?:hate|dislike)s?|(?:can'?t|cannot|shouldn'?t|should not|must not|mustn'?t|"
+        r"don'?t|do not|won'?t)(?: (?:i|we))? (?:eat|drink|have)|(?:do|can|should|must) (?:i|we) "
+        r"not (?:eat|drink|have))\b"
+        r"|^(?:can|do|should|may) (?:i|we) (?:still |not |ever )?(?:eat|drink)\b"
+        r"|^can (?:i|we) (?:still )?have\b"
+    ),
+)
+_EATING = re.compile(
+    rf"\b(?:eat|eats|eating|ate|food|foods|drink|drinks|meals?|diet\w*|{_DIETS})\b"
+)
+# Not what the user may eat: an allergy's care ("Where is my allergist?", "What is my allergy
+# medication?"), someone's diet or a place's ("Who in my team is vegan?", "the vegan
+# restaurant I liked"; a friend's or a pet's: ``_NOT_HOUSEHOLD``), a diet drink, a diet for
+# weight ("How much weight did I lose on my diet?"), or when ("When did I start my diet?").
+_NOT_ASKING = re.compile(
+    r"\b(?:allergist|appointments?|appt|medication|medicine|prescriptions?|pharmacy|inhaler|"
+    r"epipen|who|whom|restaurants?|cafes?|places?|bakery|shops?|recipes?|cookbooks?|blogs?|"
+    r"diet (?:coke|soda|pepsi|drinks?)|weight|lose|lost|losing|calories?|kilos?|kg|lbs|pounds|"
+    r"macros|when|tablets?|pills?|antihistamines?|tests?|plan|how long|why|since)\b"
+)
+_ANY = frozenset("anything something any all food foods".split())
 _CLAUSE_START = re.compile(r"[,;:]|\b(?:but|and|so|because)\b")
 
 
@@ -204,6 +261,49 @@ def asks_food(query: str) -> bool:
     return False
 
 
+def wanted(query: str, *, task: bool) -> int | None:
+    """The dietary constraints that come with ``query``, as the weakest strength (``strength``)
+    taken: every one for a task about food (``asks_food``), those a question about what the
+    user may eat asks about (``asks_constraints``: also one worded as a request, "Tell me what
+    I should avoid eating"); None for none."""
+    if task and asks_food(query):
+        return 2
+    return asks_constraints(query)
+
+
+def asks_constraints(query: str) -> int | None:
+    """The weakest strength of constraint a question about what the user (or the household)
+    may eat asks about (``_ASKS``: 0 an allergy, intolerance, reaction or condition, 1 a diet,
+    2 anything avoided), or None when it asks none: it must speak of the user ("I", "my", "we")
+    and of eating (a food word, "eat", "diet") or of an allergy or intolerance, which are of
+    food here ("Do I have any allergies?"). "What is Inès allergic to?" is no such question:
+    her record, which names her, is found by its words."""
+    lowered = query.replace("\u2019", "'").casefold().strip()
+    if not _FIRST_PERSON.search(lowered) or _NOT_EATING.search(lowered):
+        return None
+    if _NOT_ASKING.search(lowered) or _NOT_HOUSEHOLD.search(lowered):
+        return None
+    asked = [level for level, pattern in enumerate(_ASKS) if pattern.search(lowered)]
+    if not asked:
+        return None
+    # An allergy to what is named must be to a food: not "Am I allergic to penicillin?".
+    named = [
+        w
+        for pattern in _ALLERGIES
+        for match in pattern.finditer(lowered)
+        for w in match.groupdict().values()
+        if w is not None and w not in STOPWORDS
+    ]
+    if named and not any(w in _ANY or _eaten(w) for w in named):
+        return None
+    medical = named or re.search(
+        r"\b(?:al+erg|intoleran|co?eliac|diabet|stomach|tummy|gut\b)", lowered
+    )
+    if not (medical or _EATING.search(lowered) or any(_eaten(w) for w in _WORDS.findall(lowered))):
+        return None
+    return max(asked)
+
+
 def strength(record: Record) -> int | None:
     """How surely ``record`` states a dietary constraint in the user's own words (see the
     module docstring): 0 an allergy, intolerance, reaction or condition, 1 a diet, 2 a food
@@ -218,6 +318,96 @@ def strength(record: Record) -> int | None:
         if (level := _sentence_strength(sentence)) is not None
     ]
     return min(found, default=None)
+
+
+def own_meat_diet(record: Record) -> bool:
+    """Whether ``record`` states, in the user's own words, the diet the user keeps on meat and
+    fish ("I'm pescatarian", "I went fully vegetarian", "The user is vegan"): one such diet
+    holds at a time, so the one stated last replaces those before it. Only the user's, said
+    of the user: "Rohan is vegan" is his, and "I think my daughter went vegan" hers."""
+    return any(own for own in _meat_diets(record))
+
+
+def replaced_diets(ordered: Sequence[Candidate], records: Mapping[str, Record]) -> list[Candidate]:
+    """The candidates stating only a diet of the user's on meat (``own_meat_diet``) that one
+    stated later among ``ordered`` replaces: "I'm pescatarian." once "I went fully vegetarian."
+    is said. One stating more ("I'm pescatarian and allergic to sesame.", "I'm vegetarian and
+    my son Leo is vegan.") stays."""
+    diets = [c for c in ordered if own_meat_diet(records[c.record_id])]
+    if len(diets) < 2:
+        return []
+    latest = max(diets, key=lambda c: records[c.record_id].statement_time)
+    return [c for c in diets if c is not latest and _only_own_meat_diet(records[c.record_id])]
+
+
+def _meat_diets(record: Record) -> list[bool]:
+    """For each diet on meat ``record`` states as held, in the user's own words: whether it
+    is said of the user."""
+    if not conversation.in_the_users_words(record):
+        return []
+    return [
+        bool(
+            _OF_THE_USER.search(_clause_before(sentence, match.start()))
+            or _THE_USER_IS.match(match.group(0))
+        )
+        for text in (record.content, record.evidence or "")
+        for sentence in _SENTENCE.findall(text.replace("\u2019", "'").casefold())
+        for match in _DIET.finditer(sentence)
+        if _MEAT_DIETS.search(match.group(0)) and _held(sentence, match)
+    ]
+
+
+def _only_own_meat_diet(record: Record) -> bool:
+    """Whether every constraint ``record`` states is the user's own diet on meat."""
+    if strength(record) != 1 or not all(_meat_diets(record)):
+        return False
+    return not any(
+        _refused(sentence)
+        or any(not _MEAT_DIETS.search(m.group(0)) for m in _DIET.finditer(sentence))
+        or _DIET_MEAL.search(sentence)
+        for text in (record.content, record.evidence or "")
+        for sentence in _SENTENCE.findall(text.replace("\u2019", "'").casefold())
+    )
+
+
+def for_question(
+    ordered: Sequence[Candidate],
+    records: Mapping[str, Record],
+    survivors: Sequence[Candidate],
+    up_to: int,
+) -> tuple[list[Candidate], list[Candidate]]:
+    """What a question about what the user may eat (``asks_constraints``) is answered with
+    first: its constraints of strength ``up_to`` or surer, every one the gate let through, in
+    the answer's order (the closest to the question first: "I hate olives" for "What foods do
+    I hate?"), then up to ``MAX_CONSTRAINTS`` more it cut, the surest then those stated last
+    first; the user's diet on meat stated last before any earlier one among them; and the
+    earlier diets it neither adds nor puts first (``replaced_diets``: one the gate let through
+    keeps its place after them, since the question may name it: "Am I pescatarian?")."""
+    replaced = replaced_diets(ordered, records)
+    gone = {id(c) for c in replaced}
+    level = {
+        id(c): found
+        for c in ordered
+        if id(c) not in gone
+        and (found := strength(records[c.record_id])) is not None
+        and found <= up_to
+    }
+
+    passed = {id(c) for c in survivors}
+    cut = sorted(
+        (c for c in ordered if id(c) in level and id(c) not in passed),
+        key=lambda c: records[c.record_id].statement_time,
+        reverse=True,
+    )
+    cut = sorted(cut, key=lambda c: level[id(c)])[:MAX_CONSTRAINTS]
+    chosen = [c for c in survivors if id(c) in level] + cut
+    # The user's diet on meat stated last goes before any earlier one still among them.
+    diets = [c for c in chosen if own_meat_diet(records[c.record_id])]
+    if diets:
+        latest = max(diets, key=lambda c: records[c.record_id].statement_time)
+        chosen.remove(latest)
+        chosen.insert(chosen.index(diets[0]) if diets[0] is not latest else 0, latest)
+    return chosen, replaced
 
 
 def is_constraint(record: Record) -> bool:
@@ -242,10 +432,19 @@ def _clause_before(sentence: str, at: int) -> str:
 
 def _held(sentence: str, match: re.Match[str]) -> bool:
     """Whether the constraint ``match`` says is held now by the user or the household: not a
-    pet's or a colleague's, not denied or past before it, not lifted after it in its clause."""
+    pet's, a friend's or a colleague's, not denied, past or only thought of before it (but
+    kept on: "I want to stay vegan"), not lifted after it in its clause."""
     who = _clause_before(sentence, match.start())
     rest = _CLAUSE_START.split(sentence[match.end() :], maxsplit=1)[0]
-    return not (_NOT_HOUSEHOLD.search(who) or _DENIED.search(who) or _LIFTED.search(rest))
+    others = list(_NOT_HOUSEHOLD.finditer(who))  # "Friends say I'm vegetarian" is the user's
+    theirs = others and not _FIRST_PERSON.search(who[others[-1].end() :] + match.group(0)[:4])
+    kept_on = _KEPT_ON.match(match.group(0))  # "I want to stay vegan"
+    return not (
+        theirs
+        or _DENIED.search(who)
+        or (_HEDGED.search(who) and not kept_on)
+        or _LIFTED.search(re.sub(r"^\s*again\b", "", rest))  # "I'm vegetarian again"
+    )
 
 
 def _kept(sentence: str, pattern: re.Pattern[str]) -> bool:

@@ -57,7 +57,7 @@ _PASSED = {
     "margin": "near the best",
     "beside": "closer than the subject match",
     "standing": "a standing instruction, for a task",
-    "constraint": "a dietary constraint, for a food task",
+    "constraint": "a dietary constraint, for a food task or question",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
 }
@@ -67,7 +67,7 @@ def _response_gate(logged: Mapping[str, Any]) -> dict[str, Any]:
     """The gate as the response tells it: the log's, without record ids (each result says
     what it passed on; the log keeps which ids passed, which named the subject and which
     passed as standing instructions)."""
-    ids = ("passed", "standing", "standing_above", "constraints")
+    ids = ("passed", "standing", "standing_above", "constraints", "replaced")
     gate = {k: v for k, v in logged.items() if k not in ids}
     if logged.get("standing"):
         gate["standing"] = len(logged["standing"])

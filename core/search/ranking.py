@@ -252,13 +252,18 @@ def replay(log: dict[str, Any]) -> list[str]:
         **margins,
     )
     by_id = {c.record_id: c for c in ranked}  # "standing": absent from rows before it existed
-    chosen = [by_id[i] for i in log["gate"].get("standing", []) if i in by_id]
-    survivors = standing.place(
-        survivors,
-        chosen,
-        log["gate"].get("standing_above", {}),
-        constraints=log["gate"].get("constraints", []),  # absent from rows before it existed
-    )
+    gate = log["gate"]
+    if gate.get("task", True):  # absent from rows before it existed, when only a task added
+        chosen = [by_id[i] for i in gate.get("standing", []) if i in by_id]
+        survivors = standing.place(
+            survivors,
+            chosen,
+            gate.get("standing_above", {}),
+            constraints=gate.get("constraints", []),  # absent from rows before it existed
+        )
+    else:  # a question about what the user may eat: its constraints first
+        constraints = [by_id[i] for i in gate.get("constraints", []) if i in by_id]
+        survivors = standing.first(survivors, constraints)
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

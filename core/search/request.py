@@ -83,7 +83,8 @@ class Search:
     # Whether the query asks for a task (core.search.standing.asks_task), and then the records
     # holding the words of standing instructions.
     task: bool = False
-    food: bool = False  # about food (core.search.diet): a task's dietary constraints come too
+    # The dietary constraints that come too (core.search.diet.wanted): the weakest strength.
+    diet: int | None = None
     standing: Ranked = field(default_factory=list)
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.

@@ -110,9 +110,8 @@ class Retriever:
                 s.words, s.scored, where, depth, index=index
             )
             s.task = standing.asks_task(query)
-            if s.task:  # However far from it: by their own words (core.search.standing, .diet).
-                s.food = diet.asks_food(query)
-                marks = [*standing.MARKERS, *(diet.MARKERS if s.food else [])]
+            s.diet = diet.wanted(query, task=s.task)
+            if marks := standing.lookup_words(s.task, s.diet):  # however far from it
                 s.standing = generators.lexical(
                     marks, generators.scored(marks, scopes, index=index), where, depth, index=index
                 ).found
@@ -371,9 +370,8 @@ class Retriever:
             **s.margins,
             subject=s.subject_floor,
         )
-        s.survivors, added, above = standing.admit(
-            s.task, s.ordered, s.records, s.survivors, food=s.food
-        )
+        admitted = standing.admit(s.task, s.ordered, s.records, s.survivors, diet_up_to=s.diet)
+        s.survivors = admitted.answer
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         s.gate_log = {
@@ -391,10 +389,12 @@ class Retriever:
                 "calibrated_for": gate_cfg.calibrated_for,
             },
             "passed": [c.record_id for c in s.survivors],
-            # A task's standing instructions, added in this order (core.search.standing).
-            "standing": [c.record_id for c in added],
-            "standing_above": above,  # an added instruction -> the older one it goes above
-            "constraints": [c.record_id for c in added if c.passed_on == "constraint"],
+            # What core.search.standing.admit added (its Admitted), for replay.
+            "standing": [c.record_id for c in admitted.standing],
+            "standing_above": admitted.above,
+            "constraints": [c.record_id for c in admitted.constraints],
+            "replaced": [c.record_id for c in admitted.replaced],
+            "task": s.task,
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_memory.core.framing import STOPS_ANSWERING, asks_for_good
@@ -180,6 +181,7 @@ _HABIT = re.compile(
 )
 # What a survivor that did not pass on its own passed on (core.search.gate.apply_gate).
 _RIDERS = frozenset({"margin", "beside", "answer"})
+CONSTRAINT_GATE = "passed: a dietary constraint the user stated, for a food task or question"
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _WORD = re.compile(r"\w+")
 # Words any instruction may hold, which say nothing of what it is about.
@@ -279,6 +281,13 @@ def _whole_sentence(evidence: str, context: str) -> str:
     return context[start : min(ends, default=len(context)) + 1].strip().replace("\u2019", "'")
 
 
+def lookup_words(task: bool, diet_up_to: int | None) -> list[str]:
+    """The words that find the records a query may need however far their meaning is from
+    it: a task's standing instructions (``MARKERS``), and the dietary constraints of a query
+    about what the user eats (``diet_up_to``: core.search.diet.wanted; ``diet.MARKERS``)."""
+    return [*(MARKERS if task else []), *(diet.MARKERS if diet_up_to is not None else [])]
+
+
 def joined(candidates: list[Candidate], found: Ranked) -> list[Candidate]:
     """``candidates`` and, after them, each record the markers ``found`` that no generator did,
     fused at no weight (its ``standing`` rank and BM25 are its only match)."""
@@ -294,14 +303,29 @@ def joined(candidates: list[Candidate], found: Ranked) -> list[Candidate]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """What ``admit`` made of an answer, as the search log keeps it (the gate's "standing",
+    "standing_above", "constraints" and "replaced"; replay places them again): ``answer``;
+    a task's ``standing`` instructions and dietary constraints, added in this order, and the
+    older instruction each goes ``above``; the dietary ``constraints`` in their places' order
+    (a task's added ones; a question's, placed first); the earlier diets ``replaced``."""
+
+    answer: list[Candidate]
+    standing: list[Candidate] = field(default_factory=list)
+    above: dict[str, str] = field(default_factory=dict)
+    constraints: list[Candidate] = field(default_factory=list)
+    replaced: list[Candidate] = field(default_factory=list)
+
+
 def admit(
     task: bool,
     ordered: Sequence[Candidate],
     records: Mapping[str, Record],
     survivors: list[Candidate],
     *,
-    food: bool = False,
-) -> tuple[list[Candidate], list[Candidate], dict[str, str]]:
+    diet_up_to: int | None = None,
+) -> Admitted:
     """When the query asks for a task (``task``, read by ``asks_task``): the survivors with up
     to ``MAX_STANDING`` standing instructions that did not pass on their own (cut, or close to
     the best only) passing as such (``place``): those stated last, newest first, since a later
@@ -309,13 +333,19 @@ def admit(
     on" over "Please always answer me in French"). One that passed on its own keeps its place
     (it is what the task is about: "Please always write my recipes in French" for "Give me a
     pasta recipe"), unless an added one stated later names what it names: that one goes right
-    above it ("Stop the French please; English from now on"). A task about food (``food``,
-    read by core.search.diet.asks_food) also gets up to ``diet.MAX_CONSTRAINTS`` of the
-    dietary constraints that did not pass on their own, stated last first, after the
-    instructions. Returns the answer, the records added, and which instruction each added
-    one was placed above."""
+    above it ("Stop the French please; English from now on"). A task about food also gets up
+    to ``diet.MAX_CONSTRAINTS`` of the dietary constraints that did not pass on their own (of
+    strength ``diet_up_to`` or surer: core.search.diet.wanted), the surest then those stated
+    last first, after the instructions; not a diet a later one replaced
+    (``diet.replaced_diets``). A question about what the user may eat (``diet_up_to`` set, no
+    task) is answered with its constraints first (``diet.for_question``, ``first``)."""
     if not task:
-        return survivors, [], {}
+        if diet_up_to is None:
+            return Admitted(survivors)
+        constraints, replaced = diet.for_question(ordered, records, survivors, diet_up_to)
+        if not constraints and not replaced:
+            return Admitted(survivors)
+        return Admitted(first(survivors, constraints), constraints=constraints, replaced=replaced)
     own = [c for c in survivors if c.passed_on not in _RIDERS]
     taken = {id(c) for c in own}
 
@@ -329,15 +359,20 @@ def admit(
     )[:MAX_STANDING]
     taken |= {id(c) for c in chosen}
     # The surest first (an allergy before a diet before a dislike), then those stated last.
-    surest = {
-        id(c): level
-        for c in (ordered if food else ())
-        if id(c) not in taken and (level := diet.strength(records[c.record_id])) is not None
-    }
+    surest: dict[int, int] = {}
+    if diet_up_to is not None:
+        taken |= {id(c) for c in diet.replaced_diets(ordered, records)}
+        surest = {
+            id(c): level
+            for c in ordered
+            if id(c) not in taken
+            and (level := diet.strength(records[c.record_id])) is not None
+            and level <= diet_up_to
+        }
     found = sorted((c for c in ordered if id(c) in surest), key=stated, reverse=True)
     constraints = sorted(found, key=lambda c: surest[id(c)])[: diet.MAX_CONSTRAINTS]
     if not chosen and not constraints:
-        return survivors, [], {}
+        return Admitted(survivors)
     older = [
         (c, _topic(records[c.record_id].content)) for c in own if is_standing(records[c.record_id])
     ]
@@ -350,7 +385,7 @@ def admit(
                 break
     chosen += constraints
     answer = place(survivors, chosen, above, constraints={c.record_id for c in constraints})
-    return answer, chosen, above
+    return Admitted(answer, chosen, above, constraints)
 
 
 def _topic(text: str) -> set[str]:
@@ -376,7 +411,7 @@ def place(
     for candidate in chosen:
         if candidate.record_id in constraints:  # core.search.diet
             candidate.passed_on = "constraint"
-            candidate.gate = "passed: a dietary constraint the user stated, for a food task"
+            candidate.gate = CONSTRAINT_GATE
         else:
             candidate.passed_on = "standing"
             candidate.gate = "passed: a standing instruction of the user's, for a task"
@@ -390,3 +425,15 @@ def place(
         answer.append(candidate)
     answer += [c for c in chosen if above.get(c.record_id) not in placed_above]
     return answer + [c for c in rest if c.passed_on in _RIDERS]
+
+
+def first(survivors: list[Candidate], constraints: Sequence[Candidate]) -> list[Candidate]:
+    """A question about what the user may eat: its dietary ``constraints`` first, in their
+    order (those that did not pass on their own marked so), then the other survivors. Pure:
+    replay calls it with the logged choice."""
+    for candidate in constraints:
+        if candidate.passed_on is None or candidate.passed_on in _RIDERS:
+            candidate.passed_on = "constraint"
+            candidate.gate = CONSTRAINT_GATE
+    placed = {c.record_id for c in constraints}
+    return [*constraints, *(c for c in survivors if c.record_id not in placed)]

@@ -244,7 +244,12 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     # A food task gets the user's dietary constraint.
     food = out.split("'Suggest a quick snack for my afternoon break.'")[1].splitlines()
     assert "Alice is allergic to peanuts." in food[1]
-    assert "a dietary constraint the user stated, for a food task" in food[2]
+    assert "a dietary constraint the user stated, for a food task or question" in food[2]
+    # So does a question about what she may eat, the constraints first.
+    asked = out.split('"Is there any food I can\'t eat?"')[1].splitlines()
+    assert {"The user is vegetarian.", "Alice is allergic to peanuts."} <= {
+        line.split("user:alice")[1].strip() for line in asked[1:5:2]
+    }
     assert re.search(r"forget    user carol: records 3\b", out)  # the imported conversation
     # Either of Alice's two allergies answers "What is Alice allergic to?"; the snapshot must
     # answer from what it holds, and log nothing.

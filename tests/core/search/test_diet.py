@@ -46,6 +46,60 @@ def test_a_food_task_gets_the_dietary_constraints(alice: Session, task: str) -> 
     assert replay(logged) == [r["id"] for r in result["results"]]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is there any kind of food my stomach doesn't handle well?",
+        "Which foods do I need to avoid?",
+        "Do I have any medical condition that affects what I eat?",
+    ],
+)
+def test_a_question_about_what_the_user_may_eat_gets_the_constraints(
+    alice: Session, question: str
+) -> None:
+    """Its constraints lead the answer, those that passed on their own among them."""
+    result = search(alice, question)
+    ids = [r["id"] for r in result["results"]]
+    assert COELIAC in contents(result), question
+    added = {r["id"] for r in result["results"] if r["explanation"]["passed_on"] == "constraint"}
+    assert added, question  # those not close enough to pass on their own
+    constraints = payload(alice, result["search_id"])["gate"]["constraints"]
+    assert added <= set(constraints)
+    assert ids[: len(constraints)] == constraints
+    assert replay(payload(alice, result["search_id"])) == ids
+
+
+def test_a_question_gets_the_constraints_it_asks_about(memory: Memory) -> None:
+    """An allergy question gets allergies and intolerances, not a dislike."""
+    session = stated(memory, [*FACTS, "We don't eat pork.", "I'm lactose intolerant."])
+    found = contents(search(session, "Do I have any food allergies?"))
+    assert "I'm lactose intolerant." in found
+    assert "We don't eat pork." not in found
+
+
+def test_the_users_diet_stated_last_replaces_the_earlier_one(memory: Memory) -> None:
+    """After "I'm pescatarian", "I went fully vegetarian": only the later comes, to a question
+    or a task; another person's diet still comes beside it, and so does an earlier record
+    stating more than the diet. A question naming the earlier diet may still find it, after
+    the later one."""
+    said = [
+        "I'm pescatarian.",
+        "I'm pescatarian and allergic to sesame.",
+        "My brother-in-law Rohan is vegan.",
+        "I went fully vegetarian.",
+    ]
+    session = stated(memory, [*FACTS, *said])
+    for query in ("What's my diet?", "Am I pescatarian?", "Suggest a sandwich for my lunch."):
+        result = search(session, query)
+        found = contents(result)
+        assert set(said[1:]) <= set(found), query
+        if query == "Am I pescatarian?":
+            assert found.index(said[3]) < found.index(said[0])
+        else:
+            assert said[0] not in found, query
+        assert replay(payload(session, result["search_id"])) == [r["id"] for r in result["results"]]
+
+
 def test_another_task_or_a_fact_question_gets_none(alice: Session) -> None:
     for query in ("Explain how index funds work.", "Where does my sister live?"):
         found = contents(search(alice, query))
@@ -94,6 +148,33 @@ def test_what_a_food_task_is(query: str, food: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "level"),
+    [
+        ("Do I have any food allergies?", 0),
+        ("Is there any kind of food my stomach doesn't handle well?", 0),
+        ("Do I have any medical condition that affects what I eat?", 0),
+        ("which food sets off my headaches?", 0),
+        ("What's my diet?", 1),
+        ("Am I vegan?", 1),
+        ("Which foods do I need to avoid for my IBS?", 2),
+        ("What foods am I avoiding?", 2),
+        # about food, not what the user may eat
+        ("What's my favourite food?", None),
+        ("What did I eat at the wedding?", None),
+        ("How much do I spend on food each week?", None),
+        ("Do I still drink beer?", 2),  # what the user drinks no more
+        # not about eating, or not the user's
+        ("What medication am I on?", None),
+        ("Which roads should I avoid on my commute?", None),
+        ("What is Ines allergic to?", None),
+        ("What should my dog not eat?", None),
+    ],
+)
+def test_what_a_question_about_what_the_user_may_eat_asks(question: str, level: int | None) -> None:
+    assert diet.wanted(question, task=False) == level
+
+
+@pytest.mark.parametrize(
     ("content", "constraint"),
     [
         (COELIAC, True),
@@ -106,6 +187,14 @@ def test_what_a_food_task_is(query: str, food: bool) -> None:
         ("Zosia is allergic for nuts, so careful.", True),
         ("I need halal lunch ideas for the kids' lunchbox.", True),
         ("I went fully vegetarian after watching a documentary.", True),
+        ("If I eat peanuts I end up in hospital.", True),
+        # only thought of
+        ("also thinking of going veggie.", False),
+        ("I might go vegan next year.", False),
+        ("I'll probably go vegetarian soon.", False),
+        # a hedge not on the constraint
+        ("You might want to know I'm pescatarian.", True),
+        ("I want to remind you that I'm allergic to peanuts.", True),
         ("I'm 2 years sober so no alcohol in the house.", True),
         ("No xanthan gum. It upsets my stomach.", True),
         ("I'm intolerant to lactose.", True),
@@ -122,6 +211,10 @@ def test_what_a_food_task_is(query: str, food: bool) -> None:
         ("My dog is allergic to chicken.", False),
         ("My coworker Sam is vegan.", False),
         ("My ex was allergic to shellfish.", False),
+        ("My best friend Kasia is vegan.", False),
+        ("Friends say I'm basically vegetarian, and I am.", True),
+        ("I want to stay vegan.", True),
+        ("Fish didn't work out, I'm vegetarian again.", True),
         # denied, lifted, past, or a test that came back fine
         ("I'm not vegetarian anymore, I eat meat again.", False),
         ("I used to be allergic to eggs as a kid but grew out of it.", False),
