@@ -12,11 +12,14 @@ about the same part first when it says the change.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from agent_memory.core.judge.stemming import stem_word
+from agent_memory.core.judge.wordnet import wordnet
+from agent_memory.core.search.lexical import STOPWORDS
 
 # Where the user works or lives, said without the word: the answers of the commonest everyday
 # questions, which the packaged model scores under every floor ("Where do I work?" / "The
@@ -59,7 +62,9 @@ _OWN_WORK = re.compile(
 )
 # The words a question asks where the user works by ("Which company do I work for?", "Who is my
 # employer?", "What's my job?").
-_ASKED_AS_WORK = "work job employer company firm profession occupation career workplace".split()
+_ASKED_AS_WORK = (
+    "work job employer company firm profession occupation career workplace trade".split()
+)
 # What a role before "at" / "for" is not: where one is, what one does there, or who one is
 # there ("I'm at dinner", "I'm in London for Easter", "I'm a member at the golf club").
 _NO_ROLE = frozenset(
@@ -224,6 +229,127 @@ def _says_own_work(text: str) -> bool:
         if role is None or not set(role.casefold().split()) & _NO_ROLE:
             return True
     return False
+
+
+# Someone's occupation, said as what they are: "My mother is a baker in Rennes", "She's a
+# speech-language pathologist", "my dad's a retired cardiologist", "he works as a branch
+# manager"; the user's own ("I was a schoolmaster for thirty-eight years", "i'm an RN", "I am
+# pharmacist"), which answers where the user works. The noun phrase after the verb (and its
+# article) is read up to its first small word or chat word ("i'm a nurse btw"), and its last
+# word must be an occupation (``occupation``). Not a trait or a hobby ("I'm a terrible cook",
+# "a natural teacher", "I'm a collector of old vinyl", "I'm a regular at the Crown"), nor a
+# name ("her maiden name was Baker"), nor whose someone is ("I'm a doctor's wife"), nor
+# what someone has ("my daughter's teacher is lovely": "'s" is "is" only before an article).
+# Matches may overlap: "my wife's sister is a nurse" holds "'s sister is a" and "is a nurse".
+_ROLE_NP = r"(?:(?:an?|the)\s+)?(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})"
+_ADVERB = r"(?:(?:now|still|currently|also|actually)\s+)?"
+_HOLDS_ROLE = re.compile(
+    r"(?=(?:\b(?:is|was|were|are|been|works?\s+as|worked\s+as|working\s+as)\s+"
+    rf"|(?:'s|\u2019s)\s+(?={_ADVERB}(?:an?|the)\s)){_ADVERB}{_ROLE_NP})",
+    re.IGNORECASE,
+)
+_HOLDER = re.compile(r"([A-Za-z][\w-]*)(?:'s|\u2019s)?\s*$")
+_OWN_ROLE = re.compile(
+    r"(?=\b(?:i'm|im|i am|i was|i've been|i have been|i used to be|the user is|the user was|"
+    rf"the user has been|i work as|i worked as|the user works as)\s+{_ADVERB}{_ROLE_NP})",
+    re.IGNORECASE,
+)
+_TRAIT = frozenset(
+    """
+    good great terrible bad awful keen big huge natural decent lousy amateur home born total
+    complete real proper bit little aspiring wannabe would-be former ex failed frustrated
+    designated hobby part
+    """.split()
+)
+_THING = re.compile(r"\b(?:it|that|this|there|here|what|which|where)\s*$", re.IGNORECASE)
+_CHAT = frozenset("lol haha hahaha lmao btw tbh too though anyway myself".split())
+# Roles WordNet files under work that one holds as often off work: said alone of the user
+# ("I'm a regular", "I'm the cook in our house", "I'm a referee for my neighbour's passport").
+_OFF_WORK = frozenset(
+    "regular collector critic referee judge coach driver cook secretary treasurer guide host "
+    "tutor mentor".split()
+)
+# What an occupation is a kind of by WordNet, in one of a word's first two noun senses: a baker
+# or an electrician (worker, skilled worker), a midwife or a lawyer (professional), a
+# pathologist (specialist), a researcher (scientist), a lecturer (educator), a director
+# (administrator), a police officer (serviceman, official), a trader (merchant). Not a kind too
+# wide to be one ("leader", "creator", "communicator" hold a boss, a beginner and a guest).
+_OCCUPATION_KINDS = (
+    "worker",
+    "professional",
+    "skilled_worker",
+    "employee",
+    "specialist",
+    "scientist",
+    "educator",
+    "administrator",
+    "serviceman",
+    "official",
+    "health_professional",
+    "merchant",
+)
+# Occupations WordNet files elsewhere (an engineer is "a person who uses scientific knowledge",
+# an accountant a capitalist, a farmer a creator), and kinds of worker that are no job.
+_JOBS = frozenset(
+    """
+    engineer accountant programmer developer firefighter banker policeman policewoman cop
+    nanny cashier broker realtor janitor carer caregiver dancer barista hospitalist tradie
+    sparky chippy plumber paralegal bookkeeper auditor economist actuary underwriter farmer
+    architect artist writer musician photographer translator consultant contractor pastor
+    physio physiotherapist therapist housewife homemaker seamstress cpa rn
+    """.split()
+)
+_NOT_JOBS = frozenset("volunteer bridesmaid groomsman expert".split())
+
+
+def occupation_holders(text: str) -> list[str]:
+    """Whose occupation ``text`` says as what they are (``_HOLDS_ROLE``), as the word right
+    before it, casefolded: "mother" in "My mother is a baker in Rennes", "he" in "he is a
+    branch manager at Zenith Bank", "sister" in "my wife's sister is a nurse". Never the
+    user's own (``says_own_role``)."""
+    holders = []
+    for match in _HOLDS_ROLE.finditer(text):
+        holder = _HOLDER.search(text, 0, match.start())
+        if holder is not None and _names_occupation(text, match, own=False):
+            holders.append(holder.group(1).casefold())
+    return holders
+
+
+def says_own_role(text: str) -> bool:
+    """Whether ``text`` says the user's own occupation (``_OWN_ROLE``): "I was a schoolmaster
+    for thirty-eight years", "i'm an RN on a cardiac ward"."""
+    return any(_names_occupation(text, m, own=True) for m in _OWN_ROLE.finditer(text))
+
+
+def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
+    if _THING.search(text, 0, match.start()):
+        return False  # "it's a printer", "that's a driver for the printer"
+    words: list[str] = []
+    end = match.start("np")
+    for word in re.finditer(r"[\w-]+", match.group("np")):
+        folded = word.group(0).casefold()
+        if folded in STOPWORDS or folded in _CHAT:
+            break
+        if word.group(0)[0].isupper() and not word.group(0).isupper():
+            return False  # a name: "her maiden name was Baker"
+        words.append(folded)
+        end = match.start("np") + word.end()
+    if not words or re.match(r"['\u2019]s\b", text[end:]):  # "a doctor's wife"
+        return False
+    if set(words[:-1]) & _TRAIT or (own and len(words) == 1 and words[0] in _OFF_WORK):
+        return False
+    return occupation(words[-1])
+
+
+@functools.lru_cache(maxsize=4096)
+def occupation(word: str) -> bool:
+    """Whether ``word`` names an occupation (``_OCCUPATION_KINDS``, ``_JOBS``)."""
+    if word in _JOBS:
+        return True
+    net = wordnet()
+    if net is None or not word.isalpha() or word in _NOT_JOBS:
+        return False
+    return net.noun_under(word, _OCCUPATION_KINDS, senses=2)
 
 
 class Part(NamedTuple):

@@ -82,6 +82,13 @@ FRAME = frozenset(
 def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     """The subject of a query given its content ``words`` (casefolded, stopwords out, as
     ``query_tokens`` gives them): those that are not question frame, numbers or one letter.
+    In a question asking one person's work ("What is my mother's job?", "What does my
+    husband do for work?": work words beside one word naming a person), the work is asked as
+    that person's occupation (``_occupation_of``), which a record names by saying, in its own
+    words, what that person is ("The user's mother is a baker in Rennes", "My wife Rachel ...
+    She's a speech-language pathologist": core.search.life.occupation_holders) or where they
+    work ("my husband Daniel works at Amazon"); not the user's own, nor another person's ("my
+    wife's sister is a nurse" says nothing of the wife's work).
     In a question asking nothing but where the user works and a kind of workplace ("Which
     hospital do I work at?"), the kind is asked as the "workplace", which a text saying the
     user's own work names ("I work nights in the ER at Harborview"), not one saying only
@@ -91,6 +98,11 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
         w for w in words if w not in FRAME and w not in STOPWORDS and len(w) > 1 and w.isalpha()
     )
     work = life.BY_NAME["work"].asked_by
+    jobs = [w for w in subject if _stem(w) in work]
+    people = [w for w in subject if w not in jobs]
+    if jobs and len(people) == 1 and _person(people[0]):
+        # "What is my mother's job?", "What does my husband do for work?": their occupation.
+        return (people[0], _occupation_of(people[0]))
     places = [w for w in subject if _stem(w) not in work and _workplace(w)]
     if len(places) == 1 < len(subject) and all(w in places or _stem(w) in work for w in subject):
         return tuple("workplace" if w in places else w for w in subject)
@@ -117,7 +129,8 @@ def mark(
             continue
         record = records[candidate.record_id]
         text = f"{record.content}\n{record.context}" if record.context else record.content
-        candidate.subject = _named(asked_about, _reading(record.id, text[:MAX_TEXT_CHARS]))
+        reading = _reading(record.id, text[:MAX_TEXT_CHARS], len(record.content))
+        candidate.subject = _named(asked_about, reading)
     return asked_about
 
 
@@ -174,6 +187,34 @@ _SAID_FOR = {
     "masters": "master",
 }
 _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
+# A person's occupation, as a question asks it (``asked``) and a text names it (``_read``): a
+# token no text holds as a word, "occupation_" and the person's stem.
+OCCUPATION = "occupation_"
+_WORKS = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:works?|worked)\s+(?:at|for|as)\b", re.IGNORECASE)
+_REFERS = frozenset("he she they him her".split())
+
+
+def _occupation_of(person: str) -> str:
+    return OCCUPATION + _stem(_SAID_FOR.get(person, person))
+
+
+def _occupations(text: str) -> set[str]:
+    """The occupation tokens (``_occupation_of``) of the people whose occupation ``text`` says
+    (core.search.life.occupation_holders) or whose work place it says ("Daniel works at
+    Amazon"): the person named, or, for "he", "she" or a name, each person the text names
+    ("My wife Rachel ... She's a speech-language pathologist")."""
+    holders = life.occupation_holders(text) + [m.group(1) for m in _WORKS.finditer(text)]
+    if not holders:
+        return set()
+    people: set[str] = set()
+    for holder in holders:
+        if holder.casefold() in _REFERS or holder[0].isupper():
+            people |= {w for w in _WORD.findall(text.casefold()) if _person(w)}
+        else:
+            people.add(holder.casefold())
+    return {_occupation_of(p) for p in people}
+
+
 # What a workplace is a kind of, by WordNet: a company, firm or team (organization), a
 # school, clinic or bank (institution), an office or shop (establishment), a lab or studio
 # (workplace), a depot (facility), a hospital or restaurant (building).
@@ -197,7 +238,20 @@ def _workplace(word: str) -> bool:
     return net.noun_under(word, _WORKPLACE_KINDS, senses=2)
 
 
-def _read(text: str) -> _Reading:
+@functools.lru_cache(maxsize=4096)
+def _person(word: str) -> bool:
+    """Whether ``word`` (or what it stands for: ``_SAID_FOR``) is first a person by WordNet:
+    "mother", "husband", "boss"."""
+    net = wordnet()
+    if net is None or not word.isalpha():
+        return False
+    forms = {word, _SAID_FOR.get(word, word), _stem(word)}  # "mum" is first a chrysanthemum
+    return any(net.noun_under(form, ("person",), senses=1) for form in forms)
+
+
+def _read(text: str, own: int | None = None) -> _Reading:
+    """``text``'s reading; someone's occupation (or the user's) only from its first ``own``
+    characters, the record's own words (its content, not the turns before it)."""
     words = _WORD.findall(text)
     common, named = _nouns(words)
     folded = {w.casefold() for w in words} - STOPWORDS
@@ -207,6 +261,10 @@ def _read(text: str) -> _Reading:
     for part in life.PARTS:
         if part.says(text):
             stems |= part.asked_by
+    said = text[:own]
+    if life.says_own_role(said):
+        stems |= life.BY_NAME["work"].asked_by
+    stems |= _occupations(said)
     return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 
@@ -219,14 +277,14 @@ _READINGS_KEPT = 1024
 _READINGS_LOCK = threading.Lock()
 
 
-def _reading(record_id: str, text: str) -> _Reading:
+def _reading(record_id: str, text: str, own: int) -> _Reading:
     key = (record_id, hash(text))
     with _READINGS_LOCK:
         found = _READINGS.get(key)
         if found is not None:
             _READINGS.move_to_end(key)
             return found
-    reading = _read(text)
+    reading = _read(text, own)
     with _READINGS_LOCK:
         _READINGS[key] = reading
         if len(_READINGS) > _READINGS_KEPT:

@@ -213,6 +213,62 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (
+            "What does my husband do for work?",
+            "For the visa, my husband Chidi will stay because of the bank; he is a branch "
+            "manager at Zenith Bank.",
+        ),
+        (
+            "What was my profession?",
+            "Please sign it 'H. R. Pemberton (Mr)'. I was a schoolmaster for thirty-eight years "
+            "and I cannot abide a split infinitive, so do be careful.",
+        ),
+    ],
+)
+def test_someones_occupation_answers_what_their_work_is(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """A question about someone's work is answered by what they are ("is a baker"), which
+    shares no word with it; the user's own, by what the user is or was."""
+    texts = [
+        answer,
+        "I prefer tea to coffee in the morning.",
+        "We will grill on the Weber this weekend.",
+        "My daughter Rose just started school.",
+    ]
+    assert passed_on(memory, texts, question).get(answer) == "subject"
+
+
+def test_an_occupation_is_what_someone_is_for_a_living() -> None:
+    """One person's work is asked as their occupation; it is named by a job said as what that
+    person is, or by where they work, not by a trait, a hobby, a relation or a chore ("a
+    terrible cook", "a big fan", "a mother of two", "worked in the garden"), nor by another
+    person's job in the same sentence, and someone else's never names the user's own work."""
+    asked = subject.asked(("mother", "job"))
+    assert asked == ("mother", subject.OCCUPATION + "mother")
+    assert subject.asked(("team", "boss", "work")) == ("team", "boss", "work")
+    assert subject.asked(("work",)) == ("work",)
+    assert subject.asked(("wife", "father", "work")) == ("wife", "father", "work")
+    assert subject.names(asked, "My mother is a nurse at the Royal Infirmary.")
+    assert subject.names(asked, "my mum's a pharmacist at Boots")
+    assert subject.names(asked, "my mother Ines works at the depot")
+    for not_a_job in (
+        "My mother is a terrible cook.",
+        "My mother is a big fan of jazz.",
+        "Mum worked in the garden all weekend.",
+        "my mother's sister is a nurse",
+        "my mum's maiden name was Baker",
+        "my mother said it's a printer problem",
+    ):
+        assert not subject.names(asked, not_a_job), not_a_job
+    assert not subject.names(("work",), "My mother is a baker in Rennes.")
+    for not_own in ("I'm a mother of two.", "I'm a morning person.", "I'm a regular at the Crown"):
+        assert not subject.names(("job",), not_own), not_own
+
+
 def test_the_kind_of_workplace_asked_about_is_where_the_user_works() -> None:
     """In a question asking only where the user works and a kind of workplace ("hospital",
     "bank", "restaurant": WordNet), the kind is asked as the user's workplace: a text saying
