@@ -248,7 +248,32 @@ _HOLDS_ROLE = re.compile(
     rf"|(?:'s|\u2019s)\s+(?={_ADVERB}(?:an?|the)\s)){_ADVERB}{_ROLE_NP})",
     re.IGNORECASE,
 )
-_HOLDER = re.compile(r"([A-Za-z][\w-]*)(?:'s|\u2019s)?\s*$")
+_HOLDER = re.compile(r"([A-Za-z][\w-]*)(?:'s|\u2019s)?\W*$")
+# Words between someone and what they are: "My father has been a mechanic", "My husband, who
+# is a chef".
+_NOT_HOLDER = frozenset("has had have always also who now still then".split())
+# What makes the user's role no claim of the user's: a wish, a dream, what someone says or
+# thinks the user is, a quote ("in my dream last night I was a surgeon", "my kids say I'm a
+# taxi driver for them", "He told me 'I was a cop for 20 years'").
+_NOT_SO = re.compile(
+    r"\b(?:wish|wished|dream\w*|if|pretend\w*|says?|said|think|thinks|thought|told|tells?|"
+    r"feel|felt|like|imagine)\b[^.!?\n]*$|['\"\u201c\u2018]\s*$",
+    re.IGNORECASE,
+)
+# A role played, not held: in a game, a show or a costume ("I'm a pilot in Microsoft Flight
+# Simulator", "a healer in World of Warcraft", "the nurse in the school play").
+_IN_PLAY = re.compile(
+    r"[^.!?\n]*\b(?:games?|gaming|simulator|raid|minecraft|warcraft|fortnite|roblox|d&d|dnd|"
+    r"campaign|role-?play\w*|cosplay|costume|halloween|play|panto|pantomime|musical|dream)\b",
+    re.IGNORECASE,
+)
+# A role held at home or towards someone, not for a living ("the chef at home", "the nurse of
+# the family", "a servant to my cats", "a taxi driver for them").
+_AT_HOME = re.compile(
+    r"\s+(?:at\s+home|(?:in|of|for)\s+(?:the|our|my|this|his|her|their)\s+(?:house|home|family|"
+    r"household)\b|(?:to|for)\s+(?:my|our|his|her|the|them|him|us|me)\b)",
+    re.IGNORECASE,
+)
 _OWN_ROLE = re.compile(
     r"(?=\b(?:i'm|im|i am|i was|i've been|i have been|i used to be|the user is|the user was|"
     rf"the user has been|i work as|i worked as|the user works as)\s+{_ADVERB}{_ROLE_NP})",
@@ -258,7 +283,7 @@ _TRAIT = frozenset(
     """
     good great terrible bad awful keen big huge natural decent lousy amateur home born total
     complete real proper bit little aspiring wannabe would-be former ex failed frustrated
-    designated hobby part
+    designated hobby part guest honorary celebrity escape
     """.split()
 )
 _THING = re.compile(r"\b(?:it|that|this|there|here|what|which|where)\s*$", re.IGNORECASE)
@@ -296,22 +321,30 @@ _JOBS = frozenset(
     nanny cashier broker realtor janitor carer caregiver dancer barista hospitalist tradie
     sparky chippy plumber paralegal bookkeeper auditor economist actuary underwriter farmer
     architect artist writer musician photographer translator consultant contractor pastor
-    physio physiotherapist therapist housewife homemaker seamstress cpa rn
+    physio physiotherapist therapist housewife homemaker seamstress cpa rn builder headteacher
+    zookeeper tester controller postie emt swe pm hca lpn analyst priest trainee
     """.split()
 )
-_NOT_JOBS = frozenset("volunteer bridesmaid groomsman expert".split())
+_NOT_JOBS = frozenset(
+    "volunteer bridesmaid groomsman expert slave servant hunter boxer breadwinner handyman".split()
+)
 
 
-def occupation_holders(text: str) -> list[str]:
-    """Whose occupation ``text`` says as what they are (``_HOLDS_ROLE``), as the word right
-    before it, casefolded: "mother" in "My mother is a baker in Rennes", "he" in "he is a
-    branch manager at Zenith Bank", "sister" in "my wife's sister is a nurse". Never the
-    user's own (``says_own_role``)."""
+def occupation_holders(text: str) -> list[tuple[str, int]]:
+    """Whose occupation ``text`` says as what they are (``_HOLDS_ROLE``): the word right
+    before it as written, and where it starts: "mother" in "My mother is a baker in Rennes",
+    "he" in "he is a branch manager at Zenith Bank", "sister" in "my wife's sister is a
+    nurse", "father" in "My father has been a mechanic". Never the user's own
+    (``says_own_role``)."""
     holders = []
     for match in _HOLDS_ROLE.finditer(text):
-        holder = _HOLDER.search(text, 0, match.start())
+        end = match.start()
+        while (holder := _HOLDER.search(text, 0, end)) and holder.group(1).casefold() in (
+            _NOT_HOLDER
+        ):
+            end = holder.start()
         if holder is not None and _names_occupation(text, match, own=False):
-            holders.append(holder.group(1).casefold())
+            holders.append((holder.group(1), holder.start(1)))
     return holders
 
 
@@ -324,21 +357,27 @@ def says_own_role(text: str) -> bool:
 def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
     if _THING.search(text, 0, match.start()):
         return False  # "it's a printer", "that's a driver for the printer"
+    if own and _NOT_SO.search(re.split(r"[.!?\n;,]", text[: match.start()])[-1]):
+        return False
     words: list[str] = []
     end = match.start("np")
     for word in re.finditer(r"[\w-]+", match.group("np")):
         folded = word.group(0).casefold()
         if folded in STOPWORDS or folded in _CHAT:
             break
-        if word.group(0)[0].isupper() and not word.group(0).isupper():
-            return False  # a name: "her maiden name was Baker"
-        words.append(folded)
+        words.append(word.group(0))
         end = match.start("np") + word.end()
-    if not words or re.match(r"['\u2019]s\b", text[end:]):  # "a doctor's wife"
+    if not words or re.match(r"['\u2019]s\b", text[end:]) or _AT_HOME.match(text, end):
+        return False  # "a doctor's wife", "the chef at home"
+    if _IN_PLAY.match(text, end):
         return False
-    if set(words[:-1]) & _TRAIT or (own and len(words) == 1 and words[0] in _OFF_WORK):
+    last = words[-1]
+    if last[0].isupper() and not last.isupper():
+        return False  # a name: "her maiden name was Baker" (not "an English teacher")
+    before = {w.casefold() for w in words[:-1]}
+    if before & _TRAIT or (own and len(words) == 1 and last.casefold() in _OFF_WORK):
         return False
-    return occupation(words[-1])
+    return occupation(last.casefold())
 
 
 @functools.lru_cache(maxsize=4096)

@@ -192,6 +192,7 @@ _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 OCCUPATION = "occupation_"
 _WORKS = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:works?|worked)\s+(?:at|for|as)\b", re.IGNORECASE)
 _REFERS = frozenset("he she they him her".split())
+_WORK_WORDS = frozenset(stem_word(w) for w in ("work", "job"))
 
 
 def _occupation_of(person: str) -> str:
@@ -200,19 +201,52 @@ def _occupation_of(person: str) -> str:
 
 def _occupations(text: str) -> set[str]:
     """The occupation tokens (``_occupation_of``) of the people whose occupation ``text`` says
-    (core.search.life.occupation_holders) or whose work place it says ("Daniel works at
-    Amazon"): the person named, or, for "he", "she" or a name, each person the text names
-    ("My wife Rachel ... She's a speech-language pathologist")."""
-    holders = life.occupation_holders(text) + [m.group(1) for m in _WORKS.finditer(text)]
-    if not holders:
-        return set()
-    people: set[str] = set()
-    for holder in holders:
-        if holder.casefold() in _REFERS or holder[0].isupper():
-            people |= {w for w in _WORD.findall(text.casefold()) if _person(w)}
-        else:
-            people.add(holder.casefold())
+    (core.search.life.occupation_holders) or whose place of work it says ("Daniel works at
+    Amazon"), each resolved to one person (``_whose``); and, as a question about one person's
+    work was read before it, of each of the user's people a text naming "work" or "job" names
+    ("My manager at work is Priya", "my wife cycles to work"; not "Ngozi's husband got a
+    job")."""
+    holders = life.occupation_holders(text) + [
+        (m.group(1), m.start(1)) for m in _WORKS.finditer(text)
+    ]
+    people = {person for holder, at in holders if (person := _whose(text, holder, at))}
+    lowered = text.casefold()
+    words = set(_WORD.findall(lowered)) - STOPWORDS
+    if {_stem(w) for w in words} & _WORK_WORDS:  # not "we had company over"
+        people |= {w for w in words if _person(w) and _the_users(w, lowered)}
     return {_occupation_of(p) for p in people}
+
+
+def _the_users(person: str, lowered: str) -> bool:
+    """Whether ``lowered`` says ``person`` as the user's ("my wife", "our new manager"), not
+    someone else's ("Ngozi's husband")."""
+    return re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+)?{re.escape(person)}\b", lowered) is not None
+
+
+def _whose(text: str, holder: str, at: int) -> str | None:
+    """The one person a ``holder`` found at ``at`` in ``text`` is: a person word itself
+    ("mother"), the person word right before a name ("my son Jack", "My wife Rachel": a name
+    is read as one even when WordNet files it as a person), or for "he" or "she" the nearest
+    person word or name before it ("My wife Rachel says I'm obsessed. She's a ...")."""
+    before = list(_WORD.finditer(text, 0, at))
+    if holder.casefold() in _REFERS:
+        for word in reversed(before):
+            found = word.group(0)
+            if _named_person(text, found, word.start()):
+                return _whose(text, found, word.start())
+            if found.casefold() not in STOPWORDS and _person(found.casefold()):
+                return found.casefold()
+        return None
+    if _named_person(text, holder, at):
+        named = before[-1].group(0).casefold() if before else ""
+        return named if _person(named) else None
+    return holder.casefold() if _person(holder.casefold()) else None
+
+
+def _named_person(text: str, word: str, at: int) -> bool:
+    """Whether ``word`` at ``at`` is written as a name: capitalised inside a sentence."""
+    opens = not text[:at].strip() or text[:at].rstrip()[-1] in ".!?"
+    return word[0].isupper() and word.casefold() not in STOPWORDS and not opens
 
 
 # What a workplace is a kind of, by WordNet: a company, firm or team (organization), a

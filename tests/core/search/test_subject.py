@@ -265,8 +265,34 @@ def test_an_occupation_is_what_someone_is_for_a_living() -> None:
     ):
         assert not subject.names(asked, not_a_job), not_a_job
     assert not subject.names(("work",), "My mother is a baker in Rennes.")
-    for not_own in ("I'm a mother of two.", "I'm a morning person.", "I'm a regular at the Crown"):
+    for not_own in (
+        "I'm a mother of two.",
+        "I'm a morning person.",
+        "I'm a regular at the Crown",
+        "in my dream last night I was a surgeon, so weird",
+        "my kids say I'm a taxi driver for them lol",
+        "I'm a pilot in Microsoft Flight Simulator, did a 747 landing",
+        "I'm a servant to my cats lol",
+    ):
         assert not subject.names(("job",), not_own), not_own
+    assert subject.names(("job",), "I'm an English teacher at a school in Leeds.")
+
+
+def test_an_occupation_is_the_one_persons_it_is_said_of() -> None:
+    """A name or a pronoun stands for one person: the person word before the name, or the
+    nearest one before the pronoun; a literal work word beside a person still names their
+    work, as it did before occupations were read."""
+    wife = subject.asked(("wife", "profession"))
+    assert subject.names(wife, "My wife Priya is an anaesthetist at the Royal Free.")
+    assert subject.names(wife, "My wife Rachel says I'm obsessed. She's a speech therapist.")
+    assert not subject.names(wife, "we had dinner with my wife's colleague Tom, he's a lawyer")
+    assert not subject.names(wife, "my brother's girlfriend, she's a vet")
+    assert subject.names(
+        subject.asked(("dad", "trade")), "My father has been a mechanic for 30 years"
+    )
+    assert subject.names(subject.asked(("manager", "work")), "My manager at work is Priya")
+    husband = subject.asked(("husband", "work"))
+    assert not subject.names(husband, "Ngozi's husband got a job in Manchester")
 
 
 def test_the_kind_of_workplace_asked_about_is_where_the_user_works() -> None:
