@@ -26,18 +26,19 @@ up to three sentences, "Adam quit the hockey" could retire no record of "Adam is
 hockey. Lina is 11, she swims." and a "moved" turn retired a run holding a child's trip dates
 (personal dev set, extracted path: stale values shown 0.500 -> 0.439, hit@5 0.771 -> 0.771;
 benchmarks/README.md, "Session 17"). A sentence holding a stale and a valid claim is still
-retired whole ("Theo is 7 and Lara is 3" with the cancelled trip). A sentence
-is informative when it has at least ``MIN_WORDS`` words and ``MIN_CONTENT_WORDS`` words that are
-neither function words nor the vocabulary of greetings, thanks and acknowledgements ("thanks,
-that's really helpful", "ok sounds good"), and does not open like a question without its mark
-("what's a good calorie target"). The record's retrieval context is its whole turn (its day and
-words, core.extraction.validator.retrieval_context), so the question or the neighbouring
-sentence a run leaves out still finds it ("any ideas for keeping a corgi entertained? Biscuit
-is losing his mind ..."). A whole informative turn as the record's content was not chosen: the
-context already gives search the turn's words, and the content stays what the model reads
-(measured variants: benchmarks/README.md, "Extracted records carry their turn"). Limits: it
-keeps a sentence's words, not its meaning, and a long turn gives long records. A later
-correction retires an earlier statement only through the reviewer's reading of corrections
+retired whole ("Theo is 7 and Lara is 3" with the cancelled trip). A sentence is informative
+when it has at least ``MIN_WORDS`` words (``MIN_CONTENT_WORDS`` for one that opens by ending
+something: "quit roccos finally.", ``_ENDED``) and ``MIN_CONTENT_WORDS`` words that are neither
+function words nor the vocabulary of greetings, thanks and acknowledgements ("thanks, that's
+really helpful", "ok sounds good"), and does not open like a question without its mark ("what's
+a good calorie target"). The record's retrieval context is its whole turn (its day and words,
+core.extraction.validator.retrieval_context), so the question or the neighbouring sentence a
+run leaves out still finds it ("any ideas for keeping a corgi entertained? Biscuit is losing
+his mind ..."). A whole informative turn as the record's content was not chosen: the context
+already gives search the turn's words, and the content stays what the model reads (measured
+variants: benchmarks/README.md, "Extracted records carry their turn"). Limits: it keeps a
+sentence's words, not its meaning, and a long turn gives long records. A later correction
+retires an earlier statement only through the reviewer's reading of corrections
 (core.extraction.corrections).
 """
 
@@ -88,10 +89,21 @@ def informative(sentence: str) -> bool:
     if asks(sentence) and not standing.instructs(sentence):
         return False  # a question, unless one asking for a way of answering for good
     words = _WORD.findall(sentence.lower())
-    if len(words) < MIN_WORDS or announces(sentence) or _APOLOGY.match(sentence):
+    # An end said short is news all the same ("quit roccos finally.", "stopped the gym.").
+    short = MIN_CONTENT_WORDS if _ENDED.search(sentence.lower()) else MIN_WORDS
+    if len(words) < short or announces(sentence) or _APOLOGY.match(sentence):
         return False
     content = [w for w in words if len(w) > 1 and w not in _FUNCTION_WORDS and w not in _SMALL_TALK]
     return len(content) >= MIN_CONTENT_WORDS
+
+
+# What ends something the user did or had, in a verb: a sentence saying it needs fewer words
+# ("quit roccos.", "stopped the gym.", "retired last month."). Not "now" nor "new": "Now five
+# hives." is a value, which a correction reads only beside what it changes.
+_ENDED = re.compile(
+    r"^\W*(?:(?:so|and|also|finally|just|ok|okay)\W+)*(?:i\s+)?(?:(?:have|'ve)\s+)?"
+    r"(?:quit|stopped|gave up|retired|resigned|cancel+ed|called off)\b"
+)
 
 
 # A sentence that only apologises ("Sorry for the long message.", "Sorry to bother you

@@ -715,3 +715,17 @@ def test_hearsay_a_denial_or_a_doubt_retires_nothing(
     no change ("not sure", "thinking about": each of the last two retired it by "now")."""
     a_month_apart(mem, before, after)
     assert status_of(mem, kept) is Status.CONFIRMED
+
+
+def test_an_end_said_short_is_kept_and_retires_what_it_ends(mem: Memory) -> None:
+    """ "quit roccos finally." has three words, under a verbatim statement's minimum, and was
+    dropped, so the job it ended stayed live. A short end is news: kept, it retires the job.
+    (Limit: "i work there tue thu and sat nights" names the place only as "there" and stays.)"""
+    a_month_apart(
+        mem,
+        "k got it. gotta sleep, working at roccos pizza tmrw night. i work there tue thu and "
+        "sat nights",
+        "quit roccos finally. got a job at the campus it help desk, way better, 15 hrs a week.",
+    )
+    assert status_of(mem, "working at roccos pizza") is Status.SUPERSEDED
+    assert status_of(mem, "quit roccos finally.") is Status.CONFIRMED
