@@ -336,11 +336,107 @@ def _holder_conflict(a: _Statement, b: _Statement) -> str | None:
     return None
 
 
+# The user's diet on meat and fish, one at a time: "I'm pescatarian" / "I went fully
+# vegetarian" / "the user is vegan". A later one replaces an earlier one, and so does eating
+# what the diet leaves out ("..., so I've started eating chicken" after "I'm pescatarian").
+# Read clause by clause, each from its start, said by the user ("I", "we", "the user"; not
+# "they", "my son"), as a state now: not a plan ("going vegan next month"), a hedge, a
+# question, a report ("my mum thinks I eat fish again"), a past ("went vegan for a month last
+# year", "back in college"), a part-time diet ("vegan on weekdays", "vegan-ish") nor a
+# substitute ("started eating meat substitutes", "dairy-free yogurt").
+_MEAT_DIET = r"vegan|vegetarian|veggie|pescatarian|pescetarian"
+_USER = r"(?:i|we|the user)"
+_DIET_STATE = re.compile(
+    rf"^{_USER} (?:am|are|is|have become|have gone|have turned|went|became|turned) "
+    r"(?:(?:now|fully|strictly|completely|totally|full|strict|a|an|also|officially) )*"
+    rf"(?P<diet>{_MEAT_DIET})"
+    r"(?:(?: now| these days| again| full stop)?$| (?:after|since|because)\b)"
+)
+_EATS = re.compile(
+    rf"^{_USER} (?:have |has )?(?:started|begun|began) eating (?P<food>[a-z]+)(?P<rest>.*)$"
+    rf"|^{_USER} (?:eat|eats|am eating|are eating|is eating) (?P<again>[a-z]+) again\b"
+)
+_NOT_NOW = re.compile(
+    r"\b(?:for a (?:month|week|while|year)|for lent|back in|when i was|in college|as a "
+    r"(?:kid|child)|thinks?|says?|said|told|wonder|should|would|might|may|maybe|if|going to|"
+    r"plan\w*|next|soon|weekdays?|weekends?|at home|-ish|substitutes?|alternatives?|"
+    r"replacements?|-free|free)\b|\?"
+)
+# A diet kept once: "I went vegan for a month last year", "I became vegan in 2015".
+_ONCE = re.compile(r"\b(?:last|ago|in \d{4}|but)\b")
+_CLAUSES = re.compile(r"[,;:.!?]\s*|\s+(?:so|but|and then|because)\s+")
+# What each diet leaves out, and the foods that name it.
+_LEAVES_OUT = {
+    "vegan": ("meat", "fish", "dairy", "eggs"),
+    "vegetarian": ("meat", "fish"),
+    "veggie": ("meat", "fish"),
+    "pescatarian": ("meat",),
+    "pescetarian": ("meat",),
+}
+_FOODS = {
+    "meat": "meat beef pork chicken steak steaks bacon lamb ham turkey sausage sausages burger "
+    "burgers mince venison duck",
+    "fish": "fish salmon tuna seafood prawns shrimp cod sushi",
+    "dairy": "dairy cheese milk butter yogurt yoghurt",
+    "eggs": "eggs egg",
+}
+_KIND_OF = {food: kind for kind, foods in _FOODS.items() for food in foods.split()}
+
+
+def _clauses(s: _Statement) -> list[str]:
+    """``s``'s clauses, each without the words that lead it ("so", "also", "well" ...)."""
+    return [
+        _LEAD_WORDS.sub("", part.strip()).strip() for part in _CLAUSES.split(s.text) if part.strip()
+    ]
+
+
+def _diet(s: _Statement) -> str | None:
+    """The diet on meat and fish the user says they keep now, in a clause of its own."""
+    for clause in _clauses(s):
+        found = _DIET_STATE.match(clause)
+        if found is None or _NOT_NOW.search(s.text) or _NEGATION.search(clause):
+            continue
+        if clause.split()[1] in ("went", "became", "turned") and _ONCE.search(s.text):
+            continue
+        return found["diet"].replace("veggie", "vegetarian")
+    return None
+
+
+def _eats(s: _Statement) -> set[str]:
+    """The kinds of food (``_FOODS``) the user says they started eating or eat again."""
+    kinds = set()
+    for clause in _clauses(s):
+        found = _EATS.match(clause)
+        if found is None or _NOT_NOW.search(clause) or _UNSURE.search(clause):
+            continue
+        if re.search(re.escape(clause) + r"\s*\?", s.text):
+            continue  # "I eat meat again? No way."
+        food = found["food"] or found["again"]
+        if food in _KIND_OF and not re.match(
+            r"-| (?:substitutes?|alternatives?)", found["rest"] or ""
+        ):
+            kinds.add(_KIND_OF[food])
+    return kinds
+
+
+def _diet_conflict(a: _Statement, b: _Statement) -> str | None:
+    diet = _diet(a)
+    if diet is None:
+        return None
+    other = _diet(b)
+    if other is not None and other != diet:
+        first, second = sorted((diet, other))
+        return f"one diet at a time: {first!r} vs {second!r}"
+    broken = _eats(b) & set(_LEAVES_OUT[diet])
+    return f"eating {sorted(broken)[0]} ends a {diet} diet" if broken else None
+
+
 def exclusive_conflict(a: str, b: str) -> Verdict | None:
     """A contradiction between ``a`` and ``b`` under the relations above, or None when these
     rules see none (the caller's other rules may still). Symmetric."""
     left, right = _read(a), _read(b)
-    for rule in (_home_conflict, _attribute_conflict, _cessation_conflict, _holder_conflict):
+    rules = (_home_conflict, _attribute_conflict, _cessation_conflict, _holder_conflict)
+    for rule in (*rules, _diet_conflict):
         reason = rule(left, right) or rule(right, left)
         if reason is not None:
             return Verdict(True, 0.8, reason)
@@ -350,6 +446,7 @@ def exclusive_conflict(a: str, b: str) -> Verdict | None:
 # The words that say a statement is about a home, for the write path's lexical neighbours:
 # "moved to Porto" must find "lives in Lisbon" although they share no content word.
 _HOME_WORDS = ("live", "lives", "living", "moved", "relocated", "based", "resides")
+_DIET_WORDS = ("vegan", "vegetarian", "veggie", "pescatarian", "pescetarian")
 _HOME_CUE = re.compile(r"\b(?:lives?|living|moved|relocated|based|resides?)\b", re.IGNORECASE)
 
 
@@ -360,6 +457,9 @@ def relation_words(text: str) -> list[str]:
     words: list[str] = []
     if _HOME_CUE.search(text):
         words += _HOME_WORDS
+    lowered = text.lower()
+    if re.search(rf"\b(?:{_MEAT_DIET})\b|\beat(?:ing)?\b", lowered):
+        words += _DIET_WORDS
     gone = _gone(_read(text))
     if gone:
         words += sorted(gone)

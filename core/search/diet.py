@@ -177,6 +177,26 @@ _OF_THE_USER = re.compile(
     r"all|am|are|is|was|were|have been|has been))*\s*$"
 )
 _THE_USER_IS = re.compile(r"(?:i'm|im|i am|i've|we're|we are|the user)\b")
+# The user's diet on meat and fish ended: eating what it leaves out, or saying it is over;
+# each clause read from its start, as in core.judge.contradiction (not a question, a plan, a
+# report, a childhood or a substitute: "Should I start eating meat again?", "When I was five I
+# started eating meat", "I've started eating meat substitutes").
+_DIET_ENDED = re.compile(
+    r"^(?:(?:so|and|also|well|honestly|now|but)\W+)*(?:(?:i|we)(?:'ve| have)? (?:started|begun|"
+    r"began) eating (?P<food>[a-z]+)(?![-\w]| (?:substitutes?|alternatives?|replacements?)\b)"
+    r"|(?:(?:i|we) (?:eat|am eating)|(?:i'm|we're|we are) eating) (?P<again>[a-z]+) again\b)"
+    r"|^(?:i'm|i am|we're|we are) (?:not|no longer) (?:a )?(?:vegan|vegetarian|veggie|"
+    r"pescatarian|pescetarian)\b"
+)
+_NOT_SAID_SO = re.compile(
+    r"\b(?:should|would|might|may|maybe|if|thinks?|says?|said|when i was|back in|as a kid|"
+    r"going to|plan\w*|restaurants?)\b|\?"
+)
+_CLAUSE = re.compile(r"[^,;:.!?]+[,;:.!?]?")
+_MEAT_OR_FISH = re.compile(
+    r"^(?:meat|beef|pork|chicken|steak|bacon|lamb|ham|turkey|sausages?|burgers?|fish|salmon|"
+    r"tuna|seafood|prawns|shrimp|eggs?|cheese|dairy|milk)$"
+)
 _MEAT_DIETS = re.compile(r"\b(?:vegan|vegetarian|veggie|pescatarian|pescetarian|plant[- ]based)\b")
 _DIET_MEAL = re.compile(
     rf"\b(?:need|needs|want|wants|looking for|only)\s+(?:\w+\s+)?(?:{_DIETS})\s+"
@@ -320,6 +340,23 @@ def strength(record: Record) -> int | None:
     return min(found, default=None)
 
 
+def ends_a_diet(record: Record) -> bool:
+    """Whether ``record`` says, in the user's own words, that the user's diet on meat and fish
+    ended ("I've started eating chicken", "I eat fish again", "I'm not vegetarian anymore"):
+    what a question about the diet must hear ("Am I still pescatarian?")."""
+    if not conversation.in_the_users_words(record):
+        return False
+    said = f"{record.content} {record.evidence or ''}".replace("\u2019", "'").casefold()
+    for clause in _CLAUSE.findall(said):
+        found = _DIET_ENDED.match(clause.strip())
+        if found is None or _NOT_SAID_SO.search(clause):
+            continue
+        food = found.group("food") or found.group("again")
+        if food is None or _MEAT_OR_FISH.match(food):
+            return True
+    return False
+
+
 def own_meat_diet(record: Record) -> bool:
     """Whether ``record`` states, in the user's own words, the diet the user keeps on meat and
     fish ("I'm pescatarian", "I went fully vegetarian", "The user is vegan"): one such diet
@@ -370,6 +407,15 @@ def _only_own_meat_diet(record: Record) -> bool:
     )
 
 
+def _asked_strength(record: Record, up_to: int) -> int | None:
+    """``record``'s strength for a question taking constraints up to ``up_to``: a diet ended
+    answers a question about the diet as a diet does (``ends_a_diet``)."""
+    found = strength(record)
+    if found is None and up_to >= 1 and ends_a_diet(record):
+        found = 1
+    return found if found is not None and found <= up_to else None
+
+
 def for_question(
     ordered: Sequence[Candidate],
     records: Mapping[str, Record],
@@ -380,7 +426,8 @@ def for_question(
     first: its constraints of strength ``up_to`` or surer, every one the gate let through, in
     the answer's order (the closest to the question first: "I hate olives" for "What foods do
     I hate?"), then up to ``MAX_CONSTRAINTS`` more it cut, the surest then those stated last
-    first; the user's diet on meat stated last before any earlier one among them; and the
+    first; the user's diet on meat (or its end) stated last before any earlier one among them;
+    and the
     earlier diets it neither adds nor puts first (``replaced_diets``: one the gate let through
     keeps its place after them, since the question may name it: "Am I pescatarian?")."""
     replaced = replaced_diets(ordered, records)
@@ -388,9 +435,7 @@ def for_question(
     level = {
         id(c): found
         for c in ordered
-        if id(c) not in gone
-        and (found := strength(records[c.record_id])) is not None
-        and found <= up_to
+        if id(c) not in gone and (found := _asked_strength(records[c.record_id], up_to)) is not None
     }
 
     passed = {id(c) for c in survivors}
@@ -401,8 +446,12 @@ def for_question(
     )
     cut = sorted(cut, key=lambda c: level[id(c)])[:MAX_CONSTRAINTS]
     chosen = [c for c in survivors if id(c) in level] + cut
-    # The user's diet on meat stated last goes before any earlier one still among them.
-    diets = [c for c in chosen if own_meat_diet(records[c.record_id])]
+    # The user's diet on meat (or its end) stated last goes before any earlier one among them.
+    diets = [
+        c
+        for c in chosen
+        if own_meat_diet(records[c.record_id]) or ends_a_diet(records[c.record_id])
+    ]
     if diets:
         latest = max(diets, key=lambda c: records[c.record_id].statement_time)
         chosen.remove(latest)

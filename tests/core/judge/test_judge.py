@@ -263,6 +263,18 @@ ENTAILMENT: list[tuple[str, str, bool]] = [
 ]
 
 # (a, b, truly contradictory?)
+# One diet on meat and fish at a time, and eating what it leaves out ends it.
+DIETS: list[tuple[str, str, bool]] = [
+    ("The user is pescatarian.", "I went fully vegetarian after a documentary.", True),
+    ("I'm pescatarian, fish yes, meat no.", "I went fully vegetarian.", True),
+    ("The user is pescatarian.", "So I've started eating chicken again.", True),
+    ("I'm vegetarian.", "I eat fish again since last summer.", True),
+    ("I'm vegetarian.", "My son is vegan.", False),
+    ("I'm vegetarian.", "I love vegan recipes.", False),
+    ("I'm vegetarian.", "I might go vegan next year.", False),
+    ("I'm vegetarian.", "I was vegan for a year.", False),
+    ("I'm vegetarian.", "My husband started eating meat again.", False),
+]
 CONTRADICTION: list[tuple[str, str, bool]] = [
     ("I like coffee.", "I don't like coffee.", True),
     ("The user likes coffee.", "The user does not like coffee.", True),
@@ -322,6 +334,7 @@ CONTRADICTION: list[tuple[str, str, bool]] = [
     ("Deploys happen on Tuesdays.", "Deploys happen on Tuesdays and Thursdays.", False),
     ("The user lives in Lisbon.", "The user lived in Porto.", False),
     ("The user likes jazz.", "The user likes jazz and blues.", False),
+    *DIETS,
 ]
 
 # Floors a little below what the offline judge measured when these tests were written:
@@ -489,6 +502,17 @@ def test_offline_scores_are_calibrated_to_the_verdict() -> None:
         verdict = judge.contradicts(a, b)
         assert 0.0 <= verdict.score <= 1.0 and verdict.reason
         assert verdict.holds == (verdict.score >= 0.5)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "holds"),
+    DIETS,
+)
+def test_one_diet_on_meat_and_fish_at_a_time(a: str, b: str, holds: bool) -> None:
+    """A later diet on meat and fish replaces an earlier one, and eating what a diet leaves
+    out ends it (core.judge.contradiction); another person's diet, a recipe, a plan or a past
+    diet does not."""
+    assert OfflineJudge().contradicts(a, b).holds is holds
 
 
 def test_offline_refuses_empty_input() -> None:

@@ -100,6 +100,15 @@ def test_the_users_diet_stated_last_replaces_the_earlier_one(memory: Memory) -> 
         assert replay(payload(session, result["search_id"])) == [r["id"] for r in result["results"]]
 
 
+def test_a_question_about_a_diet_hears_that_it_ended(memory: Memory) -> None:
+    """Asked "Am I still pescatarian?" after "I've started eating chicken", the end comes
+    first, before the diet it ended."""
+    said = ["I'm pescatarian.", "My doctor wants me to eat meat, so I've started eating chicken."]
+    session = stated(memory, [*FACTS, *said])
+    found = contents(search(session, "Am I still pescatarian?"))
+    assert found[0] == said[1]
+
+
 def test_another_task_or_a_fact_question_gets_none(alice: Session) -> None:
     for query in ("Explain how index funds work.", "Where does my sister live?"):
         found = contents(search(alice, query))
