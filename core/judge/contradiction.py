@@ -356,6 +356,10 @@ _EATS = re.compile(
     rf"^{_USER} (?:have |has )?(?:started|begun|began) eating (?P<food>[a-z]+)(?P<rest>.*)$"
     rf"|^{_USER} (?:eat|eats|am eating|are eating|is eating) (?P<again>[a-z]+) again\b"
 )
+_DIET_OVER = re.compile(
+    rf"^{_USER} (?:am|are|is) (?:not|no longer) (?:a )?(?:{_MEAT_DIET})\b"
+    r"(?! (?:restaurants?|food|recipes?|fan|yet)\b)"
+)
 _NOT_NOW = re.compile(
     r"\b(?:for a (?:month|week|while|year)|for lent|back in|when i was|in college|as a "
     r"(?:kid|child)|thinks?|says?|said|told|wonder|should|would|might|may|maybe|if|going to|"
@@ -419,6 +423,14 @@ def _eats(s: _Statement) -> set[str]:
     return kinds
 
 
+def ends_a_diet(text: str) -> bool:
+    """Whether ``text`` says the user's diet on meat and fish ended: the user started eating
+    or eats again a food a diet leaves out ("..., so I've started eating chicken"), or says
+    the diet is over ("I'm not vegetarian anymore")."""
+    s = _read(text)
+    return bool(_eats(s)) or any(_DIET_OVER.match(clause) for clause in _clauses(s))
+
+
 def _diet_conflict(a: _Statement, b: _Statement) -> str | None:
     diet = _diet(a)
     if diet is None:
@@ -446,7 +458,7 @@ def exclusive_conflict(a: str, b: str) -> Verdict | None:
 # The words that say a statement is about a home, for the write path's lexical neighbours:
 # "moved to Porto" must find "lives in Lisbon" although they share no content word.
 _HOME_WORDS = ("live", "lives", "living", "moved", "relocated", "based", "resides")
-_DIET_WORDS = ("vegan", "vegetarian", "veggie", "pescatarian", "pescetarian")
+_DIET_WORDS = tuple(_MEAT_DIET.split("|"))
 _HOME_CUE = re.compile(r"\b(?:lives?|living|moved|relocated|based|resides?)\b", re.IGNORECASE)
 
 
@@ -466,4 +478,4 @@ def relation_words(text: str) -> list[str]:
     return words
 
 
-__all__ = ["exclusive_conflict", "relation_words", "says_ended", "sentences"]
+__all__ = ["ends_a_diet", "exclusive_conflict", "relation_words", "says_ended", "sentences"]

@@ -39,6 +39,7 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
+from agent_memory.core.judge import contradiction
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
@@ -177,26 +178,6 @@ _OF_THE_USER = re.compile(
     r"all|am|are|is|was|were|have been|has been))*\s*$"
 )
 _THE_USER_IS = re.compile(r"(?:i'm|im|i am|i've|we're|we are|the user)\b")
-# The user's diet on meat and fish ended: eating what it leaves out, or saying it is over;
-# each clause read from its start, as in core.judge.contradiction (not a question, a plan, a
-# report, a childhood or a substitute: "Should I start eating meat again?", "When I was five I
-# started eating meat", "I've started eating meat substitutes").
-_DIET_ENDED = re.compile(
-    r"^(?:(?:so|and|also|well|honestly|now|but)\W+)*(?:(?:i|we)(?:'ve| have)? (?:started|begun|"
-    r"began) eating (?P<food>[a-z]+)(?![-\w]| (?:substitutes?|alternatives?|replacements?)\b)"
-    r"|(?:(?:i|we) (?:eat|am eating)|(?:i'm|we're|we are) eating) (?P<again>[a-z]+) again\b)"
-    r"|^(?:i'm|i am|we're|we are) (?:not|no longer) (?:a )?(?:vegan|vegetarian|veggie|"
-    r"pescatarian|pescetarian)\b"
-)
-_NOT_SAID_SO = re.compile(
-    r"\b(?:should|would|might|may|maybe|if|thinks?|says?|said|when i was|back in|as a kid|"
-    r"going to|plan\w*|restaurants?)\b|\?"
-)
-_CLAUSE = re.compile(r"[^,;:.!?]+[,;:.!?]?")
-_MEAT_OR_FISH = re.compile(
-    r"^(?:meat|beef|pork|chicken|steak|bacon|lamb|ham|turkey|sausages?|burgers?|fish|salmon|"
-    r"tuna|seafood|prawns|shrimp|eggs?|cheese|dairy|milk)$"
-)
 _MEAT_DIETS = re.compile(r"\b(?:vegan|vegetarian|veggie|pescatarian|pescetarian|plant[- ]based)\b")
 _DIET_MEAL = re.compile(
     rf"\b(?:need|needs|want|wants|looking for|only)\s+(?:\w+\s+)?(?:{_DIETS})\s+"
@@ -342,19 +323,12 @@ def strength(record: Record) -> int | None:
 
 def ends_a_diet(record: Record) -> bool:
     """Whether ``record`` says, in the user's own words, that the user's diet on meat and fish
-    ended ("I've started eating chicken", "I eat fish again", "I'm not vegetarian anymore"):
-    what a question about the diet must hear ("Am I still pescatarian?")."""
-    if not conversation.in_the_users_words(record):
-        return False
-    said = f"{record.content} {record.evidence or ''}".replace("\u2019", "'").casefold()
-    for clause in _CLAUSE.findall(said):
-        found = _DIET_ENDED.match(clause.strip())
-        if found is None or _NOT_SAID_SO.search(clause):
-            continue
-        food = found.group("food") or found.group("again")
-        if food is None or _MEAT_OR_FISH.match(food):
-            return True
-    return False
+    ended ("I've started eating chicken", "I eat fish again", "I'm not vegetarian anymore",
+    read as core.judge.contradiction reads them): what a question about the diet must hear
+    ("Am I still pescatarian?")."""
+    return conversation.in_the_users_words(record) and any(
+        contradiction.ends_a_diet(text) for text in (record.content, record.evidence or "")
+    )
 
 
 def own_meat_diet(record: Record) -> bool:
