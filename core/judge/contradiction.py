@@ -18,6 +18,9 @@ they give that relation different values for the same holder:
 - single-valued attributes: "<holder>'s manager/boss/name/wife/... is X" against the same
   attribute with another value (a short list of nouns that name one person or value at a
   time; "friend" or "colleague" are not on it).
+- diet on meat and fish: the user's vegan / vegetarian / pescatarian kept now against another,
+  or against eating again what it leaves out ("..., so I've started eating chicken"); read
+  clause by clause, never a plan, a past, a report or a substitute (``_diet_conflict``).
 
 The holder must be the same on both sides: "I"/"we"/"the user" (one person to these rules, as
 to the rest of the judge) or the same words. A question, a hedge ("might", "maybe", "plans

@@ -8,6 +8,11 @@ Ioniq 5"), which the packaged model scores under every floor. Each part is one r
 words that say it changed. core.search.subject lets a text saying a part name the words it is
 asked by (the gate's subject signal), and core.search.later ranks the later of two statements
 about the same part first when it says the change.
+
+Work is also said as what someone is: an occupation (``occupation``, ``says_own_role`` for the
+user's own: "I was a schoolmaster for thirty-eight years"; ``occupation_holders`` for anyone's:
+"The user's mother is a baker in Rennes"), which core.search.subject reads for a question
+about the user's work or one person's.
 """
 
 from __future__ import annotations
