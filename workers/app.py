@@ -241,7 +241,10 @@ class WorkerApp:
             "job_id": (getattr(task, "args", None) or [None])[0],
         }
         if exc is not None:
-            fields["error"] = f"{type(exc).__name__}: {exc}"
+            # Only an ExtractionError's message is kept free of the session's words
+            # (core.extraction.stage_errors); any other exception is logged by its kind.
+            scrubbed = isinstance(exc, ExtractionError)
+            fields["error"] = f"{type(exc).__name__}: {exc}" if scrubbed else type(exc).__name__
         if signal == signals.SIGNAL_ENQUEUED:
             return  # sent in the host, on every Session.end(): stage.claimed says it arrived
         if signal in (signals.SIGNAL_ERROR, signals.SIGNAL_INTERRUPTED):

@@ -9,9 +9,11 @@ import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from huey import signals
 from structlog.testing import capture_logs
 
 from agent_memory.core import Config, Memory
@@ -145,3 +147,15 @@ def test_a_stage_error_never_holds_the_sessions_words(mem: Memory, failure: obje
     assert status["status"] == "failed"
     assert type(failure).__name__ in status["last_error"]
     assert "4417" not in kept and "locker" not in kept
+
+
+def test_an_error_huey_reports_is_logged_by_its_kind_not_its_words(mem: Memory) -> None:
+    """An exception other than the pipeline's scrubbed ExtractionError reaching Huey (a task
+    failing outside a stage) is logged by its type only: its message may quote the session."""
+    app = WorkerApp(mem.path, CONFIG, immediate=True, backend=Model([]))
+    task = SimpleNamespace(name="stage_review", id="t1", args=("job_1",))
+    with capture_logs() as logs:
+        app.huey._emit(signals.SIGNAL_ERROR, task, ValueError(f"could not parse {SECRET!r}"))
+    [logged] = [e for e in logs if e["event"] == "worker.task"]
+    assert logged["error"] == "ValueError"
+    assert "4417" not in json.dumps(logs)
