@@ -376,7 +376,6 @@ _CLAUSES = re.compile(r"[,;:.!?]\s*|\s+(?:so|but|and then|because)\s+")
 _LEAVES_OUT = {
     "vegan": ("meat", "fish", "dairy", "eggs"),
     "vegetarian": ("meat", "fish"),
-    "veggie": ("meat", "fish"),
     "pescatarian": ("meat",),
     "pescetarian": ("meat",),
 }
@@ -419,9 +418,8 @@ def _eats(s: _Statement) -> set[str]:
         if re.search(re.escape(clause) + r"\s*\?", s.text):
             continue  # "I eat meat again? No way."
         food = found["food"] or found["again"]
-        if food in _KIND_OF and not re.match(
-            r"-| (?:substitutes?|alternatives?)", found["rest"] or ""
-        ):
+        # "chicken-flavoured crisps" (a substitute or "-free" the clause check refused already)
+        if food in _KIND_OF and not (found["rest"] or "").startswith("-"):
             kinds.add(_KIND_OF[food])
     return kinds
 

@@ -45,7 +45,7 @@ from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping, Sequence, Set
 
     from agent_memory.core.models import Record
     from agent_memory.core.search.ranking import Candidate
@@ -336,7 +336,7 @@ def own_meat_diet(record: Record) -> bool:
     fish ("I'm pescatarian", "I went fully vegetarian", "The user is vegan"): one such diet
     holds at a time, so the one stated last replaces those before it. Only the user's, said
     of the user: "Rohan is vegan" is his, and "I think my daughter went vegan" hers."""
-    return any(own for own in _meat_diets(record))
+    return any(_meat_diets(record))
 
 
 def replaced_diets(ordered: Sequence[Candidate], records: Mapping[str, Record]) -> list[Candidate]:
@@ -399,11 +399,10 @@ def for_question(
     """What a question about what the user may eat (``asks_constraints``) is answered with
     first: its constraints of strength ``up_to`` or surer, every one the gate let through, in
     the answer's order (the closest to the question first: "I hate olives" for "What foods do
-    I hate?"), then up to ``MAX_CONSTRAINTS`` more it cut, the surest then those stated last
-    first; the user's diet on meat (or its end) stated last before any earlier one among them;
-    and the
-    earlier diets it neither adds nor puts first (``replaced_diets``: one the gate let through
-    keeps its place after them, since the question may name it: "Am I pescatarian?")."""
+    I hate?"), then up to ``MAX_CONSTRAINTS`` more it cut (``_surest``); the user's diet on
+    meat (or its end) stated last before any earlier one among them; and the earlier diets it
+    neither adds nor puts first (``replaced_diets``: one the gate let through keeps its place
+    after them, since the question may name it: "Am I pescatarian?")."""
     replaced = replaced_diets(ordered, records)
     gone = {id(c) for c in replaced}
     level = {
@@ -411,14 +410,8 @@ def for_question(
         for c in ordered
         if id(c) not in gone and (found := _asked_strength(records[c.record_id], up_to)) is not None
     }
-
     passed = {id(c) for c in survivors}
-    cut = sorted(
-        (c for c in ordered if id(c) in level and id(c) not in passed),
-        key=lambda c: records[c.record_id].statement_time,
-        reverse=True,
-    )
-    cut = sorted(cut, key=lambda c: level[id(c)])[:MAX_CONSTRAINTS]
+    cut = _surest([c for c in ordered if id(c) in level and id(c) not in passed], records, level)
     chosen = [c for c in survivors if id(c) in level] + cut
     # The user's diet on meat (or its end) stated last goes before any earlier one among them.
     diets = [
@@ -431,6 +424,33 @@ def for_question(
         chosen.remove(latest)
         chosen.insert(chosen.index(diets[0]) if diets[0] is not latest else 0, latest)
     return chosen, replaced
+
+
+def for_task(
+    ordered: Sequence[Candidate], records: Mapping[str, Record], taken: Set[int], up_to: int
+) -> list[Candidate]:
+    """The dietary constraints a food task gets besides its answer: those of strength
+    ``up_to`` or surer among ``ordered`` but the ``taken`` (ids of the candidates already
+    placed) and the diets a later one replaced (``replaced_diets``), at most
+    ``MAX_CONSTRAINTS`` (``_surest``)."""
+    gone = set(taken) | {id(c) for c in replaced_diets(ordered, records)}
+    level = {
+        id(c): found
+        for c in ordered
+        if id(c) not in gone
+        and (found := strength(records[c.record_id])) is not None
+        and found <= up_to
+    }
+    return _surest([c for c in ordered if id(c) in level], records, level)
+
+
+def _surest(
+    candidates: Sequence[Candidate], records: Mapping[str, Record], level: Mapping[int, int]
+) -> list[Candidate]:
+    """At most ``MAX_CONSTRAINTS`` of ``candidates``: the surest first (an allergy before a
+    diet before a dislike, by ``level``), then those stated last."""
+    latest = sorted(candidates, key=lambda c: records[c.record_id].statement_time, reverse=True)
+    return sorted(latest, key=lambda c: level[id(c)])[:MAX_CONSTRAINTS]
 
 
 def is_constraint(record: Record) -> bool:

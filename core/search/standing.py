@@ -335,9 +335,8 @@ def admit(
     pasta recipe"), unless an added one stated later names what it names: that one goes right
     above it ("Stop the French please; English from now on"). A task about food also gets up
     to ``diet.MAX_CONSTRAINTS`` of the dietary constraints that did not pass on their own (of
-    strength ``diet_up_to`` or surer: core.search.diet.wanted), the surest then those stated
-    last first, after the instructions; not a diet a later one replaced
-    (``diet.replaced_diets``). A question about what the user may eat (``diet_up_to`` set, no
+    strength ``diet_up_to`` or surer: core.search.diet.wanted; ``diet.for_task``), after the
+    instructions. A question about what the user may eat (``diet_up_to`` set, no
     task) is answered with its constraints first (``diet.for_question``, ``first``)."""
     if not task:
         if diet_up_to is None:
@@ -358,19 +357,7 @@ def admit(
         reverse=True,
     )[:MAX_STANDING]
     taken |= {id(c) for c in chosen}
-    # The surest first (an allergy before a diet before a dislike), then those stated last.
-    surest: dict[int, int] = {}
-    if diet_up_to is not None:
-        taken |= {id(c) for c in diet.replaced_diets(ordered, records)}
-        surest = {
-            id(c): level
-            for c in ordered
-            if id(c) not in taken
-            and (level := diet.strength(records[c.record_id])) is not None
-            and level <= diet_up_to
-        }
-    found = sorted((c for c in ordered if id(c) in surest), key=stated, reverse=True)
-    constraints = sorted(found, key=lambda c: surest[id(c)])[: diet.MAX_CONSTRAINTS]
+    constraints = [] if diet_up_to is None else diet.for_task(ordered, records, taken, diet_up_to)
     if not chosen and not constraints:
         return Admitted(survivors)
     older = [
