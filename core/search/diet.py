@@ -45,7 +45,7 @@ from agent_memory.core.search.lexical import STOPWORDS, query_tokens
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence, Set
+    from collections.abc import Mapping, Sequence
 
     from agent_memory.core.models import Record
     from agent_memory.core.search.ranking import Candidate
@@ -379,78 +379,6 @@ def _only_own_meat_diet(record: Record) -> bool:
         for text in (record.content, record.evidence or "")
         for sentence in _SENTENCE.findall(text.replace("\u2019", "'").casefold())
     )
-
-
-def _asked_strength(record: Record, up_to: int) -> int | None:
-    """``record``'s strength for a question taking constraints up to ``up_to``: a diet ended
-    answers a question about the diet as a diet does (``ends_a_diet``)."""
-    found = strength(record)
-    if found is None and up_to >= 1 and ends_a_diet(record):
-        found = 1
-    return found if found is not None and found <= up_to else None
-
-
-def for_question(
-    ordered: Sequence[Candidate],
-    records: Mapping[str, Record],
-    survivors: Sequence[Candidate],
-    up_to: int,
-) -> tuple[list[Candidate], list[Candidate]]:
-    """What a question about what the user may eat (``asks_constraints``) is answered with
-    first: its constraints of strength ``up_to`` or surer, every one the gate let through, in
-    the answer's order (the closest to the question first: "I hate olives" for "What foods do
-    I hate?"), then up to ``MAX_CONSTRAINTS`` more it cut (``_surest``); the user's diet on
-    meat (or its end) stated last before any earlier one among them; and the earlier diets it
-    neither adds nor puts first (``replaced_diets``: one the gate let through keeps its place
-    after them, since the question may name it: "Am I pescatarian?")."""
-    replaced = replaced_diets(ordered, records)
-    gone = {id(c) for c in replaced}
-    level = {
-        id(c): found
-        for c in ordered
-        if id(c) not in gone and (found := _asked_strength(records[c.record_id], up_to)) is not None
-    }
-    passed = {id(c) for c in survivors}
-    cut = _surest([c for c in ordered if id(c) in level and id(c) not in passed], records, level)
-    chosen = [c for c in survivors if id(c) in level] + cut
-    # The user's diet on meat (or its end) stated last goes before any earlier one among them.
-    diets = [
-        c
-        for c in chosen
-        if own_meat_diet(records[c.record_id]) or ends_a_diet(records[c.record_id])
-    ]
-    if diets:
-        latest = max(diets, key=lambda c: records[c.record_id].statement_time)
-        chosen.remove(latest)
-        chosen.insert(chosen.index(diets[0]) if diets[0] is not latest else 0, latest)
-    return chosen, replaced
-
-
-def for_task(
-    ordered: Sequence[Candidate], records: Mapping[str, Record], taken: Set[int], up_to: int
-) -> list[Candidate]:
-    """The dietary constraints a food task gets besides its answer: those of strength
-    ``up_to`` or surer among ``ordered`` but the ``taken`` (ids of the candidates already
-    placed) and the diets a later one replaced (``replaced_diets``), at most
-    ``MAX_CONSTRAINTS`` (``_surest``)."""
-    gone = set(taken) | {id(c) for c in replaced_diets(ordered, records)}
-    level = {
-        id(c): found
-        for c in ordered
-        if id(c) not in gone
-        and (found := strength(records[c.record_id])) is not None
-        and found <= up_to
-    }
-    return _surest([c for c in ordered if id(c) in level], records, level)
-
-
-def _surest(
-    candidates: Sequence[Candidate], records: Mapping[str, Record], level: Mapping[int, int]
-) -> list[Candidate]:
-    """At most ``MAX_CONSTRAINTS`` of ``candidates``: the surest first (an allergy before a
-    diet before a dislike, by ``level``), then those stated last."""
-    latest = sorted(candidates, key=lambda c: records[c.record_id].statement_time, reverse=True)
-    return sorted(latest, key=lambda c: level[id(c)])[:MAX_CONSTRAINTS]
 
 
 def is_constraint(record: Record) -> bool:

@@ -36,7 +36,7 @@ and every standing instruction found comes with every task, relevant or not, whi
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -335,13 +335,13 @@ def admit(
     pasta recipe"), unless an added one stated later names what it names: that one goes right
     above it ("Stop the French please; English from now on"). A task about food also gets up
     to ``diet.MAX_CONSTRAINTS`` of the dietary constraints that did not pass on their own (of
-    strength ``diet_up_to`` or surer: core.search.diet.wanted; ``diet.for_task``), after the
+    strength ``diet_up_to`` or surer: core.search.diet.wanted; ``_for_task``), after the
     instructions. A question about what the user may eat (``diet_up_to`` set, no
-    task) is answered with its constraints first (``diet.for_question``, ``first``)."""
+    task) is answered with its constraints first (``_for_question``, ``first``)."""
     if not task:
         if diet_up_to is None:
             return Admitted(survivors)
-        constraints, replaced = diet.for_question(ordered, records, survivors, diet_up_to)
+        constraints, replaced = _for_question(ordered, records, survivors, diet_up_to)
         if not constraints and not replaced:
             return Admitted(survivors)
         return Admitted(first(survivors, constraints), constraints=constraints, replaced=replaced)
@@ -357,7 +357,7 @@ def admit(
         reverse=True,
     )[:MAX_STANDING]
     taken |= {id(c) for c in chosen}
-    constraints = [] if diet_up_to is None else diet.for_task(ordered, records, taken, diet_up_to)
+    constraints = [] if diet_up_to is None else _for_task(ordered, records, taken, diet_up_to)
     if not chosen and not constraints:
         return Admitted(survivors)
     older = [
@@ -373,6 +373,78 @@ def admit(
     chosen += constraints
     answer = place(survivors, chosen, above, constraints={c.record_id for c in constraints})
     return Admitted(answer, chosen, above, constraints)
+
+
+def _asked_strength(record: Record, up_to: int) -> int | None:
+    """``record``'s strength for a question taking constraints up to ``up_to``: a diet ended
+    answers a question about the diet as a diet does (``diet.ends_a_diet``)."""
+    found = diet.strength(record)
+    if found is None and up_to >= 1 and diet.ends_a_diet(record):
+        found = 1
+    return found if found is not None and found <= up_to else None
+
+
+def _for_question(
+    ordered: Sequence[Candidate],
+    records: Mapping[str, Record],
+    survivors: Sequence[Candidate],
+    up_to: int,
+) -> tuple[list[Candidate], list[Candidate]]:
+    """What a question about what the user may eat (core.search.diet.asks_constraints) is answered
+    with first: its constraints of strength ``up_to`` or surer, every one the gate let through,
+    in the answer's order (the closest to the question first: "I hate olives" for "What foods
+    do I hate?"), then up to ``diet.MAX_CONSTRAINTS`` more it cut (``_surest``); the user's
+    diet on meat (or its end) stated last before any earlier one among them; and the earlier
+    diets it neither adds nor puts first (``diet.replaced_diets``: one the gate let through
+    keeps its place after them, since the question may name it: "Am I pescatarian?")."""
+    replaced = diet.replaced_diets(ordered, records)
+    gone = {id(c) for c in replaced}
+    level = {
+        id(c): found
+        for c in ordered
+        if id(c) not in gone and (found := _asked_strength(records[c.record_id], up_to)) is not None
+    }
+    passed = {id(c) for c in survivors}
+    cut = _surest([c for c in ordered if id(c) in level and id(c) not in passed], records, level)
+    chosen = [c for c in survivors if id(c) in level] + cut
+    # The user's diet on meat (or its end) stated last goes before any earlier one among them.
+    diets = [
+        c
+        for c in chosen
+        if diet.own_meat_diet(records[c.record_id]) or diet.ends_a_diet(records[c.record_id])
+    ]
+    if diets:
+        latest = max(diets, key=lambda c: records[c.record_id].statement_time)
+        chosen.remove(latest)
+        chosen.insert(chosen.index(diets[0]) if diets[0] is not latest else 0, latest)
+    return chosen, replaced
+
+
+def _for_task(
+    ordered: Sequence[Candidate], records: Mapping[str, Record], taken: Set[int], up_to: int
+) -> list[Candidate]:
+    """The dietary constraints a food task gets besides its answer: those of strength ``up_to`` or
+    surer among ``ordered`` but the ``taken`` (ids of the candidates already placed) and the
+    diets a later one replaced (``diet.replaced_diets``), at most ``diet.MAX_CONSTRAINTS``
+    (``_surest``)."""
+    gone = set(taken) | {id(c) for c in diet.replaced_diets(ordered, records)}
+    level = {
+        id(c): found
+        for c in ordered
+        if id(c) not in gone
+        and (found := diet.strength(records[c.record_id])) is not None
+        and found <= up_to
+    }
+    return _surest([c for c in ordered if id(c) in level], records, level)
+
+
+def _surest(
+    candidates: Sequence[Candidate], records: Mapping[str, Record], level: Mapping[int, int]
+) -> list[Candidate]:
+    """At most ``diet.MAX_CONSTRAINTS`` of ``candidates``: the surest first (an allergy before a
+    diet before a dislike, by ``level``), then those stated last."""
+    latest = sorted(candidates, key=lambda c: records[c.record_id].statement_time, reverse=True)
+    return sorted(latest, key=lambda c: level[id(c)])[: diet.MAX_CONSTRAINTS]
 
 
 def _topic(text: str) -> set[str]:
