@@ -89,7 +89,6 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
-from agent_memory.core.extraction.sentences import sentence_spans, sentences
 from agent_memory.core.framing import (
     HEDGE,
     OWN_VOICE,
@@ -106,6 +105,7 @@ from agent_memory.core.framing import (
 from agent_memory.core.judge.context import retraction
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import standing
+from agent_memory.core.sentences import sentence_spans, sentences
 from agent_memory.core.write.evidence import (
     MIN_QUOTE_CHARS,
     Turn,

@@ -25,7 +25,6 @@ from agent_memory.core import policy, temporal
 from agent_memory.core.errors import InvalidArgument, ModelOutputError
 from agent_memory.core.extraction.offline import INJECTION
 from agent_memory.core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
-from agent_memory.core.extraction.sentences import sentence_spans
 from agent_memory.core.extraction.verbatim import unchanged
 from agent_memory.core.framing import tells_a_secret
 from agent_memory.core.models import (
@@ -39,6 +38,7 @@ from agent_memory.core.models import (
     format_time,
     parse_time,
 )
+from agent_memory.core.sentences import sentence_spans
 from agent_memory.core.tools.handlers import writable_record
 from agent_memory.core.write.drafts import WriteRequest
 from agent_memory.core.write.entities import EntityRef

@@ -43,7 +43,7 @@ _ORDINALS = {
     )
 } | {"thirtieth": 30}
 # What follows "no." when it abbreviates a number ("No. 5", "no. B4", "no. twelve"): both
-# sentence splitters (core.judge.context, core.extraction.sentences) end no sentence there, and
+# sentence splitters (core.judge.context, core.sentences) end no sentence there, and
 # end one anywhere else ("fish yes, meat no. Oh, and eggs").
 NUMBER_AFTER_NO = re.compile(
     r"\s*(?:\d|[a-z]\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"

@@ -1,5 +1,6 @@
-"""The sentences of a user's turn, as the offline extractor reads them: each an exact
-substring of the turn, without its surrounding space. A period after an abbreviation ("Dr.",
+"""The sentences of a user's turn, as the offline extractor (core.extraction) and a record's
+passages (core.passages) read them: each an exact substring of the turn, without its
+surrounding space. A period after an abbreviation ("Dr.",
 "e.g.", "U.S."), an initial or inside a number ("4.1") ends none; "no." ends one unless a number
 precedes a number ("No. 5", "no. B4", "no. twelve"): "fish yes, meat no. Oh, and eggs" is two
 sentences.
