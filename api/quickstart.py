@@ -215,8 +215,9 @@ def search(tour: _Tour, alice: Session) -> Session:
         "(and a time generator when the query names a time), fuses them by rank, and "
         "returns nothing when every candidate is weak; a task also gets the user's standing "
         "instructions, and a food task or a question about what the user may eat their "
-        "dietary constraints (first, for the question). Each result explains why it "
-        "was returned; every search is logged and can be replayed.",
+        "dietary constraints (first, for the question). A record that says several things "
+        "is also found by the sentence asked about (its passages). Each result explains why "
+        "it was returned; every search is logged and can be replayed.",
     )
     bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
     carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol")
@@ -231,6 +232,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (alice, "alice", "Suggest a quick snack for my afternoon break."),
         (alice, "alice", "Is there any food I can't eat?"),
         (carol, "carol", "Which cafe has oat milk?"),
+        (carol, "carol", "Where does my brother live?"),
         (alice, "alice", "What is the boiling point of tungsten?"),
     ]
     for session, user, query in searches:
@@ -257,7 +259,10 @@ def _show_search(out: _Printer, user: str, query: str, result: dict[str, Any]) -
         )
     for r in result["results"]:
         out.line(f"            {r['scope']:<15} {r['content']}")
-        found_by = ", ".join(f"{g} #{m['rank']}" for g, m in r["explanation"]["generators"].items())
+        found_by = ", ".join(
+            f"{g} #{m['rank']}" + (" (a passage)" if m.get("passage") else "")
+            for g, m in r["explanation"]["generators"].items()
+        )
         out.line(f"                            (found by {found_by}; {r['explanation']['gate']})")
     if not result["results"]:
         out.line(f"            nothing: {result['explanation']['why_empty']}")

@@ -82,6 +82,15 @@ CAROL_TURNS: list[dict[str, Any]] = [
         "at": "2026-11-20T18:02:00Z",
         "text": "Lantern, they have oat milk.",
     },
+    {
+        "id": "c4",
+        "role": "user",
+        "at": "2026-11-20T18:05:00Z",
+        "text": (
+            "Thanks, booked. Work has been hectic with the audit. My brother Tomas just moved "
+            "to Porto for a job at a bank."
+        ),
+    },
 ]
 
 # The model's memory_write calls of step 5, each with the label the tour shows.

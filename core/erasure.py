@@ -53,8 +53,8 @@ from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time, utcnow
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
+from agent_memory.core.store.blobs import vector_blob
 from agent_memory.core.store.records import changed, comparison_text
-from agent_memory.core.store.vectors import vector_blob
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
 from agent_memory.core.write.dedup import saying_alike

@@ -11,6 +11,11 @@ Every record that still has a vector is in the matrix, including superseded and 
 status, type, event time and expires_at, so the hard filter (core.filters.RecordFilter) becomes one
 vectorised mask instead of an SQL round trip returning thousands of rowids. Forgotten records
 lose their vector in the store, so ``sync`` removes their row here.
+
+A record that says several things also has one vector per passage (core.passages), held beside
+its row. A search that asks for them (``passage_discount``) scores each record of its
+shortlist (the best ``shortlist`` on the whole-record vector) by the best of its whole vector
+and its best passage less the discount; the others keep their whole-record score.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ _COLUMNS = ("_matrix", "_rowids", "_scope", "_status", "_type", "_time", "_expir
 class Hit:
     rowid: int
     score: float
+    # Set when the score is a passage's (core.passages): the whole record's cosine.
+    whole: float | None = None
 
 
 class VectorIndex:
@@ -61,6 +68,8 @@ class VectorIndex:
         self._time = np.zeros(_INITIAL_CAPACITY, dtype="datetime64[us]")
         self._expires = np.full(_INITIAL_CAPACITY, np.datetime64("NaT"), dtype="datetime64[us]")
         self._size = 0
+        # rowid -> its passages' vectors (core.passages), for the records that have some.
+        self._passages: dict[int, np.ndarray] = {}
         self._lock = threading.RLock()
         self.epoch: str | None = None
         self.version = -1
@@ -110,6 +119,7 @@ class VectorIndex:
             self._expires = np.full(capacity, np.datetime64("NaT"), dtype="datetime64[us]")
             self._expires[:n] = _times(snapshot.expires)
             self._size = n
+            self._passages = dict(snapshot.passages)
             self.epoch, self.version = snapshot.epoch, snapshot.records_version
 
     def sync(self, store: Store) -> int:
@@ -131,18 +141,27 @@ class VectorIndex:
                 if entry is None:
                     self.remove(rowid)
                 else:
-                    self.upsert(rowid, entry.vector, entry)
+                    self.upsert(rowid, entry.vector, entry, passages=entry.passages)
             self.version = max(self.version, delta.records_version)
             return len(delta.changes)
 
     # -- mutation --------------------------------------------------------------------------
 
-    def upsert(self, rowid: int, vector: np.ndarray, meta: IndexEntry | None = None) -> None:
-        """Add or replace a record's vector and, when given, its filter metadata (a row
-        without metadata matches no RecordFilter)."""
+    def upsert(
+        self,
+        rowid: int,
+        vector: np.ndarray,
+        meta: IndexEntry | None = None,
+        *,
+        passages: np.ndarray | None = None,
+    ) -> None:
+        """Add or replace a record's vector, its passages' (none when None) and, when given,
+        its filter metadata (a row without metadata matches no RecordFilter)."""
         vector = np.asarray(vector, dtype=np.float32)
         if vector.shape != (self.dims,):
             raise ValueError(f"vector shape {vector.shape}, index dims {self.dims}")
+        if passages is not None and (passages.ndim != 2 or passages.shape[1] != self.dims):
+            raise ValueError(f"passages shape {passages.shape}, index dims {self.dims}")
         with self._lock:
             if rowid < 0:
                 raise ValueError(f"rowids are positive, got {rowid}")
@@ -159,6 +178,10 @@ class VectorIndex:
                 self._position[rowid] = row
                 self._rowids[row] = rowid
             self._matrix[row] = vector
+            if passages is not None and len(passages):
+                self._passages[rowid] = np.asarray(passages, dtype=np.float32)
+            else:
+                self._passages.pop(rowid, None)
             if meta is None:
                 self._scope[row], self._status[row], self._type[row] = -1, -1, -1
                 self._expires[row] = np.datetime64("NaT")
@@ -179,6 +202,7 @@ class VectorIndex:
             if row < 0:
                 return False
             self._position[rowid] = -1
+            self._passages.pop(rowid, None)
             last = self._size - 1
             if row != last:
                 moved = int(self._rowids[last])
@@ -249,12 +273,16 @@ class VectorIndex:
         *,
         where: RecordFilter | None = None,
         allowed: np.ndarray | None = None,
+        passage_discount: float | None = None,
+        shortlist: int = 0,
     ) -> list[Hit]:
         """The ``k`` records most similar to ``query`` (a unit vector), best first.
 
         ``where`` restricts the search to records passing the hard filter; ``allowed`` to
         those record rowids (an int64 array; rowids not in the index are ignored). Both may be
-        given; neither means every record in the index.
+        given; neither means every record in the index. With ``passage_discount``, each of the
+        best ``shortlist`` (at least ``k``) scores the better of its whole vector and its best
+        passage (``discounted``); a Hit scored by its passage keeps its ``whole``.
         """
         query = np.asarray(query, dtype=np.float32).reshape(self.dims)
         with self._lock:
@@ -275,7 +303,28 @@ class VectorIndex:
                     full = live @ query
                     scores = full[rows]
             candidate_rowids = self._rowids[: self._size] if rows is None else self._rowids[rows]
-        return top_k(scores, candidate_rowids, k)
+            if passage_discount is None or not self._passages:
+                return top_k(scores, candidate_rowids, k)
+            hits = top_k(scores, candidate_rowids, max(k, shortlist))
+            return self._by_passage(hits, query, passage_discount)[:k]
+
+    def _by_passage(self, hits: list[Hit], query: np.ndarray, discount: float) -> list[Hit]:
+        """``hits`` each scored by the better of its whole vector and its best passage less
+        ``discount`` (``discounted``), best first (equal scores by lowest rowid)."""
+        held = [
+            (i, p) for i, h in enumerate(hits) if (p := self._passages.get(h.rowid)) is not None
+        ]
+        if not held:
+            return hits
+        counts = np.fromiter((len(p) for _, p in held), dtype=np.int64, count=len(held))
+        cosines = np.vstack([p for _, p in held]) @ query
+        best = np.maximum.reduceat(cosines, np.cumsum(counts) - counts)  # each record's best
+        scores = discounted(best, counts, discount)
+        rescored = list(hits)
+        for (i, _), score in zip(held, scores.tolist(), strict=True):
+            if score > hits[i].score:
+                rescored[i] = Hit(hits[i].rowid, score, whole=hits[i].score)
+        return sorted(rescored, key=lambda h: (-h.score, h.rowid))
 
     def latest(
         self, rowids: np.ndarray, weights: np.ndarray, k: int, *, where: RecordFilter
@@ -384,6 +433,15 @@ def top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
     order = np.lexsort((rowids[top], -scores[top]))  # best first, then lowest rowid
     top = top[order][:k]
     return [Hit(int(rowids[i]), float(scores[i])) for i in top]
+
+
+def discounted(best: np.ndarray, counts: np.ndarray, discount: float) -> np.ndarray:
+    """The scores of records whose best of ``counts`` passages (at least 2) is at cosine
+    ``best``: less ``discount`` times sqrt(2 ln count), how far the largest of ``count`` draws
+    lies above one draw, in standard deviations, so that a long record's many chances do not
+    lift it above an unrelated query's floor."""
+    scores: np.ndarray = best - discount * np.sqrt(2 * np.log(counts))
+    return scores
 
 
 _STATUS_CODE = {status: code for code, status in enumerate(STATUS_ORDER)}

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from agent_memory.core import erasure, policy
+from agent_memory.core import erasure, passages, policy
 from agent_memory.core.engine import Engine
 from agent_memory.core.errors import InvalidArgument
 from agent_memory.core.models import (
@@ -130,8 +130,9 @@ class Items:
         now = now or utcnow()
         checked = [_check(entry) for entry in entries]
         indexed = [(i, c.text) for i, c in enumerate(checked) if c.text is not None]
-        vectors = self.engine.embedder.embed([text for _, text in indexed])
-        vector_of = {i: vectors[n] for n, (i, _) in enumerate(indexed)}
+        texts = [text for _, text in indexed]
+        embedded = passages.embed(self.engine.embedder, texts, texts)
+        vector_of = {i: embedded[n] for n, (i, _) in enumerate(indexed)}
         ids: list[str] = []
         with self.engine.store.transaction() as conn:
             for i, entry in enumerate(checked):
@@ -140,7 +141,13 @@ class Items:
         return ids
 
     def _put(
-        self, conn: Any, entry: _Checked, vector: Any, *, agent_id: str | None, now: datetime
+        self,
+        conn: Any,
+        entry: _Checked,
+        vectors: passages.Embedded | None,
+        *,
+        agent_id: str | None,
+        now: datetime,
     ) -> str:
         old = statements.find_item(conn, entry.namespace, entry.key)
         content = entry.text if entry.text is not None else entry.value
@@ -175,8 +182,8 @@ class Items:
         )
         rowid = insert_record(
             conn,
-            NewRecord(record, vector),
-            embedder=self.engine.embedder.identity if vector is not None else None,
+            NewRecord(record, *(vectors or (None, None))),
+            embedder=self.engine.embedder.identity if vectors is not None else None,
             now=now,
             event_kind="record.imported",
         )

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from agent_memory.core import passages
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.logging import get_logger
@@ -56,9 +57,10 @@ def reembed(
             while True:
                 batch = store.unstaged_texts(limit=batch_size)
                 if batch:
-                    rowids = [rowid for rowid, _ in batch]
-                    vectors = embedder.embed([text for _, text in batch])
-                    store.stage_vectors(rowids, vectors)
+                    rowids = [rowid for rowid, _, _ in batch]
+                    texts = [text for _, text, _ in batch]
+                    embedded = passages.embed(embedder, texts, [c for _, _, c in batch])
+                    store.stage_vectors(rowids, embedded)
                     bar.update(len(batch))
                     continue
                 swapped = store.swap_staged_vectors(embedder.identity, now=now or utcnow())

@@ -31,8 +31,7 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each sentence of ``text`` (module docstring)."""
     start = 0
     for boundary in _BOUNDARY.finditer(text):
-        before = text[start : boundary.start()].split()
-        word = before[-1].lstrip("(\"'").lower() if before else ""
+        word = _last_word(text, start, boundary.start()).lstrip("(\"'").lower()
         if boundary.group(0) == "." and (
             (
                 word in _ABBREVIATIONS
@@ -44,6 +43,19 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _trimmed(text, start, boundary.end())
         start = boundary.end()
     yield from _trimmed(text, start, len(text))
+
+
+def _last_word(text: str, start: int, end: int) -> str:
+    """The last whitespace-separated word of ``text[start:end]`` ("" if none), read backwards
+    from ``end``: a period skipped after an abbreviation leaves ``start`` where it was, and
+    splitting the whole span again at each one made a run of them quadratic."""
+    stop = end
+    while stop > start and text[stop - 1].isspace():
+        stop -= 1
+    begin = stop
+    while begin > start and not text[begin - 1].isspace():
+        begin -= 1
+    return text[begin:stop]
 
 
 def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -41,6 +41,26 @@ class RetrievalConfig(Section):
         ge=0.0,
         description="RRF weight of the dense generator (the packaged MiniLM trails BM25 here).",
     )
+    passage_discount: float = Field(
+        0.08,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "The dense generator also scores a record that says several things by its best "
+            "passage (core.passages), less this times sqrt(2 ln passages): the better of that "
+            "and its whole-record cosine is its score. Personal set turns hit@5 0.872 -> 0.891 "
+            '(benchmarks/README.md, "Session 36").'
+        ),
+    )
+    passage_shortlist: int = Field(
+        100,
+        ge=0,
+        le=10_000,
+        description=(
+            "How many records, best on the whole-record vector, the dense generator also "
+            "scores by passage: all of a user's store, a bounded cost on a large one. 0: off."
+        ),
+    )
     lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical generator.")
     entity_weight: float = Field(
         1.0,

@@ -125,7 +125,10 @@ def result_reason(explanation: Mapping[str, Any]) -> str:
     with its rank in each, then what let it through the gate."""
     generators = explanation.get("generators") or {}
     found = ", ".join(
-        f"{name} #{generators[name]['rank']}" for name in _GENERATOR_ORDER if name in generators
+        f"{name} #{generators[name]['rank']}"
+        + (" (a passage)" if generators[name].get("passage") else "")
+        for name in _GENERATOR_ORDER
+        if name in generators
     )
     basis = explanation.get("passed_on")
     passed = _PASSED.get(basis, "") if isinstance(basis, str) else ""
@@ -349,12 +352,20 @@ def log_payload(
             "gate_after_reranker": s.fallback_gate,
             "limit": request.limit,
             "depth": s.depth,
+            # the dense generator's scoring by passage (core.passages); shortlist 0: off
+            "passage_discount": config.retrieval.passage_discount,
+            "passage_shortlist": config.retrieval.passage_shortlist,
             "embedder": embedder,
             "reranker": config.reranker.model if config.reranker.enabled else None,
             "reranker_mode": config.reranker.mode,
         },
         "candidates": {
-            "dense": [{"id": i, "score": score} for i, score in s.dense],
+            # "whole": the record's own cosine, when a passage's scored it (core.passages)
+            "dense": [
+                {"id": i, "score": score}
+                | ({"whole": s.by_passage[i]} if i in s.by_passage else {})
+                for i, score in s.dense
+            ],
             "lexical": [{"id": i, "score": score} for i, score in s.lexical],
             "entity": [{"id": i, "score": score} for i, score in s.entity],
             "time": [{"id": i, "score": score} for i, score in s.timed],

@@ -147,7 +147,8 @@ def gate(
     window."""
     dense = candidate.matches.get("dense")
     if dense is not None and dense["score"] >= dense_floor:
-        return "dense", f"dense cosine {dense['score']:.3f} >= floor {dense_floor}"
+        of = " (a passage)" if dense.get("passage") else ""
+        return "dense", f"dense cosine {dense['score']:.3f}{of} >= floor {dense_floor}"
     for generator, where in (("lexical", ""), ("time", " (inside the query's time window)")):
         bm25 = candidate.matches.get(generator)
         if bm25 is not None and bm25["score"] >= lexical_floor:

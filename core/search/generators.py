@@ -71,14 +71,28 @@ class Generators:
 
     def dense(
         self, index: VectorIndex, vector: np.ndarray, where: RecordFilter, depth: int
-    ) -> Ranked:
-        """The ``depth`` records passing ``where`` nearest the query ``vector`` (cosine)."""
-        return self.named(index.search(vector, depth, where=where))
-
-    def named(self, hits: list[Hit]) -> Ranked:
-        """A generator's hits as (record id, score), in order; a rowid whose record is gone
-        since the index read it is left out."""
+    ) -> tuple[Ranked, dict[str, float]]:
+        """The ``depth`` records passing ``where`` nearest the query ``vector`` (cosine): of
+        their whole text, or of a passage of it (core.passages; ``retrieval.passage_discount``);
+        and, for those scored by a passage, their whole-record cosine."""
+        cfg = self.config.retrieval
+        hits = index.search(
+            vector,
+            depth,
+            where=where,
+            passage_discount=cfg.passage_discount if cfg.passage_shortlist else None,
+            shortlist=cfg.passage_shortlist,
+        )
         ids = self.store.ids_by_rowid([h.rowid for h in hits])
+        wholes = {
+            ids[h.rowid]: round(h.whole, 6) for h in hits if h.whole is not None and h.rowid in ids
+        }
+        return self.named(hits, ids), wholes
+
+    def named(self, hits: list[Hit], ids: dict[int, str] | None = None) -> Ranked:
+        """A generator's hits as (record id, score), in order; a rowid whose record is gone
+        since the index read it is left out. ``ids``: their ids, when already read."""
+        ids = self.store.ids_by_rowid([h.rowid for h in hits]) if ids is None else ids
         return [(ids[h.rowid], round(h.score, 6)) for h in hits if h.rowid in ids]
 
     # -- lexical ---------------------------------------------------------------------------------

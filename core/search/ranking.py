@@ -10,7 +10,7 @@ and scores, floors, weights, credits, pairwise duplicate similarities, token cou
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,15 +51,19 @@ def fuse(
     *,
     k: float,
     weights: dict[str, float],
+    wholes: Mapping[str, float] | None = None,
 ) -> list[Candidate]:
     """Weighted reciprocal-rank fusion: each generator adds weight / (k + rank). Ranks, not
     scores, so cosine and BM25 never have to be put on one scale. Unordered: ``order`` ranks
-    the candidates and breaks ties."""
+    the candidates and breaks ties. ``wholes``: the whole-record cosine of each dense
+    candidate scored by a passage (core.passages), kept in its match for the explanation."""
     candidates: dict[str, Candidate] = {}
     for generator in GENERATORS:
         for rank, (record_id, score) in enumerate(ranked.get(generator, []), start=1):
             candidate = candidates.setdefault(record_id, Candidate(record_id))
             candidate.matches[generator] = {"rank": rank, "score": score}
+            if generator == "dense" and wholes and record_id in wholes:
+                candidate.matches[generator] |= {"passage": True, "whole": wholes[record_id]}
             candidate.fused += weights.get(generator, 1.0) / (k + rank)
     return list(candidates.values())
 
@@ -210,6 +214,7 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
         {g: [(c["id"], c["score"]) for c in log["candidates"].get(g, [])] for g in GENERATORS},
         k=settings["rrf_k"],
         weights=settings["weights"],
+        wholes={c["id"]: c["whole"] for c in log["candidates"]["dense"] if "whole" in c},
     )
     # Records found by a standing instruction's words (core.search.standing): absent from
     # rows logged before they were looked for.

@@ -69,6 +69,8 @@ class Search:
 
     # The generators' candidates: (record id, score), best first.
     dense: Ranked = field(default_factory=list)
+    # Dense candidates scored by a passage (core.passages): their whole-record cosine.
+    by_passage: dict[str, float] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)  # the query's, as FTS5 tokenizes them
     scored: tuple[np.ndarray, np.ndarray] | None = None  # in-memory BM25 of matching rowids
     lexical: Ranked = field(default_factory=list)

@@ -1,8 +1,9 @@
 """The retriever: memory_search's pipeline (design §7), one synchronous call, every stage timed.
 
     rewrite (optional) -> readable scopes -> hard filter -> query embedding
-    -> dense (vector index) -> lexical (BM25: core.search.bm25) -> time (BM25 inside the
-    event-time window the query's words name: core.temporal) -> entity (exact aliases)
+    -> dense (vector index; a record also by its best passage: core.passages) -> lexical
+    (BM25: core.search.bm25) -> time (BM25 inside the event-time window the query's words
+    name: core.temporal) -> entity (exact aliases)
     -> reciprocal-rank fusion -> episodic freshness -> context credit and role prior
     -> empty-result gate -> near-duplicate collapse (and of one turn's records, and of a
     session's summary beside its records: core.search.siblings) -> reranker -> later
@@ -13,8 +14,7 @@
 type, event time) is applied inside every generator before ranking, never as a signal. The
 decision stages are the pure functions of core.search.ranking, fed only with values the search
 log keeps, so every logged search can be replayed. Nothing a search returns or explains comes
-from a scope the agent cannot read: every generator sees only readable scopes, and so do the
-counts.
+from a scope the agent cannot read: every generator and every count sees readable scopes only.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ class Retriever:
             vector = query_vector(self.engine.embedder, query)
         with timer.stage("dense_candidates"):
             index = self.engine.index()  # synced with the store here, once per search
-            dense = generators.dense(index, vector, where, depth)
-        s = Search(request, now, query, rewrite, scopes, where, index, depth, dense=dense)
+            dense, by_passage = generators.dense(index, vector, where, depth)
+        s = Search(request, now, query, rewrite, scopes, where, index, depth, dense, by_passage)
 
         with timer.stage("lexical_candidates"):
             s.words = query_tokens(query)
@@ -238,6 +238,7 @@ class Retriever:
             {"dense": s.dense, "lexical": s.lexical, "entity": s.entity, "time": s.timed},
             k=cfg.rrf_k,
             weights=s.weights,
+            wholes=s.by_passage,
         )
         # Found by nothing but their words: each must still be one (core.search.standing.admit).
         s.candidates = standing.joined(s.candidates, s.standing)
@@ -473,10 +474,9 @@ def _similar_pairs(
     embedder: Embedder,
 ) -> list[tuple[str, str, float]]:
     """(earlier id, later id, cosine) for every candidate pair at or above threshold, from the
-    vectors the index already holds (the search synced it a moment ago). A record with
-    retrieval context has a stored vector that also reads the context, and two records of one
-    turn share it: a pair holding one stays a pair only if their contents are that similar too
-    (those records' contents embedded now, only for the pairs found: a handful at most)."""
+    vectors the index holds (synced by this search). A record with retrieval context has a
+    stored vector that also reads the context, and two records of one turn share it: a pair
+    holding one stays a pair only if their contents are that similar too (embedded now)."""
     if len(candidates) < 2:
         return []
     rowid_of = {c.record_id: records[c.record_id].rowid or 0 for c in candidates}

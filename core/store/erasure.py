@@ -252,17 +252,23 @@ def summaries_saying(conn: sqlite3.Connection, record: Record, words: str) -> li
     return [row_to_record(row) for row in rows]
 
 
-def replace_text(conn: sqlite3.Connection, record: Record, vector: bytes) -> None:
+def replace_text(
+    conn: sqlite3.Connection, record: Record, vector: bytes, passages: bytes | None
+) -> None:
     """A live record's content and retrieval context replaced by ``record``'s, in the row, the
-    full-text index and its vector (``vector``, embedded from them); a staged re-embedding read
-    the old text: it goes, and the re-embed stages the record again."""
+    full-text index, its vector (``vector``, embedded from them) and its passages' vectors
+    (``passages``, core.passages: none of the old text's stay); a staged re-embedding read the
+    old text: it goes, and the re-embed stages the record again."""
     text = (record.content, record.context, record.rowid)
     conn.execute("UPDATE records SET content = ?, context = ? WHERE rowid = ?", text)
     conn.execute(
         "UPDATE records_fts SET content = ?, context = ? WHERE rowid = ?",
         (record.content, record.context or "", record.rowid),
     )
-    conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, record.rowid))
+    conn.execute(
+        "UPDATE embeddings SET vector = ?, passages = ? WHERE record_rowid = ?",
+        (vector, passages, record.rowid),
+    )
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (record.rowid,))
 
 

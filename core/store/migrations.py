@@ -386,6 +386,21 @@ SESSION_RECORDS = Migration(
     ),
 )
 
+PASSAGE_VECTORS = Migration(
+    15,
+    "passage vectors",
+    (
+        # One vector per passage of a record that says several things (core.passages), beside
+        # the vector of its whole text: rows of ``dims`` float32, NULL for a record of one
+        # passage. In the same row as the record's vector, so both go together when a record
+        # is forgotten, rewritten or re-embedded. Records written before this migration have
+        # none until ``agent-memory reembed``.
+        "ALTER TABLE embeddings ADD COLUMN passages BLOB "
+        "CHECK (passages IS NULL OR (length(passages) > 0 AND length(passages) % (4 * dims) = 0))",
+        "ALTER TABLE embeddings_staging ADD COLUMN passages BLOB",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -401,6 +416,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     KEYED_ITEMS,
     API_KEYS,
     SESSION_RECORDS,
+    PASSAGE_VECTORS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

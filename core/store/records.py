@@ -40,6 +40,7 @@ from agent_memory.core.models import (
     format_time,
 )
 from agent_memory.core.store.base import StoreBase, mark_purge_pending
+from agent_memory.core.store.blobs import passages_blob
 from agent_memory.core.store.log import append
 
 if TYPE_CHECKING:
@@ -48,10 +49,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class NewRecord:
-    """A record ready to insert, with its vector (its linked entities are ``record.entities``)."""
+    """A record ready to insert, with its vectors (its linked entities: ``record.entities``)."""
 
     record: Record
     vector: np.ndarray | None
+    passages: np.ndarray | None = None  # one row per passage (core.passages), or none
 
 
 def changed(
@@ -180,10 +182,13 @@ def insert_record(
         vector = np.ascontiguousarray(item.vector, dtype=np.float32)
         if vector.shape != (embedder.dims,):
             raise StoreError(f"vector shape {vector.shape} does not match {embedder}")
+        if (parts := item.passages) is not None and parts.shape[1:] != (embedder.dims,):
+            raise StoreError(f"passage vectors of shape {parts.shape} do not match {embedder}")
+        row = (rowid, embedder.name, embedder.version, embedder.dims, vector.tobytes())
         conn.execute(
-            "INSERT INTO embeddings (record_rowid, model_name, model_version, dims, vector) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (rowid, embedder.name, embedder.version, embedder.dims, vector.tobytes()),
+            "INSERT INTO embeddings (record_rowid, model_name, model_version, dims, vector, "
+            "passages) VALUES (?, ?, ?, ?, ?, ?)",
+            (*row, passages_blob(parts)),
         )
     created = _CREATED[event_kind](
         record_id=r.id,
@@ -525,9 +530,9 @@ class RecordsMixin(StoreBase):
                 (format_time(now), rowid),
             )
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
-            conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
-            conn.execute("DELETE FROM record_tags WHERE record_rowid = ?", (rowid,))
-            conn.execute("DELETE FROM items WHERE record_rowid = ?", (rowid,))  # its value
+            # Its vectors, also those a re-embedding staged; its tags; an item's value.
+            for table in ("embeddings", "embeddings_staging", "record_tags", "items"):
+                conn.execute(f"DELETE FROM {table} WHERE record_rowid = ?", (rowid,))
             # The write log quotes what was written; keep the decision, erase the words.
             conn.execute(
                 "UPDATE write_log SET payload = json_set(payload, '$.request.content', "

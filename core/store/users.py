@@ -97,6 +97,7 @@ def _tombstone_all(conn: sqlite3.Connection, rowids: list[int], now: datetime) -
     for table, column in (
         ("records_fts", "rowid"),
         ("embeddings", "record_rowid"),
+        ("embeddings_staging", "record_rowid"),
         ("record_tags", "record_rowid"),
         ("record_entities", "record_rowid"),
         ("observations", "record_rowid"),

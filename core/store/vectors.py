@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,8 +22,12 @@ from agent_memory.core import events
 from agent_memory.core.errors import EmbedderMismatchError
 from agent_memory.core.models import EmbedderIdentity, MemoryType, Status
 from agent_memory.core.store.base import StoreBase, changed_since, epoch_and_version, rows_in
+from agent_memory.core.store.blobs import passage_matrix, passages_blob, vector_blob
 from agent_memory.core.store.log import append
 from agent_memory.core.store.records import RECORD_SELECT, embedding_text, row_to_record
+
+if TYPE_CHECKING:
+    from agent_memory.core.passages import Embedded
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,7 @@ class IndexEntry:
     type: MemoryType
     time: str
     expires_at: str | None = None
+    passages: np.ndarray | None = None  # (passages, dims): core.passages; None when it has none
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,7 @@ class IndexSnapshot:
     types: list[MemoryType]
     times: list[str]
     expires: list[str | None]
+    passages: dict[int, np.ndarray]  # rowid -> its passages' vectors, for those that have some
 
 
 def vectors_of(
@@ -150,6 +156,7 @@ class VectorsMixin(StoreBase):
             types=[MemoryType(r[4]) for r in rows],
             times=[r[5] for r in rows],
             expires=[r[6] for r in rows],
+            passages={r[0]: passage_matrix(r[7], dims) for r in rows if r[7] is not None},
         )
 
     def index_delta(self, since_version: int) -> IndexDelta:
@@ -161,34 +168,44 @@ class VectorsMixin(StoreBase):
                 rowids = changed_since(conn, since_version)
                 changes = dict.fromkeys(rowids)
                 for row in rows_in(conn, f"{_INDEX_SELECT} WHERE e.record_rowid", rowids):
+                    vector = np.frombuffer(row[1], np.float32)
                     changes[row[0]] = IndexEntry(
-                        np.frombuffer(row[1], np.float32),
+                        vector,
                         row[2],
                         Status(row[3]),
                         MemoryType(row[4]),
                         row[5],
                         row[6],
+                        None if row[7] is None else passage_matrix(row[7], len(vector)),
                     )
         return IndexDelta(epoch, version, changes)
 
     # -- re-embedding ------------------------------------------------------------------------
 
-    def unstaged_texts(self, *, limit: int) -> list[tuple[int, str]]:
+    def unstaged_texts(self, *, limit: int) -> list[tuple[int, str, str]]:
         """Up to ``limit`` records (not deleted) that have no re-embedded vector staged yet,
-        with the text their vector is made from."""
+        as (rowid, the text their vector is made from, their content: core.passages)."""
         rows = self.query(
             f"{RECORD_SELECT} WHERE r.status != 'deleted' AND r.rowid NOT IN "
             "(SELECT record_rowid FROM embeddings_staging) ORDER BY r.rowid LIMIT ?",
             (limit,),
         )
-        return [(row["rowid"], embedding_text(row_to_record(row))) for row in rows]
+        unstaged = []
+        for row in rows:
+            record = row_to_record(row)
+            unstaged.append((row["rowid"], embedding_text(record), record.content))
+        return unstaged
 
-    def stage_vectors(self, rowids: Sequence[int], vectors: np.ndarray) -> None:
-        """Keep re-embedded vectors aside until ``swap_staged_vectors``."""
+    def stage_vectors(self, rowids: Sequence[int], embedded: Sequence[Embedded]) -> None:
+        """Keep re-embedded vectors (and passages) aside until ``swap_staged_vectors``."""
         with self.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO embeddings_staging (record_rowid, vector) VALUES (?, ?)",
-                [(int(rowid), vector_blob(v)) for rowid, v in zip(rowids, vectors, strict=True)],
+                "INSERT OR REPLACE INTO embeddings_staging (record_rowid, vector, passages) "
+                "VALUES (?, ?, ?)",
+                [
+                    (int(rowid), vector_blob(e.vector), passages_blob(e.passages))
+                    for rowid, e in zip(rowids, embedded, strict=True)
+                ],
             )
 
     def clear_staged_vectors(self) -> None:
@@ -209,8 +226,9 @@ class VectorsMixin(StoreBase):
             previous = self.stored_embedder()
             conn.execute("DELETE FROM embeddings")
             swapped = conn.execute(
-                "INSERT INTO embeddings (record_rowid, model_name, model_version, dims, vector) "
-                "SELECT s.record_rowid, ?, ?, ?, s.vector FROM embeddings_staging AS s "
+                "INSERT INTO embeddings "
+                "(record_rowid, model_name, model_version, dims, vector, passages) "
+                "SELECT s.record_rowid, ?, ?, ?, s.vector, s.passages FROM embeddings_staging AS s "
                 "JOIN records AS r ON r.rowid = s.record_rowid WHERE r.status != 'deleted'",
                 (identity.name, identity.version, identity.dims),
             ).rowcount
@@ -226,7 +244,7 @@ class VectorsMixin(StoreBase):
 
 _INDEX_SELECT = """
     SELECT e.record_rowid, e.vector, r.scope, r.status, r.type,
-           coalesce(r.event_at, r.created_at), r.expires_at
+           coalesce(r.event_at, r.created_at), r.expires_at, e.passages
       FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid
 """
 
@@ -243,11 +261,6 @@ def _set_embedder(conn: sqlite3.Connection, identity: EmbedderIdentity) -> None:
     )
 
 
-def vector_blob(vector: np.ndarray) -> bytes:
-    """A vector as the embeddings table stores it: contiguous float32 bytes."""
-    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-
-
 def identity_json(identity: EmbedderIdentity | None) -> dict[str, Any] | None:
     if identity is None:
         return None
@@ -260,5 +273,4 @@ __all__ = [
     "IndexSnapshot",
     "VectorsMixin",
     "identity_json",
-    "vector_blob",
 ]

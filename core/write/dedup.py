@@ -80,10 +80,12 @@ class Raced(Exception):
 class Vectors:
     """A draft's two vectors: ``stored``, of its embedding text (content and retrieval context;
     what search reads), and ``probe``, of what it states (core.store.records.comparison_text;
-    what the write path compares). The same array when the draft has no context."""
+    what the write path compares). The same array when the draft has no context. And
+    ``passages``, of the passages of its content (core.passages; None: it has none)."""
 
     stored: np.ndarray
     probe: np.ndarray
+    passages: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_memory.core import policy
+from agent_memory.core import passages, policy
 from agent_memory.core.errors import InvalidArgument
 from agent_memory.core.models import (
     EntityKind,
@@ -252,9 +252,13 @@ def import_items(
             )
             for item, plan in zip(batch, plans, strict=True)
         ]
-        vectors = engine.embedder.embed([embedding_text(r) for r in drafts])
+        embedded = passages.embed(
+            engine.embedder, [embedding_text(r) for r in drafts], [r.content for r in drafts]
+        )
         with engine.store.transaction() as conn:
-            for key, draft, plan, vector in zip(fresh, drafts, plans, vectors, strict=True):
+            for key, draft, plan, (vector, parts) in zip(
+                fresh, drafts, plans, embedded, strict=True
+            ):
                 if found := stored_keys.stored(
                     conn, [key]
                 ):  # imported by another process meanwhile
@@ -272,7 +276,7 @@ def import_items(
                     )
                 insert_record(
                     conn,
-                    NewRecord(draft, vector),
+                    NewRecord(draft, vector, parts),
                     embedder=engine.embedder.identity,
                     now=now,
                     event_kind="record.imported",

@@ -57,7 +57,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.core import events
+from agent_memory.core import events, passages
 from agent_memory.core.errors import NotFound
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import MemoryType, Record, format_time, new_id
@@ -276,12 +276,15 @@ class Ingestor:
         return outcome
 
     def _vectors(self, draft: Record) -> Vectors:
-        """The draft's stored and probe vectors (core.write.dedup.Vectors), in one call."""
+        """The draft's stored and probe vectors (core.write.dedup.Vectors), in one call, and
+        its passages' (core.passages.embed_passages), in another."""
         texts = [stored.embedding_text(draft)]
         if draft.context:
             texts.append(stored.comparison_text(draft))
         embedded = self.engine.embedder.embed(texts)
-        return Vectors(embedded[0], embedded[-1])
+        parts = passages.passages(draft.content)
+        vectors = passages.embed_passages(self.engine.embedder, [parts]) if parts else None
+        return Vectors(embedded[0], embedded[-1], vectors)
 
     def _replayed(self, key: str) -> WriteOutcome | None:
         """The outcome of the write that committed ``key``, or None if none did."""
@@ -371,7 +374,7 @@ class Ingestor:
                 draft = supersession.into_lineage(conn, draft, plan.successor, now=now)
             rowid = stored.insert_record(
                 conn,
-                stored.NewRecord(draft, vectors.stored),
+                stored.NewRecord(draft, vectors.stored, vectors.passages),
                 embedder=self.engine.embedder.identity,
                 now=now,
                 event_kind="record.created",

@@ -22,12 +22,12 @@ beside it when stated before it and ranking no higher. Episodes are never supers
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from agent_memory.core import events, policy
+from agent_memory.core import events, passages, policy
 from agent_memory.core.embedder import SINGLE_PASS_MAX
 from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
@@ -36,7 +36,7 @@ from agent_memory.core.store import erasure as context_store
 from agent_memory.core.store import observations
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
-from agent_memory.core.store.vectors import vector_blob
+from agent_memory.core.store.blobs import passages_blob, vector_blob
 from agent_memory.core.write import remembered
 
 if TYPE_CHECKING:
@@ -278,6 +278,20 @@ def narrow_summaries(
 _REWRITE_BATCH = SINGLE_PASS_MAX
 
 
+def _batches(records: Sequence[Record]) -> Iterator[Sequence[Record]]:
+    """``records`` in runs of at most ``_REWRITE_BATCH`` texts to embed, each record's passages
+    counted (core.passages; one record alone may hold no more)."""
+    start, texts = 0, 0
+    for i, record in enumerate(records):
+        count = 1 + len(passages.passages(record.content))
+        if i > start and texts + count > _REWRITE_BATCH:
+            yield records[start:i]
+            start, texts = i, 0
+        texts += count
+    if start < len(records):
+        yield records[start:]
+
+
 def _rewrite(
     conn: sqlite3.Connection,
     rewritten: Sequence[Record],
@@ -287,14 +301,15 @@ def _rewrite(
     now: datetime,
 ) -> list[str]:
     """Inside the transaction: each of ``rewritten`` (a live record, read from its row, with
-    new content or context) stored with its new text and vector, and ``event`` of it appended.
+    new content or context) stored with its new text and vectors, and ``event`` of it appended.
     Returns their ids."""
-    for start in range(0, len(rewritten), _REWRITE_BATCH):
-        batch = rewritten[start : start + _REWRITE_BATCH]
-        vectors = embedder.embed([stored.embedding_text(r) for r in batch])
-        for record, vector in zip(batch, vectors, strict=True):
+    for batch in _batches(rewritten):
+        embedded = passages.embed(
+            embedder, [stored.embedding_text(r) for r in batch], [r.content for r in batch]
+        )
+        for record, (vector, parts) in zip(batch, embedded, strict=True):
             assert record.rowid is not None  # read from its row
-            context_store.replace_text(conn, record, vector_blob(vector))
+            context_store.replace_text(conn, record, vector_blob(vector), passages_blob(parts))
             stored.changed(conn, [record.rowid], event(record), at=now)
     return [r.id for r in rewritten]
 
@@ -348,9 +363,9 @@ def keep_part(
         subject=None,
         rowid=None,
     )
-    vector = embedder.embed([stored.embedding_text(kept)])[0]
+    (vector, parts) = passages.embed(embedder, [stored.embedding_text(kept)], [kept.content])[0]
     rowid = stored.insert_record(
-        conn, stored.NewRecord(kept, vector), embedder=embedder.identity, now=now
+        conn, stored.NewRecord(kept, vector, parts), embedder=embedder.identity, now=now
     )
     assert record.rowid is not None  # read from its row
     observations.copy_first(conn, record.rowid, rowid, now=now)

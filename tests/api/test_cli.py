@@ -250,7 +250,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert {"The user is vegetarian.", "Alice is allergic to peanuts."} <= {
         line.split("user:alice")[1].strip() for line in asked[1:5:2]
     }
-    assert re.search(r"forget    user carol: records 3\b", out)  # the imported conversation
+    assert re.search(r"forget    user carol: records 4\b", out)  # the imported conversation
+    # A question about one sentence of a long turn finds the turn by that passage.
+    assert re.search(r"Where does my brother live\?'\n +user:carol +user: Thanks, booked", out)
+    assert "found by dense #1 (a passage)" in out
     # Either of Alice's two allergies answers "What is Alice allergic to?"; the snapshot must
     # answer from what it holds, and log nothing.
     assert re.search(

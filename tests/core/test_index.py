@@ -267,3 +267,34 @@ def test_the_index_mask_and_the_sql_filter_agree(
     top, passed = index.latest(np.array(linked), np.array(weights), 7, where=where)
     assert passed == len(expected)
     assert top == [(r, -w) for w, _, r in expected[:7]]
+
+
+def test_a_record_scores_by_its_best_passage_less_the_discount() -> None:
+    """With a passage discount, a record whose passage is close outranks one whose whole
+    vector is a little closer; its hit keeps the whole cosine. Without one, or once the
+    record is removed, its passages count for nothing."""
+    index = VectorIndex(3)
+    query = np.array([1, 0, 0], np.float32)
+    index.upsert(1, np.array([0.6, 0.8, 0], np.float32))  # whole cosine 0.6, no passages
+    passages = np.array([[1, 0, 0], [0, 0, 1]], np.float32)  # best passage: cosine 1.0
+    index.upsert(2, np.array([0.5, 0, np.sqrt(0.75)], np.float32), passages=passages)
+    assert [h.rowid for h in index.search(query, 2)] == [1, 2]
+    first, second = index.search(query, 2, passage_discount=0.1, shortlist=10)
+    assert first.rowid == 2 and round(first.score, 4) == round(
+        1.0 - 0.1 * np.sqrt(2 * np.log(2)), 4
+    )
+    assert round(first.whole or 0, 4) == 0.5 and second.whole is None
+    # Outside the shortlist (at least k: here the best one on the whole vector) no passage is
+    # read.
+    assert [h.rowid for h in index.search(query, 1, passage_discount=0.1, shortlist=1)] == [1]
+    index.upsert(2, np.array([0.5, 0, np.sqrt(0.75)], np.float32))  # rewritten: no passages
+    assert index.search(query, 1, passage_discount=0.1, shortlist=10)[0].rowid == 1
+    index.upsert(2, np.array([0.5, 0, np.sqrt(0.75)], np.float32), passages=passages)
+    assert index.remove(2)
+    assert [h.rowid for h in index.search(query, 2, passage_discount=0.1, shortlist=10)] == [1]
+
+
+def test_passages_of_the_wrong_size_are_refused() -> None:
+    index = VectorIndex(3)
+    with pytest.raises(ValueError, match="passages"):
+        index.upsert(1, np.ones(3, np.float32), passages=np.ones((2, 4), np.float32))

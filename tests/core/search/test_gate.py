@@ -232,6 +232,18 @@ def test_close_to_the_best_means_the_best_result() -> None:
     assert far.passed_on is None
 
 
+def test_a_pass_on_a_passage_says_so() -> None:
+    """A record whose dense score is its best passage's (core.passages) passes the dense floor
+    on it, and its reason says so."""
+    passage = Candidate(
+        "mem_passage",
+        matches={"dense": {"rank": 1, "score": 0.40, "passage": True, "whole": 0.18}},
+    )
+    rule = {"dense_floor": 0.37, "lexical_floor": 5.0, "mode": "result", "dense_margin": 0.1}
+    assert apply_gate([passage], lexical_share=1.0, **rule) == [passage]
+    assert passage.gate == "passed: dense cosine 0.400 (a passage) >= floor 0.37"
+
+
 def test_close_to_a_weak_best_is_at_least_half_as_close() -> None:
     """Beside a best result at cosine 0.226 (a corroborated pass in a store of a few dozen
     records), the margin alone (0.15) kept every record above 0.076: six unrelated ones came

@@ -424,8 +424,16 @@ def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
 
 
+def _roll_back_to_version_14(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 14 left it (migration 15 undone)."""
+    conn.execute("ALTER TABLE embeddings DROP COLUMN passages")
+    conn.execute("ALTER TABLE embeddings_staging DROP COLUMN passages")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 15")
+
+
 def _roll_back_to_version_13(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 13 left it (migration 14 undone)."""
+    """Make a current store file look as version 13 left it (migrations 14 and 15 undone)."""
+    _roll_back_to_version_14(conn)
     conn.execute("DROP INDEX records_session")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 14")
 
@@ -450,7 +458,7 @@ def test_migration_14_indexes_a_version_13_stores_records_by_session(store_path:
 
 
 def _roll_back_to_version_12(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 12 left it (migrations 13 and 14 undone)."""
+    """Make a current store file look as version 12 left it (migrations 13 to 15 undone)."""
     _roll_back_to_version_13(conn)
     conn.execute("DROP TABLE api_keys")
     conn.execute("DROP TABLE idempotency")
