@@ -192,3 +192,16 @@ def test_forgetting_drops_what_an_unfinished_reembed_staged(tmp_path: Path) -> N
 
 def _staged(mem: Memory) -> int:
     return int(mem.store.query("SELECT count(*) AS n FROM embeddings_staging")[0]["n"])
+
+
+def test_a_keyed_item_with_several_sentences_has_passages(tmp_path: Path) -> None:
+    """An item's searchable text gets passages like any record's; put again with a text of
+    one sentence, its new record has none (the superseded one keeps its own, as history)."""
+    with Memory.open(tmp_path / "m.db", embedder=HashingEmbedder(32), now=NOW) as mem:
+        first = mem.items.put("project:p", ("notes",), "k", {"a": 1}, text=SISTER, now=NOW)
+        second = mem.items.put("project:p", ("notes",), "k", {"a": 2}, text="A note.", now=NOW)
+        rows = mem.store.query(
+            "SELECT r.id FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid "
+            "WHERE e.passages IS NOT NULL"
+        )
+        assert [r["id"] for r in rows] == [first] != [second]
