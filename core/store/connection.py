@@ -29,7 +29,10 @@ import time
 from pathlib import Path
 
 from agent_memory.core.errors import SchemaVersionError, StoreError
+from agent_memory.core.logging import get_logger
 from agent_memory.core.store.migrations import LATEST_VERSION, MIGRATIONS
+
+log = get_logger("agent_memory")
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -261,6 +264,9 @@ def migrate(conn: sqlite3.Connection, *, path: str) -> int:
             if migration.version <= current:
                 conn.execute("COMMIT")
                 continue
+            held = bool(migration.notice) and bool(
+                conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone()
+            )
             for statement in migration.statements:
                 conn.execute(statement)
             conn.execute(
@@ -272,6 +278,10 @@ def migrate(conn: sqlite3.Connection, *, path: str) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        if migration.notice and held:
+            log.warning(
+                "store.migrated", path=path, version=migration.version, notice=migration.notice
+            )
         current = migration.version
     return current
 

@@ -22,6 +22,9 @@ class Migration:
     version: int
     name: str
     statements: tuple[str, ...]
+    # Logged as a warning when the migration is applied to a store that already holds
+    # vectors: what the owner of an existing store must do about it.
+    notice: str | None = None
 
 
 INITIAL_SCHEMA = Migration(1, "initial schema", initial_schema.STATEMENTS)
@@ -399,6 +402,7 @@ PASSAGE_VECTORS = Migration(
         "CHECK (passages IS NULL OR (length(passages) > 0 AND length(passages) % (4 * dims) = 0))",
         "ALTER TABLE embeddings_staging ADD COLUMN passages BLOB",
     ),
+    notice="records written before have no passage vectors: run `agent-memory reembed`",
 )
 
 MIGRATIONS: tuple[Migration, ...] = (

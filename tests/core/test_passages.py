@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from structlog.testing import capture_logs
 
 from agent_memory.core import Config, HashingEmbedder, Memory, reembed
 from agent_memory.core.embedder import SINGLE_PASS_MAX, FlagEmbedder
@@ -129,8 +130,10 @@ def test_reembed_makes_passages_for_a_store_written_before_them(
         conn.execute("ALTER TABLE embeddings_staging DROP COLUMN passages")
         conn.execute("DELETE FROM schema_migrations WHERE version >= 15")
     conn.close()
-    with Memory.open(path, embedder=real_embedder, now=NOW) as mem:
+    with capture_logs() as logs, Memory.open(path, embedder=real_embedder, now=NOW) as mem:
         assert _passage_rows(mem) == 0
+        [notice] = [e for e in logs if e["event"] == "store.migrated"]
+        assert notice["version"] == 15 and "agent-memory reembed" in notice["notice"]
         assert len(mem.index().search(real_embedder.embed_one("sister"), 5)) == 2
     assert reembed(path, Config(), embedder=real_embedder, now=NOW, progress=False) == 2
     with Memory.open(path, embedder=real_embedder, now=NOW) as mem:
