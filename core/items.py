@@ -182,7 +182,7 @@ class Items:
         )
         rowid = insert_record(
             conn,
-            NewRecord(record, *(vectors or (None, None))),
+            NewRecord(record, None) if vectors is None else NewRecord(record, *vectors),
             embedder=self.engine.embedder.identity if vectors is not None else None,
             now=now,
             event_kind="record.imported",

@@ -375,11 +375,12 @@ def admit(
     return Admitted(answer, chosen, above, constraints)
 
 
-def _asked_strength(record: Record, up_to: int) -> int | None:
-    """``record``'s strength for a question taking constraints up to ``up_to``: a diet ended
-    answers a question about the diet as a diet does (``diet.ends_a_diet``)."""
+def _level(record: Record, up_to: int, *, asked: bool) -> int | None:
+    """``record``'s strength (core.search.diet.strength) if it is ``up_to`` or surer, else
+    None; for a question (``asked``), a diet ended answers a question about the diet as a diet
+    does (``diet.ends_a_diet``)."""
     found = diet.strength(record)
-    if found is None and up_to >= 1 and diet.ends_a_diet(record):
+    if found is None and asked and up_to >= 1 and diet.ends_a_diet(record):
         found = 1
     return found if found is not None and found <= up_to else None
 
@@ -402,7 +403,8 @@ def _for_question(
     level = {
         id(c): found
         for c in ordered
-        if id(c) not in gone and (found := _asked_strength(records[c.record_id], up_to)) is not None
+        if id(c) not in gone
+        and (found := _level(records[c.record_id], up_to, asked=True)) is not None
     }
     passed = {id(c) for c in survivors}
     cut = _surest([c for c in ordered if id(c) in level and id(c) not in passed], records, level)
@@ -432,8 +434,7 @@ def _for_task(
         id(c): found
         for c in ordered
         if id(c) not in gone
-        and (found := diet.strength(records[c.record_id])) is not None
-        and found <= up_to
+        and (found := _level(records[c.record_id], up_to, asked=False)) is not None
     }
     return _surest([c for c in ordered if id(c) in level], records, level)
 

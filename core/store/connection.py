@@ -264,6 +264,7 @@ def migrate(conn: sqlite3.Connection, *, path: str) -> int:
             if migration.version <= current:
                 conn.execute("COMMIT")
                 continue
+            # Whether the notice concerns this store: it already held vectors.
             held = bool(migration.notice) and bool(
                 conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone()
             )
@@ -278,7 +279,7 @@ def migrate(conn: sqlite3.Connection, *, path: str) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        if migration.notice and held:
+        if held:
             log.warning(
                 "store.migrated", path=path, version=migration.version, notice=migration.notice
             )
