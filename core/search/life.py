@@ -12,7 +12,9 @@ about the same part first when it says the change.
 Work is also said as what someone is: an occupation (``occupation``, ``says_own_role`` for the
 user's own: "I was a schoolmaster for thirty-eight years"; ``occupation_holders`` for anyone's:
 "The user's mother is a baker in Rennes"), which core.search.subject reads for a question
-about the user's work or one person's.
+about the user's work or one person's. Where someone other than the user lives is said of them
+(``home_holders``: "My sister Ewa lives in Chicago", "my parents' place in Ipoh"), which
+core.search.subject reads for a question about where one person lives.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from agent_memory.core.judge.stemming import stem_word
+from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search.lexical import STOPWORDS
 
@@ -350,6 +353,38 @@ def occupation_holders(text: str) -> list[tuple[str, int]]:
             end = holder.start()
         if holder is not None and _names_occupation(text, match, own=False):
             holders.append((holder.group(1), holder.start(1)))
+    return holders
+
+
+# Where someone lives, said of them: "My sister Ewa lives in Chicago", "my mother's house in
+# Gifu", "my parents' place in Ipoh", "my parents moved there from Petersburg", "my mother moved
+# to a care home", "to my parents in Gdańsk". "living" only before where or with whom ("my son
+# is living in Berlin", not "living his best life"), "moved" only before where ("my sister
+# moved to Leeds", not "my boss moved the meeting"), a person "in" only a capitalised place that
+# is no month or weekday ("my sister in London", not "my son in June" nor "my wife in the
+# car"). Group 1, 2 or 3: the word before, which core.search.subject resolves to a person.
+_WHERE = r"(?:in|at|to|into|near|with|there|here|back|abroad|away|alone|out|over|from|home)\b"
+_LIVES_AT = re.compile(
+    r"\b([A-Za-z][\w-]*)(?:\s+(?:still|now|also|just|recently|finally|has|have|had))*\s+"
+    rf"(?:lives|lived|(?:is|are|was|were|'s|'re)\s+living\s+(?={_WHERE})|"
+    rf"(?:moved|relocated)\s+(?={_WHERE}))"
+    r"|\b([A-Za-z][\w-]*)(?:'s|'|\u2019s|\u2019)\s+(?:new\s+|own\s+)?"
+    r"(?:place|house|home|flat|apartment|farm|cottage|bungalow)\b(?!\s+(?:party|warming))"
+    r"|\b(?:my|our)\s+([a-z][\w-]*)\s+in\s+(?-i:([A-Z][\w-]*))",
+    re.IGNORECASE,
+)
+
+
+def home_holders(text: str) -> list[tuple[str, int]]:
+    """Whose home ``text`` says (``_LIVES_AT``): the word before what says it, as written,
+    and where it starts ("Ewa" in "My sister Ewa lives in Chicago", "parents" in "my parents'
+    place in Ipoh"). core.search.subject resolves it to the person it names."""
+    holders = []
+    for match in _LIVES_AT.finditer(text):
+        group = next(g for g in (1, 2, 3) if match.group(g) is not None)
+        if group == 3 and match.group(4).casefold() in MONTHS_AND_WEEKDAYS:
+            continue
+        holders.append((match.group(group), match.start(group)))
     return holders
 
 

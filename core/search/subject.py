@@ -30,7 +30,9 @@ Carol.").
 
 ``asked(words)`` reads the subject off the query's content words
 (``core.search.lexical.query_tokens``; in a question about the user's work, the kind of
-workplace asked about is where the user works: "Which hospital do I work at?" asks "work");
+workplace asked about is where the user works: "Which hospital do I work at?" asks "work";
+in a question about where one person lives, their home: "Where do my parents live?" is
+answered by "my parents' place in Ipoh");
 ``names(subject, text)`` says whether a text names every part of it. The gate
 (core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor below the
 corroborated one in a small store only (``gate.subject_drop``, log-interpolated to nothing at
@@ -89,6 +91,10 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     She's a speech-language pathologist": core.search.life.occupation_holders) or where they
     work ("my husband Daniel works at Amazon"); not the user's own, nor another person's ("my
     wife's sister is a nurse" says nothing of the wife's work).
+    In a question asking where one person lives ("Where does my sister live?": "live" beside
+    one word naming a person), the home is asked as that person's (``_home_of``), which a
+    record names by saying it ("my sister Ewa lives in Chicago": core.search.life
+    .home_holders, the holder resolved to one person as an occupation's is).
     In a question asking nothing but where the user works and a kind of workplace ("Which
     hospital do I work at?"), the kind is asked as the "workplace", which a text saying the
     user's own work names ("I work nights in the ER at Harborview"), not one saying only
@@ -103,6 +109,11 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     if jobs and len(people) == 1 and _person(people[0]):
         # "What is my mother's job?", "What does my husband do for work?": their occupation.
         return (people[0], _occupation_of(people[0]))
+    homes = [w for w in subject if _stem(w) in life.BY_NAME["home"].asked_by]
+    others = [w for w in subject if w not in homes]
+    if homes and len(others) == 1 and _person(others[0]):
+        # "Where does my mother live?": where that person lives.
+        return (others[0], _home_of(others[0]))
     places = [w for w in subject if _stem(w) not in work and _workplace(w)]
     if len(places) == 1 < len(subject) and all(w in places or _stem(w) in work for w in subject):
         return tuple("workplace" if w in places else w for w in subject)
@@ -193,10 +204,23 @@ OCCUPATION = "occupation_"
 _WORKS = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:works?|worked)\s+(?:at|for|as)\b", re.IGNORECASE)
 _REFERS = frozenset("he she they him her".split())
 _WORK_WORDS = frozenset(stem_word(w) for w in ("work", "job"))
+# A person's home, as a question asks it and a text names it: "home_" and the person's stem.
+HOME = "home_"
 
 
 def _occupation_of(person: str) -> str:
     return OCCUPATION + _stem(_SAID_FOR.get(person, person))
+
+
+def _home_of(person: str) -> str:
+    return HOME + _stem(_SAID_FOR.get(person, person))
+
+
+def _homes(text: str) -> set[str]:
+    """The home tokens (``_home_of``) of the people whose home ``text`` says
+    (core.search.life.home_holders), each resolved to one person (``_whose``)."""
+    holders = life.home_holders(text)
+    return {_home_of(p) for holder, at in holders if (p := _whose(text, holder, at))}
 
 
 def _occupations(text: str) -> set[str]:
@@ -298,7 +322,7 @@ def _read(text: str, own: int | None = None) -> _Reading:
     said = text[:own]
     if life.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by
-    stems |= _occupations(said)
+    stems |= _occupations(said) | _homes(said)
     return _Reading(frozenset(stems), tuple(common), tuple(named))
 
 

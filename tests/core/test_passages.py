@@ -100,7 +100,9 @@ def test_a_question_about_one_sentence_of_a_long_turn_finds_the_turn(
     assert dense["passage"] is True and dense["whole"] < 0.25 < dense["score"]
     reason = for_model("memory_search", question, result)["results"][0]["reason"]
     assert reason.startswith("dense #1 (a passage)")
-    off = Config(retrieval={"passage_shortlist": 0})
+    # The subject signal finds it too ("my sister ... moved to Lisbon" says where she lives):
+    # off as well, the whole-record vector alone leaves it out.
+    off = Config(retrieval={"passage_shortlist": 0}, gate={"subject_drop": 0.0})
     with Memory.open(mem.path, off, embedder=mem.embedder, now=NOW) as plain:
         plain_session = plain.session(agent_id="a", user_id="u1", session_id="q2", now=NOW)
         answer = plain_session.call("memory_search", {"query": "Where does my sister live?"})

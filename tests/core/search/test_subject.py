@@ -295,6 +295,61 @@ def test_an_occupation_is_the_one_persons_it_is_said_of() -> None:
     assert not subject.names(husband, "Ngozi's husband got a job in Manchester")
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (
+            "Where do my parents live?",
+            "CNY reunion dinner this year is at my parents' place in Ipoh, and I volunteered to "
+            "plan the menu for 14 people.",
+        ),
+    ],
+)
+def test_where_someone_lives_answers_where_they_live(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """A question about where one person lives is answered by what says their home ("my
+    parents' place in Ipoh", "lives in Chicago", "moved to a care home"), which need not say
+    "live" (before, "live" had to be in the record: the first answered empty)."""
+    texts = [
+        answer,
+        "I prefer tea to coffee in the morning.",
+        "We will grill on the Weber this weekend.",
+        "My daughter Rose just started school.",
+    ]
+    assert passed_on(memory, texts, question).get(answer) == "subject"
+
+
+def test_a_home_is_the_one_persons_it_is_said_of() -> None:
+    """Where one person lives is asked as their home; it is named by a home said of that
+    person (a name stands for the person word before it), not by a move of something else,
+    a month, a way of living, a room, the user's own home or another person's."""
+    asked = subject.asked(("mother", "live"))
+    assert asked == ("mother", subject.HOME + "mother")
+    assert subject.asked(("live",)) == ("live",)
+    assert subject.asked(("maddie", "parents", "live")) == ("maddie", "parents", "live")
+    sister = subject.asked(("sister", "live"))
+    for says in (
+        "My sister Ewa lives in Chicago.",
+        "my sister's flat in Leith is tiny",
+        "my sister moved to Leeds last year",
+        "my sister is living with her boyfriend now",
+        "we're staying with my sister in Lyon",
+    ):
+        assert subject.names(sister, says), says
+    for not_hers in (
+        "my sister moved the party to Sunday",
+        "my sister in June starts uni",
+        "my sister is living her best life",
+        "my sister's living room is huge",
+        "I live in Leeds with my sister",
+        "my sister's boss lives in Oslo",
+        "my sister's housewarming party is Friday",
+    ):
+        assert not subject.names(sister, not_hers), not_hers
+    assert subject.names(asked, "My mom lives in Puebla and she makes the best mole.")
+
+
 def test_the_kind_of_workplace_asked_about_is_where_the_user_works() -> None:
     """In a question asking only where the user works and a kind of workplace ("hospital",
     "bank", "restaurant": WordNet), the kind is asked as the user's workplace: a text saying
