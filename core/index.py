@@ -436,11 +436,13 @@ def top_k(scores: np.ndarray, rowids: np.ndarray, k: int) -> list[Hit]:
 
 
 def discounted(best: np.ndarray, counts: np.ndarray, discount: float) -> np.ndarray:
-    """The scores of records whose best of ``counts`` passages (at least 2) is at cosine
-    ``best``: less ``discount`` times sqrt(2 ln count), how far the largest of ``count`` draws
-    lies above one draw, in standard deviations, so that a long record's many chances do not
-    lift it above an unrelated query's floor."""
-    scores: np.ndarray = best - discount * np.sqrt(2 * np.log(counts))
+    """The scores of records whose best of ``counts`` passages is at cosine ``best``: less
+    ``discount`` times sqrt(2 ln (count + 1)), how far the largest of count + 1 draws (the
+    passages and the whole record, the better of which is its score) lies above one draw, in
+    standard deviations, so that a long record's many chances do not lift it above an
+    unrelated query's floor, nor a record's own words alone beside its context (one passage)
+    lift it for free."""
+    scores: np.ndarray = best - discount * np.sqrt(2 * np.log(counts + 1))
     return scores
 
 

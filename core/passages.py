@@ -16,6 +16,12 @@ a write embeds them in one small batch of their own (``embed_passages``), and a 
 turns (LongMemEval's assistant answers) holds about as many passage vectors as whole ones again
 (the bench's 50,000 records: RSS after building the index 368 -> 667 MB).
 
+A record whose vector also reads a retrieval context (an extracted sentence reads its whole
+turn, an imported turn the turns before it: core.store.records.embedding_text) has its own
+words as a passage even when they are one sentence (``in_context``): "I do reformer pilates 3x
+a week" is at cosine 0.50 from "What kind of workout do I do regularly?", its vector with its
+turn ("..., will that help with ski legs?") at 0.34, under the floor of a small store.
+
 Passages are made from the content only (never the retrieval context, which is the turns
 around it), by the store's embedder, and live and die with the record's vector: a forgotten
 record loses both, a rewritten one gets both anew, ``agent-memory reembed`` remakes both.
@@ -43,8 +49,9 @@ _OPENS_WITH_PRONOUN = re.compile(
 )
 
 
-def passages(content: str) -> list[str]:
-    """The passages of ``content``; none when it holds fewer than two."""
+def passages(content: str, *, in_context: bool = False) -> list[str]:
+    """The passages of ``content``; none when it holds fewer than two, unless its record's
+    vector also reads a retrieval context (``in_context``): then one is a passage too."""
     said = [s for s in sentences(content) if len(s.split()) >= MIN_WORDS]
     joined: list[str] = []
     for sentence in said:
@@ -52,7 +59,7 @@ def passages(content: str) -> list[str]:
             joined[-1] = f"{joined[-1]} {sentence}"
         else:
             joined.append(sentence)
-    return joined[:MAX_PASSAGES] if len(joined) >= 2 else []
+    return joined[:MAX_PASSAGES] if len(joined) >= (1 if in_context else 2) else []
 
 
 class Embedded(NamedTuple):
@@ -64,10 +71,13 @@ class Embedded(NamedTuple):
 
 def embed(embedder: Embedder, texts: Sequence[str], contents: Sequence[str]) -> list[Embedded]:
     """For each record, the vector of its embedding text (``texts``) and of the passages of its
-    content (``contents``)."""
+    content (``contents``); a text other than its content reads a context (``passages``)."""
     if len(texts) != len(contents):
         raise ValueError(f"{len(texts)} texts for {len(contents)} contents")
-    split = [passages(content) for content in contents]
+    split = [
+        passages(content, in_context=text != content)
+        for text, content in zip(texts, contents, strict=True)
+    ]
     vectors, parts_vectors = embedder.embed(texts), embed_passages(embedder, split)
     embedded, at = [], 0
     for vector, parts in zip(vectors, split, strict=True):

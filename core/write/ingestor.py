@@ -277,12 +277,15 @@ class Ingestor:
 
     def _vectors(self, draft: Record) -> Vectors:
         """The draft's stored and probe vectors (core.write.dedup.Vectors), in one call, and
-        its passages' (core.passages.embed_passages), in another."""
+        its passages' (core.passages.embed_passages), in another. A draft with context whose
+        content is its one passage has the probe vector as that passage's."""
         texts = [stored.embedding_text(draft)]
         if draft.context:
             texts.append(stored.comparison_text(draft))
         embedded = self.engine.embedder.embed(texts)
-        parts = passages.passages(draft.content)
+        parts = passages.passages(draft.content, in_context=texts[0] != draft.content)
+        if parts == [texts[-1]] and len(texts) == 2:
+            return Vectors(embedded[0], embedded[-1], embedded[-1:])
         vectors = passages.embed_passages(self.engine.embedder, [parts]) if parts else None
         return Vectors(embedded[0], embedded[-1], vectors)
 

@@ -281,7 +281,7 @@ def test_a_record_scores_by_its_best_passage_less_the_discount() -> None:
     assert [h.rowid for h in index.search(query, 2)] == [1, 2]
     first, second = index.search(query, 2, passage_discount=0.1, shortlist=10)
     assert first.rowid == 2 and round(first.score, 4) == round(
-        1.0 - 0.1 * np.sqrt(2 * np.log(2)), 4
+        1.0 - 0.1 * np.sqrt(2 * np.log(3)), 4
     )
     assert round(first.whole or 0, 4) == 0.5 and second.whole is None
     # Outside the shortlist (at least k: here the best one on the whole vector) no passage is

@@ -24,6 +24,7 @@ from agent_memory.core.passages import MAX_PASSAGES, embed, passages
 from agent_memory.core.search.explain import for_model
 from agent_memory.core.write import supersession
 from tests.support.clock import NOW
+from tests.support.stores import search, user_store
 
 SISTER = (
     "Thanks for the packing list, that helps a lot. Work has been crazy this month because "
@@ -56,6 +57,9 @@ def test_a_passage_is_a_sentence_or_a_pronoun_led_one_with_the_one_before() -> N
     ]
     many = " ".join(f"Fact number {i} is here." for i in range(MAX_PASSAGES + 5))
     assert len(passages(many)) == MAX_PASSAGES
+    # A record whose vector also reads its context: its own words are a passage too.
+    assert passages("Her name is Priya Raman.", in_context=True) == ["Her name is Priya Raman."]
+    assert passages("Perfect.", in_context=True) == []
 
 
 def test_embed_returns_each_records_vector_and_passages_in_order() -> None:
@@ -70,8 +74,37 @@ def test_embed_returns_each_records_vector_and_passages_in_order() -> None:
 
 
 def test_the_discount_grows_with_the_passages_a_record_has() -> None:
-    two, six = discounted(np.array([0.5, 0.5]), np.array([2, 6]), 0.08)
-    assert 0.5 > two > six > 0.5 - 0.2
+    one, two, six = discounted(np.array([0.5, 0.5, 0.5]), np.array([1, 2, 6]), 0.08)
+    assert 0.5 > one > two > six > 0.5 - 0.2
+
+
+def test_embed_gives_a_record_read_with_its_context_its_own_words_as_a_passage() -> None:
+    embedder = HashingEmbedder(32)
+    contents = ["I do reformer pilates 3x a week", "Perfect."]
+    texts = [f"{contents[0]}\n12 May 2026\nI do reformer pilates 3x a week, ok?", contents[1]]
+    with_context, plain = embed(embedder, texts, contents)
+    assert np.allclose(with_context.passages, embedder.embed(contents[:1]))
+    assert plain.passages is None
+
+
+# An extracted sentence as the offline extractor keeps it: its turn is its retrieval context.
+PILATES = "I do reformer pilates 3x a week"
+PILATES_TURN = "12 May 2026\nI do reformer pilates 3x a week, will that help with ski legs?"
+
+
+def test_a_sentence_read_with_its_turn_is_found_by_its_own_words(memory: Memory) -> None:
+    """With its turn the record is at cosine 0.34 from the question, under a small store's
+    floor (0.35), and the answer was empty; its own words are at 0.50, a passage of one less
+    the discount (0.08 x sqrt(2 ln 2))."""
+    facts = [
+        {"content": PILATES, "context": PILATES_TURN, "source_kind": "user_statement"},
+        *({"content": text, "source_kind": "user_statement"} for text in OTHERS),
+    ]
+    session = user_store(memory, facts)
+    result = search(session, "What kind of workout do I do regularly?")
+    assert [r["content"] for r in result["results"]][:1] == [PILATES]
+    dense = result["results"][0]["explanation"]["generators"]["dense"]
+    assert dense["passage"] is True and dense["whole"] < 0.35 <= dense["score"]
 
 
 @pytest.fixture
@@ -111,9 +144,10 @@ def test_a_question_about_one_sentence_of_a_long_turn_finds_the_turn(
 
 def test_a_forgotten_record_leaves_no_passage_behind(conversation: tuple[Memory, Any]) -> None:
     mem, (session, sister) = conversation
-    assert _passage_rows(mem) == 1
+    # Every imported turn reads the turns before it as context: each has its own words too.
+    assert _passage_rows(mem) == 1 + len(OTHERS)
     mem.forget(sister, now=NOW)
-    assert _passage_rows(mem) == 0
+    assert _passage_rows(mem) == len(OTHERS)
     result = session.call("memory_search", {"query": "Where does my sister live?"}, now=NOW)
     assert sister not in [r["id"] for r in result["results"]]
     assert sister not in [h.rowid for h in mem.index().search(mem.embedder.embed_one("Lisbon"), 20)]

@@ -68,7 +68,9 @@ def passed_on(memory: Memory, texts: list[str], question: str) -> dict[str, str]
     ("question", "answer"),
     [
         ("What's my dog's name?", FACTS[0]),  # a kelpie is a dog (WordNet)
-        ("What is my wife's name?", FACTS[1]),  # the same word, the cosine far below the floor
+        # A kind named: "kelpie" for "dog". (The wife's record, "My wife Rania does most of the
+        # cooking." read with its turn, passed on this signal until its own words counted as a
+        # passage: test_passages.test_a_sentence_read_with_its_turn_is_found_by_its_own_words.)
     ],
 )
 def test_a_record_naming_the_questions_subject_answers_it(
