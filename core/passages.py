@@ -62,6 +62,13 @@ def passages(content: str, *, in_context: bool = False) -> list[str]:
     return joined[:MAX_PASSAGES] if len(joined) >= (1 if in_context else 2) else []
 
 
+def reads_context(text: str, content: str) -> bool:
+    """Whether a record's embedding ``text`` reads a retrieval context after its ``content``
+    (core.store.records.embedding_text). A procedure's name and trigger, before its content,
+    are its description, not a context: its content is no passage of its own."""
+    return text.startswith(f"{content}\n")
+
+
 class Embedded(NamedTuple):
     """A record's vectors: of its whole text, and of its passages (None: it has none)."""
 
@@ -71,11 +78,11 @@ class Embedded(NamedTuple):
 
 def embed(embedder: Embedder, texts: Sequence[str], contents: Sequence[str]) -> list[Embedded]:
     """For each record, the vector of its embedding text (``texts``) and of the passages of its
-    content (``contents``); a text other than its content reads a context (``passages``)."""
+    content (``contents``)."""
     if len(texts) != len(contents):
         raise ValueError(f"{len(texts)} texts for {len(contents)} contents")
     split = [
-        passages(content, in_context=text != content)
+        passages(content, in_context=reads_context(text, content))
         for text, content in zip(texts, contents, strict=True)
     ]
     vectors, parts_vectors = embedder.embed(texts), embed_passages(embedder, split)

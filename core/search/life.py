@@ -356,36 +356,74 @@ def occupation_holders(text: str) -> list[tuple[str, int]]:
     return holders
 
 
-# Where someone lives, said of them: "My sister Ewa lives in Chicago", "my mother's house in
-# Gifu", "my parents' place in Ipoh", "my parents moved there from Petersburg", "my mother moved
-# to a care home", "to my parents in Gdańsk". "living" only before where or with whom ("my son
-# is living in Berlin", not "living his best life"), "moved" only before where ("my sister
-# moved to Leeds", not "my boss moved the meeting"), a person "in" only a capitalised place that
-# is no month or weekday ("my sister in London", not "my son in June" nor "my wife in the
-# car"). Group 1, 2 or 3: the word before, which core.search.subject resolves to a person.
-_WHERE = r"(?:in|at|to|into|near|with|there|here|back|abroad|away|alone|out|over|from|home)\b"
-_LIVES_AT = re.compile(
-    r"\b([A-Za-z][\w-]*)(?:\s+(?:still|now|also|just|recently|finally|has|have|had))*\s+"
-    rf"(?:lives|lived|(?:is|are|was|were|'s|'re)\s+living\s+(?={_WHERE})|"
-    rf"(?:moved|relocated)\s+(?={_WHERE}))"
-    r"|\b([A-Za-z][\w-]*)(?:'s|'|\u2019s|\u2019)\s+(?:new\s+|own\s+)?"
-    r"(?:place|house|home|flat|apartment|farm|cottage|bungalow)\b(?!\s+(?:party|warming))"
-    r"|\b(?:my|our)\s+([a-z][\w-]*)\s+in\s+(?-i:([A-Z][\w-]*))",
-    re.IGNORECASE,
+# Where someone lives, said of them now (``_HOMES``, the person before what says it in group
+# "who", a capitalised place after it in group "where", where there is one):
+# - "lives"/"live" before where or with whom ("My sister Ewa lives in Chicago", "my parents
+#   live on a farm", "my sister, who lives in Oslo"), not "lives for football", "lives on
+#   coffee", "lived in Rome" (then, not now);
+# - a move to a place, a home, "there" or "abroad" ("my mother moved to a care home", "my
+#   parents moved there from Petersburg"), not "moved to tears", "moved to a new team",
+#   "moved the party", "moved back the deadline";
+# - a home in a place ("my parents' place in Ipoh", "my mother's house in Gifu"), not a home
+#   alone ("my sister's house keys", "her home page", "my sister's flat tyre");
+# - the person in a place ("to my parents in Gdańsk", "my sister in London").
+# A capitalised place must be a location by WordNet or unknown to it ("Ipoh"): not "my sister
+# in Accounting", "in Christ", "in Spring", "in June". Not in a wish or a condition ("I wish my
+# sister lived nearby", "if my sister moved to Leeds").
+_NOW = r"(?:\s+(?:still|now|also|just|currently|recently|finally|has|have))*\s+"
+_PLACE = r"(?-i:(?P<where>[A-Z][\w-]*))"
+_HOME_WORD = r"(?:house|flat|home|apartment|place|bungalow|cottage|farm|village|town|city)\b"
+_HOMES = (
+    re.compile(
+        rf"\b(?P<who>[A-Za-z][\w-]*)(?:,\s+who)?{_NOW}(?:lives|live|(?:is|are|'s|'re)\s+living)"
+        r"\s+(?:in|at|near|with|by|outside|abroad|nearby|alone|together|next\s+door|close\s+by"
+        r"|on\s+(?:a|an|the)\s)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b(?P<who>[A-Za-z][\w-]*){_NOW}(?:moved|relocated)\s+(?:back\s+)?(?:(?:there|abroad|"
+        rf"away|home)\b|in\s+with\b|(?:to|into)\s+(?:(?:a|an|the|their|his|her)\s+(?:[\w-]+\s+)?"
+        rf"{_HOME_WORD}|{_PLACE}))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?P<who>[A-Za-z][\w-]*)(?:'s|'|\u2019s|\u2019)\s+(?:new\s+|own\s+)?"
+        rf"{_HOME_WORD}\s+(?:in|at|near|outside)\s+{_PLACE}",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\b(?:my|our)\s+(?P<who>[a-z][\w-]*)\s+in\s+{_PLACE}", re.IGNORECASE),
 )
+_WISHED = re.compile(r"\b(?:if|wish|wished|hope|hoped|imagine|unless)\b[^.!?\n]*$", re.IGNORECASE)
 
 
 def home_holders(text: str) -> list[tuple[str, int]]:
-    """Whose home ``text`` says (``_LIVES_AT``): the word before what says it, as written,
-    and where it starts ("Ewa" in "My sister Ewa lives in Chicago", "parents" in "my parents'
+    """Whose home ``text`` says (``_HOMES``): the word before what says it, as written, and
+    where it starts ("Ewa" in "My sister Ewa lives in Chicago", "parents" in "my parents'
     place in Ipoh"). core.search.subject resolves it to the person it names."""
     holders = []
-    for match in _LIVES_AT.finditer(text):
-        group = next(g for g in (1, 2, 3) if match.group(g) is not None)
-        if group == 3 and match.group(4).casefold() in MONTHS_AND_WEEKDAYS:
-            continue
-        holders.append((match.group(group), match.start(group)))
+    for pattern in _HOMES:
+        for match in pattern.finditer(text):
+            where = match.groupdict().get("where")
+            if where is not None and not _a_place(where):
+                continue
+            if _WISHED.search(text, 0, match.start()):
+                continue
+            holders.append((match.group("who"), match.start("who")))
     return holders
+
+
+@functools.lru_cache(maxsize=4096)
+def _a_place(word: str) -> bool:
+    """Whether a capitalised ``word`` after "in" or "to" names a place: a location in its
+    first noun sense by WordNet ("Lisbon"), or a name WordNet does not know ("Ipoh"); not a
+    month, a weekday, a season, a field or a person ("June", "Spring", "Accounting")."""
+    lowered = word.casefold()
+    if lowered in MONTHS_AND_WEEKDAYS:
+        return False
+    net = wordnet()
+    if net is None:
+        return True
+    return not net.lemmas(lowered, "n") or net.noun_under(lowered, ("location",), senses=1)
 
 
 def says_own_role(text: str) -> bool:

@@ -217,10 +217,16 @@ def _home_of(person: str) -> str:
 
 
 def _homes(text: str) -> set[str]:
-    """The home tokens (``_home_of``) of the people whose home ``text`` says
-    (core.search.life.home_holders), each resolved to one person (``_whose``)."""
-    holders = life.home_holders(text)
-    return {_home_of(p) for holder, at in holders if (p := _whose(text, holder, at))}
+    """The home tokens (``_home_of``) of the user's people whose home ``text`` says
+    (core.search.life.home_holders), each resolved to one person (``_whose``) and said as the
+    user's ("my sister Ewa", "Mum"), not someone else's ("Tom's sister lives in Oslo")."""
+    lowered = text.casefold()
+    people = set()
+    for holder, at in life.home_holders(text):
+        person = _whose(text, holder, at)
+        if person and (_the_users(person, lowered) or holder == person.capitalize()):
+            people.add(person)
+    return {_home_of(p) for p in people}
 
 
 def _occupations(text: str) -> set[str]:

@@ -157,14 +157,19 @@ def replace_context(
 ) -> None:
     """A live record's retrieval context replaced by ``context`` (None: dropped), in the row,
     the full-text index and its vector (``vector``, embedded without the old context; None
-    deletes it). A staged re-embedding read the old context: it goes, and the re-embed stages
-    the record again."""
+    deletes it). Dropped, its own words are its vector: a passage of one (core.passages,
+    ``in_context``) goes with the context. A staged re-embedding read the old context: it
+    goes, and the re-embed stages the record again."""
     conn.execute("UPDATE records SET context = ? WHERE rowid = ?", (context, rowid))
     conn.execute("UPDATE records_fts SET context = ? WHERE rowid = ?", (context or "", rowid))
     if vector is None:
         conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
     else:
-        conn.execute("UPDATE embeddings SET vector = ? WHERE record_rowid = ?", (vector, rowid))
+        conn.execute(
+            "UPDATE embeddings SET vector = ?1, passages = CASE WHEN ?2 IS NULL AND "
+            "length(passages) = 4 * dims THEN NULL ELSE passages END WHERE record_rowid = ?3",
+            (vector, context, rowid),
+        )
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 
 

@@ -283,7 +283,9 @@ class Ingestor:
         if draft.context:
             texts.append(stored.comparison_text(draft))
         embedded = self.engine.embedder.embed(texts)
-        parts = passages.passages(draft.content, in_context=texts[0] != draft.content)
+        parts = passages.passages(
+            draft.content, in_context=passages.reads_context(texts[0], draft.content)
+        )
         if parts == [texts[-1]] and len(texts) == 2:
             return Vectors(embedded[0], embedded[-1], embedded[-1:])
         vectors = passages.embed_passages(self.engine.embedder, [parts]) if parts else None

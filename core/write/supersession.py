@@ -283,7 +283,7 @@ def _batches(records: Sequence[Record]) -> Iterator[Sequence[Record]]:
     counted (core.passages; one record alone may hold no more)."""
     start, texts = 0, 0
     for i, record in enumerate(records):
-        in_context = stored.embedding_text(record) != record.content
+        in_context = passages.reads_context(stored.embedding_text(record), record.content)
         count = 1 + len(passages.passages(record.content, in_context=in_context))
         if i > start and texts + count > _REWRITE_BATCH:
             yield records[start:i]

@@ -79,12 +79,17 @@ def test_the_discount_grows_with_the_passages_a_record_has() -> None:
 
 
 def test_embed_gives_a_record_read_with_its_context_its_own_words_as_a_passage() -> None:
+    """Not a procedure: its name and trigger are its description, before its content."""
     embedder = HashingEmbedder(32)
-    contents = ["I do reformer pilates 3x a week", "Perfect."]
-    texts = [f"{contents[0]}\n12 May 2026\nI do reformer pilates 3x a week, ok?", contents[1]]
-    with_context, plain = embed(embedder, texts, contents)
+    contents = ["I do reformer pilates 3x a week", "Perfect.", "Run pytest -x first."]
+    texts = [
+        f"{contents[0]}\n12 May 2026\nI do reformer pilates 3x a week, ok?",
+        contents[1],
+        f"Test fix: when a test fails\n{contents[2]}",
+    ]
+    with_context, plain, procedure = embed(embedder, texts, contents)
     assert np.allclose(with_context.passages, embedder.embed(contents[:1]))
-    assert plain.passages is None
+    assert plain.passages is None and procedure.passages is None
 
 
 # An extracted sentence as the offline extractor keeps it: its turn is its retrieval context.
@@ -147,7 +152,14 @@ def test_a_forgotten_record_leaves_no_passage_behind(conversation: tuple[Memory,
     # Every imported turn reads the turns before it as context: each has its own words too.
     assert _passage_rows(mem) == 1 + len(OTHERS)
     mem.forget(sister, now=NOW)
-    assert _passage_rows(mem) == len(OTHERS)
+    # The turns after it lose the context that quoted it, and with it their own words as a
+    # passage: their vector is their own words now.
+    rows = mem.store.query(
+        "SELECT r.context IS NULL AS bare, length(e.passages) = 4 * e.dims AS own_words "
+        "FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid "
+        "WHERE e.passages IS NOT NULL"
+    )
+    assert len(rows) < len(OTHERS) and not any(row["bare"] and row["own_words"] for row in rows)
     result = session.call("memory_search", {"query": "Where does my sister live?"}, now=NOW)
     assert sister not in [r["id"] for r in result["results"]]
     assert sister not in [h.rowid for h in mem.index().search(mem.embedder.embed_one("Lisbon"), 20)]

@@ -335,21 +335,55 @@ def test_a_home_is_the_one_persons_it_is_said_of() -> None:
         "My sister Ewa lives in Chicago.",
         "my sister's flat in Leith is tiny",
         "my sister moved to Leeds last year",
+        "my sister moved to a care home",
         "my sister is living with her boyfriend now",
         "we're staying with my sister in Lyon",
+        "my sister, who lives in Oslo, called",
     ):
         assert subject.names(sister, says), says
     for not_hers in (
         "my sister moved the party to Sunday",
+        "my sister moved to tears",
+        "my sister moved to a new team at work",
+        "my sister moved into management",
+        "my sister moved back the deadline",
         "my sister in June starts uni",
+        "my sister in Spring",
+        "My sister in Accounting keeps recommending true crime podcasts.",
+        "my sister in Christ",
         "my sister is living her best life",
+        "my sister lives for football",
+        "my sister lives on coffee",
+        "my sister lived in Rome in a past life",
+        "I wish my sister lived nearby",
         "my sister's living room is huge",
+        "my sister's house keys",
+        "my sister's flat tyre made us late",
         "I live in Leeds with my sister",
         "my sister's boss lives in Oslo",
+        "Tom's sister lives in Oslo",
+        "My friend's sister lives in Oslo",
         "my sister's housewarming party is Friday",
     ):
         assert not subject.names(sister, not_hers), not_hers
     assert subject.names(asked, "My mom lives in Puebla and she makes the best mole.")
+    assert subject.names(asked, "Mum lives in Lamu, maybe we fly her to Diani.")
+    parents = subject.asked(("parents", "live"))
+    assert subject.names(parents, "My parents live in Ipoh.")
+    assert subject.names(parents, "my parents moved there from Petersburg last year")
+
+
+def test_where_someone_lives_stays_empty_when_no_record_says_it(memory: Memory) -> None:
+    """A record naming the person and a capitalised word that says nothing of where they live
+    does not answer (a first version passed it on the subject signal, at cosine 0.04)."""
+    text = "Can you recommend a podcast? My sister in Accounting keeps recommending true crime."
+    texts = [
+        text,
+        "I prefer tea to coffee in the morning.",
+        "We will grill on the Weber this weekend.",
+        "My daughter Rose just started school.",
+    ]
+    assert text not in passed_on(memory, texts, "Where does my sister live?")
 
 
 def test_the_kind_of_workplace_asked_about_is_where_the_user_works() -> None:
