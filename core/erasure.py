@@ -371,9 +371,13 @@ def near_duplicates(
 ) -> list[str]:
     """Live records in ``scopes`` that say what ``record`` says (cosine at or above
     ``retrieval.duplicate_cosine``, of the contents where a vector also holds retrieval
-    context), best first. memory_forget returns them rather than
+    context), best first, then those that say it in one of their passages (core.passages: "...
+    Also my sister Marta lives in Lisbon." for "My sister Marta lives in Lisbon.", which a
+    search finds by that passage). memory_forget returns them rather than
     erasing them: they are other statements, perhaps from other sources, that the caller has
-    not been shown, and near is not the same (a PIN hint one digit apart is near)."""
+    not been shown, and near is not the same (a PIN hint one digit apart is near). Limit: a
+    record is read by its passages only among the ``retrieval.passage_shortlist`` closest on
+    their whole vector, as a search reads it."""
     if record.rowid is None:
         return []
     index = engine.index()
@@ -385,7 +389,18 @@ def near_duplicates(
     if record.context:  # its stored vector also reads its context: compare its content
         vector = engine.embedder.embed([comparison_text(record)])[0]
     near = saying_alike(engine, vector, where=where, k=16, floor=threshold, exclude=record.rowid)
-    return [r.id for r, _ in near]
+    said = [r.id for r, _ in near]
+    shortlist = engine.config.retrieval.passage_shortlist
+    if not shortlist:  # passages off: a search finds no record by one either
+        return said
+    hits = index.search(vector, 16, where=where, passage_discount=0.0, shortlist=shortlist)
+    in_passage = [
+        hit.rowid
+        for hit in hits
+        if hit.whole is not None and hit.score >= threshold and hit.rowid != record.rowid
+    ]
+    found = engine.store.records_by_rowid(in_passage)
+    return said + [found[r].id for r in in_passage if r in found and found[r].id not in said]
 
 
 def _scope_user(scope: str) -> str | None:

@@ -117,6 +117,27 @@ def test_near_duplicates_are_returned_for_the_caller_to_decide(
     assert call(session, "memory_search", query=fact)["results"] == []
 
 
+def test_a_record_saying_it_in_one_of_its_sentences_is_returned_too(
+    mem: Memory, session: Session
+) -> None:
+    """A longer record that says the forgotten fact in one sentence is found by that passage
+    (a search for the fact returns it); forgetting the fact names it among ``similar``, which
+    compared whole records only (its whole vector is far below the duplicate cosine)."""
+    fact = "My sister Marta lives in Lisbon."
+    longer = (
+        "Thanks for the packing list, that helps a lot. Work has been crazy this month. "
+        "My sister Marta lives in Lisbon."
+    )
+    other = "My brother Tomas lives in Porto and works at a bank."
+    one, two, three = mem.import_records(
+        [{"content": text} for text in (fact, longer, other)], scope="user:alice", now=NOW
+    )
+    forgot = call(session, "memory_forget", id=one)
+    assert forgot["erased"] == [one] and forgot["similar"] == [two]
+    assert two in [r["id"] for r in call(session, "memory_search", query=fact)["results"]]
+    assert three not in forgot["similar"]
+
+
 def test_bad_input_changes_nothing(mem: Memory, session: Session) -> None:
     """An unknown id and another user's record get not_found, with identical messages."""
     pin_lineage(session)
