@@ -17,6 +17,7 @@ from agent_memory.api.host import Identity, MemoryHost
 from agent_memory.api.quickstart_data import (
     ALICE,
     BOB,
+    BROTHER_FACT,
     CAROL_TURNS,
     CORRECTION_TURN,
     EXTRACTION_CHAT,
@@ -288,6 +289,19 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
         forgotten=address,
         erased=forgotten["erased"],
         found_afterwards=still,
+    )
+    # The same fact said again inside a longer record (carol's imported turn c4): forgetting
+    # one names the other as similar, found by that sentence (its passage); the caller decides.
+    mem.grant("assistant", "user:carol", access="readwrite")
+    (fact,) = mem.import_records([{"content": BROTHER_FACT}], scope="user:carol")
+    carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol-forget")
+    forgot = carol.call("memory_forget", {"id": fact, "reason": "user asked"})
+    said = mem.store.get_records(forgot["similar"])
+    turns = ", ".join(str(said[i].source_ref) for i in forgot["similar"] if i in said)
+    out.line(
+        f"forget    {BROTHER_FACT!r}: similar -> turn {turns or 'none'} says it in one of its "
+        "sentences (for the caller to decide)",
+        similar=forgot["similar"],
     )
     export = tour.path.with_name("quickstart-carol.jsonl")
     export.unlink(missing_ok=True)  # the tour's own file from an earlier run

@@ -63,6 +63,9 @@ PROJECT: list[dict[str, Any]] = [
 
 
 # A conversation imported as it was said (step 4): one record per turn.
+# What carol's last turn says in its last sentence, written as a record of its own in step 7.
+BROTHER_FACT = "My brother Tomas just moved to Porto for a job at a bank."
+
 CAROL_TURNS: list[dict[str, Any]] = [
     {
         "id": "c1",
