@@ -292,7 +292,6 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
     )
     # The same fact said again inside a longer record (carol's imported turn c4): forgetting
     # one names the other as similar, found by that sentence (its passage); the caller decides.
-    mem.grant("assistant", "user:carol", access="readwrite")
     (fact,) = mem.import_records([{"content": BROTHER_FACT}], scope="user:carol")
     carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol-forget")
     forgot = carol.call("memory_forget", {"id": fact, "reason": "user asked"})

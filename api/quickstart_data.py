@@ -62,10 +62,10 @@ PROJECT: list[dict[str, Any]] = [
 ]
 
 
-# A conversation imported as it was said (step 4): one record per turn.
 # What carol's last turn says in its last sentence, written as a record of its own in step 7.
 BROTHER_FACT = "My brother Tomas just moved to Porto for a job at a bank."
 
+# A conversation imported as it was said (step 4): one record per turn.
 CAROL_TURNS: list[dict[str, Any]] = [
     {
         "id": "c1",

@@ -64,6 +64,20 @@ def passed_on(memory: Memory, texts: list[str], question: str) -> dict[str, str]
     return {r["content"]: r["explanation"]["passed_on"] for r in search(store, question)["results"]}
 
 
+# Three records that answer none of the questions asked beside them.
+FILLERS = [
+    "I prefer tea to coffee in the morning.",
+    "We will grill on the Weber this weekend.",
+    "My daughter Rose just started school.",
+]
+
+
+def passed_beside_fillers(memory: Memory, text: str, question: str) -> str | None:
+    """What ``text`` passed the gate on for ``question`` in a user's store of it and
+    ``FILLERS``; None when it is not in the answer."""
+    return passed_on(memory, [text, *FILLERS], question).get(text)
+
+
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
@@ -150,13 +164,7 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
     studies "study" and "degree" ("MSc" is a master's): the answers of the commonest
     everyday questions, which the packaged model scores under every floor ("Where do I
     work?" / "The user is PM at Brandt ...": cosine 0.17)."""
-    texts = [
-        answer,
-        "I prefer tea to coffee in the morning.",
-        "We will grill on the Weber this weekend.",
-        "My daughter Rose just started school.",
-    ]
-    assert passed_on(memory, texts, question).get(answer) == "subject"
+    assert passed_beside_fillers(memory, answer, question) == "subject"
 
 
 @pytest.mark.parametrize(
@@ -235,13 +243,7 @@ def test_someones_occupation_answers_what_their_work_is(
 ) -> None:
     """A question about someone's work is answered by what they are ("is a baker"), which
     shares no word with it; the user's own, by what the user is or was."""
-    texts = [
-        answer,
-        "I prefer tea to coffee in the morning.",
-        "We will grill on the Weber this weekend.",
-        "My daughter Rose just started school.",
-    ]
-    assert passed_on(memory, texts, question).get(answer) == "subject"
+    assert passed_beside_fillers(memory, answer, question) == "subject"
 
 
 def test_an_occupation_is_what_someone_is_for_a_living() -> None:
@@ -297,29 +299,15 @@ def test_an_occupation_is_the_one_persons_it_is_said_of() -> None:
     assert not subject.names(husband, "Ngozi's husband got a job in Manchester")
 
 
-@pytest.mark.parametrize(
-    ("question", "answer"),
-    [
-        (
-            "Where do my parents live?",
-            "CNY reunion dinner this year is at my parents' place in Ipoh, and I volunteered to "
-            "plan the menu for 14 people.",
-        ),
-    ],
-)
-def test_where_someone_lives_answers_where_they_live(
-    memory: Memory, question: str, answer: str
-) -> None:
+def test_where_someone_lives_answers_where_they_live(memory: Memory) -> None:
     """A question about where one person lives is answered by what says their home ("my
     parents' place in Ipoh", "lives in Chicago", "moved to a care home"), which need not say
-    "live" (before, "live" had to be in the record: the first answered empty)."""
-    texts = [
-        answer,
-        "I prefer tea to coffee in the morning.",
-        "We will grill on the Weber this weekend.",
-        "My daughter Rose just started school.",
-    ]
-    assert passed_on(memory, texts, question).get(answer) == "subject"
+    "live" (before, "live" had to be in the record: this one was answered empty)."""
+    answer = (
+        "CNY reunion dinner this year is at my parents' place in Ipoh, and I volunteered to "
+        "plan the menu for 14 people."
+    )
+    assert passed_beside_fillers(memory, answer, "Where do my parents live?") == "subject"
 
 
 def test_a_home_is_the_one_persons_it_is_said_of() -> None:
@@ -377,13 +365,7 @@ def test_where_someone_lives_stays_empty_when_no_record_says_it(memory: Memory) 
     """A record naming the person and a capitalised word that says nothing of where they live
     does not answer (a first version passed it on the subject signal, at cosine 0.04)."""
     text = "Can you recommend a podcast? My sister in Accounting keeps recommending true crime."
-    texts = [
-        text,
-        "I prefer tea to coffee in the morning.",
-        "We will grill on the Weber this weekend.",
-        "My daughter Rose just started school.",
-    ]
-    assert text not in passed_on(memory, texts, "Where does my sister live?")
+    assert passed_beside_fillers(memory, text, "Where does my sister live?") is None
 
 
 def test_the_kind_of_workplace_asked_about_is_where_the_user_works() -> None:
