@@ -257,20 +257,43 @@ def _whose(text: str, holder: str, at: int) -> str | None:
     """The one person a ``holder`` found at ``at`` in ``text`` is: a person word itself
     ("mother"), the person word right before a name ("my son Jack", "My wife Rachel": a name
     is read as one even when WordNet files it as a person), or for "he" or "she" the nearest
-    person word or name before it ("My wife Rachel says I'm obsessed. She's a ...")."""
+    person word or name before it ("My wife Rachel says I'm obsessed. She's a ..."), past one
+    of the other sex ("My sister called. He lives in Oslo": not the sister)."""
     before = list(_WORD.finditer(text, 0, at))
     if holder.casefold() in _REFERS:
         for word in reversed(before):
             found = word.group(0)
             if _named_person(text, found, word.start()):
-                return _whose(text, found, word.start())
-            if found.casefold() not in STOPWORDS and _person(found.casefold()):
-                return found.casefold()
+                person = _whose(text, found, word.start())
+            elif found.casefold() not in STOPWORDS and _person(found.casefold()):
+                person = found.casefold()
+            else:
+                continue
+            if person is None or not _other_gender(holder.casefold(), person):
+                return person
         return None
     if _named_person(text, holder, at):
         named = before[-1].group(0).casefold() if before else ""
         return named if _person(named) else None
     return holder.casefold() if _person(holder.casefold()) else None
+
+
+# Person words of one sex, for "he" and "she" (``_whose``); the rest may be either.
+_FEMALE = frozenset(
+    """mother mum mom mam mama sister wife daughter aunt niece grandmother grandma gran granny
+    nana girlfriend fiancee gf stepmother stepdaughter girl sis""".split()
+)
+_MALE = frozenset(
+    """father dad papa brother husband son uncle nephew grandfather grandpa grandad granddad
+    boyfriend fiance bf stepfather stepson boy hubby bro""".split()
+)
+
+
+def _other_gender(pronoun: str, person: str) -> bool:
+    """Whether ``pronoun`` cannot stand for ``person`` ("he" for "sister")."""
+    if pronoun in ("he", "him"):
+        return person in _FEMALE
+    return pronoun in ("she", "her") and person in _MALE
 
 
 def _named_person(text: str, word: str, at: int) -> bool:

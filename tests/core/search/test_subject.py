@@ -355,6 +355,11 @@ def test_a_home_is_the_one_persons_it_is_said_of() -> None:
     ):
         assert not subject.names(sister, not_hers), not_hers
     assert subject.names(asked, "My mom lives in Puebla and she makes the best mole.")
+    # "he" is not the sister, nor "she" the brother; the mother's "she" is hers.
+    assert not subject.names(sister, "My sister called. He lives in Oslo now.")
+    brother = subject.asked(("brother", "live"))
+    assert subject.names(brother, "My sister called about my brother. He lives in Oslo now.")
+    assert subject.names(asked, "We visited my mother. She lives in Gifu since my father died.")
     assert subject.names(asked, "Mum lives in Lamu, maybe we fly her to Diani.")
     parents = subject.asked(("parents", "live"))
     assert subject.names(parents, "My parents live in Ipoh.")
