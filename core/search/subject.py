@@ -94,7 +94,9 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     In a question asking where one person lives ("Where does my sister live?": "live" beside
     one word naming a person), the home is asked as that person's (``_home_of``), which a
     record names by saying it ("my sister Ewa lives in Chicago": core.search.life
-    .home_holders, the holder resolved to one person as an occupation's is).
+    .home_holders, the holder resolved to one person as an occupation's is). A kind of place
+    asked beside "live" ("Which city does my sister live in?", "Which neighbourhood do I live
+    in?": ``_region``) is where the question asks, not a word the answer must say.
     In a question asking nothing but where the user works and a kind of workplace ("Which
     hospital do I work at?"), the kind is asked as the "workplace", which a text saying the
     user's own work names ("I work nights in the ER at Harborview"), not one saying only
@@ -110,6 +112,9 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
         # "What is my mother's job?", "What does my husband do for work?": their occupation.
         return (people[0], _occupation_of(people[0]))
     homes = [w for w in subject if _stem(w) in life.BY_NAME["home"].asked_by]
+    if homes:
+        # "Which city does my sister live in?": the kind of place asked is where she lives.
+        subject = tuple(w for w in subject if w in homes or not _region(w))
     others = [w for w in subject if w not in homes]
     if homes and len(others) == 1 and _person(others[0]):
         # "Where does my mother live?": where that person lives.
@@ -323,6 +328,17 @@ def _workplace(word: str) -> bool:
     if net is None or not word.isalpha():
         return False
     return net.noun_under(word, _WORKPLACE_KINDS, senses=2)
+
+
+@functools.lru_cache(maxsize=4096)
+def _region(word: str) -> bool:
+    """Whether ``word`` names a kind of place one lives in: one of its first two noun senses
+    is a kind of location by WordNet ("city", "town", "neighbourhood", "country", "village"),
+    never a person ("sister") or a building ("house")."""
+    net = wordnet()
+    if net is None or not word.isalpha():
+        return False
+    return net.noun_under(word, ("location",), senses=2)
 
 
 @functools.lru_cache(maxsize=4096)

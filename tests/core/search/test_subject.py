@@ -299,15 +299,19 @@ def test_an_occupation_is_the_one_persons_it_is_said_of() -> None:
     assert not subject.names(husband, "Ngozi's husband got a job in Manchester")
 
 
-def test_where_someone_lives_answers_where_they_live(memory: Memory) -> None:
+@pytest.mark.parametrize(
+    "question", ["Where do my parents live?", "Which city do my parents live in?"]
+)
+def test_where_someone_lives_answers_where_they_live(memory: Memory, question: str) -> None:
     """A question about where one person lives is answered by what says their home ("my
     parents' place in Ipoh", "lives in Chicago", "moved to a care home"), which need not say
-    "live" (before, "live" had to be in the record: this one was answered empty)."""
+    "live" (before, "live" had to be in the record, and "city" too: both were answered
+    empty)."""
     answer = (
         "CNY reunion dinner this year is at my parents' place in Ipoh, and I volunteered to "
         "plan the menu for 14 people."
     )
-    assert passed_beside_fillers(memory, answer, "Where do my parents live?") == "subject"
+    assert passed_beside_fillers(memory, answer, question) == "subject"
 
 
 def test_a_home_is_the_one_persons_it_is_said_of() -> None:
@@ -361,6 +365,10 @@ def test_a_home_is_the_one_persons_it_is_said_of() -> None:
     assert subject.names(brother, "My sister called about my brother. He lives in Oslo now.")
     assert subject.names(asked, "We visited my mother. She lives in Gifu since my father died.")
     assert subject.names(asked, "Mum lives in Lamu, maybe we fly her to Diani.")
+    # The kind of place asked ("Which city does my sister live in?") is where she lives.
+    assert subject.asked(("city", "sister", "live")) == sister
+    assert subject.asked(("neighbourhood", "live")) == ("live",)
+    assert subject.asked(("house", "sister", "live")) == ("house", "sister", "live")
     parents = subject.asked(("parents", "live"))
     assert subject.names(parents, "My parents live in Ipoh.")
     assert subject.names(parents, "my parents moved there from Petersburg last year")
