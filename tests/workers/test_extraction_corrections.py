@@ -666,6 +666,40 @@ def test_denying_another_thing_retires_nothing(mem: Memory) -> None:
             "My sister says I moved to York, but I haven't moved, I still live in Leeds.",
             "I live in Leeds",
         ),
+        # A report in any words covers the clause before it; a change of the user's own
+        # beside one is no link to what the report names (session 38's review: a reading of
+        # the user's own clauses retired each of these)
+        (
+            "The Porto wedding is in May.",
+            "The Porto wedding moved to June, my aunt told everyone.",
+            "Porto wedding is in May",
+        ),
+        (
+            "The Atlas launch is in May.",
+            "The Atlas launch moved to June, according to Tom.",
+            "Atlas launch is in May",
+        ),
+        ("Jake works at Google.", "Jake quit Google, my mom told me yesterday.", "Jake works"),
+        (
+            "The Atlas launch is in May.",
+            "My boss said the Atlas launch moved to June, so now the team is panicking.",
+            "Atlas launch is in May",
+        ),
+        (
+            "Jake works at Google.",
+            "Everyone says Jake left Google, but that's wrong, he just changed teams.",
+            "Jake works",
+        ),
+        (
+            "Jake works at Google.",
+            "I switched banks last week, my sister said Jake quit Google.",
+            "Jake works",
+        ),
+        (
+            "The Porto wedding is in May.",
+            "Update: my aunt says the Porto wedding moved to June.",
+            "Porto wedding is in May",
+        ),
         # A change marker the user denies (core.judge.change._DENIED)
         ("I live in Leeds.", "I haven't moved, I still live in Leeds.", "I live in Leeds"),
         (
@@ -708,8 +742,8 @@ def test_hearsay_a_denial_or_a_doubt_retires_nothing(
     mem: Memory, before: str, after: str, kept: str
 ) -> None:
     """A change someone else reports is their claim, wherever the report sits in the sentence
-    and whatever the user's own clause beside it says (core.framing.reports; an adversarial
-    review of a reading of the user's own clauses retired each of the first five); a change
+    and whatever the user's own clause beside it says (core.framing.reports; adversarial
+    reviews of two readings of the user's own clauses retired each of the first twelve); a change
     marker the user denies says that nothing changed ("I haven't moved", "nothing changed":
     each of the next eight retired the record it says again); and a doubt or a thought says
     no change ("not sure", "thinking about": each of the last two retired it by "now")."""
