@@ -16,6 +16,12 @@ a write embeds them in one small batch of their own (``embed_passages``), and a 
 turns (LongMemEval's assistant answers) holds about as many passage vectors as whole ones again
 (the bench's 50,000 records: RSS after building the index 368 -> 667 MB).
 
+A sentence that asks something after stating something is a passage without the question
+(``_stated``): "I do reformer pilates 3x a week, will that help with ski legs?" is at cosine
+0.35 from "What kind of workout do I do regularly?", its statement at 0.50. The record's whole
+vector still reads the question; a question alone, or one that opens its sentence ("Is it
+normal, or should I see a doctor?"), is a passage as it stands.
+
 A record whose vector also reads a retrieval context (an extracted sentence reads its whole
 turn, an imported turn the turns before it: core.store.records.embedding_text) has its own
 words as a passage even when they are one sentence (``in_context``): "I do reformer pilates 3x
@@ -35,6 +41,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from agent_memory.core.framing import LEAD, asks
 from agent_memory.core.sentences import sentences
 
 if TYPE_CHECKING:
@@ -42,7 +49,12 @@ if TYPE_CHECKING:
 
 MAX_PASSAGES = 6
 MIN_WORDS = 2
+MIN_STATED_WORDS = 4
 
+# Where a question tagged onto a statement begins ("..., will that help with ski legs?"), and
+# the label an imported turn opens with ("user: ", "Caroline: ": core.write.conversation).
+_TAG_BREAK = re.compile(r"[,;]+\s+|\s+[-\u2013\u2014]{1,2}\s+")
+_LABEL = re.compile(r"^[^\s:][^:\n]{0,40}:\s+")
 _OPENS_WITH_PRONOUN = re.compile(
     r"[\"'(]*(?:he|she|they|it|his|her|their|its|him|them|this|that|these|those)\b",
     re.IGNORECASE,
@@ -52,7 +64,7 @@ _OPENS_WITH_PRONOUN = re.compile(
 def passages(content: str, *, in_context: bool = False) -> list[str]:
     """The passages of ``content``; none when it holds fewer than two, unless its record's
     vector also reads a retrieval context (``in_context``): then one is a passage too."""
-    said = [s for s in sentences(content) if len(s.split()) >= MIN_WORDS]
+    said = [_stated(s) for s in sentences(content) if len(s.split()) >= MIN_WORDS]
     joined: list[str] = []
     for sentence in said:
         if joined and _OPENS_WITH_PRONOUN.match(sentence):
@@ -60,6 +72,25 @@ def passages(content: str, *, in_context: bool = False) -> list[str]:
         else:
             joined.append(sentence)
     return joined[:MAX_PASSAGES] if len(joined) >= (1 if in_context else 2) else []
+
+
+def _stated(sentence: str) -> str:
+    """``sentence`` without a question tagged onto the statement it opens with: "I do reformer
+    pilates 3x a week, will that help with ski legs?" is at cosine 0.35 from "What kind of
+    workout do I do regularly?", its statement at 0.50. The question is the sentence's last
+    clause ("My mom, who lives in Valencia, wants to fly in, is that too early?" keeps all
+    but "is that too early?"), and the statement, a speaker's label ("user: ") and an opener
+    ("Quick question", "So") aside, has ``MIN_STATED_WORDS`` words and does not ask itself: a
+    question alone, one that opens its sentence ("Is it normal, or should I ...?"), or one
+    after a greeting stays as it is."""
+    breaks = list(_TAG_BREAK.finditer(sentence)) if sentence.rstrip().endswith("?") else []
+    if not breaks:
+        return sentence
+    head, tail = sentence[: breaks[-1].start()], sentence[breaks[-1].end() :]
+    said = LEAD.sub("", _LABEL.sub("", head, count=1))
+    if len(said.split()) < MIN_STATED_WORDS or asks(said) or not asks(tail):
+        return sentence
+    return head.rstrip(" ,;")
 
 
 def reads_context(text: str, content: str) -> bool:

@@ -62,6 +62,31 @@ def test_a_passage_is_a_sentence_or_a_pronoun_led_one_with_the_one_before() -> N
     assert passages("Perfect.", in_context=True) == []
 
 
+def test_a_passage_leaves_out_a_question_tagged_onto_its_statement() -> None:
+    ask = "I do reformer pilates 3x a week, will that help with ski legs?"
+    assert passages(ask, in_context=True) == ["I do reformer pilates 3x a week"]
+    assert passages(f"user: {ask}", in_context=True) == ["user: I do reformer pilates 3x a week"]
+    assert passages("I'm 6'0 165 lbs. I'm on a cut now - what's a good calorie target?") == [
+        "I'm 6'0 165 lbs.",
+        "I'm on a cut now",
+    ]
+    # The question is the last clause: a name set off by commas stays with its statement.
+    sam = "user: My brother Sam, who owes me 3000, keeps asking for money; how do I say no?"
+    assert passages(sam, in_context=True) == [sam.split(";")[0]]
+    # A question alone, one that opens its sentence, one after a greeting or an opener, a
+    # statement without a question: each is what it says.
+    for said in (
+        "Should I negotiate?",
+        "user: Is it normal, or should I see a doctor?",
+        "user: Where should I take my parents, who are visiting, for dinner?",
+        "user: Hey, can dogs eat watermelon?",
+        "user: Quick question, can I swap butter for coconut oil?",
+        "user: To be honest, is it a bad idea to tell Keith?",
+        "I moved to Oslo, and I love it.",
+    ):
+        assert passages(said, in_context=True) == [said]
+
+
 def test_embed_returns_each_records_vector_and_passages_in_order() -> None:
     embedder = HashingEmbedder(32)
     texts = ["one record.", "A first sentence. A second sentence.", "three"]
@@ -110,6 +135,27 @@ def test_a_sentence_read_with_its_turn_is_found_by_its_own_words(memory: Memory)
     assert [r["content"] for r in result["results"]][:1] == [PILATES]
     dense = result["results"][0]["explanation"]["generators"]["dense"]
     assert dense["passage"] is True and dense["whole"] < 0.35 <= dense["score"]
+
+
+def test_a_turn_that_asks_after_its_statement_is_found_by_the_statement(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The turn's own sentence is at cosine 0.35 from the question, under a small store's
+    floor once discounted (the answer was empty); its statement without the question tagged
+    onto it is at 0.50."""
+    texts = [*OTHERS, PILATES_TURN.split("\n")[1]]
+    turns = [
+        {"id": f"t{i}", "role": "user", "text": text, "at": f"2026-03-{i + 1:02d}T10:00:00Z"}
+        for i, text in enumerate(texts)
+    ]
+    with Memory.open(tmp_path / "m.db", embedder=real_embedder, now=NOW) as mem:
+        ids = mem.import_conversation(turns, scope="user:u1", session_id="s1", now=NOW)
+        mem.grant("a", "user:u1", now=NOW)
+        session = mem.session(agent_id="a", user_id="u1", session_id="q", now=NOW)
+        result = search(session, "What kind of workout do I do regularly?")
+    found = {r["id"]: r["explanation"] for r in result["results"]}
+    assert found[ids[-1]]["passed_on"] == "dense"  # empty before: the question dragged it down
+    assert found[ids[-1]]["generators"]["dense"]["passage"] is True
 
 
 @pytest.fixture
