@@ -9,24 +9,28 @@ the words that only frame the question ("name", "kind", "now"), is in the record
 content or retrieval context) as the same word (compared as stems) or as a common noun that
 is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
 names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "gran" the
-grandmother: ``_SAID_FOR``). Where the user works, lives or studies is named by what says it
-in the first person without the word ("my new job", "I'm PM at Brandt"; "our house", "our
-place", "we moved into"; "my MSc at LSE", "I'm a PhD student"), and the car the user drives
-by its make or model ("we bought an Ioniq 5. Home charger install tips?", "winter tires for
-my RAV4"): core.search.life. An unanswerable
-question rarely has every one of its subject words in one record ("Which football team do I
-support?" needs "football", "team" and "support").
+grandmother: ``_SAID_FOR``); a name the user gives one of their people in a record the
+search reads ("my husband Chidi") names that person in the others too ("Chidi is a branch
+manager at Zenith Bank" names the husband: ``kin_names``). Where the user works, lives or
+studies is named by what says it in the first person without the word ("my new job", "I'm PM
+at Brandt"; "our house", "our place", "we moved into"; "my MSc at LSE", "I'm a PhD student"),
+and the car the user drives by its make or model ("we bought an Ioniq 5. Home charger install
+tips?", "winter tires for my RAV4"): core.search.life. An unanswerable question rarely has
+every one of its subject words in one record ("Which football team do I support?" needs
+"football", "team" and "support").
 
-Limits: the retrieval context counts, so a sentence of a turn names what its neighbours in
-the turn name ("Who is my doctor?" finds "My wife Rania does most of the cooking." extracted
-from a turn about the doctor's advice); a record naming the subject need not hold the asked
-fact ("What's my mother's name?" beside "my mother lives with us"); words are compared by a
-light stemmer ("lived" is not "live"); a word the answer never says is not named, past the
-user's own work, home, studies and car above ("What boat do we have?" / "we bought a
-Hallberg-Rassy 29": nothing says a Hallberg-Rassy is a boat), and a car only by the makes and
-models core.search.life lists; a common noun's first WordNet sense may still be another
-thing ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is
-Carol.").
+Limits: a name names a person only as the search's candidates say it (a record saying "my
+husband Chidi" that is not among them links nothing), and one name for two of the user's
+people ("my boss Anna", "my sister Anna") names neither; the retrieval context counts, so a
+sentence of a turn names what its neighbours in the turn name ("Who is my doctor?" finds "My
+wife Rania does most of the cooking." extracted from a turn about the doctor's advice); a
+record naming the subject need not hold the asked fact ("What's my mother's name?" beside "my
+mother lives with us"); words are compared by a light stemmer ("lived" is not "live"); a word
+the answer never says is not named, past the user's own work, home, studies and car above
+("What boat do we have?" / "we bought a Hallberg-Rassy 29": nothing says a Hallberg-Rassy is
+a boat), and a car only by the makes and models core.search.life lists; a common noun's first
+WordNet sense may still be another thing ("mum" is first a chrysanthemum, so "Do I have any
+flowers?" finds "My mum's name is Carol.").
 
 ``asked(words)`` reads the subject off the query's content words
 (``core.search.lexical.query_tokens``; in a question about the user's work, the kind of
@@ -45,10 +49,11 @@ import functools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from agent_memory.core.judge.stemming import stem_word
+from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search import life
 from agent_memory.core.search.lexical import STOPWORDS
@@ -139,15 +144,78 @@ def mark(
     asked_about = asked(tuple(words))
     if not asked_about:
         return asked_about
+    read = [records[c.record_id] for c in candidates if c.record_id in records]
+    known = kin_names(text for r in read for text in (r.content, r.context or ""))
     for candidate in candidates:
         dense = candidate.matches.get("dense")
         if dense is None or dense["score"] < floor:
             continue
         record = records[candidate.record_id]
-        text = f"{record.content}\n{record.context}" if record.context else record.content
-        reading = _reading(record.id, text[:MAX_TEXT_CHARS], len(record.content))
+        content = _with_kin(record.content, known)  # its own words, not its neighbours'
+        text = f"{content}\n{record.context}" if record.context else content
+        reading = _reading(record.id, text[:MAX_TEXT_CHARS], len(content))
         candidate.subject = _named(asked_about, reading)
     return asked_about
+
+
+# A person of the user's said with their first name: "my wife Camila", "our son, Leo"; not a
+# full name ("my son Leo Martinez": which of the two is said elsewhere?) nor a capitalised
+# word before the name ("My Leo ..."). A word that is no name though written as one: a title,
+# a month, a day, a feast, a word of chat.
+_KIN_NAME = re.compile(
+    r"\b(?:my|our)\s+(?:[\w-]+\s+)?((?-i:[a-z][a-z-]*)),?\s+((?-i:[A-Z][a-z]+))\b"
+    r"(?!['\u2019]?\s*(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_NO_NAMES = MONTHS_AND_WEEKDAYS | frozenset(
+    """dr mr mrs ms miss prof sir madam christmas easter halloween thanksgiving diwali eid
+    hanukkah ramadan lol omg haha im ive ill id thanks thank honestly ok okay yes no hi
+    hey""".split()
+)
+
+
+def kin_names(texts: Iterable[str]) -> dict[str, str]:
+    """The first names ``texts`` give the user's people, each with the person word it is said
+    beside ("my wife Camila": "Camila" -> "wife"), so that a record naming only "Camila"
+    ("Camila is a pediatric dentist") names the wife too (``_with_kin``). A name said beside
+    two words ("my boss Anna", "my sister Anna", "my coworker Sam" and "my cousin Sam"; "mum"
+    and "mother" are one) or beside a word that is no person ("my dog Biscuit") names none."""
+    found: dict[str, dict[str, str]] = {}
+    for text in texts:
+        for m in _KIN_NAME.finditer(text[:MAX_TEXT_CHARS]):
+            said, name = m.group(1), m.group(2)
+            if said not in STOPWORDS and name.casefold() not in _NO_NAMES | STOPWORDS:
+                person = _SAID_FOR.get(said, said)
+                found.setdefault(name, {})[_stem(person)] = person
+    return {
+        name: person
+        for name, said in found.items()
+        if len(said) == 1 and _person(person := next(iter(said.values())))
+    }
+
+
+def _with_kin(text: str, known: Mapping[str, str]) -> str:
+    """``text`` with each name in ``known`` said as the user's person it names ("Camila is a
+    dentist" -> "my wife Camila is a dentist"); not after a word saying whose it is ("Tom's
+    girlfriend Camila", "my wife Camila"), as an owner ("Tom's wife"), in a full name ("Tom
+    Hanks") or for someone met somewhere ("Tom from the office")."""
+    if not known:
+        return text
+    return _named_in(tuple(sorted(known))).sub(lambda m: _as_kin(m, known), text)
+
+
+@functools.lru_cache(maxsize=64)
+def _named_in(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"\b({alternatives})\b(?!['\u2019]s\b|\s*[A-Z]|\s+from\b)")
+
+
+def _as_kin(m: re.Match[str], known: Mapping[str, str]) -> str:
+    before = _WORD.findall(m.string[max(0, m.start() - 40) : m.start()])
+    last = before[-1] if before else ""
+    if last.endswith(("'s", "\u2019s")) or (last.islower() and _person(last.casefold())):
+        return m.group(0)
+    return f"my {known[m.group(1)]} {m.group(1)}"
 
 
 def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str, list[str]]:

@@ -705,3 +705,43 @@ def test_a_short_answer_keeps_the_record_naming_what_was_asked(memory: Memory) -
     ]
     short = session.call("memory_search", {**question, "limit": 1}, now=NOW)["results"]
     assert [r["content"] for r in short] == ["Rusty, our kelpie, comes on every trip."]
+
+
+def test_a_name_said_beside_a_person_word_names_that_person_elsewhere(memory: Memory) -> None:
+    """ "Chidi is a branch manager at Zenith Bank." names the husband when another record says
+    "my husband Chidi": "What does my husband do for work?" was answered empty beside it."""
+    answer = "Chidi is a branch manager at Zenith Bank, so he stays home with the kids."
+    texts = [answer, "My husband Chidi and I are flying to Lagos in May.", *FILLERS]
+    assert passed_on(memory, texts, "What does my husband do for work?").get(answer) == "subject"
+
+
+def test_a_name_names_a_person_only_when_the_user_says_it_of_one() -> None:
+    """Said of someone else's person, beside two words or a word that is no person, as a full
+    name, or a word that is no name (a month, a title, chat), a name names none; and a name
+    is read as the person only where nothing else says whose it is (an adversarial review
+    found each of these adding a record about someone else)."""
+    known = subject.kin_names
+    assert known(["I went with my wife Camila.", "our son, Leo, is 7."]) == {
+        "Camila": "wife",
+        "Leo": "son",
+    }
+    assert known(["my mom Linda", "my mother Linda"]) == {"Linda": "mother"}
+    for unlinked in (
+        ["Tom's wife Camila is lovely."],
+        ["my boss Anna", "my sister Anna"],
+        ["my coworker Sam", "my cousin Sam"],
+        ["my dog Biscuit"],
+        ["My son Leo Martinez is 9."],
+        ["my daughter June", "I called my mom Sunday", "my dentist Dr. Okafor"],
+    ):
+        assert known(unlinked) == {}, unlinked
+    kin = {"Tom": "husband"}
+    assert subject._with_kin("Tom is an architect.", kin) == "my husband Tom is an architect."
+    for said in (
+        "My husband Tom is an architect.",
+        "Beth's cousin Tom is an architect.",
+        "Tom's wife Anna is a nurse.",
+        "Tom Hanks is an actor.",
+        "Tom from the office is a fan.",
+    ):
+        assert subject._with_kin(said, kin) == said
