@@ -158,20 +158,18 @@ def mark(
     return asked_about
 
 
-# A person of the user's said with their first name: "my wife Camila", "our son, Leo"; not a
-# full name ("my son Leo Martinez": which of the two is said elsewhere?) nor a capitalised
-# word before the name ("My Leo ..."). A word that is no name though written as one: a title,
-# a month, a day, a feast, a word of chat.
+# A person of the user's said with their first name, the person word in lower case: "my wife
+# Camila", "our son, Leo"; not a full name ("my son Leo Martinez": which of the two is said
+# elsewhere?). Words that are no name though written as one: a title, a month, a day, a
+# feast, a word of chat.
 _KIN_NAME = re.compile(
     r"\b(?:my|our)\s+(?:[\w-]+\s+)?((?-i:[a-z][a-z-]*)),?\s+((?-i:[A-Z][a-z]+))\b"
     r"(?!['\u2019]?\s*(?-i:[A-Z]))",
     re.IGNORECASE,
 )
-_NO_NAMES = MONTHS_AND_WEEKDAYS | frozenset(
-    """dr mr mrs ms miss prof sir madam christmas easter halloween thanksgiving diwali eid
-    hanukkah ramadan lol omg haha im ive ill id thanks thank honestly ok okay yes no hi
-    hey""".split()
-)
+_NOT_NAMES = """dr mr mrs ms miss prof sir madam christmas easter halloween thanksgiving diwali
+eid hanukkah ramadan lol omg haha im ive ill id thanks thank honestly ok okay yes no hi hey"""
+_NO_NAMES = STOPWORDS | MONTHS_AND_WEEKDAYS | frozenset(_NOT_NAMES.split())
 
 
 def kin_names(texts: Iterable[str]) -> dict[str, str]:
@@ -184,7 +182,7 @@ def kin_names(texts: Iterable[str]) -> dict[str, str]:
     for text in texts:
         for m in _KIN_NAME.finditer(text[:MAX_TEXT_CHARS]):
             said, name = m.group(1), m.group(2)
-            if said not in STOPWORDS and name.casefold() not in _NO_NAMES | STOPWORDS:
+            if said not in STOPWORDS and name.casefold() not in _NO_NAMES:
                 person = _SAID_FOR.get(said, said)
                 found.setdefault(name, {})[_stem(person)] = person
     return {
@@ -212,8 +210,7 @@ def _named_in(names: tuple[str, ...]) -> re.Pattern[str]:
 
 def _as_kin(m: re.Match[str], known: Mapping[str, str]) -> str:
     before = _WORD.findall(m.string[max(0, m.start() - 40) : m.start()])
-    last = before[-1] if before else ""
-    if last.endswith(("'s", "\u2019s")) or (last.islower() and _person(last.casefold())):
+    if before and before[-1].islower() and _person(before[-1]):  # "Tom's girlfriend Camila"
         return m.group(0)
     return f"my {known[m.group(1)]} {m.group(1)}"
 
