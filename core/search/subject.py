@@ -144,8 +144,10 @@ def mark(
     asked_about = asked(tuple(words))
     if not asked_about:
         return asked_about
-    read = [records[c.record_id] for c in candidates if c.record_id in records]
-    known = kin_names(text for r in read for text in (r.content, r.context or ""))
+    known: dict[str, str] = {}
+    if any(_person(w) for w in asked_about):  # a name can only name one of the user's people
+        read = [records[c.record_id] for c in candidates if c.record_id in records]
+        known = kin_names(text for r in read for text in (r.content, r.context or ""))
     for candidate in candidates:
         dense = candidate.matches.get("dense")
         if dense is None or dense["score"] < floor:
