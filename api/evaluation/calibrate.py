@@ -133,7 +133,6 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         corroborated=corroborated,
         subject=subject,
         beside_subject=gate.beside_subject,
-        lowered_ride=gate.lowered_ride,
     )
     similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
     kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])

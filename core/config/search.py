@@ -301,14 +301,6 @@ class GateConfig(Section):
             "share of the best candidate's."
         ),
     )
-    lowered_ride: bool = Field(
-        False,
-        description=(
-            "Mode result: whether a candidate the role prior lowered (an imported assistant "
-            "turn, a session summary, when the question asks about neither) may stay on "
-            "dense_margin or lexical_share; false: it stays only if it passes on its own."
-        ),
-    )
     beside_subject: int = Field(
         1,
         ge=0,

@@ -36,7 +36,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.core.search import later, siblings
-from agent_memory.core.search.gate import LOWERED
 
 if TYPE_CHECKING:
     from agent_memory.core.config import Config
@@ -183,20 +182,6 @@ def results(s: Search) -> list[dict[str, Any]]:
     ]
 
 
-def _cut(s: Search) -> dict[str, Any]:
-    """How many candidates the gate cut from a passing answer, and why."""
-    if s.gate_mode != "result":
-        return {"count": len(s.cut), "why": "weak on every signal"}
-    lowered = sum(1 for c in s.cut if c.gate.endswith(LOWERED))
-    why = "weak on every signal and far below the best"
-    if lowered:
-        why += (
-            f"; {lowered} close to the best, an assistant's turn or a session summary the role"
-            " prior lowered, which stays only if it passes on its own"
-        )
-    return {"count": len(s.cut), "why": why}
-
-
 def result_explanation(
     s: Search,
     candidate: Candidate,
@@ -265,7 +250,12 @@ def response_explanation(s: Search) -> dict[str, Any]:
             "fused": len(s.candidates),
         },
         "gate": _response_gate(s.gate_log),
-        "cut": _cut(s),
+        "cut": {
+            "count": len(s.cut),
+            "why": "weak on every signal and far below the best"
+            if s.gate_mode == "result"
+            else "weak on every signal",
+        },
         "duplicates_collapsed": len(s.duplicates),
         "siblings_collapsed": len(s.siblings),
         "summaries_collapsed": len(s.summaries),
@@ -356,7 +346,6 @@ def log_payload(
             "corroborated_floor": s.corroborated,
             "subject_floor": s.subject_floor,
             "beside_subject": gate_cfg.beside_subject,
-            "lowered_ride": gate_cfg.lowered_ride,
             "duplicate_cosine": config.retrieval.duplicate_cosine,
             "gate_mode": s.gate_mode,
             # the gate applied after a replace_floors reranker that did not run, or None

@@ -180,12 +180,6 @@ def gate(
     return None
 
 
-# The gate settings (core.config.GateConfig) that ``apply_gate`` reads beside the floors.
-MARGINS = ("dense_margin", "dense_share", "lexical_share", "beside_subject", "lowered_ride")
-# How a cut candidate's reason ends when the role prior kept it from staying on the margin.
-LOWERED = ", but the role prior lowered it: it stays only if it passes on its own"
-
-
 def apply_gate(
     candidates: list[Candidate],
     *,
@@ -198,7 +192,6 @@ def apply_gate(
     corroborated: float | None = None,
     subject: float | None = None,
     beside_subject: int = 0,
-    lowered_ride: bool = True,
 ) -> list[Candidate]:
     """The empty-result gate over ordered candidates; sets each one's ``gate`` reason and
     ``passed_on`` and returns the survivors.
@@ -214,12 +207,7 @@ def apply_gate(
       sets no such measure (it may sit at any cosine); when every result passed on it, the
       ``beside_subject`` weak candidates closest on dense cosine stay beside it, each at
       least as close as the closest subject pass, and go after it (``_beside_the_subject``;
-      ``passed_on`` "beside"). Unless ``lowered_ride``, a candidate the role prior lowered
-      (``Candidate.prior`` below 0: an imported assistant turn or a session summary, for a
-      question about neither) must pass on its own: what it says, the user's own turns or
-      its session's own records state first, and beside the best it only fills the answer
-      (personal dev and fresh sets, both paths: 535 such riders in 297 of 645 answers, none
-      a labelled answer; LongMemEval-S evidence sessions unchanged).
+      ``passed_on`` "beside").
     - ``response`` (the design's first gate): the answer is empty when every candidate is weak
       on every signal; otherwise all candidates go on, ranked, and each says whether it passed
       on its own or rode on the strongest one.
@@ -251,7 +239,6 @@ def apply_gate(
         if passing and mode == "result"
         else {}
     )
-    lowered = set() if lowered_ride else {c.record_id for c in weak if c.prior < 0} & set(close)
     beside: dict[str, str] = {}
     if passing and mode == "result" and not measures:
         named = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] == "subject"]
@@ -265,11 +252,6 @@ def apply_gate(
         elif passing and mode == "response":
             candidate.passed_on = "answer"
             candidate.gate = f"weak on its own; the answer passed on: {passing[0]}"
-        elif candidate.record_id in lowered:
-            candidate.passed_on = None
-            candidate.gate = (
-                f"weak on its own; close to the best ({close[candidate.record_id]}){LOWERED}"
-            )
         elif passing and mode == "result" and candidate.record_id in close:
             candidate.passed_on = "margin"
             candidate.gate = f"weak on its own; close to the best: {close[candidate.record_id]}"

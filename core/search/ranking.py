@@ -249,8 +249,6 @@ def replay(log: dict[str, Any]) -> list[str]:
     margins["corroborated"] = settings.get("corroborated_floor")
     margins["subject"] = settings.get("subject_floor")
     margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
-    # Before the setting existed, a record the role prior lowered could stay on the margin.
-    margins["lowered_ride"] = settings.get("lowered_ride", True)
     survivors = apply_gate(
         ranked,
         dense_floor=settings["dense_floor"],

@@ -37,7 +37,7 @@ from agent_memory.core.models import (
     parse_time,
 )
 from agent_memory.core.search import diet, explain, later, ranking, siblings, standing, subject
-from agent_memory.core.search.gate import MARGINS, apply_gate, floors
+from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate
@@ -359,7 +359,10 @@ class Retriever:
         )
         if s.subject_floor is not None:
             s.subject = subject.mark(s.ordered, s.records, s.words, floor=s.subject_floor)
-        s.margins = {**gate_cfg.model_dump(include=set(MARGINS)), "corroborated": s.corroborated}
+        margins = gate_cfg.model_dump(
+            include={"dense_margin", "dense_share", "lexical_share", "beside_subject"}
+        )
+        s.margins = {**margins, "corroborated": s.corroborated}
         s.survivors = apply_gate(
             s.ordered,
             dense_floor=s.dense_floor,

@@ -11,7 +11,6 @@ import pytest
 from agent_memory.core import Memory
 from agent_memory.core.search.explain import for_model
 from agent_memory.core.search.gate import (
-    LOWERED,
     apply_gate,
     corroborated_floor,
     gate,
@@ -278,32 +277,3 @@ def test_close_to_a_weak_best_is_at_least_half_as_close() -> None:
     assert within.gate == (
         "weak on its own; close to the best: dense cosine 0.480 within 0.15 of the best 0.620"
     )
-
-
-def test_a_candidate_the_role_prior_lowered_stays_only_on_its_own() -> None:
-    """An assistant's turn or a session summary (a negative role prior: the question is about
-    neither) that is weak on its own no longer rides on the best into the answer; one that
-    passes on its own stays, and a user's turn as weak still rides. ``lowered_ride``: the
-    rule before, which the search log replays for rows logged without the setting."""
-
-    def candidates() -> list[Candidate]:
-        best = Candidate("mem_best", matches={"dense": {"rank": 1, "score": 0.50}})
-        reply = Candidate("mem_reply", matches={"dense": {"rank": 2, "score": 0.41}})
-        reply.prior = -0.01
-        strong_reply = Candidate("mem_strong", matches={"dense": {"rank": 3, "score": 0.46}})
-        strong_reply.prior = -0.01
-        own = Candidate("mem_own", matches={"dense": {"rank": 4, "score": 0.40}})
-        return [best, reply, strong_reply, own]
-
-    rule = {"dense_floor": 0.45, "lexical_floor": 5.0, "mode": "result", "dense_margin": 0.15}
-    ranked = candidates()
-    kept = apply_gate(ranked, lexical_share=1.0, lowered_ride=False, **rule)
-    assert [c.record_id for c in kept] == ["mem_best", "mem_strong", "mem_own"]
-    reply = ranked[1]
-    assert reply.passed_on is None
-    assert reply.gate == (
-        "weak on its own; close to the best (dense cosine 0.410 within 0.15 of the best 0.500)"
-        + LOWERED
-    )
-    before = apply_gate(candidates(), lexical_share=1.0, **rule)
-    assert [c.record_id for c in before] == ["mem_best", "mem_reply", "mem_strong", "mem_own"]

@@ -152,9 +152,7 @@ def _credit_search(memory: Memory) -> dict[str, Any]:
     memory.import_conversation(chat(), scope="user:u1", session_id="c1", now=NOW)
     session = memory.session(agent_id="assistant", user_id="u1", session_id="s", now=NOW)
     return session.call(
-        "memory_search",
-        {"query": "which city did you choose, the lease in Lyon"},
-        now=NOW + timedelta(days=1),
+        "memory_search", {"query": "which city, the lease in Lyon"}, now=NOW + timedelta(days=1)
     )
 
 
@@ -389,56 +387,3 @@ def test_an_agents_own_role_tag_does_not_demote_its_write(memory: Memory) -> Non
     (found,) = [r for r in result["results"] if r["id"] == written["id"]]
     assert found["explanation"]["role_prior"] == 0
     assert _search_log(memory, result["search_id"])["role_prior"] == {}
-
-
-def _household_chat() -> list[dict[str, Any]]:
-    """A user's facts, each answered by an assistant's reply that says nothing of its own."""
-    said = [
-        ("user", "Hi! Our dog Biscuit is a beagle, he turned four in March."),
-        ("assistant", "Happy belated birthday to Biscuit! How can I help today?"),
-        ("user", "He pulls on the lead a lot. Any tips?"),
-        ("assistant", "Stop walking whenever the lead goes tight and reward him when it slackens."),
-        ("user", "Thanks. Different thing: I work from home on Mondays and Fridays."),
-        ("assistant", "Nice setup. Do you want a routine for those days?"),
-        ("user", "My sister Ana lives in Porto with her husband Rui, we visit in June."),
-        ("assistant", "June is a great month for the riverside. Want a packing list?"),
-        ("user", "Later. I'm allergic to penicillin, by the way, and I don't eat pork."),
-        ("assistant", "Noted. I'll keep that in mind for any meal ideas."),
-        ("user", "We drive a grey Skoda Octavia estate, it fits the dog crate."),
-        (
-            "assistant",
-            "Estates are ideal for crates. Remember breaks every two hours on long drives.",
-        ),
-        ("user", "I play padel on Wednesday evenings with my colleague Tom."),
-        ("assistant", "Padel is fun! A good warm-up helps your shoulders."),
-    ]
-    return [
-        {"id": f"h-t{n}", "role": role, "text": text, "at": AT}
-        for n, (role, text) in enumerate(said, start=1)
-    ]
-
-
-@pytest.mark.parametrize("lowered_ride", [False, True])
-def test_an_assistant_turn_stays_in_an_answer_about_the_user_only_on_its_own(
-    tmp_path: Path, real_embedder: Any, lowered_ride: bool
-) -> None:
-    """'Am I allergic to anything?' finds the user's own turn; the assistant's reply after it
-    ("Noted. I'll keep that in mind ...") is weak on its own and rode on the best into the
-    answer, as close to it. A turn the role prior lowered now stays only if it passes on its
-    own (``gate.lowered_ride``, off by default): the response says why it was cut, and the log
-    replays the answer either way."""
-    config = Config.model_validate({"gate": {"lowered_ride": lowered_ride}})
-    with Memory.open(tmp_path / "m.db", config, embedder=real_embedder, now=NOW) as memory:
-        memory.grant("assistant", "user:u1", now=NOW)
-        memory.import_conversation(_household_chat(), scope="user:u1", now=NOW)
-        result = _ask(memory, "Am I allergic to anything?")
-        log = _search_log(memory, result["search_id"])
-        assert replay(log) == [r["id"] for r in result["results"]]
-    passed = {r["source_ref"]: r["explanation"]["passed_on"] for r in result["results"]}
-    assert "h-t9" in passed
-    if lowered_ride:  # the old rule: the reply rides on the user's turn
-        assert passed.get("h-t10") == "margin"
-        return
-    assert "h-t10" not in passed
-    assert all(how != "margin" for ref, how in passed.items() if int(ref.split("t")[-1]) % 2 == 0)
-    assert "the role prior" in result["explanation"]["cut"]["why"]
