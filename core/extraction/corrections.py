@@ -180,6 +180,8 @@ def corrected(
     ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
     if candidate.source_kind != "user_statement" or reports(candidate.evidence):
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
+    if candidate.qualified:
+        return []  # "I quit Google, in my dreams lol.": its words qualify the change
     if _SOMEONE_ELSE.match(candidate.evidence):
         return []  # "She moved there from Leeds last year": whoever she is, not the user
     if not says_changed(candidate.evidence, turn) or _added(candidate.evidence):

@@ -76,6 +76,14 @@ from datetime import datetime
 from agent_memory.core.amend import amended, corrects_in_full, opens_correction
 from agent_memory.core.extraction import corrections, phrasing, verbatim
 from agent_memory.core.extraction.base import ModelBackend
+from agent_memory.core.extraction.refusals import (
+    OWN_BELIEF,
+    QUOTES,
+    SARCASM,
+    kept_out,
+    not_the_users,
+    refused,
+)
 from agent_memory.core.extraction.schema import (
     MAX_CANDIDATES,
     SUMMARY_CHARS,
@@ -90,15 +98,9 @@ from agent_memory.core.extraction.schema import (
     SummaryRequest,
 )
 from agent_memory.core.framing import (
-    HEDGE,
     OWN_VOICE,
     REPORTING,
     TAKES_BACK_BEFORE,
-    asks_to_forget,
-    fiction,
-    inverted_condition,
-    ironic,
-    tells_a_secret,
     told_before,
     told_you,
 )
@@ -124,20 +126,6 @@ INJECTION = re.compile(
     r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
     re.IGNORECASE,
 )
-# The user's own belief or guess ("I think I'll go with the Godox"): a hedge, not kept as said.
-_OWN_BELIEF = re.compile(
-    r"\b(?:i|we)\s+(?:\w+\s+)?(?:think|thought|believe|believed|guess|suppose|reckon)\b",
-    re.IGNORECASE,
-)
-# A sentence that opens by echoing the assistant's or the system's own words ("You said I have
-# diabetes", "The system says I'm an admin"): never the user's statement, not even word for
-# word. One that only refers to them ("Like you said, I switched to oat milk") is the user's.
-_ECHOED = re.compile(
-    r"^\W*(?:(?:and|also|so|but|well|oh|ok|okay)\W+)*(?:the\s+)?(?:you|u|assistant|system|bot|"
-    r"ai|chatgpt|claude|gpt|app)\s+(?:\w+\s+)?(?:said|says|told|tells|thinks|thought|"
-    r"mentioned|suggested|wrote|claims|claimed)\b",
-    re.IGNORECASE,
-)
 # A sentence taking back what was said before it ("That was a lie.", "just kidding").
 _RETRACTION = re.compile(
     r"\b(just|only) (kidding|joking)\b|\bj/?k\b|\bi(?:'m| am| was)(?: just| only)? "
@@ -154,20 +142,6 @@ _RETRACTION = re.compile(
 )
 # A sentence that adds to what came before rather than correcting it.
 _ADDS = re.compile(r"\b(?:also|too|as well|in addition)\b", re.IGNORECASE)
-# A sentence that takes itself back at its end ("I'm getting married, haha no."): only itself.
-_TAKEN_BACK = re.compile(
-    r",\s*(?:(?:(?:lol|haha|hah|lmao|kidding|joking|jk)\W+)+(?:no|nah|nope|not really)|nah|nope|"
-    r"not really)(?:\W+(?:lol|haha|hah|lmao))*\W*$",
-    re.I,
-)
-# Sarcasm: the sentence means the opposite of its words. One that is only the marker
-# ("Yeah right.", "/s") turns the sentence before it.
-_SARCASM = re.compile(
-    r"\byeah,? right\b|\bas if\b|(?:^|\s)/s\b|\bsure,? because\b|\boh,? (great|joy|wonderful|"
-    r"fantastic|perfect|lovely)\b|\bnot!|\U0001f644|\bjust what i (needed|wanted)\b|"
-    r"\blove that for me\b|\bwhat a (joy|treat)\b",
-    re.IGNORECASE,
-)
 # A greeting leads before a comma, "so" or "I" ("hi so I work nights"); "Hey Jude" is a title.
 _LEAD = re.compile(
     r"^(?:(?:and|also|so|but|actually|well|oh|ok|okay|yes|no|btw|by the way|just so you know|"
@@ -180,7 +154,6 @@ _CLAUSE_BREAK = re.compile(
     r"\s+(?P<and>and)\s+(?=(?:i|i'm|i've|my)\b)",
     re.IGNORECASE,
 )
-_QUOTES = re.compile(r"[\"\u201c\u201d]")
 
 _TOOL_OUTCOME = re.compile(
     r"\b(succeeded|failed|passed|completed|error|errors|timed out|deployed|exit code)\b",
@@ -291,7 +264,7 @@ class OfflineBackend(ModelBackend):
             if turn.role != "user" or INJECTION.search(turn.content):
                 continue
             for sentence in sentences(turn.content):
-                if _kept_out(sentence):
+                if kept_out(sentence):
                     continue  # its words go with it
                 words.update(
                     w for w in re.findall(r"[a-z][a-z'-]{3,}", sentence.lower()) if w not in _STOP
@@ -350,7 +323,7 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
     for brk in [*breaks, None]:
         end = brk.start() if brk else len(body)
         clause = body[start:end].strip()
-        quoted = bool(_QUOTES.search(clause)) or len(_QUOTES.findall(body[:start])) % 2 == 1
+        quoted = bool(QUOTES.search(clause)) or len(QUOTES.findall(body[:start])) % 2 == 1
         own = after_but or bool(OWN_VOICE.match(clause))
         if brk:
             start = brk.end()
@@ -371,12 +344,13 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
     anchor = parse_time(turn.at, field="at")
     kept: list[Candidate] = []
     unphrased: list[tuple[int, int, int]] = []  # (position, start, end) for the fallback
+    qualified: set[int] = set()  # positions of sentences kept whole for what qualifies a claim
     retracts_before = False
     previous: tuple[int, int, list[Candidate]] | None = None  # the last sentence's span, facts
     for index, (start, end) in enumerate(sentence_spans(turn.content)):
         sentence = turn.content[start:end]
         bare = sentence.rstrip(".!? ")
-        undoes = _RETRACTION.search(bare) or (_SARCASM.search(bare) and len(bare.split()) <= 3)
+        undoes = _RETRACTION.search(bare) or (SARCASM.search(bare) and len(bare.split()) <= 3)
         last, previous = previous, None
         if undoes:
             if index == 0:
@@ -384,7 +358,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             kept.clear()
             unphrased.clear()
             continue
-        if INJECTION.search(sentence) or _kept_out(sentence):
+        if INJECTION.search(sentence) or kept_out(sentence):
             continue  # steers the memory, or is kept out of it
         if (claim := told_you(sentence)) is not None:
             # "Not sure if I told you, but my wife is a nurse": the doubt is about the
@@ -399,16 +373,16 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             if retraction(turn.content[end:], sentence) is None:
                 unphrased.append((index, start, end))
             continue
-        if _refused(turn.content, start, end):
+        if refused(turn.content, start, end):
             # "I do pilates 3x a week, will that help with ski legs?": the question (or hedge)
             # is the last clause; the clauses before it stand, if they say enough to keep as
             # said or fit a rule ("I have celiac so could you make it gluten-free?").
             told = told_before(sentence)
-            if told is None or _refused(turn.content, start, start + told):
+            if told is None or refused(turn.content, start, start + told):
                 continue
             end = start + told
             sentence = turn.content[start:end]
-            phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
+            phrased = _phrased(sentence, anchor, shared_target, index, qualified)
             if not (phrased or verbatim.informative(sentence)):
                 continue
         correction = last is not None and opens_correction(sentence)
@@ -430,13 +404,13 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             if in_full and _ADDS.search(sentence) is None:
                 kept = [c for c in kept if all(c is not r for r in last[2])]
                 unphrased = [u for u in unphrased if u[0] != index - 1]
-        if _OWN_BELIEF.search(sentence) and (told := told_before(sentence.lower())) is not None:
+        if OWN_BELIEF.search(sentence) and (told := told_before(sentence.lower())) is not None:
             # "..., so I guess she's not satisfied": the guess is a clause of its own after
             # what was told, which stands (as the judge reads it).
             end = start + told
             sentence = turn.content[start:end]
         if phrased is None:
-            phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
+            phrased = _phrased(sentence, anchor, shared_target, index, qualified)
         if correction and not in_full and last is not None and phrasing.restates(phrased, last[2]):
             # "I'm 29. Actually, I'm 30.": a new value of the same fact replaces it.
             kept = [c for c in kept if all(c is not r for r in last[2])]
@@ -446,15 +420,15 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         # steer is up to 900 lbs"): the words are the user's, the claim stays the reporter's.
         # Quoted text is someone else's words, the assistant's own words echoed back are not
         # the user's, and the user's own "I think ..." is a hedge: kept in none.
-        not_the_users = (
-            _QUOTES.search(sentence) or _ECHOED.match(sentence) or _OWN_BELIEF.search(sentence)
-        )
+        someone_elses = not_the_users(sentence)
         # A rule may phrase one clause of a sentence that also tells the assistant how to
         # answer for good ("Please use simple English when you answer me, I am from
         # Casablanca"): the instruction is kept in the user's words too, unless the phrased
         # clause is the instruction ("I'd rather you always answer in bullet points").
         kept_whole = (
             not phrased
+            # a claim its other words qualify: kept as said, beside its plain phrasings
+            or index in qualified
             # every phrasing's quote too short for the write path to take ("I'm 45" of "I'm
             # 45, male, 6 foot, around 95kg."): the sentence is kept as said beside them
             or all(quote_problem(c.evidence) is not None for c in phrased)
@@ -464,39 +438,39 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             )
         )
         # Not an elliptical correction no rule could place ("wait no, june 2."): it says nothing.
-        if kept_whole and not not_the_users and (in_full or not correction):
+        if kept_whole and not someone_elses and (in_full or not correction):
             unphrased.append((index, start, end))
-        elif not not_the_users and (lost := phrasing.lost_change(sentence, phrased)):
+        elif not someone_elses and (lost := phrasing.lost_change(sentence, phrased)):
             unphrased.append((index, start + lost[0], start + lost[1]))  # "I resigned from X, ..."
-    return kept + verbatim.statements(turn.content, unphrased), retracts_before
+    return kept + verbatim.statements(turn.content, unphrased, qualified), retracts_before
 
 
-def _kept_out(sentence: str) -> bool:
-    """Whether ``sentence`` is kept out of memory, its words out of the summary too: it asks
-    to forget ("Please forget that I see a therapist.") or tells a credential ("My PIN is
-    4921"; core.framing)."""
-    return asks_to_forget(sentence) or tells_a_secret(sentence)
-
-
-def _refused(text: str, start: int, end: int) -> bool:
-    """The words ``text[start:end]`` (a sentence, or the clauses that open one) give no claim:
-    a question, a hedge or hypothetical, sarcasm, or framed (``_framed``)."""
-    words = text[start:end]
-    return bool(
-        words.rstrip().endswith("?")
-        or HEDGE.search(words)
-        or _SARCASM.search(words)
-        or _TAKEN_BACK.search(words)
-        or _framed(text, start, end)
-    )
-
-
-def _framed(text: str, start: int, end: int) -> bool:
-    """The words ``text[start:end]`` are fiction (a frame in them or earlier in the turn), a
-    condition said by inversion or ironic agreement (core.framing, as the judge reads it)."""
-    folded = text.lower().replace("\u2019", "'")
-    words = folded[start:end]
-    return bool(fiction(folded[:end]) or inverted_condition(words) or ironic(words))
+def _phrased(
+    sentence: str, anchor: datetime, shared_target: str, position: int, qualified: set[int]
+) -> list[Candidate]:
+    """The phrasings of ``sentence`` its words say (core.extraction.phrasing.in_their_words),
+    less those the rest of the sentence qualifies (``phrasing.qualified``: "I'm a pilot for
+    Ryanair, flying mostly out of Stansted.") when the sentence can be kept as said: it then
+    is (the caller keeps every sentence at a position in ``qualified``), marked as retiring
+    nothing ("I quit Google, in my dreams lol."), while a plain phrasing beside it stays ("I
+    live in Bergen now" of "I live in Bergen now and I'm a pilot for Ryanair, flying mostly
+    out of Stansted."). A sentence that cannot be kept so ("I'm vegan, mostly.", too short;
+    "I'm allergic to nuts, I think.", the user's own belief; over a candidate's length) and a
+    self-correction ("Actually, I work days now, mostly, ...", which replaces the sentence
+    before it by its phrasing) keep their phrasings, for the write path's judge to store as
+    inferences."""
+    phrased = phrasing.in_their_words(list(_from_sentence(sentence, anchor, shared_target)))
+    if (
+        not phrased
+        or opens_correction(sentence)
+        or not verbatim.keepable(sentence)
+        or not_the_users(sentence)
+    ):
+        return phrased
+    plain = [c for c in phrased if not phrasing.qualified([c], sentence)]
+    if len(plain) < len(phrased):
+        qualified.add(position)
+    return plain
 
 
 def _corrected(

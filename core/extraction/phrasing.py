@@ -148,6 +148,18 @@ def in_their_words(phrased: list[Candidate]) -> list[Candidate]:
     return phrased
 
 
+def qualified(phrased: list[Candidate], sentence: str) -> bool:
+    """Whether the rest of ``sentence`` changes what one of ``phrased`` (its phrasings, each
+    said by its quote alone: ``in_their_words``) says: a hedge, negation, condition, joke or
+    report the quote cuts away, by the offline judge reading the quote in its sentence
+    (core.judge.context): "I'm a pilot for Ryanair, flying mostly out of Stansted." gave "The
+    user is a pilot for Ryanair.", which "mostly" qualifies; "I quit Google, in my dreams
+    lol." gave "The user has quit Google.". The write path would store such a phrasing as an
+    inference that expires; the caller keeps the sentence as said instead, marked so that it
+    retires nothing (core.extraction.offline)."""
+    return any(not _JUDGE.entails(c.evidence, c.content, context=sentence).holds for c in phrased)
+
+
 def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
     if _PLAN.match(clause) is not None:
         return _plan(clause, anchor)
@@ -423,5 +435,6 @@ __all__ = [
     "in_their_words",
     "lost_change",
     "procedure",
+    "qualified",
     "restates",
 ]

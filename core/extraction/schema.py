@@ -80,6 +80,10 @@ class Candidate(_Model):
         description="ids of further stored records the same correction makes stale; only the "
         "reviewer sets them, from the related records it was shown",
     )
+    # A statement kept as said because its other words qualify the claim a rule phrased of it
+    # ("I quit Google, in my dreams lol."): the offline extractor's mark (not in the schema a
+    # model reads); its record retires nothing (core.write.stale.QUALIFIED_TAG).
+    qualified: SkipJsonSchema[bool] = False
 
 
 MAX_CANDIDATES = 500

@@ -43,6 +43,7 @@ from agent_memory.core.tools.handlers import writable_record
 from agent_memory.core.write.drafts import WriteRequest
 from agent_memory.core.write.entities import EntityRef
 from agent_memory.core.write.evidence import Turn, find_quote, normalise
+from agent_memory.core.write.stale import QUALIFIED_TAG
 
 if TYPE_CHECKING:
     from agent_memory.core.session import Session
@@ -317,7 +318,7 @@ def validate_candidate(
         valid_until=dates["valid_until"],
         review_at=dates["review_at"],
         procedure=procedure,
-        tags=(VERBATIM_TAG,) if candidate.kind == "statement" else (),
+        tags=_tags(candidate),
         context=(
             retrieval_context(turn, candidate.evidence)
             if _owned_by(scope, session.user_id)
@@ -400,6 +401,14 @@ def summary_scope(session: Session) -> str:
     if personal is not None and personal in session.writable_scopes():
         return personal
     return str(Scope.private(session.agent_id, session.user_id))
+
+
+def _tags(candidate: Candidate) -> tuple[str, ...]:
+    """A verbatim statement's tags: ``verbatim``, and ``qualified`` when its other words
+    qualify the claim a rule phrased of it (``Candidate.qualified``: it retires nothing)."""
+    if candidate.kind != "statement":
+        return ()
+    return (VERBATIM_TAG, QUALIFIED_TAG) if candidate.qualified else (VERBATIM_TAG,)
 
 
 __all__ = [

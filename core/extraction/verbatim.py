@@ -45,7 +45,7 @@ retires an earlier statement only through the reviewer's reading of corrections
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from pydantic import ValidationError
 
@@ -135,16 +135,27 @@ def announces(clause: str) -> bool:
     )
 
 
-def statements(text: str, sentences: Iterable[tuple[int, int, int]]) -> list[Candidate]:
+def statements(
+    text: str, sentences: Iterable[tuple[int, int, int]], qualified: Collection[int] = ()
+) -> list[Candidate]:
     """Verbatim statement candidates from the sentences of one user turn that no rule phrased:
     ``sentences`` are (position in the turn, start, end) in order, each already cleared of
-    every refusal (module docstring); consecutive informative ones are joined."""
+    every refusal (module docstring); consecutive informative ones are joined. A statement
+    holding a sentence at a position in ``qualified`` (whose words qualify the claim a rule
+    phrased of it: core.extraction.phrasing.qualified) is marked so (``Candidate.qualified``),
+    and retires nothing."""
     found = []
-    for start, end in _groups(text, sentences):
-        candidate = _statement(text[start:end])
+    for start, end, positions in _groups(text, sentences, frozenset(qualified)):
+        candidate = _statement(text[start:end], qualified=bool(positions & set(qualified)))
         if candidate is not None:
             found.append(candidate)
     return found
+
+
+def keepable(sentence: str) -> bool:
+    """Whether ``sentence`` alone would be kept as a verbatim statement: informative, and
+    within what a candidate may hold."""
+    return informative(sentence) and _statement(sentence) is not None
 
 
 def amended_statement(sentence: str, evidence: str) -> list[Candidate]:
@@ -168,8 +179,12 @@ def amended_statement(sentence: str, evidence: str) -> list[Candidate]:
         return []
 
 
-def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tuple[int, int]]:
-    """(start, end) of runs of consecutive informative sentences, each within the caps."""
+def _groups(
+    text: str, sentences: Iterable[tuple[int, int, int]], alone: frozenset[int] = frozenset()
+) -> Iterator[tuple[int, int, set[int]]]:
+    """(start, end, positions) of runs of consecutive informative sentences, each within the
+    caps; a sentence at a position in ``alone`` (a qualified one) is a run of its own, so that
+    its mark does not reach a plain sentence beside it."""
     run: list[tuple[int, int, int]] = []
     for item in sentences:
         position, start, end = item
@@ -179,12 +194,13 @@ def _groups(text: str, sentences: Iterable[tuple[int, int, int]]) -> Iterator[tu
         # clause was cut from ("Daniel has asthma, any activities to avoid? He uses ...").
         adjacent = run and run[-1][0] == position - 1 and not text[run[-1][2] : start].strip()
         fits = run and len(run) < MAX_SENTENCES and end - run[0][1] <= MAX_CHARS
-        if run and not (adjacent and fits and _continues(text[start:end])):
-            yield run[0][1], run[-1][2]
+        apart = position in alone or (run and run[-1][0] in alone)
+        if run and (apart or not (adjacent and fits and _continues(text[start:end]))):
+            yield run[0][1], run[-1][2], {p for p, _, _ in run}
             run = []
         run.append(item)
     if run:
-        yield run[0][1], run[-1][2]
+        yield run[0][1], run[-1][2], {p for p, _, _ in run}
 
 
 # A sentence that opens by pointing back ("He already destroys every box", "It costs ...",
@@ -215,7 +231,7 @@ def _continues(sentence: str) -> bool:
     return root is not None and not any(child.dep_ in _SUBJECTS for child in root.children)
 
 
-def _statement(span: str) -> Candidate | None:
+def _statement(span: str, *, qualified: bool = False) -> Candidate | None:
     """The candidate for one verbatim span, or None for one the schema refuses."""
     try:
         return Candidate(
@@ -224,6 +240,7 @@ def _statement(span: str) -> Candidate | None:
             content=span,
             evidence=span,
             source_kind="user_statement",
+            qualified=qualified,
         )
     except ValidationError:
         return None

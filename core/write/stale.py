@@ -61,6 +61,10 @@ _DENSE = 8
 _LEXICAL = 8
 VERBATIM_TAG = "verbatim"
 SUMMARY_TAG = "session-summary"
+# A verbatim statement whose other words qualify its claim ("I quit Google, in my dreams
+# lol.", "I'm vegan, except for cheese."): kept as said, it retires nothing
+# (core.extraction.phrasing.qualified).
+QUALIFIED_TAG = "qualified"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +123,13 @@ class Finder:
 def speaks_for_user(draft: Record) -> bool:
     """A draft the user's own words back (a summary never does), claiming it themselves: a
     report of what someone said or believes ("My sister says I live in Leeds now", "Apparently
-    the wedding moved to June") is the reporter's claim, and retires nothing."""
+    the wedding moved to June") is the reporter's claim, and a statement whose other words
+    qualify its claim ("I moved to Bergen, in my dreams.", ``QUALIFIED_TAG``) claims less than
+    it reads: both retire nothing."""
     return (
         draft.source_kind is SourceKind.USER_STATEMENT
         and SUMMARY_TAG not in draft.tags
+        and QUALIFIED_TAG not in draft.tags
         and not reports(draft.content)
     )
 
@@ -143,4 +150,4 @@ def can_be_stale(record: Record, draft: Record) -> bool:
     return policy.can_supersede(draft.source_kind, record.source_kind)
 
 
-__all__ = ["Finder", "can_be_stale", "speaks_for_user"]
+__all__ = ["QUALIFIED_TAG", "Finder", "can_be_stale", "speaks_for_user"]

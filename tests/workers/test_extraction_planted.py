@@ -551,3 +551,106 @@ def test_a_short_clause_told_before_a_question_is_kept_when_a_rule_phrases_it(
     session(mem, "s1", "I'm vegan, any ideas for dinner?")
     record = only(stored(mem))
     assert (record.content, record.status) == ("The user is vegan.", Status.CONFIRMED)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm a pilot for Ryanair, flying mostly out of Stansted.",
+        "I collect vintage mechanical watches, mostly Seikos from the 70s.",
+        "I'm a night owl, I usually work best between 10pm and 2am.",
+        "I work nights in the ER at Harborview (3x12s, usually sun/mon/tue).",
+    ],
+)
+def test_a_phrasing_the_rest_of_its_sentence_qualifies_gives_way_to_the_sentence(
+    mem: Memory, said: str
+) -> None:
+    """ "I'm a pilot for Ryanair, flying mostly out of Stansted." was phrased "The user is a
+    pilot for Ryanair.", which the write path's judge refuses for the "mostly" its quote cuts
+    away: stored as an inference that expires, with nothing of the user's words beside it.
+    The sentence is kept as said instead, its hedge with it, marked as qualified."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert record.content == record.evidence == said
+    assert (record.status, record.source_kind) == (Status.CONFIRMED, SourceKind.USER_STATEMENT)
+    assert "qualified" in record.tags
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("I work at Google.", "I quit Google, in my dreams lol."),
+        ("I'm allergic to peanuts.", "I'm not allergic to peanuts anymore, in my dreams."),
+        ("I live in Oslo.", "I moved to Bergen, in my dreams."),
+        ("I'm vegetarian.", "I'm vegan, except for cheese."),
+    ],
+)
+def test_a_sentence_kept_for_what_qualifies_its_claim_retires_nothing(
+    mem: Memory, first: str, then: str
+) -> None:
+    """A sentence kept as said because its other words qualify the claim ("..., in my
+    dreams", "..., except for cheese") claims less than it reads: the earlier statement stays
+    confirmed (an adversarial review found 11 such records retired when the kept sentence
+    could retire)."""
+    session(mem, "s1", first)
+    session(mem, "s2", then, days=5)
+    records = {r.evidence: r for r in stored(mem, with_history=True)}
+    assert records[then].status is Status.CONFIRMED and "qualified" in records[then].tags
+    earlier = [r for r in records.values() if r.evidence and first.rstrip(".") in r.evidence]
+    assert earlier and all(r.status is Status.CONFIRMED for r in earlier)
+
+
+@pytest.mark.parametrize("said", ["I'm vegan, mostly.", "I'm allergic to nuts, I think."])
+def test_a_qualified_sentence_that_cannot_be_kept_as_said_keeps_its_phrasing(
+    mem: Memory, said: str
+) -> None:
+    """Too short to keep as said, or the user's own belief: the phrasing stays, for the
+    write path's judge, which stores it as an inference (it was lost when the sentence was
+    dropped for a whole sentence that is never kept)."""
+    session(mem, "s1", said)
+    record = only(stored(mem))
+    assert (record.status, record.source_kind) == (
+        Status.PROVISIONAL,
+        SourceKind.AGENT_INFERENCE,
+    )
+
+
+def test_a_sentence_a_later_one_takes_back_is_still_no_claim(mem: Memory) -> None:
+    """Kept whole or phrased, a sentence the rest of its turn takes back is not the user's
+    confirmed statement."""
+    session(mem, "s1", "I'm not vegetarian, I just don't like red meat much. Just kidding.")
+    assert all(r.status is not Status.CONFIRMED for r in stored(mem))
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (
+            "I take metformin daily.",
+            "I quit Google, in my dreams lol. Stopped metformin last week too.",
+        ),
+        ("I work at Google.", "I work at Meta now and I'm vegan, mostly on weekdays."),
+    ],
+)
+def test_a_plain_claim_beside_a_qualified_one_still_retires_what_it_changes(
+    mem: Memory, first: str, then: str
+) -> None:
+    """The mark stays with the qualified claim: a plain sentence after it is a record of its
+    own, a plain clause of the same sentence keeps its phrasing, and either retires what it
+    changes (a review found 15 such retirements lost when the whole turn was kept as one
+    qualified record)."""
+    session(mem, "s1", first)
+    session(mem, "s2", then, days=5)
+    records = stored(mem, with_history=True)
+    earlier = [r for r in records if r.evidence and first.rstrip(".") in r.evidence]
+    assert earlier and all(r.status is Status.SUPERSEDED for r in earlier)
+    assert any("qualified" in r.tags for r in records)
+
+
+def test_a_qualified_self_correction_still_replaces_the_sentence_before_it(mem: Memory) -> None:
+    """ "Actually, ..." replaces the sentence before it by its phrasing; a qualified one keeps
+    its phrasing for that (it was dropped, and the value taken back was kept)."""
+    session(mem, "s1", "I work nights. Actually, I work days now, mostly, one night a week.")
+    contents = [r.content for r in stored(mem)]
+    assert "The user works days now." in contents
+    assert "The user works nights." not in contents

@@ -126,8 +126,11 @@ def test_a_value_retired_within_its_own_session_is_never_listed(mem: Memory) -> 
 def test_every_session_that_said_it_drops_it(mem: Memory) -> None:
     """A later session that says it again reinforces the same record and lists it too."""
     extracted_session(mem, "s1", "My manager is Priya Raman.", "Our dog Biscuit is a beagle.")
+    # Its own sentence: "..., she wants the report by Friday." is read as qualifying the
+    # claim (the judge's "wants" after the quote), and such a sentence is kept as said,
+    # reinforcing nothing (core.extraction.phrasing.qualified).
     extracted_session(
-        mem, "s2", "My manager is Priya Raman, she wants the report by Friday.", days=2
+        mem, "s2", "My manager is Priya Raman. She wants the report by Friday.", days=2
     )
     assert all("Priya Raman." in summary_of(mem, s)[1] for s in ("s1", "s2"))
     extracted_session(mem, "s3", "My new manager is Tom Berger, Priya left.", days=9)

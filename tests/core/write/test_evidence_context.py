@@ -330,7 +330,9 @@ def _write(session: Session, content: str, quote: str) -> dict[str, Any]:
 
 
 # (turn, quote, content): true quotes the judge still refuses, on the safe side: the words
-# after them also limit or undo a claim in other sentences (core.judge.beside).
+# after them also limit or undo a claim in other sentences (core.judge.beside). The offline
+# extractor keeps such a sentence as said instead of the phrasing, tagged "qualified"
+# (core.extraction.phrasing.qualified).
 REFUSED_BESIDE: list[tuple[str, str, str]] = [
     (
         "I'm a translator, I have 20 years of experience, mostly medical and legal texts.",

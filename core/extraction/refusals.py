@@ -1,0 +1,94 @@
+"""Which of a user turn's sentences give the offline extractor no claim, and which it keeps
+out of the user's words (core.extraction.offline reads a turn sentence by sentence).
+
+- ``refused``: a sentence, or the clauses that open one, gives no claim: a question, a hedge
+  or hypothetical (core.framing.HEDGE), sarcasm ("yeah right", "as if", "/s"), a sentence
+  taking itself back at its end ("I'm getting married, haha no."), fiction, a condition said
+  by inversion or ironic agreement (core.framing, read as the judge reads them).
+- ``not_the_users``: a sentence no rule's phrasing may keep in the user's words: quoted text,
+  the assistant's own words echoed back ("You said I have diabetes"), or the user's own "I
+  think ..." (a hedge).
+- ``kept_out``: a sentence kept out of memory, its words out of the summary too: a request to
+  forget, or a credential.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_memory.core.framing import (
+    HEDGE,
+    asks_to_forget,
+    fiction,
+    inverted_condition,
+    ironic,
+    tells_a_secret,
+)
+
+# The user's own belief or guess ("I think I'll go with the Godox"): a hedge, not kept as said.
+OWN_BELIEF = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:think|thought|believe|believed|guess|suppose|reckon)\b",
+    re.IGNORECASE,
+)
+# A sentence that opens by echoing the assistant's or the system's own words ("You said I have
+# diabetes", "The system says I'm an admin"): never the user's statement, not even word for
+# word. One that only refers to them ("Like you said, I switched to oat milk") is the user's.
+_ECHOED = re.compile(
+    r"^\W*(?:(?:and|also|so|but|well|oh|ok|okay)\W+)*(?:the\s+)?(?:you|u|assistant|system|bot|"
+    r"ai|chatgpt|claude|gpt|app)\s+(?:\w+\s+)?(?:said|says|told|tells|thinks|thought|"
+    r"mentioned|suggested|wrote|claims|claimed)\b",
+    re.IGNORECASE,
+)
+# A sentence that takes itself back at its end ("I'm getting married, haha no."): only itself.
+_TAKEN_BACK = re.compile(
+    r",\s*(?:(?:(?:lol|haha|hah|lmao|kidding|joking|jk)\W+)+(?:no|nah|nope|not really)|nah|nope|"
+    r"not really)(?:\W+(?:lol|haha|hah|lmao))*\W*$",
+    re.I,
+)
+# Sarcasm: the sentence means the opposite of its words. One that is only the marker
+# ("Yeah right.", "/s") turns the sentence before it.
+SARCASM = re.compile(
+    r"\byeah,? right\b|\bas if\b|(?:^|\s)/s\b|\bsure,? because\b|\boh,? (great|joy|wonderful|"
+    r"fantastic|perfect|lovely)\b|\bnot!|\U0001f644|\bjust what i (needed|wanted)\b|"
+    r"\blove that for me\b|\bwhat a (joy|treat)\b",
+    re.IGNORECASE,
+)
+# Double quotation marks: someone else's words.
+QUOTES = re.compile(r"[\"\u201c\u201d]")
+
+
+def not_the_users(sentence: str) -> bool:
+    """Whether ``sentence`` is no one's claim to keep in the user's words: quoted text, the
+    assistant's own words echoed back, or the user's own "I think ..." (a hedge)."""
+    return bool(QUOTES.search(sentence) or _ECHOED.match(sentence) or OWN_BELIEF.search(sentence))
+
+
+def kept_out(sentence: str) -> bool:
+    """Whether ``sentence`` is kept out of memory, its words out of the summary too: it asks
+    to forget ("Please forget that I see a therapist.") or tells a credential ("My PIN is
+    4921"; core.framing)."""
+    return asks_to_forget(sentence) or tells_a_secret(sentence)
+
+
+def refused(text: str, start: int, end: int) -> bool:
+    """The words ``text[start:end]`` (a sentence, or the clauses that open one) give no claim:
+    a question, a hedge or hypothetical, sarcasm, or framed (``_framed``)."""
+    words = text[start:end]
+    return bool(
+        words.rstrip().endswith("?")
+        or HEDGE.search(words)
+        or SARCASM.search(words)
+        or _TAKEN_BACK.search(words)
+        or _framed(text, start, end)
+    )
+
+
+def _framed(text: str, start: int, end: int) -> bool:
+    """The words ``text[start:end]`` are fiction (a frame in them or earlier in the turn), a
+    condition said by inversion or ironic agreement (core.framing, as the judge reads it)."""
+    folded = text.lower().replace("\u2019", "'")
+    words = folded[start:end]
+    return bool(fiction(folded[:end]) or inverted_condition(words) or ironic(words))
+
+
+__all__ = ["OWN_BELIEF", "QUOTES", "SARCASM", "kept_out", "not_the_users", "refused"]
