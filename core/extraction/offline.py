@@ -16,7 +16,11 @@ or report is about the telling, not the claim, which is read, and quoted, withou
 
 A phrasing the sentence's own words do not entail, by the offline judge reading the quote alone
 ("I'm blind and use a screen reader" -> "The user is blind and use a screen reader."), is no
-phrasing: the sentence is kept as said instead (core.extraction.phrasing.in_their_words).
+phrasing: the sentence is kept as said instead (core.extraction.phrasing.in_their_words). So is
+a sentence whose other words qualify the claim a rule phrased of it ("I'm a pilot for Ryanair,
+flying mostly out of Stansted.", "I quit Google, in my dreams lol."), which the write path's
+judge would store as an inference that expires: its record holds the qualifier, is tagged
+``qualified`` and retires nothing (``_phrased``).
 
 A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
 when it is informative: an episodic ``statement`` whose content is its own evidence
@@ -467,7 +471,7 @@ def _phrased(
         or not_the_users(sentence)
     ):
         return phrased
-    plain = [c for c in phrased if not phrasing.qualified([c], sentence)]
+    plain = [c for c in phrased if not phrasing.qualified(c, sentence)]
     if len(plain) < len(phrased):
         qualified.add(position)
     return plain

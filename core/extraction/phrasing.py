@@ -24,7 +24,8 @@ decides which clauses may speak for the user; this module only phrases them).
 - "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
 
 The clause itself is the evidence span. A phrasing its clause's words do not entail, by the
-offline judge, is dropped (``in_their_words``), and the sentence is kept as said. Limits:
+offline judge, is dropped (``in_their_words``), and the sentence is kept as said; so is one the
+rest of its sentence qualifies (``qualified``: "..., flying mostly out of Stansted."). Limits:
 English only; literal patterns; no coreference ("it", "she") and no paraphrase.
 """
 
@@ -148,16 +149,16 @@ def in_their_words(phrased: list[Candidate]) -> list[Candidate]:
     return phrased
 
 
-def qualified(phrased: list[Candidate], sentence: str) -> bool:
-    """Whether the rest of ``sentence`` changes what one of ``phrased`` (its phrasings, each
-    said by its quote alone: ``in_their_words``) says: a hedge, negation, condition, joke or
-    report the quote cuts away, by the offline judge reading the quote in its sentence
+def qualified(phrased: Candidate, sentence: str) -> bool:
+    """Whether the rest of ``sentence`` changes what ``phrased`` (one of its phrasings, said by
+    its quote alone: ``in_their_words``) says: a hedge, negation, condition, joke or report the
+    quote cuts away, by the offline judge reading the quote in its sentence
     (core.judge.context): "I'm a pilot for Ryanair, flying mostly out of Stansted." gave "The
     user is a pilot for Ryanair.", which "mostly" qualifies; "I quit Google, in my dreams
     lol." gave "The user has quit Google.". The write path would store such a phrasing as an
     inference that expires; the caller keeps the sentence as said instead, marked so that it
     retires nothing (core.extraction.offline)."""
-    return any(not _JUDGE.entails(c.evidence, c.content, context=sentence).holds for c in phrased)
+    return not _JUDGE.entails(phrased.evidence, phrased.content, context=sentence).holds
 
 
 def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:

@@ -145,8 +145,9 @@ def statements(
     phrased of it: core.extraction.phrasing.qualified) is marked so (``Candidate.qualified``),
     and retires nothing."""
     found = []
-    for start, end, positions in _groups(text, sentences, frozenset(qualified)):
-        candidate = _statement(text[start:end], qualified=bool(positions & set(qualified)))
+    marked = frozenset(qualified)
+    for start, end, positions in _groups(text, sentences, marked):
+        candidate = _statement(text[start:end], qualified=bool(positions & marked))
         if candidate is not None:
             found.append(candidate)
     return found
