@@ -30,6 +30,7 @@ from agent_memory.api.quickstart_http import http_search
 from agent_memory.core import Config, Memory
 from agent_memory.core.store.erasure import kept_parts, summaries_narrowed
 from agent_memory.core.tools import memory_policy, tool_definitions
+from agent_memory.core.write.stale import QUALIFIED_TAG
 from agent_memory.workers.app import WorkerApp
 
 if TYPE_CHECKING:
@@ -358,6 +359,8 @@ def extract_an_ended_session(tour: _Tour) -> None:
         out.line(f"record    {detail} {r.content}", record=r.to_json())
         if r.review_at:
             out.line(f"            review_at {r.review_at[:10]} (from the evidence {r.evidence!r})")
+        if QUALIFIED_TAG in r.tags:
+            out.line("            kept as said: its other words qualify the claim; retires nothing")
     _a_later_session_corrects(tour)
 
 

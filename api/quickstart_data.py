@@ -168,7 +168,7 @@ WRITES: list[tuple[str, dict[str, Any]]] = [
 
 
 EXTRACTION_CHAT = [
-    ("user", "I'm allergic to shellfish. My favourite editor is Helix."),
+    ("user", "I'm allergic to shellfish. My favourite editor is Helix, mostly for Rust."),
     ("assistant", "Noted. Anything else before we plan the release?"),
     (
         "user",
