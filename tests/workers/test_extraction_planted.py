@@ -605,8 +605,8 @@ def test_a_qualified_sentence_that_cannot_be_kept_as_said_keeps_its_phrasing(
     mem: Memory, said: str
 ) -> None:
     """Too short to keep as said, or the user's own belief: the phrasing stays, for the
-    write path's judge, which stores it as an inference (it was lost when the sentence was
-    dropped for a whole sentence that is never kept)."""
+    write path's judge, which stores it as an inference (a first version dropped the
+    phrasing for a sentence it then could not keep, and stored nothing)."""
     session(mem, "s1", said)
     record = only(stored(mem))
     assert (record.status, record.source_kind) == (
