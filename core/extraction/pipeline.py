@@ -71,6 +71,7 @@ from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote
 from agent_memory.core.write.ingestor import Ingestor
+from agent_memory.core.write.stale import SUMMARY_TAG
 
 if TYPE_CHECKING:
     from agent_memory.core.session import Session
@@ -398,9 +399,7 @@ class Pipeline:
             user_id=session.user_id,
             session_id=session.session_id,
             event_at=event_at,
-            tags=("session-summary", RESTATING)
-            if self.backend.summaries_restate
-            else ("session-summary",),
+            tags=(SUMMARY_TAG, RESTATING) if self.backend.summaries_restate else (SUMMARY_TAG,),
             idempotency_key=f"summary:{session.session_id}",
             reinforce=False,
         )

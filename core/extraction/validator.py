@@ -43,14 +43,12 @@ from agent_memory.core.tools.handlers import writable_record
 from agent_memory.core.write.drafts import WriteRequest
 from agent_memory.core.write.entities import EntityRef
 from agent_memory.core.write.evidence import Turn, find_quote, normalise
-from agent_memory.core.write.stale import QUALIFIED_TAG
+from agent_memory.core.write.stale import QUALIFIED_TAG, VERBATIM_TAG
 
 if TYPE_CHECKING:
     from agent_memory.core.session import Session
 
 ALL_ROLES = ("user", "assistant", "tool", "system")
-# The tag of a record that keeps the user's words verbatim (Candidate kind "statement").
-VERBATIM_TAG = "verbatim"
 # At most this much of an evidence turn enters a record's retrieval context: the embedder reads
 # 256 tokens (about 1,000 characters) of content and context together anyway.
 CONTEXT_CHARS = 1200

@@ -150,4 +150,11 @@ def can_be_stale(record: Record, draft: Record) -> bool:
     return policy.can_supersede(draft.source_kind, record.source_kind)
 
 
-__all__ = ["QUALIFIED_TAG", "Finder", "can_be_stale", "speaks_for_user"]
+__all__ = [
+    "QUALIFIED_TAG",
+    "SUMMARY_TAG",
+    "VERBATIM_TAG",
+    "Finder",
+    "can_be_stale",
+    "speaks_for_user",
+]
