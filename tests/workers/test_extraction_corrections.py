@@ -695,6 +695,43 @@ def test_denying_another_thing_retires_nothing(mem: Memory) -> None:
             "I switched banks last week, my sister said Jake quit Google.",
             "Jake works",
         ),
+        # A report after the change covers it, also in words of its own: the reading of
+        # those words tried in session 40 (benchmarks/README.md) retired each of these
+        (
+            "The Porto wedding is in May.",
+            "The Porto wedding moved to June, my aunt told me it's final.",
+            "Porto wedding is in May",
+        ),
+        (
+            "The Porto wedding is in May.",
+            "The Porto wedding moved to June, my aunt said so on the phone.",
+            "Porto wedding is in May",
+        ),
+        (
+            "The Atlas launch is in May.",
+            "The Atlas launch moved to June, Tom told the whole team.",
+            "Atlas launch is in May",
+        ),
+        (
+            "My cousin Ana's wedding is on 14 May in Porto.",
+            "The wedding moved to June, my aunt told me when I called her.",
+            "wedding is on 14 May",
+        ),
+        (
+            "My friend Jake works at Google as a data engineer.",
+            "Jake quit Google, his sister said he did.",
+            "Jake works at Google",
+        ),
+        (  # the report doubts the change
+            "My dentist appointment is on Thursday at 3pm.",
+            "I moved my dentist appointment to Friday, the receptionist said no.",
+            "appointment is on Thursday",
+        ),
+        (
+            "I work the day shift at St Mary's hospital.",
+            "I switched to the night shift, my manager said not until April.",
+            "day shift at St Mary's",
+        ),
         (
             "The Porto wedding is in May.",
             "Update: my aunt says the Porto wedding moved to June.",
@@ -743,8 +780,8 @@ def test_hearsay_a_denial_or_a_doubt_retires_nothing(
 ) -> None:
     """A change someone else reports is their claim, wherever the report sits in the sentence
     and whatever the user's own clause beside it says (core.framing.reports; adversarial
-    reviews of two readings of the user's own clauses retired each of the first twelve); a change
-    marker the user denies says that nothing changed ("I haven't moved", "nothing changed":
+    reviews of three readings of the user's own clauses retired each of the first nineteen); a
+    change marker the user denies says that nothing changed ("I haven't moved", "nothing changed":
     each of the next eight retired the record it says again); and a doubt or a thought says
     no change ("not sure", "thinking about": each of the last two retired it by "now")."""
     a_month_apart(mem, before, after)
