@@ -70,6 +70,37 @@ def test_a_self_correction_keeps_only_the_corrected_value(said: str, content: st
         ("My rent is $1,200 a month.", "Sorry, $1,250.", "My rent is $1,250 a month"),
         ("I'm in room 12 on floor 3.", "Sorry, floor 4.", "I'm in room 12 on floor 4"),
         ("My lease ends in May 2025.", "wait no, May 2026", "My lease ends in May 2026"),
+        # A day for the one day, a month for the one month; the correction's other words only
+        # what the sentence said or a preposition (the old rules put the day over the last
+        # name, or, after a verb, nowhere)
+        (
+            "My flatmate Inês is cooking on Wednesday, so skip that day.",
+            "Actually skip Thursday, she changed it.",
+            "My flatmate Inês is cooking on Thursday, so skip that day",
+        ),
+        ("The party is on Saturday at Tom's.", "Sorry, Sunday.", "The party is on Sunday at Tom's"),
+        ("Lunch on Friday with Tom.", "sorry, on saturday", "Lunch on saturday with Tom"),
+        (
+            "We fly to Porto in June with Ana.",
+            "Actually, July.",
+            "We fly to Porto in July with Ana",
+        ),
+        ("I have yoga every Monday.", "Sorry, every Tuesday.", "I have yoga every Tuesday"),
+        ("moving house in july.", "actually august", "moving house in august"),
+        # A review of the rule's first version found each of these stored wrong, and confirmed
+        ("I'm off on Monday.", "Actually also Tuesday.", None),  # a day added
+        ("I have band practice on Tuesday and football.", "Sorry, and Thursday.", None),
+        ("I'm off on Monday with Ana.", "Actually not Tuesday.", None),  # a day denied
+        ("I'm away from Monday.", "Sorry, until Friday.", None),  # another place in time
+        ("The meeting is this Monday.", "Sorry, next Tuesday.", None),
+        ("I'm not working on Saturday.", "Actually, working Sunday.", None),  # the denial kept
+        (  # the repeated word is another clause's
+            "I booked yoga for Monday and need to cancel the gym.",
+            "Actually, cancel Thursday.",
+            None,
+        ),
+        ("We fly out on Good Friday.", "Sorry, Thursday.", "We fly out on Thursday"),  # a name's
+        ("i will march in the parade.", "sorry, in june", None),  # "march" the verb
         # Where the value cannot be placed for sure, nothing is amended (a review found each
         # of these amended wrongly, and confirmed, by the first version of the rule):
         ("My birthday was in May, 2 weeks ago.", "Sorry, May 3.", None),  # across a comma
@@ -360,6 +391,26 @@ def test_a_value_corrected_later_in_the_turn_takes_back_only_its_own_sentence(
     assert found["The user is applying to nursing school."].source_kind is SourceKind.USER_STATEMENT
     assert found["The user's test date is June 2."].source_kind is SourceKind.USER_STATEMENT
     assert not [c for c in found if "June 12" in c]
+
+
+def test_a_day_corrected_after_a_verb_is_stored_corrected(mem: Memory) -> None:
+    """ "Actually skip Thursday, she changed it." corrects the day of the sentence before it:
+    the sentence was refused for the "Actually" after it and kept only as a guess, which
+    expired, and with it what the turn said of the flatmate."""
+    run(
+        mem,
+        [
+            (
+                "user",
+                "My flatmate Inês is cooking on Wednesday, so skip that day. Actually skip "
+                "Thursday, she changed it.",
+            )
+        ],
+    )
+    found = facts(mem)
+    corrected = [r for c, r in found.items() if "Thursday" in c and "Inês" in c]
+    assert [r.source_kind for r in corrected] == [SourceKind.USER_STATEMENT], found
+    assert not [c for c in found if "Wednesday" in c]
 
 
 def test_an_amended_sentence_no_rule_phrases_is_kept_as_amended(mem: Memory) -> None:
