@@ -58,6 +58,9 @@ _OWN_WORK = re.compile(
     r"(?:got|started|accepted|landed|took|start|quit|left)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
     r"(?:job|position)\b"
     rf"|{_I}(?:just\s+)?(?:resigned|retired|been promoted|got promoted)\b"
+    # "I have accepted early retirement from Volvo", "we both took retirement in May"
+    rf"|{_I}(?:\w+\s+)?(?:accepted|took|taken|taking|started|starting)\s+(?:an?\s+|my\s+)?"
+    r"(?:early\s+)?retirement\b"
     r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+(?:an?\s+)?"
     r"(?P<role>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+(?:at|for)\s+(?-i:[A-Z])"
     # "I've been a UX researcher at Lumen Health for two years": with its article and a time

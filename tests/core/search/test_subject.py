@@ -207,6 +207,8 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("degree", "i studied the menu for ages before ordering"),
         ("degree", "i'm tutoring a student in maths on tuesdays"),
         ("degree", "my ma called me about sunday lunch"),
+        ("work", "I'm planning my retirement party for June"),
+        ("work", "my dad took early retirement last year"),
     ],
 )
 def test_only_the_users_own_job_home_or_studies_name_them(asked: str, text: str) -> None:
@@ -218,6 +220,9 @@ def test_only_the_users_own_job_home_or_studies_name_them(asked: str, text: str)
 def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("work",), "I was a nurse at St Mary's for 20 years.")
     assert subject.names(("employer",), "I resigned from Beaumont Clarke after eleven years.")
+    # retirement taken: where the user worked, and that they no longer do
+    assert subject.names(("work",), "I have accepted early retirement from Volvo. Last day 31 May.")
+    assert subject.names(("job",), "The user took early retirement from the council.")
     assert life.own_life(("work",), "The user works at Google.") == "work"
     assert life.own_life(("job",), "we work from home on Fridays") == "work"
     assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
