@@ -28,6 +28,8 @@ from agent_memory.api.quickstart_data import (
 )
 from agent_memory.api.quickstart_http import http_search
 from agent_memory.core import Config, Memory
+from agent_memory.core.amend import opens_correction
+from agent_memory.core.sentences import sentences
 from agent_memory.core.store.erasure import kept_parts, summaries_narrowed
 from agent_memory.core.tools import memory_policy, tool_definitions
 from agent_memory.core.write.stale import QUALIFIED_TAG
@@ -361,6 +363,8 @@ def extract_an_ended_session(tour: _Tour) -> None:
             out.line(f"            review_at {r.review_at[:10]} (from the evidence {r.evidence!r})")
         if QUALIFIED_TAG in r.tags:
             out.line("            kept as said: its other words qualify the claim; retires nothing")
+        if r.evidence and opens_correction([*sentences(r.evidence)][-1]):
+            out.line(f"            amended by the correction after it (evidence {r.evidence!r})")
     _a_later_session_corrects(tour)
 
 
