@@ -282,7 +282,8 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
         "of the record; the audit log keeps the id and the reason, and extraction will not "
         "write it again. A whole user can be exported, then erased, on request.",
     )
-    address = next(i for i in ids if _content(mem, i).startswith("Bob's home address"))
+    imported = mem.store.get_records(ids)
+    address = next(i for i in ids if imported[i].content.startswith("Bob's home address"))
     forgotten = bob.call("memory_forget", {"id": address, "reason": "user asked"})
     found = bob.call("memory_search", {"query": "Where does Bob live?"})["results"]
     still = any("Elm Street" in r["content"] for r in found)
@@ -520,10 +521,6 @@ def _stage_result(output: dict[str, Any]) -> str:
     if "summary_id" in output:
         return f"summary {output['summary_id']}"
     return ""
-
-
-def _content(mem: Memory, record_id: str) -> str:
-    return mem.store.get_records([record_id])[record_id].content
 
 
 class _Printer:
