@@ -209,6 +209,8 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("degree", "my ma called me about sunday lunch"),
         ("work", "I'm planning my retirement party for June"),
         ("work", "my dad took early retirement last year"),
+        ("work", "we accepted an offer from Foxtons on the house"),
+        ("work", "I got an offer from Tesco for the flat"),
     ],
 )
 def test_only_the_users_own_job_home_or_studies_name_them(asked: str, text: str) -> None:
@@ -223,6 +225,9 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     # retirement taken: where the user worked, and that they no longer do
     assert subject.names(("work",), "I have accepted early retirement from Volvo. Last day 31 May.")
     assert subject.names(("job",), "The user took early retirement from the council.")
+    # a new job said as an offer taken, or as new work
+    assert subject.names(("work",), "new job alert! I accepted an offer at Wealthsimple!!")
+    assert subject.names(("employer",), "Now I start new work! From Monday I drive for Go-Ahead.")
     assert life.own_life(("work",), "The user works at Google.") == "work"
     assert life.own_life(("job",), "we work from home on Fridays") == "work"
     assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
