@@ -53,18 +53,24 @@ _OWN_WORK = re.compile(
     rf"{_I}(?:\w+\s+)?(?:works?|worked|working)\s+(?:(?:at|for|as)\b|{_WORK_WHEN})"
     r"|\b(?:my|our|the user's)\s+(?:new\s+|old\s+|current\s+)?"
     r"(?:job|employer|colleagues?|coworkers?|co-workers?)\b"
-    # "I just got a new job", and "Started a new job ..." without its "I"; "I start new work"
+    # "I just got a new job", and "Started a new job ..." without its "I"
     rf"|(?:{_I}|(?:^|[.!?]\s+))(?:just\s+|finally\s+)?"
-    r"(?:got|started|accepted|landed|took|start|quit|left)\s+(?:a\s+|the\s+|my\s+)?"
-    r"(?:new\s+(?:job|position|work)|job|position)\b"
-    # "I accepted an offer at Wealthsimple", "I got a job offer from Arup"; not "we accepted an
-    # offer from Foxtons on the house"
-    rf"|{_I}(?:just\s+|finally\s+)?(?:accepted|got|took)\s+(?:an|the|a)\s+"
-    r"(?:job\s+offer\s+(?:at|from|with)|offer\s+at)\s+(?-i:[A-Z])"
+    r"(?:got|started|accepted|landed|took|start|quit|left)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
+    r"(?:job|position)\b"
     rf"|{_I}(?:just\s+)?(?:resigned|retired|been promoted|got promoted)\b"
-    # "I have accepted early retirement from Volvo", "we both took retirement in May"
-    rf"|{_I}(?:\w+\s+)?(?:accepted|took|taken|taking|started|starting)\s+(?:an?\s+|my\s+)?"
-    r"(?:early\s+)?retirement\b"
+    # A job changed in other words, read narrowly (a review found "new work shoes", "an offer
+    # at UCL to study", "took retirement planning advice" and "if I accepted ..." in wider
+    # readings): "Now I start new work!" as the clause's end; a job offer, or an offer at a
+    # name "as" a role ("I accepted an offer at Wealthsimple as senior product designer", not
+    # "an offer at Tesco, 3 for 2"); retirement taken, then the clause's end, a time or a named
+    # employer ("The user has accepted early retirement from Volvo.")
+    rf"|(?<!\bif ){_I}(?:has\s+|just\s+|finally\s+|both\s+)?"
+    r"(?:(?:start|started|starting|got|found|begin|began)\s+(?:a\s+)?new\s+work\s*(?:[.!?,;]|$)"
+    r"|(?:accepted|got|took)\s+(?:an|the|a)\s+(?:job\s+offer\s+(?:at|from|with)\s+(?-i:[A-Z])"
+    r"|offer\s+at\s+(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])[\w&.'-]*)*\s+as\s+(?:an?\s+)?[a-z])"
+    r"|(?:accepted|took|taken|taking)\s+(?:an?\s+|the\s+)?(?:early\s+|voluntary\s+)*"
+    r"retirement(?:\s*(?:[.!?,;]|$)|\s+(?:in|at|last|this|next|after|aged|today|now)\b"
+    r"|\s+from\s+(?-i:[A-Z])))"
     r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+(?:an?\s+)?"
     r"(?P<role>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+(?:at|for)\s+(?-i:[A-Z])"
     # "I've been a UX researcher at Lumen Health for two years": with its article and a time

@@ -211,6 +211,15 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("work", "my dad took early retirement last year"),
         ("work", "we accepted an offer from Foxtons on the house"),
         ("work", "I got an offer from Tesco for the flat"),
+        # a review of wider readings found each of these naming the user's job
+        ("employer", "I got new work shoes, my feet are killing me"),
+        ("employer", "we start new work on the kitchen next week"),
+        ("job", "I accepted an offer at UCL to study economics"),
+        ("job", "I got an offer at Argos for the kettle, half off"),
+        ("employer", "I started retirement planning with an adviser"),
+        ("job", "I took retirement advice from the bank"),
+        ("job", "if I accepted an offer at Meta as a designer we'd move"),
+        ("employer", "I never took early retirement, though I could have"),
     ],
 )
 def test_only_the_users_own_job_home_or_studies_name_them(asked: str, text: str) -> None:
@@ -224,9 +233,9 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("employer",), "I resigned from Beaumont Clarke after eleven years.")
     # retirement taken: where the user worked, and that they no longer do
     assert subject.names(("work",), "I have accepted early retirement from Volvo. Last day 31 May.")
-    assert subject.names(("job",), "The user took early retirement from the council.")
+    assert subject.names(("job",), "The user took early retirement from Unilever in May.")
     # a new job said as an offer taken, or as new work
-    assert subject.names(("work",), "new job alert! I accepted an offer at Wealthsimple!!")
+    assert subject.names(("work",), "I accepted an offer at Wealthsimple as senior designer!!")
     assert subject.names(("employer",), "Now I start new work! From Monday I drive for Go-Ahead.")
     assert life.own_life(("work",), "The user works at Google.") == "work"
     assert life.own_life(("job",), "we work from home on Fridays") == "work"
