@@ -18,6 +18,7 @@ from agent_memory.core.models import (
     Record,
     format_time,
 )
+from agent_memory.core.search import subject
 from agent_memory.core.search.ranking import Candidate
 
 Ranked = list[tuple[str, float]]
@@ -124,3 +125,9 @@ class Search:
     fallback_gate: str | None = None  # the gate run after a replace_floors reranker did not
     taken: list[Candidate] = field(default_factory=list)
     skipped: list[Candidate] = field(default_factory=list)
+
+    @property
+    def asked_words(self) -> tuple[str, ...]:
+        """The query's words as its subject is read from them (``subject.words_asked``: "What
+        does my wife do for a living?" asks her work)."""
+        return subject.words_asked(self.query, self.words)

@@ -1,46 +1,44 @@
 """Does a record name what the question asks about? The gate's "subject" signal.
 
-In a user's store of a few dozen records, the answer to an everyday question is often worded
-far from it for the packaged MiniLM: "What's my dog's name?" against "Rusty, our kelpie, comes
-on every trip." scores a cosine of 0.1-0.2, as low as the best record of a question that has no
-answer, and BM25 over one shared word cannot clear a floor set for a store of any size. What
-the answer does have is the question's subject: every word the question asks about, other than
-the words that only frame the question ("name", "kind", "now"), is in the record's text (its
-content or retrieval context) as the same word (compared as stems) or as a common noun that
-is a kind of the word's first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife"
-names the wife), or a short or family form of it ("Dr. Nguyen" names the doctor, "gran" the
-grandmother: ``_SAID_FOR``); a name the user gives one of their people in a record the
-search reads ("my husband Chidi") names that person in the others too ("Chidi is a branch
-manager at Zenith Bank" names the husband: ``kin_names``). Where the user works, lives or
-studies is named by what says it in the first person without the word ("my new job", "I'm PM
-at Brandt"; "our house", "our place", "we moved into"; "my MSc at LSE", "I'm a PhD student"),
-and the car the user drives by its make or model ("we bought an Ioniq 5. Home charger install
-tips?", "winter tires for my RAV4"): core.search.life. An unanswerable question rarely has
-every one of its subject words in one record ("Which football team do I support?" needs
-"football", "team" and "support").
+In a user's store of a few dozen records, the answer to an everyday question is often worded far
+from it for the packaged MiniLM: "What's my dog's name?" against "Rusty, our kelpie, comes on every
+trip." scores a cosine of 0.1-0.2, as low as the best record of a question that has no answer, and
+BM25 over one shared word cannot clear a floor set for a store of any size. What the answer does
+have is the question's subject: every word the question asks about, other than the words that only
+frame the question ("name", "kind", "now"), is in the record's text (its content or retrieval
+context) as the same word (compared as stems) or as a common noun that is a kind of the word's
+first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife" names the wife), or a short or
+family form of it ("Dr. Nguyen" names the doctor, "gran" the grandmother: ``_SAID_FOR``); a name
+the user gives one of their people in a record the search reads ("my husband Chidi") names that
+person in the others too ("Chidi is a branch manager at Zenith Bank" names the husband:
+``kin_names``). Where the user works, lives or studies is named by what says it in the first person
+without the word ("my new job", "I'm PM at Brandt"; "our house", "our place", "we moved into"; "my
+MSc at LSE", "I'm a PhD student"), and the car the user drives by its make or model ("we bought an
+Ioniq 5. Home charger install tips?", "winter tires for my RAV4"): core.search.life. An
+unanswerable question rarely has every one of its subject words in one record ("Which football team
+do I support?" needs "football", "team" and "support").
 
-Limits: a name names a person only as the search's candidates say it (a record saying "my
-husband Chidi" that is not among them links nothing), and one name for two of the user's
-people ("my boss Anna", "my sister Anna") names neither; the retrieval context counts, so a
-sentence of a turn names what its neighbours in the turn name ("Who is my doctor?" finds "My
-wife Rania does most of the cooking." extracted from a turn about the doctor's advice); a
-record naming the subject need not hold the asked fact ("What's my mother's name?" beside "my
-mother lives with us"); words are compared by a light stemmer ("lived" is not "live"); a word
-the answer never says is not named, past the user's own work, home, studies and car above
-("What boat do we have?" / "we bought a Hallberg-Rassy 29": nothing says a Hallberg-Rassy is
-a boat), and a car only by the makes and models core.search.life lists; a common noun's first
-WordNet sense may still be another thing ("mum" is first a chrysanthemum, so "Do I have any
-flowers?" finds "My mum's name is Carol.").
+Limits: a name names a person only as the search's candidates say it (a record saying "my husband
+Chidi" that is not among them links nothing), and one name for two of the user's people ("my boss
+Anna", "my sister Anna") names neither; the retrieval context counts, so a sentence of a turn names
+what its neighbours in the turn name ("Who is my doctor?" finds "My wife Rania does most of the
+cooking." extracted from a turn about the doctor's advice); a record naming the subject need not
+hold the asked fact ("What's my mother's name?" beside "my mother lives with us"); words are
+compared by a light stemmer ("lived" is not "live"); a word the answer never says is not named,
+past the user's own work, home, studies and car above ("What boat do we have?" / "we bought a
+Hallberg-Rassy 29": nothing says a Hallberg-Rassy is a boat), and a car only by the makes and
+models core.search.life lists; a common noun's first WordNet sense may still be another thing
+("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is Carol.").
 
 ``asked(words)`` reads the subject off the query's content words
-(``core.search.lexical.query_tokens``; in a question about the user's work, the kind of
-workplace asked about is where the user works: "Which hospital do I work at?" asks "work";
-in a question about where one person lives, their home: "Where do my parents live?" is
-answered by "my parents' place in Ipoh");
-``names(subject, text)`` says whether a text names every part of it. The gate
-(core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor below the
-corroborated one in a small store only (``gate.subject_drop``, log-interpolated to nothing at
-``gate.reference_records``): in a large store every subject word is in some record.
+(``core.search.lexical.query_tokens``; "for a living" asks work, ``words_asked``; in a question
+about the user's work, the kind of workplace asked about is where the user works: "Which hospital
+do I work at?" asks "work"; in a question about where one person lives, their home: "Where do my
+parents live?" is answered by "my parents' place in Ipoh"); ``names(subject, text)`` says whether a
+text names every part of it. The gate (core.search.gate.gate) lets a candidate naming the subject
+pass at a cosine floor below the corroborated one in a small store only (``gate.subject_drop``,
+log-interpolated to nothing at ``gate.reference_records``): in a large store every subject word is
+in some record.
 """
 
 from __future__ import annotations
@@ -72,17 +70,20 @@ MAX_KIND_WORDS = 120
 # down, a kelpie three (sheepdog, working dog); a bat is an animal five links down.
 KIND_DEPTH = 3
 
-# Words that frame a question without being what it asks about: the answer need not hold
-# them ("What's my dog's name?" is answered by "Rusty, our kelpie"; "Where do I live now?" by a
-# statement without "now"). Question words and auxiliaries are lexical.STOPWORDS already.
+# Words that frame a question, which its answer need not hold ("What's my dog's name?" / "Rusty,
+# our kelpie"; "Where do I live now?"); question words are lexical.STOPWORDS already.
 FRAME = frozenset(
-    """
-    name names named called call kind kinds sort type tell remind know remember mention
+    """name names named called call kind kinds sort type tell remind know remember mention
     mentioned say said whats what's now currently still today these days right rn anymore
     again lately recently usually normally regularly often much many old long living please
-    thanks thank recall us whose
-    """.split()
+    thanks thank recall us whose""".split()
 )
+
+
+def words_asked(query: str, words: Sequence[str]) -> tuple[str, ...]:
+    """``query``'s content ``words`` as ``asked`` reads them: "for a living" asks work."""
+    living = re.search(r"\bfor\s+a\s+living\b", query, re.IGNORECASE) is not None
+    return tuple("work" if living and w == "living" else w for w in words)
 
 
 @functools.lru_cache(maxsize=4096)

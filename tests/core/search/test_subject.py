@@ -13,6 +13,7 @@ import pytest
 from agent_memory.core import Memory
 from agent_memory.core.search import life, subject
 from agent_memory.core.search.gate import apply_gate, gate, subject_floor
+from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
@@ -764,3 +765,20 @@ def test_a_name_names_a_person_only_when_the_user_says_it_of_one() -> None:
         "Tom from the office is a fan.",
     ):
         assert subject._with_kin(said, kin) == said
+
+
+def test_doing_something_for_a_living_asks_work() -> None:
+    """ "What does my wife do for a living?" was read as asking only "wife" ("living" frames
+    "Where is she living now?"), so any record naming the wife passed a small store's subject
+    floor, and an unanswerable question was answered (fresh F03-q14)."""
+
+    def asked(question: str) -> tuple[str, ...]:
+        return subject.asked(subject.words_asked(question, query_tokens(question)))
+
+    wife = asked("What does my wife do for a living?")
+    assert subject.names(wife, "My wife Rachel is a nurse at St Mary's.")
+    assert not subject.names(wife, "My wife Agnieszka wants to cook something Irish.")
+    mine = asked("What do I do for a living?")
+    assert subject.names(mine, "I work as a plumber in Leeds.")
+    assert not subject.names(mine, "I love cooking pasta.")
+    assert asked("Where is my wife living now?") == ("wife",)  # "living" still frames
