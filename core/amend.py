@@ -31,6 +31,7 @@ import re
 
 from agent_memory.core.framing import asks
 from agent_memory.core.judge.change import content_words
+from agent_memory.core.judge.lexicon import NEG_WORDS
 from agent_memory.core.judge.values import MONTH_NAMES, WEEKDAYS
 
 # The cue opening a correction sentence, and the rest of it.
@@ -61,6 +62,8 @@ _BEFORE_A_DAY = frozenset(
     "on in at for from until till to by since before after next this last every".split()
 )
 _MONTH_OR_WORD = frozenset("may march august".split())
+# (core.judge.values reads "may" after more words, "to" and "before" among them: "to march"
+# is as often the verb.)
 _TAKES_A_MONTH = frozenset(
     "in of by since until till from during early late mid next last this".split()
 )
@@ -68,7 +71,7 @@ _NOT_SAID_AGAIN = frozenset(
     """and or also too plus as well either nor both another from until till to by since before
     after next this last every other""".split()
 )
-_DENIES = re.compile(r"\b(?:not|no|never|nor|without)\b|n't\b", re.I)
+_DENIES = re.compile(rf"\b(?:{'|'.join(sorted(NEG_WORDS))})\b|n't\b", re.I)
 _CLAUSE = re.compile(r"[,;:]|\b(?:and|but|so|because|while|then)\b", re.I)
 _THAT_DAY = re.compile(r"\s+(?:that|the)\s+day\b", re.I)
 _AFTER = re.compile(r"\s*[,;]\s*|\s+[-\u2013\u2014]\s+")

@@ -127,7 +127,7 @@ class Search:
     skipped: list[Candidate] = field(default_factory=list)
 
     @property
-    def asked_words(self) -> tuple[str, ...]:
+    def words_asked(self) -> tuple[str, ...]:
         """The query's words as its subject is read from them (``subject.words_asked``: "What
         does my wife do for a living?" asks her work)."""
         return subject.words_asked(self.query, self.words)

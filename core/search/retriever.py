@@ -158,7 +158,7 @@ class Retriever:
                     for c in s.kept
                     if conversation.is_imported_turn(s.records[c.record_id])
                 },
-                asked=subject.asked(s.asked_words),
+                asked=subject.asked(s.words_asked),
             )
         with timer.stage("budget_assembly"):
             s.taken, s.skipped = ranking.fit_budget(
@@ -358,7 +358,7 @@ class Retriever:
             readable_records, gate_cfg
         )
         if s.subject_floor is not None:
-            s.subject = subject.mark(s.ordered, s.records, s.asked_words, floor=s.subject_floor)
+            s.subject = subject.mark(s.ordered, s.records, s.words_asked, floor=s.subject_floor)
         margins = gate_cfg.model_dump(
             include={"dense_margin", "dense_share", "lexical_share", "beside_subject"}
         )
