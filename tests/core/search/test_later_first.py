@@ -406,7 +406,7 @@ def test_a_later_follow_up_turn_keeps_its_place(
             "home",
             "Where do I park the van?",
         ),
-        (  # both found only by naming the car (core.search.life._OWN_VEHICLE)
+        (  # both found only by naming the car (core.search.vehicle)
             "Our Passat is a diesel, we take it to Lake Garda every summer.",
             "Picked up a Skoda Enyaq on Saturday, the home charger goes in next week.",
             "What car do we drive?",
