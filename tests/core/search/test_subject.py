@@ -202,6 +202,11 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("live", "we bought a place in the final, first time in years"),
         ("live", "We're moving to Slack from Teams at work, finally"),
         ("live", "I'm moving in slow motion today, so hungover"),
+        # two reviews of a "here in <Place>" reading found these naming a home (session 41)
+        ("live", "I work here in Frankfurt on the audit through March."),
+        ("live", "My office is in Dublin but I'm at my mum's here in Belfast."),
+        ("live", "Back home for Christmas. I grew up here in Sunderland."),
+        ("live", "I'm a lawyer here in London for a deposition."),
         ("study", "my son is a student at Leeds"),
         ("study", "my son's degree ceremony is in June"),
         ("study", "I did my taxes last night"),
