@@ -13,7 +13,9 @@ extractor proposes is what the judge would confirm, and neither stores what the 
 - a question or hedge at the end of a sentence governs its own clause, not an independent
   clause told before it (``told_before``): "I do pilates 3x a week, will that help with ski
   legs?" tells "I do pilates 3x a week"; "I'm moving to Oslo, maybe?" and "I'll move to Oslo,
-  if I get the job" tell nothing.
+  if I get the job" tell nothing (the extractor keeps the second whole, as said:
+  core.extraction.refusals.conditioned); an aside after a comma that says why the claim is
+  told ("I'm vegan, if that matters": ``ASIDE_IF``) is no condition.
 
 One frame puts a sentence back in the user's mouth: a clause about telling the assistant
 ("I forgot to mention that ...", "Not sure if I told you, but ...", "As I said, ...", "..., I
@@ -135,11 +137,18 @@ _APOLOGY_IF = (
 # "if I can help it" after what it qualifies: whenever one can, no condition on the claim ("I
 # don't fly if I can avoid it"). Not "if possible" ("I'll take the job if possible" is one).
 IDIOM_IF = r"(?<=\w )if (?:i|we) can (?:help|avoid) it\b"
+# An aside after a comma that conditions nothing: it says why the claim is told ("I quit
+# Google last week, if that matters", "I'm vegan, if it helps", "we're 6, if you must know").
+ASIDE_IF = (
+    r"(?<=, )if (?:(?:that|it)(?:'s| is)? (?:matters?|helps?|relevant|useful|important)|"
+    r"you (?:must|need to|want to) know|you(?:'re| are) (?:wondering|curious|interested)|"
+    r"(?:that|it) makes sense|you don't mind|you please)\b"
+)
 # A hedge or hypothetical: the words around it are not claimed.
 HEDGE = re.compile(
-    rf"\b((?!{_APOLOGY_IF})(?!{IDIOM_IF})if|would(?! rather| prefer)|could|might|maybe|perhaps|"
-    r"probably|hope|wish|suppose|imagine|pretend|what if|unless|someday|let's say|lets say|say i|"
-    r"hypothetically|in theory)\b",
+    rf"\b((?!{_APOLOGY_IF})(?!{IDIOM_IF})(?!{ASIDE_IF})if|would(?! rather| prefer)|could|might|"
+    r"maybe|perhaps|probably|hope|wish|suppose|imagine|pretend|what if|unless|someday|let's say|"
+    r"lets say|say i|hypothetically|in theory)\b",
     re.IGNORECASE,
 )
 # Someone (the user too: "I told him ...", "I think ...") reporting speech or a belief: what it
@@ -299,7 +308,7 @@ def asks(clause: str) -> bool:
 # A consequence opened by "so" is a clause too: its hedge is about the consequence ("cody only
 # eats like 4 foods so maybe something plain too"). Not "and I ..." / "but I ...": as often as
 # not they take the clause before back ("I'm moving to Oslo but I might not go after all").
-_COMMA_BREAK = re.compile(r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)", re.IGNORECASE)
+CLAUSE_BREAK = re.compile(r"\s*(?:[,;]|\s[-\u2013\u2014]{1,2})\s+|\s+(?=so\s)", re.IGNORECASE)
 # A tag that asks whether what came before is so: it doubts it ("I'm 30, am I right?", "I'm
 # pregnant, is that even true?"); not one that asks how it is judged ("I sleep 10 hours a
 # day, is that normal?", "... from Feb 2 to Feb 9, is that a good time to see the lights?").
@@ -312,7 +321,7 @@ _TAG = re.compile(
 # A clause that depends on another or supposes: what follows it may not be claimed. Not a
 # question "when" opens ("..., when should I leave home?"); "or" always offers another case
 # ("..., or should I stay in Bergen?", "..., or was it peanuts?").
-_DEPENDENT = re.compile(
+DEPENDENT = re.compile(
     r"^(?:if|when(?!\s+(?:should|shall|do|does|can|could|will|would|is|are)\b)|whenever|"
     r"unless|once|assuming|suppose|supposing|say|imagine|in case|because|since|although|"
     r"though|while|as long as|as soon as|before|after|until|even if|or|and if|but if)\b",
@@ -391,7 +400,7 @@ def told_before(sentence: str) -> int | None:
     normal?" asks how it is judged), and when nothing before the
     cut opens with a condition or supposition ("If I get the job, ..."). Whether what is left
     says enough is the caller's to judge."""
-    breaks = list(_COMMA_BREAK.finditer(sentence))
+    breaks = list(CLAUSE_BREAK.finditer(sentence))
     if not breaks:
         return None
     starts = [0] + [m.end() for m in breaks]
@@ -405,7 +414,7 @@ def told_before(sentence: str) -> int | None:
         if not (marked or HEDGE.search(clause) or asks(clause) or guess):
             continue
         short = len(clause.split()) < _MIN_ASKING_WORDS and not _HELP_WANTED.match(clause)
-        if short or _DEPENDENT.match(clause):
+        if short or DEPENDENT.match(clause):
             return None
         if _POINTS_BACK.match(clause):  # "..., it might change next month": about the claim
             return None
@@ -414,7 +423,7 @@ def told_before(sentence: str) -> int | None:
         if _elliptical(clause) and not (marked and _asks_its_own(clause)):
             return None  # "..., but I might not"; not "..., should i worry?"
         before = zip(starts[:i], ends[:i], strict=True)
-        if any(_DEPENDENT.match(sentence[s:e].strip()) for s, e in before):
+        if any(DEPENDENT.match(sentence[s:e].strip()) for s, e in before):
             return None
         return ends[i - 1]
     return None
@@ -507,7 +516,10 @@ def told_you(sentence: str) -> tuple[int, int] | None:
 
 
 __all__ = [
+    "ASIDE_IF",
     "ASKS",
+    "CLAUSE_BREAK",
+    "DEPENDENT",
     "FICTION",
     "HEDGE",
     "IDIOM_IF",

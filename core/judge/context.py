@@ -60,6 +60,7 @@ from dataclasses import dataclass
 
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import (
+    ASIDE_IF,
     IDIOM_IF,
     TAKES_BACK_BEFORE,
     asks_to_forget,
@@ -401,14 +402,19 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
             return f"its sentence says {tok.text!r} before the quote, which the quote cuts away"
     tokens = [t for s in parse_sentences(after, statement=False) for t in s.tokens]
     in_clause = True
+    aside = False  # in "..., if that matters" (core.framing.ASIDE_IF): it conditions nothing
     for k, tok in enumerate(tokens):
         if tok.cls in (CLAUSE, CONJ) or _new_clause(tokens, k):
-            in_clause = False
-        if tok.text in words:
+            in_clause = aside = False
+        if tok.text in words or aside:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
-        if condition and k and re.search(IDIOM_IF, " ".join(t.text for t in tokens[k - 1 : k + 5])):
+        near = " ".join(t.text for t in tokens[max(k - 2, 0) : k + 6])
+        if condition and k and re.search(IDIOM_IF, near):
             continue  # "I don't fly if I can avoid it": whenever one can (core.framing)
+        if condition and k and re.match(r"(?:\S+ ){0,2}" + ASIDE_IF, near):
+            aside = True
+            continue
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
         if in_clause and (_elaborates(tokens, k) or _listed(tokens, k)):

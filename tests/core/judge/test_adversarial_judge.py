@@ -337,6 +337,14 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
         "The user moved to Leeds.",
         False,
     ),
+    # an aside after a comma says why the claim is told and conditions nothing
+    # (core.framing.ASIDE_IF); any other condition still does, and so do an aside's words
+    # without the comma
+    ("I'm vegan, if that matters.", "I'm vegan", "The user is vegan.", True),
+    ("I quit Google, if it helps.", "I quit Google", "The user quit Google.", True),
+    ("We have two kids, if you must know.", "We have two kids", "The user has two kids.", True),
+    ("I'm vegan, if the tests are right.", "I'm vegan", "The user is vegan.", False),
+    ("I'll move to Oslo if it helps.", "I'll move to Oslo", "The user will move to Oslo.", False),
 ]
 
 
