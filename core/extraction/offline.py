@@ -20,7 +20,8 @@ phrasing: the sentence is kept as said instead (core.extraction.phrasing.in_thei
 a sentence whose other words qualify the claim a rule phrased of it ("I'm a pilot for Ryanair,
 flying mostly out of Stansted.", "I quit Google, in my dreams lol."), which the write path's
 judge would store as an inference that expires: its record holds the qualifier, is tagged
-``qualified`` and retires nothing (``_phrased``).
+``qualified`` and retires nothing (``_phrased``); and so is a claim with a condition closing
+its sentence ("..., if the foot heals"), whole (core.extraction.refusals.conditioned).
 
 A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
 when it is informative: an episodic ``statement`` whose content is its own evidence
@@ -84,6 +85,7 @@ from agent_memory.core.extraction.refusals import (
     OWN_BELIEF,
     QUOTES,
     SARCASM,
+    conditioned,
     kept_out,
     not_the_users,
     refused,
@@ -382,6 +384,20 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             # is the last clause; the clauses before it stand, if they say enough to keep as
             # said or fit a rule ("I have celiac so could you make it gluten-free?").
             told = told_before(sentence)
+            if told is None and (cut := conditioned(sentence)) is not None:
+                # "I'm targeting the Amsterdam Marathon on 19 October instead, if the foot
+                # heals.": the claim and its condition kept as said, retiring nothing; not
+                # a claim refused for more than its condition, nor one that is no claim of
+                # the user's ("I think ...", quoted text).
+                if (
+                    not refused(turn.content, start, start + cut)
+                    and not refused(turn.content, start, end, hedges=False)
+                    and not not_the_users(sentence)
+                    and verbatim.informative(sentence[:cut])
+                ):
+                    qualified.add(index)
+                    unphrased.append((index, start, end))
+                continue
             if told is None or refused(turn.content, start, start + told):
                 continue
             end = start + told

@@ -10,6 +10,10 @@ out of the user's words (core.extraction.offline reads a turn sentence by senten
   think ..." (a hedge).
 - ``kept_out``: a sentence kept out of memory, its words out of the summary too: a request to
   forget, or a credential.
+- ``conditioned``: a sentence whose last clause conditions the claim before it ("I'm
+  targeting the Amsterdam Marathon on 19 October instead, if the foot heals."): refused as a
+  claim, kept whole, condition and all, as the user's statement that retires nothing
+  (core.extraction.offline); not one whose condition doubts, undercuts or denies the claim.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 import re
 
 from agent_memory.core.framing import (
+    CLAUSE_BREAK,
+    DEPENDENT,
     HEDGE,
     asks_to_forget,
     fiction,
@@ -70,13 +76,14 @@ def kept_out(sentence: str) -> bool:
     return asks_to_forget(sentence) or tells_a_secret(sentence)
 
 
-def refused(text: str, start: int, end: int) -> bool:
+def refused(text: str, start: int, end: int, *, hedges: bool = True) -> bool:
     """The words ``text[start:end]`` (a sentence, or the clauses that open one) give no claim:
-    a question, a hedge or hypothetical, sarcasm, or framed (``_framed``)."""
+    a question, a hedge or hypothetical (when ``hedges`` refuse: not for a caller that keeps
+    a condition with its claim), sarcasm, or framed (``_framed``)."""
     words = text[start:end]
     return bool(
         words.rstrip().endswith("?")
-        or HEDGE.search(words)
+        or (hedges and HEDGE.search(words))
         or SARCASM.search(words)
         or _TAKEN_BACK.search(words)
         or _framed(text, start, end)
@@ -91,4 +98,54 @@ def _framed(text: str, start: int, end: int) -> bool:
     return bool(fiction(folded[:end]) or inverted_condition(words) or ironic(words))
 
 
-__all__ = ["OWN_BELIEF", "QUOTES", "SARCASM", "kept_out", "not_the_users", "refused"]
+# A condition put after what it conditions ("..., if the foot heals", "..., unless it rains",
+# "..., as long as the knee holds up").
+_CONDITION = re.compile(r"^(?:if|unless|as long as|provided|providing)\b", re.IGNORECASE)
+# A condition that says the claim is not so, or not sure: the user's own doubt ("..., if I
+# remember right", "..., unless I'm mistaken"), a joke that undercuts it ("I have three kids,
+# if you count my husband", "..., if you ignore the grammar"), or what did not happen ("...,
+# if I'd kept up the lessons", "..., if I were rich").
+_NOT_SO_IF = re.compile(
+    r"\b(?:remember|recall|misremember\w*|misread|misheard|mistaken|wrong|memory serves|"
+    r"counted|believed|true|right|counts?|counting|ignore|ignoring|believe|you\s+call|"
+    r"by\s+\w+\s+you|what\s+i\s+mean|(?:couldn't|can't|could not|cannot)\s+tell|"
+    r"obvious|were)\b|['\u2019]d\b|\bhad\s+(?:\w+ed|been|known|gone|done|seen|taken|kept|"
+    r"got|gotten)\b",
+    re.IGNORECASE,
+)
+_COUNTERFACTUAL = re.compile(r"\b(?:i|we|you|he|she|they|it)['\u2019]d\b", re.IGNORECASE)
+
+
+def conditioned(sentence: str) -> int | None:
+    """Where the clauses end that a condition said after them conditions ("I'm targeting the
+    Amsterdam Marathon on 19 October instead, if the foot heals." -> the end of "... instead"),
+    when that is the sentence's last clause, nothing before it opens with a condition or
+    supposition ("If I win, I'll buy a boat, unless ..."), and the sentence asks nothing;
+    else None; and None for a condition that says the claim is not so, or not sure
+    (``_NOT_SO_IF``). The clauses before it claim nothing alone (``told_before``: "I'll move
+    to Oslo, if I get the job" tells nothing); the caller may keep the sentence whole, the
+    condition with what it conditions."""
+    if sentence.rstrip().endswith("?"):
+        return None
+    breaks = list(CLAUSE_BREAK.finditer(sentence))
+    condition = sentence[breaks[-1].end() :] if breaks else ""
+    if not _CONDITION.match(condition) or _NOT_SO_IF.search(condition):
+        return None
+    starts = [0] + [m.end() for m in breaks[:-1]]
+    ends = [m.start() for m in breaks]
+    if any(DEPENDENT.match(sentence[s:e].strip()) for s, e in zip(starts, ends, strict=True)):
+        return None
+    if _COUNTERFACTUAL.search(sentence, 0, breaks[-1].start()):
+        return None  # "I'd buy a boat, if I won the lottery": neither is so
+    return breaks[-1].start()
+
+
+__all__ = [
+    "OWN_BELIEF",
+    "QUOTES",
+    "SARCASM",
+    "conditioned",
+    "kept_out",
+    "not_the_users",
+    "refused",
+]
