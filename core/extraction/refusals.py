@@ -102,30 +102,28 @@ def _framed(text: str, start: int, end: int) -> bool:
 # "..., as long as the knee holds up").
 _CONDITION = re.compile(r"^(?:if|unless|as long as|provided|providing)\b", re.IGNORECASE)
 # A condition that says the claim is not so, or not sure: the user's own doubt ("..., if I
-# remember right", "..., unless I'm mistaken"), a joke that undercuts it ("I have three kids,
-# if you count my husband", "..., if you ignore the grammar"), or what did not happen ("...,
-# if I'd kept up the lessons", "..., if I were rich").
+# remember right", "..., unless I'm mistaken") or a joke that undercuts it ("I have three kids,
+# if you count my husband", "..., if you ignore the grammar"). What did not happen ("..., if I
+# were rich", "..., if I had known") is a counterfactual, as is any "I'd" (``_COUNTERFACTUAL``).
 _NOT_SO_IF = re.compile(
     r"\b(?:remember|recall|misremember\w*|misread|misheard|mistaken|wrong|memory serves|"
     r"counted|believed|true|right|counts?|counting|ignore|ignoring|believe|you\s+call|"
     r"by\s+\w+\s+you|what\s+i\s+mean|(?:couldn't|can't|could not|cannot)\s+tell|"
-    r"obvious|were)\b|['\u2019]d\b|\bhad\s+(?:\w+ed|been|known|gone|done|seen|taken|kept|"
-    r"got|gotten)\b",
+    r"obvious|were)\b|\bhad\s+(?:\w+ed|been|known|gone|done|seen|taken|kept|got|gotten)\b",
     re.IGNORECASE,
 )
 _COUNTERFACTUAL = re.compile(r"\b(?:i|we|you|he|she|they|it)['\u2019]d\b", re.IGNORECASE)
 
 
 def conditioned(sentence: str) -> int | None:
-    """Where the clauses end that a condition said after them conditions ("I'm targeting the
-    Amsterdam Marathon on 19 October instead, if the foot heals." -> the end of "... instead"),
-    when that is the sentence's last clause, nothing before it opens with a condition or
-    supposition ("If I win, I'll buy a boat, unless ..."), and the sentence asks nothing;
-    else None; and None for a condition that says the claim is not so, or not sure
-    (``_NOT_SO_IF``). The clauses before it claim nothing alone (``told_before``: "I'll move
-    to Oslo, if I get the job" tells nothing); the caller may keep the sentence whole, the
-    condition with what it conditions."""
-    if sentence.rstrip().endswith("?"):
+    """Where the claim ends in a sentence whose last clause is a condition on it ("I'm
+    targeting the Amsterdam Marathon on 19 October instead, if the foot heals." -> the end of
+    "... instead"): the caller may keep the sentence whole, the condition with its claim, where
+    the claim alone tells nothing (``core.framing.told_before``). None for a question, a
+    condition or supposition opening an earlier clause ("If I win, I'll buy a boat, unless
+    ..."), a counterfactual ("I'd buy a boat, if I won the lottery", "..., if I'd kept up the
+    lessons") and a condition saying the claim is not so, or not sure (``_NOT_SO_IF``)."""
+    if sentence.rstrip().endswith("?") or _COUNTERFACTUAL.search(sentence):
         return None
     breaks = list(CLAUSE_BREAK.finditer(sentence))
     condition = sentence[breaks[-1].end() :] if breaks else ""
@@ -135,8 +133,6 @@ def conditioned(sentence: str) -> int | None:
     ends = [m.start() for m in breaks]
     if any(DEPENDENT.match(sentence[s:e].strip()) for s, e in zip(starts, ends, strict=True)):
         return None
-    if _COUNTERFACTUAL.search(sentence, 0, breaks[-1].start()):
-        return None  # "I'd buy a boat, if I won the lottery": neither is so
     return breaks[-1].start()
 
 
