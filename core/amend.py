@@ -238,10 +238,11 @@ def _when_for_when(old: list[re.Match[str]], value: str) -> tuple[re.Match[str],
         return None  # "Good Friday": a name's
     body = old[0].string
     clause = _clause_of(body, old[k].start())
+    denies = _DENIES.search(body) is not None
     for w in (m.group(0).lower() for j, m in enumerate(new) if j != at):
         if w == "the" or (w == old[k - 1].group(0).lower() and w in _BEFORE_A_DAY):
             continue  # "on Saturday" / "Sorry, on Sunday"; "every Monday" / "every Tuesday"
-        if w in _NOT_SAID_AGAIN or not content_words(w) or _DENIES.search(body):
+        if w in _NOT_SAID_AGAIN or not content_words(w) or denies:
             return None
         echoes = [m for m in old if m.group(0).lower() == w]
         if not any(

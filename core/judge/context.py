@@ -409,12 +409,13 @@ def _cut_away(before: str, after: str, kept: str, quote: str = "") -> str | None
         if tok.text in words or aside:
             continue
         condition = tok.cls == MODAL and tok.form in ("if", "unless", "when", "say", "claim")
-        near = " ".join(t.text for t in tokens[max(k - 2, 0) : k + 6])
-        if condition and k and re.search(IDIOM_IF, near):
-            continue  # "I don't fly if I can avoid it": whenever one can (core.framing)
-        if condition and k and re.match(r"(?:\S+ ){0,2}" + ASIDE_IF, near):
-            aside = True
-            continue
+        if condition and k:
+            near = " ".join(t.text for t in tokens[max(k - 2, 0) : k + 6])
+            if re.search(IDIOM_IF, near):
+                continue  # "I don't fly if I can avoid it": whenever one can (core.framing)
+            if re.match(r"(?:\S+ ){0,2}" + ASIDE_IF, near):
+                aside = True
+                continue
         if condition and _infinitive(tokens, k):
             continue  # "when to come back", "she says to use ...": no condition, no report
         if in_clause and (_elaborates(tokens, k) or _listed(tokens, k)):
