@@ -250,15 +250,6 @@ _FORGET_REQUEST = re.compile(
 )
 
 
-# A sentence that takes back the one before it, read alike by the extractor and the judge: only
-# the joke's name ("I'm pregnant! April fools.", "I'm a millionaire. In my dreams."), or
-# opening by saying the speaker misspoke. Lower case: the judge reads folded text.
-TAKES_BACK_BEFORE = (
-    r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
-    r"^\W*(?:(?:sorry|oops|actually|wait|ok|okay)\W+)*i misspoke\b"
-)
-
-
 def asks_to_forget(sentence: str) -> bool:
     """Whether ``sentence`` asks the assistant to forget or not keep what the user said:
     neither the extractor nor the judge keeps such a sentence, nor the offline summary its
@@ -527,7 +518,6 @@ __all__ = [
     "OWN_VOICE",
     "REPORTING",
     "STOPS_ANSWERING",
-    "TAKES_BACK_BEFORE",
     "asks",
     "asks_for_good",
     "asks_to_forget",

@@ -103,17 +103,12 @@ from agent_memory.core.extraction.schema import (
     SummaryOutput,
     SummaryRequest,
 )
-from agent_memory.core.framing import (
-    OWN_VOICE,
-    REPORTING,
-    TAKES_BACK_BEFORE,
-    told_before,
-    told_you,
-)
+from agent_memory.core.framing import OWN_VOICE, REPORTING, told_before, told_you
 from agent_memory.core.judge.context import retraction
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import standing
 from agent_memory.core.sentences import sentence_spans, sentences
+from agent_memory.core.takeback import TAKES_BACK_BEFORE, says_not_so
 from agent_memory.core.write.evidence import (
     MIN_QUOTE_CHARS,
     Turn,
@@ -344,9 +339,10 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
 def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bool]:
     """The candidates of one user turn, and whether its first sentence takes back the
     previous user turn. A retraction or a bare sarcasm marker undoes the sentences before it
-    in the turn; sarcastic, ironic, questioning, hedged, conditional, fictional, reported and
-    quoted sentences give none; a self-correction replaces the sentence before it
-    (``_corrected``). A sentence no rule phrases may be kept verbatim (core.extraction.verbatim)."""
+    in the turn, a wish or denial the one before (core.takeback); sarcastic, ironic, hedged,
+    questioning, conditional, fictional, reported and quoted sentences give none; a
+    self-correction replaces the sentence before it (``_corrected``). A sentence no rule
+    phrases may be kept verbatim (core.extraction.verbatim)."""
     anchor = parse_time(turn.at, field="at")
     kept: list[Candidate] = []
     unphrased: list[tuple[int, int, int]] = []  # (position, start, end) for the fallback
@@ -358,6 +354,10 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         bare = sentence.rstrip(".!? ")
         undoes = _RETRACTION.search(bare) or (SARCASM.search(bare) and len(bare.split()) <= 3)
         last, previous = previous, None
+        if last is not None and says_not_so(bare, turn.content[:start]):  # "... I wish!"
+            kept = [c for c in kept if all(c is not r for r in last[2])]
+            unphrased = [u for u in unphrased if u[0] != index - 1]
+            continue
         if undoes:
             if index == 0:
                 retracts_before = True

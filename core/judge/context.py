@@ -62,7 +62,6 @@ from agent_memory.core.amend import amended
 from agent_memory.core.framing import (
     ASIDE_IF,
     IDIOM_IF,
-    TAKES_BACK_BEFORE,
     asks_to_forget,
     fiction_cues,
     inverted_condition,
@@ -86,6 +85,7 @@ from agent_memory.core.judge.text import (
 )
 from agent_memory.core.judge.tokens import Token
 from agent_memory.core.judge.values import NUMBER_AFTER_NO
+from agent_memory.core.takeback import TAKES_BACK_BEFORE, says_not_so
 
 # Typographic quotes, dashes and spaces read as their plain forms (the write path's quote
 # matching, core.write.evidence, uses the same table).
@@ -265,14 +265,15 @@ def read(quote: str, context: str | None, statement: str) -> Reading:
     if cue is not None and cue.group(0) not in kept:
         refusal = f"its sentence takes it back ({cue.group(0)!r})"
     if refusal is None:
-        refusal = retraction(folded[hi:], statement)
+        refusal = retraction(folded[hi:], statement, folded[:hi])
     return Reading(premise or quote, refusal)
 
 
-def retraction(later: str, statement: str) -> str | None:
+def retraction(later: str, statement: str, before: str | None = None) -> str | None:
     """Why text that follows a claim in its turn takes the claim back, or None. A correction
     that amends the later sentence right before it ("I'm 33. Oops, I mean 34.") is about that
-    sentence, not the claim (core.amend)."""
+    sentence, not the claim (core.amend). ``before``: the turn up to the claim's end (else the
+    statement), for a wish or denial right after it (core.takeback)."""
     parts = split(later)
     if len(parts) > 1:
         later = " ".join(
@@ -280,12 +281,15 @@ def retraction(later: str, statement: str) -> str | None:
         )
     folded = _fold(later)[0]
     kept = _fold(statement)[0]
-    for lo, hi in _sentences(folded):
+    claim = kept if before is None else _fold(before)[0]
+    for k, (lo, hi) in enumerate(_sentences(folded)):
         sentence = folded[lo:hi].strip()
         for cue in _RETRACTION.finditer(sentence):
             if cue.group(0) in kept or _idle(sentence, cue):
                 continue
             return f"a later sentence of its turn takes it back ({cue.group(0)!r})"
+        if k == 0 and says_not_so(sentence, claim):  # "I bought a Ferrari. I wish!"
+            return f"the sentence after it takes it back ({sentence.strip(' .!')!r})"
     if fix := _SELF_CORRECTION.search(folded):
         return f"a later sentence of its turn corrects it ({fix.group(0).strip(' .!?')!r})"
     return None

@@ -181,7 +181,7 @@ def _paraphrases(
     passed = []
     for sentence, source, later in quote:
         reading = read_paraphrase(sentence, part)
-        if not reading.holds or retraction(later, statement) is not None:
+        if not reading.holds or retraction(later, statement, source) is not None:
             continue
         if role_swap(source, statement) is not None:  # "Tom is my manager": not Tom's
             continue
@@ -204,7 +204,10 @@ def _clause_readings(
     loose match."""
     passed = []
     for sentence, later in sentences:
-        if retraction(later, statement) is None and role_swap(sentence, statement) is None:
+        if (
+            retraction(later, statement, sentence) is None
+            and role_swap(sentence, statement) is None
+        ):
             reasons = clause_passes(parser, [sentence], statement)
             passed += [Attempt(True, 1.0, 4, reason, 0.0) for reason in reasons]
     return passed
@@ -292,7 +295,7 @@ class OfflineJudge(Judge):
             for k, attempt in enumerate(attempts):
                 if not attempt.holds:
                     continue
-                refusal = retraction(quote[k][2], hypothesis) or shared_decision(
+                refusal = retraction(quote[k][2], hypothesis, quote[k][1]) or shared_decision(
                     quote[k][0].tokens, part
                 )
                 if refusal is None and attempt.tightness < 1.0:

@@ -271,6 +271,8 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "admin" not in extracted  # the injected turn produced no record
     # A sentence whose other words qualify its claim is kept as said, and retires nothing.
     assert "My favourite editor is Helix, mostly for Rust.\n               kept as said" in out
+    # A wish right after a claim takes it back: nothing of the sailboat is stored.
+    assert "sailboat" not in extracted
     # A claim with a condition after it is kept as said, condition and all; it retires nothing.
     assert "in March, if my knee holds up.\n               kept as said" in out
     # A self-correction in the turn amends its sentence: the day over the day, not the name.

@@ -126,6 +126,12 @@ def test_a_value_is_amended_only_where_it_surely_goes(
         "I'm a millionaire. In my dreams.",
         "I own a boat. Well, my dad does.",
         "I live in Leeds. Well, I did until last week.",
+        # a wish on its own right after the claim (core.takeback)
+        "I bought a Ferrari. I wish!",
+        "I bought a Ferrari. Ha, I wish.",
+        "I paid off my mortgage. I wish I had.",
+        "I'm retiring at 40. Hahaha i wish lol",
+        "We bought a beach house in Malibu. Wishful thinking.",
     ],
 )
 def test_a_sentence_taken_back_gives_nothing(said: str) -> None:
@@ -146,6 +152,27 @@ def test_a_sentence_taken_back_gives_nothing(said: str) -> None:
         ("I love football. Well, my whole family does.", "The user loves football."),
         ("Oh forget about that, I got the job at Google!", None),
         ("Forget my old job, I'm a pilot now.", "The user is a pilot now."),
+        # a denial after a negative claim agrees with it, after a question answers it, and
+        # opening a turn answers the assistant; a wish with an object wishes
+        ("I have never smoked in my life. Of course not.", None),
+        ("I work at Google. Do I get free lunch? Of course not.", "The user works at Google."),
+        ("I work at Google. I bought a Ferrari. I wish!", "The user works at Google."),
+        ("I wish! I still work 50 hours a week.", None),
+        ("I work at Google. I wish I had more time.", "The user works at Google."),
+        # two adversarial reviews' classes: a wish after a negative claim, someone else's
+        # fact, a request earlier in the turn; a denial turning down what was offered, dread,
+        # regret (denials are not read as take-backs)
+        ("I never went to college. I wish I had.", None),
+        ("My brother is a pilot. I wish I was.", None),
+        (
+            "My boss asked me to work on Christmas Day. I'm flying home to Ohio on the 23rd. "
+            "I wish.",
+            None,
+        ),
+        ("Do I drink? I'm Mormon. Of course not.", None),
+        ("I'm vegetarian. Obviously not.", "The user is vegetarian."),
+        ("I have jury duty on Monday. Yeah, no.", None),
+        ("I sold my Apple stock in 2009 to pay for my wedding. If only.", None),
     ],
 )
 def test_a_cue_in_a_sentence_of_its_own_takes_nothing_back(said: str, kept: str | None) -> None:

@@ -290,6 +290,24 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
     ),
     ("I moved to Leeds. Haha no.", "I moved to Leeds", "The user moved to Leeds.", False),
     ("I'm pregnant! April fools.", "I'm pregnant", "The user is pregnant.", False),
+    # a wish on its own right after the claim takes it back (core.takeback); not after a
+    # negative claim, which it confirms, nor after a question, which it answers; a denial
+    # after a claim as often turns down what was offered
+    ("I bought a Ferrari. I wish!", "I bought a Ferrari", "The user bought a Ferrari.", False),
+    ("I'm retiring. Ha, I wish.", "I'm retiring", "The user is retiring.", False),
+    (
+        "I never went to college. I wish I had.",
+        "I never went to college",
+        "The user never went to college.",
+        True,
+    ),
+    (
+        "I bought a Ferrari. Do I regret it? I wish!",
+        "I bought a Ferrari",
+        "The user bought a Ferrari.",
+        True,
+    ),
+    ("I'm vegetarian. Obviously not.", "I'm vegetarian", "The user is vegetarian.", True),
     # "not" after a comma and "actually" opening a later question still refuse (a contrast
     # reading, "..., not Google Sheets", confirmed "I'm vegan, not strictly" and "I'm rich, not
     # haha"; a question reading confirmed "My meeting is at 3pm. Actually, can you make that
