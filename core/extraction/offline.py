@@ -339,7 +339,7 @@ def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
 def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bool]:
     """The candidates of one user turn, and whether its first sentence takes back the
     previous user turn. A retraction or a bare sarcasm marker undoes the sentences before it
-    in the turn, a wish or denial the one before (core.takeback); sarcastic, ironic, hedged,
+    in the turn, a bare wish the one before (core.takeback); sarcastic, ironic, hedged,
     questioning, conditional, fictional, reported and quoted sentences give none; a
     self-correction replaces the sentence before it (``_corrected``). A sentence no rule
     phrases may be kept verbatim (core.extraction.verbatim)."""

@@ -273,7 +273,7 @@ def retraction(later: str, statement: str, before: str | None = None) -> str | N
     """Why text that follows a claim in its turn takes the claim back, or None. A correction
     that amends the later sentence right before it ("I'm 33. Oops, I mean 34.") is about that
     sentence, not the claim (core.amend). ``before``: the turn up to the claim's end (else the
-    statement), for a wish or denial right after it (core.takeback)."""
+    statement), for a bare wish right after it (core.takeback)."""
     parts = split(later)
     if len(parts) > 1:
         later = " ".join(
