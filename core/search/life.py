@@ -158,14 +158,18 @@ def _says_own_work(text: str) -> bool:
 # speech-language pathologist", "my dad's a retired cardiologist", "he works as a branch
 # manager"; the user's own ("I was a schoolmaster for thirty-eight years", "i'm an RN", "I am
 # pharmacist"), which answers where the user works. The noun phrase after the verb (and its
-# article) is read up to its first small word or chat word ("i'm a nurse btw"), and its last
-# word must be an occupation (``occupation``). Not a trait or a hobby ("I'm a terrible cook",
-# "a natural teacher", "I'm a collector of old vinyl", "I'm a regular at the Crown"), nor a
-# name ("her maiden name was Baker"), nor whose someone is ("I'm a doctor's wife"), nor
-# what someone has ("my daughter's teacher is lovely": "'s" is "is" only before an article).
+# article) is read up to its first small word or chat word ("i'm a nurse btw"), four words at
+# most, and its head must be an occupation (``occupation``): the word before its first
+# participle or adverb ("a software engineer based in Leeds"), else its last word. Not a
+# trait or a hobby ("I'm a terrible cook", "a natural teacher", "I'm a collector of old
+# vinyl", "I'm a regular at the Crown", "a cop show junkie"), nor a name ("her maiden name was
+# Baker"), nor whose someone is ("I'm a doctor's wife"), nor what someone has ("my daughter's
+# teacher is lovely": "'s" is "is" only before an article).
 # Matches may overlap: "my wife's sister is a nurse" holds "'s sister is a" and "is a nurse".
-_ROLE_NP = r"(?:(?:an?|the)\s+)?(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})"
+_ROLE_NP = r"(?:(?:an?|the)\s+)?(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
 _ADVERB = r"(?:(?:now|still|currently|also|actually)\s+)?"
+# What may follow the occupation in its phrase: a participle or an adverb ("based", "working").
+_AFTER_HEAD = re.compile(r"[a-z]+(?:ing|ed|ly)", re.IGNORECASE)
 _HOLDS_ROLE = re.compile(
     r"(?=(?:\b(?:is|was|were|are|been|works?\s+as|worked\s+as|working\s+as)\s+"
     rf"|(?:'s|\u2019s)\s+(?={_ADVERB}(?:an?|the)\s)){_ADVERB}{_ROLE_NP})",
@@ -364,13 +368,20 @@ def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
         return False  # "a doctor's wife", "the chef at home"
     if _IN_PLAY.match(text, end):
         return False
-    last = words[-1]
-    if last[0].isupper() and not last.isupper():
-        return False  # a name: "her maiden name was Baker" (not "an English teacher")
-    before = {w.casefold() for w in words[:-1]}
-    if before & _TRAIT or (own and len(words) == 1 and last.casefold() in _OFF_WORK):
+    # The head is an occupation before the first participle or adverb ("a software engineer
+    # based in Leeds", "a nurse working nights", "a nurse basically"), else the last word;
+    # not one before a noun ("a cop show junkie", "a designer handbag addict", "an architect
+    # personality type": an adversarial review found 67 such), nor a name ("her maiden name
+    # was Baker", not "an English teacher").
+    after = next((k for k in range(1, len(words)) if _AFTER_HEAD.fullmatch(words[k])), 0)
+    head = after - 1 if after and occupation(words[after - 1].casefold()) else -1
+    noun = words[head]
+    if noun[0].isupper() and not noun.isupper():
         return False
-    return occupation(last.casefold())
+    before = {w.casefold() for w in words[:head]}
+    if before & _TRAIT or (own and len(words) == 1 and noun.casefold() in _OFF_WORK):
+        return False
+    return occupation(noun.casefold())
 
 
 @functools.lru_cache(maxsize=4096)

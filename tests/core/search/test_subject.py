@@ -271,6 +271,40 @@ def test_someones_occupation_answers_what_their_work_is(
     assert passed_beside_fillers(memory, answer, question) == "subject"
 
 
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        (("work",), "The user is a secondary school history teacher."),
+        (("job",), "I'm a software engineer based in Leeds."),
+        (("work",), "I'm a nurse working nights at St Thomas'."),
+        (("employer",), "The user is a senior backend software engineer at Monzo."),
+        (("wife", "work"), "My wife is a primary school head teacher."),
+    ],
+)
+def test_a_job_said_in_a_longer_phrase_names_work(asked: tuple[str, ...], said: str) -> None:
+    """The phrase is read to four words, its head an occupation before a participle ("based",
+    "working") or its last word: each of these said no job, and "Where do I work?" came back
+    empty beside it."""
+    assert subject.names(subject.asked(asked), said)
+
+
+@pytest.mark.parametrize(
+    ("said", "a_job"),
+    [
+        # an occupation word before a noun is a modifier (an adversarial review's class)
+        ("I'm a cop show junkie.", False),
+        ("I'm a designer handbag addict.", False),
+        ("I took the test and I'm an architect personality type.", False),
+        ("My wife is a taxi driver movie fan.", False),
+        # a participle before the occupation modifies it
+        ("I'm a qualified chartered accountant.", True),
+        ("I'm a court appointed lawyer.", True),
+    ],
+)
+def test_the_head_of_a_role_phrase_decides(said: str, a_job: bool) -> None:
+    assert bool(life.says_own_role(said) or life.occupation_holders(said)) is a_job
+
+
 def test_an_occupation_is_what_someone_is_for_a_living() -> None:
     """One person's work is asked as their occupation; it is named by a job said as what that
     person is, or by where they work, not by a trait, a hobby, a relation or a chore ("a
