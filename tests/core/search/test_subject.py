@@ -261,6 +261,8 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
             "Please sign it 'H. R. Pemberton (Mr)'. I was a schoolmaster for thirty-eight years "
             "and I cannot abide a split infinitive, so do be careful.",
         ),
+        # "What do I do?" asks the user's work (it asked nothing)
+        ("What do I do?", "I'm a plumber, been at it twenty years."),
     ],
 )
 def test_someones_occupation_answers_what_their_work_is(
@@ -314,6 +316,13 @@ def test_an_occupation_is_what_someone_is_for_a_living() -> None:
     assert asked == ("mother", subject.OCCUPATION + "mother")
     assert subject.asked(("team", "boss", "work")) == ("team", "boss", "work")
     assert subject.asked(("work",)) == ("work",)
+    assert subject.words_asked("What does my wife do?", ["wife"]) == ("wife", "work")
+    assert subject.words_asked(
+        "What do I do about my noisy neighbour?", ["noisy", "neighbour"]
+    ) == (
+        "noisy",
+        "neighbour",
+    )
     assert subject.asked(("wife", "father", "work")) == ("wife", "father", "work")
     assert subject.names(asked, "My mother is a nurse at the Royal Infirmary.")
     assert subject.names(asked, "my mum's a pharmacist at Boots")
