@@ -30,15 +30,15 @@ Hallberg-Rassy 29": nothing says a Hallberg-Rassy is a boat), and a car only by 
 models core.search.life lists; a common noun's first WordNet sense may still be another thing
 ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is Carol.").
 
-``asked(words)`` reads the subject off the query's content words (``core.search.lexical
-.query_tokens``; "for a living" and "What does my wife do?" ask work, ``words_asked``; in a
-question about the user's work, the kind of workplace asked is where the user works: "Which
-hospital do I work at?" asks "work"; in a question about where one person lives, their home:
-"Where do my parents live?" is answered by "my parents' place in Ipoh"); ``names(subject,
-text)`` says whether a text names every part of it. The gate (core.search.gate.gate) lets a
-candidate naming the subject pass at a cosine floor below the corroborated one in a small store
-only (``gate.subject_drop``, log-interpolated to nothing at ``gate.reference_records``): in a
-large store every subject word is in some record.
+``asked(words)`` reads the subject off the query's content words
+(``core.search.lexical.query_tokens``; "for a living" and "What does my wife do?" ask work,
+``words_asked``; in a question about the user's work, the kind of workplace asked about is where
+the user works: "Which hospital do I work at?" asks "work"; in a question about where one person
+lives, their home: "Where do my parents live?" is answered by "my parents' place in Ipoh");
+``names(subject, text)`` says whether a text names every part of it. The gate
+(core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor below the
+corroborated one in a small store only (``gate.subject_drop``, log-interpolated to nothing at
+``gate.reference_records``): in a large store every subject word is in some record.
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # needs no lookup): a store of 16 KB records would otherwise spend 0.1-2 s a search here.
 MAX_TEXT_CHARS = 2000
 MAX_KIND_WORDS = 120
-# How far below the word asked about a record's noun may sit: a corgi is a dog one link down,
-# a kelpie three (sheepdog, working dog); a bat is an animal five.
+# How far below the word asked about a record's noun may sit: a corgi is a dog one link
+# down, a kelpie three (sheepdog, working dog); a bat is an animal five links down.
 KIND_DEPTH = 3
 
 # Words that frame a question, which its answer need not hold ("What's my dog's name?" / "Rusty,
@@ -165,8 +165,9 @@ def mark(
 
 
 # A person of the user's said with their first name, the person word in lower case: "my wife
-# Camila", "our son, Leo"; not a full name ("my son Leo Martinez"). Words no name though
-# written as one: a title, a month, a day, a feast, chat.
+# Camila", "our son, Leo"; not a full name ("my son Leo Martinez": which of the two is said
+# elsewhere?). Words that are no name though written as one: a title, a month, a day, a
+# feast, a word of chat.
 _KIN_NAME = re.compile(
     r"\b(?:my|our)\s+(?:[\w-]+\s+)?((?-i:[a-z][a-z-]*)),?\s+((?-i:[A-Z][a-z]+))\b"
     r"(?!['\u2019]?\s*(?-i:[A-Z]))",
@@ -244,33 +245,17 @@ class _Reading(NamedTuple):
     named: tuple[str, ...]
 
 
-# Short and family forms of words asked about, as the word they stand for ("gran", "uni"; "mum"
-# is the stemmer's). A doctor's title names the doctor only before a name ("Dr. Nguyen").
-_SAID_FOR = {
-    "gp": "doctor",
-    "mam": "mother",
-    "mama": "mother",
-    "papa": "father",
-    "bro": "brother",
-    "sis": "sister",
-    "hubby": "husband",
-    "bf": "boyfriend",
-    "gf": "girlfriend",
-    "grandma": "grandmother",
-    "granny": "grandmother",
-    "nana": "grandmother",
-    "gran": "grandmother",
-    "grandpa": "grandfather",
-    "grandad": "grandfather",
-    "granddad": "grandfather",
-    "uni": "university",
-    "prof": "professor",
-    "vet": "veterinarian",
-    "bday": "birthday",
-    "appt": "appointment",
-    "msc": "master",
-    "masters": "master",
-}
+# Short and family forms of words a question asks about, as the word they stand for ("gran",
+# "bday", "uni"; "mum" and "dad" are the stemmer's already, core.judge.stemming). A doctor's
+# title names the doctor only before a name (``_DOCTOR``: "Dr. Nguyen", not "12 Oak Dr.").
+_SAID_FOR = dict(
+    pair.split(":")
+    for pair in """gp:doctor mam:mother mama:mother papa:father bro:brother sis:sister
+    hubby:husband bf:boyfriend gf:girlfriend grandma:grandmother granny:grandmother
+    nana:grandmother gran:grandmother grandpa:grandfather grandad:grandfather
+    granddad:grandfather uni:university prof:professor vet:veterinarian bday:birthday
+    appt:appointment msc:master masters:master""".split()
+)
 _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 # A person's occupation, as a question asks it (``asked``) and a text names it (``_read``): a
 # token no text holds as a word, "occupation_" and the person's stem.
@@ -376,8 +361,9 @@ def _named_person(text: str, word: str, at: int) -> bool:
     return word[0].isupper() and word.casefold() not in STOPWORDS and not opens
 
 
-# What a workplace is a kind of, by WordNet: a firm (organization), a school (institution), an
-# office (establishment), a lab (workplace), a depot (facility), a hospital (building).
+# What a workplace is a kind of, by WordNet: a company, firm or team (organization), a
+# school, clinic or bank (institution), an office or shop (establishment), a lab or studio
+# (workplace), a depot (facility), a hospital or restaurant (building).
 _WORKPLACE_KINDS = (
     "organization",
     "institution",
@@ -441,8 +427,8 @@ def _read(text: str, own: int | None = None) -> _Reading:
 
 # Readings of the records searches found lately, by record id and a hash of the text read
 # (a record's context can be narrowed in place): a record is read again by every search that
-# finds it, and tokenising it was most of the check's time. 1,024 readings of 2,000
-# characters of conversation (a few hundred short strings each) took 17 MB.
+# finds it, and tokenising it was most of the check's time. A reading of 2,000 characters
+# holds a few hundred short strings: 1,024 of 2,000 characters of conversation took 17 MB.
 _READINGS: OrderedDict[tuple[str, int], _Reading] = OrderedDict()
 _READINGS_KEPT = 1024
 _READINGS_LOCK = threading.Lock()
