@@ -424,7 +424,7 @@ PARTS = (
     Part(
         "home",
         _OWN_HOME.search,
-        _stems_of(["live"]),
+        _stems_of(["live", "location", "located", "address", "based", "reside", "residence"]),
         re.compile(r"\b(?:moved|moving|bought|new\s+(?:place|house|flat|home|apartment))\b", re.I),
     ),
     Part(

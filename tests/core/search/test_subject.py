@@ -153,6 +153,9 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("Where do we live?", "we finally moved, got the keys to our house in Bromley"),
         ("Where do we live?", "Big one: we bought a place in Raglan! Moving 18 April."),
         ("Where did I get my master's degree?", "I learned it during my MSc at LSE in 2015."),
+        # the user's own home answers "location", "address", "based" too
+        ("Where am I based?", "we finally moved, got the keys to our house in Bromley"),
+        ("What's my address?", "I moved in with my boyfriend Sam in Newcastle."),
         # a role the user has been at a named place
         ("What company do I work for?", "I've been a UX researcher at Lumen Health for years."),
     ],
@@ -194,6 +197,10 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("live", "I lost my place in the book again"),
         ("live", "at my parents' place in Ipoh for new year"),
         ("live", "my sister is moving to Berlin"),
+        # the words a home is asked by name the user's own home, not any "live"
+        ("address", "I used to live in Paris."),
+        ("location", "My sister lives in Oslo."),
+        ("address", "We live in hope."),
         # a place one goes to, hosts at or owns to let; a move of something else
         ("live", "Told everyone to come back to my place for drinks after the gig"),
         ("live", "Party at my place Saturday, bring snacks!"),
