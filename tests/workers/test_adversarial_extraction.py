@@ -152,10 +152,10 @@ def test_a_sentence_taken_back_gives_nothing(said: str) -> None:
         ("I love football. Well, my whole family does.", "The user loves football."),
         ("Oh forget about that, I got the job at Google!", None),
         ("Forget my old job, I'm a pilot now.", "The user is a pilot now."),
-        # a denial after a negative claim agrees with it, after a question answers it, and
-        # opening a turn answers the assistant; a wish with an object wishes
+        # a wish after a question answers it, opening a turn it answers the assistant, and
+        # one with an object wishes; a denial is not read as a take-back
         ("I have never smoked in my life. Of course not.", None),
-        ("I work at Google. Do I get free lunch? Of course not.", "The user works at Google."),
+        ("I work at Google. Do I get free lunch? I wish!", "The user works at Google."),
         ("I work at Google. I bought a Ferrari. I wish!", "The user works at Google."),
         ("I wish! I still work 50 hours a week.", None),
         ("I work at Google. I wish I had more time.", "The user works at Google."),

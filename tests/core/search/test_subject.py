@@ -324,12 +324,8 @@ def test_an_occupation_is_what_someone_is_for_a_living() -> None:
     assert subject.asked(("team", "boss", "work")) == ("team", "boss", "work")
     assert subject.asked(("work",)) == ("work",)
     assert subject.words_asked("What does my wife do?", ["wife"]) == ("wife", "work")
-    assert subject.words_asked(
-        "What do I do about my noisy neighbour?", ["noisy", "neighbour"]
-    ) == (
-        "noisy",
-        "neighbour",
-    )
+    advice = ["noisy", "neighbour"]
+    assert subject.words_asked("What do I do about my noisy neighbour?", advice) == tuple(advice)
     assert subject.asked(("wife", "father", "work")) == ("wife", "father", "work")
     assert subject.names(asked, "My mother is a nurse at the Royal Infirmary.")
     assert subject.names(asked, "my mum's a pharmacist at Boots")
