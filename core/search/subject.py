@@ -57,6 +57,7 @@ from agent_memory.core.search import life
 from agent_memory.core.search.lexical import STOPWORDS
 
 if TYPE_CHECKING:
+    from agent_memory.core.judge.wordnet import WordNet
     from agent_memory.core.models import Record
     from agent_memory.core.search.ranking import Candidate
 
@@ -254,7 +255,7 @@ _SAID_FOR = dict(
     hubby:husband bf:boyfriend gf:girlfriend grandma:grandmother granny:grandmother
     nana:grandmother gran:grandmother grandpa:grandfather grandad:grandfather
     granddad:grandfather uni:university prof:professor vet:veterinarian bday:birthday
-    appt:appointment msc:master masters:master""".split()
+    appt:appointment msc:master masters:master kid:child kids:child married:spouse""".split()
 )
 _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
 # A person's occupation, as a question asks it (``asked``) and a text names it (``_read``): a
@@ -457,6 +458,14 @@ def _named(subject: Sequence[str], reading: _Reading) -> bool:
     return all(_kind_named(w, reading.common, reading.named) for w in missing)
 
 
+def _person_senses(net: WordNet, senses: Sequence[int]) -> Sequence[int]:
+    """The first of ``senses``, and the second too when both are persons: a "child" asked
+    about is a young person or someone's son or daughter."""
+    if len(senses) > 1 and all(net.under(sense, "person") for sense in senses[:2]):
+        return senses[:2]
+    return senses[:1]
+
+
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     return stem_word(word)
@@ -498,7 +507,7 @@ def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
         sense
         for lemma in _noun_lemmas(want)
         if not net.too_general(lemma)
-        for sense in net.senses(lemma, "n")[:1]
+        for sense in _person_senses(net, net.senses(lemma, "n"))
     }
     if not wanted:
         return False

@@ -270,6 +270,9 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
         ),
         # "What do I do?" asks the user's work (it asked nothing)
         ("What do I do?", "I'm a plumber, been at it twenty years."),
+        # children asked about are someone's sons and daughters; "married" asks a spouse
+        ("Do I have kids?", "The user's son Leo is 7."),
+        ("Am I married?", "The user's wife Chioma is on maternity leave."),
     ],
 )
 def test_someones_occupation_answers_what_their_work_is(
