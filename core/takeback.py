@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from agent_memory.core.sentences import sentences
+
 # Lower case: the judge reads folded text.
 TAKES_BACK_BEFORE = (
     r"^\W*(?:(?:lol|haha|jk)\W+)*(?:april fools?|in (?:my|your) dreams)\W*(?:lol|haha)?\W*$|"
@@ -47,7 +49,6 @@ _WISHED = re.compile(
     re.IGNORECASE,
 )
 # What a plain claim about the user is: a sentence opening with "I" or "we" ...
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _FIRST_PERSON = re.compile(
     r"^\W*(?:(?:and|also|so|but|well|oh|ok|okay|btw|anyway|guess what)\W+)*"
     r"(?:i|i'm|im|i've|ive|we|we're|we've)\b",
@@ -73,7 +74,7 @@ def says_not_so(sentence: str, before: str) -> bool:
     docstring); ``before``: the turn's text before it."""
     if _WISHED.match(sentence) is None or "?" in before or _NOT_A_FACT.search(before):
         return False
-    claim = _SENTENCE.split(before.strip())[-1]
+    claim = next(reversed(list(sentences(before))), "")  # split as the extractor splits a turn
     return _FIRST_PERSON.match(claim) is not None and _NEGATIVE.search(claim) is None
 
 
