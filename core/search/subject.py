@@ -244,6 +244,7 @@ class _Reading(NamedTuple):
     stems: frozenset[str]
     common: tuple[str, ...]
     named: tuple[str, ...]
+    owned: frozenset[str]  # words said right after "my" or "our" (``_OWN``), casefolded
 
 
 # Short and family forms of words a question asks about, as the word they stand for ("gran",
@@ -258,6 +259,7 @@ _SAID_FOR = dict(
     appt:appointment msc:master masters:master kid:child kids:child married:spouse""".split()
 )
 _DOCTOR = re.compile(r"\bDr\.?\s+[A-Z]")
+_OWN = re.compile(r"\b(?:my|our)\s+(\w+)\b(?!-)", re.IGNORECASE)  # not "my mother-in-law"
 # A person's occupation, as a question asks it (``asked``) and a text names it (``_read``): a
 # token no text holds as a word, "occupation_" and the person's stem.
 OCCUPATION = "occupation_"
@@ -423,7 +425,8 @@ def _read(text: str, own: int | None = None) -> _Reading:
     if life.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by
     stems |= _occupations(said) | _homes(said)
-    return _Reading(frozenset(stems), tuple(common), tuple(named))
+    owned = frozenset(m.group(1).casefold() for m in _OWN.finditer(text))
+    return _Reading(frozenset(stems), tuple(common), tuple(named), owned)
 
 
 # Readings of the records searches found lately, by record id and a hash of the text read
@@ -453,9 +456,8 @@ def _reading(record_id: str, text: str, own: int) -> _Reading:
 def _named(subject: Sequence[str], reading: _Reading) -> bool:
     if not subject:
         return False
-    wanted = [_SAID_FOR.get(w, w) for w in subject]
-    missing = [w for w in wanted if _stem(w) not in reading.stems]
-    return all(_kind_named(w, reading.common, reading.named) for w in missing)
+    wanted = (_SAID_FOR.get(w, w) for w in subject)
+    return all(_stem(w) in reading.stems or _kind_named(w, reading) for w in wanted)
 
 
 def _person_senses(net: WordNet, senses: Sequence[int]) -> Sequence[int]:
@@ -486,8 +488,8 @@ def _nouns(words: Sequence[str]) -> tuple[list[str], list[str]]:
     return [w for w, low in seen.items() if low], [w for w, low in seen.items() if not low]
 
 
-def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
-    """Whether a noun of a text (``_nouns``: its ``common`` nouns and the ``named``) is a
+def _kind_named(want: str, text: _Reading) -> bool:
+    """Whether a noun of a ``text`` (``_nouns``: its ``common`` nouns and the ``named``) is a
     kind of ``want``'s first noun sense, at most ``KIND_DEPTH`` links below it: "kelpie" of
     "dog". WordNet's senses run wide, so each side is read narrowly:
     - the word asked about in its first sense only ("pet" is an animal, not the "darling"
@@ -495,7 +497,9 @@ def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
     - a common noun in its first sense, or its second too when it has no others ("kelpie" is
       first a water spirit; "date" has eight senses, one of them an escort, and so a
       friend), and never a word that is also a verb (a sentence's "works", "saw", "fly" are
-      seldom the plant, the tool or the insect);
+      seldom the plant, the tool or the insect) unless a person is asked and it is first a
+      person said right after "my" or "our" (``owned``: "my husband" is a spouse, "our
+      mother" a parent; not "I coach kids", "the husband in my novel", "my mother-in-law");
     - a name (a word only ever capitalised) only as an instance, as of a place ("Puebla" is
       a city), never of a person, and never as the thing its lower-case twin names (a
       "Robin" is no bird, an "Olive" no fruit, and a person named Mary is not the mother
@@ -511,17 +515,18 @@ def _kind_named(want: str, common: Sequence[str], named: Sequence[str]) -> bool:
     }
     if not wanted:
         return False
-    for word in common:
-        if _verb(word):
+    person = any(net.under(sense, "person") for sense in wanted)
+    for word in text.common:
+        if _verb(word) and not (person and word in text.owned and _person(word)):
             continue
         for lemma in _noun_lemmas(word):
             senses = net.senses(lemma, "n")
             for sense in senses[: 2 if len(senses) <= 2 else 1]:
                 if wanted & net.kinds_above(sense, depth=KIND_DEPTH):
                     return True
-    if any(net.under(sense, "person") for sense in wanted):
+    if person:
         return False
-    for word in named:
+    for word in text.named:
         for lemma in _noun_lemmas(word):
             first = net.senses(lemma, "n")[:1]
             if (

@@ -273,6 +273,11 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
         # children asked about are someone's sons and daughters; "married" asks a spouse
         ("Do I have kids?", "The user's son Leo is 7."),
         ("Am I married?", "The user's wife Chioma is on maternity leave."),
+        # a person word that is also a verb still names the person asked about ("husband",
+        # "mother", "boss": the verb check skipped them)
+        ("Am I married?", "My husband Earl says I should let the guests bring whatever."),
+        ("Who are my parents?", "My mother Carol turns 80 in May; we're planning a party."),
+        ("Who is my supervisor?", "My boss Priya wants the report by Friday."),
     ],
 )
 def test_someones_occupation_answers_what_their_work_is(
@@ -702,6 +707,25 @@ def test_a_name_a_verb_or_a_later_sense_names_no_subject(memory: Memory, questio
         memory, [{"content": f, "source_kind": "user_statement"} for f in HOUSEHOLD]
     )
     assert search(session, question)["results"] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("Who is my manager?", "I coach the under-10s football on Saturdays."),
+        ("Am I married?", "We partner with three local farms for the cafe's veg."),
+        ("Who are my parents?", "My father-in-law Gene is visiting from Tulsa."),
+        ("Am I married?", "I'm writing a novel where the husband is secretly a spy."),
+        ("Who are my parents?", "My neighbour's mother is in hospice."),
+    ],
+)
+def test_a_person_word_that_is_also_a_verb_names_only_the_users_own(
+    question: str, text: str
+) -> None:
+    """ "my husband" names a spouse though "husband" is also a verb; the word as a verb, someone
+    else's or an in-law does not (an adversarial review's traps)."""
+    asked = subject.asked(subject.words_asked(question, tuple(query_tokens(question))))
+    assert not subject.names(asked, text)
 
 
 def test_a_named_place_is_an_instance_of_its_kind() -> None:
