@@ -165,13 +165,13 @@ def mark(
     return asked_about
 
 
-# A person of the user's said with their first name, the person word in lower case: "my wife
-# Camila", "our son, Leo"; not a full name ("my son Leo Martinez": which of the two is said
-# elsewhere?). Words that are no name though written as one: a title, a month, a day, a
-# feast, a word of chat.
+# A person of the user's said with their first name ("Zoë": case is checked in code), the person
+# word in lower case: "my wife Camila", "our son, Leo"; not a full name (group 3, a capital: "my
+# son Leo Martinez": which of the two is said elsewhere?). Words that are no name though written
+# as one: a title, a month, a day, a feast, a word of chat.
 _KIN_NAME = re.compile(
-    r"\b(?:my|our)\s+(?:[\w-]+\s+)?((?-i:[a-z][a-z-]*)),?\s+((?-i:[A-Z][a-z]+))\b"
-    r"(?!['\u2019]?\s*(?-i:[A-Z]))",
+    r"\b(?:my|our)\s+(?:[\w-]+\s+)?((?-i:[a-z][a-z-]*)),?\s+([^\W\d_]+)\b"
+    r"(?=['\u2019]?\s*([^\W\d_])|)",
     re.IGNORECASE,
 )
 _NOT_NAMES = """dr mr mrs ms miss prof sir madam christmas easter halloween thanksgiving diwali
@@ -188,8 +188,9 @@ def kin_names(texts: Iterable[str]) -> dict[str, str]:
     found: dict[str, dict[str, str]] = {}
     for text in texts:
         for m in _KIN_NAME.finditer(text[:MAX_TEXT_CHARS]):
-            said, name = m.group(1), m.group(2)
-            if said not in STOPWORDS and name.casefold() not in _NO_NAMES:
+            said, name, after = m.group(1), m.group(2), m.group(3) or ""
+            named = name.istitle() and not after.isupper()  # not "my son jack", "Leo Martinez"
+            if said not in STOPWORDS and named and name.casefold() not in _NO_NAMES:
                 person = _SAID_FOR.get(said, said)
                 found.setdefault(name, {})[_stem(person)] = person
     return {
@@ -296,8 +297,7 @@ def _occupations(text: str) -> set[str]:
     (core.search.life.occupation_holders) or whose place of work it says ("Daniel works at
     Amazon"), each resolved to one person (``_whose``); and, as a question about one person's
     work was read before it, of each of the user's people a text naming "work" or "job" names
-    ("My manager at work is Priya", "my wife cycles to work"; not "Ngozi's husband got a
-    job")."""
+    ("My manager at work is Priya", "my wife cycles to work"; not "Ngozi's husband got one")."""
     holders = life.occupation_holders(text) + [
         (m.group(1), m.start(1)) for m in _WORKS.finditer(text)
     ]

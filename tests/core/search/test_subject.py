@@ -824,12 +824,19 @@ def test_a_name_names_a_person_only_when_the_user_says_it_of_one() -> None:
         "Leo": "son",
     }
     assert known(["my mom Linda", "my mother Linda"]) == {"Linda": "mother"}
+    # a name in letters past ASCII ("Zoë", "Søren", "José")
+    assert known(["my wife Zoë", "our son, Søren, is 7.", "my boss José"]) == {
+        "Zoë": "wife",
+        "Søren": "son",
+        "José": "boss",
+    }
     for unlinked in (
         ["Tom's wife Camila is lovely."],
         ["my boss Anna", "my sister Anna"],
         ["my coworker Sam", "my cousin Sam"],
         ["my dog Biscuit"],
         ["My son Leo Martinez is 9."],
+        ["My wife Zoë Ångström is 40."],
         ["my daughter June", "I called my mom Sunday", "my dentist Dr. Okafor"],
     ):
         assert known(unlinked) == {}, unlinked
