@@ -69,9 +69,12 @@ the marathon plan: one shared word needs 0.35). A couple's break-up ("noah and i
 retires only records naming a relationship (``_about_what_ended``: "noah is allergic to cats"
 stays); past that and the roles above, a shared name links records about that person or place
 that the correction does not change ("The Berlin office party is off." retires the Berlin
-Marathon plan); telling which attribute of a person changed needs a model. A correction the
-judge downgrades to an inference cannot replace the user's own statement. A chain of changes
-stops at a record that itself says something ended.
+Marathon plan), and a turn's announcement makes news of an event such a correction ("Update:
+Jack scored two goals on Saturday!" retires "My son Jack is 7 and plays football on
+Saturdays": reading the past tense as an event broke as many real changes, "Update: Tom took a
+job at Arup", as it mended); telling which attribute of a person changed needs a model. A
+correction the judge downgrades to an inference cannot replace the user's own statement. A
+chain of changes stops at a record that itself says something ended.
 """
 
 from __future__ import annotations
