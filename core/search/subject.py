@@ -488,8 +488,8 @@ def _nouns(words: Sequence[str]) -> tuple[list[str], list[str]]:
     return [w for w, low in seen.items() if low], [w for w, low in seen.items() if not low]
 
 
-def _kind_named(want: str, text: _Reading) -> bool:
-    """Whether a noun of a ``text`` (``_nouns``: its ``common`` nouns and the ``named``) is a
+def _kind_named(want: str, reading: _Reading) -> bool:
+    """Whether a noun of a text (its ``reading``: ``common`` nouns and the ``named``) is a
     kind of ``want``'s first noun sense, at most ``KIND_DEPTH`` links below it: "kelpie" of
     "dog". WordNet's senses run wide, so each side is read narrowly:
     - the word asked about in its first sense only ("pet" is an animal, not the "darling"
@@ -516,8 +516,8 @@ def _kind_named(want: str, text: _Reading) -> bool:
     if not wanted:
         return False
     person = any(net.under(sense, "person") for sense in wanted)
-    for word in text.common:
-        if _verb(word) and not (person and word in text.owned and _person(word)):
+    for word in reading.common:
+        if _verb(word) and not (person and word in reading.owned and _person(word)):
             continue
         for lemma in _noun_lemmas(word):
             senses = net.senses(lemma, "n")
@@ -526,7 +526,7 @@ def _kind_named(want: str, text: _Reading) -> bool:
                     return True
     if person:
         return False
-    for word in text.named:
+    for word in reading.named:
         for lemma in _noun_lemmas(word):
             first = net.senses(lemma, "n")[:1]
             if (
