@@ -71,10 +71,11 @@ stays); past that and the roles above, a shared name links records about that pe
 that the correction does not change ("The Berlin office party is off." retires the Berlin
 Marathon plan), and a turn's announcement makes news of an event such a correction ("Update:
 Jack scored two goals on Saturday!" retires "My son Jack is 7 and plays football on
-Saturdays": reading the past tense as an event broke as many real changes, "Update: Tom took a
-job at Arup", as it mended); telling which attribute of a person changed needs a model. A
-correction the judge downgrades to an inference cannot replace the user's own statement. A
-chain of changes stops at a record that itself says something ended.
+Saturdays": reading the past tense as an event, or word lists of what the news is of, broke
+nearly as many real changes, "Update: Tom took a job at Arup", as they mended); telling which
+attribute of a person changed needs a model. A correction the judge downgrades to an inference
+cannot replace the user's own statement. A chain of changes stops at a record that itself says
+something ended.
 """
 
 from __future__ import annotations

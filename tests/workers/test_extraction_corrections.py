@@ -102,8 +102,9 @@ def test_a_turn_announcing_an_update_says_its_sentence_changed(mem: Memory) -> N
     reason=(
         "known limit: a name shared with news the turn announces links the records, and "
         "telling an event from a change of what was said needs to know which attribute the "
-        "news is of; a rule reading the past tense as an event was measured by two reviews "
-        "(33 better, 2 worse; then 29 better, 28 worse on new items) and not kept"
+        "news is of; rules reading the past tense as an event and word lists of aspects (work, "
+        "home, partner ...) were measured by four reviews (on new items 29 better / 28 worse "
+        "and 35 better / 27 worse) and not kept"
     ),
 )
 def test_news_of_an_event_retires_nothing_said_of_whom_it_names(mem: Memory) -> None:
