@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
-from agent_memory.core.models import Record, SourceKind, Status
-from tests.support.extraction import extracted_session, extracting_memory
+from agent_memory.core.models import Record, Status
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 ITEMS = Path(__file__).resolve().parent / "data" / "announced_news.json"
 LIVE = (Status.CONFIRMED, Status.PROVISIONAL)
@@ -52,15 +52,9 @@ def earlier_records(item: dict[str, Any], embedder: Embedder) -> list[Record]:
     ):
         for index, turns in enumerate(item["sessions"]):
             extracted_session(memory, f"s{index + 1}", *turns, days=30 * index)
-        rows = memory.store.query("SELECT id FROM records ORDER BY rowid")
-        records = list(memory.store.get_records([r["id"] for r in rows]).values())
+        records = stated_records(memory)
     last = " ".join(item["sessions"][-1]).casefold()
-    return [
-        r
-        for r in records
-        if r.source_kind is not SourceKind.SESSION_SUMMARY
-        and (r.evidence or r.content).casefold().strip() not in last
-    ]
+    return [r for r in records if (r.evidence or r.content).casefold().strip() not in last]
 
 
 def score(item: dict[str, Any], records: list[Record]) -> str:

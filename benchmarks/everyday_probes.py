@@ -30,8 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import make_embedder
-from agent_memory.core.models import SourceKind
-from tests.support.extraction import extracted_session, extracting_memory
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 PROBES = Path(__file__).resolve().parent / "data" / "everyday_probes.json"
 
@@ -45,19 +44,17 @@ def run(probes: list[dict[str, Any]], out: IO[str]) -> None:
             extracting_memory(Path(folder) / "m.db", embedder) as memory,
         ):
             extracted_session(memory, "s1", turn)
-            rows = memory.store.query("SELECT id FROM records ORDER BY rowid")
-            records = memory.store.get_records([r["id"] for r in rows]).values()
+            records = stated_records(memory)
         negative = "NEG " if probe.get("negative") else ""
         print(f"== [{index}] {negative}{turn}", file=out)
         for fact in probe.get("facts") or []:
             print(f"   FACT: {fact}", file=out)
         for record in records:
-            if record.source_kind is not SourceKind.SESSION_SUMMARY:
-                print(
-                    f"    -> {record.status.value} {record.source_kind.value} | "
-                    f"{record.content} || ev: {record.evidence}",
-                    file=out,
-                )
+            print(
+                f"    -> {record.status.value} {record.source_kind.value} | "
+                f"{record.content} || ev: {record.evidence}",
+                file=out,
+            )
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import Embedder
+from agent_memory.core.models import Record, SourceKind
 from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
@@ -48,3 +49,15 @@ def extracted_session(
     status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
     assert status["status"] == "done"
     return status
+
+
+def stated_records(mem: Memory) -> list[Record]:
+    """Every record of the store but the session summaries, in the order written, history
+    included: what the sessions' words gave."""
+    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
+    found = mem.store.get_records([row["id"] for row in rows])
+    return [
+        found[row["id"]]
+        for row in rows
+        if found[row["id"]].source_kind is not SourceKind.SESSION_SUMMARY
+    ]

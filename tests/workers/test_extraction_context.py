@@ -15,9 +15,8 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.models import Record, SourceKind
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 # The question names the dog's breed; the sentence kept (the question is never a record) does
 # not. Other turns of the session give the store records to rank it against.
@@ -41,13 +40,7 @@ def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
 session = extracted_session
 
 
-def stated(mem: Memory) -> list[Record]:
-    """Every record the user's words gave (no session summary), in the order written."""
-    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
-    found = mem.store.get_records([r["id"] for r in rows])
-    return [
-        found[r["id"]] for r in rows if found[r["id"]].source_kind is not SourceKind.SESSION_SUMMARY
-    ]
+stated = stated_records
 
 
 def search(mem: Memory, query: str) -> list[dict[str, Any]]:

@@ -16,8 +16,8 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.models import Record, SourceKind, Status
-from tests.support.extraction import extracted_session, extracting_memory
+from agent_memory.core.models import Record, Status
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 
 @pytest.fixture
@@ -31,12 +31,7 @@ session = extracted_session
 
 def records(mem: Memory) -> dict[str, Record]:
     """Every record but the session summaries, by evidence (history included)."""
-    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
-    return {
-        r.evidence or r.content: r
-        for r in mem.store.get_records([row["id"] for row in rows]).values()
-        if r.source_kind is not SourceKind.SESSION_SUMMARY
-    }
+    return {r.evidence or r.content: r for r in stated_records(mem)}
 
 
 def status_of(mem: Memory, words: str) -> Status:

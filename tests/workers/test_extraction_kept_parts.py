@@ -19,8 +19,8 @@ import pytest
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.extraction.verbatim import unchanged
-from agent_memory.core.models import Record, SourceKind, Status
-from tests.support.extraction import extracted_session, extracting_memory
+from agent_memory.core.models import Record, Status
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 BORN = (
     "Sorry for the slow replies, our son Tobias was born five weeks ago and he hates naps, "
@@ -38,15 +38,7 @@ def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
         yield memory
 
 
-def records(mem: Memory) -> list[Record]:
-    """Every record but the session summaries, oldest first, history included."""
-    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
-    found = mem.store.get_records([row["id"] for row in rows])
-    return [
-        found[row["id"]]
-        for row in rows
-        if found[row["id"]].source_kind is not SourceKind.SESSION_SUMMARY
-    ]
+records = stated_records
 
 
 def search(mem: Memory, query: str) -> list[str]:

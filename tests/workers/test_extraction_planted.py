@@ -17,7 +17,7 @@ from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 
 @pytest.fixture
@@ -31,14 +31,7 @@ session = extracted_session
 
 def stored(mem: Memory, *, with_history: bool = False) -> list[Record]:
     """Every record but the session summaries (live ones unless ``with_history``)."""
-    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
-    records = mem.store.get_records([r["id"] for r in rows]).values()
-    return [
-        r
-        for r in records
-        if r.source_kind is not SourceKind.SESSION_SUMMARY
-        and (with_history or r.status is not Status.SUPERSEDED)
-    ]
+    return [r for r in stated_records(mem) if with_history or r.status is not Status.SUPERSEDED]
 
 
 def only(records: list[Record]) -> Record:

@@ -15,9 +15,9 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.models import Record, SourceKind, Status
+from agent_memory.core.models import Record, Status
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 
 
 @pytest.fixture
@@ -31,9 +31,7 @@ session = extracted_session
 
 def records(mem: Memory) -> dict[str, Record]:
     """Every record but the session summaries, by content."""
-    rows = mem.store.query("SELECT id FROM records ORDER BY rowid")
-    found = mem.store.get_records([r["id"] for r in rows]).values()
-    return {r.content: r for r in found if r.source_kind is not SourceKind.SESSION_SUMMARY}
+    return {r.content: r for r in stated_records(mem)}
 
 
 def status(mem: Memory, words: str) -> Status:
