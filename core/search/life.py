@@ -14,7 +14,9 @@ user's own: "I was a schoolmaster for thirty-eight years"; ``occupation_holders`
 "The user's mother is a baker in Rennes"), which core.search.subject reads for a question
 about the user's work or one person's. Where someone other than the user lives is said of them
 (``home_holders``: "My sister Ewa lives in Chicago", "my parents' place in Ipoh"), which
-core.search.subject reads for a question about where one person lives.
+core.search.subject reads for a question about where one person lives. ``workplace`` and
+``region`` say whether a word a question asks by is a kind of place one works at ("Which
+hospital do I work at?") or lives in ("Which city does my sister live in?").
 """
 
 from __future__ import annotations
@@ -393,6 +395,40 @@ def occupation(word: str) -> bool:
     if net is None or not word.isalpha() or word in _NOT_JOBS:
         return False
     return net.noun_under(word, _OCCUPATION_KINDS, senses=2)
+
+
+# What a workplace is a kind of, by WordNet: a company, firm or team (organization), a
+# school, clinic or bank (institution), an office or shop (establishment), a lab or studio
+# (workplace), a depot (facility), a hospital or restaurant (building).
+_WORKPLACE_KINDS = (
+    "organization",
+    "institution",
+    "establishment",
+    "workplace",
+    "facility",
+    "building",
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def workplace(word: str) -> bool:
+    """Whether ``word`` names a kind of place one works at: one of its first two noun senses
+    (a "bank" is first a slope) is a kind of one of ``_WORKPLACE_KINDS``."""
+    net = wordnet()
+    if net is None or not word.isalpha():
+        return False
+    return net.noun_under(word, _WORKPLACE_KINDS, senses=2)
+
+
+@functools.lru_cache(maxsize=4096)
+def region(word: str) -> bool:
+    """Whether ``word`` names a kind of place one lives in: one of its first two noun senses
+    is a kind of location by WordNet ("city", "town", "neighbourhood", "country", "village"),
+    never a person ("sister") or a building ("house")."""
+    net = wordnet()
+    if net is None or not word.isalpha():
+        return False
+    return net.noun_under(word, ("location",), senses=2)
 
 
 class Part(NamedTuple):

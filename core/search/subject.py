@@ -106,7 +106,7 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     record names by saying it ("my sister Ewa lives in Chicago": core.search.life
     .home_holders, the holder resolved to one person as an occupation's is). A kind of place
     asked beside "live" ("Which city does my sister live in?", "Which neighbourhood do I live
-    in?": ``_region``) is where the question asks, not a word the answer must say.
+    in?": ``life.region``) is where the question asks, not a word the answer must say.
     In a question asking nothing but where the user works and a kind of workplace ("Which
     hospital do I work at?"), the kind is asked as the "workplace", which a text saying the
     user's own work names ("I work nights in the ER at Harborview"), not one saying only
@@ -124,12 +124,12 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     homes = [w for w in subject if _stem(w) in life.BY_NAME["home"].asked_by]
     if homes:
         # "Which city does my sister live in?": the kind of place asked is where she lives.
-        subject = tuple(w for w in subject if w in homes or not _region(w))
+        subject = tuple(w for w in subject if w in homes or not life.region(w))
     others = [w for w in subject if w not in homes]
     if homes and len(others) == 1 and _person(others[0]):
         # "Where does my mother live?": where that person lives.
         return (others[0], _home_of(others[0]))
-    places = [w for w in subject if _stem(w) not in work and _workplace(w)]
+    places = [w for w in subject if _stem(w) not in work and life.workplace(w)]
     if len(places) == 1 < len(subject) and all(w in places or _stem(w) in work for w in subject):
         return tuple("workplace" if w in places else w for w in subject)
     return subject
@@ -362,40 +362,6 @@ def _named_person(text: str, word: str, at: int) -> bool:
     """Whether ``word`` at ``at`` is written as a name: capitalised inside a sentence."""
     opens = not text[:at].strip() or text[:at].rstrip()[-1] in ".!?"
     return word[0].isupper() and word.casefold() not in STOPWORDS and not opens
-
-
-# What a workplace is a kind of, by WordNet: a company, firm or team (organization), a
-# school, clinic or bank (institution), an office or shop (establishment), a lab or studio
-# (workplace), a depot (facility), a hospital or restaurant (building).
-_WORKPLACE_KINDS = (
-    "organization",
-    "institution",
-    "establishment",
-    "workplace",
-    "facility",
-    "building",
-)
-
-
-@functools.lru_cache(maxsize=4096)
-def _workplace(word: str) -> bool:
-    """Whether ``word`` names a kind of place one works at: one of its first two noun senses
-    (a "bank" is first a slope) is a kind of one of ``_WORKPLACE_KINDS``."""
-    net = wordnet()
-    if net is None or not word.isalpha():
-        return False
-    return net.noun_under(word, _WORKPLACE_KINDS, senses=2)
-
-
-@functools.lru_cache(maxsize=4096)
-def _region(word: str) -> bool:
-    """Whether ``word`` names a kind of place one lives in: one of its first two noun senses
-    is a kind of location by WordNet ("city", "town", "neighbourhood", "country", "village"),
-    never a person ("sister") or a building ("house")."""
-    net = wordnet()
-    if net is None or not word.isalpha():
-        return False
-    return net.noun_under(word, ("location",), senses=2)
 
 
 @functools.lru_cache(maxsize=4096)
