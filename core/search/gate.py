@@ -171,9 +171,10 @@ def gate(
         and dense is not None
         and dense["score"] >= subject
     ):
+        where = " with its context" if candidate.subject_by_context else ""
         return "subject", (
             f"dense cosine {dense['score']:.3f} >= floor {subject}, naming what the query "
-            "asks about"
+            f"asks about{where}"
         )
     if "entity" in candidate.matches:
         return "entity", "exact entity match"
@@ -207,7 +208,8 @@ def apply_gate(
       sets no such measure (it may sit at any cosine); when every result passed on it, the
       ``beside_subject`` weak candidates closest on dense cosine stay beside it, each at
       least as close as the closest subject pass, and go after it (``_beside_the_subject``;
-      ``passed_on`` "beside").
+      ``passed_on`` "beside"). A subject pass named only with its retrieval context goes
+      after every result that passed on its own (``_own_words_first``).
     - ``response`` (the design's first gate): the answer is empty when every candidate is weak
       on every signal; otherwise all candidates go on, ranked, and each says whether it passed
       on its own or rode on the strongest one.
@@ -268,7 +270,28 @@ def apply_gate(
     # Below every record that passed on its own, whatever its fused rank: it is shown in case
     # the subject pass names the asked word in another sense, and must not push a right
     # subject pass out of a short answer ("limit": 1).
-    return sorted(survivors, key=lambda c: c.passed_on == "beside")
+    return _own_words_first(sorted(survivors, key=lambda c: c.passed_on == "beside"))
+
+
+# What passed only beside another result: close to the best one, beside a subject pass, or (the
+# response mode) with the answer.
+_RIDERS = frozenset({"margin", "beside", "answer"})
+
+
+def _own_words_first(survivors: list[Candidate]) -> list[Candidate]:
+    """``survivors`` with each subject pass that names the subject only with its retrieval
+    context moved after the last result that passed on its own signal (riders keep their
+    places). In an imported conversation every turn after "I work nights at St Mary's" has
+    "work" in the turns before it: each passed on the subject for "Where do I work?" at a
+    cosine under 0.1 and, ranked by fused score, they took the places above the later turn
+    saying the new job in its own words."""
+    moved = [c for c in survivors if c.passed_on == "subject" and c.subject_by_context]
+    if not moved:
+        return survivors
+    rest = [c for c in survivors if not (c.passed_on == "subject" and c.subject_by_context)]
+    own = [i for i, c in enumerate(rest) if c.passed_on not in _RIDERS]
+    at = own[-1] + 1 if own else 0
+    return [*rest[:at], *moved, *rest[at:]]
 
 
 def _bm25(candidate: Candidate) -> float | None:

@@ -38,7 +38,10 @@ lives, their home: "Where do my parents live?" is answered by "my parents' place
 ``names(subject, text)`` says whether a text names every part of it. The gate
 (core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor below the
 corroborated one in a small store only (``gate.subject_drop``, log-interpolated to nothing at
-``gate.reference_records``): in a large store every subject word is in some record.
+``gate.reference_records``): in a large store every subject word is in some record. A candidate
+that names the subject only with its retrieval context (``Candidate.subject_by_context``: the
+turns before an imported turn say "work", its own words do not) goes after every result that
+passed on its own (core.search.gate).
 """
 
 from __future__ import annotations
@@ -162,6 +165,11 @@ def mark(
         text = f"{content}\n{record.context}" if record.context else content
         reading = _reading(record.id, text[:MAX_TEXT_CHARS], len(content))
         candidate.subject = _named(asked_about, reading)
+        candidate.subject_by_context = (
+            candidate.subject
+            and bool(record.context)
+            and not _named(asked_about, _reading(record.id, content[:MAX_TEXT_CHARS], len(content)))
+        )
     return asked_about
 
 
@@ -225,10 +233,12 @@ def _as_kin(m: re.Match[str], known: Mapping[str, str]) -> str:
 
 def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str, list[str]]:
     """What the search log keeps of the signal: the words asked about, and the candidates
-    found to name them (core.search.ranking.logged_candidates reads it back)."""
+    found to name them, and which of those name them only with their retrieval context
+    (core.search.ranking.logged_candidates reads it back)."""
     return {
         "words": list(subject),
         "named_by": [c.record_id for c in candidates if c.subject],
+        "by_context": [c.record_id for c in candidates if c.subject_by_context],
     }
 
 

@@ -867,3 +867,78 @@ def test_doing_something_for_a_living_asks_work() -> None:
     assert subject.names(mine, "I work as a plumber in Leeds.")
     assert not subject.names(mine, "I love cooking pasta.")
     assert asked("Where is my wife living now?") == ("wife",)  # "living" still frames
+
+
+def _turns(session: str, at: str, *said: tuple[str, str]) -> list[dict[str, str]]:
+    return [
+        {"id": f"{session}-t{i}", "role": role, "text": text, "at": at}
+        for i, (role, text) in enumerate(said, start=1)
+    ]
+
+
+def test_a_turn_saying_the_subject_goes_before_turns_that_only_follow_it(memory: Memory) -> None:
+    """An imported turn's retrieval context is the turns before it, so every turn after "I work
+    as a pharmacist" names "work" through its context and passed "Where do I work?" on the
+    subject at a cosine under 0.2. Ranked by fused score, four such turns (a birthday dinner,
+    "keep the list short") took the places above the later turn saying the new job, which fell
+    to sixth, out of the top five. It now goes before them, and each says why it passed."""
+    memory.grant("assistant", "user:dana", now=NOW)
+    first = _turns(
+        "c1",
+        "2026-03-02T18:00:00Z",
+        ("user", "Morning! I work as a pharmacist at a Boots in Leeds, so weekdays are packed."),
+        ("assistant", "Noted. What can I help with today?"),
+        ("user", "My brother turns 40 next month and I want to plan a dinner for him."),
+        ("assistant", "Lovely. How many guests, and any dietary needs?"),
+        ("user", "Ten people, two are vegan."),
+        ("assistant", "A sharing menu with a few vegan mains would work well."),
+        ("user", "Perfect, and keep the shopping list short please."),
+    )
+    new_job = "Big change: I started a new job, at the hospital pharmacy at St James's."
+    second = _turns(
+        "c2",
+        "2026-05-10T09:00:00Z",
+        ("user", new_job),
+        ("assistant", "Congratulations on the move!"),
+        ("user", "Thanks. The dinner went well, by the way."),
+        ("assistant", "Glad to hear it."),
+    )
+    memory.import_conversation(first, scope="user:dana", session_id="c1", now=NOW)
+    memory.import_conversation(second, scope="user:dana", session_id="c2", now=NOW)
+    session = memory.session(agent_id="assistant", user_id="dana", session_id="s", now=NOW)
+    result = search(session, "Where do I work?")
+    contents = [r["content"] for r in result["results"]]
+    assert f"user: {new_job}" in contents[:5]
+    by_context = [
+        i
+        for i, r in enumerate(result["results"])
+        if r["explanation"]["gate"].endswith("naming what the query asks about with its context")
+    ]
+    assert contents.index(f"user: {new_job}") < min(by_context)
+    assert "user: My brother turns 40 next month and I want to plan a dinner for him." in [
+        contents[i] for i in by_context
+    ]
+    assert replay(logged(memory, result)) == [r["id"] for r in result["results"]]
+
+
+def test_a_subject_pass_named_only_with_its_context_goes_after_what_passed_on_its_own() -> None:
+    """After every result that passed on its own signal (its cosine, its words, the subject in
+    its own words), before the riders that came after the last of them."""
+
+    def named(record_id: str, cosine: float, *, by_context: bool = False) -> Candidate:
+        dense = {"rank": 1, "score": cosine}
+        return Candidate(record_id, {"dense": dense}, subject=True, subject_by_context=by_context)
+
+    context = named("mem_context", 0.30, by_context=True)
+    own = named("mem_own", 0.05)
+    strong = Candidate("mem_strong", {"dense": {"rank": 1, "score": 0.40}})
+    rider = Candidate("mem_rider", {"dense": {"rank": 1, "score": 0.33}})
+    survivors = _result_gate([context, strong, own, rider])
+    assert [(c.record_id, c.passed_on) for c in survivors] == [
+        ("mem_strong", "dense"),
+        ("mem_own", "subject"),
+        ("mem_context", "subject"),
+        ("mem_rider", "margin"),
+    ]
+    alone = _result_gate([named("mem_c1", 0.3, by_context=True), named("mem_c2", 0.2)])
+    assert [c.record_id for c in alone] == ["mem_c2", "mem_c1"]
