@@ -280,18 +280,29 @@ _RIDERS = frozenset({"margin", "beside", "answer"})
 
 def _own_words_first(survivors: list[Candidate]) -> list[Candidate]:
     """``survivors`` with each subject pass that names the subject only with its retrieval
-    context moved after the last result that passed on its own signal (riders keep their
-    places). In an imported conversation every turn after "I work nights at St Mary's" has
-    "work" in the turns before it: each passed on the subject for "Where do I work?" at a
-    cosine under 0.1 and, ranked by fused score, they took the places above the later turn
-    saying the new job in its own words."""
-    moved = [c for c in survivors if c.passed_on == "subject" and c.subject_by_context]
-    if not moved:
-        return survivors
-    rest = [c for c in survivors if not (c.passed_on == "subject" and c.subject_by_context)]
-    own = [i for i, c in enumerate(rest) if c.passed_on not in _RIDERS]
-    at = own[-1] + 1 if own else 0
-    return [*rest[:at], *moved, *rest[at:]]
+    context moved down, after the last result that passed on its own signal; never up past a
+    rider (a result close to the best, or beside a subject pass) that was below it. In an
+    imported conversation every turn after "I work nights at St Mary's" has "work" in the
+    turns before it: each passed on the subject for "Where do I work?" at a cosine under 0.1
+    and, ranked by fused score, they took the places above the later turn saying the new job
+    in its own words."""
+
+    def moves(candidate: Candidate) -> bool:
+        return candidate.passed_on == "subject" and candidate.subject_by_context
+
+    own = [i for i, c in enumerate(survivors) if c.passed_on not in _RIDERS and not moves(c)]
+    last = own[-1] if own else -1
+    ordered: list[Candidate] = []
+    held: list[Candidate] = []
+    for i, candidate in enumerate(survivors):
+        if moves(candidate):
+            held.append(candidate)
+            continue
+        if i > last:  # past the last result that passed on its own: the held ones go here
+            ordered.extend(held)
+            held = []
+        ordered.append(candidate)
+    return [*ordered, *held]
 
 
 def _bm25(candidate: Candidate) -> float | None:

@@ -40,8 +40,9 @@ lives, their home: "Where do my parents live?" is answered by "my parents' place
 corroborated one in a small store only (``gate.subject_drop``, log-interpolated to nothing at
 ``gate.reference_records``): in a large store every subject word is in some record. A candidate
 that names the subject only with its retrieval context (``Candidate.subject_by_context``: the
-turns before an imported turn say "work", its own words do not) goes after every result that
-passed on its own (core.search.gate).
+turns before an imported turn say "work", its own words do not; not a reply to a question,
+whose words mean what they answer) goes after the results that passed on their own below it
+(core.search.gate).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search import life
 from agent_memory.core.search.lexical import STOPWORDS
+from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
     from agent_memory.core.judge.wordnet import WordNet
@@ -168,6 +170,7 @@ def mark(
         candidate.subject_by_context = (
             candidate.subject
             and bool(record.context)
+            and not _replies(record)
             and not _named(asked_about, _reading(record.id, content[:MAX_TEXT_CHARS], len(content)))
         )
     return asked_about
@@ -229,6 +232,14 @@ def _as_kin(m: re.Match[str], known: Mapping[str, str]) -> str:
     if before and before[-1].islower() and _person(before[-1]):  # "Tom's girlfriend Camila"
         return m.group(0)
     return f"my {known[m.group(1)]} {m.group(1)}"
+
+
+def _replies(record: Record) -> bool:
+    """Whether ``record`` is an imported turn right after a question, whose words mean what they
+    answer ("UX researcher at a fintech, Monzo." after "What do you do?"): it names what its
+    context names as its own."""
+    before = (record.context or "").rsplit("\n", 1)[-1]
+    return "?" in before and conversation.is_imported_turn(record)
 
 
 def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str, list[str]]:

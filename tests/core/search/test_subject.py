@@ -879,9 +879,11 @@ def _turns(session: str, at: str, *said: tuple[str, str]) -> list[dict[str, str]
 def test_a_turn_saying_the_subject_goes_before_turns_that_only_follow_it(memory: Memory) -> None:
     """An imported turn's retrieval context is the turns before it, so every turn after "I work
     as a pharmacist" names "work" through its context and passed "Where do I work?" on the
-    subject at a cosine under 0.2. Ranked by fused score, four such turns (a birthday dinner,
-    "keep the list short") took the places above the later turn saying the new job, which fell
-    to sixth, out of the top five. It now goes before them, and each says why it passed."""
+    subject at a cosine under 0.2. Ranked by fused score, four such turns ("keep the list
+    short", "The dinner went well") took the places above the later turn saying the new job,
+    which fell to sixth, out of the top five. It now goes before them, and each says why it
+    passed; a reply to a question ("My brother turns 40 ..." after "What can I help with
+    today?") means what it answers and keeps its place."""
     memory.grant("assistant", "user:dana", now=NOW)
     first = _turns(
         "c1",
@@ -915,15 +917,17 @@ def test_a_turn_saying_the_subject_goes_before_turns_that_only_follow_it(memory:
         if r["explanation"]["gate"].endswith("naming what the query asks about with its context")
     ]
     assert contents.index(f"user: {new_job}") < min(by_context)
-    assert "user: My brother turns 40 next month and I want to plan a dinner for him." in [
+    assert "user: Perfect, and keep the shopping list short please." in [
         contents[i] for i in by_context
     ]
+    reply = "user: My brother turns 40 next month and I want to plan a dinner for him."
+    assert reply in contents and contents.index(reply) not in by_context
     assert replay(logged(memory, result)) == [r["id"] for r in result["results"]]
 
 
 def test_a_subject_pass_named_only_with_its_context_goes_after_what_passed_on_its_own() -> None:
-    """After every result that passed on its own signal (its cosine, its words, the subject in
-    its own words), before the riders that came after the last of them."""
+    """Down, after every result that passed on its own signal (its cosine, its words, the
+    subject in its own words); never up past a rider (a result close to the best) below it."""
 
     def named(record_id: str, cosine: float, *, by_context: bool = False) -> Candidate:
         dense = {"rank": 1, "score": cosine}
@@ -942,3 +946,13 @@ def test_a_subject_pass_named_only_with_its_context_goes_after_what_passed_on_it
     ]
     alone = _result_gate([named("mem_c1", 0.3, by_context=True), named("mem_c2", 0.2)])
     assert [c.record_id for c in alone] == ["mem_c2", "mem_c1"]
+    # never up past a rider that was below it
+    context = named("mem_context", 0.30, by_context=True)
+    kept = _result_gate(
+        [strong, context, Candidate("mem_rider", {"dense": {"rank": 3, "score": 0.33}})]
+    )
+    assert [(c.record_id, c.passed_on) for c in kept] == [
+        ("mem_strong", "dense"),
+        ("mem_context", "subject"),
+        ("mem_rider", "margin"),
+    ]
