@@ -171,10 +171,9 @@ def gate(
         and dense is not None
         and dense["score"] >= subject
     ):
-        where = " with its context" if candidate.subject_by_context else ""
         return "subject", (
             f"dense cosine {dense['score']:.3f} >= floor {subject}, naming what the query "
-            f"asks about{where}"
+            "asks about"
         )
     if "entity" in candidate.matches:
         return "entity", "exact entity match"
@@ -208,8 +207,7 @@ def apply_gate(
       sets no such measure (it may sit at any cosine); when every result passed on it, the
       ``beside_subject`` weak candidates closest on dense cosine stay beside it, each at
       least as close as the closest subject pass, and go after it (``_beside_the_subject``;
-      ``passed_on`` "beside"). A subject pass named only with its retrieval context goes
-      after every result that passed on its own (``_own_words_first``).
+      ``passed_on`` "beside").
     - ``response`` (the design's first gate): the answer is empty when every candidate is weak
       on every signal; otherwise all candidates go on, ranked, and each says whether it passed
       on its own or rode on the strongest one.
@@ -270,39 +268,7 @@ def apply_gate(
     # Below every record that passed on its own, whatever its fused rank: it is shown in case
     # the subject pass names the asked word in another sense, and must not push a right
     # subject pass out of a short answer ("limit": 1).
-    return _own_words_first(sorted(survivors, key=lambda c: c.passed_on == "beside"))
-
-
-# What passed only beside another result: close to the best one, beside a subject pass, or (the
-# response mode) with the answer.
-_RIDERS = frozenset({"margin", "beside", "answer"})
-
-
-def _own_words_first(survivors: list[Candidate]) -> list[Candidate]:
-    """``survivors`` with each subject pass that names the subject only with its retrieval
-    context moved down, after the last result that passed on its own signal; never up past a
-    rider (a result close to the best, or beside a subject pass) that was below it. In an
-    imported conversation every turn after "I work nights at St Mary's" has "work" in the
-    turns before it: each passed on the subject for "Where do I work?" at a cosine under 0.1
-    and, ranked by fused score, they took the places above the later turn saying the new job
-    in its own words."""
-
-    def moves(candidate: Candidate) -> bool:
-        return candidate.passed_on == "subject" and candidate.subject_by_context
-
-    own = [i for i, c in enumerate(survivors) if c.passed_on not in _RIDERS and not moves(c)]
-    last = own[-1] if own else -1
-    ordered: list[Candidate] = []
-    held: list[Candidate] = []
-    for i, candidate in enumerate(survivors):
-        if moves(candidate):
-            held.append(candidate)
-            continue
-        if i > last:  # past the last result that passed on its own: the held ones go here
-            ordered.extend(held)
-            held = []
-        ordered.append(candidate)
-    return [*ordered, *held]
+    return sorted(survivors, key=lambda c: c.passed_on == "beside")
 
 
 def _bm25(candidate: Candidate) -> float | None:

@@ -32,9 +32,6 @@ class Candidate:
     credit: float = 0.0  # from conversation turns that quote it or that it quotes
     prior: float = 0.0  # the role prior: <= 0, an assistant turn or a summary lower (role_prior)
     subject: bool = False  # its text names every word the query asks about (core.search.subject)
-    # ... only with its retrieval context (the turn an extracted sentence was said in, the turns
-    # before an imported turn), not in its own words
-    subject_by_context: bool = False
     gate: str = ""
     # The signal it passed the gate on: dense, lexical, time, corroborated, subject, entity;
     # margin (close to the best), answer (response mode: the answer passed on another),
@@ -228,11 +225,9 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = log.get("context_credit", {})  # absent from rows logged before it existed
     prior = log.get("role_prior", {}).get("adjusted", {})  # absent from older rows
-    subject = log["gate"].get("subject", {})  # absent from older rows
-    named, by_context = set(subject.get("named_by", [])), set(subject.get("by_context", []))
+    subject = set(log["gate"].get("subject", {}).get("named_by", []))  # absent from older rows
     for candidate in candidates:
-        candidate.subject = candidate.record_id in named
-        candidate.subject_by_context = candidate.record_id in by_context
+        candidate.subject = candidate.record_id in subject
         candidate.freshness = log["freshness"].get(candidate.record_id, 0.0)
         candidate.credit = credit.get(candidate.record_id, 0.0)
         candidate.prior = prior.get(candidate.record_id, 0.0)

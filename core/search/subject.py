@@ -38,11 +38,7 @@ lives, their home: "Where do my parents live?" is answered by "my parents' place
 ``names(subject, text)`` says whether a text names every part of it. The gate
 (core.search.gate.gate) lets a candidate naming the subject pass at a cosine floor below the
 corroborated one in a small store only (``gate.subject_drop``, log-interpolated to nothing at
-``gate.reference_records``): in a large store every subject word is in some record. A candidate
-that names the subject only with its retrieval context (``Candidate.subject_by_context``: the
-turns before an imported turn say "work", its own words do not; not a reply to a question,
-whose words mean what they answer) goes after the results that passed on their own below it
-(core.search.gate).
+``gate.reference_records``): in a large store every subject word is in some record.
 """
 
 from __future__ import annotations
@@ -59,7 +55,6 @@ from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search import life
 from agent_memory.core.search.lexical import STOPWORDS
-from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
     from agent_memory.core.judge.wordnet import WordNet
@@ -167,12 +162,6 @@ def mark(
         text = f"{content}\n{record.context}" if record.context else content
         reading = _reading(record.id, text[:MAX_TEXT_CHARS], len(content))
         candidate.subject = _named(asked_about, reading)
-        candidate.subject_by_context = (
-            candidate.subject
-            and bool(record.context)
-            and not _replies(record)
-            and not _named(asked_about, _reading(record.id, content[:MAX_TEXT_CHARS], len(content)))
-        )
     return asked_about
 
 
@@ -234,22 +223,12 @@ def _as_kin(m: re.Match[str], known: Mapping[str, str]) -> str:
     return f"my {known[m.group(1)]} {m.group(1)}"
 
 
-def _replies(record: Record) -> bool:
-    """Whether ``record`` is an imported turn right after a question, whose words mean what they
-    answer ("UX researcher at a fintech, Monzo." after "What do you do?"): it names what its
-    context names as its own."""
-    before = (record.context or "").rsplit("\n", 1)[-1]
-    return "?" in before and conversation.is_imported_turn(record)
-
-
 def logged(subject: Sequence[str], candidates: Sequence[Candidate]) -> dict[str, list[str]]:
     """What the search log keeps of the signal: the words asked about, and the candidates
-    found to name them, and which of those name them only with their retrieval context
-    (core.search.ranking.logged_candidates reads it back)."""
+    found to name them (core.search.ranking.logged_candidates reads it back)."""
     return {
         "words": list(subject),
         "named_by": [c.record_id for c in candidates if c.subject],
-        "by_context": [c.record_id for c in candidates if c.subject_by_context],
     }
 
 
