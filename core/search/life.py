@@ -146,52 +146,6 @@ _OWN_STUDY = re.compile(
 _ASKED_AS_STUDY = "study degree master phd university course major".split()
 
 
-# Where the user lives, said with a named place: "I live in Leeds", "The user lives in
-# Brighton.", "My wife and I live in Porto", "I'm a plumber based in Cardiff". The place is a
-# capitalised word that is a location by WordNet or a name it does not know (``_a_place``:
-# not "I live in Slack", "We live in hope", "I live in fear of"); not said of a time or a
-# world other than the user's now, nor in someone's words (``_NOT_SAID_SO``: "If I live in
-# London", "When I live in Japan next year", "I used to live in Rome", "I'd love to live in
-# Lisbon", "He said: we live in Oslo", "the hero says 'I live in Gotham'"), nor asked ("Should
-# we live in Leeds or York?"). A name WordNet does not know may be a product ("I live in
-# Excel all day"): the reading's known limit.
-_LIVES_IN = re.compile(
-    r"\b(?:i|we|the user)(?:\s+(?:still|now|currently|also|both|all))*\s+"
-    r"(?:live|lives|am\s+living|'m\s+living|are\s+living|'re\s+living)\s+(?:in|near|outside)\s+"
-    r"|\b(?:i'm|i am|we're|we are|the user is)\s+(?:(?:now|still|currently)\s+)?"
-    r"(?:(?:an?\s+)?[\w-]+\s+){0,3}?based\s+(?:in|near|outside)\s+",
-    re.IGNORECASE,
-)
-_NAMED_PLACE = re.compile(r"(?:the\s+)?([A-Z][\w'-]*)")
-_NOT_SAID_SO = re.compile(
-    r"\b(?:if|wish|wished|hope|hoped|imagine|unless|when|once|maybe|perhaps|used|would|'d|"
-    r"should|could|might|says?|said|told|tells|goes|lyrics|song|movie|film|book|dream\w*)\b"
-    r"|['\"\u201c\u2018]",
-    re.IGNORECASE,
-)
-
-
-def _lives_in_a_place(text: str) -> bool:
-    """Whether ``text`` says where the user lives by a named place (``_LIVES_IN``)."""
-    for match in _LIVES_IN.finditer(text):
-        place = _NAMED_PLACE.match(text, match.end())
-        if place is None or not _a_place(place.group(1)):
-            continue
-        start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
-        if _NOT_SAID_SO.search(text, start, match.start()):
-            continue
-        ends = [at for at in (text.find(mark, match.end()) for mark in ".!?\n") if at >= 0]
-        if ends and text[min(ends)] == "?":
-            continue
-        return True
-    return False
-
-
-def _says_own_home(text: str) -> bool:
-    """Whether ``text`` says where the user lives (``_OWN_HOME``, ``_lives_in_a_place``)."""
-    return _OWN_HOME.search(text) is not None or _lives_in_a_place(text)
-
-
 def _says_own_work(text: str) -> bool:
     """Whether ``text`` says the user's own work (``_OWN_WORK``): a match, and for a role at a
     place, a role (``_NO_ROLE``)."""
@@ -505,7 +459,7 @@ PARTS = (
     ),
     Part(
         "home",
-        _says_own_home,
+        _OWN_HOME.search,
         _stems_of(["live", "location", "located", "address", "based", "reside", "residence"]),
         re.compile(r"\b(?:moved|moving|bought|new\s+(?:place|house|flat|home|apartment))\b", re.I),
     ),
@@ -527,7 +481,7 @@ BY_NAME = {part.name: part for part in PARTS}
 
 def own_life(asked_about: Sequence[str], text: str) -> str | None:
     """Which part of the user's own life the question asks about that ``text`` says in the
-    first person ("work", "home", "study" or "vehicle": ``_OWN_WORK``, ``_says_own_home``,
+    first person ("work", "home", "study" or "vehicle": ``_OWN_WORK``, ``_OWN_HOME``,
     ``_OWN_STUDY``, core.search.vehicle), or
     None. Two records saying the same part are about the same thing, however far apart their
     words: "Yard's in Mt Albert, next to our place" and "we bought a place in Raglan!" both

@@ -158,11 +158,6 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("What's my address?", "I moved in with my boyfriend Sam in Newcastle."),
         # a role the user has been at a named place
         ("What company do I work for?", "I've been a UX researcher at Lumen Health for years."),
-        # the user's home by a named place (a review store's "my location" was answered empty)
-        ("my location", "The user lives in Brighton."),
-        ("Where am I based?", "My wife and I live in Porto with the two cats."),
-        ("What's my address?", "I'm a plumber based in Cardiff, mostly boilers."),
-        ("my location", "we currently live in Ipoh, near the old town"),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
@@ -206,16 +201,6 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("address", "I used to live in Paris."),
         ("location", "My sister lives in Oslo."),
         ("address", "We live in hope."),
-        # "I live in <Place>" only as a place the user lives in now, said as the user's own
-        ("location", "I live in Slack from 9 to 5."),
-        ("location", "I live in fear of my boss."),
-        ("location", "If I live in London I'd need a bigger salary."),
-        ("location", "When I live in Japan next year, I'll learn Japanese."),
-        ("location", "I'd love to live in Lisbon one day."),
-        ("location", "Should we live in Leeds or York?"),
-        ("location", "He said: we live in Oslo."),
-        ("location", "In the film the hero says 'I live in Gotham'."),
-        ("location", "My parents live in Chester."),
         # a place one goes to, hosts at or owns to let; a move of something else
         ("live", "Told everyone to come back to my place for drinks after the gig"),
         ("live", "Party at my place Saturday, bring snacks!"),
@@ -882,3 +867,18 @@ def test_doing_something_for_a_living_asks_work() -> None:
     assert subject.names(mine, "I work as a plumber in Leeds.")
     assert not subject.names(mine, "I love cooking pasta.")
     assert asked("Where is my wife living now?") == ("wife",)  # "living" still frames
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: the user's home said as 'I live in <Place>' names no home question; a "
+    "reading of it (session 44) accepted products, shops and games WordNet does not know ('I "
+    "live in Jira these days'), 'based in' said of others and plans, and an adversarial review "
+    "found it 19 better / 33 worse, so it was not kept",
+)
+def test_known_limit_a_named_place_the_user_lives_in_names_their_home(memory: Memory) -> None:
+    """ "my location" is answered empty beside "The user lives in Brighton." in a small store:
+    no word is shared, the cosine is under the floors, and the home part of the user's life
+    is read from "our house", "we moved to" and the like only (core.search.life)."""
+    answer = "The user lives in Brighton."
+    assert passed_beside_fillers(memory, answer, "my location") == "subject"
