@@ -42,7 +42,10 @@ from agent_memory.core.search.lexical import STOPWORDS
 # words alone ("company", "office", "shift", "flat", "moved", "rent": "we had company over",
 # "a flat white", "the host moved our check-in"), nor anyone else's job or home ("my sister
 # got promoted", "my parents' house"), nor a place one is at or with ("I'm at dinner with
-# Sarah", "I'm a member at the golf club").
+# Sarah", "I'm a member at the golf club"). Not "I live in <Place>" nor "based in <Place>"
+# either: WordNet cannot tell a town it does not know from a product ("I live in Jira these
+# days") nor the user's office from someone else's ("a client based in Tokyo"), and a review
+# of such a reading found it 19 better, 33 worse (benchmarks/README.md, "Session 44").
 _I = r"\b(?:i|we|the user)(?:'ve| have| had)?\s+"
 # When one works, said before a named place ("I work nights in the ER at Harborview", "I work
 # weekends at Nando's"), or working from home: a job all the same. Not "I work out", "I work
