@@ -60,8 +60,10 @@ def filler_sessions(filler: list[list[list[str]]], count: int) -> list[dict[str,
     return sessions
 
 
-def ranks(conversation: dict[str, Any], extra: list[dict[str, Any]], embedder: Embedder) -> list:
-    """For each question, the turn ids of its answer in order (source_ref of each result)."""
+def ranks(
+    conversation: dict[str, Any], extra: list[dict[str, Any]], embedder: Embedder
+) -> list[list[str]]:
+    """For each question, the turns its answer returned, in order (each result's source_ref)."""
     with tempfile.TemporaryDirectory() as folder:
         memory = Memory.open(Path(folder) / "m.db", Config(), embedder=embedder, now=NOW)
         try:
