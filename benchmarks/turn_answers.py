@@ -16,10 +16,11 @@ filler sessions (52 turns) and with all 12 (102 turns); the floors scale with th
 
 Each store is a real SQLite file on the packaged embedder; turns go in through
 ``Memory.import_conversation`` (a session per call, so each turn's retrieval context is its
-date and the turns before it) and questions through ``memory_search`` at 2026-11-29 12:00
-UTC, after every turn. A result is a turn by its ``source_ref``. Per size: hit@1, @5, @10
-(the first answering turn within that rank), answerable answered empty, unanswerable
-answered empty, and for updates whether a stale turn is in the top 5 above every current one.
+date and the turns before it) and questions through ``memory_search`` at the tests' clock
+(2026-11-29 12:00 UTC, after every turn). A result is a turn by its ``source_ref``. Per size:
+hit@1, @5, @10 (the first answering turn within that rank), answerable answered empty,
+unanswerable answered empty, and for updates whether a stale turn is in the top 5 above every
+current one.
 The rules measured against it: benchmarks/README.md, "Session 44".
 """
 
@@ -29,7 +30,6 @@ import argparse
 import json
 import sys
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +37,12 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_memory.core import Memory
 from agent_memory.core.config import Config
 from agent_memory.core.embedder import Embedder, make_embedder
+from tests.support.clock import NOW
+from tests.support.stores import granted_memory
 
 ITEMS = Path(__file__).resolve().parent / "data" / "turn_answers.json"
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SIZES = {"alone": 0, "half": 6, "all": 12}  # filler sessions added to each conversation
 SCOPE = "user:dana"
 
@@ -64,24 +64,24 @@ def ranks(
     conversation: dict[str, Any], extra: list[dict[str, Any]], embedder: Embedder
 ) -> list[list[str]]:
     """For each question, the turns its answer returned, in order (each result's source_ref)."""
-    with tempfile.TemporaryDirectory() as folder:
-        memory = Memory.open(Path(folder) / "m.db", Config(), embedder=embedder, now=NOW)
-        try:
-            memory.grant("assistant", SCOPE, now=NOW)
-            for session in [*conversation["sessions"], *extra]:
-                memory.import_conversation(
-                    session["turns"], scope=SCOPE, session_id=session["session_id"], now=NOW
-                )
-            asking = memory.session(agent_id="assistant", user_id="dana", session_id="q", now=NOW)
-            found = []
-            for question in conversation["questions"]:
-                result = asking.call("memory_search", {"query": question["q"]}, now=NOW)
-                if "error" in result:
-                    raise RuntimeError(f"{conversation['id']}: {result['error']['code']}")
-                found.append([r["source_ref"] for r in result["results"]])
-            return found
-        finally:
-            memory.close()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        granted_memory(
+            Path(folder) / "m.db", embedder=embedder, grants=[("assistant", SCOPE)]
+        ) as memory,
+    ):
+        for session in [*conversation["sessions"], *extra]:
+            memory.import_conversation(
+                session["turns"], scope=SCOPE, session_id=session["session_id"], now=NOW
+            )
+        asking = memory.session(agent_id="assistant", user_id="dana", session_id="q", now=NOW)
+        found = []
+        for question in conversation["questions"]:
+            result = asking.call("memory_search", {"query": question["q"]}, now=NOW)
+            if "error" in result:
+                raise RuntimeError(f"{conversation['id']}: {result['error']['code']}")
+            found.append([r["source_ref"] for r in result["results"]])
+        return found
 
 
 def outcome(question: dict[str, Any], found: list[str]) -> dict[str, Any]:
