@@ -20,7 +20,8 @@ an invalid user id is an InvalidIdentifier error.
 
 ``agent-memory import FILE`` recognises the header and imports the live records (provisional and
 confirmed) into the scopes they came from (or ``--scope``), as a host import: content, type,
-source kind, source_ref, event_at, attribute, tags, evidence and ``about`` (the subject
+source kind, source_ref, event_at, stated_at (so a restored store ranks what was said
+later first, as the original did), attribute, tags, evidence and ``about`` (the subject
 entity's name). History, entities and sessions are in the file for the user to read; they are
 not imported.
 """
@@ -176,6 +177,7 @@ IMPORTED_FIELDS = (
     "source_kind",
     "source_ref",
     "event_at",
+    "stated_at",
     "attribute",
     "tags",
     "evidence",

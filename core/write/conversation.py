@@ -2,11 +2,12 @@
 
 Each turn of one conversation session becomes an episodic record: its content is the turn as
 said (``"<speaker or role>: <text>"``), its ``source_ref`` the host's turn id, its ``event_at``
-the turn's time. A turn alone is often too short to find ("Yes, the red one"), so every record
-also carries retrieval context (searched by BM25 and embedded after the content, never
-returned): the turn's date and excerpts of the turns just before it in the same call, that is
-the same session. This is exactly what ``agent-memory eval`` imports for LoCoMo and
-LongMemEval, so a host gets what the evaluation measures.
+and ``stated_at`` the turn's time (so search orders turns by when they were said, however and
+whenever the host imports them: core.search.later). A turn alone is often too short to find
+("Yes, the red one"), so every record also carries retrieval context (searched by BM25 and
+embedded after the content, never returned): the turn's date and excerpts of the turns just
+before it in the same call, that is the same session. This is exactly what ``agent-memory
+eval`` imports for LoCoMo and LongMemEval, so a host gets what the evaluation measures.
 
 Search reads two more things from such records (core.search.retriever): a found turn whose context
 quotes another found turn credits it with part of its score, and the quoted turn credits its
@@ -184,6 +185,7 @@ def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
             "source_kind": "system",
             "source_ref": turn.id,
             "event_at": turn.at,
+            "stated_at": turn.at,
             "content": f"{turn.label}: {turn.text}"[:MAX_CONTENT_CHARS],
             "context": context[:MAX_CONTENT_CHARS],
             "tags": [ROLE_TAG + turn.role],

@@ -33,7 +33,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from agent_memory.core import passages, policy
 from agent_memory.core.errors import InvalidArgument
@@ -79,6 +86,9 @@ class ImportItem(BaseModel):
     source_kind: SourceKind = SourceKind.SYSTEM
     source_ref: str | None = Field(None, max_length=1000)
     event_at: str | None = None
+    # When the statement was made, if not when it is imported: a conversation turn's time
+    # (core.write.conversation). Search orders what was said by it (core.search.later).
+    stated_at: str | None = None
     attribute: str | None = Field(None, min_length=1, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
     evidence: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
@@ -92,10 +102,10 @@ class ImportItem(BaseModel):
             raise ValueError("content is blank")
         return value
 
-    @field_validator("event_at")
+    @field_validator("event_at", "stated_at")
     @classmethod
-    def _time(cls, value: str | None) -> str | None:
-        return None if value is None else canonical_time(value, field="event_at")
+    def _time(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else canonical_time(value, field=str(info.field_name))
 
     @field_validator("tags")
     @classmethod
@@ -156,8 +166,14 @@ class ImportOutcome:
 def import_key(scope: str, item: ImportItem, session_id: str | None = None) -> str:
     """The key that makes an item's import happen once: a digest of the scope, the session
     and everything the item says (its ``source_ref``, type, content, times, tags...). The
-    same line imported again has the same key; a copy dated otherwise, or edited, does not."""
-    said = json.dumps(item.model_dump(mode="json"), sort_keys=True, ensure_ascii=True)
+    same line imported again has the same key; a copy dated otherwise, or edited, does not.
+    A ``stated_at`` that is absent or the item's ``event_at`` adds nothing to the key, so an
+    item imported before the field existed (a conversation turn: stated when it happened)
+    keeps its key and is not stored twice when imported again."""
+    dropped = {"stated_at"} if item.stated_at in (None, item.event_at) else set()
+    said = json.dumps(
+        item.model_dump(mode="json", exclude=dropped), sort_keys=True, ensure_ascii=True
+    )
     parts = (scope, session_id or "", said)
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return f"import:{digest}"
@@ -343,6 +359,7 @@ def _record(
         creator_agent_id=agent_id,
         evidence=item.evidence,
         event_at=item.event_at,
+        stated_at=item.stated_at,
         expires_at=format_time(expires) if expires else None,
         tags=tuple(item.tags),
         entities=tuple(p.id for p in plan),

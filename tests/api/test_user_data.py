@@ -97,6 +97,15 @@ def test_forget_user_with_no_data_or_a_bad_id_changes_nothing(tmp_path: Path) ->
         assert mem.store.query("SELECT count(*) AS n FROM events")[0]["n"] == before
 
 
+def record_of(lines: list[dict[str, Any]], marker: str) -> dict[str, Any]:
+    """The exported record whose content holds ``marker``."""
+    return next(
+        line["record"]
+        for line in lines
+        if line["kind"] == "record" and marker in line["record"]["content"]
+    )
+
+
 def test_export_user_writes_a_documented_file_that_import_reads_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], real_embedder: Embedder
 ) -> None:
@@ -121,8 +130,12 @@ def test_export_user_writes_a_documented_file_that_import_reads_again(
     imported = json.loads(capsys.readouterr().out)["scopes"]
     assert sorted(imported) == ["agent:assistant/alice", "user:alice"]
     with Memory.open(fresh, embedder=real_embedder, now=NOW) as mem:
-        contents = {r["content"] for r in mem.store.query("SELECT content FROM records")}
-    assert f"The user's gym locker is {MARKER}." in contents
+        stated = {
+            r["content"]: r["stated_at"]
+            for r in mem.store.query("SELECT content, stated_at FROM records")
+        }
+    # restored as said when it was said (its turn's time), not when it was imported
+    assert stated[f"The user's gym locker is {MARKER}."] == record_of(lines, MARKER)["stated_at"]
 
 
 @pytest.mark.parametrize("target", ["store", "existing", "folder", "unwritable"])

@@ -13,6 +13,7 @@ import pytest
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.models import format_time
 from agent_memory.core.search.later import asks_about_the_past
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
@@ -311,6 +312,32 @@ BADMINTON = [
     "knee hurts after.",
     "The new job is going well but I've stopped badminton since joining, no time at all.",
 ]
+
+
+@pytest.mark.parametrize("order", ["as said", "newest session first"])
+def test_an_imported_turn_is_stated_when_it_was_said(memory: Memory, order: str) -> None:
+    """A host backfilling history imports it all at one moment, in whatever order it reads
+    it: each turn is still stated at its own time (``stated_at``, from its ``at``), so the
+    later turn that says the change ranks first. Before, an imported turn was stated when it
+    was imported: both turns had one statement time, and the rule kept the older first."""
+    memory.grant("assistant", "user:alice", now=NOW)
+    sessions = [
+        (f"s{months}", f"t{months + 1}", text, NOW + timedelta(days=30 * months))
+        for months, text in enumerate(BADMINTON)
+    ]
+    for session_id, turn_id, text, at in sessions if order == "as said" else sessions[::-1]:
+        memory.import_conversation(
+            [{"id": turn_id, "role": "user", "text": text, "at": at.isoformat()}],
+            scope="user:alice",
+            session_id=session_id,
+            now=ASKED,
+        )
+    session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=ASKED)
+    result = search(session, "Do I still play badminton on Wednesdays?")
+    assert [r["source_ref"] for r in result["results"]][:2] == ["t2", "t1"]
+    got = session.call("memory_get", {"ids": [r["id"] for r in result["results"]]}, now=ASKED)
+    stated = {r["source_ref"]: r["stated_at"] for r in got["records"]}
+    assert stated == {turn_id: format_time(at) for _, turn_id, _, at in sessions}
 
 
 def test_a_later_turn_that_says_it_changed_ranks_first(memory: Memory) -> None:

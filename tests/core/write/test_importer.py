@@ -132,3 +132,35 @@ def test_an_import_run_again_converges_without_duplicates(fast_memory: Memory) -
     )
     assert [tuple(r) for r in rows] == [("row-0", 2)]  # the edited copy, imported twice
     assert fast_memory.store.query("SELECT count(*) AS n FROM records")[0]["n"] == 8
+
+
+def test_an_item_is_stated_when_the_host_says(fast_memory: Memory) -> None:
+    """``stated_at`` is stored as given (search orders what was said by it); without it a
+    record is stated when imported. An item stated when it happened keys as it did before
+    the field existed, so importing it again after an upgrade stores nothing twice; stated at
+    another time, it is another item. A bad time is refused, naming the field."""
+    from agent_memory.core.write.importer import import_items
+
+    said = {"type": "episodic", "content": "user: I moved to Leeds.", "source_ref": "t7"}
+    at = "2026-03-02T09:30:00Z"
+    before = import_items(
+        fast_memory.engine, [{**said, "event_at": at}], scope="user:alice", now=NOW
+    )
+    dated = import_items(
+        fast_memory.engine, [{**said, "event_at": at, "stated_at": at}], scope="user:alice", now=NOW
+    )
+    assert dated.ids == before.ids and dated.already_stored == 1
+    later = import_items(
+        fast_memory.engine,
+        [{**said, "event_at": at, "stated_at": "2026-04-01T00:00:00+02:00"}],
+        scope="user:alice",
+        now=NOW,
+    )
+    assert later.created == 1
+    records = fast_memory.store.get_records([*before.ids, *later.ids])
+    assert records[before.ids[0]].statement_time == "2026-11-29T12:00:00.000000Z"  # NOW
+    assert records[later.ids[0]].statement_time == "2026-03-31T22:00:00.000000Z"
+    with pytest.raises(InvalidArgument, match="stated_at") as refused:
+        fast_memory.import_records([{**said, "stated_at": "last spring"}], scope="user:alice")
+    assert refused.value.field == "stated_at"
+    assert fast_memory.store.query("SELECT count(*) AS n FROM records")[0]["n"] == 2
