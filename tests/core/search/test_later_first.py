@@ -356,6 +356,55 @@ def test_a_later_turn_that_says_it_changed_ranks_first(memory: Memory) -> None:
     assert replay(payload) == [r["id"] for r in result["results"]]
 
 
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        (
+            [
+                "Any quick dinners? I play five-a-side with some of the staff every Tuesday.",
+                "Also I've stopped five-a-side, my knee's been dodgy.",
+            ],
+            "Do I still play five-a-side on Tuesdays?",
+        ),
+        (
+            [
+                "Maya has her swimming lessons on Mondays after school with Mrs Doyle.",
+                "Oh and Maya's moved to Thursdays, Mrs Doyle changed her timetable.",
+            ],
+            "When are Maya's swimming lessons?",
+        ),
+    ],
+)
+def test_a_change_names_a_hyphenated_or_possessive_word_as_the_question_reads_it(
+    memory: Memory, said: list[str], asked: str
+) -> None:
+    """The question's words are read in parts ("five-a-side": "five", "side"; "Maya's":
+    "maya"), and so are the turn's: the later turn names what was asked and ranks first. Read
+    whole ("five-a-side", "maya'"), they named nothing and the turn stayed below."""
+    session = imported(memory, said)
+    result = search(session, asked)
+    assert [r["source_ref"] for r in result["results"]][:2] == ["t2", "t1"]
+    payload = logged(session, result["search_id"])
+    assert payload["later_first"]["changes"][result["results"][0]["id"]]
+
+
+def test_a_change_names_only_the_words_of_its_own_sentence(memory: Memory) -> None:
+    """The later turn says the parents' flights moved, and in the next sentence names the
+    twins: the change is not theirs, so the birthday stays first (within four words of "now"
+    across the full stop, the turn named "twins" and jumped above it)."""
+    session = imported(
+        memory,
+        [
+            "The twins have their birthday on April 9, we're doing a party at home.",
+            "And my parents' flights got moved up, they land May 28 now. The twins are "
+            "counting down already.",
+        ],
+    )
+    result = search(session, "When is the twins' birthday?")
+    assert [r["source_ref"] for r in result["results"]][:2] == ["t1", "t2"]
+    assert logged(session, result["search_id"])["later_first"]["moved"] == {}
+
+
 def test_a_later_change_about_another_thing_stays_below(memory: Memory) -> None:
     """The later turn says something changed, but not about what the question names: the
     earlier turn keeps its place."""
