@@ -193,12 +193,9 @@ def changed(
         if not (announced or spans):
             continue  # the common case, decided without stemming the content
         ends = [end for _, end in sentence_spans(content)]
-        words = [
-            (bisect.bisect_left(ends, m.start()), _parts(m.group(0)))
-            for m in _WORD.finditer(content)
-        ]
-        starts = [m.start() for m in _WORD.finditer(content)]
-        marks = [bisect.bisect_left(starts, start) for start, _ in spans]
+        found = list(_WORD.finditer(content))
+        words = [(bisect.bisect_left(ends, m.start()), _parts(m.group(0))) for m in found]
+        marks = [bisect.bisect_left(found, start, key=lambda m: m.start()) for start, _ in spans]
         named = {
             stem
             for k, (sentence, stems) in enumerate(words)
