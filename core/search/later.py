@@ -183,11 +183,16 @@ def changed(
     "Update: ...", "Berlin is off"), the words of the question it names (stems): within
     ``NEAR`` words of a change word in its sentence (not "my parents' flights got moved up,
     they land May 28 now, not June. The twins are counting down" for "When is the twins'
-    birthday?"), or anywhere in a turn that opens by announcing one."""
+    birthday?"), or anywhere in a statement that opens by announcing one (not an imported turn)."""
     wanted = {stem_word(w) for w in asked}
     out: dict[str, list[str]] = {}
     for c in candidates:
         content = records[c.record_id].content
+        # An imported turn's content opens with its speaker ("user: Update: ..."), so it is
+        # never read as opening by announcing a change: read without the speaker, "Lots of
+        # news." and "Updates." turns named every question word they held, and on the
+        # personal dev turns path 3 updates gained the current turn first while 6 answers
+        # fell from rank 1 to 2 and one out of the top five. Its change words still count.
         announced = announces(content)
         spans = change_spans(content, strong=True)
         if not (announced or spans):
