@@ -42,7 +42,6 @@ core.search.ranking.replay rebuilds the order (design §13).
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -54,7 +53,6 @@ from agent_memory.core.judge.change import announces, change_spans
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search import life
-from agent_memory.core.sentences import sentence_spans
 
 if TYPE_CHECKING:
     from agent_memory.core.config.search import RetrievalConfig
@@ -84,11 +82,6 @@ WINDOW = 1
 # (personal dev turns path current-first 0.591 at any distance, 0.515 at 4, 0.485 at 3).
 NEAR = 4
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
-# A question's words are read by ``\w+`` (core.search.lexical.query_tokens): "five-a-side"
-# asks "five" and "side", "Maya's" asks "maya". A word of a result is compared in the same
-# parts, so "I've stopped five-a-side" names what "Do I still play five-a-side?" asks, and
-# "Maya's lessons moved" names "maya" (whole, they were "five-a-side" and "maya'").
-_PART = re.compile(r"\w+")
 
 # A question about an earlier state, or asked in the past tense ("When did ...", "What was
 # ..."): it asks what happened then, which the earlier statement answers. Not "how old" (an
@@ -181,9 +174,13 @@ def changed(
 ) -> dict[str, list[str]]:
     """For each result whose words say that something changed ("I've stopped badminton",
     "Update: ...", "Berlin is off"), the words of the question it names (stems): within
-    ``NEAR`` words of a change word in its sentence (not "my parents' flights got moved up,
-    they land May 28 now, not June. The twins are counting down" for "When is the twins'
-    birthday?"), or anywhere in a statement that opens by announcing one (not an imported turn)."""
+    ``NEAR`` words of a change word, or anywhere in a statement that opens by announcing one
+    (not an imported turn: below). Words are compared whole, as written: "five-a-side" and
+    "Maya's" do not name the question's "five", "side" or "maya", nor does the word a change
+    sits beside count only in its own sentence; both were measured and not kept (session 45:
+    in parts, the owner's name or a hyphenated modifier linked someone else's change, "Maya's
+    class teacher moved to Year 3" for "When are Maya's piano lessons?"; in one sentence, "The
+    book club. We've switched to Thursdays" named nothing)."""
     wanted = {stem_word(w) for w in asked}
     out: dict[str, list[str]] = {}
     for c in candidates:
@@ -197,21 +194,12 @@ def changed(
         spans = change_spans(content, strong=True)
         if not (announced or spans):
             continue  # the common case, decided without stemming the content
-        ends = [end for _, end in sentence_spans(content)]
-        found = list(_WORD.finditer(content))
-        words = [(bisect.bisect_left(ends, m.start()), _parts(m.group(0))) for m in found]
-        marks = [bisect.bisect_left(found, start, key=lambda m: m.start()) for start, _ in spans]
+        words = [(m.start(), stem_word(m.group(0).lower())) for m in _WORD.finditer(content)]
+        marks = [sum(1 for at, _ in words if at < start) for start, _ in spans]
         named = {
             stem
-            for k, (sentence, stems) in enumerate(words)
-            for stem in stems
-            if stem in wanted
-            and (
-                announced
-                or any(
-                    abs(k - m) <= NEAR and m < len(words) and words[m][0] == sentence for m in marks
-                )
-            )
+            for k, (_, stem) in enumerate(words)
+            if stem in wanted and (announced or any(abs(k - m) <= NEAR for m in marks))
         }
         if named:
             out[c.record_id] = sorted(named)
@@ -219,14 +207,8 @@ def changed(
 
 
 def _stems(text: str) -> set[str]:
-    """Every word of ``text``, as stems of its parts (``_parts``)."""
-    return {stem for w in _WORD.findall(text) for stem in _parts(w)}
-
-
-def _parts(word: str) -> list[str]:
-    """The stems of ``word``'s parts as a question's words are read ("five-a-side": "five",
-    "a", "side"; "Maya's": "maya", "s")."""
-    return [stem_word(part) for part in _PART.findall(word.lower())]
+    """Every word of ``text``, as a stem (``core.search.subject`` compares query words so)."""
+    return {stem_word(w.lower()) for w in _WORD.findall(text)}
 
 
 def apply(

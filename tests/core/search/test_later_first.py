@@ -356,6 +356,16 @@ def test_a_later_turn_that_says_it_changed_ranks_first(memory: Memory) -> None:
     assert replay(payload) == [r["id"] for r in result["results"]]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known limit: a turn's words are compared whole, so 'five-a-side' and \"Maya's\" do "
+        "not name the question's 'five', 'side' or 'maya'; compared in parts, the owner's name "
+        "or a hyphenated modifier linked someone else's change (\"Maya's class teacher moved "
+        "to Year 3\", 'The T-shirt printer switched suppliers'): a review of 44 items, 4 "
+        "better and 8 worse (session 45)"
+    ),
+)
 @pytest.mark.parametrize(
     ("said", "asked"),
     [
@@ -375,12 +385,12 @@ def test_a_later_turn_that_says_it_changed_ranks_first(memory: Memory) -> None:
         ),
     ],
 )
-def test_a_change_names_a_hyphenated_or_possessive_word_as_the_question_reads_it(
+def test_known_limit_a_change_names_a_hyphenated_or_possessive_word(
     memory: Memory, said: list[str], asked: str
 ) -> None:
     """The question's words are read in parts ("five-a-side": "five", "side"; "Maya's":
-    "maya"), and so are the turn's: the later turn names what was asked and ranks first. Read
-    whole ("five-a-side", "maya'"), they named nothing and the turn stayed below."""
+    "maya"), a turn's whole ("five-a-side", "maya'"): the later turn that says the change
+    names nothing asked and stays below the earlier one."""
     session = imported(memory, said)
     result = search(session, asked)
     assert [r["source_ref"] for r in result["results"]][:2] == ["t2", "t1"]
@@ -388,10 +398,19 @@ def test_a_change_names_a_hyphenated_or_possessive_word_as_the_question_reads_it
     assert payload["later_first"]["changes"][result["results"][0]["id"]]
 
 
-def test_a_change_names_only_the_words_of_its_own_sentence(memory: Memory) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known limit: a change word names a question word four words away across a full "
+        "stop; counting only its own sentence lost 'name the topic, then change it' ('The "
+        "book club. We've switched to Thursdays'): a review of 29 items, 5 better and 10 "
+        "worse (session 45)"
+    ),
+)
+def test_known_limit_a_change_names_the_words_of_the_next_sentence(memory: Memory) -> None:
     """The later turn says the parents' flights moved, and in the next sentence names the
-    twins: the change is not theirs, so the birthday stays first (within four words of "now"
-    across the full stop, the turn named "twins" and jumped above it)."""
+    twins: the change is not theirs, but within four words of "now" across the full stop the
+    turn names "twins" and jumps above the birthday."""
     session = imported(
         memory,
         [
