@@ -424,6 +424,23 @@ def test_known_limit_a_change_names_the_words_of_the_next_sentence(memory: Memor
     assert logged(session, result["search_id"])["later_first"]["moved"] == {}
 
 
+def test_an_imported_turn_is_not_read_as_announcing_a_change(memory: Memory) -> None:
+    """A turn opening "Update!!" that names the trip only in passing stays below the trip:
+    an imported turn's content opens with its speaker ("user: Update!! ..."), and reading it
+    as announcing a change named every word it held (measured on the personal dev set: 3
+    updates gained, 7 answers lower; core.search.later.changed)."""
+    session = imported(
+        memory,
+        [
+            "Going to Niseko with my boyfriend Ryan from 12 to 19 December, first time skiing!",
+            "Update!! Ryan proposed to me in Niseko, we're engaged!! Can you help me plan a party?",
+        ],
+    )
+    result = search(session, "When did we go to Niseko?")
+    assert [r["source_ref"] for r in result["results"]][:2] == ["t1", "t2"]
+    assert logged(session, result["search_id"])["later_first"]["changes"] == {}
+
+
 def test_a_later_change_about_another_thing_stays_below(memory: Memory) -> None:
     """The later turn says something changed, but not about what the question names: the
     earlier turn keeps its place."""
