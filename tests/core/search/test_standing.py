@@ -322,6 +322,29 @@ def test_what_is_standing(content: str, standing: bool) -> None:
     assert is_standing(record(content)) is standing
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known limit: an imported turn's content opens with its speaker ('user: Never ...'), "
+        "so a reading anchored at the start of the user's words misses its first sentence; "
+        "reading it without the speaker (session 45) made 'oh and keep it short mate' a "
+        "standing instruction, placed after the five results that passed on their own, and "
+        "fresh F06-q9 lost its answer from the top five (turns hit@5 0.8828 -> 0.8750)"
+    ),
+)
+@pytest.mark.parametrize(
+    "said", ["Never suggest anything with peanuts.", "oh and keep it short mate, im on my phone"]
+)
+def test_known_limit_an_imported_turn_is_read_as_its_statement_is(said: str) -> None:
+    turn = record(
+        f"user: {said}",
+        source_kind=SourceKind.SYSTEM,
+        context="01 March 2026\n",
+        tags=("role:user",),
+    )
+    assert is_standing(record(said)) and is_standing(turn)
+
+
 def test_a_preference_reads_its_whole_sentence() -> None:
     # The phrased preference lost "for basically everything"; its turn's sentence has it.
     turn = "Good. Also fyi I prefer bullet points over long paragraphs, for basically everything."
