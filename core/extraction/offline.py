@@ -25,7 +25,9 @@ its sentence ("..., if the foot heals"), whole (core.extraction.refusals.conditi
 
 A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
 when it is informative: an episodic ``statement`` whose content is its own evidence
-(core.extraction.verbatim), never a semantic fact.
+(core.extraction.verbatim), never a semantic fact. So is a clause the user says of themselves
+beside one a rule phrased, the clause alone ("I swim three mornings a week" of "... and my
+shoulders are sore"; core.extraction.phrasing.lost_claims says which).
 
 Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, might, maybe,
 hope, wish, let's say; not the "if" of an apology, "Sorry if I'm slow tonight, ..."); reported
@@ -460,8 +462,10 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         # Not an elliptical correction no rule could place ("wait no, june 2."): it says nothing.
         if kept_whole and not someone_elses and (in_full or not correction):
             unphrased.append((index, start, end))
-        elif not someone_elses and (lost := phrasing.lost_change(sentence, phrased)):
-            unphrased.append((index, start + lost[0], start + lost[1]))  # "I resigned from X, ..."
+        elif not someone_elses:
+            # What the phrasings lost: "I resigned from X, ...", "I swim three mornings a week"
+            lost = phrasing.lost_claims(sentence, phrased)
+            unphrased += [(index, start + a, start + b) for a, b in lost]
     return kept + verbatim.statements(turn.content, unphrased, qualified), retracts_before
 
 

@@ -39,6 +39,8 @@ from pydantic import ValidationError
 
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
+from agent_memory.core.extraction.verbatim import informative
+from agent_memory.core.framing import LEAD
 from agent_memory.core.holder import Holder, read_holder
 from agent_memory.core.judge.change import change_spans, content_words
 from agent_memory.core.judge.offline import OfflineJudge
@@ -403,7 +405,7 @@ def lost_change(sentence: str, phrased: list[Candidate]) -> tuple[int, int] | No
     phone" retired "Nora from design agreed to shift her review")."""
     if not phrased:
         return None
-    quoted = [(at, at + len(c.evidence)) for c in phrased if (at := sentence.find(c.evidence)) >= 0]
+    quoted = _quoted(sentence, phrased)
     marks = list(_CLAUSE_BREAK.finditer(sentence))
     for start, stop in change_spans(sentence, strong=True):
         if sentence[start:stop].lower() == "now" or any(a <= start < b for a, b in quoted):
@@ -416,6 +418,96 @@ def lost_change(sentence: str, phrased: list[Candidate]) -> tuple[int, int] | No
         if _BY_THE_USER.match(clause) and len(content_words(clause)) >= 2:
             return begin, end
     return None
+
+
+def lost_claims(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]]:
+    """(start, end) in ``sentence`` of what the user said that its phrasings lost, to keep as
+    said: the clause saying a change no phrasing quotes (``lost_change``), and each clause the
+    user says of themselves that no phrasing quotes and that tells something
+    (core.extraction.verbatim.informative): "Quick one: I swim three mornings a week at the
+    leisure centre and my shoulders are sore." was phrased as "The user's shoulders are
+    sore." alone, and the swimming was lost. Such a clause is kept only where it says alone
+    what it says in its sentence: every clause before it is the user's own too, or a few
+    words naming no one ("Quick one:"), so that nothing before it frames it ("My dream last
+    night was wild, I was the prime minister", "My cat is diabetic, I inject insulin", "My
+    brother is a firefighter, we work 24-hour shifts"); the sentence does not open with what
+    conditions it ("When I'm on call, ..."); it points back to nothing ("I walk him twice a
+    day"); and the judge reading it in its sentence finds nothing around it that changes it
+    ("..., mostly sci-fi", "..., obviously kidding": ``_alone``)."""
+    if not phrased or _SUBORDINATE.match(sentence):
+        return []
+    quoted = _quoted(sentence, phrased)
+    claims = []
+    for begin, end in _clauses(sentence):
+        clause = sentence[begin:end]
+        if not _BY_THE_USER.match(clause):
+            if len(clause.split()) > _LABEL_WORDS or _POSSESSIVE_WORD.search(clause):
+                break  # about someone or something else, which may frame what follows
+            continue  # a label ("Quick one:")
+        if (
+            not any(a < end and begin < b for a, b in quoted)
+            and not change_spans(clause, strong=True)
+            and informative(clause)
+            and _alone(sentence, begin, end)
+        ):
+            claims.append((begin, end))
+    changed = lost_change(sentence, phrased)
+    return sorted(claims if changed is None else [*claims, changed])
+
+
+def _clauses(sentence: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of ``sentence`` (``_CLAUSE_BREAK``), less the "and", "so",
+    "also" ... that opens it (core.framing.LEAD); a part that does not open with a subject
+    goes on the clause before it ("I grow tomatoes, chillies and beans", "we get free drum
+    and bass tickets")."""
+    bounds = [0, *(at for m in _CLAUSE_BREAK.finditer(sentence) for at in m.span()), len(sentence)]
+    spans: list[tuple[int, int]] = []
+    for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
+        lead = LEAD.match(sentence[begin:end])
+        begin += lead.end() if lead else 0
+        if spans and not _SUBJECT.match(sentence, begin, end):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((begin, end))
+    return spans
+
+
+def _alone(sentence: str, start: int, end: int) -> bool:
+    """Whether the clause at ``start:end`` of ``sentence`` says on its own what it says in the
+    sentence: it points back to nothing ("I walk him twice a day") and the judge reading it in
+    its sentence finds nothing around it that changes it ("I read two novels a month, mostly
+    sci-fi", "..., obviously kidding")."""
+    clause = sentence[start:end]
+    return (
+        _POINTS_BACK.search(clause) is None
+        and _JUDGE.entails(clause, clause, context=sentence).holds
+    )
+
+
+# Opening the sentence, a clause that conditions or places what follows it.
+_SUBORDINATE = re.compile(
+    r"^\W*(?:when|whenever|if|unless|while|after|before|once|because|since|although|though|"
+    r"until)\b",
+    re.IGNORECASE,
+)
+# What opens a clause of its own: a subject.
+_SUBJECT = re.compile(
+    r"\W*(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|you|he|she|it|it's|they|my|our|your|"
+    r"his|her|its|their|this|that|there|the)|[A-Z][\w'-]*)(?!\w)"
+)
+# A part before a clause this short, naming no one, is a label ("Quick one:", "Other news:").
+_LABEL_WORDS = 3
+_POSSESSIVE_WORD = re.compile(r"\b(?:my|our|his|her|their|its)\b|\w['\u2019]s\b", re.IGNORECASE)
+# A word that points back to something the rest of its sentence names.
+_POINTS_BACK = re.compile(
+    r"\b(?:he|she|it|they|him|her|them|his|its|their|there|here|this|that|these|those)\b",
+    re.IGNORECASE,
+)
+
+
+def _quoted(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]]:
+    """Where in ``sentence`` each phrasing's quote stands."""
+    return [(at, at + len(c.evidence)) for c in phrased if (at := sentence.find(c.evidence)) >= 0]
 
 
 # A clause whose subject is the user: someone else's change ("My husband resigned from
@@ -435,6 +527,7 @@ __all__ = [
     "fact",
     "in_their_words",
     "lost_change",
+    "lost_claims",
     "procedure",
     "qualified",
     "restates",

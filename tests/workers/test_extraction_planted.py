@@ -90,6 +90,61 @@ def test_an_instruction_a_rule_phrased_is_not_kept_twice(mem: Memory) -> None:
     assert record.content == "The user would rather you always answer in bullet points."
 
 
+@pytest.mark.parametrize(
+    ("said", "phrased", "kept"),
+    [
+        (
+            "Quick one: I swim three mornings a week at the leisure centre and my shoulders "
+            "are sore.",
+            "The user's shoulders are sore.",
+            "I swim three mornings a week at the leisure centre",
+        ),
+        # What goes on without a subject of its own stays with the clause ("mostly ...").
+        (
+            "I have a Kindle and I read about two novels a month, mostly sci-fi.",
+            "The user has a Kindle.",
+            "I read about two novels a month, mostly sci-fi.",
+        ),
+    ],
+)
+def test_a_clause_of_the_user_beside_a_phrased_one_is_kept_as_said(
+    mem: Memory, said: str, phrased: str, kept: str
+) -> None:
+    """A rule phrases one clause of the sentence; the user's other clause, which no rule
+    phrases, is not lost with the rest of the sentence: it is kept in the user's words,
+    without the "and" that joined it."""
+    session(mem, "s1", said)
+    by_content = {r.content: r for r in stored(mem)}
+    assert set(by_content) == {phrased, kept}
+    record = by_content[kept]
+    assert record.evidence == kept and "verbatim" in record.tags
+    assert (record.source_kind, record.status) == (SourceKind.USER_STATEMENT, Status.CONFIRMED)
+
+
+@pytest.mark.parametrize(
+    ("said", "clause"),
+    [
+        # A hedge: the user's own belief, which the judge refuses as a claim.
+        ("I'm a nurse, I think I work too many nights.", "I work too many nights"),
+        # No claim: what the user does not know.
+        ("I'm a teacher and I don't know what to do about it.", "I don't know"),
+        # A condition opens the sentence: no clause after it is read alone.
+        ("When I'm on call, I'm a zombie, and I sleep at the hospital.", "sleep at the hospital"),
+        # It points back to what the rest of the sentence names: alone, it names nothing.
+        ("I have a golden retriever and I walk him twice a day.", "I walk him"),
+        # A clause about someone or something else frames what follows it.
+        ("My dream last night was wild, I was the prime minister.", "prime minister"),
+        ("My brother is a firefighter, we work 24-hour shifts.", "24-hour shifts"),
+    ],
+)
+def test_a_clause_beside_a_phrased_one_that_says_less_alone_is_not_kept(
+    mem: Memory, said: str, clause: str
+) -> None:
+    session(mem, "s1", said)
+    assert stored(mem)  # the phrased clause
+    assert not any(clause in r.evidence for r in stored(mem, with_history=True))
+
+
 def test_a_plan_takes_the_days_its_words_mean(mem: Memory) -> None:
     """The plan's own date is its event_at; "from ... until ..." give the validity."""
     session(
