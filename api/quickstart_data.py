@@ -168,7 +168,11 @@ WRITES: list[tuple[str, dict[str, Any]]] = [
 
 
 EXTRACTION_CHAT = [
-    ("user", "I'm allergic to shellfish. My favourite editor is Helix, mostly for Rust."),
+    (
+        "user",
+        "I'm allergic to shellfish and I carry an EpiPen everywhere. My favourite editor is "
+        "Helix, mostly for Rust.",
+    ),
     ("assistant", "Noted. Anything else before we plan the release?"),
     (
         "user",
