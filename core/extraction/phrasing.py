@@ -433,7 +433,8 @@ def lost_claims(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]
     brother is a firefighter, we work 24-hour shifts"); the sentence does not open with what
     conditions it ("When I'm on call, ..."); it points back to nothing ("I walk him twice a
     day"); and the judge reading it in its sentence finds nothing around it that changes it
-    ("..., mostly sci-fi", "..., obviously kidding": ``_alone``)."""
+    (``_alone``). What follows it without a subject of its own stays with it ("I read about
+    two novels a month, mostly sci-fi": ``_clauses``)."""
     if not phrased or _SUBORDINATE.match(sentence):
         return []
     quoted = _quoted(sentence, phrased)
@@ -475,8 +476,8 @@ def _clauses(sentence: str) -> list[tuple[int, int]]:
 def _alone(sentence: str, start: int, end: int) -> bool:
     """Whether the clause at ``start:end`` of ``sentence`` says on its own what it says in the
     sentence: it points back to nothing ("I walk him twice a day") and the judge reading it in
-    its sentence finds nothing around it that changes it ("I read two novels a month, mostly
-    sci-fi", "..., obviously kidding")."""
+    its sentence finds nothing around it that changes it (core.judge.context: a hedge, report
+    or negation after it)."""
     clause = sentence[start:end]
     return (
         _POINTS_BACK.search(clause) is None
