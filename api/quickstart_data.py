@@ -170,7 +170,7 @@ WRITES: list[tuple[str, dict[str, Any]]] = [
 EXTRACTION_CHAT = [
     (
         "user",
-        "I'm allergic to shellfish and I carry an EpiPen everywhere. My favourite editor is "
+        "I carry an EpiPen everywhere, I'm allergic to shellfish. My favourite editor is "
         "Helix, mostly for Rust.",
     ),
     ("assistant", "Noted. Anything else before we plan the release?"),

@@ -26,8 +26,8 @@ its sentence ("..., if the foot heals"), whole (core.extraction.refusals.conditi
 A user sentence no pattern phrases, and that none of the rules below refuses, is kept verbatim
 when it is informative: an episodic ``statement`` whose content is its own evidence
 (core.extraction.verbatim), never a semantic fact. So is a clause the user says of themselves
-beside one a rule phrased, the clause alone ("I swim three mornings a week" of "... and my
-shoulders are sore"; core.extraction.phrasing.lost_claims says which).
+that opens a sentence a rule phrased another clause of, the clause alone ("I swim three mornings
+a week" of "... and my shoulders are sore"; core.extraction.phrasing.lost_claims says which).
 
 Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, might, maybe,
 hope, wish, let's say; not the "if" of an apology, "Sorry if I'm slow tonight, ..."); reported

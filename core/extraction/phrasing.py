@@ -422,36 +422,36 @@ def lost_change(sentence: str, phrased: list[Candidate]) -> tuple[int, int] | No
 
 def lost_claims(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]]:
     """(start, end) in ``sentence`` of what the user said that its phrasings lost, to keep as
-    said: the clause saying a change no phrasing quotes (``lost_change``), and each clause the
-    user says of themselves that no phrasing quotes and that tells something
-    (core.extraction.verbatim.informative): "Quick one: I swim three mornings a week at the
-    leisure centre and my shoulders are sore." was phrased as "The user's shoulders are
-    sore." alone, and the swimming was lost. Such a clause is kept only where it says alone
-    what it says in its sentence: every clause before it is the user's own too, or a few
-    words naming no one ("Quick one:"), so that nothing before it frames it ("My dream last
-    night was wild, I was the prime minister", "My cat is diabetic, I inject insulin", "My
-    brother is a firefighter, we work 24-hour shifts"); the sentence does not open with what
-    conditions it ("When I'm on call, ..."); it points back to nothing ("I walk him twice a
-    day"); and the judge reading it in its sentence finds nothing around it that changes it
-    (``_alone``). What follows it without a subject of its own stays with it ("I read about
-    two novels a month, mostly sci-fi": ``_clauses``)."""
+    said: the clause saying a change no phrasing quotes (``lost_change``), and the sentence's
+    first clause (after a label: "Quick one:", ``_LABEL``) when the user says it of
+    themselves, no phrasing quotes it and it tells something
+    (core.extraction.verbatim.informative): "I swim three mornings a week at the leisure
+    centre and my shoulders are sore." was phrased as "The user's shoulders are sore." alone,
+    and the swimming was lost. Only the first: a clause before another may frame it, the
+    user's own as much as someone else's ("I had a nightmare, I was fired for being late",
+    "I'm drafting book four, I poison my boss at the office party", "My brother is a
+    firefighter, we work 24-hour shifts"; three adversarial reviews, benchmarks/README.md,
+    "Session 46"). Nor when the sentence opens with what conditions it ("When I'm on call,
+    ..."), the clause points back ("I walk him twice a day") or the judge finds words around
+    it that change it (``_alone``). What follows it without a subject of its own stays with it
+    ("I read about two novels a month, mostly sci-fi": ``_clauses``)."""
     if not phrased or _SUBORDINATE.match(sentence):
         return []
     quoted = _quoted(sentence, phrased)
+    # The first clause past a label: a clause after it may be framed by it.
+    first = next((c for c in _clauses(sentence) if not _LABEL.fullmatch(sentence[slice(*c)])), None)
     claims = []
-    for begin, end in _clauses(sentence):
+    if first is not None:
+        begin, end = first
         clause = sentence[begin:end]
-        if not _BY_THE_USER.match(clause):
-            if len(clause.split()) > _LABEL_WORDS or _POSSESSIVE_WORD.search(clause):
-                break  # about someone or something else, which may frame what follows
-            continue  # a label ("Quick one:")
         if (
-            not any(a < end and begin < b for a, b in quoted)
+            _BY_THE_USER.match(clause)
+            and not any(a < end and begin < b for a, b in quoted)
             and not change_spans(clause, strong=True)
             and informative(clause)
             and _alone(sentence, begin, end)
         ):
-            claims.append((begin, end))
+            claims.append(first)
     changed = lost_change(sentence, phrased)
     return sorted(claims if changed is None else [*claims, changed])
 
@@ -496,9 +496,14 @@ _SUBJECT = re.compile(
     r"\W*(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|you|he|she|it|it's|they|my|our|your|"
     r"his|her|its|their|this|that|there|the)|[A-Z][\w'-]*)(?!\w)"
 )
-# A part before a clause this short, naming no one, is a label ("Quick one:", "Other news:").
-_LABEL_WORDS = 3
-_POSSESSIVE_WORD = re.compile(r"\b(?:my|our|his|her|their|its)\b|\w['\u2019]s\b", re.IGNORECASE)
+# What labels the clause after it: "Quick one:", "Other subject:", "Work news:", "Update:";
+# not a lead-in to someone's words ("Script line one: we value your call").
+_LABEL = re.compile(
+    r"(?:(?:other|another|new|quick|one more|last|different|separate|random|side|work|home|"
+    r"family|big|small|good|bad)\s+)?(?:subject|topic|thing|question|one|note|news|update|"
+    r"point|q)\W*",
+    re.IGNORECASE,
+)
 # A word that points back to something the rest of its sentence names.
 _POINTS_BACK = re.compile(
     r"\b(?:he|she|it|they|him|her|them|his|its|their|there|here|this|that|these|those)\b",

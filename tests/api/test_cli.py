@@ -269,9 +269,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "rejected 'The user is the account owner.'" in out
     extracted = out.split("stage     extract")[1].split("9. Host integration")[0]
     assert "admin" not in extracted  # the injected turn produced no record
-    # A clause a rule did not phrase beside one it did is kept in the user's words.
+    # A clause no rule phrased, opening a sentence a rule phrased, is kept in the user's words.
     assert "The user is allergic to shellfish." in extracted
-    assert "user_statement  I carry an EpiPen everywhere." in extracted
+    assert "user_statement  I carry an EpiPen everywhere\n" in extracted
     # A sentence whose other words qualify its claim is kept as said, and retires nothing.
     assert "My favourite editor is Helix, mostly for Rust.\n               kept as said" in out
     # A wish right after a claim takes it back: nothing of the sailboat is stored.

@@ -101,18 +101,17 @@ def test_an_instruction_a_rule_phrased_is_not_kept_twice(mem: Memory) -> None:
         ),
         # What goes on without a subject of its own stays with the clause ("mostly ...").
         (
-            "I have a Kindle and I read about two novels a month, mostly sci-fi.",
-            "The user has a Kindle.",
-            "I read about two novels a month, mostly sci-fi.",
+            "I read about two novels a month, mostly sci-fi, and my Kindle is ancient.",
+            "The user's Kindle is ancient.",
+            "I read about two novels a month, mostly sci-fi",
         ),
     ],
 )
 def test_a_clause_of_the_user_beside_a_phrased_one_is_kept_as_said(
     mem: Memory, said: str, phrased: str, kept: str
 ) -> None:
-    """A rule phrases one clause of the sentence; the user's other clause, which no rule
-    phrases, is not lost with the rest of the sentence: it is kept in the user's words,
-    without the "and" that joined it."""
+    """A rule phrases one clause of the sentence; the user's clause before it, which no rule
+    phrases, is not lost with the rest of the sentence: it is kept in the user's words."""
     session(mem, "s1", said)
     by_content = {r.content: r for r in stored(mem)}
     assert set(by_content) == {phrased, kept}
@@ -132,9 +131,13 @@ def test_a_clause_of_the_user_beside_a_phrased_one_is_kept_as_said(
         ("When I'm on call, I'm a zombie, and I sleep at the hospital.", "sleep at the hospital"),
         # It points back to what the rest of the sentence names: alone, it names nothing.
         ("I have a golden retriever and I walk him twice a day.", "I walk him"),
-        # A clause about someone or something else frames what follows it.
+        # A clause before it may frame it, the user's own as much as another's.
         ("My dream last night was wild, I was the prime minister.", "prime minister"),
         ("My brother is a firefighter, we work 24-hour shifts.", "24-hour shifts"),
+        ("I had a nightmare, I was fired for being late and my boss is Tom.", "fired"),
+        ("I'm drafting book four, I poison my boss at the office party.", "poison"),
+        # Someone else's words after a lead-in, not a label of the user's.
+        ("Script line one: we value your call and my name is Sam.", "we value"),
     ],
 )
 def test_a_clause_beside_a_phrased_one_that_says_less_alone_is_not_kept(
