@@ -460,7 +460,8 @@ def _clauses(sentence: str) -> list[tuple[int, int]]:
     """(start, end) of each clause of ``sentence`` (``_CLAUSE_BREAK``), less the "and", "so",
     "also" ... that opens it (core.framing.LEAD); a part that does not open with a subject
     goes on the clause before it ("I grow tomatoes, chillies and beans", "we get free drum
-    and bass tickets")."""
+    and bass tickets"). A capitalised word counts as a subject, so a list of names is cut
+    after its first name (the record's retrieval context still holds the whole turn)."""
     bounds = [0, *(at for m in _CLAUSE_BREAK.finditer(sentence) for at in m.span()), len(sentence)]
     spans: list[tuple[int, int]] = []
     for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
