@@ -40,7 +40,7 @@ from pydantic import ValidationError
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
 from agent_memory.core.extraction.verbatim import informative
-from agent_memory.core.framing import LEAD
+from agent_memory.core.framing import DEPENDENT, LEAD
 from agent_memory.core.holder import Holder, read_holder
 from agent_memory.core.judge.change import change_spans, content_words
 from agent_memory.core.judge.offline import OfflineJudge
@@ -432,11 +432,12 @@ def lost_claims(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]
     "I'm drafting book four, I poison my boss at the office party", "My brother is a
     firefighter, we work 24-hour shifts"; three adversarial reviews, benchmarks/README.md,
     "Session 46"). Nor when the sentence opens with what conditions it ("When I'm on call,
-    ..."), the clause points back ("I walk him twice a day") or the judge finds words around
-    it that change it (``_alone``). What follows it without a subject of its own stays with it
-    ("I read about two novels a month, mostly sci-fi": ``_clauses``)."""
-    if not phrased or _SUBORDINATE.match(sentence):
-        return []
+    ...": core.framing.DEPENDENT), the clause points back ("I walk him twice a day") or the
+    judge finds words around it that change it (``_alone``). What follows it without a
+    subject of its own stays with it ("I read about two novels a month, mostly sci-fi":
+    ``_clauses``)."""
+    if not phrased or DEPENDENT.match(re.sub(r"^\W+", "", sentence)):
+        return []  # "When I'm on call, ...": what follows it may not be claimed
     quoted = _quoted(sentence, phrased)
     # The first clause past a label: a clause after it may be framed by it.
     first = next((c for c in _clauses(sentence) if not _LABEL.fullmatch(sentence[slice(*c)])), None)
@@ -486,12 +487,6 @@ def _alone(sentence: str, start: int, end: int) -> bool:
     )
 
 
-# Opening the sentence, a clause that conditions or places what follows it.
-_SUBORDINATE = re.compile(
-    r"^\W*(?:when|whenever|if|unless|while|after|before|once|because|since|although|though|"
-    r"until)\b",
-    re.IGNORECASE,
-)
 # What opens a clause of its own: a subject.
 _SUBJECT = re.compile(
     r"\W*(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|you|he|she|it|it's|they|my|our|your|"
