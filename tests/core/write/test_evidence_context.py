@@ -367,6 +367,39 @@ def test_known_limit_a_true_quote_refused_for_what_follows_it(
     assert OfflineJudge().entails(quote, content, context=turn).holds
 
 
+# (turn, quote, content): true quotes the judge refuses because a correction cue opens a later
+# question that asks something new. Most such questions do (task requests, questions of how
+# something is judged), but three adversarial reviews of rules reading them so found the user's
+# corrections and retractions asked the same way confirmed as fact ("Sorry, can you disregard
+# that?", "Oops, can you plan the party for Mila?", "Wait, is it a problem that I moved to
+# Lyon last week?"), 56 of 62 and 40 of 48 traps (benchmarks/README.md, "Session 47").
+REFUSED_BEFORE_A_QUESTION: list[tuple[str, str, str]] = [
+    (
+        "jack's allergic to shellfish so no prawn bait fights pls lol. actually is handling "
+        "prawns as bait even a problem for him",
+        "jack's allergic to shellfish so no prawn bait fights pls lol",
+        "jack's allergic to shellfish so no prawn bait fights pls lol.",
+    ),
+    (
+        "I'm vegetarian. Actually, can you suggest a curry?",
+        "I'm vegetarian",
+        "The user is vegetarian.",
+    ),
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: a correction cue opening a question takes the claim before it back; "
+    "the question may be the correction ('Sorry, can you disregard that?')",
+)
+@pytest.mark.parametrize(("turn", "quote", "content"), REFUSED_BEFORE_A_QUESTION)
+def test_known_limit_a_true_quote_refused_before_a_cue_and_a_question(
+    turn: str, quote: str, content: str
+) -> None:
+    assert OfflineJudge().entails(quote, content, context=turn).holds
+
+
 @pytest.mark.parametrize(("turn", "quote", "content"), CUT_QUOTES[:5] + CUT_QUOTES[-2:])
 def test_memory_write_does_not_confirm_a_cut_quote(
     memory: Memory, turn: str, quote: str, content: str
