@@ -353,26 +353,12 @@ REFUSED_BESIDE: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: 'mostly' before things, 'not' before a thing and an instruction "
-    "reported after 'and' also limit or undo claims ('I fix cars, mostly bikes actually', "
-    "'I run every morning, not weekends', '... and my wife said prove it then'); two "
-    "adversarial reviews found each confirming false pairs, so they still refuse",
-)
-@pytest.mark.parametrize(("turn", "quote", "content"), REFUSED_BESIDE)
-def test_known_limit_a_true_quote_refused_for_what_follows_it(
-    turn: str, quote: str, content: str
-) -> None:
-    assert OfflineJudge().entails(quote, content, context=turn).holds
-
-
 # (turn, quote, content): true quotes the judge refuses because a correction cue opens a later
 # question that asks something new. Most such questions do (task requests, questions of how
 # something is judged), but three adversarial reviews of rules reading them so found the user's
 # corrections and retractions asked the same way confirmed as fact ("Sorry, can you disregard
 # that?", "Oops, can you plan the party for Mila?", "Wait, is it a problem that I moved to
-# Lyon last week?"), 56 of 62 and 40 of 48 traps (benchmarks/README.md, "Session 47").
+# Lyon last week?"): 5 of 42, 56 of 62 and 40 of 48 traps (benchmarks/README.md, "Session 47").
 REFUSED_BEFORE_A_QUESTION: list[tuple[str, str, str]] = [
     (
         "jack's allergic to shellfish so no prawn bait fights pls lol. actually is handling "
@@ -388,13 +374,32 @@ REFUSED_BEFORE_A_QUESTION: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: a correction cue opening a question takes the claim before it back; "
-    "the question may be the correction ('Sorry, can you disregard that?')",
+_BESIDE_LIMIT = (
+    "known limit: 'mostly' before things, 'not' before a thing and an instruction reported "
+    "after 'and' also limit or undo claims ('I fix cars, mostly bikes actually', 'I run every "
+    "morning, not weekends', '... and my wife said prove it then'); two adversarial reviews "
+    "found each confirming false pairs, so they still refuse"
 )
-@pytest.mark.parametrize(("turn", "quote", "content"), REFUSED_BEFORE_A_QUESTION)
-def test_known_limit_a_true_quote_refused_before_a_cue_and_a_question(
+_QUESTION_LIMIT = (
+    "known limit: a correction cue opening a question takes the claim before it back; the "
+    "question may be the correction ('Sorry, can you disregard that?')"
+)
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote", "content"),
+    [
+        *(
+            pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=_BESIDE_LIMIT))
+            for c in REFUSED_BESIDE
+        ),
+        *(
+            pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=_QUESTION_LIMIT))
+            for c in REFUSED_BEFORE_A_QUESTION
+        ),
+    ],
+)
+def test_known_limit_a_true_quote_refused_for_what_follows_it(
     turn: str, quote: str, content: str
 ) -> None:
     assert OfflineJudge().entails(quote, content, context=turn).holds
