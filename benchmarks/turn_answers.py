@@ -4,6 +4,7 @@ labelled questions, alone and among generic filler sessions.
 
     python benchmarks/turn_answers.py [--items benchmarks/data/turn_answers.json]
                                       [--sizes alone,half,all] [--out FILE.json] [--show-wrong]
+                                      [--by-kind]
 
 Two review sessions wrote these 78 conversations (486 questions) in session 44 to test rules
 that rank a turn by what its neighbours say, and labelled each question with the turn ids
@@ -22,6 +23,11 @@ hit@1, @5, @10 (the first answering turn within that rank), answerable answered 
 unanswerable answered empty, and for updates whether a stale turn is in the top 5 above every
 current one.
 The rules measured against it: benchmarks/README.md, "Session 44".
+
+A second set, ``--items benchmarks/data/assistant_answers.json`` (session 47, a review of the
+role prior), holds 30 conversations whose 198 questions are asked in the user's voice: 106
+answered only by an assistant turn (a booking confirmed, a sum worked out), 92 by the user's
+own; ``--by-kind`` prints each kind of question apart (benchmarks/README.md, "Session 47").
 """
 
 from __future__ import annotations
@@ -118,6 +124,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="alone,half,all", help="of: " + ", ".join(SIZES))
     parser.add_argument("--out", type=Path, help="write each question's outcome as JSON here")
     parser.add_argument("--show-wrong", action="store_true", help="print each answer missed")
+    parser.add_argument("--by-kind", action="store_true", help="also a line per kind of question")
     args = parser.parse_args()
     data = json.loads(args.items.read_text(encoding="utf-8"))
     sizes = [s for s in args.sizes.split(",") if s]
@@ -134,6 +141,10 @@ def main() -> None:
                 rows.append({**row, **outcome(question, turns), "found": turns[:10]})
     for size in sizes:
         print(f"{size:5}: {summary([r for r in rows if r['size'] == size])}")
+        if args.by_kind:
+            for kind in sorted({r.get("kind", "") for r in rows}):
+                kept = [r for r in rows if r["size"] == size and r.get("kind", "") == kind]
+                print(f"  {kind or '-':9}: {summary(kept)}")
     if args.show_wrong:
         for r in rows:
             if r["answer"] and (r["rank"] is None or r["rank"] > 5):
