@@ -27,7 +27,10 @@ The rules measured against it: benchmarks/README.md, "Session 44".
 A second set, ``--items benchmarks/data/assistant_answers.json`` (session 47, a review of the
 role prior), holds 30 conversations whose 198 questions are asked in the user's voice: 106
 answered only by an assistant turn (a booking confirmed, a sum worked out), 92 by the user's
-own; ``--by-kind`` prints each kind of question apart (benchmarks/README.md, "Session 47").
+own; and ``benchmarks/data/assistant_acts.json`` 26 conversations whose 186 questions test
+assistant turns reporting what they did ("Booked: ...") against the user's turns and against
+the later turns that change, cancel or refuse them. ``--by-kind`` prints each kind of question
+apart (benchmarks/README.md, "Session 47").
 """
 
 from __future__ import annotations
