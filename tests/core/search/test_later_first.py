@@ -574,3 +574,37 @@ def test_a_later_mention_of_the_users_own_life_that_changes_nothing_stays_below(
     session = stated(memory, [(0, old), (0, "The user likes tea."), (3, later)])
     contents = [r["content"] for r in search(session, query)["results"]]
     assert contents[0] == old, contents
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known limit: the later statement scores a third of the earlier one (rank-based "
+        "fusion), far from close, and an imported turn naming no word of the question is held; "
+        "a reading that moves a change of the user's own job, home, studies or car said "
+        "outright however far below it scored was narrowed over five adversarial reviews and "
+        "not kept: on their realistic chats it fired on none of 40 updates, and each aimed "
+        "round found everyday phrasings jumping above the answer ('Mentally I quit my job at "
+        "Calloway', 'I joined Greenfield Runners, half my colleagues ...') (session 48)"
+    ),
+)
+@pytest.mark.parametrize("as_turns", [False, True], ids=["written", "imported turns"])
+def test_known_limit_a_later_car_sold_and_bought_ranks_below_the_old_car(
+    memory: Memory, as_turns: bool
+) -> None:
+    """ "We sold the Qashqai and bought a Kia EV6" after "Our Qashqai fits three car seats":
+    for "What car do we drive?" the sale should rank first."""
+    old = "Our Qashqai fits three car seats across the back, and the boot takes the double buggy."
+    new = "We sold the Qashqai and bought a Kia EV6, the home charger goes in next week."
+    if as_turns:
+        session = imported(
+            memory, [old, "Can you suggest a rainy day activity for 6 year olds?", new]
+        )
+        refs = [r["source_ref"] for r in search(session, "What car do we drive?")["results"]]
+        assert refs.index("t3") < refs.index("t1")
+    else:
+        session = stated(
+            memory, [(0, old), (0, "The user's dog Kumara loves the beach."), (5, new)]
+        )
+        contents = [r["content"] for r in search(session, "What car do we drive?")["results"]]
+        assert contents.index(new) < contents.index(old)
