@@ -578,6 +578,7 @@ def test_a_later_mention_of_the_users_own_life_that_changes_nothing_stays_below(
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason=(
         "known limit: the later statement scores a third of the earlier one (rank-based "
         "fusion), far from close, and an imported turn naming no word of the question is held; "
@@ -593,7 +594,8 @@ def test_known_limit_a_later_car_sold_and_bought_ranks_below_the_old_car(
     memory: Memory, as_turns: bool
 ) -> None:
     """ "We sold the Qashqai and bought a Kia EV6" after "Our Qashqai fits three car seats":
-    for "What car do we drive?" the sale should rank first."""
+    for "What car do we drive?" both are found, and the sale should rank first (only the order
+    is the limit: a record missing fails the test outright)."""
     old = "Our Qashqai fits three car seats across the back, and the boot takes the double buggy."
     new = "We sold the Qashqai and bought a Kia EV6, the home charger goes in next week."
     if as_turns:
@@ -601,10 +603,14 @@ def test_known_limit_a_later_car_sold_and_bought_ranks_below_the_old_car(
             memory, [old, "Can you suggest a rainy day activity for 6 year olds?", new]
         )
         refs = [r["source_ref"] for r in search(session, "What car do we drive?")["results"]]
+        if not {"t1", "t3"} <= set(refs):
+            pytest.fail(f"both turns should be found: {refs}")
         assert refs.index("t3") < refs.index("t1")
     else:
         session = stated(
             memory, [(0, old), (0, "The user's dog Kumara loves the beach."), (5, new)]
         )
         contents = [r["content"] for r in search(session, "What car do we drive?")["results"]]
+        if not {old, new} <= set(contents):
+            pytest.fail(f"both statements should be found: {contents}")
         assert contents.index(new) < contents.index(old)
