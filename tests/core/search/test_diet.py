@@ -254,3 +254,41 @@ def test_what_is_a_dietary_constraint(content: str, constraint: bool) -> None:
 @pytest.mark.parametrize("kind", [SourceKind.TOOL_RESULT, SourceKind.AGENT_INFERENCE])
 def test_only_the_users_own_words_state_one(kind: SourceKind) -> None:
     assert not diet.is_constraint(record(COELIAC, source_kind=kind))
+
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason=(
+        "known limit: a dietary constraint or standing instruction admitted for a task goes "
+        "after every result that passed on its own, however far below the best (fresh F02-q8: "
+        "'The user has never cared for garlic.' 7th of 7 for 'Suggest a pasta supper I could "
+        "make this evening.'). Placing them above results under 0.75 of the best score "
+        "(session 49) lifted 12 answers on the personal sets for 4 lowered, but an adversarial "
+        "review found it a wash on realistic tasks and worse on aimed ones: the results it "
+        "pushed down are those only the dense generator found, the task's details worded "
+        "unlike it ('My budget is about 1,500 dollars.' for 'Recommend a laptop for my work.'); "
+        "constraints alone lost dev A06-q6"
+    ),
+)
+def test_known_limit_a_constraint_ranks_below_results_far_below_the_best(memory: Memory) -> None:
+    """The record the task is about comes first; the dietary constraint and the standing
+    instruction come after two results found by the dense generator alone, at a third of the
+    best's fused score."""
+    machine = "We have a pasta machine my daughter gave us for Christmas."
+    cooking = [
+        "My wife Margaret does the cooking and is fond of spinach soup.",
+        "In the meantime I have taken on more of the cooking, which is a novelty.",
+    ]
+    dislike = "I have never cared for garlic."
+    metric = "Please always use metric units in anything you give me."
+    session = stated(memory, [*FACTS, machine, *cooking, dislike, metric])
+    result = search(session, "Suggest a pasta dish I could make with our pasta machine.")
+    found = contents(result)
+    if not ({machine, dislike, metric, *cooking} <= set(found) and found[0] == machine):
+        pytest.fail(f"not the answer this limit is about: {found}")
+    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
+    if (passed[dislike], passed[metric]) != ("constraint", "standing"):
+        pytest.fail(f"the riders were not admitted as such: {passed}")
+    assert max(found.index(dislike), found.index(metric)) < min(map(found.index, cooking))
