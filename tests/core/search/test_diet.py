@@ -256,7 +256,6 @@ def test_only_the_users_own_words_state_one(kind: SourceKind) -> None:
     assert not diet.is_constraint(record(COELIAC, source_kind=kind))
 
 
-
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
