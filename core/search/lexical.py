@@ -56,6 +56,37 @@ def query_tokens(text: str) -> list[str]:
     return (content or words)[:MAX_QUERY_TOKENS]
 
 
+# The person a store is about, as an agent names them in a query: "Where does the user live?",
+# "What is the user's dog called?"; not "users", "power user", "user research" without "the".
+_THE_USER = re.compile(r"\bthe\s+user\b|\buser['\u2019]s\b", re.IGNORECASE)
+
+
+def search_words(query: str) -> list[str]:
+    """The words a search matches records by (``query_tokens``), without "user" where the query
+    names the person the store is about as "the user" or "user's".
+
+    Every fact the extractors phrase says "The user ..." ("The user's daughter is Zosia."), so
+    that word matched them all: BM25 scored each, and a shared query word let a small store's
+    record pass at a lower cosine (core.search.gate: the corroborated floor). Asked in the
+    third person, as agents often ask, half the unanswerable questions of the personal sets
+    were answered on the extracted path and their answers fell below the phrased facts
+    (benchmarks/README.md, "Session 42" and "Session 49"). The query's vector keeps every word:
+    only matching by word leaves "user" out, so a question in the first person, or one naming
+    users in another sense ("our power users", "the users' top request"), searches as before.
+    Limits: an imported turn opens with its speaker ("user: ..."), so on the turns path the
+    word also favoured the user's turns over the assistant's; without it the role prior alone
+    does, and short replies ("assistant: Okay, noted.") reach more third-person answers, as
+    they reach first-person ones. A keyword query opening with a compound ("the user table
+    pk") loses its first word, and one that "user" alone tied to a record ("What are the
+    user's career goals?" / "I'd like to move into a deputy head role") finds it no longer:
+    a review of 914 agent-style queries found 61 better, 13 worse (benchmarks/README.md,
+    "Session 49")."""
+    words = query_tokens(query)
+    if _THE_USER.search(query) is None:
+        return words
+    return [w for w in words if w != "user"] or words
+
+
 def fts_match(tokens: Sequence[str]) -> str | None:
     """An FTS5 MATCH expression matching any of ``tokens``, each a quoted literal (None when
     there are none). Cannot raise an FTS5 syntax error, whatever the tokens hold."""

@@ -39,7 +39,7 @@ from agent_memory.core.models import (
 from agent_memory.core.search import diet, explain, later, ranking, siblings, standing, subject
 from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
-from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.search.lexical import search_words
 from agent_memory.core.search.ranking import Candidate
 from agent_memory.core.search.request import Search, SearchRequest
 from agent_memory.core.search.rerank import Reranker, rerank
@@ -104,7 +104,7 @@ class Retriever:
         s = Search(request, now, query, rewrite, scopes, where, index, depth, dense, by_passage)
 
         with timer.stage("lexical_candidates"):
-            s.words = query_tokens(query)
+            s.words = search_words(query)
             s.scored = generators.scored(s.words, scopes, index=index)
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
