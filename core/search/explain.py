@@ -56,8 +56,10 @@ _PASSED = {
     "subject": "names the query's subject",
     "margin": "near the best",
     "beside": "closer than the subject match",
-    "standing": "a standing instruction, for a task",
-    "constraint": "a dietary constraint, for a food task or question",
+    # A rider's reason says what it is; that the query asked a task (or about food) is the
+    # model's own request. The full explanation's gate says both (core.search.standing).
+    "standing": "a standing instruction",
+    "constraint": "a dietary constraint",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
 }

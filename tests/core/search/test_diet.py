@@ -10,6 +10,7 @@ import pytest
 from agent_memory.core import Memory
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search import diet
+from agent_memory.core.search.explain import for_model
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
 from tests.core.search.test_standing import FACTS, contents, payload, record, search, stated
@@ -44,6 +45,23 @@ def test_a_food_task_gets_the_dietary_constraints(alice: Session, task: str) -> 
     added = {r["id"] for r in result["results"] if r["explanation"]["passed_on"] == "constraint"}
     assert set(logged["gate"]["constraints"]) == added
     assert replay(logged) == [r["id"] for r in result["results"]]
+
+
+def test_the_compact_reason_of_a_rider_says_what_it_is(memory: Memory) -> None:
+    """What a model reads of a rider: "a dietary constraint", "a standing instruction"; that
+    the query asked a task about food is its own request (the full explanation's gate says
+    it). Every character of the compact answer is read on every turn."""
+    metric = "Please always use metric units in anything you give me."
+    session = stated(memory, [*FACTS, COELIAC, metric])
+    query = {"query": "Give me a pasta recipe for tonight."}
+    result = search(session, query["query"])
+    full = {r["id"]: r["explanation"]["passed_on"] for r in result["results"]}
+    compact = {r["id"]: r["reason"] for r in for_model("memory_search", query, result)["results"]}
+    said = {"constraint": "a dietary constraint", "standing": "a standing instruction"}
+    riders = {i: on for i, on in full.items() if on in said}
+    assert set(riders.values()) == set(said)
+    for record_id, passed_on in riders.items():
+        assert compact[record_id].split("; ")[-1] == said[passed_on]
 
 
 @pytest.mark.parametrize(
