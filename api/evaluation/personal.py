@@ -13,7 +13,10 @@ contract only (Memory, sessions, tools), each persona in a fresh store of its ow
 
 Then every question is asked once with memory_search (gate on, the default limit, the
 question text alone, at its asked_at) as the persona's agent, and the first five results are
-scored as the data set's README says. A result matches a labelled turn: on the extracted path
+scored as the data set's README says; then once more as an agent often asks it, about "the
+user" (``third_person`` of api.evaluation.person: "Where does the user live?"), reported as
+each path's ``third_person`` figures (no per-kind table; the calibration reads the first
+pass only). A result matches a labelled turn: on the extracted path
 when its ``evidence``, folded (lowercase, punctuation and runs of spaces to one space), is at
 least 8 characters long and lies inside the turn's folded text; on the turns path when its
 ``source_ref`` is the turn's id. Per path and per kind: hit@5 (any evidence turn matched),
@@ -44,6 +47,7 @@ from tqdm import tqdm
 
 from agent_memory.api.evaluation.calibrate import calibrate_small_store_drop
 from agent_memory.api.evaluation.metrics import mean, personal_metrics
+from agent_memory.api.evaluation.person import third_person
 from agent_memory.api.evaluation.personas import TURN_STEP, Answer, Persona, data_file, load
 from agent_memory.core import Memory
 from agent_memory.core.config import Config
@@ -118,14 +122,17 @@ def _import_turns(mem: Memory, persona: Persona) -> None:
 # Asking and matching
 
 
-def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
+def ask(
+    mem: Memory, persona: Persona, path: str, *, asked_as: Callable[[str], str] | None = None
+) -> list[Answer]:
+    """Every question of ``persona`` (reworded by ``asked_as``), as its agent's memory_search."""
     session = mem.session(agent_id=AGENT, user_id=persona.id, session_id=f"eval-{persona.id}")
     labelled = {t for q in persona.questions for t in q.evidence + q.stale}
     folded = {t: fold(persona.turn(t).text) for t in labelled}
     restating = _restated(mem, persona, path, folded)
     answers = []
     for question in persona.questions:
-        arguments = {"query": question.text}
+        arguments = {"query": asked_as(question.text) if asked_as else question.text}
         result = session.call("memory_search", arguments, now=question.asked_at)
         if "error" in result:
             raise RuntimeError(f"search failed for {question.id}: {result['error']['code']}")
@@ -226,6 +233,7 @@ def run(
         where.mkdir(parents=True, exist_ok=True)
         for path in paths:
             answers: list[Answer] = []
+            asked_about: list[Answer] = []  # the same questions about "the user"
             stored: list[int] = []
             by_path[path] = []
             for persona in tqdm(personas, desc=path, unit="persona", disable=not progress):
@@ -235,11 +243,20 @@ def run(
                     stored.append(mem.stats()["records"])
                     by_path[path].append(ask(mem, persona, path))
                     answers += by_path[path][-1]
-            report[path] = personal_metrics(answers) | {"records_per_persona": mean(stored)}
+                    asked_about += ask(mem, persona, path, asked_as=third_person)
+            report[path] = personal_metrics(answers) | {
+                "records_per_persona": mean(stored),
+                "third_person": _without_kinds(personal_metrics(asked_about)),
+            }
     if calibrate:
         report["calibration"] = calibrate_small_store_drop(by_path, config.gate)
     report["finished"] = format_time(datetime.now(UTC))
     return report
+
+
+def _without_kinds(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The third-person pass's figures: every rate, not the per-kind table."""
+    return {k: v for k, v in metrics.items() if k != "by_kind"}
 
 
 def summary(report: dict[str, Any]) -> str:
@@ -260,6 +277,14 @@ def summary(report: dict[str, Any]) -> str:
             f"{m['full_result_chars']} full (content {m['content_chars']}); "
             f"{m['records_per_persona']} records per persona",
         ]
+        if "third_person" in m:
+            t = m["third_person"]
+            lines.append(
+                f'    asked about "the user": hit@5 {t["answerable"]["hit@5"]}, answerable '
+                f"answered empty {t['answerable']['empty']}; unanswerable empty "
+                f"{t['unanswerable_empty']}; current first {t['update_current_first']}, stale "
+                f"shown {t['update_stale_shown']}; mean result {t['result_chars']} chars compact"
+            )
         for kind, values in m["by_kind"].items():
             lines.append(f"    {kind:<18} " + ", ".join(f"{k} {v}" for k, v in values.items()))
     if "calibration" in report:

@@ -4,6 +4,7 @@ figures checked against the data set README's scoring rule applied to what searc
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from agent_memory.api.cli import main
 from agent_memory.api.evaluation import personal, personas
 from agent_memory.api.evaluation.calibrate import final_ids
 from agent_memory.api.evaluation.metrics import personal_metrics
+from agent_memory.api.evaluation.person import third_person
 from agent_memory.api.evaluation.personal import fold
 from agent_memory.api.evaluation.personas import Answer, Question
 from agent_memory.core import Config, Memory
@@ -103,15 +105,18 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]
     return report, stores
 
 
-def by_readme(stores: Path, path: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Each question with the first five results of the same search, asked again in the
-    store the eval built."""
+def by_readme(
+    stores: Path, path: str, asked_as: Callable[[str], str] = lambda text: text
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each question (worded by ``asked_as``) with the first five results of the same search,
+    asked again in the store the eval built."""
     asked = []
     for persona in DATA["personas"]:
         with Memory.open(stores / f"{persona['id']}-{path}.db") as mem:
             session = mem.session(agent_id="assistant", user_id=persona["id"], session_id="x")
             for q in persona["questions"]:
-                result = session.call("memory_search", {"query": q["question"]}, now=None)
+                query = asked_as(q["question"])
+                result = session.call("memory_search", {"query": query}, now=None)
                 asked.append((q | {"turns": _texts(persona)}, result["results"][:5]))
     return asked
 
@@ -145,6 +150,41 @@ def test_reported_figures_follow_the_readme_rule_on_what_search_returned(
     assert figures["answerable"]["hit@5"] == pytest.approx(sum(hits) / 3, abs=1e-4)
     assert figures["answerable"]["empty"] == pytest.approx(sum(empty) / 3, abs=1e-4)
     assert figures["by_kind"]["update"]["n"] == 1 and figures["questions"] == 5
+
+
+@pytest.mark.parametrize("path", ["extracted", "turns"])
+def test_the_questions_asked_about_the_user_are_scored_alike(
+    run: tuple[dict[str, Any], Path], path: str
+) -> None:
+    """Every question is asked a second time as an agent asks it ("Where does the user work
+    as a nurse?"), on the same stores, and scored by the same rule."""
+    report, stores = run
+    figures = report[path]["third_person"]
+    answerable = [
+        (q, r)
+        for q, r in by_readme(stores, path, asked_as=third_person)
+        if not q["kind"].startswith("un")
+    ]
+    hits = [any(_matched(q, x, path) & set(q["evidence"]) for x in r) for q, r in answerable]
+    assert figures["answerable"]["n"] == 3 and figures["questions"] == 5
+    assert figures["answerable"]["hit@5"] == pytest.approx(sum(hits) / 3, abs=1e-4)
+    assert "by_kind" not in figures
+    assert 'asked about "the user": hit@5' in personal.summary(report)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Where do I live?", "Where does the user live?"),
+        ("How old am I?", "How old is the user?"),
+        ("What car do we drive?", "What car does the user drive?"),
+        ("What's my dog's name?", "What's the user's dog's name?"),
+        ("Suggest a dinner I can cook.", "Suggest a dinner the user can cook."),
+        ("I'm bored, what should I read?", "the user is bored, what should the user read?"),
+    ],
+)
+def test_a_question_asked_about_the_user(question: str, asked: str) -> None:
+    assert third_person(question) == asked
 
 
 def test_counts_that_do_not_depend_on_ranking(run: tuple[dict[str, Any], Path]) -> None:
