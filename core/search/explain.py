@@ -376,9 +376,6 @@ def log_payload(
             "standing": [{"id": i, "score": score} for i, score in s.standing],
             "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in s.ordered],
         },
-        # The words the search matched records by (core.search.lexical.search_words: "user"
-        # is not one where the query says "the user").
-        "lexical_words": s.words,
         # Which BM25 ranked the lexical candidates: "memory" (core.search.bm25) or "fts5".
         "lexical_scored_by": s.lexical_scored_by,
         # Query words BM25 gives no weight (in half of all records or more), left out of the

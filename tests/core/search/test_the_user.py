@@ -6,7 +6,6 @@ vector keeps it."""
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -98,8 +97,6 @@ def test_a_third_person_question_gets_its_answer_not_every_phrased_fact(alice: S
     assert contents(alice, "What pet does the user have?") == [
         "The user has a corgi called Biscuit."
     ]
-    logged = alice.memory.store.query("SELECT payload FROM search_log ORDER BY rowid DESC LIMIT 1")
-    assert json.loads(logged[0]["payload"])["lexical_words"] == ["pet"]  # the log says so
     found = contents(alice, "What does the user do for work?")
     assert found[0] == "The user works as a data analyst at a logistics firm."
     assert "The user is allergic to ibuprofen." not in found
