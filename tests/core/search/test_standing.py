@@ -5,6 +5,7 @@ fact, never a one-off request; the response says why, and replaying the log agre
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -30,24 +31,28 @@ FACTS = [
 ]
 
 
-def stated(memory: Memory, contents: list[str]) -> Session:
-    """Alice's own sentences, each said in her session and written as her statement."""
+def stated(memory: Memory, contents: Sequence[str | tuple[str, str]]) -> Session:
+    """Alice's own sentences, each said in her session and written as her statement: a
+    sentence as said (episodic), or a (sentence, fact) pair as the fact an extractor phrases
+    of it (semantic, the sentence its evidence); the judge must confirm each."""
     memory.grant("assistant", "user:alice", now=NOW)
     session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
-    for k, content in enumerate(contents):
+    for k, item in enumerate(contents):
+        said, content = item if isinstance(item, tuple) else (item, item)
         at = NOW + timedelta(minutes=k)
-        session.add_turn("user", content, at=at)
+        session.add_turn("user", said, at=at)
         written = session.call(
             "memory_write",
             {
-                "type": "episodic",
+                "type": "semantic" if isinstance(item, tuple) else "episodic",
                 "content": content,
                 "source_kind": "user_statement",
-                "evidence": content,
+                "evidence": said,
             },
             now=at,
         )
         assert written["action"] == "created", written
+        assert written["source_kind"] == "user_statement", written
     return session
 
 

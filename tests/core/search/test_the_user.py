@@ -13,6 +13,7 @@ import pytest
 from agent_memory.core import Memory
 from agent_memory.core.search.lexical import query_tokens, search_words
 from agent_memory.core.session import Session
+from tests.core.search.test_standing import stated
 from tests.support.clock import NOW
 
 # What Alice said, and the fact an extractor phrases from it.
@@ -36,23 +37,7 @@ SAID = [
 
 @pytest.fixture
 def alice(memory: Memory) -> Session:
-    memory.grant("assistant", "user:alice", now=NOW)
-    session = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
-    for k, (said, fact) in enumerate(SAID):
-        at = NOW + timedelta(minutes=k)
-        session.add_turn("user", said, at=at)
-        written = session.call(
-            "memory_write",
-            {
-                "type": "semantic",
-                "content": fact,
-                "source_kind": "user_statement",
-                "evidence": said,
-            },
-            now=at,
-        )
-        assert written["source_kind"] == "user_statement", written
-    return session
+    return stated(memory, SAID)
 
 
 def contents(session: Session, query: str) -> list[str]:
