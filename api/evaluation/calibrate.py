@@ -46,7 +46,7 @@ from agent_memory.api.evaluation import datasets
 from agent_memory.api.evaluation.metrics import personal_metrics
 from agent_memory.api.evaluation.personas import Answer
 from agent_memory.core.config import GateConfig
-from agent_memory.core.search import later, ranking, siblings
+from agent_memory.core.search import later, profile, ranking, siblings
 from agent_memory.core.search.gate import apply_gate, floors, scaled_floors
 
 # ---------------------------------------------------------------------------------------------
@@ -134,6 +134,11 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         subject=subject,
         beside_subject=gate.beside_subject,
     )
+    # A question about the user as a whole is answered by the user's records, whatever the
+    # floors (core.search.profile).
+    by_id = {c.record_id: c for c in candidates}
+    chosen = [by_id[i] for i in payload["gate"].get("profile", []) if i in by_id]
+    survivors = profile.place(survivors, chosen)
     similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
     kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
     kept = later.replay(

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from agent_memory.core.search.request import Search
 
 # Generators in the order a reason names them (core.search.ranking.GENERATORS).
-_GENERATOR_ORDER = ("dense", "lexical", "entity", "time", "standing")
+_GENERATOR_ORDER = ("dense", "lexical", "entity", "time", "standing", "profile")
 
 # How a result's gate basis (core.search.ranking: the signal it passed on) reads in a reason.
 _PASSED = {
@@ -60,6 +60,7 @@ _PASSED = {
     # model's own request. The full explanation's gate says both (core.search.standing).
     "standing": "a standing instruction",
     "constraint": "a dietary constraint",
+    "profile": "one of the user's own records",
     "answer": "the answer passed on another result",
     "reranker": "kept by the reranker",
 }
@@ -69,10 +70,11 @@ def _response_gate(logged: Mapping[str, Any]) -> dict[str, Any]:
     """The gate as the response tells it: the log's, without record ids (each result says
     what it passed on; the log keeps which ids passed, which named the subject and which
     passed as standing instructions)."""
-    ids = ("passed", "standing", "standing_above", "constraints", "replaced")
+    ids = ("passed", "standing", "standing_above", "constraints", "replaced", "profile")
     gate = {k: v for k, v in logged.items() if k not in ids}
-    if logged.get("standing"):
-        gate["standing"] = len(logged["standing"])
+    for counted in ("standing", "profile"):
+        if logged.get(counted):
+            gate[counted] = len(logged[counted])
     if "subject" in gate:
         named = logged["subject"]["named_by"]
         gate["subject"] = {"words": logged["subject"]["words"], "named": len(named)}
@@ -126,13 +128,15 @@ def result_reason(explanation: Mapping[str, Any]) -> str:
     """ "dense #1, lexical #2; over the dense floor": the generators that found the record,
     with its rank in each, then what let it through the gate."""
     generators = explanation.get("generators") or {}
+    basis = explanation.get("passed_on")
+    if basis == "profile":  # the user's records, whatever else found them: its place says why
+        generators = {"profile": generators["profile"]}
     found = ", ".join(
         f"{name} #{generators[name]['rank']}"
         + (" (a passage)" if generators[name].get("passage") else "")
         for name in _GENERATOR_ORDER
         if name in generators
     )
-    basis = explanation.get("passed_on")
     passed = _PASSED.get(basis, "") if isinstance(basis, str) else ""
     return "; ".join(part for part in (found, passed) if part)
 
@@ -249,6 +253,7 @@ def response_explanation(s: Search) -> dict[str, Any]:
             "entity_linked": s.linked,
             "time": len(s.timed),
             "standing": len(s.standing),  # a task's lookup of standing instructions
+            "profile": len(s.profile),  # the user's records, for a whole-person question
             "fused": len(s.candidates),
         },
         "gate": _response_gate(s.gate_log),
@@ -374,6 +379,9 @@ def log_payload(
             # For a task only: records holding a standing instruction's words (core.search.
             # standing), fused at no weight, kept only when the gate reads one in them.
             "standing": [{"id": i, "score": score} for i, score in s.standing],
+            # For a question about the user as a whole: the user's records in profile order
+            # (core.search.profile), fused at no weight; each passes on that signal.
+            "profile": [{"id": i, "score": score} for i, score in s.profile],
             "fused": [{"id": c.record_id, "fused": round(c.fused, 8)} for c in s.ordered],
         },
         # Which BM25 ranked the lexical candidates: "memory" (core.search.bm25) or "fts5".

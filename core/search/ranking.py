@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from agent_memory.core.search import later, siblings, standing
+from agent_memory.core.models import parse_time
+from agent_memory.core.search import later, profile, siblings, standing
 from agent_memory.core.search.gate import apply_gate
 
 GENERATORS = ("dense", "lexical", "entity", "time")
@@ -36,7 +38,8 @@ class Candidate:
     # The signal it passed the gate on: dense, lexical, time, corroborated, subject, entity;
     # margin (close to the best), answer (response mode: the answer passed on another),
     # reranker, standing (a standing instruction for a task: core.search.standing),
-    # constraint (a dietary constraint for a food task: core.search.diet); None: cut.
+    # constraint (a dietary constraint for a food task: core.search.diet), profile (the
+    # user's record, for a question about the user as a whole: core.search.profile); None: cut.
     passed_on: str | None = None
     duplicate_of: str | None = None
     tokens: int = 0  # exact when taken; when skipped, enough to exceed the room it had
@@ -68,6 +71,20 @@ def fuse(
     return list(candidates.values())
 
 
+def looked_up(candidates: list[Candidate], found: list[tuple[str, float]]) -> list[Candidate]:
+    """``candidates`` with the records a whole-person question's lookup ``found`` (the user's,
+    in profile order: core.search.profile): each gets its ``profile`` rank as a match (at no
+    fused weight: it orders nothing), and those no generator found come after them."""
+    rank_of = {record_id: rank for rank, (record_id, _) in enumerate(found, start=1)}
+    for candidate in candidates:
+        if (rank := rank_of.pop(candidate.record_id, None)) is not None:
+            candidate.matches["profile"] = {"rank": rank, "score": float(rank)}
+    return candidates + [
+        Candidate(record_id, matches={"profile": {"rank": rank, "score": float(rank)}})
+        for record_id, rank in rank_of.items()
+    ]
+
+
 def fused_scores(
     ranked: dict[str, list[tuple[str, float]]], *, k: float, weights: dict[str, float]
 ) -> dict[str, float]:
@@ -91,6 +108,13 @@ def entity_weight(weight: float, *, linked: int, depth: int) -> float:
     if linked <= depth:
         return weight
     return round(weight * depth / linked, 6)
+
+
+def age_days(event_at: str | None, now: datetime) -> float | None:
+    """Days from ``event_at`` (canonical UTC text; None: no event time) to ``now``."""
+    if event_at is None:
+        return None
+    return (now - parse_time(event_at, field="event_at")).total_seconds() / 86400
 
 
 def freshness_boost(age_days: float | None, *, weight: float, half_life_days: float) -> float:
@@ -216,11 +240,13 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
         weights=settings["weights"],
         wholes={c["id"]: c["whole"] for c in log["candidates"]["dense"] if "whole" in c},
     )
-    # Records found by a standing instruction's words (core.search.standing): absent from
-    # rows logged before they were looked for.
-    candidates = standing.joined(
-        candidates, [(c["id"], c["score"]) for c in log["candidates"].get("standing", [])]
-    )
+    # Records found by a standing instruction's words (core.search.standing) and the user's
+    # records for a question about the user as a whole (core.search.profile).
+    found = {  # absent from rows logged before they existed
+        lookup: [(c["id"], c["score"]) for c in log["candidates"].get(lookup, [])]
+        for lookup in ("standing", "profile")
+    }
+    candidates = looked_up(standing.joined(candidates, found["standing"]), found["profile"])
     dropped = log.get("changed_since_generated", {})  # absent from rows before it existed
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = log.get("context_credit", {})  # absent from rows logged before it existed
@@ -269,6 +295,7 @@ def replay(log: dict[str, Any]) -> list[str]:
     else:  # a question about what the user may eat: its constraints first
         constraints = [by_id[i] for i in gate.get("constraints", []) if i in by_id]
         survivors = standing.first(survivors, constraints)
+    survivors = profile.place(survivors, [by_id[i] for i in gate.get("profile", [])])
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

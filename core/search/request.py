@@ -89,6 +89,8 @@ class Search:
     # The dietary constraints that come too (core.search.diet.wanted): the weakest strength.
     diet: int | None = None
     standing: Ranked = field(default_factory=list)
+    # For a question about the user as a whole, the user's records (core.search.profile).
+    profile: Ranked = field(default_factory=list)
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.
     weights: dict[str, float] = field(default_factory=dict)

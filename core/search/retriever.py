@@ -2,8 +2,9 @@
 
     rewrite (optional) -> readable scopes -> hard filter -> query embedding
     -> dense (vector index; a record also by its best passage: core.passages) -> lexical
-    (BM25: core.search.bm25) -> time (BM25 inside the event-time window the query's words
-    name: core.temporal) -> entity (exact aliases)
+    (BM25: core.search.bm25; for a question about the user as a whole, the user's records:
+    core.search.profile) -> time (BM25 inside the event-time window the query's words name:
+    core.temporal) -> entity (exact aliases)
     -> reciprocal-rank fusion -> episodic freshness -> context credit and role prior
     -> empty-result gate -> near-duplicate collapse (and of one turn's records, and of a
     session's summary beside its records: core.search.siblings) -> reranker -> later
@@ -34,9 +35,17 @@ from agent_memory.core.models import (
     Record,
     SourceKind,
     new_id,
-    parse_time,
 )
-from agent_memory.core.search import diet, explain, later, ranking, siblings, standing, subject
+from agent_memory.core.search import (
+    diet,
+    explain,
+    later,
+    profile,
+    ranking,
+    siblings,
+    standing,
+    subject,
+)
 from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import search_words
@@ -109,8 +118,10 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
-            s.task = standing.asks_task(query)
-            s.diet = diet.wanted(query, task=s.task)
+            # A question about the user as a whole is answered with the user's records.
+            s.profile = profile.lookup(self.store, query, request.user_id, where, depth)
+            s.task = not s.profile and standing.asks_task(query)
+            s.diet = None if s.profile else diet.wanted(query, task=s.task)
             if marks := standing.lookup_words(s.task, s.diet):  # however far from it
                 s.standing = generators.lexical(
                     marks, generators.scored(marks, scopes, index=index), where, depth, index=index
@@ -241,7 +252,7 @@ class Retriever:
             wholes=s.by_passage,
         )
         # Found by nothing but their words: each must still be one (core.search.standing.admit).
-        s.candidates = standing.joined(s.candidates, s.standing)
+        s.candidates = ranking.looked_up(standing.joined(s.candidates, s.standing), s.profile)
 
     def _recheck_and_freshen(self, s: Search) -> None:
         """Each candidate's current row decides, then episodic records get their freshness."""
@@ -264,7 +275,7 @@ class Retriever:
             record = s.records[candidate.record_id]
             if record.type is MemoryType.EPISODIC:
                 candidate.freshness = ranking.freshness_boost(
-                    _age_days(record, s.now),
+                    ranking.age_days(record.event_at, s.now),
                     weight=cfg.freshness_weight,
                     half_life_days=cfg.freshness_half_life_days,
                 )
@@ -276,7 +287,9 @@ class Retriever:
         """Conversation turns that quote one another lend each other a share of their score."""
         cfg = self.config.retrieval
         if cfg.quoted_turn_share or cfg.reply_turn_share:
-            s.quoting = _quoting_pairs(s.ordered[: s.depth], s.records)
+            s.quoting = conversation.quoting_pairs(
+                [c.record_id for c in s.ordered[: s.depth]], s.records
+            )
             s.credit = ranking.context_credit(
                 s.ordered,
                 s.quoting,
@@ -372,7 +385,8 @@ class Retriever:
             subject=s.subject_floor,
         )
         admitted = standing.admit(s.task, s.ordered, s.records, s.survivors, diet_up_to=s.diet)
-        s.survivors = admitted.answer
+        profiled = profile.chosen(s.ordered, s.profile)
+        s.survivors = profile.place(admitted.answer, profiled)
         s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
         # Best scores among the candidates still standing after the row re-check.
         s.gate_log = {
@@ -396,11 +410,15 @@ class Retriever:
             "constraints": [c.record_id for c in admitted.constraints],
             "replaced": [c.record_id for c in admitted.replaced],
             "task": s.task,
+            "profile": [c.record_id for c in profiled],
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)
 
     def _rerank(self, s: Search) -> None:
+        if s.gate_log["profile"]:  # its words name no topic to judge the records against
+            s.rerank_log = {"applied": False, "status": "skipped: a profile question"}
+            return
         s.kept, s.rerank_log = rerank(
             self.reranker,
             self.config.reranker,
@@ -521,30 +539,6 @@ def _similar_pairs(
 def _words(record: Record) -> str:
     """What a record says, for telling equal contents apart from merely similar ones."""
     return " ".join(comparison_text(record).casefold().split())
-
-
-def _quoting_pairs(
-    candidates: list[Candidate], records: dict[str, Record]
-) -> list[tuple[str, str]]:
-    """(quoting, quoted) for each pair of ``candidates`` where the first's retrieval context
-    quotes the second (conversation turns: core.conversation.quotes), in candidate order."""
-    contexts = [(c.record_id, records[c.record_id].context) for c in candidates]
-    contexts = [(rid, context) for rid, context in contexts if context]
-    if not contexts:  # no conversation turns among them: nothing to compare
-        return []
-    pairs = []
-    for quoting, context in contexts:
-        for candidate in candidates:
-            quoted = candidate.record_id
-            if quoted != quoting and conversation.quotes(context, records[quoted].content):
-                pairs.append((quoting, quoted))
-    return pairs
-
-
-def _age_days(record: Record, now: datetime) -> float | None:
-    if record.event_at is None:
-        return None
-    return (now - parse_time(record.event_at, field="event_at")).total_seconds() / 86400
 
 
 __all__ = ["Retriever", "render"]

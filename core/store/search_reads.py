@@ -1,11 +1,27 @@
 """What a search reads beyond its candidates (core.search): the words of the live records a
 session wrote into a scope, which tell whether its summary says anything they do not
-(core.search.siblings.summaries). Reads only. A second backend implements each function here.
+(core.search.siblings.summaries); and the user's records in profile order, which answer a
+question about the user as a whole (core.search.profile). Reads only. A second backend
+implements each function here.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent_memory.core.store.base import StoreBase as Store
+
+if TYPE_CHECKING:
+    from agent_memory.core.filters import RecordFilter
+
+# Profile order (core.search.profile): confirmed before provisional; semantic facts with an
+# attribute, other semantic facts, procedures, then episodic records; newest statement first.
+_PROFILE_ORDER = (
+    "r.status = 'provisional', "
+    "CASE WHEN r.type = 'semantic' AND r.attribute IS NOT NULL THEN 0 "
+    "WHEN r.type = 'semantic' THEN 1 WHEN r.type = 'procedural' THEN 2 ELSE 3 END, "
+    "coalesce(r.stated_at, r.created_at) DESC, r.rowid DESC"
+)
 
 
 def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
@@ -21,4 +37,20 @@ def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
     return [f"{content} {context}" for content, context in rows]
 
 
-__all__ = ["session_texts"]
+def profile_ids(store: Store, where: RecordFilter, limit: int) -> list[str]:
+    """The ids of at most ``limit`` records passing ``where``, in profile order, session
+    summaries and imported conversation turns (episodic system records with retrieval
+    context: core.write.conversation.is_imported_turn) left out."""
+    condition, params = where.sql("r")
+    with store.reading() as conn:
+        rows = conn.execute(
+            f"SELECT r.id FROM records r WHERE {condition} "
+            "AND r.source_kind != 'session_summary' "
+            "AND NOT (r.type = 'episodic' AND r.source_kind = 'system' AND r.context IS NOT NULL) "
+            f"ORDER BY {_PROFILE_ORDER} LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+    return [record_id for (record_id,) in rows]
+
+
+__all__ = ["profile_ids", "session_texts"]

@@ -205,6 +205,18 @@ def quotes(context: str | None, content: str) -> bool:
     return f"\n{content[:CONTEXT_EXCERPT]}\n" in f"{context}\n"
 
 
+def quoting_pairs(ids: Sequence[str], records: Mapping[str, Record]) -> list[tuple[str, str]]:
+    """(quoting, quoted) for each pair of the records ``ids`` names where the first's
+    retrieval context quotes the second (``quotes``), in the order of ``ids``."""
+    contexts = [(rid, context) for rid in ids if (context := records[rid].context)]
+    return [
+        (quoting, quoted)
+        for quoting, context in contexts
+        for quoted in ids
+        if quoted != quoting and quotes(context, records[quoted].content)
+    ]
+
+
 def is_imported_turn(record: Record) -> bool:
     """Whether ``record`` has the shape ``turn_records`` gives a turn: episodic, source_kind
     system, with retrieval context. memory_write sets no context, so an agent's own role: tag
