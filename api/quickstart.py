@@ -38,7 +38,6 @@ from agent_memory.workers.app import WorkerApp
 if TYPE_CHECKING:
     from agent_memory.core.session import Session
 
-# How the search log's lexical_scored_by reads in the quickstart.
 _BM25_LABEL = {"memory": "computed in memory over FTS5's postings", "fts5": "FTS5's bm25()"}
 
 DEMO_STORE = Path("agent-memory") / "quickstart.db"
@@ -218,10 +217,10 @@ def search(tour: _Tour, alice: Session) -> Session:
         "memory_search runs dense, lexical and entity generators under a hard scope filter "
         "(and a time generator when the query names a time), fuses them by rank, and "
         "returns nothing when every candidate is weak; a task also gets the user's standing "
-        "instructions, and a food task or a question about what the user may eat their "
-        "dietary constraints (first, for the question). A record that says several things "
-        "is also found by the sentence asked about (its passages). Each result explains why "
-        "it was returned; every search is logged and can be replayed.",
+        "instructions, a food task or a question about what the user may eat the dietary "
+        "constraints, and a question about the user as a whole the user's own records. A record "
+        "saying several things is also found by the sentence asked about (its passages). Each "
+        "result explains why it was returned; every search is logged and can be replayed.",
     )
     bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
     carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol")
@@ -232,6 +231,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (bob, "bob", "Does the user prefer short or detailed answers?"),
         (bob, "bob", "Is Alice allergic to anything?"),
         (bob, "bob", "What is my dog called?"),
+        (bob, "bob", "What do you know about me?"),
         (bob, "bob", "Plan me a cycling route around the lake."),
         (alice, "alice", "Suggest a quick snack for my afternoon break."),
         (alice, "alice", "Is there any food I can't eat?"),

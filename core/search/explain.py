@@ -148,6 +148,11 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         # The gist: the figures after its colon (best cosine and BM25 against their floors)
         # are the engineer's, kept in the full explanation and the log (why_empty).
         return str(explanation.get("why_empty") or "nothing matched").split(": ", 1)[0]
+    gate = explanation.get("gate") or {}
+    if gate.get("profile"):  # a question about the user as a whole (core.search.profile)
+        total = gate.get("profile_of", returned)
+        more = "; ask about a topic for the others" if total > returned else ""
+        return f"{returned} of the user's {total} records{more}"
     parts = []
     cut = explanation.get("cut") or {}
     if cut.get("count"):

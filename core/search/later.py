@@ -53,6 +53,7 @@ from agent_memory.core.judge.change import announces, change_spans
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search import life
+from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
     from agent_memory.core.config.search import RetrievalConfig
@@ -263,12 +264,10 @@ def run(
     records: Mapping[str, Record],
     limit: int,
     cfg: RetrievalConfig,
-    turns: Collection[str] = (),
     asked: Sequence[str] = (),
 ) -> tuple[list[C], dict[str, Any]]:
     """The rule over the results ``kept`` after the reranker: their new order, and the search
-    log's entry (settings, pairs, statement times, what moved; or why it did not apply).
-    ``turns``: the results that are imported conversation turns."""
+    log's entry (settings, pairs, statement times, what moved; or why it did not apply)."""
     window = WINDOW * limit
     base: dict[str, Any] = {
         "cosine": cfg.later_first_cosine,
@@ -304,7 +303,7 @@ def run(
         c.record_id
         for c in head
         if records[c.record_id].source_kind is SourceKind.SESSION_SUMMARY
-        or (c.record_id in turns and c.record_id not in changes)
+        or (conversation.is_imported_turn(records[c.record_id]) and c.record_id not in changes)
     )
     ordered, moved = apply(
         kept,

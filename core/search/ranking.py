@@ -295,7 +295,7 @@ def replay(log: dict[str, Any]) -> list[str]:
     else:  # a question about what the user may eat: its constraints first
         constraints = [by_id[i] for i in gate.get("constraints", []) if i in by_id]
         survivors = standing.first(survivors, constraints)
-    survivors = profile.place(survivors, [by_id[i] for i in gate.get("profile", [])])
+    survivors = profile.place(survivors, [by_id[i] for i in gate.get("profile", []) if i in by_id])
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}

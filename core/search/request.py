@@ -91,6 +91,7 @@ class Search:
     standing: Ranked = field(default_factory=list)
     # For a question about the user as a whole, the user's records (core.search.profile).
     profile: Ranked = field(default_factory=list)
+    profile_of: int = 0  # how many records of the user's it was read from
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.
     weights: dict[str, float] = field(default_factory=dict)

@@ -119,13 +119,16 @@ class Retriever:
                 s.words, s.scored, where, depth, index=index
             )
             # A question about the user as a whole is answered with the user's records.
-            s.profile = profile.lookup(self.store, query, request.user_id, where, depth)
+            s.profile, s.profile_of = profile.lookup(
+                self.store, query, request.user_id, where, request.limit
+            )
             s.task = not s.profile and standing.asks_task(query)
             s.diet = None if s.profile else diet.wanted(query, task=s.task)
-            if marks := standing.lookup_words(s.task, s.diet):  # however far from it
-                s.standing = generators.lexical(
-                    marks, generators.scored(marks, scopes, index=index), where, depth, index=index
-                ).found
+            marks = profile.LOOKUP_WORDS if s.profile else standing.lookup_words(s.task, s.diet)
+            if marks:  # however far from it (a profile's lookup reads deeper)
+                scored = generators.scored(marks, scopes, index=index)
+                reach = profile.LOOKUP_DEPTH if s.profile else depth
+                s.standing = generators.lexical(marks, scored, where, reach, index=index).found
         with timer.stage("time_candidates"):
             # A task looks ahead ("Plan me a route for Saturday": the coming one); a question
             # about what is stored looks back ("What did I do on Saturday?").
@@ -150,27 +153,24 @@ class Retriever:
             s.kept, s.duplicates = ranking.collapse(
                 s.survivors, {(a, b): sim for a, b, sim in s.pairs}, threshold=cfg.duplicate_cosine
             )
-            meant = self._meant(vector)
-            s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words, meant=meant)
+            if not s.gate_log["profile"]:  # a profile's order is its own: nothing reorders it
+                meant = self._meant(vector)
+                s.kept, s.siblings = siblings.collapse(s.kept, s.records, s.words, meant=meant)
             if cfg.summary_collapse and not conversation.asks_about_talk(s.query):
                 s.kept, s.summaries = siblings.summaries(s.kept, s.records, s.words, self.store)
         with timer.stage("reranking"):
             self._rerank(s)
         with timer.stage("later_first"):
-            s.kept, s.later_log = later.run(
-                s.query,
-                s.kept,
-                index=s.index,
-                records=s.records,
-                limit=s.request.limit,
-                cfg=cfg,
-                turns={
-                    c.record_id
-                    for c in s.kept
-                    if conversation.is_imported_turn(s.records[c.record_id])
-                },
-                asked=subject.asked(s.words_asked),
-            )
+            if not s.gate_log["profile"]:
+                s.kept, s.later_log = later.run(
+                    s.query,
+                    s.kept,
+                    index=s.index,
+                    records=s.records,
+                    limit=s.request.limit,
+                    cfg=cfg,
+                    asked=subject.asked(s.words_asked),
+                )
         with timer.stage("budget_assembly"):
             s.taken, s.skipped = ranking.fit_budget(
                 s.kept,
@@ -385,9 +385,11 @@ class Retriever:
             subject=s.subject_floor,
         )
         admitted = standing.admit(s.task, s.ordered, s.records, s.survivors, diet_up_to=s.diet)
-        profiled = profile.chosen(s.ordered, s.profile)
+        profiled = profile.chosen(s.profile, s.ordered, s.records, s.request.user_id, s.where.now)
         s.survivors = profile.place(admitted.answer, profiled)
-        s.cut = [c for c in s.ordered if c.passed_on is None] if s.survivors else []
+        s.cut = (
+            [c for c in s.ordered if c.passed_on is None] if s.survivors and not profiled else []
+        )
         # Best scores among the candidates still standing after the row re-check.
         s.gate_log = {
             "decision": "pass" if s.survivors else "empty",
@@ -411,6 +413,7 @@ class Retriever:
             "replaced": [c.record_id for c in admitted.replaced],
             "task": s.task,
             "profile": [c.record_id for c in profiled],
+            "profile_of": s.profile_of,  # the user's records in all
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

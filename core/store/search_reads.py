@@ -1,7 +1,7 @@
 """What a search reads beyond its candidates (core.search): the words of the live records a
 session wrote into a scope, which tell whether its summary says anything they do not
-(core.search.siblings.summaries); and the user's records in profile order, which answer a
-question about the user as a whole (core.search.profile). Reads only. A second backend
+(core.search.siblings.summaries); and the user's newest records, which answer a question
+about the user as a whole (core.search.profile). Reads only. A second backend
 implements each function here.
 """
 
@@ -13,15 +13,6 @@ from agent_memory.core.store.base import StoreBase as Store
 
 if TYPE_CHECKING:
     from agent_memory.core.filters import RecordFilter
-
-# Profile order (core.search.profile): confirmed before provisional; semantic facts with an
-# attribute, other semantic facts, procedures, then episodic records; newest statement first.
-_PROFILE_ORDER = (
-    "r.status = 'provisional', "
-    "CASE WHEN r.type = 'semantic' AND r.attribute IS NOT NULL THEN 0 "
-    "WHEN r.type = 'semantic' THEN 1 WHEN r.type = 'procedural' THEN 2 ELSE 3 END, "
-    "coalesce(r.stated_at, r.created_at) DESC, r.rowid DESC"
-)
 
 
 def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
@@ -37,20 +28,28 @@ def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
     return [f"{content} {context}" for content, context in rows]
 
 
-def profile_ids(store: Store, where: RecordFilter, limit: int) -> list[str]:
-    """The ids of at most ``limit`` records passing ``where``, in profile order, session
-    summaries and imported conversation turns (episodic system records with retrieval
-    context: core.write.conversation.is_imported_turn) left out."""
+def profile_ids(store: Store, where: RecordFilter, limit: int) -> tuple[list[str], int]:
+    """The ids of at most ``limit`` records passing ``where``, the statements made last first,
+    and how many pass in all; session summaries and imported conversation turns (episodic
+    system records with retrieval context: core.write.conversation.is_imported_turn) left
+    out."""
     condition, params = where.sql("r")
+    condition += (
+        " AND r.source_kind != 'session_summary'"
+        " AND NOT (r.type = 'episodic' AND r.source_kind = 'system' AND r.context IS NOT NULL)"
+    )
     with store.reading() as conn:
         rows = conn.execute(
             f"SELECT r.id FROM records r WHERE {condition} "
-            "AND r.source_kind != 'session_summary' "
-            "AND NOT (r.type = 'episodic' AND r.source_kind = 'system' AND r.context IS NOT NULL) "
-            f"ORDER BY {_PROFILE_ORDER} LIMIT ?",
+            "ORDER BY coalesce(r.stated_at, r.created_at) DESC, r.rowid DESC LIMIT ?",
             (*params, limit),
         ).fetchall()
-    return [record_id for (record_id,) in rows]
+        total = len(rows)
+        if total == limit:
+            (total,) = conn.execute(
+                f"SELECT count(*) FROM records r WHERE {condition}", params
+            ).fetchone()
+    return [record_id for (record_id,) in rows], total
 
 
 __all__ = ["profile_ids", "session_texts"]

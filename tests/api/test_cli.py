@@ -239,6 +239,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     dog = out.split("'What is my dog called?'")[1].splitlines()
     assert "Rusty, our kelpie" in dog[1] and "naming what the query asks about" in dog[2]
     assert "search    as assistant" in dog[3]
+    # A question about the user as a whole gets the user's own records.
+    profile = out.split("'What do you know about me?'")[1].splitlines()
+    assert "user:bob" in profile[1] and "one of the user's own records" in profile[2]
     # A task gets the user's standing instruction, however far its words are from it.
     task = out.split("'Plan me a cycling route around the lake.'")[1].splitlines()
     assert "Please always give me distances in kilometres." in task[1]

@@ -1,7 +1,9 @@
 """A question about the user as a whole ("What do you know about me?") is answered with the
-user's own records in profile order (core.search.profile): never another user's, a project's,
-a forgotten or retired record, a session summary or an imported turn; and a question with a
-topic is searched as before."""
+user's own records in profile order (core.search.profile): the user's standing instructions and
+dietary constraints, then what says who the user is, then the rest, confirmed before guesses;
+never another user's, a project's, the agent's private notes, a forgotten or retired record, a
+session summary or an imported turn; nothing reorders it; and a question with a topic, a
+command, a statement or one about how memory works is searched as before."""
 
 from __future__ import annotations
 
@@ -34,14 +36,15 @@ ASKED = NOW + timedelta(days=30)
         "What have you learned about me over our chats?",
         "what info u got on me",
         "Who am I?",
-        "who do you think I am, based on everything",
         "Tell me about myself",
         "describe me",
         "sum me up",
+        "Can you please summarize what you know about me?",
+        "Do you know anything about me?",
+        "How much do you know about me?",
         "What do we know about the user?",
-        "everything known about this user",
-        "user profile",
         "What facts have been recorded about the user?",
+        "What's in my profile?",
         "about me",
     ],
 )
@@ -57,23 +60,35 @@ def test_a_question_about_the_user_as_a_whole_is_read(query: str) -> None:
         "what do you know about me and running?",
         "What do you remember about my trip to Rome?",
         "what do you know about me from the email thread with HR",
+        "What did you learn about me earlier?",
+        "What do you know about me from this conversation?",
         "Tell me about yourself",
         "What do you know?",
         "What do you know about Python?",
         "what do you know about the user table schema",
+        "What is stored in the user profile?",
+        "fetch user profile",
+        "user_profile",
         "What do you know about Priya?",
         "who am i meeting tomorrow?",
         "What do I know about taxes?",
+        "How do you store data about me?",
+        "Did you save that about me?",
+        "Have you shared anything about me?",
+        "Can you remember things about me?",
+        "Remember that about me",
         "forget everything you know about me",
+        "Now you know everything about me",
         "Write a short bio about me",
         "tell me a joke about me",
         "what did you tell me yesterday?",
         "what's my profile picture?",
         "what about me?",
         "What are my hobbies?",
+        "on me",
     ],
 )
-def test_a_question_with_a_topic_is_not(query: str) -> None:
+def test_a_question_with_a_topic_a_command_or_a_statement_is_not(query: str) -> None:
     assert not profile.asks(query)
 
 
@@ -104,8 +119,9 @@ def ask(memory: Memory, query: str, user: str = "alice", **arguments: Any) -> di
 
 @pytest.fixture
 def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
-    """Alice's facts, an event, a guess, a fact forgotten and one corrected, an imported
-    conversation of hers; Bob's fact; a project's note. Yields (memory, alice's ids)."""
+    """Alice's instruction, allergy, home (corrected), work, an event and a passing detail,
+    the agent's guess about her and its private note, a fact forgotten, an imported
+    conversation of hers; Bob's home; a project's note. Yields (memory, alice's ids)."""
     with Memory.open(store_path, embedder=real_embedder) as memory:
         for scope in ("user:alice", "user:bob", "project:apollo"):
             memory.grant("assistant", scope, now=NOW)
@@ -114,9 +130,20 @@ def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
             user_id="alice",
             session_id="s1",
             now=NOW,
-            write_targets={"personal": "user:alice", "project": "project:apollo"},
+            write_targets={
+                "personal": "user:alice",
+                "project": "project:apollo",
+                "private": "agent:assistant/alice",
+            },
         )
         ids = {
+            "instruction": said(
+                alice,
+                "Please always answer me in Portuguese.",
+                "Please always answer me in Portuguese.",
+                kind="episodic",
+                minutes=0,
+            ),
             "home": said(
                 alice, "I live in Lisbon.", "The user lives in Lisbon.", kind="semantic", minutes=1
             ),
@@ -127,19 +154,26 @@ def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
                 kind="semantic",
                 minutes=2,
             ),
-            "race": said(
-                alice,
-                "I ran a half marathon on Sunday.",
-                "I ran a half marathon on Sunday.",
-                kind="episodic",
-                minutes=3,
-            ),
             "allergy": said(
                 alice,
                 "I'm allergic to peanuts.",
                 "The user is allergic to peanuts.",
                 kind="semantic",
+                minutes=3,
+            ),
+            "race": said(
+                alice,
+                "I ran a half marathon on Sunday.",
+                "I ran a half marathon on Sunday.",
+                kind="episodic",
                 minutes=4,
+            ),
+            "band": said(
+                alice,
+                "My favourite band is Radiohead.",
+                "The user's favourite band is Radiohead.",
+                kind="semantic",
+                minutes=5,
             ),
         }
         gone = said(
@@ -147,11 +181,10 @@ def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
             "My locker code is 4471.",
             "The user's locker code is 4471.",
             kind="semantic",
-            minutes=5,
+            minutes=6,
         )
-        assert (
-            alice.call("memory_forget", {"id": gone, "reason": "user asked"})["status"] == "deleted"
-        )
+        forgot = alice.call("memory_forget", {"id": gone, "reason": "user asked"})
+        assert forgot["status"] == "deleted"
         guess = alice.call(
             "memory_write",
             {
@@ -159,11 +192,11 @@ def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
                 "content": "The user probably likes hiking.",
                 "source_kind": "agent_inference",
             },
-            now=NOW + timedelta(minutes=6),
+            now=NOW + timedelta(minutes=7),
         )
         assert guess["status"] == "provisional", guess
         ids["guess"] = guess["id"]
-        alice.add_turn("user", "Sorry, I live in Porto, not Lisbon.", at=NOW + timedelta(minutes=7))
+        alice.add_turn("user", "Sorry, I live in Porto, not Lisbon.", at=NOW + timedelta(minutes=8))
         corrected = alice.call(
             "memory_revise",
             {
@@ -173,22 +206,26 @@ def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
                 "evidence": "Sorry, I live in Porto, not Lisbon.",
                 "source_kind": "user_statement",
             },
-            now=NOW + timedelta(minutes=7),
+            now=NOW + timedelta(minutes=8),
         )
         assert "error" not in corrected, corrected
-        ids["home"] = corrected["id"]
-        note = alice.call(
-            "memory_write",
-            {
-                "type": "semantic",
-                "content": "Apollo ships on Friday.",
-                "source_kind": "system",
-                "target": "project",
-                "about": [{"kind": "project", "name": "Apollo"}],
-            },
-            now=NOW,
-        )
-        assert "error" not in note, note
+        ids["retired home"], ids["home"] = ids["home"], corrected["id"]
+        for target, content, about in (
+            ("project", "Apollo ships on Friday.", [{"kind": "project", "name": "Apollo"}]),
+            ("private", "Note to self: her friends are planning a surprise party.", []),
+        ):
+            note = alice.call(
+                "memory_write",
+                {
+                    "type": "semantic" if about else "episodic",
+                    "content": content,
+                    "source_kind": "system",
+                    "target": target,
+                    "about": about,
+                },
+                now=NOW,
+            )
+            assert "error" not in note, note
         memory.import_conversation(
             [{"id": "t1", "role": "user", "text": "I have two cats, Miso and Tofu.", "at": NOW}],
             scope="user:alice",
@@ -209,32 +246,47 @@ def store(store_path: Path, real_embedder: FlagEmbedder) -> Any:
         yield memory, ids
 
 
+COUNTRIES = """Albania Bolivia Chile Denmark Ecuador Finland Ghana Hungary Iceland Jamaica Kenya
+Latvia Malta Nepal Oman Peru Qatar Romania Senegal Togo Uganda Vietnam Yemen Zambia Austria
+Belgium Croatia Estonia Fiji Georgia Haiti Iran Japan Kuwait Laos Mexico Norway Panama Rwanda
+Spain""".split()
+
+# Alice's profile: her instruction, her constraint, who she is (newest first), the rest, the
+# agent's guess last.
+PROFILE = ["instruction", "allergy", "home", "work", "band", "race", "guess"]
+
+
 def test_what_do_you_know_about_me_returns_the_users_own_records_in_profile_order(
     store: Any,
 ) -> None:
-    """Her confirmed facts (newest statement first), then her event, then the agent's guess:
-    not the forgotten code, the corrected home, the imported turn, Bob's home or the project's
-    note. Each result says it passed as one of her records."""
+    """Not the forgotten code, the retired home, the imported turn, the agent's private note,
+    Bob's home or the project's note. Each result says it passed as one of her records, and
+    the answer how many of hers there are."""
     memory, ids = store
     result = ask(memory, "What do you know about me?")
-    assert [r["id"] for r in result["results"]] == [
-        ids["home"],
-        ids["allergy"],
-        ids["work"],
-        ids["race"],
-        ids["guess"],
-    ]
+    assert [r["id"] for r in result["results"]] == [ids[k] for k in PROFILE]
     compact = for_model("memory_search", {"query": "What do you know about me?"}, result)
     assert [r["reason"] for r in compact["results"]] == [
-        f"profile #{k}; one of the user's own records" for k in range(1, 6)
+        f"profile #{r['explanation']['generators']['profile']['rank']}; one of the user's own "
+        "records"
+        for r in result["results"]
     ]
-    assert result["explanation"]["gate"]["profile"] == 5
+    assert compact["reason"] == "7 of the user's 7 records"
+    assert result["explanation"]["gate"]["profile"] == 7
 
 
-def test_the_profile_keeps_to_the_limit_in_profile_order(store: Any) -> None:
+def test_the_profile_keeps_to_the_limit_and_says_there_is_more(store: Any) -> None:
     memory, ids = store
-    result = ask(memory, "who am i?", limit=2)
-    assert [r["id"] for r in result["results"]] == [ids["home"], ids["allergy"]]
+    result = ask(memory, "who am i?", limit=3)
+    assert [r["id"] for r in result["results"]] == [ids[k] for k in PROFILE[:3]]
+    compact = for_model("memory_search", {"query": "who am i?"}, result)
+    assert compact["reason"] == "3 of the user's 7 records; ask about a topic for the others"
+
+
+def test_with_history_a_retired_record_comes_after_the_live_ones(store: Any) -> None:
+    memory, ids = store
+    result = ask(memory, "What do you know about me?", include_history=True)
+    assert [r["id"] for r in result["results"]] == [ids[k] for k in [*PROFILE, "retired home"]]
 
 
 def test_another_users_profile_is_their_own(store: Any) -> None:
@@ -248,8 +300,26 @@ def test_a_question_with_a_topic_is_searched_as_before(store: Any) -> None:
     user's record, and no stored record says a name."""
     memory, _ = store
     result = ask(memory, "What's my name?")
-    assert "profile" not in result["explanation"]["gate"]
+    assert not result["explanation"]["gate"].get("profile")
     assert all(r["explanation"]["passed_on"] != "profile" for r in result["results"])
+
+
+def test_more_records_than_a_generator_reads_are_read(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A limit above the generators' depth (30) gets that many of the user's records."""
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        alice = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+        for k, country in enumerate(COUNTRIES):
+            said(
+                alice,
+                f"I have been to {country}.",
+                f"The user has been to {country}.",
+                kind="semantic",
+                minutes=k,
+            )
+        assert len(ask(memory, "What do you know about me?", limit=50)["results"]) == 40
 
 
 def test_a_user_with_nothing_but_imported_turns_is_searched_as_before(
@@ -269,19 +339,25 @@ def test_a_user_with_nothing_but_imported_turns_is_searched_as_before(
         assert all(r["explanation"]["passed_on"] != "profile" for r in result["results"])
 
 
-def test_an_extracted_profile_leaves_the_session_summary_out(
+def test_an_extracted_profile_keeps_each_fact_of_a_turn_and_leaves_the_summary_out(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
-    """Through extraction: the statements' records answer, the summary restating them does
-    not."""
+    """Through extraction: one turn saying two things gives two records, and the profile
+    holds both (a turn's side remarks are folded into its best record only for a question
+    with a topic); the summary restating them is not in it."""
     with extracting_memory(store_path, real_embedder) as memory:
         extracted_session(
-            memory, "s1", "I work as a pharmacist in Leeds.", "My daughter Ada is four."
+            memory, "s1", "I'm vegetarian and I play badminton on Wednesdays.", "I live in Leeds."
         )
         [summary] = memory.store.query(
             "SELECT id FROM records WHERE source_kind = 'session_summary'"
         )
+        stated = memory.store.query(
+            "SELECT id FROM records WHERE source_kind = 'user_statement' AND status = 'confirmed'"
+        )
+        assert len(stated) >= 3
         result = ask(memory, "What have you learned about me so far?")
-        assert result["results"]
+        assert {r["id"] for r in result["results"]} == {row["id"] for row in stated}
         assert summary["id"] not in [r["id"] for r in result["results"]]
         assert {r["explanation"]["passed_on"] for r in result["results"]} == {"profile"}
+        assert result["explanation"]["siblings_collapsed"] == 0
