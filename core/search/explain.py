@@ -130,7 +130,7 @@ def result_reason(explanation: Mapping[str, Any]) -> str:
     generators = explanation.get("generators") or {}
     basis = explanation.get("passed_on")
     if basis == "profile":  # the user's records, whatever else found them: its place says why
-        generators = {"profile": generators["profile"]}
+        generators = {k: v for k, v in generators.items() if k == "profile"}
     found = ", ".join(
         f"{name} #{generators[name]['rank']}"
         + (" (a passage)" if generators[name].get("passage") else "")

@@ -6,20 +6,10 @@ it: its words name no topic, so the dense, lexical and entity generators find no
 passes the gate, and a small store answered it empty (benchmarks/README.md, "Session 50").
 The answer it asks for is the user's profile: what the user's records say.
 
-**The question** (``asks``): a request for what is known about the user and nothing more,
-read as words rather than one pattern, since people ask it in many orders ("What do you know
-about me?", "what info u got on me", "show me everything you've memorized about me", "Tell me
-about myself", "Who am I?", "describe me", "What's in my profile?", "What do we know about the
-user?"). It opens like a question or a request for what is known (``_OPENERS``; a yes/no
-question only when it asks to be told: "Can you tell me what you know about me?"), names the
-user as what it is about (``_WHO``), and every other word is one with no topic (``_PLAIN``),
-with only a few trailing phrases ("so far", "as a person", "from our chats": ``_TAILS``). So a
-question with a topic ("What do you know about my job?", "... about me and running?"), about
-one side or one time of the user ("What are my hobbies?", "What did you learn about me
-earlier?"), about the assistant or the world ("Tell me about yourself", "What do you know about
-Python?", "What is stored in the user profile?"), how memory works ("How do you store data
-about me?"), a command ("Remember that about me") or a statement ("Now you know everything
-about me") is searched as before, as is anything written like an identifier ("user_profile").
+**The question** (core.search.profile_question.asks): a request for what is known about the
+user and nothing more ("What do you know about me?", "Who am I?", "What do we know about the
+user?"); a question with a topic, a command, a statement, one about how memory works or about
+the assistant is searched as before.
 
 **The answer** (``lookup``, ``chosen``, ``place``): the records of the user's own scope
 (``user:<id>``; never an agent's private notes, a project's or an org's) that pass the
@@ -29,20 +19,23 @@ restates its session's records; a turn is a transcript, not a fact), read from t
 constraints and who the user is find however old (``LOOKUP_WORDS``: a lexical lookup of
 ``LOOKUP_DEPTH`` records, as a task's for its instructions: core.search.standing).
 In profile order, confirmed before provisional before any other status (an agent's guess is
-the least of what is known): the user's standing instructions (at most
-``standing.MAX_STANDING``, newest first) and dietary or medical constraints (at most
-``diet.MAX_CONSTRAINTS``, surest first), which shape every answer; then what says who the user
-is (``_LIFE``: their name, home, work, studies or family, in that order); then the rest; each newest
-statement first. Each passes on this signal; the limit, the token budget and near-duplicate
-collapse apply as to any answer, and nothing reorders it (the reranker, a turn's side remarks
-folded into its best record, a later statement first: each reads a query's topic, which this
-one has none of). The response's reason says how many of the user's records there are, so a
-model knows to ask about a topic for the others. A user with no such record (nothing stored,
-or nothing but imported turns) gets the usual search.
+the least of what is known), one record per statement (a phrased fact and the sentence it
+was phrased of quote the same words: ``_one_per_statement``): the user's standing
+instructions (the newest ``standing.MAX_STANDING``) and the dietary or medical constraints
+said of the user (``diet.MAX_CONSTRAINTS``, surest first; not a son's allergy nor a friend's
+diet: ``_OWN``, ``_MEDICAL``), which shape every answer; then what says who the user is
+(``_LIFE``: their name, home, work, studies or family, in that order); then any further
+instructions and constraints; then the rest; each newest statement first; and two values
+of one attribute together, the later first whatever its status (``_later_first``: an older
+value is not given as the current one). Each passes on this signal, its place in the profile
+its ``profile`` rank; the limit, the token budget and near-duplicate collapse apply as to any
+answer, and nothing else reorders it (the reranker, a turn's side remarks folded into its best
+record, the later-statement rule: each reads a query's topic, which this one has none of).
+The response's reason says how many of the user's records there are, so a model knows to ask
+about a topic for the others. A user with no such record (nothing stored, or nothing but
+imported turns) gets the usual search.
 
-Limits: English forms only, and a whole-person request worded as a task ("Write a short bio
-about me") or with a time ("What did you learn about me last week?") is searched as usual, as
-is a bare "user profile" (a product's user profile is as likely); in a store with more than
+Limits (the question's: core.search.profile_question): in a store with more than
 ``WINDOW`` statements of the user's, an old fact of who the user is is found only if the
 lookup's words rank it among its ``LOOKUP_DEPTH`` (200 records saying "work" outrank one
 saying "works as a nurse"); who the user is, and a medical constraint, are read by words
@@ -60,6 +53,7 @@ from typing import TYPE_CHECKING
 from agent_memory.core.models import Status
 from agent_memory.core.search import diet, life, standing
 from agent_memory.core.search.lexical import query_tokens
+from agent_memory.core.search.profile_question import asks
 from agent_memory.core.store.search_reads import profile_ids
 from agent_memory.core.write import conversation
 
@@ -89,263 +83,6 @@ LOOKUP_WORDS = [
 LOOKUP_DEPTH = 100
 
 
-def _phrases(*texts: str) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(text.split()) for text in texts)
-
-
-# Who a whole-person question is about: the user, as the user or an agent names them.
-_WHO = _phrases(
-    "me",
-    "myself",
-    "the user",
-    "this user",
-    "the current user",
-    "our user",
-    "who i am",
-    "the person we're talking to",
-    "the person i'm talking to",
-    "the person we're helping",
-    "the person i'm helping",
-    "the person i'm assisting",
-    "the person we're assisting",
-)
-# The words that say where what is known is about: "about me", "on me", "of me".
-_ABOUT = frozenset("about abt bout on of regarding concerning".split())
-# Words that ask for what is known, one of which the question must say.
-_KNOWING = frozenset(
-    """know kno knw knew known remember remembering remembered recall learn learned learnt
-    learning gather gathered collected memorized memorised stored saved kept recorded noted
-    store save keep hold retain got built figured found picked told tell telling describe
-    summarize summarise summary overview rundown profile picture background info information
-    data facts details memories records notes stuff things everything all mental model
-    impression understanding have has memory recap shared revealed mentioned said file taken
-    knowledge""".split()
-)
-# Words with no topic such a question may also say: question words, auxiliaries, pronouns, the
-# assistant or its memory, requests, and general nouns.
-_PLAIN = _KNOWING | frozenset(
-    """what whats what's wat wht which do does did have has had can could would will is are
-    was were been be being else exactly everything anything any all the a an kind sort of you
-    u ya yall y'all we i i've you've we've youve weve r ur your our assistant agent system bot
-    ai memory show remind list give dump compile retrieve get fetch pull up paint personal key
-    general full whole complete in on file record far already over time mind say says build
-    currently even me with think more so actually really already out quick brief short kinds
-    type types waht whatcha whatchu d'you please""".split()
-)
-# The first word of such a question, after any opener: it asks (what, which), requests (tell,
-# show ...), or names what is known (everything, your picture, all the facts ...).
-_OPENERS = frozenset(
-    """what whats what's wat wht waht whatcha whatchu which tell show give list summarize summarise
-    recap describe
-    dump compile retrieve get fetch pull paint remind everything all anything a the your any
-    key general full whole complete personal info information facts details memories records
-    notes stuff things background profile picture overview rundown summary""".split()
-)
-# A yes/no question asks for what is known only when it asks to be told or shown: "Can you tell
-# me what you know about me?", not "Can you remember things about me?" nor "Did you save that
-# about me?".
-_ASKING = frozenset("do does did have has can could would will is are was".split())
-_TOLD = frozenset("tell show give list summarize summarise describe recap mind".split())
-# ... or whether anything is known at all: "Do you know anything about me?", "Is there anything in
-# your memory about me?"; not whether the user's words went somewhere ("Have you shared anything
-# about me?", "Did I tell you anything about me?").
-_ANY = frozenset("any anything".split())
-_PASSED_ON = frozenset("shared share told tell said mentioned revealed".split())
-# "How much do you know about me?", not "How much data do you store about me?".
-_HOW_MUCH = frozenset("do does you u we actually really already even know remember recall".split())
-# Words and phrases a question may open with before it asks: "hey", "ok so", "quick q:".
-_LEADS = _phrases(
-    *"""hey hi hiii hello yo ok okay so and also well um umm hm hmm btw now alright right lol
-    haha overall honestly actually seriously please pls plz""".split(),
-    "hey there",
-    "hi there",
-    "so far",
-    "what's the deal",
-    "quick q",
-    "quick question",
-    "just curious",
-    "just wondering",
-    "out of curiosity",
-    "i'm curious",
-    "im curious",
-    "be honest",
-    "based on everything",
-    "based on everything you know",
-    "before we start",
-    "before we begin",
-    "in general",
-    "after all our chats",
-    "after all our conversations",
-)
-# What may trail the person: "so far", "as a person", "based on our chats", "according to you".
-_TAILS = _phrases(
-    *"""so far already yet now overall exactly really honestly anyway lol haha please pls
-    plz anything""".split(),
-    "at this point",
-    "until now",
-    "up to now",
-    "by now",
-    "in general",
-    "all in all",
-    "as a person",
-    "over time",
-    "according to you",
-    "be honest",
-    "in your memory",
-    "from what you know",
-    "from what you've learned",
-    "from what you have learned",
-    "based on what you know",
-    "based on everything",
-    "based on stored memories",
-    "based on your memory",
-    "based on your memories",
-    *(
-        f"{where} {whose} {what}"
-        for where in (
-            "from",
-            "over",
-            "in",
-            "across",
-            "based on",
-            "from all",
-            "over all",
-            "across all",
-        )
-        for whose in ("our", "my")
-        for what in ("chats", "chat", "conversations", "messages", "sessions", "talks")
-    ),
-)
-# Verbs that take the person itself: "describe me", "sum me up", "characterise the user".
-_PORTRAY = frozenset(
-    "describe summarize summarise sum characterize characterise profile portray".split()
-)
-# What names the user's whole record, said as the user's own: "my profile", "the user's
-# profile", "what's in my profile", "give me my user profile".
-_RECORD = frozenset("profile facts background info information details summary overview".split())
-_OWNER = frozenset("my user's".split())
-_NAMING = frozenset(
-    """what whats what's is are the a in of on about for show give me get retrieve fetch pull
-    up all stored saved known full whole complete key general personal current this your does
-    say says look like user""".split()
-)
-_WHO_AM_I = _phrases(
-    "who am i",
-    "tell me who i am",
-    "who would you say i am",
-    "who is the user",
-    "who is this user",
-    "who is the person we're talking to",
-    "who is the person i'm talking to",
-    "who is the person we're helping",
-    "who is the person i'm helping",
-)
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_IDENTIFIER = re.compile(r"\w[_/]\w")
-
-
-def asks(query: str) -> bool:
-    """Whether ``query`` asks for what is known about the user as a whole, and nothing more
-    (the module docstring says how it is read)."""
-    if _IDENTIFIER.search(query):
-        return False
-    words = _WORD.findall(query.replace("\u2019", "'").casefold())
-    if not words or len(words) > 30:
-        return False
-    words = words[_led(words) :]
-    return _asks_about(words) or _portrays(words) or _names_record(words) or _who_am_i(words)
-
-
-def _led(words: list[str]) -> int:
-    """How many of ``words`` open the question before it asks (``_LEADS``)."""
-    at = 0
-    while found := _phrase_at(words, at, _LEADS):
-        at += found
-    return at
-
-
-def _asks_about(words: list[str]) -> bool:
-    """ "What do you know about me?": a question for what is known, then about the person,
-    then a tail; or "about me" alone."""
-    for at in range(len(words) - 1, -1, -1):
-        if words[at] not in _ABOUT:
-            continue
-        head = words[:at]
-        if not head and words[at] != "about":
-            continue
-        if head and not _asks_for_what_is_known(head):
-            continue
-        for who in _person(words, at + 1):
-            if _trails(words[at + 1 + len(who) :]) and (head or at + 1 + len(who) == len(words)):
-                return True
-    return False
-
-
-def _asks_for_what_is_known(head: list[str]) -> bool:
-    """Whether ``head`` (the words before "about me") asks for what is known: it opens as a
-    question or a request (a yes/no question only to be told or shown), says a knowing word,
-    and says nothing else of a topic."""
-    if head[:2] == ["how", "much"]:
-        return len(head) > 2 and set(head[2:]) <= _HOW_MUCH
-    if not (set(head) <= _PLAIN and set(head) & _KNOWING):
-        return False
-    if head[0] in _ASKING:
-        told = [w for w in head[1:4] if w != "please"]
-        if len(told) > 1 and told[0] in ("you", "u") and told[1] in _TOLD:
-            return True
-        return bool(set(head) & _ANY) and not set(head) & _PASSED_ON
-    return head[0] in _OPENERS
-
-
-def _portrays(words: list[str]) -> bool:
-    """ "Describe me", "sum me up", "how would you describe me from what you've learned"."""
-    for at, word in enumerate(words):
-        if word not in _PORTRAY:
-            continue
-        if not set(words[:at]) <= {"how", "would", "could", "can", "you", "u", "please"}:
-            return False
-        for who in _person(words, at + 1):
-            tail = words[at + 1 + len(who) :]
-            if _trails(tail[1:] if word == "sum" and tail[:1] == ["up"] else tail):
-                return True
-        return False
-    return False
-
-
-def _names_record(words: list[str]) -> bool:
-    """ "What's in my profile?", "the user's profile", "give me my user profile"."""
-    said = set(words)
-    return said <= _NAMING | _OWNER | _RECORD and bool(said & _RECORD) and bool(said & _OWNER)
-
-
-def _who_am_i(words: list[str]) -> bool:
-    """ "Who am I?", "who is the user", "tell me who I am, according to you"."""
-    for form in _WHO_AM_I:
-        if tuple(words[: len(form)]) == form:
-            return _trails(words[len(form) :])
-    return False
-
-
-def _person(words: list[str], at: int) -> list[tuple[str, ...]]:
-    """The forms of the person (``_WHO``) that ``words`` say from position ``at``."""
-    return [who for who in _WHO if tuple(words[at : at + len(who)]) == who]
-
-
-def _trails(words: list[str]) -> bool:
-    """Whether ``words`` are nothing but trailing phrases (``_TAILS``)."""
-    at = 0
-    while at < len(words) and (found := _phrase_at(words, at, _TAILS)):
-        at += found
-    return at == len(words)
-
-
-def _phrase_at(words: list[str], at: int, phrases: Iterable[tuple[str, ...]]) -> int:
-    """The length of the longest of ``phrases`` that ``words`` say from ``at`` (0: none)."""
-    return max((len(p) for p in phrases if tuple(words[at : at + len(p)]) == p), default=0)
-
-
-# -- the answer -------------------------------------------------------------------------------
-
 # What says who the user is, in the order a profile gives it: their name, home, work, studies,
 # family; then anything else of their life (``_life_rank``). Read by words, in the first person
 # or of "the user".
@@ -354,32 +91,55 @@ _KIN = (
     r"children|child|baby|mum|mom|mother|dad|father|parents|sisters?|brothers?|siblings?|twins)"
 )
 _WHOSE = r"(?:my|our|the user's)"
+_NOW_ = r"(?:(?:actually|now|still|currently|also|really|just) )?"
 _LIFE = tuple(
     re.compile(pattern)
     for pattern in (
-        # the user's name
-        r"(?i:\b(?:my name is|name's|call me|i'm called|the user's name is|the user is called)\b)"
-        r"|^(?i:i'm|i am|the user is) [A-Z][\w'-]+(?: [A-Z][\w'-]+)*[.,!]?(?: |$)",
+        # the user's name (case kept: a name is capitalised)
+        r"(?i:\b(?:my name is|my name's|the user's name is|the user is called|i'm called)\b)"
+        r"|\b(?i:call me) [A-Z]"
+        r"|^(?i:i'm|i am|the user is) [A-Z][\w-]+(?: [A-Z][\w-]+)?\s*(?:[.!,]|$)",
         # home
-        r"\b(?:i|we|the user) (?:live|lives|moved|am based|are based|is based|grew up)\b"
-        rf"|\b{_WHOSE} (?:house|flat|apartment|home|hometown|place)\b",
+        rf"\b(?:i|we|the user) {_NOW_}(?:live|lives|lived|am based|are based|is based|grew up)\b"
+        rf"|\b(?:i|we|the user) {_NOW_}(?:moved|relocated) (?:to|into|from|back|house)\b"
+        rf"|\b{_WHOSE} (?:house|flat|apartment|home|hometown)\b",
         # work
-        r"\b(?:i|the user) (?:work|works|worked|am working|is working|retired)\b"
-        rf"|\b{_WHOSE} (?:job|employer|boss|manager|company|career|profession|colleagues?)\b",
+        rf"\b(?:i|the user) {_NOW_}(?:work|works|worked|am working|is working) "
+        r"(?:as|at|for|in|nights|days|shifts|part|full|remotely|freelance|from home)\b"
+        r"|\b(?:i|the user) (?:retired|"
+        r"started|quit|left|got) (?:from |at )?(?:my |a |the |the user's )?(?:new )?job\b"
+        r"|\b(?:i|the user) (?:was|got|have been|has been) promoted\b"
+        rf"|\b{_WHOSE} (?:job|employer|boss|manager|company|career|profession)(?: \w+)? "
+        r"(?:is|are|was|were|'s)\b",
         # studies
-        r"\b(?:i|the user) (?:study|studies|studied|am studying|is studying)\b"
-        rf"|\b{_WHOSE} (?:degree|university|uni|college|school|phd|msc|major|course)\b",
+        rf"\b(?:i|the user) {_NOW_}(?:study|studies|studied|am studying|is studying)\b"
+        rf"|\b{_WHOSE} (?:degree|university|uni|college|phd|msc|major|course)\b",
         # family
         rf"\b{_WHOSE} {_KIN}\b|\b(?:i|we|the user) (?:have|has|had) (?:a|an|two|three|four) "
         rf"(?:\w+ )?{_KIN}\b"
-        r"|\b(?:i'm|i am|we're|we are|the user is) (?:married|engaged|pregnant)\b",
+        r"|\b(?:i'm|i am|we're|we are|the user is) (?:married|engaged|divorced|widowed|single)\b",
     )
 )
-# A medical constraint, beside the dietary ones core.search.diet reads: "I'm allergic to
-# penicillin", "The user has type 1 diabetes".
+# A medical constraint said of the user, beside the dietary ones core.search.diet reads ("I'm
+# allergic to penicillin", "The user has type 1 diabetes", "I take warfarin"); not a denial
+# ("I'm not allergic to anything") nor someone else's ("My son is asthmatic").
+_NOT = r"(?:(?!not\b|never\b|no\b)\w+ )"
+_OPEN = r"(?:^|[.!?;,] )(?:(?:so|and|also|btw|oh|well|honestly|actually) )*"
 _MEDICAL = re.compile(
-    r"\b(?:allerg\w*|intoleran\w*|diabet\w*|asthma\w*|epilep\w*|co?eliac|anaphyla\w*|"
-    r"epipen|pregnan\w*|wheelchair|disabilit\w*|medication)\b"
+    rf"{_OPEN}(?:i'm|im|i am|the user is|i've been) {_NOT}{{0,2}}(?:allergic|intolerant|"
+    r"diabetic|asthmatic|epileptic|coeliac|celiac|anaphylactic)\b"
+    rf"|{_OPEN}(?:i have|i've got|i've|the user has|i suffer from|the user suffers from) "
+    rf"{_NOT}{{0,3}}(?:allerg\w*|\w+ intolerance|diabetes|asthma|epilepsy|coeliac|celiac|"
+    r"anaphylaxis)\b"
+    rf"|{_OPEN}(?:i take|i'm on|i am on|the user takes|the user is on) {_NOT}{{0,3}}"
+    r"(?:medication|tablets|pills|insulin|an inhaler|warfarin|statins?)\b"
+)
+# A dietary constraint said of the user (or of the household the user is in): its sentence
+# opens with them ("I'm vegetarian", "We don't eat pork", "The user is lactose intolerant");
+# "My son is allergic to peanuts" and "Sam is vegan" are someone else's.
+_OWN = re.compile(
+    rf"{_OPEN}(?:i|i'm|im|i've|i'd|we|we're|we've|the user|the user's (?:diet|allerg\w*|"
+    r"stomach)|my (?:diet|allerg\w*|stomach|gut))\b(?!'s)"
 )
 
 
@@ -415,11 +175,12 @@ def chosen(
     now: str | None,
 ) -> list[Candidate]:
     """For a whole-person question (the ``lookup`` ``found`` the user's records; otherwise
-    nothing), the candidates of ``ordered`` that ``belong`` to the user's profile, in profile
-    order (the module docstring): instructions, constraints, who the user is, the rest."""
+    nothing), the candidates of ``ordered`` that ``belong`` to the user's profile, one per
+    statement, in profile order (the module docstring)."""
     if not found:
         return []
     own = [c for c in ordered if belongs(records[c.record_id], user_id)]
+    own = _one_per_statement(own, records)
 
     def status(c: Candidate) -> int:
         found = records[c.record_id].status_at(now)
@@ -430,39 +191,86 @@ def chosen(
         return sorted(reversed(by_time), key=status)
 
     instructions = newest(c for c in own if standing.is_standing(records[c.record_id]))
-    instructions = instructions[: standing.MAX_STANDING]
-    placed = {id(c) for c in instructions}
+    taken = {id(c) for c in instructions}
     levels = {
         id(c): level
         for c in own
-        if id(c) not in placed and (level := _constraint(records[c.record_id])) is not None
+        if id(c) not in taken and (level := _constraint(records[c.record_id])) is not None
     }
     constraints = sorted(
         newest(c for c in own if id(c) in levels), key=lambda c: (status(c), levels[id(c)])
-    )[: diet.MAX_CONSTRAINTS]
-    placed |= {id(c) for c in constraints}
-    rest = sorted(
-        newest(c for c in own if id(c) not in placed),
-        key=lambda c: (status(c), _life_rank(records[c.record_id])),
     )
-    return [*instructions, *constraints, *rest]
+    taken |= {id(c) for c in constraints}
+    ranks = {id(c): _life_rank(records[c.record_id]) for c in own if id(c) not in taken}
+    rest = sorted(newest(c for c in own if id(c) in ranks), key=lambda c: (status(c), ranks[id(c)]))
+    life_first = [c for c in rest if status(c) == 0 and ranks[id(c)] < len(_LIFE)]
+    placed = {id(c) for c in life_first}
+    # The first few instructions and constraints lead; any more follow what says who the user
+    # is, before the rest: each still shapes an answer more than a passing detail does.
+    first = instructions[: standing.MAX_STANDING] + constraints[: diet.MAX_CONSTRAINTS]
+    more = instructions[standing.MAX_STANDING :] + constraints[diet.MAX_CONSTRAINTS :]
+    others = [c for c in rest if id(c) not in placed]
+    return _later_first([*first, *life_first, *more, *others], records)
+
+
+def _one_per_statement(
+    candidates: list[Candidate], records: Mapping[str, Record]
+) -> list[Candidate]:
+    """``candidates`` with one record per statement of the user's: extraction keeps a phrased
+    fact beside the sentence it was phrased of ("The user prefers short answers." quoting "I
+    prefer short answers", and "I prefer short answers, always."); of two records of one
+    session whose words (their evidence quote, else their content) hold one another's, the
+    first stays."""
+    kept: list[Candidate] = []
+    said_in: dict[str, list[str]] = {}
+    for candidate in candidates:
+        record = records[candidate.record_id]
+        said = " ".join((record.evidence or record.content).casefold().split())
+        # Records of no session (imported, or written outside one) are nobody's siblings.
+        earlier = said_in.setdefault(record.session_id, []) if record.session_id else []
+        if not any(said in other or other in said for other in earlier):
+            earlier.append(said)
+            kept.append(candidate)
+    return kept
+
+
+def _later_first(candidates: list[Candidate], records: Mapping[str, Record]) -> list[Candidate]:
+    """``candidates`` with the records of one attribute (the user's home, said twice) together
+    where the first of them stands, the one stated last first, whatever its status: a profile
+    must not give an older value as the current one."""
+    groups: dict[str, list[Candidate]] = {}
+    for candidate in candidates:
+        if attribute := records[candidate.record_id].attribute:
+            groups.setdefault(attribute.casefold(), []).append(candidate)
+    answer = []
+    for candidate in candidates:
+        attribute = records[candidate.record_id].attribute
+        group = groups.get(attribute.casefold(), []) if attribute else []
+        if len(group) < 2:
+            answer.append(candidate)
+        elif candidate is group[0]:
+            answer += sorted(group, key=lambda c: records[c.record_id].statement_time, reverse=True)
+    return answer
 
 
 def _constraint(record: Record) -> int | None:
     """How surely ``record`` states a dietary (core.search.diet.strength) or medical constraint
-    of the user's own: 0 surest; None: none."""
+    said of the user (``_OWN``, ``_MEDICAL``): 0 surest; None: none, or someone else's ("My son
+    Leo is allergic to peanuts", "Sam is vegan")."""
+    if not conversation.in_the_users_words(record):
+        return None
+    text = " ".join(record.content.replace("\u2019", "'").casefold().split())
+    if _MEDICAL.search(text):
+        return 0
     found = diet.strength(record)
-    if found is None and conversation.in_the_users_words(record):
-        text = record.content.replace("\u2019", "'").casefold()
-        found = 0 if _MEDICAL.search(text) else None
-    return found
+    return found if found is not None and _OWN.search(text) else None
 
 
 def _life_rank(record: Record) -> int:
     """Where ``record`` goes among what says who the user is (``_LIFE``: 0 their name, then
     home, work, studies, family); past them, anything else (``len(_LIFE)``)."""
     content = record.content.replace("\u2019", "'")
-    lowered = content.casefold()
+    lowered = " ".join(content.casefold().split())
     for rank, pattern in enumerate(_LIFE):
         if pattern.search(content if rank == 0 else lowered):
             return rank
@@ -473,13 +281,15 @@ def _life_rank(record: Record) -> int:
 
 def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candidate]:
     """The answer to a whole-person question: the ``chosen`` records (the user's, in profile
-    order), each marked as passing on that signal; ``survivors`` unchanged when none was
-    chosen. Pure: replay calls it with the logged choice."""
+    order), each marked as passing on that signal with its place in the profile as its
+    ``profile`` match (the compact reason's "profile #3"); ``survivors`` unchanged when none
+    was chosen. Pure: replay calls it with the logged choice."""
     if not chosen:
         return survivors
-    for candidate in chosen:
+    for place_in_profile, candidate in enumerate(chosen, start=1):
         candidate.passed_on = "profile"
         candidate.gate = PROFILE_GATE
+        candidate.matches["profile"] = {"rank": place_in_profile, "score": float(place_in_profile)}
     return list(chosen)
 
 

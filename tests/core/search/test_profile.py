@@ -45,6 +45,7 @@ ASKED = NOW + timedelta(days=30)
         "What do we know about the user?",
         "What facts have been recorded about the user?",
         "What's in my profile?",
+        "Is there anything in your memory about me?",
         "about me",
     ],
 )
@@ -86,6 +87,12 @@ def test_a_question_about_the_user_as_a_whole_is_read(query: str) -> None:
         "what about me?",
         "What are my hobbies?",
         "on me",
+        "What have you shared about me?",
+        "Will you remember anything about me?",
+        "What will you learn about me?",
+        "Show me a picture of me.",
+        "Is my profile complete?",
+        "What did you learn about me in our chat?",
     ],
 )
 def test_a_question_with_a_topic_a_command_or_a_statement_is_not(query: str) -> None:
@@ -347,17 +354,104 @@ def test_an_extracted_profile_keeps_each_fact_of_a_turn_and_leaves_the_summary_o
     with a topic); the summary restating them is not in it."""
     with extracting_memory(store_path, real_embedder) as memory:
         extracted_session(
-            memory, "s1", "I'm vegetarian and I play badminton on Wednesdays.", "I live in Leeds."
+            memory,
+            "s1",
+            "I'm vegetarian and I play badminton on Wednesdays.",
+            "I live in Leeds.",
+            "I prefer short answers with bullet points, always.",
         )
         [summary] = memory.store.query(
             "SELECT id FROM records WHERE source_kind = 'session_summary'"
         )
-        stated = memory.store.query(
-            "SELECT id FROM records WHERE source_kind = 'user_statement' AND status = 'confirmed'"
-        )
-        assert len(stated) >= 3
         result = ask(memory, "What have you learned about me so far?")
-        assert {r["id"] for r in result["results"]} == {row["id"] for row in stated}
         assert summary["id"] not in [r["id"] for r in result["results"]]
         assert {r["explanation"]["passed_on"] for r in result["results"]} == {"profile"}
         assert result["explanation"]["siblings_collapsed"] == 0
+        said = " | ".join(r["content"] for r in result["results"])
+        for fact in ("vegetarian", "badminton", "Leeds", "bullet points"):
+            assert said.count(fact) == 1, said  # each once: a phrased fact or its sentence
+
+
+def test_a_user_of_many_records_gets_who_they_are_first_in_the_compact_form(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Past the newest statements a profile reads, the lookup of who the user is finds an old
+    "My name is Dana."; the compact form names its place in the profile (it raised a KeyError
+    for such a record before)."""
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        alice = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+        name = said(alice, "My name is Dana.", "My name is Dana.", kind="episodic", minutes=0)
+        memory.import_records(
+            [
+                {
+                    "type": "episodic",
+                    "content": f"Logged water intake entry number {k}.",
+                    "event_at": (NOW + timedelta(days=1, minutes=k)).isoformat(),
+                }
+                for k in range(profile.WINDOW + 5)
+            ],
+            scope="user:alice",
+            now=NOW + timedelta(days=1),
+        )
+        query = {"query": "What do you know about me?"}
+        result = ask(memory, query["query"])
+        assert result["results"][0]["id"] == name
+        compact = for_model("memory_search", query, result)
+        assert compact["results"][0]["reason"] == "profile #1; one of the user's own records"
+        assert compact["reason"].startswith(f"10 of the user's {profile.WINDOW + 6} records")
+
+
+def test_instructions_and_the_users_own_constraints_come_before_the_rest(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A son's allergy is the family's, not the user's constraint; a fourth instruction
+    follows who the user is, not the trivia; a later value of an attribute comes before the
+    earlier one even as a guess."""
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        alice = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+        ids = {
+            key: said(alice, sentence, sentence, kind="episodic", minutes=k)
+            for k, (key, sentence) in enumerate(
+                [
+                    ("french", "Please always answer in French."),
+                    ("metric", "Always use metric units, please."),
+                    ("emoji", "Never use emojis in your answers."),
+                    ("short", "Please always keep answers under 100 words."),
+                    ("son", "My son Leo is allergic to peanuts."),
+                    ("veg", "I'm vegetarian."),
+                    ("kindle", "I have a Kindle."),
+                ]
+            )
+        }
+        alice.add_turn("user", "I live in Bristol.", at=NOW + timedelta(minutes=10))
+        home = alice.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": "The user lives in Bristol.",
+                "attribute": "home city",
+                "source_kind": "user_statement",
+                "evidence": "I live in Bristol.",
+            },
+            now=NOW + timedelta(minutes=10),
+        )
+        assert home["status"] == "confirmed", home
+        guess = alice.call(
+            "memory_write",
+            {
+                "type": "semantic",
+                "content": "The user lives in Bath now.",
+                "attribute": "home city",
+                "source_kind": "agent_inference",
+            },
+            now=NOW + timedelta(minutes=20),
+        )
+        assert guess["status"] == "provisional", guess
+        answer = [r["id"] for r in ask(memory, "What do you know about me?")["results"]]
+        instructions = [ids[k] for k in ("short", "emoji", "metric")]  # the newest three
+        assert answer[:4] == [*instructions, ids["veg"]]
+        assert answer.index(guess["id"]) + 1 == answer.index(home["id"])
+        assert answer.index(home["id"]) < answer.index(ids["french"]) < answer.index(ids["kindle"])
+        assert answer.index(ids["son"]) < answer.index(ids["kindle"])  # family, before the rest
