@@ -206,6 +206,8 @@ def asks(query: str) -> bool:
     if not words or len(words) > 30:
         return False
     words = words[_led(words) :]
+    if not words:  # nothing but an opener: "Thanks!", "hey"
+        return False
     return _asks_about(words) or _portrays(words) or _names_record(words) or _who_am_i(words)
 
 

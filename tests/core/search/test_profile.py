@@ -93,10 +93,25 @@ def test_a_question_about_the_user_as_a_whole_is_read(query: str) -> None:
         "Show me a picture of me.",
         "Is my profile complete?",
         "What did you learn about me in our chat?",
+        "Thanks!",
+        "hey",
+        "ok so",
     ],
 )
 def test_a_question_with_a_topic_a_command_or_a_statement_is_not(query: str) -> None:
     assert not profile.asks(query)
+
+
+def test_the_reading_answers_any_text() -> None:
+    """Whatever the text, a yes or a no: nothing but openers ("Thanks!") raised an IndexError
+    inside memory_search, which failed as an internal error."""
+    from agent_memory.core.search import profile_question
+
+    odd = ["", " ", "?!", "🙂", "...", "hey hey hey", "about", "me", "of me", "so far", "x" * 5000]
+    odd += [" ".join(p) for p in (*profile_question._LEADS, *profile_question._TAILS)]
+    odd += [f"{' '.join(p)}?" for p in profile_question._WHO]
+    for text in odd:
+        assert profile.asks(text) in (True, False)
 
 
 def said(session: Session, sentence: str, content: str, *, kind: str, minutes: int) -> str:
