@@ -144,6 +144,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     kept = later.replay(
         payload, siblings.replay(payload, kept)
     )  # the later-statement-first order the search logged
+    kept, _ = ranking.close_first(kept, within=gate.close_within)
     return [c.record_id for c in kept[: settings["limit"]]]
 
 

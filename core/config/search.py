@@ -311,6 +311,16 @@ class GateConfig(Section):
             "close as the closest of them (0: none)."
         ),
     )
+    close_within: int = Field(
+        5,
+        ge=0,
+        le=100,
+        description=(
+            "Mode result: past an answer's first this many results, only candidates that "
+            "passed the gate on their own; one only close to the best one is cut there "
+            "(0: no such limit)."
+        ),
+    )
     calibrated_for: str = Field(
         PACKAGED_MINILM,
         description="The embedder the floors were calibrated for; floors belong to one model.",

@@ -154,11 +154,12 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         more = "; ask about a topic for the others" if total > returned else ""
         return f"{returned} of the user's {total} records{more}"
     parts = []
-    cut = explanation.get("cut") or {}
-    if cut.get("count"):
-        # The full explanation says why (cut.why); "weaker" is the gist, and every character
-        # here is read on every turn.
-        parts.append(f"{cut['count']} weaker candidates cut")
+    # The gate's cut and the padding past the first results (explanation.padding_cut).
+    cut = sum((explanation.get(k) or {}).get("count", 0) for k in ("cut", "padding_cut"))
+    if cut:
+        # The full explanation says why (cut.why, padding_cut.why); "weaker" is the gist, and
+        # every character here is read on every turn.
+        parts.append(f"{cut} weaker candidates cut")
     # What was collapsed (near-duplicates, a turn's side remarks, session summaries) stays in
     # the full explanation: the answer already holds what stands for it, and a model can act
     # on nothing in those counts, while it reads this line on every turn.
@@ -268,6 +269,11 @@ def response_explanation(s: Search) -> dict[str, Any]:
             if s.gate_mode == "result"
             else "weak on every signal",
         },
+        "padding_cut": {
+            "count": len(s.padding),
+            "why": "only close to the best one, past the answer's first results "
+            "(gate.close_within)",
+        },
         "duplicates_collapsed": len(s.duplicates),
         "siblings_collapsed": len(s.siblings),
         "summaries_collapsed": len(s.summaries),
@@ -358,6 +364,7 @@ def log_payload(
             "corroborated_floor": s.corroborated,
             "subject_floor": s.subject_floor,
             "beside_subject": gate_cfg.beside_subject,
+            "close_within": gate_cfg.close_within,
             "duplicate_cosine": config.retrieval.duplicate_cosine,
             "gate_mode": s.gate_mode,
             # the gate applied after a replace_floors reranker that did not run, or None
@@ -410,6 +417,9 @@ def log_payload(
             "dropped": {c.record_id: c.duplicate_of for c in s.duplicates},
         },
         "reranker": s.rerank_log,
+        # Candidates only close to the best one, past the answer's first gate.close_within
+        # (settings.close_within; replay removes them again).
+        "padding_cut": [c.record_id for c in s.padding],
         # core.search.siblings: records of one turn found only through it, and the one kept;
         # session summaries a record of their session stands for
         "siblings": {"collapsed": s.siblings, "summaries": s.summaries},

@@ -200,6 +200,25 @@ def collapse(
     return kept, dropped
 
 
+def close_first(
+    candidates: list[Candidate], *, within: int
+) -> tuple[list[Candidate], list[Candidate]]:
+    """``candidates`` (the answer in its order) with, past its first ``within`` (0: no limit),
+    only those that passed the gate on their own: one that passed only as close to the best
+    one (``passed_on`` "margin") there pads an answer a model reads on every turn. Returns
+    (kept, removed)."""
+    if within <= 0:
+        return candidates, []
+    kept: list[Candidate] = []
+    removed: list[Candidate] = []
+    for candidate in candidates:
+        if candidate.passed_on == "margin" and len(kept) >= within:
+            removed.append(candidate)
+        else:
+            kept.append(candidate)
+    return kept, removed
+
+
 def fit_budget(
     candidates: list[Candidate],
     *,
@@ -316,6 +335,7 @@ def replay(log: dict[str, Any]) -> list[str]:
             **margins,
         )
     kept = later.replay(log, kept)
+    kept, _ = close_first(kept, within=settings.get("close_within", 0))  # 0 before it existed
     tokens = log["budget"]["tokens"]
     taken, _ = fit_budget(
         kept,

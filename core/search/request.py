@@ -126,6 +126,8 @@ class Search:
     rerank_log: dict[str, Any] = field(default_factory=dict)
     later_log: dict[str, Any] = field(default_factory=dict)  # core.search.later: what moved
     fallback_gate: str | None = None  # the gate run after a replace_floors reranker did not
+    # Candidates only close to the best one, past the answer's first gate.close_within.
+    padding: list[Candidate] = field(default_factory=list)
     taken: list[Candidate] = field(default_factory=list)
     skipped: list[Candidate] = field(default_factory=list)
 

@@ -172,6 +172,7 @@ class Retriever:
                     asked=subject.asked(s.words_asked),
                 )
         with timer.stage("budget_assembly"):
+            s.kept, s.padding = ranking.close_first(s.kept, within=self.config.gate.close_within)
             s.taken, s.skipped = ranking.fit_budget(
                 s.kept,
                 budget=request.budget_tokens,

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
-from agent_memory.core import Memory
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.search.explain import for_model
 from agent_memory.core.search.gate import (
     apply_gate,
@@ -277,3 +280,57 @@ def test_close_to_a_weak_best_is_at_least_half_as_close() -> None:
     assert within.gate == (
         "weak on its own; close to the best: dense cosine 0.480 within 0.15 of the best 0.620"
     )
+
+
+# Twelve turns of a hiker's chats: every one close in meaning to a question about trips.
+HIKES = [
+    "I went hiking in the Alps last summer.",
+    "We hiked up Ben Nevis in the rain.",
+    "My boots are Salomon X Ultra.",
+    "I did the Camino de Santiago in 2019.",
+    "Trail running on Sundays with my club.",
+    "I want to walk the West Highland Way.",
+    "My knee hurts after long descents.",
+    "I bought trekking poles last week.",
+    "We camped by Loch Ness.",
+    "I love the Lake District fells.",
+    "Scrambling on Striding Edge was scary.",
+    "I'm training for a 50k ultra.",
+]
+
+
+@pytest.mark.parametrize("within", [5, 0])
+def test_past_the_first_results_only_what_passed_on_its_own_stays(
+    store_path: Path, real_embedder: FlagEmbedder, within: int
+) -> None:
+    """``gate.close_within``: past an answer's first five results a record only close to the
+    best one pads the answer a model reads on every turn, and is cut (counted with the weaker
+    candidates, replayed from the log); the first five keep theirs. 0 keeps them all."""
+    config = Config(gate={"close_within": within})
+    with Memory.open(store_path, config, embedder=real_embedder, now=NOW) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        memory.import_conversation(
+            [
+                {"id": f"t{i}", "role": "user", "text": text, "at": NOW + timedelta(minutes=i)}
+                for i, text in enumerate(HIKES)
+            ],
+            scope="user:alice",
+            session_id="chats",
+        )
+        session = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=NOW)
+        query = {"query": "What outdoor trips have I done?"}
+        result = session.call("memory_search", query, now=NOW)
+        basis = [r["explanation"]["passed_on"] for r in result["results"]]
+        padding = result["explanation"]["padding_cut"]["count"]
+        if within:
+            assert padding > 0 and "margin" not in basis[within:]
+            reason = for_model("memory_search", query, result)["reason"]
+            assert (
+                reason == f"{result['explanation']['cut']['count'] + padding} weaker candidates cut"
+            )
+        else:
+            assert padding == 0 and "margin" in basis[5:]
+        (row,) = memory.store.query(
+            "SELECT payload FROM search_log WHERE id = ?", (result["search_id"],)
+        )
+        assert replay(json.loads(row["payload"])) == [r["id"] for r in result["results"]]
