@@ -91,7 +91,7 @@ _KIN = (
     r"children|child|baby|mum|mom|mother|dad|father|parents|sisters?|brothers?|siblings?|twins)"
 )
 _WHOSE = r"(?:my|our|the user's)"
-_NOW_ = r"(?:(?:actually|now|still|currently|also|really|just) )?"
+_ADVERB = r"(?:(?:actually|now|still|currently|also|really|just) )?"
 _LIFE = tuple(
     re.compile(pattern)
     for pattern in (
@@ -100,19 +100,19 @@ _LIFE = tuple(
         r"|\b(?i:call me) [A-Z]"
         r"|^(?i:i'm|i am|the user is) [A-Z][\w-]+(?: [A-Z][\w-]+)?\s*(?:[.!,]|$)",
         # home
-        rf"\b(?:i|we|the user) {_NOW_}(?:live|lives|lived|am based|are based|is based|grew up)\b"
-        rf"|\b(?:i|we|the user) {_NOW_}(?:moved|relocated) (?:to|into|from|back|house)\b"
+        rf"\b(?:i|we|the user) {_ADVERB}(?:live|lives|lived|am based|are based|is based|grew up)\b"
+        rf"|\b(?:i|we|the user) {_ADVERB}(?:moved|relocated) (?:to|into|from|back|house)\b"
         rf"|\b{_WHOSE} (?:house|flat|apartment|home|hometown)\b",
         # work
-        rf"\b(?:i|the user) {_NOW_}(?:work|works|worked|am working|is working) "
+        rf"\b(?:i|the user) {_ADVERB}(?:work|works|worked|am working|is working) "
         r"(?:as|at|for|in|nights|days|shifts|part|full|remotely|freelance|from home)\b"
-        r"|\b(?:i|the user) (?:retired|"
-        r"started|quit|left|got) (?:from |at )?(?:my |a |the |the user's )?(?:new )?job\b"
+        r"|\b(?:i|the user) (?:retired|started|quit|left|got) (?:from |at )?"
+        r"(?:my |a |the |the user's )?(?:new )?job\b"
         r"|\b(?:i|the user) (?:was|got|have been|has been) promoted\b"
         rf"|\b{_WHOSE} (?:job|employer|boss|manager|company|career|profession)(?: \w+)? "
         r"(?:is|are|was|were|'s)\b",
         # studies
-        rf"\b(?:i|the user) {_NOW_}(?:study|studies|studied|am studying|is studying)\b"
+        rf"\b(?:i|the user) {_ADVERB}(?:study|studies|studied|am studying|is studying)\b"
         rf"|\b{_WHOSE} (?:degree|university|uni|college|phd|msc|major|course)\b",
         # family
         rf"\b{_WHOSE} {_KIN}\b|\b(?:i|we|the user) (?:have|has|had) (?:a|an|two|three|four) "

@@ -72,9 +72,10 @@ def fuse(
 
 
 def looked_up(candidates: list[Candidate], found: list[tuple[str, float]]) -> list[Candidate]:
-    """``candidates`` with the records a whole-person question's lookup ``found`` (the user's,
-    in profile order: core.search.profile): each gets its ``profile`` rank as a match (at no
-    fused weight: it orders nothing), and those no generator found come after them."""
+    """``candidates`` with the records a whole-person question's lookup ``found`` (the user's
+    newest statements: core.search.profile.lookup): each gets its place in the lookup as its
+    ``profile`` match (at no fused weight: it orders nothing; the answer's own order replaces
+    it, core.search.profile.place), and those no generator found come after them."""
     rank_of = {record_id: rank for rank, (record_id, _) in enumerate(found, start=1)}
     for candidate in candidates:
         if (rank := rank_of.pop(candidate.record_id, None)) is not None:
