@@ -120,6 +120,22 @@ def test_random_json_never_raises(session: Session, tool: str, data: st.DataObje
     check(session, tool, arguments)
 
 
+# What a host in auto mode searches with on every user turn: short everyday messages. Random
+# text seldom is one, and "Thanks!" once failed inside memory_search as an internal error (a
+# query of nothing but an opener: core.search.profile_question).
+EVERYDAY = [
+    *"Thanks! ok hey lol haha 👍 🙂🙂 ? ... yes no nope sure bye me who what why? and? but".split(),
+    *("thank you", "ok so", "hi there!", "good morning", "so far", "about me", "of me", "k"),
+    *("please", "pls", "mate", "if anything", "just curious", "Thanks! 🙏", "Cool, thanks."),
+    *("who am i", "sum me up", "describe", "tell me", "well then", "what do you know", "user"),
+]
+
+
+@pytest.mark.parametrize("text", EVERYDAY)
+def test_everyday_short_messages_search_without_error(session: Session, text: str) -> None:
+    check(session, "memory_search", {"query": text})
+
+
 @pytest.mark.parametrize("name", ["memory_delete", "", None, 3, "MEMORY_WRITE"])
 def test_unknown_tools_are_structured_errors(session: Session, name: Any) -> None:
     """A tool name that does not exist is an error result, not an exception."""
