@@ -8,9 +8,7 @@ have is the question's subject: every word the question asks about, other than t
 frame the question ("name", "kind", "now"), is in the record's text (its content or retrieval
 context) as the same word (compared as stems) or as a common noun that is a kind of the word's
 first sense by WordNet ("kelpie" is a dog; "Rania" beside "wife" names the wife), or a short or
-family form of it ("Dr. Nguyen" names the doctor, "gran" the grandmother: ``_SAID_FOR``); a son
-or a daughter asked about is named by the user's children said together ("the two kids:
-Zawadi is 8 and Imran is 4": ``CHILDREN``, the answer is among them); a name
+family form of it ("Dr. Nguyen" names the doctor, "gran" the grandmother: ``_SAID_FOR``); a name
 the user gives one of their people in a record the search reads ("my husband Chidi") names that
 person in the others too ("Chidi is a branch manager at Zenith Bank" names the husband:
 ``kin_names``). Where the user works, lives or studies is named by what says it in the first person
@@ -268,16 +266,6 @@ _OWN = re.compile(r"\b(?:my|our)\s+(\w+)\b(?!-)", re.IGNORECASE)  # not "my moth
 OCCUPATION = "occupation_"
 _WORKS = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:works?|worked)\s+(?:at|for|as)\b", re.IGNORECASE)
 _REFERS = frozenset("he she they him her".split())
-# The user's children said together ("the two kids: Zawadi is 8 and Imran is 4", "our
-# children, Ada and Leo"; not "the kids' menu"), as a text names them: a token no text holds as
-# a word. A son or a daughter asked about is among them.
-CHILDREN = "children_"
-_CHILDREN = re.compile(
-    r"\b(?:my|our|the|both|two|three|four|five|the two|the three|both our|both my)\s+"
-    r"(?:kids|children)\b(?!')",
-    re.IGNORECASE,
-)
-_AMONG_CHILDREN = frozenset(("daughter", "son"))
 _WORK_WORDS = frozenset(stem_word(w) for w in ("work", "job"))
 # A person's home, as a question asks it and a text names it: "home_" and the person's stem.
 HOME = "home_"
@@ -403,8 +391,6 @@ def _read(text: str, own: int | None = None) -> _Reading:
     if life.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by
     stems |= _occupations(said) | _homes(said)
-    if _CHILDREN.search(text):
-        stems.add(CHILDREN)
     owned = frozenset(m.group(1).casefold() for m in _OWN.finditer(text))
     return _Reading(frozenset(stems), tuple(common), tuple(named), owned)
 
@@ -437,12 +423,7 @@ def _named(subject: Sequence[str], reading: _Reading) -> bool:
     if not subject:
         return False
     wanted = (_SAID_FOR.get(w, w) for w in subject)
-    return all(
-        _stem(w) in reading.stems
-        or _kind_named(w, reading)
-        or (w in _AMONG_CHILDREN and CHILDREN in reading.stems)
-        for w in wanted
-    )
+    return all(_stem(w) in reading.stems or _kind_named(w, reading) for w in wanted)
 
 
 def _person_senses(net: WordNet, senses: Sequence[int]) -> Sequence[int]:

@@ -882,32 +882,3 @@ def test_known_limit_a_named_place_the_user_lives_in_names_their_home(memory: Me
     is read from "our house", "we moved to" and the like only (core.search.life)."""
     answer = "The user lives in Brighton."
     assert passed_beside_fillers(memory, answer, "my location") == "subject"
-
-
-@pytest.mark.parametrize(
-    ("asked", "text", "named"),
-    [
-        (("daughter",), "the two kids: Zawadi is 8 and Imran is 4.", True),
-        (("son",), "Our children, Ada and Leo, start school in September.", True),
-        (("daughter",), "I coach the under-10s on Saturdays.", False),
-        (("son",), "The kids' menu there is great.", False),
-        (("sister",), "the two kids: Zawadi is 8 and Imran is 4.", False),
-        (("daughter", "school"), "the two kids: Zawadi is 8 and Imran is 4.", False),
-    ],
-)
-def test_a_son_or_daughter_is_named_by_the_users_children_said_together(
-    asked: tuple[str, ...], text: str, named: bool
-) -> None:
-    """The answer is among them ("What's my daughter's name?" was answered empty beside "the
-    two kids: Zawadi is 8 and Imran is 4."); every other word asked must still be named."""
-    assert subject.names(asked, text) is named
-
-
-def test_whats_my_daughters_name_finds_the_kids_named_together(memory: Memory) -> None:
-    kids = "It's me, our nanny Mercy, and the two kids: Zawadi is 8 and Imran is 4."
-    session = user_store(
-        memory, [{"content": f, "source_kind": "user_statement"} for f in [kids, *FACTS]]
-    )
-    result = search(session, "What's my daughter's name?")
-    passed = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
-    assert passed.get(kids) == "subject"
