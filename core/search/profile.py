@@ -50,7 +50,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agent_memory.core.models import Status
+from agent_memory.core.models import SourceKind, Status
 from agent_memory.core.search import diet, life, standing
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.profile_question import asks
@@ -162,7 +162,7 @@ def belongs(record: Record, user_id: str) -> bool:
     summary nor an imported conversation turn."""
     return (
         record.scope == f"user:{user_id}"
-        and record.source_kind.value != "session_summary"
+        and record.source_kind is not SourceKind.SESSION_SUMMARY
         and not conversation.is_imported_turn(record)
     )
 
