@@ -13,11 +13,14 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import later, profile, siblings, standing
 from agent_memory.core.search.gate import apply_gate
+
+if TYPE_CHECKING:
+    from agent_memory.core.search.request import Ranked
 
 GENERATORS = ("dense", "lexical", "entity", "time")
 
@@ -71,19 +74,29 @@ def fuse(
     return list(candidates.values())
 
 
-def looked_up(candidates: list[Candidate], found: list[tuple[str, float]]) -> list[Candidate]:
+def joined(candidates: list[Candidate], found: Ranked, *, generator: str) -> list[Candidate]:
+    """``candidates`` and, after them, each record a lookup of ``generator`` ``found`` that no
+    generator did, fused at no weight (its rank and score in the lookup are its only match):
+    the records a standing instruction's words find (core.search.standing), the user's records
+    for a question about the user as a whole (core.search.profile)."""
+    have = {c.record_id for c in candidates}
+    return candidates + [
+        Candidate(i, matches={generator: {"rank": rank, "score": score}})
+        for rank, (i, score) in enumerate(found, start=1)
+        if i not in have
+    ]
+
+
+def looked_up(candidates: list[Candidate], found: Ranked) -> list[Candidate]:
     """``candidates`` with the records a whole-person question's lookup ``found`` (the user's
-    newest statements: core.search.profile.lookup): each gets its place in the lookup as its
-    ``profile`` match (at no fused weight: it orders nothing; the answer's own order replaces
-    it, core.search.profile.place), and those no generator found come after them."""
+    newest statements: core.search.profile.lookup): those a generator found get their place in
+    the lookup as their ``profile`` match too (at no fused weight: it orders nothing; the
+    answer's own order replaces it, core.search.profile.place), the others are ``joined``."""
     rank_of = {record_id: rank for rank, (record_id, _) in enumerate(found, start=1)}
     for candidate in candidates:
-        if (rank := rank_of.pop(candidate.record_id, None)) is not None:
+        if (rank := rank_of.get(candidate.record_id)) is not None:
             candidate.matches["profile"] = {"rank": rank, "score": float(rank)}
-    return candidates + [
-        Candidate(record_id, matches={"profile": {"rank": rank, "score": float(rank)}})
-        for record_id, rank in rank_of.items()
-    ]
+    return joined(candidates, found, generator="profile")
 
 
 def fused_scores(
@@ -266,7 +279,8 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
         lookup: [(c["id"], c["score"]) for c in log["candidates"].get(lookup, [])]
         for lookup in ("standing", "profile")
     }
-    candidates = looked_up(standing.joined(candidates, found["standing"]), found["profile"])
+    candidates = joined(candidates, found["standing"], generator="standing")
+    candidates = looked_up(candidates, found["profile"])
     dropped = log.get("changed_since_generated", {})  # absent from rows before it existed
     candidates = [c for c in candidates if c.record_id not in dropped]
     credit = log.get("context_credit", {})  # absent from rows logged before it existed

@@ -253,7 +253,8 @@ class Retriever:
             wholes=s.by_passage,
         )
         # Found by nothing but their words: each must still be one (core.search.standing.admit).
-        s.candidates = ranking.looked_up(standing.joined(s.candidates, s.standing), s.profile)
+        s.candidates = ranking.joined(s.candidates, s.standing, generator="standing")
+        s.candidates = ranking.looked_up(s.candidates, s.profile)
 
     def _recheck_and_freshen(self, s: Search) -> None:
         """Each candidate's current row decides, then episodic records get their freshness."""

@@ -14,15 +14,15 @@ user's own stored thing such as "Find my dentist's number"), a candidate that di
 gate on its own and is a standing instruction (``is_standing``) passes on that signal: at most
 ``MAX_STANDING`` of them (the best fused scores), the one stated last first, after the results
 that passed on their own (``place``). Besides the generators' candidates, the records the
-markers' words find (``MARKERS``, a lexical query of their own, ``joined``) are read, so an
-instruction far from the task in a store of any size is a candidate. A standing instruction
-is a sentence of the user's own (a user statement or an imported user turn; never a tool's,
-an agent's, an assistant turn's or a summary's) addressed to the assistant (it says "please",
-"when you", "make sure", opens with "always" / "never" / "keep" ..., states a preference, or
-changes how to answer "from now on" without the user as its subject; or a polite question
-asking for a way of answering, "Could you answer in Spanish from now on?") that says it holds in
-general ("always", "never", "from now on", "for everything", "all my", "when you answer ...",
-"stop adding ...");
+markers' words find (``MARKERS``, a lexical query of their own, core.search.ranking.joined) are
+read, so an instruction far from the task in a store of any size is a candidate. A standing
+instruction is a sentence of the user's own (a user statement or an imported user turn; never a
+tool's, an agent's, an assistant turn's or a summary's) addressed to the assistant (it says
+"please", "when you", "make sure", opens with "always" / "never" / "keep" ..., states a
+preference, or changes how to answer "from now on" without the user as its subject; or a polite
+question asking for a way of answering, "Could you answer in Spanish from now on?") that says it
+holds in general ("always", "never", "from now on", "for everything", "all my", "when you answer
+...", "stop adding ...");
 one request ("Please keep this email short"), a mention or report ("My boss always says
 please ..."), or a habit ("I can never sleep before midnight") is not.
 
@@ -48,7 +48,6 @@ from agent_memory.core.write import conversation
 if TYPE_CHECKING:
     from agent_memory.core.models import Record
     from agent_memory.core.search.ranking import Candidate
-    from agent_memory.core.search.request import Ranked
 
 MAX_STANDING = 3
 # The words a standing instruction is found by, whatever the task (a lexical query of its own).
@@ -286,21 +285,6 @@ def lookup_words(task: bool, diet_up_to: int | None) -> list[str]:
     it: a task's standing instructions (``MARKERS``), and the dietary constraints of a query
     about what the user eats (``diet_up_to``: core.search.diet.wanted; ``diet.MARKERS``)."""
     return [*(MARKERS if task else []), *(diet.MARKERS if diet_up_to is not None else [])]
-
-
-def joined(candidates: list[Candidate], found: Ranked) -> list[Candidate]:
-    """``candidates`` and, after them, each record the markers ``found`` that no generator did,
-    fused at no weight (its ``standing`` rank and BM25 are its only match)."""
-    # Here, not at the top: core.search.ranking imports this module (its replay places what
-    # the log says passed as standing).
-    from agent_memory.core.search.ranking import Candidate
-
-    have = {c.record_id for c in candidates}
-    return candidates + [
-        Candidate(i, matches={"standing": {"rank": rank, "score": score}})
-        for rank, (i, score) in enumerate(found, start=1)
-        if i not in have
-    ]
 
 
 @dataclass(frozen=True, slots=True)
