@@ -182,9 +182,11 @@ def chosen(
     own = [c for c in ordered if belongs(records[c.record_id], user_id)]
     own = _one_per_statement(own, records)
 
+    surest = {Status.CONFIRMED: 0, Status.PROVISIONAL: 1}  # any other status: 2
+    statuses = {id(c): surest.get(records[c.record_id].status_at(now), 2) for c in own}
+
     def status(c: Candidate) -> int:
-        found = records[c.record_id].status_at(now)
-        return 0 if found is Status.CONFIRMED else 1 if found is Status.PROVISIONAL else 2
+        return statuses[id(c)]
 
     def newest(candidates: Iterable[Candidate]) -> list[Candidate]:
         by_time = sorted(candidates, key=lambda c: records[c.record_id].statement_time)
