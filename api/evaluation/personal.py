@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -122,39 +122,49 @@ def _import_turns(mem: Memory, persona: Persona) -> None:
 # Asking and matching
 
 
-def ask(
-    mem: Memory, persona: Persona, path: str, *, asked_as: Callable[[str], str] | None = None
-) -> list[Answer]:
-    """Every question of ``persona`` (reworded by ``asked_as``), as its agent's memory_search."""
+def ask(mem: Memory, persona: Persona, path: str) -> list[Answer]:
+    """Every question of ``persona``, as written, as its agent's memory_search."""
+    return ask_in_forms(mem, persona, path, (str,))[0]
+
+
+def ask_in_forms(
+    mem: Memory, persona: Persona, path: str, forms: Sequence[Callable[[str], str]]
+) -> list[list[Answer]]:
+    """Every question of ``persona`` as its agent's memory_search, once in each of ``forms``
+    (the question as written, ``str``; about "the user", ``third_person``), the persona's
+    labelled turns and restated records read once: a list of answers per form."""
     session = mem.session(agent_id=AGENT, user_id=persona.id, session_id=f"eval-{persona.id}")
     labelled = {t for q in persona.questions for t in q.evidence + q.stale}
     folded = {t: fold(persona.turn(t).text) for t in labelled}
     restating = _restated(mem, persona, path, folded)
-    answers = []
-    for question in persona.questions:
-        arguments = {"query": asked_as(question.text) if asked_as else question.text}
-        result = session.call("memory_search", arguments, now=question.asked_at)
-        if "error" in result:
-            raise RuntimeError(f"search failed for {question.id}: {result['error']['code']}")
-        results = result["results"]
-        answers.append(
-            Answer(
-                question,
-                tuple(_matches(r, path, folded) for r in results),
-                len(model_text(for_model("memory_search", arguments, result))),
-                len(model_text(result)),
-                sum(len(r["content"]) for r in results),
-                (logged := _logged(mem, result["search_id"])),
-                {
-                    record_id: _matches(record.to_json(), path, folded)
-                    for record_id, record in mem.store.get_records(
-                        [c["id"] for c in logged["candidates"]["fused"]]
-                    ).items()
-                },
-                tuple(restating(r) for r in results),
+    by_form = []
+    for form in forms:
+        answers = []
+        for question in persona.questions:
+            arguments = {"query": form(question.text)}
+            result = session.call("memory_search", arguments, now=question.asked_at)
+            if "error" in result:
+                raise RuntimeError(f"search failed for {question.id}: {result['error']['code']}")
+            results = result["results"]
+            answers.append(
+                Answer(
+                    question,
+                    tuple(_matches(r, path, folded) for r in results),
+                    len(model_text(for_model("memory_search", arguments, result))),
+                    len(model_text(result)),
+                    sum(len(r["content"]) for r in results),
+                    (logged := _logged(mem, result["search_id"])),
+                    {
+                        record_id: _matches(record.to_json(), path, folded)
+                        for record_id, record in mem.store.get_records(
+                            [c["id"] for c in logged["candidates"]["fused"]]
+                        ).items()
+                    },
+                    tuple(restating(r) for r in results),
+                )
             )
-        )
-    return answers
+        by_form.append(answers)
+    return by_form
 
 
 def _restated(
@@ -241,9 +251,10 @@ def run(
                     persona, path, store_dir=where, config=config, embedder=embedder
                 ) as mem:
                     stored.append(mem.stats()["records"])
-                    by_path[path].append(ask(mem, persona, path))
-                    answers += by_path[path][-1]
-                    asked_about += ask(mem, persona, path, asked_as=third_person)
+                    first, about = ask_in_forms(mem, persona, path, (str, third_person))
+                    by_path[path].append(first)
+                    answers += first
+                    asked_about += about
             report[path] = personal_metrics(answers) | {
                 "records_per_persona": mean(stored),
                 "third_person": _without_kinds(personal_metrics(asked_about)),
