@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.core.search import later, siblings
+from agent_memory.core.store.search_reads import PROFILE_COUNTED
 
 if TYPE_CHECKING:
     from agent_memory.core.config import Config
@@ -152,7 +153,9 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
     if gate.get("profile"):  # a question about the user as a whole (core.search.profile)
         total = gate.get("profile_of", returned)
         more = "; ask about a topic for the others" if total > returned else ""
-        return f"{returned} of the user's {total} records{more}"
+        # Counted up to PROFILE_COUNTED (core.store.search_reads): past it, "more than".
+        said = f"more than {PROFILE_COUNTED:,}" if total > PROFILE_COUNTED else str(total)
+        return f"{returned} of the user's {said} records{more}"
     parts = []
     # The gate's cut and the padding past the first results (explanation.padding_cut).
     cut = sum((explanation.get(k) or {}).get("count", 0) for k in ("cut", "padding_cut"))

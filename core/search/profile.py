@@ -31,8 +31,11 @@ value is not given as the current one). Each passes on this signal, its place in
 its ``profile`` rank; the limit, the token budget and near-duplicate collapse apply as to any
 answer, and nothing else reorders it (the reranker, a turn's side remarks folded into its best
 record, the later-statement rule: each reads a query's topic, which this one has none of).
-The response's reason says how many of the user's records there are, so a model knows to ask
-about a topic for the others. A user with no such record (nothing stored, or nothing but
+The response's reason says how many of the user's records there are (counted up to
+``search_reads.PROFILE_COUNTED``, past it "more than 1,000"), so a model knows to ask about a
+topic for the others. The newest statements are read through an index of them (a user of
+50,000 records is read in under a millisecond, not sorted in 45: benchmarks/README.md,
+"Session 51"). A user with no such record (nothing stored, or nothing but
 imported turns) gets the usual search.
 
 Limits (the question's: core.search.profile_question): in a store with more than

@@ -405,6 +405,23 @@ PASSAGE_VECTORS = Migration(
     notice="records written before have no passage vectors: run `agent-memory reembed`",
 )
 
+PROFILE_ORDER = Migration(
+    16,
+    "the user's statements in the order they were made",
+    (
+        # A question about the user as a whole reads the user's newest statements
+        # (core.store.search_reads.profile_ids): with this index it walks them newest first and
+        # stops at its window, where it sorted every record of the user's (about 45 ms at
+        # 50,000). Session summaries and imported conversation turns are never read by it, so
+        # they are left out of the index, and a user of 50,000 imported turns costs nothing.
+        # The WHERE clause is ``search_reads.PROFILE_RECORDS``, word for word: SQLite uses a
+        # partial index only for a query that states its condition.
+        "CREATE INDEX records_said ON records (scope, coalesce(stated_at, created_at)) "
+        "WHERE source_kind != 'session_summary' "
+        "AND NOT (type = 'episodic' AND source_kind = 'system' AND context IS NOT NULL)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -421,6 +438,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     API_KEYS,
     SESSION_RECORDS,
     PASSAGE_VECTORS,
+    PROFILE_ORDER,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -28,16 +28,29 @@ def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
     return [f"{content} {context}" for content, context in rows]
 
 
-def profile_ids(store: Store, where: RecordFilter, limit: int) -> tuple[list[str], int]:
-    """The ids of at most ``limit`` records passing ``where``, the statements made last first,
-    and how many pass in all; session summaries and imported conversation turns (episodic
-    system records with retrieval context: core.write.conversation.is_imported_turn) left
-    out."""
+# The records a profile reads: neither session summaries nor imported conversation turns
+# (episodic system records with retrieval context: core.write.conversation.is_imported_turn).
+# The same words as the partial index ``records_said`` (core.store.migrations.PROFILE_ORDER),
+# which SQLite uses only for a query that states its condition.
+PROFILE_RECORDS = (
+    "{r}.source_kind != 'session_summary' "
+    "AND NOT ({r}.type = 'episodic' AND {r}.source_kind = 'system' AND {r}.context IS NOT NULL)"
+)
+# How far a profile counts the user's records: past it, "more than" this many. An exact count
+# reads every record of the user's (about 20 ms at 50,000); the reason it feeds only tells a
+# model that there are more records to ask about.
+PROFILE_COUNTED = 1000
+
+
+def profile_ids(
+    store: Store, where: RecordFilter, limit: int, *, counted: int = PROFILE_COUNTED
+) -> tuple[list[str], int]:
+    """The ids of at most ``limit`` records passing ``where`` (``PROFILE_RECORDS`` of them), the
+    statements made last first, and how many pass in all, counted up to ``counted + 1`` (more
+    than ``counted``: at least ``counted + 1``). Reads the index ``records_said`` newest first
+    and stops at ``limit``; the count reads at most ``counted + 1`` rows."""
     condition, params = where.sql("r")
-    condition += (
-        " AND r.source_kind != 'session_summary'"
-        " AND NOT (r.type = 'episodic' AND r.source_kind = 'system' AND r.context IS NOT NULL)"
-    )
+    condition += " AND " + PROFILE_RECORDS.format(r="r")
     with store.reading() as conn:
         rows = conn.execute(
             f"SELECT r.id FROM records r WHERE {condition} "
@@ -47,9 +60,10 @@ def profile_ids(store: Store, where: RecordFilter, limit: int) -> tuple[list[str
         total = len(rows)
         if total == limit:
             (total,) = conn.execute(
-                f"SELECT count(*) FROM records r WHERE {condition}", params
+                f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {condition} LIMIT ?)",
+                (*params, max(counted, limit) + 1),
             ).fetchone()
     return [record_id for (record_id,) in rows], total
 
 
-__all__ = ["profile_ids", "session_texts"]
+__all__ = ["PROFILE_COUNTED", "PROFILE_RECORDS", "profile_ids", "session_texts"]
