@@ -154,7 +154,7 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         total = gate.get("profile_of", returned)
         more = "; ask about a topic for the others" if total > returned else ""
         # Counted up to PROFILE_COUNTED (core.store.search_reads): past it, "more than".
-        said = f"more than {PROFILE_COUNTED:,}" if total > PROFILE_COUNTED else str(total)
+        said = f"more than {PROFILE_COUNTED:,}" if total > PROFILE_COUNTED else f"{total:,}"
         return f"{returned} of the user's {said} records{more}"
     parts = []
     # The gate's cut and the padding past the first results (explanation.padding_cut).

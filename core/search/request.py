@@ -91,7 +91,7 @@ class Search:
     standing: Ranked = field(default_factory=list)
     # For a question about the user as a whole, the user's records (core.search.profile).
     profile: Ranked = field(default_factory=list)
-    profile_of: int = 0  # how many records of the user's it was read from
+    profile_of: int = 0  # the user's records, counted to PROFILE_COUNTED + 1
 
     # Fusion, the re-check against current rows, freshness, context credit and role prior.
     weights: dict[str, float] = field(default_factory=dict)

@@ -415,7 +415,7 @@ class Retriever:
             "replaced": [c.record_id for c in admitted.replaced],
             "task": s.task,
             "profile": [c.record_id for c in profiled],
-            "profile_of": s.profile_of,  # the user's records in all
+            "profile_of": s.profile_of,  # the user's records, counted to PROFILE_COUNTED + 1
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)

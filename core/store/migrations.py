@@ -413,7 +413,7 @@ PROFILE_ORDER = Migration(
         # (core.store.search_reads.profile_ids): with this index it walks them newest first and
         # stops at its window, where it sorted every record of the user's (about 45 ms at
         # 50,000). Session summaries and imported conversation turns are never read by it, so
-        # they are left out of the index, and a user of 50,000 imported turns costs nothing.
+        # they are left out of the index, and a user's 50,000 imported turns are not walked.
         # The WHERE clause is ``search_reads.PROFILE_RECORDS``, word for word: SQLite uses a
         # partial index only for a query that states its condition.
         "CREATE INDEX records_said ON records (scope, coalesce(stated_at, created_at)) "

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.core import Memory
+from agent_memory.core import HashingEmbedder, Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.models import format_time
@@ -22,7 +22,7 @@ from agent_memory.core.search import profile
 from agent_memory.core.search.explain import for_model, response_reason
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
-from agent_memory.core.store.search_reads import PROFILE_COUNTED, profile_ids
+from agent_memory.core.store.search_reads import PROFILE_COUNTED, PROFILE_SORTED, profile_ids
 from tests.support.clock import NOW
 from tests.support.extraction import extracted_session, extracting_memory
 
@@ -308,31 +308,77 @@ def test_the_profile_keeps_to_the_limit_and_says_there_is_more(store: Any) -> No
     assert compact["reason"] == "3 of the user's 7 records; ask about a topic for the others"
 
 
-def test_the_profile_reads_the_users_newest_statements_without_sorting_all_of_them(
-    store: Any,
-) -> None:
-    """The read walks the partial index ``records_said`` newest first and stops at its window:
-    it sorted every record of the user's before (about 45 ms at 50,000 records,
-    benchmarks/README.md "Session 51"). Its count stops too."""
-    memory, _ = store
-    where = RecordFilter(scopes=("user:alice",), now=format_time(ASKED))
+def _reads(memory: Memory, where: RecordFilter, limit: int) -> tuple[list[str], int, list[str]]:
+    """``profile_ids`` and the query plan of each SELECT it ran."""
     statements: list[str] = []
     with memory.store.reading() as conn:
         conn.set_trace_callback(statements.append)
     try:
-        ids, total = profile_ids(memory.store, where, 3)
+        ids, total = profile_ids(memory.store, where, limit)
     finally:
         with memory.store.reading() as conn:
             conn.set_trace_callback(None)
-        reads = [s for s in statements if s.lstrip().startswith("SELECT")]
-        with memory.store.reading() as conn:
-            plans = [
-                " | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}")) for s in reads
-            ]
-    assert len(ids) == 3 and total == 7
-    assert len(plans) == 2
-    assert "USING INDEX records_said" in plans[0] and "TEMP B-TREE" not in plans[0]
-    assert "LIMIT" in reads[1]  # the count reads at most PROFILE_COUNTED + 1 rows
+    reads = [s for s in statements if s.lstrip().startswith("SELECT")]
+    with memory.store.reading() as conn:
+        plans = [
+            f"{s} => " + " | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}"))
+            for s in reads
+        ]
+    return ids, total, plans
+
+
+def test_the_profile_reads_the_users_newest_statements_without_sorting_all_of_them(
+    store_path: Path,
+) -> None:
+    """Of a user of many statements, the read walks the partial index ``records_said`` newest
+    first and stops at its window, and the count stops past PROFILE_COUNTED: it sorted and
+    counted every record of the user's before (about 45 ms at 50,000 records,
+    benchmarks/README.md "Session 51")."""
+    said = [
+        {
+            "content": f"I collected stamp number {k}.",
+            "source_kind": "user_statement",
+            "stated_at": format_time(NOW - timedelta(minutes=k)),
+        }
+        for k in range(PROFILE_SORTED + 100)
+    ]
+    with Memory.open(store_path, embedder=HashingEmbedder(), now=NOW) as memory:
+        ids = memory.import_records(said, scope="user:alice", now=NOW)
+        memory.import_records(said[:50], scope="user:bob", now=NOW)
+        where = RecordFilter(scopes=("user:alice",), now=format_time(ASKED))
+        got, total, plans = _reads(memory, where, 200)
+    assert got == ids[:200] and total == PROFILE_COUNTED + 1
+    [walk] = [p for p in plans if "LIMIT" in p and "ORDER BY" in p and "count" not in p]
+    assert "USING INDEX records_said" in walk and "TEMP B-TREE" not in walk, walk
+    [count] = [p for p in plans if "count(*)" in p and "ORDER BY" in p]
+    assert "USING INDEX records_said" in count, count
+
+
+def test_a_filter_that_takes_few_of_the_users_records_sorts_those_few(store_path: Path) -> None:
+    """When the filter refuses most of the user's records (here 2,100 expired guesses, all
+    newer than the user's 30 statements), the read sorts the few it takes rather than walk
+    past every refused one (an adversarial review timed that walk at 16 ms against 0.1)."""
+    guesses = [
+        {"content": f"The user may like colour {k}.", "source_kind": "agent_inference"}
+        for k in range(PROFILE_SORTED + 100)
+    ]
+    said = [
+        {
+            "content": f"I visited city number {k}.",
+            "source_kind": "user_statement",
+            "stated_at": format_time(NOW - timedelta(days=100, minutes=k)),
+        }
+        for k in range(30)
+    ]
+    with Memory.open(store_path, embedder=HashingEmbedder(), now=NOW) as memory:
+        ids = memory.import_records(said, scope="user:alice", now=NOW)
+        memory.import_records(guesses, scope="user:alice", now=NOW)
+        assert len(memory.expire_provisional(now=ASKED + timedelta(days=60))) == len(guesses)
+        where = RecordFilter(scopes=("user:alice",), now=format_time(ASKED + timedelta(days=60)))
+        got, total, plans = _reads(memory, where, 200)
+    assert got == ids and total == 30
+    [read] = [p for p in plans if "ORDER BY" in p]
+    assert "records_said" not in read.split("=>")[1], read
 
 
 def test_past_its_bound_the_count_says_more_than(store: Any) -> None:
