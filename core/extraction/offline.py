@@ -80,6 +80,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
+from agent_memory.core import telling
 from agent_memory.core.amend import amended, corrects_in_full, opens_correction
 from agent_memory.core.extraction import corrections, phrasing, verbatim
 from agent_memory.core.extraction.base import ModelBackend
@@ -395,7 +396,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
                     not refused(turn.content, start, start + cut)
                     and not refused(turn.content, start, end, hedges=False)
                     and not not_the_users(sentence)
-                    and verbatim.informative(sentence[:cut])
+                    and telling.informative(sentence[:cut])
                 ):
                     qualified.add(index)
                     unphrased.append((index, start, end))
@@ -405,7 +406,7 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             end = start + told
             sentence = turn.content[start:end]
             phrased = _phrased(sentence, anchor, shared_target, index, qualified)
-            if not (phrased or verbatim.informative(sentence)):
+            if not (phrased or telling.informative(sentence)):
                 continue
         correction = last is not None and opens_correction(sentence)
         in_full = (
@@ -527,7 +528,7 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
             yield from phrasing.procedure(sentence.rstrip(".! "), procedure)
             continue
         candidate = phrasing.fact(clause, anchor, shared_target)
-        if candidate is not None and not verbatim.announces(clause):
+        if candidate is not None and not telling.announces(clause):
             yield candidate  # not "The user has some news."
 
 

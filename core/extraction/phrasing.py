@@ -39,11 +39,11 @@ from pydantic import ValidationError
 
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
-from agent_memory.core.extraction.verbatim import informative
 from agent_memory.core.framing import DEPENDENT, LEAD
 from agent_memory.core.holder import Holder, read_holder
 from agent_memory.core.judge.change import change_spans, content_words
 from agent_memory.core.judge.offline import OfflineJudge
+from agent_memory.core.telling import informative
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
@@ -425,7 +425,7 @@ def lost_claims(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]
     said: the clause saying a change no phrasing quotes (``lost_change``), and the sentence's
     first clause (after a label: "Quick one:", ``_LABEL``) when the user says it of
     themselves, no phrasing quotes it and it tells something
-    (core.extraction.verbatim.informative): "I swim three mornings a week at the leisure
+    (core.telling.informative): "I swim three mornings a week at the leisure
     centre and my shoulders are sore." was phrased as "The user's shoulders are sore." alone,
     and the swimming was lost. Only the first: a clause before another may frame it, the
     user's own as much as someone else's ("I had a nightmare, I was fired for being late",

@@ -26,17 +26,18 @@ up to three sentences, "Adam quit the hockey" could retire no record of "Adam is
 hockey. Lina is 11, she swims." and a "moved" turn retired a run holding a child's trip dates
 (personal dev set, extracted path: stale values shown 0.500 -> 0.439, hit@5 0.771 -> 0.771;
 benchmarks/README.md, "Session 17"). A sentence holding a stale and a valid claim is still
-retired whole ("Theo is 7 and Lara is 3" with the cancelled trip). A sentence is informative
-when it has at least ``MIN_WORDS`` words (``MIN_CONTENT_WORDS`` for one that opens by ending
-something: "quit roccos finally.", ``_ENDED``) and ``MIN_CONTENT_WORDS`` words that are neither
-function words nor the vocabulary of greetings, thanks and acknowledgements ("thanks, that's
-really helpful", "ok sounds good"), and does not open like a question without its mark ("what's
-a good calorie target"). The record's retrieval context is its whole turn (its day and words,
-core.extraction.validator.retrieval_context), so the question or the neighbouring sentence a
-run leaves out still finds it ("any ideas for keeping a corgi entertained? Biscuit is losing
-his mind ..."). A whole informative turn as the record's content was not chosen: the context
-already gives search the turn's words, and the content stays what the model reads (measured
-variants: benchmarks/README.md, "Extracted records carry their turn"). Limits: it keeps a
+retired whole ("Theo is 7 and Lara is 3" with the cancelled trip). A sentence is kept
+when it is informative (core.telling: at least ``MIN_WORDS`` words, ``MIN_CONTENT_WORDS`` for
+one that opens by ending something, "quit roccos finally."; and ``MIN_CONTENT_WORDS`` words
+that are neither function words nor the vocabulary of greetings, thanks and acknowledgements,
+"thanks, that's really helpful", "ok sounds good"; not opening like a question without its
+mark, "what's a good calorie target"). The record's retrieval context is its whole turn (its
+day and words, core.extraction.validator.retrieval_context), so the question or the
+neighbouring sentence a run leaves out still finds it ("any ideas for keeping a corgi
+entertained? Biscuit is losing his mind ..."). A whole informative turn as the record's
+content was not chosen: the context already gives search the turn's words, and the content
+stays what the model reads (measured variants: benchmarks/README.md, "Extracted records carry
+their turn"). Limits: it keeps a
 sentence's words, not its meaning, and a long turn gives long records. A later correction
 retires an earlier statement only through the reviewer's reading of corrections
 (core.extraction.corrections).
@@ -50,89 +51,12 @@ from collections.abc import Collection, Iterable, Iterator
 from pydantic import ValidationError
 
 from agent_memory.core.extraction.schema import Candidate
-from agent_memory.core.framing import asks
 from agent_memory.core.judge.change import content_words
 from agent_memory.core.judge.parse import default_parser
-from agent_memory.core.search import standing
+from agent_memory.core.telling import informative
 
 MAX_SENTENCES = 3
 MAX_CHARS = 400
-MIN_WORDS = 4
-MIN_CONTENT_WORDS = 2
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
-_FUNCTION_WORDS = frozenset(
-    "the a an and or but if then so to of in on at for with from by about as is are was were be "
-    "been being it its it's this that that's these those i i'm i've i'd i'll me my you you're "
-    "your we we're our they they're them their he he's she she's his her not no yes do does did "
-    "have has had will would can could should just also really very too what when where which "
-    "who how why there here some any all more most much many please pls plz thanks thank thx ty "
-    "okay ok sure like know think get got make made now today well still even one up out over "
-    "into than let let's lets there's anyway".split()
-)
-# Greetings, thanks and acknowledgements: a sentence made of these says nothing to remember.
-_SMALL_TALK = frozenset(
-    "hi hello hey morning evening night good great perfect awesome amazing cool nice lovely "
-    "brilliant fantastic wonderful excellent helpful useful genius love loved lol haha hahaha "
-    "lmao omg wow sounds sound looks look seems makes sense idea ideas help helps helped "
-    "appreciate appreciated cheers bye see later talk soon exactly right agreed fine works "
-    "work done noted gotcha yeah yep yup nope alright much lot lots again ugh hmm meh oops "
-    "haha hehe idk tbh".split()
-)
-
-
-def informative(sentence: str) -> bool:
-    """Whether ``sentence`` tells something: enough words, enough of them neither function
-    words nor small talk, not only an apology (``_APOLOGY``), and not a question that lost its
-    mark (one asking for a way of
-    answering for good is an instruction: core.search.standing)."""
-    if asks(sentence) and not standing.instructs(sentence):
-        return False  # a question, unless one asking for a way of answering for good
-    words = _WORD.findall(sentence.lower())
-    # An end said short is news all the same ("quit roccos finally.", "stopped the gym.").
-    short = MIN_CONTENT_WORDS if _ENDED.search(sentence.lower()) else MIN_WORDS
-    if len(words) < short or announces(sentence) or _APOLOGY.match(sentence):
-        return False
-    content = [w for w in words if len(w) > 1 and w not in _FUNCTION_WORDS and w not in _SMALL_TALK]
-    return len(content) >= MIN_CONTENT_WORDS
-
-
-# What ends something the user did or had, in a verb: a sentence saying it needs fewer words
-# ("quit roccos.", "stopped the gym.", "retired last month."). Not "now" nor "new": "Now five
-# hives." is a value, which a correction reads only beside what it changes.
-_ENDED = re.compile(
-    r"^\W*(?:(?:so|and|also|finally|just|ok|okay)\W+)*(?:i\s+)?(?:(?:have|'ve)\s+)?"
-    r"(?:quit|stopped|gave up|retired|resigned|cancel+ed|called off)\b"
-)
-
-
-# A sentence that only apologises ("Sorry for the long message.", "Sorry to bother you
-# again!"), with no clause after it ("Sorry, I live in York." tells something).
-_APOLOGY = re.compile(
-    r"^\W*(?:(?:oh|so|and|also|ok|okay|again)\W+)*(?:sorry|apologies|i apologi[sz]e)\b[^,;:]*$",
-    re.IGNORECASE,
-)
-
-
-# What announces something to come, not what it is ("I have some news", "one more thing").
-_ANNOUNCING = frozenset("thing things question questions news update updates stuff".split())
-# What else an announcement may hold: an interjection, or how many ("Ah, one more thing.",
-# "three things today").
-_BESIDE_ANNOUNCING = frozenset(
-    "ah oh um uh another last final two three four five six couple few several quick".split()
-)
-
-
-def announces(clause: str) -> bool:
-    """Whether ``clause`` only announces what is to come, naming nothing ("I have some news",
-    "I have three things today", "Ah, one more thing."): a word of announcing, and no other
-    word but function words, small talk and counts. A rule's phrasing of it ("The user has
-    some news.") is no fact, nor is the sentence kept as said."""
-    words = [w for w in _WORD.findall(clause.lower()) if len(w) > 1]
-    return any(w in _ANNOUNCING for w in words) and all(
-        w in _FUNCTION_WORDS or w in _SMALL_TALK or w in _ANNOUNCING or w in _BESIDE_ANNOUNCING
-        for w in words
-    )
 
 
 def statements(
@@ -439,4 +363,4 @@ def _subject(part: str, *, inside: bool = False) -> tuple[str, bool] | None:
     return subject.text.lower(), named or subject.lower_ in _KIN
 
 
-__all__ = ["MAX_CHARS", "MAX_SENTENCES", "informative", "statements", "unchanged"]
+__all__ = ["MAX_CHARS", "MAX_SENTENCES", "statements", "unchanged"]
