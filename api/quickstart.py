@@ -209,8 +209,7 @@ def write_from_a_conversation(tour: _Tour) -> Session:
 
 
 def search(tour: _Tour, alice: Session) -> Session:
-    """6. Searches as three users, with their explanations and the last one's timings; bob's
-    session."""
+    """6. Searches as three users, explained, and the last one's timings; bob's session."""
     mem, out = tour.mem, tour.out
     out.section(
         "6. Search",
@@ -218,9 +217,9 @@ def search(tour: _Tour, alice: Session) -> Session:
         "(and a time generator when the query names a time), fuses them by rank, and "
         "returns nothing when every candidate is weak; a task also gets the user's standing "
         "instructions, a food task or a question about what the user may eat the dietary "
-        "constraints, and a question about the user as a whole the user's own records. A record "
-        "saying several things is also found by the sentence asked about (its passages). Each "
-        "result explains why it was returned; every search is logged and can be replayed.",
+        "constraints, a question about the user as a whole the user's records (or the turns "
+        "they said). A record saying several things is found by the sentence asked about (its "
+        "passages). Each result explains why it was returned; every search is logged.",
     )
     bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
     carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol")
@@ -237,6 +236,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (alice, "alice", "Is there any food I can't eat?"),
         (carol, "carol", "Which cafe has oat milk?"),
         (carol, "carol", "Where does my brother live?"),
+        (carol, "carol", "Who am I?"),
         (alice, "alice", "What is the boiling point of tungsten?"),
     ]
     for session, user, query in searches:

@@ -35,15 +35,21 @@ The response's reason says how many of the user's records there are (counted up 
 ``search_reads.PROFILE_COUNTED``, past it "more than 1,000"), so a model knows to ask about a
 topic for the others. The newest statements are read through an index of them (a user of
 50,000 records is read in under a millisecond, not sorted in 45: benchmarks/README.md,
-"Session 51"). A user with no such record (nothing stored, or nothing but
-imported turns) gets the usual search.
+"Session 51"). A user with no such record but imported conversation turns (a host that
+imports conversations and extracts nothing) is answered with the turns the user said that tell
+something (``tells``: not a question, thanks or small talk), read newest first through an index
+of turns (migration 17) and ordered as records are; the assistant's turns never. A user with
+nothing stored gets the usual search.
 
 Limits (the question's: core.search.profile_question): in a store with more than
 ``WINDOW`` statements of the user's, an old fact of who the user is is found only if the
 lookup's words rank it among its ``LOOKUP_DEPTH`` (200 records saying "work" outrank one
 saying "works as a nurse"); who the user is, and a medical constraint, are read by words
 (``_LIFE``, ``_MEDICAL``), not meaning; an instruction or constraint counts only in the user's
-own words (a user statement or turn), as for a task.
+own words (a user statement or turn), as for a task. A profile of turns gives each turn
+whole (the token budget bounds it), counts every turn of the user's in its reason, telling or
+not, and takes every turn tagged with the role "user" as the user's: in a conversation between
+named people imported under that one role, each of them.
 """
 
 from __future__ import annotations
@@ -57,7 +63,9 @@ from agent_memory.core.models import SourceKind, Status
 from agent_memory.core.search import diet, life, standing
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.profile_question import asks
-from agent_memory.core.store.search_reads import profile_ids
+from agent_memory.core.sentences import sentences
+from agent_memory.core.store.search_reads import profile_ids, profile_turn_ids
+from agent_memory.core.telling import informative
 from agent_memory.core.write import conversation
 
 if TYPE_CHECKING:
@@ -151,22 +159,41 @@ def lookup(
 ) -> tuple[Ranked, int]:
     """For a whole-person ``query`` (``asks``), the user's own records passing ``where`` (at
     most ``max(WINDOW, limit)``, newest statement first as ``profile_ids`` reads them, each
-    scored by its place, 1 first) and how many there are in all; otherwise, or for an agent
-    that cannot read the user's scope, nothing."""
+    scored by its place, 1 first) and how many there are in all; for a user with no such
+    record, the conversation turns the user said (``profile_turn_ids``), of which ``chosen``
+    keeps those that tell something; otherwise, or for an agent that cannot read the user's
+    scope, nothing."""
     scope = f"user:{user_id}"
     if scope not in where.scopes or not asks(query):
         return [], 0
-    ids, total = profile_ids(store, replace(where, scopes=(scope,)), max(WINDOW, limit))
+    own = replace(where, scopes=(scope,))
+    window = max(WINDOW, limit)
+    ids, total = profile_ids(store, own, window)
+    if not ids:
+        ids, total = profile_turn_ids(store, own, window, role_tag=conversation.ROLE_TAG + "user")
     return [(record_id, float(rank)) for rank, record_id in enumerate(ids, start=1)], total
 
 
-def belongs(record: Record, user_id: str) -> bool:
+def belongs(record: Record, user_id: str, *, turns: bool = False) -> bool:
     """Whether ``record`` may be in the user's profile: in the user's scope, neither a session
-    summary nor an imported conversation turn."""
-    return (
-        record.scope == f"user:{user_id}"
-        and record.source_kind is not SourceKind.SESSION_SUMMARY
-        and not conversation.is_imported_turn(record)
+    summary nor an imported conversation turn; or, for a profile of ``turns`` (a user with
+    nothing stored but conversation), a turn the user said that tells something (``tells``)."""
+    if record.scope != f"user:{user_id}":
+        return False
+    if turns:
+        return conversation.in_the_users_words(record) and tells(conversation.turn_text(record))
+    return record.source_kind is not SourceKind.SESSION_SUMMARY and not (
+        conversation.is_imported_turn(record)
+    )
+
+
+def tells(text: str) -> bool:
+    """Whether a turn's ``text`` tells something of its own: a sentence that is informative
+    (core.telling) and no question ("I'm vegetarian and allergic to cashews." does; "Can you
+    suggest a curry?", "thanks!" and "ok sounds good" do not)."""
+    return any(
+        informative(sentence) and not sentence.rstrip().endswith("?")
+        for sentence in sentences(text)
     )
 
 
@@ -182,7 +209,9 @@ def chosen(
     statement, in profile order (the module docstring)."""
     if not found:
         return []
-    own = [c for c in ordered if belongs(records[c.record_id], user_id)]
+    # The lookup read turns only for a user with no record of their own (``lookup``).
+    turns = conversation.is_imported_turn(records[found[0][0]])
+    own = [c for c in ordered if belongs(records[c.record_id], user_id, turns=turns)]
     own = _one_per_statement(own, records)
 
     surest = {Status.CONFIRMED: 0, Status.PROVISIONAL: 1}  # any other status: 2
@@ -264,7 +293,7 @@ def _constraint(record: Record) -> int | None:
     Leo is allergic to peanuts", "Sam is vegan")."""
     if not conversation.in_the_users_words(record):
         return None
-    text = " ".join(record.content.replace("\u2019", "'").casefold().split())
+    text = " ".join(_words(record).replace("\u2019", "'").casefold().split())
     if _MEDICAL.search(text):
         return 0
     found = diet.strength(record)
@@ -274,7 +303,7 @@ def _constraint(record: Record) -> int | None:
 def _life_rank(record: Record) -> int:
     """Where ``record`` goes among what says who the user is (``_LIFE``: 0 their name, then
     home, work, studies, family); past them, anything else (``len(_LIFE)``)."""
-    content = record.content.replace("\u2019", "'")
+    content = _words(record).replace("\u2019", "'")
     lowered = " ".join(content.casefold().split())
     for rank, pattern in enumerate(_LIFE):
         if pattern.search(content if rank == 0 else lowered):
@@ -282,6 +311,13 @@ def _life_rank(record: Record) -> int:
     if life.says_own_role(content):
         return 2  # a job said as what the user is: "The user is a nurse at Santa Maria."
     return len(_LIFE)
+
+
+def _words(record: Record) -> str:
+    """What ``record`` says: its content, a conversation turn's without its speaker's label."""
+    if conversation.is_imported_turn(record):
+        return conversation.turn_text(record)
+    return record.content
 
 
 def place(survivors: list[Candidate], chosen: Sequence[Candidate]) -> list[Candidate]:

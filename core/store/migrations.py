@@ -422,6 +422,20 @@ PROFILE_ORDER = Migration(
     ),
 )
 
+TURNS_IN_ORDER = Migration(
+    17,
+    "imported turns in the order they were said",
+    (
+        # A question about the user as a whole, asked of a user whose store holds nothing but
+        # imported conversation turns, is answered with the turns the user said
+        # (core.store.search_reads.profile_turn_ids): this index walks them newest first and
+        # stops at the profile's window, where a read would sort every turn of the scope. The
+        # WHERE clause is ``search_reads.IMPORTED_TURNS``, word for word.
+        "CREATE INDEX records_turn_said ON records (scope, coalesce(stated_at, created_at)) "
+        "WHERE type = 'episodic' AND source_kind = 'system' AND context IS NOT NULL",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -439,6 +453,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     SESSION_RECORDS,
     PASSAGE_VECTORS,
     PROFILE_ORDER,
+    TURNS_IN_ORDER,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

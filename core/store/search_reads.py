@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from agent_memory.core.models import MemoryType
 from agent_memory.core.store.base import StoreBase as Store
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ PROFILE_RECORDS = (
     "{r}.source_kind != 'session_summary' "
     "AND NOT ({r}.type = 'episodic' AND {r}.source_kind = 'system' AND {r}.context IS NOT NULL)"
 )
+# An imported conversation turn (core.write.conversation.is_imported_turn): the same words as
+# the partial index ``records_turn_said`` (core.store.migrations.TURNS_IN_ORDER).
+IMPORTED_TURNS = "{r}.type = 'episodic' AND {r}.source_kind = 'system' AND {r}.context IS NOT NULL"
 # How far a profile counts the user's records: past it, "more than" this many. An exact count
 # reads every record of the user's (about 20 ms at 50,000); the reason it feeds only tells a
 # model that there are more records to ask about.
@@ -92,10 +96,47 @@ def profile_ids(
     return [record_id for (record_id,) in rows], min(total, counted + 1)
 
 
+def profile_turn_ids(
+    store: Store,
+    where: RecordFilter,
+    limit: int,
+    *,
+    role_tag: str,
+    counted: int = PROFILE_COUNTED,
+) -> tuple[list[str], int]:
+    """The ids of at most ``limit`` imported conversation turns (``IMPORTED_TURNS``) passing
+    ``where`` and tagged ``role_tag`` (the role that said them), the turns said last first, and
+    how many there are, counted up to ``counted + 1``. Walks the index ``records_turn_said``
+    newest first and stops at ``limit``; a filter that takes no episodic record reads nothing
+    (no turn is of another type)."""
+    if where.types is not None and MemoryType.EPISODIC not in where.types:
+        return [], 0
+    condition, params = where.sql("r")
+    condition += (
+        f" AND {IMPORTED_TURNS.format(r='r')} AND EXISTS (SELECT 1 FROM record_tags t "
+        "WHERE t.record_rowid = r.rowid AND t.tag = ?)"
+    )
+    params.append(role_tag)
+    with store.reading() as conn:
+        rows = conn.execute(
+            f"SELECT r.id FROM records r WHERE {condition} {_ORDER} LIMIT ?", (*params, limit)
+        ).fetchall()
+        total = len(rows)
+        if total == limit:
+            (total,) = conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {condition} {_ORDER} "
+                "LIMIT ?)",
+                (*params, counted + 1),
+            ).fetchone()
+    return [record_id for (record_id,) in rows], min(total, counted + 1)
+
+
 __all__ = [
+    "IMPORTED_TURNS",
     "PROFILE_COUNTED",
     "PROFILE_RECORDS",
     "PROFILE_SORTED",
     "profile_ids",
+    "profile_turn_ids",
     "session_texts",
 ]

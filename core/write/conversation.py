@@ -237,6 +237,13 @@ def in_the_users_words(record: Record) -> bool:
     return record.source_kind is SourceKind.USER_STATEMENT
 
 
+def turn_text(record: Record) -> str:
+    """The words of an imported turn, without the "<speaker or role>: " label its content
+    opens with (``turn_records``)."""
+    label, sep, text = record.content.partition(": ")
+    return text if sep and label and "\n" not in label else record.content
+
+
 def turn_role(tags: Iterable[str]) -> str | None:
     """The role of the conversation turn a record stores (its ``role:`` tag), else None."""
     for tag in tags:

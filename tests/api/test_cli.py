@@ -242,6 +242,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     # A question about the user as a whole gets the user's own records.
     profile = out.split("'What do you know about me?'")[1].splitlines()
     assert "user:bob" in profile[1] and "one of the user's own records" in profile[2]
+    # Carol has nothing but an imported conversation: her answer is the turns she said.
+    turns = out.split("for carol: 'Who am I?'")[1].splitlines()
+    assert "user:carol      user: " in turns[1] and "one of the user's own records" in turns[2]
     # A task gets the user's standing instruction, however far its words are from it.
     task = out.split("'Plan me a cycling route around the lake.'")[1].splitlines()
     assert "Please always give me distances in kilometres." in task[1]

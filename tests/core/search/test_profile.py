@@ -22,7 +22,12 @@ from agent_memory.core.search import profile
 from agent_memory.core.search.explain import for_model, response_reason
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.session import Session
-from agent_memory.core.store.search_reads import PROFILE_COUNTED, PROFILE_SORTED, profile_ids
+from agent_memory.core.store.search_reads import (
+    PROFILE_COUNTED,
+    PROFILE_SORTED,
+    profile_ids,
+    profile_turn_ids,
+)
 from tests.support.clock import NOW
 from tests.support.extraction import extracted_session, extracting_memory
 
@@ -431,21 +436,109 @@ def test_more_records_than_a_generator_reads_are_read(
         assert len(ask(memory, "What do you know about me?", limit=50)["results"]) == 40
 
 
-def test_a_user_with_nothing_but_imported_turns_is_searched_as_before(
+CONVERSATION = [
+    ("user", "Hi! I need help planning meals, I'm vegetarian and allergic to cashews."),
+    ("assistant", "Happy to help. How many people?"),
+    ("user", "Just me and my husband Tom. We live in Leeds."),
+    ("assistant", "Great, and where do you work?"),
+    ("user", "I work nights as a nurse at St James's, so lunch is at 2am."),
+    ("user", "Can you suggest a curry?"),
+    ("assistant", "Try a chickpea curry with rice."),
+    ("user", "thanks!"),
+    ("user", "Please always keep your answers short."),
+]
+
+
+def imported(memory: Memory, scope: str, turns: list[tuple[str, str]], session: str) -> list[str]:
+    """``turns`` imported into ``scope`` as one conversation, a minute apart; their ids."""
+    return memory.import_conversation(
+        [
+            {"id": f"{session}-t{k}", "role": role, "text": text, "at": NOW + timedelta(minutes=k)}
+            for k, (role, text) in enumerate(turns)
+        ],
+        scope=scope,
+        session_id=session,
+    )
+
+
+def test_a_user_with_nothing_but_imported_turns_gets_the_turns_they_said_that_tell_something(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
-    """A turn is a transcript, not a fact: with no records but turns the question gets the
-    usual search, and an empty store an empty answer."""
+    """A host that imports conversations and extracts nothing still gets an answer: the user's
+    own turns that tell something, in profile order (the instruction, the constraint, home and
+    family, work); never the assistant's turns, a question, thanks, or another user's turns.
+    An empty store is answered empty."""
     with Memory.open(store_path, embedder=real_embedder) as memory:
         memory.grant("assistant", "user:alice", now=NOW)
+        memory.grant("assistant", "user:bob", now=NOW)
         assert ask(memory, "What do you know about me?")["results"] == []
-        memory.import_conversation(
-            [{"id": "t1", "role": "user", "text": "I have two cats, Miso and Tofu.", "at": NOW}],
-            scope="user:alice",
-            session_id="chat",
+        ids = imported(memory, "user:alice", CONVERSATION, "chat")
+        imported(memory, "user:bob", [("user", "I live in Oslo and I'm a carpenter.")], "b")
+        result = ask(memory, "What do you know about me?")
+    assert [r["id"] for r in result["results"]] == [ids[8], ids[0], ids[2], ids[4]]
+    assert {r["explanation"]["passed_on"] for r in result["results"]} == {"profile"}
+    compact = for_model("memory_search", {"query": "What do you know about me?"}, result)
+    assert compact["reason"] == "4 of the user's 6 records; ask about a topic for the others"
+
+
+def test_a_user_with_records_of_their_own_is_not_answered_with_turns(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Turns are read only where the user has no record of their own: a statement makes the
+    profile, and the turns stay out of it."""
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        imported(memory, "user:alice", CONVERSATION, "chat")
+        alice = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+        home = said(
+            alice, "I live in Lisbon.", "The user lives in Lisbon.", kind="semantic", minutes=20
         )
         result = ask(memory, "What do you know about me?")
-        assert all(r["explanation"]["passed_on"] != "profile" for r in result["results"])
+    assert [r["id"] for r in result["results"] if r["explanation"]["passed_on"] == "profile"] == [
+        home
+    ]
+
+
+def test_a_filter_without_episodic_records_reads_no_turns(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        imported(memory, "user:alice", CONVERSATION, "chat")
+        result = ask(memory, "What do you know about me?", types=["semantic"])
+    assert result["results"] == [] and not result["explanation"]["gate"].get("profile")
+
+
+def test_the_turn_read_walks_the_users_turns_newest_first(store_path: Path) -> None:
+    """Of a user of many turns, the read walks the partial index ``records_turn_said`` and stops
+    at its window (migration 17), its count too, rather than sort every turn of the scope."""
+    turns = [
+        ("user" if k % 2 else "assistant", f"I planted tree number {k} today.") for k in range(500)
+    ]
+    with Memory.open(store_path, embedder=HashingEmbedder(), now=NOW) as memory:
+        ids = imported(memory, "user:alice", turns, "garden")
+        statements: list[str] = []
+        with memory.store.reading() as conn:
+            conn.set_trace_callback(statements.append)
+        try:
+            where = RecordFilter(scopes=("user:alice",), now=format_time(ASKED))
+            got, total = profile_turn_ids(
+                memory.store, where, 200, role_tag="role:user", counted=220
+            )
+        finally:
+            with memory.store.reading() as conn:
+                conn.set_trace_callback(None)
+        with memory.store.reading() as conn:
+            plans = [
+                " | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}"))
+                for s in statements
+                if s.lstrip().startswith("SELECT")
+            ]
+    assert got == ids[::-1][::2][:200] and total == 221
+    assert len(plans) == 2
+    assert all("USING INDEX records_turn_said" in p and "TEMP B-TREE" not in p for p in plans), (
+        plans
+    )
 
 
 def test_an_extracted_profile_keeps_each_fact_of_a_turn_and_leaves_the_summary_out(

@@ -426,8 +426,40 @@ def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
 
 
+def _roll_back_to_version_16(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 16 left it (migration 17 undone)."""
+    conn.execute("DROP INDEX records_turn_said")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
+
+
+def test_migration_17_indexes_a_version_16_stores_turns_by_when_they_were_said(
+    store_path: Path,
+) -> None:
+    """A version-16 file gains the index a profile question reads a user's imported turns by
+    (core.store.search_reads.profile_turn_ids), and SQLite walks it in order."""
+    Memory.open(store_path, embedder=HashingEmbedder(), now=NOW).close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_16(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    where = RecordFilter(scopes=("user:u1",), now=format_time(NOW))
+    condition, params = where.sql("r")
+    plan = mem.store.query(
+        f"EXPLAIN QUERY PLAN SELECT r.id FROM records r WHERE {condition} AND "
+        f"{search_reads.IMPORTED_TURNS.format(r='r')} "
+        "ORDER BY coalesce(r.stated_at, r.created_at) DESC, r.rowid DESC LIMIT 200",
+        params,
+    )
+    version = mem.store.schema_version
+    mem.close()
+    detail = " ".join(str(row["detail"]) for row in plan)
+    assert "records_turn_said" in detail and "TEMP B-TREE" not in detail
+    assert version == LATEST_VERSION
+
+
 def _roll_back_to_version_15(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 15 left it (migration 16 undone)."""
+    """Make a current store file look as version 15 left it (migrations 16 and 17 undone)."""
+    _roll_back_to_version_16(conn)
     conn.execute("DROP INDEX records_said")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 16")
 
@@ -458,7 +490,7 @@ def test_migration_16_indexes_a_version_15_stores_statements_by_when_they_were_m
 
 
 def _roll_back_to_version_14(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 14 left it (migrations 15 and 16 undone)."""
+    """Make a current store file look as version 14 left it (migrations 15 to 17 undone)."""
     _roll_back_to_version_15(conn)
     conn.execute("ALTER TABLE embeddings DROP COLUMN passages")
     conn.execute("ALTER TABLE embeddings_staging DROP COLUMN passages")
@@ -466,7 +498,7 @@ def _roll_back_to_version_14(conn: sqlite3.Connection) -> None:
 
 
 def _roll_back_to_version_13(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 13 left it (migrations 14 to 16 undone)."""
+    """Make a current store file look as version 13 left it (migrations 14 to 17 undone)."""
     _roll_back_to_version_14(conn)
     conn.execute("DROP INDEX records_session")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 14")
@@ -492,7 +524,7 @@ def test_migration_14_indexes_a_version_13_stores_records_by_session(store_path:
 
 
 def _roll_back_to_version_12(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 12 left it (migrations 13 to 16 undone)."""
+    """Make a current store file look as version 12 left it (migrations 13 to 17 undone)."""
     _roll_back_to_version_13(conn)
     conn.execute("DROP TABLE api_keys")
     conn.execute("DROP TABLE idempotency")
