@@ -24,7 +24,9 @@ extraction has yet to read: the job would write the fact again. So forgetting a 
    a sibling of one turn holds the forgotten sentence and would be found by it. A live record
    whose context quotes the forgotten record (its evidence quote, its content or a phrase of
    it, or its excerpt as an imported turn) loses its context, in the full-text index too, and
-   its vector becomes its content's alone (embedded before the transaction).
+   its vector becomes its content's alone (embedded before the transaction); an imported turn
+   keeps the first line of its context, its session's date, so that it is still read as a
+   turn (core.write.conversation.dated_only).
 
 The extraction pipeline asks ``Suppressions.matching`` at every stage: candidates are dropped
 after the extractor, kept from the reviewer, rejected by the validator, and the summary loses
@@ -56,7 +58,12 @@ from agent_memory.core.store import log
 from agent_memory.core.store.blobs import vector_blob
 from agent_memory.core.store.records import changed, comparison_text
 from agent_memory.core.traces import Scrubbed
-from agent_memory.core.write.conversation import CONTEXT_EXCERPT, quotes
+from agent_memory.core.write.conversation import (
+    CONTEXT_EXCERPT,
+    dated_only,
+    is_imported_turn,
+    quotes,
+)
 from agent_memory.core.write.dedup import saying_alike
 from agent_memory.core.write.evidence import normalise
 
@@ -268,7 +275,10 @@ def erase_copies(
         if vector is None and embedder is not None:
             (embedded,) = embedder.embed([comparison_text(record)])
             vector = vector_blob(embedded)
-        stored.replace_context(conn, holder, None, vector)
+        # An imported turn keeps its session's date: were its context dropped, it would stop
+        # reading as a turn, and an assistant's turn would count as the user's own record.
+        kept = dated_only(record) if is_imported_turn(record) else None
+        stored.replace_context(conn, holder, kept, vector)
         changed(
             conn,
             [holder],

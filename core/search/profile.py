@@ -92,6 +92,10 @@ LOOKUP_WORDS = [
     ),
 ]
 LOOKUP_DEPTH = 100
+# The longest conversation turn a profile of turns gives (a record's content holds as much,
+# core.extraction.schema): a longer one is a pasted document or a story, found by asking about
+# its topic, and reading 200 of them for the profile's order cost half a second.
+TURN_CHARS = 2000
 
 
 # What says who the user is, in the order a profile gives it: their name, home, work, studies,
@@ -169,7 +173,8 @@ def lookup(
     own = replace(where, scopes=(scope,))
     window = max(WINDOW, limit)
     ids, total = profile_ids(store, own, window)
-    if not ids:
+    if not ids and not profile_ids(store, replace(own, types=None, since=None, until=None), 1)[0]:
+        # No record of the user's own at all (not merely none the filter takes): their turns.
         ids, total = profile_turn_ids(store, own, window, role_tag=conversation.ROLE_TAG + "user")
     return [(record_id, float(rank)) for rank, record_id in enumerate(ids, start=1)], total
 
@@ -177,11 +182,22 @@ def lookup(
 def belongs(record: Record, user_id: str, *, turns: bool = False) -> bool:
     """Whether ``record`` may be in the user's profile: in the user's scope, neither a session
     summary nor an imported conversation turn; or, for a profile of ``turns`` (a user with
-    nothing stored but conversation), a turn the user said that tells something (``tells``)."""
+    nothing stored but conversation), a turn the user said, of at most ``TURN_CHARS``, that
+    gives an instruction, a constraint or who the user is ("I'm vegan.", "Never use emoji.",
+    "I'm a nurse.") or otherwise tells something (``tells``)."""
     if record.scope != f"user:{user_id}":
         return False
     if turns:
-        return conversation.in_the_users_words(record) and tells(conversation.turn_text(record))
+        return (
+            conversation.in_the_users_words(record)
+            and len(conversation.turn_text(record)) <= TURN_CHARS
+            and (
+                _instructs(record)
+                or _constraint(record) is not None
+                or _life_rank(record) < len(_LIFE)
+                or tells(conversation.turn_text(record))
+            )
+        )
     return record.source_kind is not SourceKind.SESSION_SUMMARY and not (
         conversation.is_imported_turn(record)
     )
@@ -189,10 +205,13 @@ def belongs(record: Record, user_id: str, *, turns: bool = False) -> bool:
 
 def tells(text: str) -> bool:
     """Whether a turn's ``text`` tells something of its own: a sentence that is informative
-    (core.telling) and no question ("I'm vegetarian and allergic to cashews." does; "Can you
-    suggest a curry?", "thanks!" and "ok sounds good" do not)."""
+    (core.telling), no question and no request for a task ("Just me and my husband Tom." does;
+    "Can you suggest a curry?", "Give me 5 subject lines for the email.", "thanks!" and "ok
+    sounds good" do not)."""
     return any(
-        informative(sentence) and not sentence.rstrip().endswith("?")
+        informative(sentence)
+        and not sentence.rstrip().endswith("?")
+        and not standing.asks_task(sentence)
         for sentence in sentences(text)
     )
 
@@ -224,7 +243,7 @@ def chosen(
         by_time = sorted(candidates, key=lambda c: records[c.record_id].statement_time)
         return sorted(reversed(by_time), key=status)
 
-    instructions = newest(c for c in own if standing.is_standing(records[c.record_id]))
+    instructions = newest(c for c in own if _instructs(records[c.record_id]))
     taken = {id(c) for c in instructions}
     levels = {
         id(c): level
@@ -285,6 +304,17 @@ def _later_first(candidates: list[Candidate], records: Mapping[str, Record]) -> 
         elif candidate is group[0]:
             answer += sorted(group, key=lambda c: records[c.record_id].statement_time, reverse=True)
     return answer
+
+
+def _instructs(record: Record) -> bool:
+    """Whether ``record`` holds a standing instruction of the user's (core.search.standing); a
+    turn's first sentence read without its speaker's label too ("user: Never use emoji."),
+    which a search for a task does not do (tests/core/search/test_standing.py's known limit)."""
+    if standing.is_standing(record):
+        return True
+    return conversation.is_imported_turn(record) and any(
+        standing.instructs(s) for s in sentences(conversation.turn_text(record))
+    )
 
 
 def _constraint(record: Record) -> int | None:

@@ -155,20 +155,21 @@ _NOT_PLAIN = "*[^\t\n\r -~]*"
 def replace_context(
     conn: sqlite3.Connection, rowid: int, context: str | None, vector: bytes | None
 ) -> None:
-    """A live record's retrieval context replaced by ``context`` (None: dropped), in the row,
-    the full-text index and its vector (``vector``, embedded without the old context; None
-    deletes it). Dropped, its own words are its vector: a passage of one (core.passages,
-    ``in_context``) goes with the context. A staged re-embedding read the old context: it
-    goes, and the re-embed stages the record again."""
+    """A live record's retrieval context replaced by ``context`` (None: dropped; an imported
+    turn keeps its session's date), in the row, the full-text index and its vector
+    (``vector``, embedded without the old context; None deletes it). Its own words are then
+    its vector: a passage of one (core.passages, ``in_context``) goes with the old context. A
+    staged re-embedding read the old context: it goes, and the re-embed stages the record
+    again."""
     conn.execute("UPDATE records SET context = ? WHERE rowid = ?", (context, rowid))
     conn.execute("UPDATE records_fts SET context = ? WHERE rowid = ?", (context or "", rowid))
     if vector is None:
         conn.execute("DELETE FROM embeddings WHERE record_rowid = ?", (rowid,))
     else:
         conn.execute(
-            "UPDATE embeddings SET vector = ?1, passages = CASE WHEN ?2 IS NULL AND "
-            "length(passages) = 4 * dims THEN NULL ELSE passages END WHERE record_rowid = ?3",
-            (vector, context, rowid),
+            "UPDATE embeddings SET vector = ?1, passages = CASE WHEN "
+            "length(passages) = 4 * dims THEN NULL ELSE passages END WHERE record_rowid = ?2",
+            (vector, rowid),
         )
     conn.execute("DELETE FROM embeddings_staging WHERE record_rowid = ?", (rowid,))
 

@@ -237,6 +237,13 @@ def in_the_users_words(record: Record) -> bool:
     return record.source_kind is SourceKind.USER_STATEMENT
 
 
+def dated_only(record: Record) -> str:
+    """An imported turn's retrieval context cut to its first line, its session's date
+    (``turn_records``): what it keeps when a turn it quotes is forgotten (core.erasure), so
+    that it is still a turn (``is_imported_turn``) and holds none of the forgotten words."""
+    return (record.context or "").split("\n", 1)[0] + "\n"
+
+
 def turn_text(record: Record) -> str:
     """The words of an imported turn, without the "<speaker or role>: " label its content
     opens with (``turn_records``)."""

@@ -481,6 +481,51 @@ def test_a_user_with_nothing_but_imported_turns_gets_the_turns_they_said_that_te
     assert compact["reason"] == "4 of the user's 6 records; ask about a topic for the others"
 
 
+def test_a_profile_of_turns_keeps_short_facts_and_leaves_requests_and_documents_out(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A short statement of a constraint, an instruction or who the user is tells something
+    though its words are few; a request for a task, small talk and a pasted document (past
+    TURN_CHARS) do not (an adversarial review found all of them misread)."""
+    said = [
+        ("user", "I'm vegan."),
+        ("user", "Give me 5 catchy subject lines for the email."),
+        ("user", "I take warfarin."),
+        ("user", "Write a cover letter for a nursing job at St James's."),
+        ("user", "Never use emoji."),
+        ("user", "ok sounds good"),
+        ("user", "I'm a nurse."),
+        ("user", "Here is the policy I was sent. " + "Section text of the policy. " * 80),
+    ]
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        ids = imported(memory, "user:alice", said, "chat")
+        result = ask(memory, "What do you know about me?")
+    assert [r["id"] for r in result["results"]] == [ids[4], ids[2], ids[0], ids[6]]
+
+
+def test_forgetting_a_turn_leaves_the_turns_that_quoted_it_turns(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """The turns after a forgotten one lose the excerpts that quoted it, not what makes them
+    turns: their context keeps its session's date, and the assistant's reply stays out of the
+    profile (its context dropped, it read as the user's own record)."""
+    said = [
+        ("user", "I live in Bristol and work at the BBC."),
+        ("user", "I'm vegan and allergic to cashews."),
+        ("user", "My partner Sam is a teacher in Bath."),
+        ("assistant", "Noted, thanks for telling me all that."),
+    ]
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        ids = imported(memory, "user:alice", said, "chat")
+        memory.forget(ids[1], now=NOW)
+        result = ask(memory, "What do you know about me?")
+        contexts = {i: r.context for i, r in memory.store.get_records(ids).items()}
+    assert [r["id"] for r in result["results"]] == [ids[0], ids[2]]
+    assert contexts[ids[2]] == contexts[ids[3]] == f"{NOW:%d %B %Y}\n"
+
+
 def test_a_user_with_records_of_their_own_is_not_answered_with_turns(
     store_path: Path, real_embedder: FlagEmbedder
 ) -> None:
@@ -497,6 +542,18 @@ def test_a_user_with_records_of_their_own_is_not_answered_with_turns(
     assert [r["id"] for r in result["results"] if r["explanation"]["passed_on"] == "profile"] == [
         home
     ]
+
+
+def test_a_user_with_records_none_of_which_the_filter_takes_is_not_answered_with_turns(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    with Memory.open(store_path, embedder=real_embedder) as memory:
+        memory.grant("assistant", "user:alice", now=NOW)
+        imported(memory, "user:alice", CONVERSATION, "chat")
+        alice = memory.session(agent_id="assistant", user_id="alice", session_id="s1", now=NOW)
+        said(alice, "I live in Lisbon.", "The user lives in Lisbon.", kind="semantic", minutes=20)
+        result = ask(memory, "What do you know about me?", types=["episodic"])
+    assert not result["explanation"]["gate"].get("profile")
 
 
 def test_a_filter_without_episodic_records_reads_no_turns(
