@@ -3,9 +3,8 @@ nor small talk, not only an apology or an announcement of what is to come, and n
 that lost its mark.
 
 The offline extractor keeps such a sentence as said when no rule phrases it
-(core.extraction.verbatim); a profile question answered from a user's imported turns gives
-only the turns that tell something (core.search.profile). Read by words; what a sentence
-tells is not judged.
+(core.extraction.verbatim); a profile question answered from a user's imported turns reads it
+too (core.search.profile.tells). Read by words; what a sentence tells is not judged.
 """
 
 from __future__ import annotations
@@ -42,8 +41,7 @@ _SMALL_TALK = frozenset(
 def informative(sentence: str) -> bool:
     """Whether ``sentence`` tells something: enough words, enough of them neither function
     words nor small talk, not only an apology (``_APOLOGY``), and not a question that lost its
-    mark (one asking for a way of
-    answering for good is an instruction: core.search.standing)."""
+    mark (one asking for a way of answering for good is an instruction: core.search.standing)."""
     if asks(sentence) and not standing.instructs(sentence):
         return False  # a question, unless one asking for a way of answering for good
     words = _WORD.findall(sentence.lower())

@@ -35,11 +35,12 @@ The response's reason says how many of the user's records there are (counted up 
 ``search_reads.PROFILE_COUNTED``, past it "more than 1,000"), so a model knows to ask about a
 topic for the others. The newest statements are read through an index of them (a user of
 50,000 records is read in under a millisecond, not sorted in 45: benchmarks/README.md,
-"Session 51"). A user with no such record but imported conversation turns (a host that
-imports conversations and extracts nothing) is answered with the turns the user said that tell
-something (``tells``: not a question, thanks or small talk), read newest first through an index
-of turns (migration 17) and ordered as records are; the assistant's turns never. A user with
-nothing stored gets the usual search.
+"Session 51"). A user with no record of their own but imported conversation turns (a host
+that imports conversations and extracts nothing) is answered with the turns the user said
+(``belongs``): those of at most ``TURN_CHARS`` that give an instruction, a constraint or who
+the user is, or tell something that is no question and no request for a task (``tells``),
+read newest first through an index of turns (migration 17) and ordered as records are; the
+assistant's turns never. A user with nothing stored gets the usual search.
 
 Limits (the question's: core.search.profile_question): in a store with more than
 ``WINDOW`` statements of the user's, an old fact of who the user is is found only if the
@@ -229,7 +230,8 @@ def chosen(
     if not found:
         return []
     # The lookup read turns only for a user with no record of their own (``lookup``).
-    turns = conversation.is_imported_turn(records[found[0][0]])
+    lead = records.get(found[0][0])
+    turns = lead is not None and conversation.is_imported_turn(lead)
     own = [c for c in ordered if belongs(records[c.record_id], user_id, turns=turns)]
     own = _one_per_statement(own, records)
 
