@@ -7,8 +7,9 @@ implements each function here.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.core.models import MemoryType
 from agent_memory.core.store.base import StoreBase as Store
@@ -81,19 +82,7 @@ def profile_ids(
             ).fetchall()
             ids = [record_id for (record_id,) in rows]
             return ids[:limit], min(len(ids), counted + 1)
-        rows = conn.execute(
-            f"SELECT r.id FROM records r WHERE {condition} {_ORDER} LIMIT ?", (*params, limit)
-        ).fetchall()
-        total = len(rows)
-        if total == limit:
-            # Ordered as the read, so SQLite walks the same index (records_said leaves out
-            # the imported turns a count in scope order would pass over).
-            (total,) = conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {condition} {_ORDER} "
-                "LIMIT ?)",
-                (*params, counted + 1),
-            ).fetchone()
-    return [record_id for (record_id,) in rows], min(total, counted + 1)
+        return _walked(conn, condition, params, limit, counted)
 
 
 def profile_turn_ids(
@@ -118,16 +107,26 @@ def profile_turn_ids(
     )
     params.append(role_tag)
     with store.reading() as conn:
-        rows = conn.execute(
-            f"SELECT r.id FROM records r WHERE {condition} {_ORDER} LIMIT ?", (*params, limit)
-        ).fetchall()
-        total = len(rows)
-        if total == limit:
-            (total,) = conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {condition} {_ORDER} "
-                "LIMIT ?)",
-                (*params, counted + 1),
-            ).fetchone()
+        return _walked(conn, condition, params, limit, counted)
+
+
+def _walked(
+    conn: sqlite3.Connection, condition: str, params: list[Any], limit: int, counted: int
+) -> tuple[list[str], int]:
+    """The ids of the first ``limit`` records passing ``condition`` in ``_ORDER`` (the newest
+    statement first), and how many pass, counted up to ``counted + 1``. Both read in that order,
+    so SQLite walks the partial index the condition names (``records_said``,
+    ``records_turn_said``) and stops: a count in scope order would pass over every record the
+    index leaves out."""
+    rows = conn.execute(
+        f"SELECT r.id FROM records r WHERE {condition} {_ORDER} LIMIT ?", (*params, limit)
+    ).fetchall()
+    total = len(rows)
+    if total == limit:
+        (total,) = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {condition} {_ORDER} LIMIT ?)",
+            (*params, counted + 1),
+        ).fetchone()
     return [record_id for (record_id,) in rows], min(total, counted + 1)
 
 

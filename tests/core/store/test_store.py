@@ -7,6 +7,7 @@ import multiprocessing
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -432,31 +433,6 @@ def _roll_back_to_version_16(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
 
 
-def test_migration_17_indexes_a_version_16_stores_turns_by_when_they_were_said(
-    store_path: Path,
-) -> None:
-    """A version-16 file gains the index a profile question reads a user's imported turns by
-    (core.store.search_reads.profile_turn_ids), and SQLite walks it in order."""
-    Memory.open(store_path, embedder=HashingEmbedder(), now=NOW).close()
-    with sqlite3.connect(store_path) as conn:
-        _roll_back_to_version_16(conn)
-    conn.close()
-    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
-    where = RecordFilter(scopes=("user:u1",), now=format_time(NOW))
-    condition, params = where.sql("r")
-    plan = mem.store.query(
-        f"EXPLAIN QUERY PLAN SELECT r.id FROM records r WHERE {condition} AND "
-        f"{search_reads.IMPORTED_TURNS.format(r='r')} "
-        "ORDER BY coalesce(r.stated_at, r.created_at) DESC, r.rowid DESC LIMIT 200",
-        params,
-    )
-    version = mem.store.schema_version
-    mem.close()
-    detail = " ".join(str(row["detail"]) for row in plan)
-    assert "records_turn_said" in detail and "TEMP B-TREE" not in detail
-    assert version == LATEST_VERSION
-
-
 def _roll_back_to_version_15(conn: sqlite3.Connection) -> None:
     """Make a current store file look as version 15 left it (migrations 16 and 17 undone)."""
     _roll_back_to_version_16(conn)
@@ -464,28 +440,37 @@ def _roll_back_to_version_15(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 16")
 
 
-def test_migration_16_indexes_a_version_15_stores_statements_by_when_they_were_made(
-    store_path: Path,
+@pytest.mark.parametrize(
+    ("roll_back", "index", "condition"),
+    [
+        # 16: the user's statements (core.store.search_reads.profile_ids)
+        (_roll_back_to_version_15, "records_said", "PROFILE_RECORDS"),
+        # 17: the user's imported turns (core.store.search_reads.profile_turn_ids)
+        (_roll_back_to_version_16, "records_turn_said", "IMPORTED_TURNS"),
+    ],
+    ids=["16-statements", "17-turns"],
+)
+def test_migrations_16_and_17_index_what_a_profile_question_reads_in_the_order_it_reads_it(
+    store_path: Path, roll_back: Any, index: str, condition: str
 ) -> None:
-    """A version-15 file gains the index a profile question reads the user's newest
-    statements by (core.store.search_reads.profile_ids), and SQLite walks it in order."""
+    """A file from before either migration gains the partial index a profile question reads
+    the user's newest statements (or turns) by, and SQLite walks it in order, no sort."""
     Memory.open(store_path, embedder=HashingEmbedder(), now=NOW).close()
     with sqlite3.connect(store_path) as conn:
-        _roll_back_to_version_15(conn)
+        roll_back(conn)
     conn.close()
     mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
-    where = RecordFilter(scopes=("user:u1",), now=format_time(NOW))
-    condition, params = where.sql("r")
+    where, params = RecordFilter(scopes=("user:u1",), now=format_time(NOW)).sql("r")
     plan = mem.store.query(
-        f"EXPLAIN QUERY PLAN SELECT r.id FROM records r WHERE {condition} AND "
-        f"{search_reads.PROFILE_RECORDS.format(r='r')} "
+        f"EXPLAIN QUERY PLAN SELECT r.id FROM records r WHERE {where} AND "
+        f"{getattr(search_reads, condition).format(r='r')} "
         "ORDER BY coalesce(r.stated_at, r.created_at) DESC, r.rowid DESC LIMIT 200",
         params,
     )
     version = mem.store.schema_version
     mem.close()
     detail = " ".join(str(row["detail"]) for row in plan)
-    assert "records_said" in detail and "TEMP B-TREE" not in detail
+    assert f"USING INDEX {index} " in detail and "TEMP B-TREE" not in detail
     assert version == LATEST_VERSION
 
 
