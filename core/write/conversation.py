@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 CONTEXT_TURNS = 2
 CONTEXT_EXCERPT = 300
 MAX_TEXT_CHARS = 100_000  # a turn longer than this is refused, not cut: it is not a turn
+_CONTEXT_DATE = "%d %B %Y"  # how a turn's context opens: its session's date
 ROLE_TAG = "role:"  # each turn record is tagged with its role: role:user, role:assistant, ...
 
 # A question about what the assistant itself said in an earlier conversation ("you
@@ -177,7 +178,7 @@ def turn_records(turns: Sequence[ConversationTurn]) -> list[dict[str, Any]]:
     records = []
     for i, turn in enumerate(turns):
         before = turns[max(0, i - CONTEXT_TURNS) : i]
-        context = f"{parse_time(turn.at, field='at'):%d %B %Y}\n" + "\n".join(
+        context = f"{parse_time(turn.at, field='at'):{_CONTEXT_DATE}}\n" + "\n".join(
             f"{t.label}: {t.text}"[:CONTEXT_EXCERPT] for t in before
         )
         record: dict[str, Any] = {
@@ -240,8 +241,14 @@ def in_the_users_words(record: Record) -> bool:
 def dated_only(record: Record) -> str:
     """An imported turn's retrieval context cut to its first line, its session's date
     (``turn_records``): what it keeps when a turn it quotes is forgotten (core.erasure), so
-    that it is still a turn (``is_imported_turn``) and holds none of the forgotten words."""
-    return (record.context or "").split("\n", 1)[0] + "\n"
+    that it is still a turn (``is_imported_turn``) and holds none of the forgotten words. A
+    first line that is not such a date (a context written some other way) is not kept: ""."""
+    first = (record.context or "").split("\n", 1)[0]
+    try:
+        datetime.strptime(first, _CONTEXT_DATE)
+    except ValueError:
+        return ""
+    return first + "\n"
 
 
 def turn_text(record: Record) -> str:

@@ -4,6 +4,7 @@ retrieval context that search uses, and nothing stored on bad input."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from agent_memory.core.search.ranking import replay
 from agent_memory.core.write.conversation import (
     asks_about_a_conversation,
     asks_what_the_assistant_said,
+    dated_only,
     quotes,
 )
 from tests.support.clock import NOW
@@ -59,6 +61,16 @@ def test_context_holds_the_date_and_the_two_preceding_turns(memory: Memory) -> N
     )
     first = memory.store.get_records(ids)[ids[0]]
     assert first.context == "02 March 2026\n"
+
+
+def test_a_turn_keeps_only_its_date_when_a_turn_it_quotes_is_forgotten(memory: Memory) -> None:
+    """What erasure leaves a turn's context (core.erasure): the session's date, never a first
+    line that is anything else (a context written another way may open with an excerpt)."""
+    ids = memory.import_conversation(chat(), scope="user:u1", now=NOW)
+    last = memory.store.get_records(ids)[ids[3]]
+    assert dated_only(last) == "02 March 2026\n"
+    other = replace(last, context="user: Lyon, we sign the lease on Friday.\nassistant: Hi")
+    assert dated_only(other) == ""
 
 
 def test_search_finds_a_short_reply_through_its_context(memory: Memory) -> None:
