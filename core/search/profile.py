@@ -37,10 +37,10 @@ topic for the others. The newest statements are read through an index of them (a
 50,000 records is read in under a millisecond, not sorted in 45: benchmarks/README.md,
 "Session 51"). A user with no record of their own but imported conversation turns (a host
 that imports conversations and extracts nothing) is answered with the turns the user said
-(``belongs``): those of at most ``TURN_CHARS`` that give an instruction, a constraint or who
-the user is, or tell something that is no question and no request for a task (``tells``),
-read newest first through an index of turns (migration 17) and ordered as records are; the
-assistant's turns never. A user with nothing stored gets the usual search.
+(``belongs``, ``chosen``): those of at most ``TURN_CHARS`` that give an instruction, a
+constraint or who the user is, or tell something that is no question and no request for a
+task (``tells``), read newest first through an index of turns (migration 17) and ordered as
+records are; the assistant's turns never. A user with nothing stored gets the usual search.
 
 Limits (the question's: core.search.profile_question): in a store with more than
 ``WINDOW`` statements of the user's, an old fact of who the user is is found only if the
@@ -55,6 +55,7 @@ named people imported under that one role, each of them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -183,22 +184,13 @@ def lookup(
 def belongs(record: Record, user_id: str, *, turns: bool = False) -> bool:
     """Whether ``record`` may be in the user's profile: in the user's scope, neither a session
     summary nor an imported conversation turn; or, for a profile of ``turns`` (a user with
-    nothing stored but conversation), a turn the user said, of at most ``TURN_CHARS``, that
-    gives an instruction, a constraint or who the user is ("I'm vegan.", "Never use emoji.",
-    "I'm a nurse.") or otherwise tells something (``tells``)."""
+    nothing stored but conversation), a turn the user said of at most ``TURN_CHARS``, which
+    ``chosen`` keeps when it gives an instruction, a constraint or who the user is ("I'm
+    vegan.", "Never use emoji.", "I'm a nurse.") or otherwise tells something (``tells``)."""
     if record.scope != f"user:{user_id}":
         return False
     if turns:
-        return (
-            conversation.in_the_users_words(record)
-            and len(conversation.turn_text(record)) <= TURN_CHARS
-            and (
-                _instructs(record)
-                or _constraint(record) is not None
-                or _life_rank(record) < len(_LIFE)
-                or tells(conversation.turn_text(record))
-            )
-        )
+        return conversation.in_the_users_words(record) and len(_words(record)) <= TURN_CHARS
     return record.source_kind is not SourceKind.SESSION_SUMMARY and not (
         conversation.is_imported_turn(record)
     )
@@ -233,6 +225,19 @@ def chosen(
     lead = records.get(found[0][0])
     turns = lead is not None and conversation.is_imported_turn(lead)
     own = [c for c in ordered if belongs(records[c.record_id], user_id, turns=turns)]
+    # Each reading once per record: a profile of turns reads them to choose its turns too.
+    instructs = functools.cache(lambda i: _instructs(records[i]))
+    constraint = functools.cache(lambda i: _constraint(records[i]))
+    life_rank = functools.cache(lambda i: _life_rank(records[i]))
+    if turns:
+        own = [
+            c
+            for c in own
+            if instructs(c.record_id)
+            or constraint(c.record_id) is not None
+            or life_rank(c.record_id) < len(_LIFE)
+            or tells(_words(records[c.record_id]))
+        ]
     own = _one_per_statement(own, records)
 
     surest = {Status.CONFIRMED: 0, Status.PROVISIONAL: 1}  # any other status: 2
@@ -245,18 +250,18 @@ def chosen(
         by_time = sorted(candidates, key=lambda c: records[c.record_id].statement_time)
         return sorted(reversed(by_time), key=status)
 
-    instructions = newest(c for c in own if _instructs(records[c.record_id]))
+    instructions = newest(c for c in own if instructs(c.record_id))
     taken = {id(c) for c in instructions}
     levels = {
         id(c): level
         for c in own
-        if id(c) not in taken and (level := _constraint(records[c.record_id])) is not None
+        if id(c) not in taken and (level := constraint(c.record_id)) is not None
     }
     constraints = sorted(
         newest(c for c in own if id(c) in levels), key=lambda c: (status(c), levels[id(c)])
     )
     taken |= {id(c) for c in constraints}
-    ranks = {id(c): _life_rank(records[c.record_id]) for c in own if id(c) not in taken}
+    ranks = {id(c): life_rank(c.record_id) for c in own if id(c) not in taken}
     rest = sorted(newest(c for c in own if id(c) in ranks), key=lambda c: (status(c), ranks[id(c)]))
     life_first = [c for c in rest if status(c) == 0 and ranks[id(c)] < len(_LIFE)]
     placed = {id(c) for c in life_first}
