@@ -31,17 +31,14 @@ def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
     return [f"{content} {context}" for content, context in rows]
 
 
-# The records a profile reads: neither session summaries nor imported conversation turns
-# (episodic system records with retrieval context: core.write.conversation.is_imported_turn).
-# The same words as the partial index ``records_said`` (core.store.migrations.PROFILE_ORDER),
-# which SQLite uses only for a query that states its condition.
-PROFILE_RECORDS = (
-    "{r}.source_kind != 'session_summary' "
-    "AND NOT ({r}.type = 'episodic' AND {r}.source_kind = 'system' AND {r}.context IS NOT NULL)"
-)
-# An imported conversation turn (core.write.conversation.is_imported_turn): the same words as
-# the partial index ``records_turn_said`` (core.store.migrations.TURNS_IN_ORDER).
+# An imported conversation turn (episodic, system, with retrieval context:
+# core.write.conversation.is_imported_turn): the same words as the partial index
+# ``records_turn_said`` (core.store.migrations.TURNS_IN_ORDER), which SQLite uses only for a
+# query that states its condition.
 IMPORTED_TURNS = "{r}.type = 'episodic' AND {r}.source_kind = 'system' AND {r}.context IS NOT NULL"
+# The records a profile reads: neither session summaries nor imported turns; the same words as
+# the partial index ``records_said`` (core.store.migrations.PROFILE_ORDER).
+PROFILE_RECORDS = f"{{r}}.source_kind != 'session_summary' AND NOT ({IMPORTED_TURNS})"
 # How far a profile counts the user's records: past it, "more than" this many. An exact count
 # reads every record of the user's (about 20 ms at 50,000); the reason it feeds only tells a
 # model that there are more records to ask about.
