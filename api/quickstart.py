@@ -214,12 +214,12 @@ def search(tour: _Tour, alice: Session) -> Session:
     out.section(
         "6. Search",
         "memory_search runs dense, lexical and entity generators under a hard scope filter "
-        "(and a time generator when the query names a time), fuses them by rank, and "
-        "returns nothing when every candidate is weak; a task also gets the user's standing "
+        "(and a time generator when the query names a time), fuses them by rank, and returns "
+        "nothing when every candidate is weak; a task also gets the user's standing "
         "instructions, a food task or a question about what the user may eat the dietary "
-        "constraints, a question about the user as a whole the user's records (or the turns "
-        "they said). A record saying several things is found by the sentence asked about (its "
-        "passages). Each result explains why it was returned; every search is logged.",
+        "constraints, a question about the user as a whole the user's records (or turns). A "
+        "record is found by the sentence asked about; a question of several, by its parts. "
+        "Each result explains why it was returned; every search is logged.",
     )
     bob = mem.session(agent_id="assistant", user_id="bob", session_id="demo-2")
     carol = mem.session(agent_id="assistant", user_id="carol", session_id="demo-carol")
@@ -234,8 +234,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         (bob, "bob", "Plan me a cycling route around the lake."),
         (alice, "alice", "Suggest a quick snack for my afternoon break."),
         (alice, "alice", "Is there any food I can't eat?"),
-        (carol, "carol", "Which cafe has oat milk?"),
-        (carol, "carol", "Where does my brother live?"),
+        (carol, "carol", "Which cafe has oat milk, and where does my brother live?"),
         (carol, "carol", "Who am I?"),
         (alice, "alice", "What is the boiling point of tungsten?"),
     ]
@@ -243,8 +242,7 @@ def search(tour: _Tour, alice: Session) -> Session:
         result = session.call("memory_search", {"query": query, "limit": 2})
         _show_search(out, user, query, result)
     timings = result["explanation"]["timings_ms"]
-    logged = mem.store.search_log_payload(result["search_id"]) or {}
-    scored_by = logged["lexical_scored_by"]
+    scored_by = (mem.store.search_log_payload(result["search_id"]) or {})["lexical_scored_by"]
     out.line(
         f"timings   last search: {sum(timings.values()):.0f} ms in total, query embedding "
         f"{timings['query_embedding']:.0f} ms ({mem.embedder.runtime}), lexical BM25 "
@@ -255,6 +253,8 @@ def search(tour: _Tour, alice: Session) -> Session:
 
 def _show_search(out: _Printer, user: str, query: str, result: dict[str, Any]) -> None:
     out.line(f"search    as assistant for {user}: {query!r}", user=user, query=query, result=result)
+    if parts := result["explanation"].get("parts"):  # a question of several, searched apart
+        out.line(f"            asked as {len(parts)}: {' | '.join(p['query'] for p in parts)}")
     if cue := result["explanation"]["time_cue"]:
         out.line(
             f"            time cue {', '.join(repr(p) for p in cue['phrases'])}: event "

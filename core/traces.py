@@ -101,9 +101,13 @@ def _scrub_search_log(
     for log_id, query, payload in rows:
         cited = record_id in payload
         new_query = FORGOTTEN if cited or _quotes(query, needles) else query
-        # The query that found the record is repeated in the explanation (and rewritten).
-        also = [normalise(query)] if new_query != query and query.strip() else []
-        new_payload = _scrub_value(json.loads(payload), record_id, [*needles, *also], quoted=cited)
+        logged = json.loads(payload)
+        # The query that found the record is repeated in the explanation (and rewritten), and
+        # a question of several parts (core.search.compound) repeats each part in its own.
+        parts = logged.get("compound", {}).get("parts", [])
+        asked = [query, *(q for p in parts for q in (p["request"]["query"], p["query"]))]
+        also = [normalise(q) for q in asked if q.strip()] if new_query != query else []
+        new_payload = _scrub_value(logged, record_id, [*needles, *also], quoted=cited)
         if new_query != query or new_payload != json.loads(payload):
             stored.rewrite_search_log_row(conn, log_id, query=new_query, payload=new_payload)
             changed += 1

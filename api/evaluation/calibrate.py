@@ -116,7 +116,11 @@ GRID = tuple(round(0.075 + 0.01 * i, 3) for i in range(21))  # small_store_drop 
 
 def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     """The record ids a logged search returns under ``gate`` (its floors, mode and fused
-    share), replayed from its search_log ``payload`` (the module docstring says how)."""
+    share), replayed from its search_log ``payload`` (the module docstring says how); a
+    question of several parts (core.search.compound) is each part's, taken in turn."""
+    if (compound := payload.get("compound")) is not None:
+        answers = [final_ids(part, gate) for part in compound["parts"]]
+        return ranking.interleave(answers)[: payload["request"]["limit"]]
     settings = payload["settings"]
     dense, lexical, corroborated, subject = floors(
         payload["gate"]["floors"]["readable_records"], gate

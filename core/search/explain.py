@@ -157,6 +157,8 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         said = f"more than {PROFILE_COUNTED:,}" if total > PROFILE_COUNTED else f"{total:,}"
         return f"{returned} of the user's {said} records{more}"
     parts = []
+    if asked := explanation.get("parts"):  # a question of several (core.search.compound)
+        parts.append(f"{len(asked)} questions, searched apart")
     # The gate's cut and the padding past the first results (explanation.padding_cut).
     cut = sum((explanation.get(k) or {}).get("count", 0) for k in ("cut", "padding_cut"))
     if cut:
@@ -242,8 +244,13 @@ def result_explanation(
         ),
         "siblings": siblings.explain(candidate.record_id, s.siblings, s.summaries),
         "later_first": later.explain(s.later_log.get("moved", {}).get(candidate.record_id)),
-        "budget": f"{candidate.tokens} tokens; {used} of {s.request.budget_tokens} used",
+        "budget": budget_line(candidate.tokens, used, s.request.budget_tokens),
     }
+
+
+def budget_line(tokens: int, used: int, budget: int) -> str:
+    """A result's place in the token budget: its own tokens, and those used up to it."""
+    return f"{tokens} tokens; {used} of {budget} used"
 
 
 def response_explanation(s: Search) -> dict[str, Any]:

@@ -10,7 +10,7 @@ and scores, floors, weights, credits, pairwise duplicate similarities, token cou
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -261,6 +261,32 @@ def fit_budget(
     return taken, skipped
 
 
+def interleave(answers: Sequence[Sequence[str]]) -> list[str]:
+    """A question of several parts answered (core.search.compound): each part's answer in
+    turn, its first result, then each one's second, and so on; a record already taken for an
+    earlier part keeps that place."""
+    taken: dict[str, None] = {}
+    for rank in range(max((len(answer) for answer in answers), default=0)):
+        for answer in answers:
+            if rank < len(answer):
+                taken.setdefault(answer[rank])
+    return list(taken)
+
+
+def fit_ids(
+    ids: Sequence[str], tokens: Mapping[str, int], *, budget: int, limit: int
+) -> tuple[list[str], list[str]]:
+    """``fit_budget`` over record ids whose token counts are known (``tokens``): (taken,
+    skipped)."""
+    taken, skipped = fit_budget(
+        [Candidate(i) for i in ids],
+        budget=budget,
+        limit=limit,
+        count=lambda c, _room: tokens[c.record_id],
+    )
+    return [c.record_id for c in taken], [c.record_id for c in skipped]
+
+
 def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
     """A logged search's candidates as they stood before the gate: fused from the logged
     generator lists with the logged settings, without those changed since they were
@@ -296,6 +322,15 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
 
 def replay(log: dict[str, Any]) -> list[str]:
     """Rebuild a search's final record ids from its search_log payload alone."""
+    if (compound := log.get("compound")) is not None:  # each part's answer, in turn
+        budget = log["budget"]
+        ids, _ = fit_ids(
+            interleave([replay(part) for part in compound["parts"]]),
+            budget["tokens"],
+            budget=budget["budget_tokens"],
+            limit=log["request"]["limit"],
+        )
+        return ids
     settings = log["settings"]
     if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
         return []

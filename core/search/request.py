@@ -56,6 +56,17 @@ class SearchRequest:
 
 
 @dataclass(slots=True)
+class Answer:
+    """A search's outcome before its log row is written: what memory_search returns (the
+    results and the response explanation), the row's payload and the stages' timings."""
+
+    results: list[dict[str, Any]]
+    explanation: dict[str, Any]
+    payload: dict[str, Any]
+    timings: dict[str, float]
+
+
+@dataclass(slots=True)
 class Search:
     """One search's state, filled stage by stage (core.search.retriever), in stage order."""
 

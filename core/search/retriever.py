@@ -11,7 +11,8 @@
     statement first (core.search.later) -> token budget -> explanations -> log
 
 ``Retriever.search`` runs the stages in that order, each under its name in the search log's
-``timings_ms``. The generators are core.search.generators; the hard filter (scope, status,
+``timings_ms``; a question that asks several things runs them once per part
+(core.search.compound). The generators are core.search.generators; the hard filter (scope, status,
 type, event time) is applied inside every generator before ranking, never as a signal. The
 decision stages are the pure functions of core.search.ranking, fed only with values the search
 log keeps, so every logged search can be replayed. Nothing a search returns or explains comes
@@ -37,6 +38,7 @@ from agent_memory.core.models import (
     new_id,
 )
 from agent_memory.core.search import (
+    compound,
     diet,
     duplicates,
     explain,
@@ -50,7 +52,7 @@ from agent_memory.core.search import (
 from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import search_words
-from agent_memory.core.search.request import Search, SearchRequest
+from agent_memory.core.search.request import Answer, Search, SearchRequest
 from agent_memory.core.search.rerank import Reranker, rerank
 from agent_memory.core.search.rewrite import QueryRewriter, rewrite_query
 from agent_memory.core.search.tokens import TokenCounter
@@ -92,7 +94,31 @@ class Retriever:
     def search(
         self, request: SearchRequest, *, readable: tuple[str, ...], now: datetime
     ) -> dict[str, Any]:
-        """Run the pipeline; return the memory_search result (and write one search_log row)."""
+        """Run the pipeline; return the memory_search result (and write one search_log row).
+        A question that asks several things (core.search.compound) runs it once per part."""
+        timer = StageTimer()  # the whole call's, for its log write and its total
+        if asked := compound.parts(request.query):
+            answer = compound.combine(
+                request,
+                [
+                    self._answer(replace(request, query=part), scopes=readable, now=now)
+                    for part in asked
+                ],
+            )
+        else:
+            answer = self._answer(request, scopes=readable, now=now)
+        search_id = new_id("srch", now)
+        with timer.stage("log_write"):
+            # The row records every stage before its own write; the response carries that too.
+            answer.payload["timings_ms"] = dict(answer.timings)
+            logged = self._log(search_id, request, now, answer.payload, total_ms=timer.total_ms())
+        explanation = answer.explanation
+        explanation["logged"] = logged
+        explanation["timings_ms"] = answer.timings | timer.timings
+        return {"results": answer.results, "explanation": explanation, "search_id": search_id}
+
+    def _answer(self, request: SearchRequest, *, scopes: tuple[str, ...], now: datetime) -> Answer:
+        """The pipeline's stages for one question, each timed; what is returned and logged."""
         timer = StageTimer()
         cfg, generators = self.config.retrieval, self.generators
         depth = cfg.candidates_per_generator
@@ -100,7 +126,7 @@ class Retriever:
         with timer.stage("query_rewrite"):
             query, rewrite = rewrite_query(self.rewriter, self.config.rewrite, request)
         with timer.stage("scope_resolution"):
-            scopes = tuple(readable)
+            scopes = tuple(scopes)
         with timer.stage("filter_construction"):
             where = request.hard_filter(scopes, now)
         with timer.stage("query_embedding"):
@@ -182,9 +208,6 @@ class Retriever:
         with timer.stage("explanation_assembly"):
             results = explain.results(s)
             explanation = explain.response_explanation(s)
-
-        search_id = new_id("srch", now)
-        with timer.stage("log_write"):
             payload = explain.log_payload(
                 s,
                 config=self.config,
@@ -192,11 +215,8 @@ class Retriever:
                 explanation=explanation,
                 answer=results,
             )
-            # The row records every stage before its own write; the response carries that too.
-            payload["timings_ms"] = dict(timer.timings)
-            explanation["logged"] = self._log(search_id, s, payload, total_ms=timer.total_ms())
-        explanation["timings_ms"] = timer.timings
-        return {"results": results, "explanation": explanation, "search_id": search_id}
+        payload["timings_ms"] = dict(timer.timings)
+        return Answer(results, explanation, payload, timer.timings)
 
     def _meant(self, vector: np.ndarray) -> Callable[[list[Record]], list[bool]]:
         """Which records' contents alone (embedded now: the few siblings without a query word)
@@ -444,15 +464,22 @@ class Retriever:
             s.gate_log["decision"] = "pass" if s.kept else "empty"
             s.gate_log["passed"] = [c.record_id for c in s.kept]
 
-    def _log(self, search_id: str, s: Search, payload: dict[str, Any], *, total_ms: float) -> bool:
+    def _log(
+        self,
+        search_id: str,
+        request: SearchRequest,
+        now: datetime,
+        payload: dict[str, Any],
+        *,
+        total_ms: float,
+    ) -> bool:
         """Write the search's log row; False when it cannot be written because the store is
         open read-only (the one search the design's "every search is logged" exempts)."""
         if self.store.read_only:
             return False
-        request = s.request
         self.store.log_search(
             search_id,
-            at=s.now,
+            at=now,
             agent_id=request.agent_id,
             user_id=request.user_id,
             session_id=request.session_id,

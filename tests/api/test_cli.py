@@ -259,9 +259,12 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
         line.split("user:alice")[1].strip() for line in asked[1:5:2]
     }
     assert re.search(r"forget    user carol: [^\n]*records 4\b", out)  # the imported conversation
-    # A question about one sentence of a long turn finds the turn by that passage.
-    assert re.search(r"Where does my brother live\?'\n +user:carol +user: Thanks, booked", out)
-    assert "found by dense #1 (a passage)" in out
+    # A question of two is searched as its parts, one answer each; the second part finds a
+    # long turn by the one sentence it asks about (its passage).
+    both = out.split("and where does my brother live?'")[1].splitlines()
+    assert "asked as 2: Which cafe has oat milk | where does my brother live?" in both[1]
+    assert "user: Lantern, they have oat milk." in both[2]
+    assert "user: Thanks, booked" in both[4] and "found by dense #1 (a passage)" in both[5]
     # Either of Alice's two allergies answers "What is Alice allergic to?"; the snapshot must
     # answer from what it holds, and log nothing.
     assert re.search(

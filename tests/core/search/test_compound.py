@@ -1,0 +1,169 @@
+"""A question that asks several things is searched as its parts (core.search.compound): each
+part through the whole pipeline, their answers taken in turn within the request's limit and
+budget; the search log keeps every part, so the answer replays; the explanation says so; and
+forgetting a record it found erases every part's words from the log row."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_memory.api.evaluation.calibrate import final_ids
+from agent_memory.core import Memory
+from agent_memory.core.config import Config
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.search import compound
+from agent_memory.core.search.explain import for_model
+from agent_memory.core.search.ranking import replay
+from agent_memory.core.session import Session
+from tests.support.clock import NOW
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "What did I cook for my brother's birthday and where do I work?",
+            ["What did I cook for my brother's birthday", "where do I work?"],
+        ),
+        (
+            "What does my husband do, and what is our son studying?",
+            ["What does my husband do", "what is our son studying?"],
+        ),
+        (  # an auxiliary and its subject start the second question
+            "Who covered for me after surgery, and is he still working with me?",
+            ["Who covered for me after surgery", "is he still working with me?"],
+        ),
+        ("Where do I live? What's my job?", ["Where do I live?", "What's my job?"]),
+        (  # a fragment stays with the question before it
+            "What did I eat in Rome and where did I stay, and when?",
+            ["What did I eat in Rome", "where did I stay, and when?"],
+        ),
+    ],
+)
+def test_a_question_of_several_is_split_where_the_next_starts(
+    query: str, expected: list[str]
+) -> None:
+    assert compound.parts(query) == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "When is Jess's bachelorette weekend, and where?",  # "where?" leans on the first
+        "Who did I meet, and when and where?",
+        "What do my wife and my father do for work?",  # two subjects, one question
+        "When did I go hiking and have a bad time?",  # no subject after the auxiliary
+        "Can you give me tips for presentation? I am nervous to talk with americans.",
+        "What should I make for dinner tonight? Something quick.",
+        "I like tea and what else?",
+        "Where do I live? What's my job? Who is my boss? When is my flight? Which gym do I use?",
+        "What's my dog's name?",
+    ],
+)
+def test_one_question_is_searched_whole(query: str) -> None:
+    assert compound.parts(query) == []
+
+
+FACTS = [
+    "For Rachel's birthday I decided to cook a mushroom risotto.",
+    "For my mum's birthday I baked a lemon drizzle cake.",
+    "I cooked a Thai green curry for my brother's birthday dinner.",
+    "I'm planning to cook paella for our anniversary.",
+    "For Tom's birthday party I decided to make lasagna for twelve people.",
+    "I made sushi at home for the first time last weekend.",
+    "I live in Leeds with my wife and our cat Miso.",
+    "I work as a data analyst at a bank.",
+]
+CURRY, WORK = "f2", "f7"
+ASKED = "What did I cook for my brother's birthday and where do I work?"
+
+
+@pytest.fixture
+def asking(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[tuple[Memory, Session]]:
+    """Alice's store of cooking facts and one about her work, and her assistant's session."""
+    with Memory.open(tmp_path / "m.db", embedder=real_embedder, now=NOW) as mem:
+        mem.grant("assistant", "user:alice")
+        mem.import_records(
+            [
+                {"type": "semantic", "content": text, "source_kind": "user_statement"}
+                | {"source_ref": f"f{i}"}
+                for i, text in enumerate(FACTS)
+            ],
+            scope="user:alice",
+        )
+        yield mem, mem.session(agent_id="assistant", user_id="alice", session_id="q", now=NOW)
+
+
+def refs(result: dict[str, Any]) -> list[str]:
+    return [r["source_ref"] for r in result["results"]]
+
+
+def test_each_part_gets_its_answer_within_the_limit(asking: tuple[Memory, Session]) -> None:
+    """Searched whole, five cooking facts outrank the one about work, and a two-result answer
+    holds two meals; searched as its parts, one answer of each."""
+    mem, s = asking
+    result = s.call("memory_search", {"query": ASKED, "limit": 2}, now=NOW)
+    assert refs(result) == [CURRY, WORK]
+    explanation = result["explanation"]
+    assert [p["query"] for p in explanation["parts"]] == compound.parts(ASKED)
+    assert [r["explanation"]["part"] for r in result["results"]] == [1, 2]
+    assert [r["explanation"]["rank"] for r in result["results"]] == [1, 2]
+    assert [r["explanation"]["part_rank"] for r in result["results"]] == [1, 1]
+    assert explanation["returned"] == 2 and explanation["gate"]["decision"] == "pass"
+    payload = mem.store.search_log_payload(result["search_id"])
+    assert payload is not None and payload["query"] == ASKED
+    assert replay(payload) == [r["id"] for r in result["results"]]
+    assert final_ids(payload, Config().gate) == payload["final_ids"]  # the calibration's replay
+    assert for_model("memory_search", {"query": ASKED}, result)["reason"].startswith(
+        "2 questions, searched apart"
+    )
+
+
+def test_the_whole_answer_keeps_the_token_budget(asking: tuple[Memory, Session]) -> None:
+    """Each part is searched with the whole budget; their answers together are cut to it."""
+    mem, s = asking
+    wide = s.call("memory_search", {"query": ASKED}, now=NOW)
+    tight = s.call("memory_search", {"query": ASKED, "budget_tokens": 60}, now=NOW)
+    assert 0 < len(tight["results"]) < len(wide["results"])
+    payload = mem.store.search_log_payload(tight["search_id"])
+    assert payload is not None
+    tokens = payload["budget"]["tokens"]
+    assert sum(tokens[i] for i in payload["final_ids"]) <= 60
+    assert tight["explanation"]["over_budget"] >= 1
+    assert replay(payload) == [r["id"] for r in tight["results"]]
+
+
+def test_nothing_found_for_any_part_says_so(asking: tuple[Memory, Session]) -> None:
+    _, s = asking
+    result = s.call(
+        "memory_search",
+        {"query": "What is the boiling point of tungsten, and how far away is Neptune?"},
+        now=NOW,
+    )
+    assert result["results"] == []
+    assert result["explanation"]["why_empty"].startswith("no part of the question found anything")
+    assert for_model("memory_search", {}, result)["reason"] == (
+        "no part of the question found anything"
+    )
+
+
+def test_forgetting_a_record_erases_every_parts_words_from_the_log(
+    asking: tuple[Memory, Session],
+) -> None:
+    mem, s = asking
+    result = s.call("memory_search", {"query": ASKED, "limit": 2}, now=NOW)
+    [curry] = [r["id"] for r in result["results"] if r["source_ref"] == CURRY]
+    mem.forget(curry, now=NOW)
+    [row] = mem.store.query(
+        "SELECT query, payload FROM search_log WHERE id = ?", [result["search_id"]]
+    )
+    assert row["query"] == "[forgotten]"
+    logged = json.loads(row["payload"])
+    text = row["payload"].casefold()
+    assert [p["request"]["query"] for p in logged["compound"]["parts"]] == ["[forgotten]"] * 2
+    assert "brother's birthday" not in text and "where do i work" not in text
