@@ -70,10 +70,14 @@ def locomo_metrics(answers: list[Answer]) -> dict[str, Any]:
 
 def longmemeval_metrics(answers: list[Answer], *, granularity: str) -> dict[str, Any]:
     by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    # The questions behind a figure under its target, by id, so a run can be looked into.
+    missed: dict[str, list[str]] = {"recall_any@5": [], "abstention_answered": []}
     for a in answers:
         q = a.question
         if not q.answerable:
             by_type[q.kind]["abstention_answered_empty"].append(float(not a.refs))
+            if a.refs:
+                missed["abstention_answered"].append(q.id)
             continue
         sessions = list(dict.fromkeys(r.split("#")[0] for r in a.refs))
         metrics = {
@@ -84,11 +88,14 @@ def longmemeval_metrics(answers: list[Answer], *, granularity: str) -> dict[str,
         if granularity == "turn" and q.evidence:
             metrics["turn_recall@10"] = len(q.evidence & set(a.refs[:10])) / len(q.evidence)
             metrics["turn_candidate_recall"] = len(q.evidence & a.found) / len(q.evidence)
+        if not metrics["recall_any@5"]:
+            missed["recall_any@5"].append(q.id)
         for name, value in metrics.items():
             by_type[q.kind][name].append(value)
             by_type["all"][name].append(value)
     return {
         "granularity": granularity,
+        "missed": missed,
         "overall": {m: mean(v) for m, v in by_type["all"].items()},
         "by_type": {
             t: {m: mean(v) for m, v in ms.items()}

@@ -100,8 +100,9 @@ def _answer(
     answerable: bool = True,
     sessions: frozenset[str] = frozenset(),
     found: set[str] | None = None,
+    qid: str = "q",
 ) -> Answer:
-    question = Question("q", "c", "?", kind, frozenset(evidence), sessions, answerable=answerable)
+    question = Question(qid, "c", "?", kind, frozenset(evidence), sessions, answerable=answerable)
     return Answer(question, refs, "c", 10.0, {}, frozenset(refs if found is None else found))
 
 
@@ -130,6 +131,17 @@ def test_longmemeval_session_recall_dedupes_turns_into_sessions() -> None:
     metrics = longmemeval_metrics([answer], granularity="turn")["overall"]
     assert metrics["recall_any@5"] == 1.0 and metrics["recall_all@5"] == 0.0
     assert metrics["turn_recall@10"] == 1.0 and metrics["turn_candidate_recall"] == 1.0
+
+
+def test_longmemeval_names_the_questions_under_their_target() -> None:
+    """The report lists the answerable questions with no evidence session in the first five
+    and the abstentions answered, so a run's misses can be looked into."""
+    hit = _answer("multi-session", {"s2#1"}, ["s2#1"], sessions=frozenset({"s2"}), qid="a")
+    miss = _answer("temporal-reasoning", {"s2#1"}, ["s1#0"], sessions=frozenset({"s2"}), qid="b")
+    answered = _answer("multi-session", set(), ["s1#0"], answerable=False, qid="c_abs")
+    empty = _answer("single-session-user", set(), [], answerable=False, qid="d_abs")
+    report = longmemeval_metrics([hit, miss, answered, empty], granularity="turn")
+    assert report["missed"] == {"recall_any@5": ["b"], "abstention_answered": ["c_abs"]}
 
 
 def test_candidate_recall_reads_what_the_generators_found_from_the_search_log(
