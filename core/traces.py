@@ -9,7 +9,10 @@ in the forget's transaction, while the record still holds its content, and erase
 - search_log, write_log, job_stages: every JSON string that contains one of the record's
   phrases (its content, its evidence quote; normalised, at least three words) or that sits in
   an object naming the record's id under a text key becomes ``[forgotten]``; a search query
-  containing a phrase becomes ``[forgotten]``. Ids, timings and decisions stay.
+  containing a phrase becomes ``[forgotten]``, and in a search row that found the record so
+  does everything read from its question (each part's query, the rewrite, the subject's
+  words, the words BM25 left out, a time cue's phrases: ``_ASKED_KEYS``). Ids, timings and
+  decisions stay.
 - session summaries of the same scope that contain a phrase are returned for erasure (a
   summary is rewritten by no one: it goes, with its own tombstone and event).
 - entities linked to the record and to nothing else (no other record, no merge) lose their
@@ -44,6 +47,12 @@ _TEXT_KEYS = frozenset(
 
 # Top-level keys of a log row about the record that hold what was asked or written.
 _ROW_TEXT_KEYS = frozenset({"request", "query", "rewritten_query"})
+# Keys of a search log row, at any depth, that hold the question's words or phrases read from
+# it: each part's query (core.search.compound), the rewrite, the subject's words, the words
+# BM25 left out and the time cue's phrases.
+_ASKED_KEYS = frozenset(
+    {"query", "rewritten_query", "rewritten", "words", "phrases", "lexical_words_ignored"}
+)
 
 
 @dataclass(slots=True)
@@ -107,6 +116,8 @@ def _scrub_search_log(
         parts = logged.get("compound", {}).get("parts", [])
         asked = [query, *(q for p in parts for q in (p["request"]["query"], p["query"]))]
         also = [normalise(q) for q in asked if q.strip()] if new_query != query else []
+        if cited:  # the row found the record: what it asked goes, as its query does
+            logged = _unasked(logged)
         new_payload = _scrub_value(logged, record_id, [*needles, *also], quoted=cited)
         if new_query != query or new_payload != json.loads(payload):
             stored.rewrite_search_log_row(conn, log_id, query=new_query, payload=new_payload)
@@ -137,6 +148,15 @@ def _scrub_job_stages(
             stored.rewrite_job_stage_output(conn, job_id, stage, after)
             changed += 1
     return changed
+
+
+def _unasked(value: Any) -> Any:
+    """``value`` with every ``_ASKED_KEYS`` value, at any depth, ``FORGOTTEN``."""
+    if isinstance(value, list):
+        return [_unasked(v) for v in value]
+    if isinstance(value, dict):
+        return {k: FORGOTTEN if k in _ASKED_KEYS else _unasked(v) for k, v in value.items()}
+    return value
 
 
 def _scrub_value(

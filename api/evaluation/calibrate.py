@@ -39,6 +39,7 @@ answers are cut by ``limit``, not the budget.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
@@ -48,6 +49,7 @@ from agent_memory.api.evaluation.personas import Answer
 from agent_memory.core.config import GateConfig
 from agent_memory.core.search import later, profile, ranking, siblings
 from agent_memory.core.search.gate import apply_gate, floors, scaled_floors
+from agent_memory.core.search.ranking import Candidate
 
 # ---------------------------------------------------------------------------------------------
 # The floors, on LoCoMo
@@ -117,10 +119,21 @@ GRID = tuple(round(0.075 + 0.01 * i, 3) for i in range(21))  # small_store_drop 
 def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
     """The record ids a logged search returns under ``gate`` (its floors, mode and fused
     share), replayed from its search_log ``payload`` (the module docstring says how); a
-    question of several parts (core.search.compound) is each part's, taken in turn."""
+    question of several parts (core.search.compound) is each part's, taken in turn. Like
+    the sweep, it reads no token budget: each search was logged with the evaluation's."""
+    return [c.record_id for c in _answer(payload, gate)]
+
+
+def _answer(payload: dict[str, Any], gate: GateConfig) -> list[Candidate]:
     if (compound := payload.get("compound")) is not None:
-        answers = [final_ids(part, gate) for part in compound["parts"]]
-        return ranking.interleave(answers)[: payload["request"]["limit"]]
+        taken, _, _ = ranking.in_turn(
+            [_answer(part, gate) for part in compound["parts"]],
+            defaultdict(int),  # no budget: every record counts no tokens
+            within=gate.close_within,
+            budget=0,
+            limit=payload["request"]["limit"],
+        )
+        return taken
     settings = payload["settings"]
     dense, lexical, corroborated, subject = floors(
         payload["gate"]["floors"]["readable_records"], gate
@@ -149,7 +162,7 @@ def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
         payload, siblings.replay(payload, kept)
     )  # the later-statement-first order the search logged
     kept, _ = ranking.close_first(kept, within=gate.close_within)
-    return [c.record_id for c in kept[: settings["limit"]]]
+    return kept[: settings["limit"]]
 
 
 def rescored(answers: list[Answer], gate: GateConfig) -> list[Answer]:

@@ -3,122 +3,218 @@
 "What does my wife do for work, and what dish did I decide to cook for her birthday?" asks two
 things. One query vector for both finds neither well, and the gate weighs every record against
 words half of which are about something else. ``parts`` splits such a question where another
-question starts: after "and" (with or without a comma before it) or after a question mark,
-at a question word ("what", "where", "how" ...) or at an auxiliary followed by its subject
-("and is he still working with me?", "and did I pass?"). The retriever (core.search.retriever)
-runs its whole pipeline once per part, each part's answer its own generators, gate and order,
-then ``combine`` takes the parts' answers in turn (core.search.ranking.interleave: each one's
-first result, then each one's second ...), one record once, within the request's ``limit`` and
-``budget_tokens``. The search log keeps every part's row whole under ``compound.parts``, so
+question starts (``_question``): a question word ("what", "whats", "how" ...) that does not open
+a clause ("... and how it went", "... and what I'm paying", "... and what food to serve": its
+subject or "to" comes before any auxiliary), an auxiliary and its subject ("and is he still
+working with me?"; "can you" asks the assistant to act instead), or "is"/"does" and the user's
+own ("and does my daughter still do ballet?"). It may start after "and", "and also" or "plus"
+(a comma before them or not) or after a question mark; after a comma, a full stop or a
+semicolon only between two questions in a question's inverted order (``_inverted``: "What's
+my job, where do I live, and who is my partner?"), so that "..., which brought a smile to her
+face?" stays one question.
+
+The retriever (core.search.retriever) runs its whole pipeline once per part, each part for its
+``share`` of the request's ``limit`` (a question of two asked for 10: up to 5 each) with the
+whole ``budget_tokens``; ``combine`` then takes the parts' answers in turn (each one's first
+result, then each one's second ...), one record once, past ``gate.close_within`` results only
+those that passed on their own, within the limit and the budget (core.search.ranking.in_turn).
+The search log keeps every part's row whole under ``compound.parts``, so
 core.search.ranking.replay rebuilds the answer from the log alone, as for any search.
 
-A piece of fewer than ``MIN_WORDS`` words leans on the question before it and is not searched
-alone: "When is Jess's bachelorette weekend, and where?" and "Who did I meet, and when and
-where?" are one question. More than ``MAX_PARTS`` pieces is more likely a pasted list than a
-question: it is searched whole. "And" between two names ("What do my wife and my father do for
-work?") or inside a clause ("... and have a negative experience?": no subject after the
-auxiliary) does not split. A part that names its subject only by a pronoun ("... and where does
-she live?") is searched as written.
+What is not split: a piece under ``MIN_WORDS`` words ("When is Jess's bachelorette weekend,
+and where?") or one with no topic, an aside to the assistant ("Can you help? What was the
+plumber's name?", "Thanks! And where do I live?"), stays with the question beside it; more than
+``MAX_PARTS`` pieces, more than ``MAX_CHARS`` characters or more than one line is pasted text,
+searched whole; "and" between two people or things ("What do my wife and my father do for
+work?", "Who is my doctor and my dentist?") asks one question of both. A part that names its
+subject only by a pronoun ("... and where does she live?") is searched as written.
 
-Measured through the public contract on the personal sets' cached stores (session 51's
-simulation, then this build): 25 dev and 6 fresh questions split, none of them unanswerable;
-benchmarks/README.md (sessions 51 and 52) has the figures.
+Measured through the public contract on the personal sets' cached stores and on 172 queries a
+reviewer wrote (sessions 51 and 52 in benchmarks/README.md).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.search import explain, ranking
-from agent_memory.core.search.request import Answer, SearchRequest
+from agent_memory.core.search.request import Outcome, SearchRequest
 
 MIN_WORDS = 3  # a shorter piece ("and where?") belongs to the question before it
 MAX_PARTS = 4  # more pieces: searched whole
+MAX_CHARS = 400  # a longer query, or one of several lines, is pasted text: searched whole
 
-_QUESTION_WORD = r"(?:what|where|who|whom|whose|which|when|how|why)"
+_QUESTION_WORD = (
+    r"(?:what|what['\u2019]?s|where|where['\u2019]?s|who|who['\u2019]?s|whom|whose|which|when|"
+    r"how|how['\u2019]?s|why)"
+)
 _AUXILIARY = r"(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should)"
 _SUBJECT = r"(?:i|you|he|she|it|we|they|there)"
-# Where another question starts: a question word, or an auxiliary and its subject, after "and"
-# or after a question mark.
-_NEXT = re.compile(
-    rf"(?:,?\s+and|(?<=\?))\s+(?={_QUESTION_WORD}\b|{_AUXILIARY}\s+{_SUBJECT}\b)", re.IGNORECASE
+# A question's start: a question word, an auxiliary and its subject ("is he", "did I") or a
+# form of "be" or "do" and the user's own ("does my daughter ...", "is our flight ...").
+_START = (
+    rf"{_QUESTION_WORD}\b|{_AUXILIARY}\s+{_SUBJECT}\b"
+    r"|(?:is|are|was|were|do|does|did)\s+(?:my|our)\b"
+)
+# Where another question may start: after "and" or "plus" (a comma before it or not), or a
+# question mark; after a comma, full stop or semicolon only between two questions.
+_NEXT = re.compile(rf"(,?\s+(?:and(?:\s+also)?|plus)|(?<=\?)|[,.;])\s+(?={_START})", re.IGNORECASE)
+_BETWEEN_QUESTIONS = frozenset(",.;")
+_OPENS = re.compile(rf"\s*(?:{_START})", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+# A question word followed by its subject or "to" opens a clause, not a question: "... and how
+# it went", "... and what I'm paying now", "... and what food to serve". A question word that
+# takes a word after it ("how often", "what food", "which school") may have up to two.
+_TAKES_WORDS = frozenset({"how", "what", "which", "whose"})
+_CLAUSE_SUBJECTS = frozenset(
+    {"i", "you", "he", "she", "it", "we", "they", "that", "this", "these", "those", "to"}
+)
+_IS_FORMS = frozenset({"whats", "wheres", "whos", "hows"})  # "what's" written without "'"
+_INVERTED_SUBJECTS = frozenset({"i", "you", "he", "she", "it", "we", "they", "my", "our", "your"})
+# "... and can you make it at 8?" asks the assistant to do something, not what it knows.
+_REQUESTS = frozenset({"can", "could", "would", "will"})
+_AUXILIARIES = frozenset(_AUXILIARY.strip("(?:)").split("|"))
+# A piece that says nothing of a topic is an aside to the assistant ("Can you help?", "How are
+# you?", "Is that right?", "Thanks!"): it is searched with the question beside it.
+_ASIDE = frozenset(
+    """can could would will you u help me please pls how are is am that this it right true
+    correct ok okay hi hello hey thanks thank remember know there quick question so um hmm
+    really any ideas idea wait sorry yes no yeah sure well what was huh oh do did does i mean
+    anyway also great cool nice perfect and be doing going today""".split()
 )
 
 
 def parts(query: str) -> list[str]:
     """The questions ``query`` asks, in order, when it asks more than one; else ``[]``."""
+    if len(query) > MAX_CHARS or "\n" in query.strip():
+        return []
     pieces: list[list[int]] = []  # [start, end] of each piece in query
     start = 0
     for cut in _NEXT.finditer(query):
+        if not _question(query[cut.end() :]) or (
+            cut.group(1) in _BETWEEN_QUESTIONS
+            and not (_question(query[start : cut.start()]) and _inverted(query[cut.end() :]))
+        ):
+            continue
         pieces.append([start, cut.start()])
         start = cut.end()
     if not pieces:
         return []
     pieces.append([start, len(query)])
     joined: list[list[int]] = []
-    for piece in pieces:
-        if joined and _words(query, piece) < MIN_WORDS:
-            joined[-1][1] = piece[1]  # a fragment: it stays with the question before it
+    for piece in pieces:  # a fragment or an aside stays with the question before it
+        if joined and _leans(query[piece[0] : piece[1]]):
+            joined[-1][1] = piece[1]
         else:
             joined.append(piece)
-    if len(joined) > 1 and _words(query, joined[0]) < MIN_WORDS:
-        joined[1][0] = joined.pop(0)[0]
+    if len(joined) > 1 and _leans(query[joined[0][0] : joined[0][1]]):
+        first = joined.pop(0)  # ... and an opening one with the question after it
+        joined[0][0] = first[0]
     if not 1 < len(joined) <= MAX_PARTS:
         return []
-    return [query[a:b].strip(" ,;") for a, b in joined]
+    return [query[a:b].strip(" ,;:-\u2013\u2014") for a, b in joined]
 
 
-def _words(query: str, piece: list[int]) -> int:
-    return len(query[piece[0] : piece[1]].split())
+def _question(text: str) -> bool:
+    """Whether ``text`` opens as a question of its own (not a clause: ``_CLAUSE_SUBJECTS``)."""
+    if _OPENS.match(text) is None:
+        return False
+    words = [w.casefold() for w in _WORD.findall(text)[:4]]
+    if words[0] in _REQUESTS and words[1:2] in (["you"], ["u"]):
+        return False
+    if words[0] not in _TAKES_WORDS and words[0] not in {"who", "whom", "where", "when", "why"}:
+        return True  # a contraction ("what's") or an auxiliary and its subject
+    skippable = 2 if words[0] in _TAKES_WORDS else 0
+    for word in words[1 : 2 + skippable]:
+        said = re.sub(r"['\u2019](?:m|re|ve|ll|d|s)$", "", word)
+        if said in _CLAUSE_SUBJECTS:
+            return False
+        if said in _AUXILIARIES:
+            return True
+    return True
 
 
-def combine(request: SearchRequest, answers: Sequence[Answer]) -> Answer:
-    """One answer for ``request`` from its parts' ``answers`` (each searched with the request's
-    limit and budget): their results in turn, within the limit and the budget, each result's
-    explanation its part's with its place in the whole; the response explanation's counts
-    summed over the parts, and every part's own explanation under ``parts``."""
-    tokens = {rid: n for a in answers for rid, n in a.payload["budget"]["tokens"].items()}
-    taken, skipped = ranking.fit_ids(
-        ranking.interleave([a.payload["final_ids"] for a in answers]),
+def _inverted(text: str) -> bool:
+    """Whether ``text`` opens with a question's inverted order: a question word (and up to
+    three words it takes), then an auxiliary and its subject ("where do I live", "who is my
+    partner", "how many years was he", "what's my job"). After a comma "which brought a
+    smile" or "which is near my office" opens a relative clause instead."""
+    words = [w.casefold().replace("\u2019", "'") for w in _WORD.findall(text)[:6]]
+    if not words:
+        return False
+    head, _, tail = words[0].partition("'")
+    if words[0] in _AUXILIARIES or tail == "s" or words[0] in _IS_FORMS:  # "what's my ..."
+        return words[1:2] != [] and words[1] in _INVERTED_SUBJECTS
+    reach = 4 if head in _TAKES_WORDS else 1
+    for i in range(1, min(len(words) - 1, 1 + reach)):
+        if words[i] in _AUXILIARIES:
+            return words[i + 1] in _INVERTED_SUBJECTS
+    return False
+
+
+def _leans(piece: str) -> bool:
+    """Whether ``piece`` cannot be searched alone: under ``MIN_WORDS`` words, or an aside."""
+    words = [w.casefold() for w in _WORD.findall(piece)]
+    return len(words) < MIN_WORDS or all(w in _ASIDE for w in words)
+
+
+def share(limit: int, parts: int) -> int:
+    """How many results each of ``parts`` is searched for: its share of the answer's
+    ``limit`` (a question of two asked for 10 gets up to 5 for each), at least one."""
+    return max(1, math.ceil(limit / parts))
+
+
+def combine(request: SearchRequest, outcomes: Sequence[Outcome], *, within: int) -> Outcome:
+    """One answer for ``request`` from its parts' ``outcomes`` (each searched for its
+    ``share`` of the limit, with the whole budget): their results in turn, past the first
+    ``within`` only those that passed on their own, within the limit and the budget
+    (core.search.ranking.in_turn). Each result's explanation is that of the part that placed
+    it, with its place in the whole; the response explanation counts each record once over
+    the parts, and keeps every part's own explanation under ``parts``."""
+    # A part's answer has exact token counts (core.search.ranking.fit_budget).
+    tokens = {i: o.payload["budget"]["tokens"][i] for o in outcomes for i in o.payload["final_ids"]}
+    chosen, over, padding = ranking.in_turn(
+        [ranking.answered(o.payload, o.payload["final_ids"]) for o in outcomes],
         tokens,
+        within=within,
         budget=request.budget_tokens,
         limit=request.limit,
     )
-    # Each record as the part that placed it explains it: the one where it ranks best (the
-    # first such part on a tie), as interleave takes it.
-    found: dict[str, tuple[int, int, dict[str, Any]]] = {}
-    for number, answer in enumerate(answers, start=1):
-        for result in answer.results:
-            placed = (result["explanation"]["rank"], number, result)
-            if result["id"] not in found or placed[:2] < found[result["id"]][:2]:
-                found[result["id"]] = placed
+    taken, skipped = [c.record_id for c in chosen], [c.record_id for c in over]
+    # A record found by two parts is explained by the one that placed it: where it ranks
+    # best, the earlier part on a tie (as in_turn takes it).
+    placed: dict[str, tuple[int, int, dict[str, Any]]] = {}
+    for number, outcome in enumerate(outcomes, start=1):
+        for result in outcome.results:
+            place = (result["explanation"]["rank"], number, result)
+            if result["id"] not in placed or place[:2] < placed[result["id"]][:2]:
+                placed[result["id"]] = place
     results, used = [], 0
     for rank, rid in enumerate(taken, start=1):
-        _, number, result = found[rid]
+        part_rank, number, result = placed[rid]
         used += tokens[rid]
-        within = result["explanation"]
-        results.append(
-            {
-                **result,
-                "explanation": {
-                    **within,
-                    "rank": rank,
-                    "part": number,
-                    "part_rank": within["rank"],
-                    "budget": explain.budget_line(tokens[rid], used, request.budget_tokens),
-                },
-            }
-        )
-    explanation = _explanation(request, [a.explanation for a in answers], results, skipped)
-    fused = {c["id"]: c for a in answers for c in reversed(a.payload["candidates"]["fused"])}
-    first = answers[0].payload
+        explained = {
+            **result["explanation"],
+            "rank": rank,
+            "part": number,
+            "part_rank": part_rank,
+            "budget": explain.budget_line(tokens[rid], used, request.budget_tokens),
+        }
+        results.append({**result, "explanation": explained})
+    payloads = [o.payload for o in outcomes]
+    explanation = _explanation(
+        request, payloads, taken, skipped, [c.record_id for c in padding], results
+    )
+    fused = {c["id"]: c for p in payloads for c in reversed(p["candidates"]["fused"])}
     payload = {
-        "request": {**first["request"], "query": request.query},
+        # the parts' request but for their query and share of the limit
+        "request": {**payloads[0]["request"], "query": request.query, "limit": request.limit},
         "query": request.query,
-        "scopes": first["scopes"],
-        "compound": {"parts": [a.payload for a in answers]},
+        "scopes": payloads[0]["scopes"],
+        "compound": {"parts": payloads, "close_within": within},
         # every part's fused candidates, each once (the evaluation reads what was found)
         "candidates": {"fused": list(fused.values())},
         "budget": {
@@ -126,72 +222,102 @@ def combine(request: SearchRequest, answers: Sequence[Answer]) -> Answer:
             "tokens": {rid: tokens[rid] for rid in [*taken, *skipped]},
             "skipped": skipped,
         },
+        "padding_cut": [c.record_id for c in padding],
         "final_ids": taken,
-        "explanation": explanation,
+        # each part's explanation is in its own row above
+        "explanation": {k: v for k, v in explanation.items() if k != "parts"},
         "result_explanations": {r["id"]: r["explanation"] for r in results},
     }
     timings: dict[str, float] = {}
-    for answer in answers:
-        for stage, ms in answer.timings.items():
+    for outcome in outcomes:
+        for stage, ms in outcome.timings.items():
             timings[stage] = round(timings.get(stage, 0.0) + ms, 3)
-    return Answer(results, explanation, payload, timings)
+    payload["timings_ms"] = dict(timings)
+    return Outcome(results, explanation, payload, timings)
 
 
 def _explanation(
     request: SearchRequest,
-    parts_said: list[dict[str, Any]],
-    results: list[dict[str, Any]],
+    payloads: list[dict[str, Any]],
+    taken: list[str],
     skipped: list[str],
+    padding: list[str],
+    results: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The whole answer's explanation: the keys of one search's, each count summed over the
-    parts; each part's own under ``parts``."""
-    first = parts_said[0]
+    """The whole answer's explanation, with the keys of one search's: each count is of the
+    records concerned over every part, each once, leaving out those the answer holds (a
+    record one part cut may be another's answer); each part's own explanation is under
+    ``parts``."""
+    said = [p["explanation"] for p in payloads]
+    answer = set(taken)
 
-    def summed(key: str) -> int:
-        return sum(int(e[key]) for e in parts_said)
+    def counted(ids: Any) -> int:
+        return len(set(ids) - answer)
+
+    def each(read: Any) -> list[str]:
+        return [i for p in payloads for i in read(p)]
 
     def best(key: str) -> float | None:
-        return max((e["gate"][key] for e in parts_said if e["gate"][key] is not None), default=None)
+        return max((e["gate"][key] for e in said if e["gate"][key] is not None), default=None)
 
+    def cut(p: dict[str, Any]) -> list[str]:  # what the part's gate left out (response.cut)
+        passed = set(p["gate"]["passed"])
+        return [c["id"] for c in p["candidates"]["fused"] if c["id"] not in passed]
+
+    candidates = {
+        k: len({c["id"] for p in payloads for c in p["candidates"][k]})
+        for k in ("dense", "lexical", "entity", "time", "standing", "profile", "fused")
+    }
+    candidates["entity_linked"] = sum(int(e["candidates"]["entity_linked"]) for e in said)
     return {
         "query": request.query,
         "rewritten_query": None,  # each part's rewrite, if any, is in its own explanation
         "rewrite": {"status": "per part"},
-        "scopes": first["scopes"],
-        "filter": first["filter"],
-        "time_cue": next((e["time_cue"] for e in parts_said if e["time_cue"]), None),
-        "candidates": {
-            k: sum(int(e["candidates"][k]) for e in parts_said) for k in first["candidates"]
-        },
+        "scopes": said[0]["scopes"],
+        "filter": said[0]["filter"],
+        "time_cue": None,  # each part's own, if its words name a time
+        "candidates": candidates,
         "gate": {
-            "decision": "pass" if results else "empty",
+            "decision": "pass" if any(e["gate"]["decision"] == "pass" for e in said) else "empty",
             "best_dense": best("best_dense"),
             "best_lexical": best("best_lexical"),
-            "entity_matches": sum(int(e["gate"]["entity_matches"]) for e in parts_said),
-            "floors": first["gate"]["floors"],  # the same for every part: one readable set
+            "entity_matches": len(
+                {c["id"] for p in payloads for c in p["candidates"]["entity"]}
+                - set(each(lambda p: p["changed_since_generated"]))
+            ),
+            "floors": said[0]["gate"]["floors"],  # the same for every part: one readable set
         },
-        "cut": {"count": sum(e["cut"]["count"] for e in parts_said), "why": first["cut"]["why"]},
+        "cut": {
+            "count": counted(each(lambda p: cut(p) if p["explanation"]["cut"]["count"] else [])),
+            "why": said[0]["cut"]["why"],
+        },
         "padding_cut": {
-            "count": sum(e["padding_cut"]["count"] for e in parts_said),
-            "why": first["padding_cut"]["why"],
+            "count": counted([*each(lambda p: p["padding_cut"]), *padding]),
+            "why": said[0]["padding_cut"]["why"],
         },
-        "duplicates_collapsed": summed("duplicates_collapsed"),
-        "siblings_collapsed": summed("siblings_collapsed"),
-        "summaries_collapsed": summed("summaries_collapsed"),
+        "duplicates_collapsed": counted(each(lambda p: p["duplicates"]["dropped"])),
+        "siblings_collapsed": counted(each(lambda p: p["siblings"]["collapsed"])),
+        "summaries_collapsed": counted(each(lambda p: p["siblings"]["summaries"])),
         "later_first": {
-            "applied": any(e["later_first"]["applied"] for e in parts_said),
+            "applied": any(e["later_first"]["applied"] for e in said),
             "why": "per part",
-            "moved": sum(e["later_first"]["moved"] for e in parts_said),
+            "moved": sum(e["later_first"]["moved"] for e in said),
         },
-        # over each part's budget, and over the whole answer's
-        "over_budget": summed("over_budget") + len(skipped),
+        "over_budget": counted([*each(lambda p: p["budget"]["skipped"]), *skipped]),
         "returned": len(results),
-        "why_empty": None
-        if results
-        else "no part of the question found anything: "
-        + "; ".join(f"part {n}: {e['why_empty']}" for n, e in enumerate(parts_said, start=1)),
-        "parts": parts_said,
+        "why_empty": None if results else _why_empty(said),
+        "parts": said,
     }
 
 
-__all__ = ["MAX_PARTS", "MIN_WORDS", "combine", "parts"]
+def _why_empty(said: list[dict[str, Any]]) -> str:
+    """Why the whole answer is empty: every part's one reason, or each part's own. (A part's
+    answer fits the whole budget, so the whole answer is empty only when every part's is.)"""
+    if len({e["why_empty"] for e in said}) == 1:
+        return str(said[0]["why_empty"])
+    return "no part of the question found anything: " + "; ".join(
+        f"part {n}: {e['why_empty']}" for n, e in enumerate(said, start=1)
+    )
+
+
+__all__ = ["MAX_PARTS", "MIN_WORDS", "combine", "parts", "share"]

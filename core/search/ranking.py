@@ -261,30 +261,36 @@ def fit_budget(
     return taken, skipped
 
 
-def interleave(answers: Sequence[Sequence[str]]) -> list[str]:
+def in_turn(
+    answers: Sequence[Sequence[Candidate]],
+    tokens: Mapping[str, int],
+    *,
+    within: int,
+    budget: int,
+    limit: int,
+) -> tuple[list[Candidate], list[Candidate], list[Candidate]]:
     """A question of several parts answered (core.search.compound): each part's answer in
-    turn, its first result, then each one's second, and so on; a record already taken for an
-    earlier part keeps that place."""
-    taken: dict[str, None] = {}
+    turn, its first result, then each one's second, and so on, a record already taken for an
+    earlier place keeping it; past the first ``within``, only what passed on its own
+    (``close_first``); then what fits ``budget`` (each record's ``tokens``), up to ``limit``.
+    Returns (taken, skipped over the budget, removed as padding)."""
+    placed: dict[str, Candidate] = {}
     for rank in range(max((len(answer) for answer in answers), default=0)):
         for answer in answers:
             if rank < len(answer):
-                taken.setdefault(answer[rank])
-    return list(taken)
-
-
-def fit_ids(
-    ids: Sequence[str], tokens: Mapping[str, int], *, budget: int, limit: int
-) -> tuple[list[str], list[str]]:
-    """``fit_budget`` over record ids whose token counts are known (``tokens``): (taken,
-    skipped)."""
+                placed.setdefault(answer[rank].record_id, answer[rank])
+    kept, padding = close_first(list(placed.values()), within=within)
     taken, skipped = fit_budget(
-        [Candidate(i) for i in ids],
-        budget=budget,
-        limit=limit,
-        count=lambda c, _room: tokens[c.record_id],
+        kept, budget=budget, limit=limit, count=lambda c, _room: tokens[c.record_id]
     )
-    return [c.record_id for c in taken], [c.record_id for c in skipped]
+    return taken, skipped, padding
+
+
+def answered(log: Mapping[str, Any], ids: Sequence[str]) -> list[Candidate]:
+    """A logged search's answer ``ids`` as candidates, each with what it passed the gate on
+    (its result explanation in the log)."""
+    said = log["result_explanations"]
+    return [Candidate(i, passed_on=said[i]["passed_on"]) for i in ids]
 
 
 def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
@@ -323,14 +329,14 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
 def replay(log: dict[str, Any]) -> list[str]:
     """Rebuild a search's final record ids from its search_log payload alone."""
     if (compound := log.get("compound")) is not None:  # each part's answer, in turn
-        budget = log["budget"]
-        ids, _ = fit_ids(
-            interleave([replay(part) for part in compound["parts"]]),
-            budget["tokens"],
-            budget=budget["budget_tokens"],
+        taken, _, _ = in_turn(
+            [answered(part, replay(part)) for part in compound["parts"]],
+            log["budget"]["tokens"],
+            within=compound["close_within"],
+            budget=log["budget"]["budget_tokens"],
             limit=log["request"]["limit"],
         )
-        return ids
+        return [c.record_id for c in taken]
     settings = log["settings"]
     if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
         return []

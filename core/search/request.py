@@ -56,7 +56,7 @@ class SearchRequest:
 
 
 @dataclass(slots=True)
-class Answer:
+class Outcome:
     """A search's outcome before its log row is written: what memory_search returns (the
     results and the response explanation), the row's payload and the stages' timings."""
 

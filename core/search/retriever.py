@@ -52,7 +52,7 @@ from agent_memory.core.search import (
 from agent_memory.core.search.gate import apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import search_words
-from agent_memory.core.search.request import Answer, Search, SearchRequest
+from agent_memory.core.search.request import Outcome, Search, SearchRequest
 from agent_memory.core.search.rerank import Reranker, rerank
 from agent_memory.core.search.rewrite import QueryRewriter, rewrite_query
 from agent_memory.core.search.tokens import TokenCounter
@@ -98,26 +98,28 @@ class Retriever:
         A question that asks several things (core.search.compound) runs it once per part."""
         timer = StageTimer()  # the whole call's, for its log write and its total
         if asked := compound.parts(request.query):
-            answer = compound.combine(
+            share = compound.share(request.limit, len(asked))
+            outcome = compound.combine(
                 request,
                 [
-                    self._answer(replace(request, query=part), scopes=readable, now=now)
-                    for part in asked
+                    self._answer(replace(request, query=q, limit=share), scopes=readable, now=now)
+                    for q in asked
                 ],
+                within=self.config.gate.close_within,
             )
         else:
-            answer = self._answer(request, scopes=readable, now=now)
+            outcome = self._answer(request, scopes=readable, now=now)
         search_id = new_id("srch", now)
         with timer.stage("log_write"):
-            # The row records every stage before its own write; the response carries that too.
-            answer.payload["timings_ms"] = dict(answer.timings)
-            logged = self._log(search_id, request, now, answer.payload, total_ms=timer.total_ms())
-        explanation = answer.explanation
+            # The row holds every stage's timing before its own write (the payload's
+            # timings_ms); the response has that one too.
+            logged = self._log(search_id, request, now, outcome.payload, total_ms=timer.total_ms())
+        explanation = outcome.explanation
         explanation["logged"] = logged
-        explanation["timings_ms"] = answer.timings | timer.timings
-        return {"results": answer.results, "explanation": explanation, "search_id": search_id}
+        explanation["timings_ms"] = outcome.timings | timer.timings
+        return {"results": outcome.results, "explanation": explanation, "search_id": search_id}
 
-    def _answer(self, request: SearchRequest, *, scopes: tuple[str, ...], now: datetime) -> Answer:
+    def _answer(self, request: SearchRequest, *, scopes: tuple[str, ...], now: datetime) -> Outcome:
         """The pipeline's stages for one question, each timed; what is returned and logged."""
         timer = StageTimer()
         cfg, generators = self.config.retrieval, self.generators
@@ -216,7 +218,7 @@ class Retriever:
                 answer=results,
             )
         payload["timings_ms"] = dict(timer.timings)
-        return Answer(results, explanation, payload, timer.timings)
+        return Outcome(results, explanation, payload, timer.timings)
 
     def _meant(self, vector: np.ndarray) -> Callable[[list[Record]], list[bool]]:
         """Which records' contents alone (embedded now: the few siblings without a query word)

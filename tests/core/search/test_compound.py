@@ -6,6 +6,7 @@ forgetting a record it found erases every part's words from the log row."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,18 @@ from tests.support.clock import NOW
             ["Who covered for me after surgery", "is he still working with me?"],
         ),
         ("Where do I live? What's my job?", ["Where do I live?", "What's my job?"]),
+        (  # questions listed with commas, "whats" written without its apostrophe
+            "whats my job, where do I live, and who is my partner?",
+            ["whats my job", "where do I live", "who is my partner?"],
+        ),
+        (  # a form of "do" and the user's own start a question too
+            "Where do I work, and does my daughter still do ballet?",
+            ["Where do I work", "does my daughter still do ballet?"],
+        ),
+        (  # a question opening with an aside is searched with it
+            "Hmm? Where do I work? What's my job?",
+            ["Hmm? Where do I work?", "What's my job?"],
+        ),
         (  # a fragment stays with the question before it
             "What did I eat in Rome and where did I stay, and when?",
             ["What did I eat in Rome", "where did I stay, and when?"],
@@ -63,6 +76,24 @@ def test_a_question_of_several_is_split_where_the_next_starts(
         "I like tea and what else?",
         "Where do I live? What's my job? Who is my boss? When is my flight? Which gym do I use?",
         "What's my dog's name?",
+        # a short or topic-less opening before one question (once an IndexError)
+        "Thanks! And where do I live?",
+        "ok and what's my job?",
+        "Really? When is my flight?",
+        "Can you help? What was the name of that plumber?",
+        ", , , and where do I work?",
+        # a clause, not a question, after "and": its subject or "to" before any auxiliary
+        "Tell me about my trip to Japan and how it went",
+        "Plan my daughter's party and what food to serve",
+        "Compare what I paid last year and what I'm paying now",
+        "Look up what I ate yesterday and how many calories that was",
+        "Book a table for two and can you make it at 8?",  # a request to the assistant
+        # a relative clause after a comma
+        "What did Deb share a photo of, which brought a smile to Jolene's face?",
+        "If I move, where do I register my car?",
+        # pasted text
+        "Where do I live?\nWhat's my job?",
+        "What's my job? " + "Where do I live? " * 30,
     ],
 )
 def test_one_question_is_searched_whole(query: str) -> None:
@@ -124,6 +155,27 @@ def test_each_part_gets_its_answer_within_the_limit(asking: tuple[Memory, Sessio
     )
 
 
+def test_each_part_is_searched_for_its_share_and_counted_once(
+    asking: tuple[Memory, Session],
+) -> None:
+    """A question of two asked for 4 searches each part for 2; a record both parts found is
+    one candidate, and the cut leaves out what another part answered with."""
+    mem, s = asking
+    result = s.call("memory_search", {"query": ASKED, "limit": 4}, now=NOW)
+    payload = mem.store.search_log_payload(result["search_id"])
+    assert payload is not None
+    assert [p["request"]["limit"] for p in payload["compound"]["parts"]] == [2, 2]
+    assert payload["request"]["limit"] == 4 and "parts" not in payload["explanation"]
+    explanation = result["explanation"]
+    fused = {c["id"] for p in payload["compound"]["parts"] for c in p["candidates"]["fused"]}
+    assert (
+        explanation["candidates"]["fused"]
+        == len(fused)
+        < sum(len(p["candidates"]["fused"]) for p in payload["compound"]["parts"])
+    )
+    assert explanation["cut"]["count"] <= len(fused) - len(result["results"])
+
+
 def test_the_whole_answer_keeps_the_token_budget(asking: tuple[Memory, Session]) -> None:
     """Each part is searched with the whole budget; their answers together are cut to it."""
     mem, s = asking
@@ -138,6 +190,13 @@ def test_the_whole_answer_keeps_the_token_budget(asking: tuple[Memory, Session])
     assert replay(payload) == [r["id"] for r in tight["results"]]
 
 
+def test_parts_that_found_what_no_budget_holds_say_so(asking: tuple[Memory, Session]) -> None:
+    _, s = asking
+    result = s.call("memory_search", {"query": ASKED, "budget_tokens": 1}, now=NOW)
+    assert result["results"] == []
+    assert result["explanation"]["why_empty"] == "no passing record fits the token budget"
+
+
 def test_nothing_found_for_any_part_says_so(asking: tuple[Memory, Session]) -> None:
     _, s = asking
     result = s.call(
@@ -150,6 +209,24 @@ def test_nothing_found_for_any_part_says_so(asking: tuple[Memory, Session]) -> N
     assert for_model("memory_search", {}, result)["reason"] == (
         "no part of the question found anything"
     )
+
+
+@pytest.mark.parametrize("query", [ASKED, "What did I cook for my brother's birthday?"])
+def test_forgetting_a_record_erases_what_was_asked_from_the_rows_that_found_it(
+    asking: tuple[Memory, Session], query: str
+) -> None:
+    """Every part's query, and the words read from the question (the subject's words, which
+    a single question's row kept too), go from the log row that found a forgotten record."""
+    mem, s = asking
+    result = s.call("memory_search", {"query": query, "limit": 2}, now=NOW)
+    [curry] = [r["id"] for r in result["results"] if r["source_ref"] == CURRY]
+    mem.forget(curry, now=NOW)
+    [row] = mem.store.query(
+        "SELECT query, payload FROM search_log WHERE id = ?", [result["search_id"]]
+    )
+    assert row["query"] == "[forgotten]"
+    text = row["payload"].casefold()
+    assert not {"cook", "brother", "birthday", "work"} & set(re.findall(r"[a-z]+", text))
 
 
 def test_forgetting_a_record_erases_every_parts_words_from_the_log(
