@@ -157,8 +157,9 @@ def response_reason(explanation: Mapping[str, Any], *, returned: int) -> str:
         said = f"more than {PROFILE_COUNTED:,}" if total > PROFILE_COUNTED else f"{total:,}"
         return f"{returned} of the user's {said} records{more}"
     parts = []
-    if asked := explanation.get("parts"):  # a question of several (core.search.compound)
-        parts.append(f"{len(asked)} questions, searched apart")
+    # A question of several is searched as its parts (core.search.compound): the full
+    # explanation says so (explanation.parts); the model has its answers, and can act on
+    # nothing more in how they were found.
     # The gate's cut and the padding past the first results (explanation.padding_cut).
     cut = sum((explanation.get(k) or {}).get("count", 0) for k in ("cut", "padding_cut"))
     if cut:

@@ -150,8 +150,11 @@ def test_each_part_gets_its_answer_within_the_limit(asking: tuple[Memory, Sessio
     assert payload is not None and payload["query"] == ASKED
     assert replay(payload) == [r["id"] for r in result["results"]]
     assert final_ids(payload, Config().gate) == payload["final_ids"]  # the calibration's replay
-    assert for_model("memory_search", {"query": ASKED}, result)["reason"].startswith(
-        "2 questions, searched apart"
+    compact = for_model("memory_search", {"query": ASKED}, result)
+    assert [r["id"] for r in compact["results"]] == [r["id"] for r in result["results"]]
+    cut = explanation["cut"]["count"] + explanation["padding_cut"]["count"]
+    assert (
+        "part" not in compact["results"][0] and compact["reason"] == f"{cut} weaker candidates cut"
     )
 
 
