@@ -131,7 +131,7 @@ def _answer(payload: dict[str, Any], gate: GateConfig) -> list[Candidate]:
             defaultdict(int),  # no budget: every record counts no tokens
             within=gate.close_within,
             budget=0,
-            limit=payload["request"]["limit"],
+            limit=payload["settings"]["limit"],
         )
         return taken
     settings = payload["settings"]

@@ -6,9 +6,11 @@ words half of which are about something else. ``parts`` splits such a question w
 question starts (``_question``): a question word ("what", "whats", "how" ...) that does not open
 a clause ("... and how it went", "... and what I'm paying", "... and what food to serve": its
 subject or "to" comes before any auxiliary), an auxiliary and its subject ("and is he still
-working with me?"; "can you" asks the assistant to act instead), or "is"/"does" and the user's
-own ("and does my daughter still do ballet?"). It may start after "and", "and also" or "plus"
-(a comma before them or not) or after a question mark; after a comma, a full stop or a
+working with me?"; "can you" asks the assistant to act instead, as "do it" and "have it" tell
+it to), or "is"/"does" and the user's own ("and does my daughter still do ballet?"). It may
+start after "and", "and also", "&" or "plus" (a comma or a dash before them or not) or after a
+question mark ("also" or "and" after it or not), never inside a quotation ("Find my note
+titled 'Who am I and what do I want'"); after a comma, a full stop or a
 semicolon only between two questions in a question's inverted order (``_inverted``: "What's
 my job, where do I live, and who is my partner?"), so that "..., which brought a smile to her
 face?" stays one question.
@@ -59,10 +61,20 @@ _START = (
     rf"{_QUESTION_WORD}\b|{_AUXILIARY}\s+{_SUBJECT}\b"
     r"|(?:is|are|was|were|do|does|did)\s+(?:my|our)\b"
 )
-# Where another question may start: after "and" or "plus" (a comma before it or not), or a
-# question mark; after a comma, full stop or semicolon only between two questions.
-_NEXT = re.compile(rf"(,?\s+(?:and(?:\s+also)?|plus)|(?<=\?)|[,.;])\s+(?={_START})", re.IGNORECASE)
-_BETWEEN_QUESTIONS = frozenset(",.;")
+# Where another question may start: after "and", "and also", "&" or "plus" (a comma or a dash
+# before it or not), or a question mark ("also" after it or not); after a comma, full stop or
+# semicolon only between two questions (``between``).
+_NEXT = re.compile(
+    r"(?:(?:,?\s+|\s*[\u2013\u2014]\s*)(?:and(?:\s+also)?|plus|&)\s+"
+    r"|(?<=[?\uff1f])\s*(?:(?:and|also),?\s+)?"
+    r"|(?P<between>[,.;\uff1b])\s+)"
+    rf"(?={_START})",
+    re.IGNORECASE,
+)
+# A quotation ("...", “...”, '...' opened after a space): no question inside it is the user's.
+_QUOTED = re.compile(
+    r"(?:^|(?<=[\s(:]))([\"\u201c'\u2018]).+?[\"\u201d'\u2019](?=[\s?.,!;:)\uff1f]|$)"
+)
 _OPENS = re.compile(rf"\s*(?:{_START})", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 # A question word followed by its subject or "to" opens a clause, not a question: "... and how
@@ -74,6 +86,8 @@ _CLAUSE_SUBJECTS = frozenset(
 )
 _IS_FORMS = frozenset({"whats", "wheres", "whos", "hows"})  # "what's" written without "'"
 _INVERTED_SUBJECTS = frozenset({"i", "you", "he", "she", "it", "we", "they", "my", "our", "your"})
+# "do" and "have" before "it" tell the assistant what to do ("... and have it delivered").
+_IMPERATIVES = frozenset({"do", "have"})
 # "... and can you make it at 8?" asks the assistant to do something, not what it knows.
 _REQUESTS = frozenset({"can", "could", "would", "will"})
 _AUXILIARIES = frozenset(_AUXILIARY.strip("(?:)").split("|"))
@@ -89,14 +103,19 @@ _ASIDE = frozenset(
 
 def parts(query: str) -> list[str]:
     """The questions ``query`` asks, in order, when it asks more than one; else ``[]``."""
-    if len(query) > MAX_CHARS or "\n" in query.strip():
+    if len(query) > MAX_CHARS or len(query.strip().splitlines()) > 1:
         return []
+    quoted = [m.span() for m in _QUOTED.finditer(query)]
     pieces: list[list[int]] = []  # [start, end] of each piece in query
     start = 0
     for cut in _NEXT.finditer(query):
-        if not _question(query[cut.end() :]) or (
-            cut.group(1) in _BETWEEN_QUESTIONS
-            and not (_question(query[start : cut.start()]) and _inverted(query[cut.end() :]))
+        if (
+            not _question(query[cut.end() :])
+            or any(a < cut.start() < b for a, b in quoted)
+            or (
+                cut.group("between")
+                and not (_question(query[start : cut.start()]) and _inverted(query[cut.end() :]))
+            )
         ):
             continue
         pieces.append([start, cut.start()])
@@ -115,7 +134,7 @@ def parts(query: str) -> list[str]:
         joined[0][0] = first[0]
     if not 1 < len(joined) <= MAX_PARTS:
         return []
-    return [query[a:b].strip(" ,;:-\u2013\u2014") for a, b in joined]
+    return [query[a:b].strip(" ,;:-\u2013\u2014\uff1b") for a, b in joined]
 
 
 def _question(text: str) -> bool:
@@ -124,6 +143,8 @@ def _question(text: str) -> bool:
         return False
     words = [w.casefold() for w in _WORD.findall(text)[:4]]
     if words[0] in _REQUESTS and words[1:2] in (["you"], ["u"]):
+        return False
+    if words[0] in _IMPERATIVES and words[1:2] == ["it"]:  # "... and have it delivered"
         return False
     if words[0] not in _TAKES_WORDS and words[0] not in {"who", "whom", "where", "when", "why"}:
         return True  # a contraction ("what's") or an auxiliary and its subject
@@ -214,7 +235,9 @@ def combine(request: SearchRequest, outcomes: Sequence[Outcome], *, within: int)
         "request": {**payloads[0]["request"], "query": request.query, "limit": request.limit},
         "query": request.query,
         "scopes": payloads[0]["scopes"],
-        "compound": {"parts": payloads, "close_within": within},
+        "compound": {"parts": payloads},
+        # what replay reads (the request above is erased with a record it found)
+        "settings": {"limit": request.limit, "close_within": within},
         # every part's fused candidates, each once (the evaluation reads what was found)
         "candidates": {"fused": list(fused.values())},
         "budget": {

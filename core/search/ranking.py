@@ -332,9 +332,9 @@ def replay(log: dict[str, Any]) -> list[str]:
         taken, _, _ = in_turn(
             [answered(part, replay(part)) for part in compound["parts"]],
             log["budget"]["tokens"],
-            within=compound["close_within"],
+            within=log["settings"]["close_within"],
             budget=log["budget"]["budget_tokens"],
-            limit=log["request"]["limit"],
+            limit=log["settings"]["limit"],
         )
         return [c.record_id for c in taken]
     settings = log["settings"]

@@ -48,6 +48,22 @@ from tests.support.clock import NOW
             "Where do I work, and does my daughter still do ballet?",
             ["Where do I work", "does my daughter still do ballet?"],
         ),
+        (  # "&", a dash, a full-width question mark, "also" after one
+            "what's my job & where do i live",
+            ["what's my job", "where do i live"],
+        ),
+        (
+            "What\u2019s my job\u2014and who\u2019s my boss?",
+            ["What\u2019s my job", "who\u2019s my boss?"],
+        ),
+        (
+            "where\u2019s my car\uff1f what\u2019s my spot\uff1f",
+            ["where\u2019s my car\uff1f", "what\u2019s my spot\uff1f"],
+        ),
+        (
+            "Quick q. What's my manager's name? Also when's my review?",
+            ["Quick q. What's my manager's name?", "when's my review?"],
+        ),
         (  # a question opening with an aside is searched with it
             "Hmm? Where do I work? What's my job?",
             ["Hmm? Where do I work?", "What's my job?"],
@@ -88,11 +104,16 @@ def test_a_question_of_several_is_split_where_the_next_starts(
         "Compare what I paid last year and what I'm paying now",
         "Look up what I ate yesterday and how many calories that was",
         "Book a table for two and can you make it at 8?",  # a request to the assistant
+        "Order the same dog food as last time and have it delivered Tuesday",
+        # a quotation
+        'Find my note titled "Who am I and what do I want"',
+        "What did I reply when Jo texted 'are you free and do you have the keys?'",
         # a relative clause after a comma
         "What did Deb share a photo of, which brought a smile to Jolene's face?",
         "If I move, where do I register my car?",
         # pasted text
         "Where do I live?\nWhat's my job?",
+        "Where do I live?\u2028What's my job?",
         "What's my job? " + "Where do I live? " * 30,
     ],
 )
@@ -230,6 +251,8 @@ def test_forgetting_a_record_erases_what_was_asked_from_the_rows_that_found_it(
     assert row["query"] == "[forgotten]"
     text = row["payload"].casefold()
     assert not {"cook", "brother", "birthday", "work"} & set(re.findall(r"[a-z]+", text))
+    logged = json.loads(row["payload"])
+    assert replay(logged) == logged["final_ids"]  # what replay reads stays
 
 
 def test_forgetting_a_record_erases_every_parts_words_from_the_log(
