@@ -64,6 +64,14 @@ from tests.support.clock import NOW
             "Quick q. What's my manager's name? Also when's my review?",
             ["Quick q. What's my manager's name?", "when's my review?"],
         ),
+        (  # one question of two of the user's people, asked of each
+            "What do my wife and my father do for work?",
+            ["What does my wife do for work?", "What does my father do for work?"],
+        ),
+        (
+            "What are my son's and my daughter's names?",
+            ["What are my son's names?", "What are my daughter's names?"],
+        ),
         (  # a question opening with an aside is searched with it
             "Hmm? Where do I work? What's my job?",
             ["Hmm? Where do I work?", "What's my job?"],
@@ -85,7 +93,10 @@ def test_a_question_of_several_is_split_where_the_next_starts(
     [
         "When is Jess's bachelorette weekend, and where?",  # "where?" leans on the first
         "Who did I meet, and when and where?",
-        "What do my wife and my father do for work?",  # two subjects, one question
+        "When did my mum and dad get married?",  # the two together, perhaps
+        "What is the difference between my car and my bike?",
+        "Where is my mom and my dad's house?",
+        "I love my wife and my kids.",  # no question
         "When did I go hiking and have a bad time?",  # no subject after the auxiliary
         "Can you give me tips for presentation? I am nervous to talk with americans.",
         "What should I make for dinner tonight? Something quick.",
@@ -270,3 +281,38 @@ def test_forgetting_a_record_erases_every_parts_words_from_the_log(
     text = row["payload"].casefold()
     assert [p["request"]["query"] for p in logged["compound"]["parts"]] == ["[forgotten]"] * 2
     assert "brother's birthday" not in text and "where do i work" not in text
+
+
+def test_one_question_of_two_people_is_asked_of_each(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Each is asked about alone ("What does my wife do for work?"), and each answer leads
+    its part's place in the whole."""
+    facts = [
+        "My wife Rachel works as a speech therapist.",
+        "My father works as an electrician in Cork.",
+        "My brother runs a bakery in Leeds.",
+        "My wife loves gardening and old films.",
+        "My father loves fly fishing and golf.",
+        "My wife and I are planning a trip to Portugal.",
+        "My father and my wife both hate coriander.",
+    ]
+    with Memory.open(tmp_path / "m.db", embedder=real_embedder, now=NOW) as mem:
+        mem.grant("assistant", "user:alice")
+        mem.import_records(
+            [
+                {"type": "semantic", "content": text, "source_kind": "user_statement"}
+                | {"source_ref": f"f{i}"}
+                for i, text in enumerate(facts)
+            ],
+            scope="user:alice",
+        )
+        s = mem.session(agent_id="assistant", user_id="alice", session_id="q", now=NOW)
+        asked = "What do my wife and my father do for work?"
+        result = s.call("memory_search", {"query": asked, "limit": 2}, now=NOW)
+        assert refs(result) == ["f0", "f1"]
+        assert [p["query"] for p in result["explanation"]["parts"]] == [
+            "What does my wife do for work?",
+            "What does my father do for work?",
+        ]
+        assert [r["explanation"]["part"] for r in result["results"]] == [1, 2]
