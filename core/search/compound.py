@@ -92,6 +92,7 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 # it went", "... and what I'm paying now", "... and what food to serve". A question word that
 # takes a word after it ("how often", "what food", "which school") may have up to two.
 _TAKES_WORDS = frozenset({"how", "what", "which", "whose"})
+_TAKES_NONE = frozenset({"who", "whom", "where", "when", "why"})
 _CLAUSE_SUBJECTS = frozenset(
     {"i", "you", "he", "she", "it", "we", "they", "that", "this", "these", "those", "to"}
 )
@@ -151,10 +152,9 @@ def parts(query: str) -> list[str]:
 def _of_each(query: str) -> list[str]:
     """A question asked of two of the user's people or things at once, as one question of
     each: "What do my wife and my father do for work?" -> "What does my wife do for work?",
-    "What does my father do for work?".
-    Both must be said with "my" or "our", as one word each, both or neither possessive ("my
-    son's and my daughter's names"); "between my car and my bike" compares them, and "my mum
-    and dad" may be the two together: one question."""
+    "What does my father do for work?". Both must be said with "my" or "our", as one word
+    each, both or neither possessive ("my son's and my daughter's names"); "between my car and
+    my bike" compares them, and "my mum and dad" may be the two together: one question."""
     both = _BOTH.search(query)
     if both is None or not _question(query):
         return []
@@ -177,7 +177,7 @@ def _question(text: str) -> bool:
         return False
     if words[0] in _IMPERATIVES and words[1:2] == ["it"]:  # "... and have it delivered"
         return False
-    if words[0] not in _TAKES_WORDS and words[0] not in {"who", "whom", "where", "when", "why"}:
+    if words[0] not in _TAKES_WORDS and words[0] not in _TAKES_NONE:
         return True  # a contraction ("what's") or an auxiliary and its subject
     skippable = 2 if words[0] in _TAKES_WORDS else 0
     for word in words[1 : 2 + skippable]:
