@@ -27,11 +27,11 @@ What is not split: a piece under ``MIN_WORDS`` words ("When is Jess's bacheloret
 and where?") or one with no topic, an aside to the assistant ("Can you help? What was the
 plumber's name?", "Thanks! And where do I live?"), stays with the question beside it; more than
 ``MAX_PARTS`` pieces, more than ``MAX_CHARS`` characters or more than one line is pasted text,
-searched whole. One question asked of two of the user's people or things, each said with
-"my" or "our" ("What do my wife and my father do for work?", "Who is my doctor and my
-dentist?"), is asked of each (``_of_each``); "my mum and dad" (perhaps the two together),
-"between my car and my bike" and "my mum and my dad's house" are one question. A part that
-names its subject only by a pronoun ("... and where does she live?") is searched as written.
+searched whole; "and" between two people or things ("What do my wife and my father do for
+work?") asks one question of both (asking it of each was measured and not kept: questions
+about the two together, "How did my wife and my sister meet?", and noun phrases of several
+words). A part that names its subject only by a pronoun ("... and where does she live?") is
+searched as written.
 
 Measured through the public contract on the personal sets' cached stores and on 172 queries a
 reviewer wrote (sessions 51 and 52 in benchmarks/README.md).
@@ -73,15 +73,6 @@ _NEXT = re.compile(
     rf"(?={_START})",
     re.IGNORECASE,
 )
-# Two of the user's people or things under one question: "my wife and my father".
-_BOTH = re.compile(
-    r"(?<!\bbetween )\b((?:my|our)\s+[^\W_]+(?:['\u2019]s)?)\s*,?\s+and\s+"
-    r"((?:my|our)\s+[^\W_]+(?:['\u2019]s)?)(?![^\W_])",
-    re.IGNORECASE,
-)
-_POSSESSIVE = ("'s", "\u2019s")
-_PLURAL = re.compile(r"\b(do|are|were|have)(?=\s+$)", re.IGNORECASE)
-_SINGULAR = {"do": "does", "are": "is", "were": "was", "have": "has"}
 # A quotation ("...", “...”, '...' opened after a space): no question inside it is the user's.
 _QUOTED = re.compile(
     r"(?:^|(?<=[\s(:]))([\"\u201c'\u2018]).+?[\"\u201d'\u2019](?=[\s?.,!;:)\uff1f]|$)"
@@ -133,7 +124,7 @@ def parts(query: str) -> list[str]:
         pieces.append([start, cut.start()])
         start = cut.end()
     if not pieces:
-        return _of_each(query)
+        return []
     pieces.append([start, len(query)])
     joined: list[list[int]] = []
     for piece in pieces:  # a fragment or an aside stays with the question before it
@@ -147,25 +138,6 @@ def parts(query: str) -> list[str]:
     if not 1 < len(joined) <= MAX_PARTS:
         return []
     return [query[a:b].strip(" ,;:-\u2013\u2014\uff1b") for a, b in joined]
-
-
-def _of_each(query: str) -> list[str]:
-    """A question asked of two of the user's people or things at once, as one question of
-    each: "What do my wife and my father do for work?" -> "What does my wife do for work?",
-    "What does my father do for work?". Both must be said with "my" or "our", as one word
-    each, both or neither possessive ("my son's and my daughter's names"); "between my car and
-    my bike" compares them, and "my mum and dad" may be the two together: one question."""
-    both = _BOTH.search(query)
-    if both is None or not _question(query):
-        return []
-    if both.group(1).endswith(_POSSESSIVE) != both.group(2).endswith(_POSSESSIVE):
-        return []  # "my mum and my dad's house": whose house?
-    before, after = query[: both.start()], query[both.end() :]
-    # The verb the two shared, said of one ("What do my wife and my father do" -> "What does
-    # my wife do"), as a question of one is read (core.search.subject).
-    if not both.group(1).endswith(_POSSESSIVE):  # "What are my son's and ... names"
-        before = _PLURAL.sub(lambda m: _SINGULAR[m.group(1).casefold()], before)
-    return [f"{before}{both.group(1)}{after}", f"{before}{both.group(2)}{after}"]
 
 
 def _question(text: str) -> bool:

@@ -65,14 +65,6 @@ from tests.support.clock import NOW
             "Quick q. What's my manager's name? Also when's my review?",
             ["Quick q. What's my manager's name?", "when's my review?"],
         ),
-        (  # one question of two of the user's people, asked of each
-            "What do my wife and my father do for work?",
-            ["What does my wife do for work?", "What does my father do for work?"],
-        ),
-        (
-            "What are my son's and my daughter's names?",
-            ["What are my son's names?", "What are my daughter's names?"],
-        ),
         (  # a question opening with an aside is searched with it
             "Hmm? Where do I work? What's my job?",
             ["Hmm? Where do I work?", "What's my job?"],
@@ -94,10 +86,8 @@ def test_a_question_of_several_is_split_where_the_next_starts(
     [
         "When is Jess's bachelorette weekend, and where?",  # "where?" leans on the first
         "Who did I meet, and when and where?",
-        "When did my mum and dad get married?",  # the two together, perhaps
-        "What is the difference between my car and my bike?",
-        "Where is my mom and my dad's house?",
-        "I love my wife and my kids.",  # no question
+        "What do my wife and my father do for work?",  # two people, one question
+        "How did my wife and my sister meet?",
         "When did I go hiking and have a bad time?",  # no subject after the auxiliary
         "Can you give me tips for presentation? I am nervous to talk with americans.",
         "What should I make for dinner tonight? Something quick.",
@@ -276,28 +266,3 @@ def test_forgetting_a_record_erases_what_was_asked_from_the_rows_that_found_it(
     parts = logged.get("compound", {}).get("parts", [])
     assert [p["request"]["query"] for p in parts] == ["[forgotten]"] * len(parts)
     assert replay(logged) == logged["final_ids"]  # what replay reads stays
-
-
-def test_one_question_of_two_people_is_asked_of_each(
-    tmp_path: Path, real_embedder: FlagEmbedder
-) -> None:
-    """Each is asked about alone ("What does my wife do for work?"), and each answer leads
-    its part's place in the whole."""
-    facts = [
-        "My wife Rachel works as a speech therapist.",
-        "My father works as an electrician in Cork.",
-        "My brother runs a bakery in Leeds.",
-        "My wife loves gardening and old films.",
-        "My father loves fly fishing and golf.",
-        "My wife and I are planning a trip to Portugal.",
-        "My father and my wife both hate coriander.",
-    ]
-    with stated(tmp_path / "m.db", real_embedder, facts) as (_, s):
-        asked = "What do my wife and my father do for work?"
-        result = s.call("memory_search", {"query": asked, "limit": 2}, now=NOW)
-        assert refs(result) == ["f0", "f1"]
-        assert [p["query"] for p in result["explanation"]["parts"]] == [
-            "What does my wife do for work?",
-            "What does my father do for work?",
-        ]
-        assert [r["explanation"]["part"] for r in result["results"]] == [1, 2]
