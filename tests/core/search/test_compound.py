@@ -20,7 +20,7 @@ from agent_memory.core.config import Config
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.search import compound
 from agent_memory.core.search.explain import for_model
-from agent_memory.core.search.ranking import replay
+from agent_memory.core.search.ranking import Candidate, in_turn, replay
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
@@ -266,3 +266,14 @@ def test_forgetting_a_record_erases_what_was_asked_from_the_rows_that_found_it(
     parts = logged.get("compound", {}).get("parts", [])
     assert [p["request"]["query"] for p in parts] == ["[forgotten]"] * len(parts)
     assert replay(logged) == logged["final_ids"]  # what replay reads stays
+
+
+def test_past_the_first_results_only_what_passed_on_its_own_is_taken() -> None:
+    """The padding rule of one answer (gate.close_within) holds for the whole: once the
+    answer holds ``within`` results, one only close to its part's best is left out."""
+    first = [Candidate("a", passed_on="dense"), Candidate("b", passed_on="margin")]
+    second = [Candidate("c", passed_on="dense"), Candidate("d", passed_on="lexical")]
+    tokens = dict.fromkeys("abcd", 10)
+    taken, _, padding = in_turn([first, second], tokens, within=2, budget=100, limit=4)
+    assert [c.record_id for c in taken] == ["a", "c", "d"]
+    assert [c.record_id for c in padding] == ["b"]
