@@ -200,32 +200,25 @@ def combine(request: SearchRequest, outcomes: Sequence[Outcome], *, within: int)
     the parts, and keeps every part's own explanation under ``parts``."""
     # A part's answer has exact token counts (core.search.ranking.fit_budget).
     tokens = {i: o.payload["budget"]["tokens"][i] for o in outcomes for i in o.payload["final_ids"]}
+    answers = [ranking.answered(o.payload, o.payload["final_ids"]) for o in outcomes]
     chosen, over, padding = ranking.in_turn(
-        [ranking.answered(o.payload, o.payload["final_ids"]) for o in outcomes],
-        tokens,
-        within=within,
-        budget=request.budget_tokens,
-        limit=request.limit,
+        answers, tokens, within=within, budget=request.budget_tokens, limit=request.limit
     )
     taken, skipped = [c.record_id for c in chosen], [c.record_id for c in over]
-    # A record found by two parts is explained by the one that placed it: where it ranks
-    # best, the earlier part on a tie (as in_turn takes it).
-    placed: dict[str, tuple[int, int, dict[str, Any]]] = {}
-    for number, outcome in enumerate(outcomes, start=1):
-        for result in outcome.results:
-            place = (result["explanation"]["rank"], number, result)
-            if result["id"] not in placed or place[:2] < placed[result["id"]][:2]:
-                placed[result["id"]] = place
+    # A record found by two parts is explained by the one whose candidate in_turn placed.
+    part_of = {id(c): number for number, answer in enumerate(answers, start=1) for c in answer}
+    results_of = [{r["id"]: r for r in o.results} for o in outcomes]
     results, used = [], 0
-    for rank, rid in enumerate(taken, start=1):
-        part_rank, number, result = placed[rid]
-        used += tokens[rid]
+    for rank, candidate in enumerate(chosen, start=1):
+        number = part_of[id(candidate)]
+        result = results_of[number - 1][candidate.record_id]
+        used += candidate.tokens
         explained = {
             **result["explanation"],
             "rank": rank,
             "part": number,
-            "part_rank": part_rank,
-            "budget": explain.budget_line(tokens[rid], used, request.budget_tokens),
+            "part_rank": result["explanation"]["rank"],
+            "budget": explain.budget_line(candidate.tokens, used, request.budget_tokens),
         }
         results.append({**result, "explanation": explained})
     payloads = [o.payload for o in outcomes]
