@@ -148,6 +148,7 @@ def _answer(payload: dict[str, Any], gate: GateConfig) -> list[Candidate]:
         dense_share=gate.dense_share,
         lexical_share=gate.lexical_share,
         corroborated=corroborated,
+        agreed=gate.agreed_share,
         subject=subject,
         beside_subject=gate.beside_subject,
     )

@@ -348,6 +348,7 @@ def replay(log: dict[str, Any]) -> list[str]:
     margins["dense_share"] = settings.get("dense_share", 0.0)  # none before it existed
     # Rows logged before the corroborated or subject floor have none (no such pass).
     margins["corroborated"] = settings.get("corroborated_floor")
+    margins["agreed"] = settings.get("agreed_share", 1.0)  # 1: off, as before it existed
     margins["subject"] = settings.get("subject_floor")
     margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
     survivors = apply_gate(

@@ -206,6 +206,70 @@ def test_a_word_half_the_records_hold_corroborates_nothing() -> None:
     assert reason is not None and reason[0] == "corroborated"
 
 
+def test_a_record_first_on_both_generators_passes_just_under_both_floors() -> None:
+    """Two generators agreeing on one record, each near its floor, pass it: first on dense and
+    on lexical at 0.9 of each floor or more (LongMemEval's "What speed is my new internet
+    plan?" among 466 turns: its answer at cosine 0.428 and BM25 9.20 against 0.472 and 9.88).
+    Second on either list, or under 0.9 of either floor, it stays weak; at share 1 the signal
+    is off."""
+    floors = {"dense_floor": 0.472, "lexical_floor": 9.88, "corroborated": 0.47}
+
+    def first(dense: float, bm25: float, lexical_rank: int = 1) -> Candidate:
+        return Candidate(
+            "mem_a",
+            matches={
+                "dense": {"rank": 1, "score": dense},
+                "lexical": {"rank": lexical_rank, "score": bm25},
+            },
+        )
+
+    reason = gate(first(0.428, 9.20), agreed=0.9, **floors)
+    assert reason == (
+        "agreed",
+        "first on dense (cosine 0.428) and on lexical (BM25 9.200), each at least 0.9 of its floor",
+    )
+    assert gate(first(0.428, 9.20, lexical_rank=2), agreed=0.9, **floors) is None
+    assert gate(first(0.420, 9.20), agreed=0.9, **floors) is None  # under 0.9 x 0.472
+    assert gate(first(0.428, 8.80), agreed=0.9, **floors) is None  # under 0.9 x 9.88
+    assert gate(first(0.428, 9.20), agreed=1.0, **floors) is None
+    assert gate(first(0.428, 9.20), **floors) is None  # off unless asked for
+
+
+def test_agreement_answers_a_search_its_floors_left_empty(
+    store_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Through memory_search on the packaged model: with both floors set just above the
+    answer's own cosine and BM25, the answer comes back on the agreement of the two
+    generators, says so to the model, and replays from the search log; with the signal off
+    the same search is empty."""
+    question = "What colour is my Subaru?"
+    with Memory.open(store_path, embedder=real_embedder, now=NOW) as memory:
+        session = user_store(memory, [{"content": f} for f in FACTS])
+        payload = memory.store.search_log_payload(search(session, question)["search_id"])
+    (best_id, cosine), (best_lexical, bm25) = (
+        (payload["candidates"][g][0]["id"], payload["candidates"][g][0]["score"])
+        for g in ("dense", "lexical")
+    )
+    assert best_id == best_lexical  # the Subaru is first on both
+    # At the reference size (eight records) the floors apply as given: no small-store drop.
+    at = {"reference_records": len(FACTS), "small_records": 1, "corroborated_drop": 0.0}
+    floors = {"dense_floor": round(cosine / 0.95, 4), "lexical_floor": round(bm25 / 0.95, 4)}
+    results = {}
+    for share in (0.9, 1.0):
+        config = Config(gate={**at, **floors, "agreed_share": share, "subject_drop": 0.0})
+        with Memory.open(store_path, config, embedder=real_embedder, now=NOW) as memory:
+            session = memory.session(agent_id="assistant", user_id="dana", session_id="s")
+            results[share] = search(session, question)
+            row = memory.store.search_log_payload(results[share]["search_id"])
+            assert replay(row) == [r["id"] for r in results[share]["results"]]
+    assert results[1.0]["results"] == []
+    top = results[0.9]["results"][0]
+    assert top["content"] == "The user drives a blue Subaru."
+    assert top["explanation"]["passed_on"] == "agreed"
+    shown = for_model("memory_search", {"query": question}, results[0.9])
+    assert "first on dense and lexical, near both floors" in shown["results"][0]["reason"]
+
+
 def test_close_to_the_best_means_the_best_result() -> None:
     """The per-result rule measures a weak candidate against the best candidate that passed
     on its own, not against a stronger cosine that was itself cut: the old rule read the
