@@ -30,16 +30,16 @@ set, a user's everyday chats in a store of their own, by replaying each logged s
   higher floor. unanswerable_near (a stored topic, a fact never given) is reported, not used:
   telling "never said" from "said" on a stored topic is the answering model's part.
 
-The replay runs the search's own stages (core.search.ranking: fusion with the logged freshness and
-context credit, the gate, the duplicate collapse, ``limit``) but not the token budget, whose
-counts the row keeps only for the records the search examined; and the duplicate pairs it
-knows are those among the search's own survivors. At the default budget the personal set's
+The replay is the search's own (core.search.ranking.replay: fusion with the logged freshness
+and context credit, the gate, standing instructions and dietary constraints, the profile, the
+duplicate collapse, siblings, later statements first, ``limit``) but not the token budget,
+whose counts the row keeps only for the records the search examined; and the duplicate pairs
+it knows are those among the search's own survivors. At the default budget the personal set's
 answers are cut by ``limit``, not the budget.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
@@ -47,9 +47,8 @@ from agent_memory.api.evaluation import datasets
 from agent_memory.api.evaluation.metrics import personal_metrics
 from agent_memory.api.evaluation.personas import Answer
 from agent_memory.core.config import GateConfig
-from agent_memory.core.search import later, profile, ranking, siblings
-from agent_memory.core.search.gate import apply_gate, floors, scaled_floors
-from agent_memory.core.search.ranking import Candidate
+from agent_memory.core.search import ranking
+from agent_memory.core.search.gate import scaled_floors
 
 # ---------------------------------------------------------------------------------------------
 # The floors, on LoCoMo
@@ -117,53 +116,11 @@ GRID = tuple(round(0.075 + 0.01 * i, 3) for i in range(21))  # small_store_drop 
 
 
 def final_ids(payload: dict[str, Any], gate: GateConfig) -> list[str]:
-    """The record ids a logged search returns under ``gate`` (its floors, mode and fused
-    share), replayed from its search_log ``payload`` (the module docstring says how); a
-    question of several parts (core.search.compound) is each part's, taken in turn. Like
-    the sweep, it reads no token budget: each search was logged with the evaluation's."""
-    return [c.record_id for c in _answer(payload, gate)]
-
-
-def _answer(payload: dict[str, Any], gate: GateConfig) -> list[Candidate]:
-    if (compound := payload.get("compound")) is not None:
-        taken, _, _ = ranking.in_turn(
-            [_answer(part, gate) for part in compound["parts"]],
-            defaultdict(int),  # no budget: every record counts no tokens
-            within=gate.close_within,
-            budget=0,
-            limit=payload["settings"]["limit"],
-        )
-        return taken
-    settings = payload["settings"]
-    dense, lexical, corroborated, subject = floors(
-        payload["gate"]["floors"]["readable_records"], gate
-    )
-    candidates = ranking.logged_candidates(payload)
-    survivors = apply_gate(
-        ranking.order(candidates),
-        dense_floor=dense,
-        lexical_floor=lexical,
-        mode=gate.mode,
-        dense_margin=gate.dense_margin,
-        dense_share=gate.dense_share,
-        lexical_share=gate.lexical_share,
-        corroborated=corroborated,
-        agreed=gate.agreed_share,
-        subject=subject,
-        beside_subject=gate.beside_subject,
-    )
-    # A question about the user as a whole is answered by the user's records, whatever the
-    # floors (core.search.profile).
-    by_id = {c.record_id: c for c in candidates}
-    chosen = [by_id[i] for i in payload["gate"].get("profile", []) if i in by_id]
-    survivors = profile.place(survivors, chosen)
-    similarity = {(a, b): s for a, b, s in payload["duplicates"]["pairs"]}
-    kept, _ = ranking.collapse(survivors, similarity, threshold=settings["duplicate_cosine"])
-    kept = later.replay(
-        payload, siblings.replay(payload, kept)
-    )  # the later-statement-first order the search logged
-    kept, _ = ranking.close_first(kept, within=gate.close_within)
-    return kept[: settings["limit"]]
+    """The record ids a logged search returns under ``gate`` (its floors, margins and mode),
+    replayed from its search_log ``payload`` by the search's own replay
+    (core.search.ranking.replay): every stage as logged, no token budget (each search was
+    logged with the evaluation's)."""
+    return ranking.replay(payload, gate)
 
 
 def rescored(answers: list[Answer], gate: GateConfig) -> list[Answer]:

@@ -10,16 +10,18 @@ and scores, floors, weights, credits, pairwise duplicate similarities, token cou
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import later, profile, siblings, standing
-from agent_memory.core.search.gate import apply_gate
+from agent_memory.core.search.gate import apply_gate, floors
 
 if TYPE_CHECKING:
+    from agent_memory.core.config import GateConfig
     from agent_memory.core.search.request import Ranked
 
 GENERATORS = ("dense", "lexical", "entity", "time")
@@ -326,52 +328,60 @@ def logged_candidates(log: dict[str, Any]) -> list[Candidate]:
     return candidates
 
 
-def replay(log: dict[str, Any]) -> list[str]:
-    """Rebuild a search's final record ids from its search_log payload alone."""
+def replay(log: dict[str, Any], gate: GateConfig | None = None) -> list[str]:
+    """Rebuild a search's final record ids from its search_log payload alone.
+
+    Under ``gate`` (the calibration's sweep, api.evaluation.calibrate), the ids the search
+    would have returned with that gate's floors (scaled to the records it read), margins and
+    ``close_within`` in place of the logged ones, cut by the logged limit but by no token
+    budget: the row counts tokens only for the records the search examined. Every other
+    stage (standing instructions and dietary constraints, the profile, the duplicate
+    collapse, siblings, the reranker's order, later statements first) reads the log as the
+    search wrote it."""
+    return [c.record_id for c in _replayed(log, gate)]
+
+
+def _replayed(log: dict[str, Any], gate: GateConfig | None) -> list[Candidate]:
+    """``replay``'s answer as candidates, each with the signal it passed on."""
+    # Under ``gate``: no budget, every record counting no tokens.
+    tokens: Mapping[str, int] = log["budget"]["tokens"] if gate is None else defaultdict(int)
+    budget = log["budget"]["budget_tokens"] if gate is None else 0
+    settings = log["settings"]
     if (compound := log.get("compound")) is not None:  # each part's answer, in turn
         taken, _, _ = in_turn(
-            [answered(part, replay(part)) for part in compound["parts"]],
-            log["budget"]["tokens"],
-            within=log["settings"]["close_within"],
-            budget=log["budget"]["budget_tokens"],
-            limit=log["settings"]["limit"],
+            [_replayed(part, gate) for part in compound["parts"]],
+            tokens,
+            within=settings["close_within"] if gate is None else gate.close_within,
+            budget=budget,
+            limit=settings["limit"],
         )
-        return [c.record_id for c in taken]
-    settings = log["settings"]
+        return taken
     if log["gate"]["decision"] == "empty" and not log["candidates"]["fused"]:
         return []
     ranked = order(logged_candidates(log))
-    # Rows logged before the per-result rule have no margins (and no "result" mode).
-    margins: dict[str, Any] = {
-        k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings
-    }
-    margins["dense_share"] = settings.get("dense_share", 0.0)  # none before it existed
-    # Rows logged before the corroborated or subject floor have none (no such pass).
-    margins["corroborated"] = settings.get("corroborated_floor")
-    margins["agreed"] = settings.get("agreed_share", 1.0)  # 1: off, as before it existed
-    margins["subject"] = settings.get("subject_floor")
-    margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
+    rule = _logged_rule(settings) if gate is None else _rule(log, gate)
     survivors = apply_gate(
         ranked,
-        dense_floor=settings["dense_floor"],
-        lexical_floor=settings["lexical_floor"],
-        mode=settings["gate_mode"],
-        **margins,
+        dense_floor=rule.dense_floor,
+        lexical_floor=rule.lexical_floor,
+        mode=rule.mode,
+        **rule.margins,
     )
     by_id = {c.record_id: c for c in ranked}  # "standing": absent from rows before it existed
-    gate = log["gate"]
-    if gate.get("task", True):  # absent from rows before it existed, when only a task added
-        chosen = [by_id[i] for i in gate.get("standing", []) if i in by_id]
+    logged_gate = log["gate"]
+    if logged_gate.get("task", True):  # absent from rows before it existed, when only a task added
+        chosen = [by_id[i] for i in logged_gate.get("standing", []) if i in by_id]
         survivors = standing.place(
             survivors,
             chosen,
-            gate.get("standing_above", {}),
-            constraints=gate.get("constraints", []),  # absent from rows before it existed
+            logged_gate.get("standing_above", {}),
+            constraints=logged_gate.get("constraints", []),  # absent from rows before it existed
         )
     else:  # a question about what the user may eat: its constraints first
-        constraints = [by_id[i] for i in gate.get("constraints", []) if i in by_id]
+        constraints = [by_id[i] for i in logged_gate.get("constraints", []) if i in by_id]
         survivors = standing.first(survivors, constraints)
-    survivors = profile.place(survivors, [by_id[i] for i in gate.get("profile", []) if i in by_id])
+    profiled = [by_id[i] for i in logged_gate.get("profile", []) if i in by_id]
+    survivors = profile.place(survivors, profiled)
     if not survivors:
         return []
     similarity = {(a, b): s for a, b, s in log["duplicates"]["pairs"]}
@@ -386,18 +396,63 @@ def replay(log: dict[str, Any]) -> list[str]:
     elif settings.get("gate_after_reranker"):  # absent from rows logged before it existed
         kept = apply_gate(
             kept,
-            dense_floor=settings["dense_floor"],
-            lexical_floor=settings["lexical_floor"],
+            dense_floor=rule.dense_floor,
+            lexical_floor=rule.lexical_floor,
             mode=settings["gate_after_reranker"],
-            **margins,
+            **rule.margins,
         )
     kept = later.replay(log, kept)
-    kept, _ = close_first(kept, within=settings.get("close_within", 0))  # 0 before it existed
-    tokens = log["budget"]["tokens"]
+    kept, _ = close_first(kept, within=rule.close_within)
     taken, _ = fit_budget(
         kept,
-        budget=log["budget"]["budget_tokens"],
+        budget=budget,
         limit=settings["limit"],
         count=lambda c, _room: tokens[c.record_id],
     )
-    return [c.record_id for c in taken]
+    return taken
+
+
+class _Rule(NamedTuple):
+    """The gate a replay applies: its floors, mode, margins and close_within."""
+
+    dense_floor: float
+    lexical_floor: float
+    mode: str
+    margins: dict[str, Any]
+    close_within: int
+
+
+def _logged_rule(settings: dict[str, Any]) -> _Rule:
+    """The gate a search applied, as its log's settings keep it."""
+    # Rows logged before the per-result rule have no margins (and no "result" mode).
+    margins: dict[str, Any] = {
+        k: settings[k] for k in ("dense_margin", "lexical_share") if k in settings
+    }
+    margins["dense_share"] = settings.get("dense_share", 0.0)  # none before it existed
+    # Rows logged before the corroborated or subject floor have none (no such pass).
+    margins["corroborated"] = settings.get("corroborated_floor")
+    margins["agreed"] = settings.get("agreed_share", 1.0)  # 1: off, as before it existed
+    margins["subject"] = settings.get("subject_floor")
+    margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
+    return _Rule(
+        settings["dense_floor"],
+        settings["lexical_floor"],
+        settings["gate_mode"],
+        margins,
+        settings.get("close_within", 0),  # 0 before it existed
+    )
+
+
+def _rule(log: dict[str, Any], gate: GateConfig) -> _Rule:
+    """``gate`` as a search reading the logged number of records would apply it."""
+    dense, lexical, corroborated, subject = floors(log["gate"]["floors"]["readable_records"], gate)
+    margins = {
+        "dense_margin": gate.dense_margin,
+        "dense_share": gate.dense_share,
+        "lexical_share": gate.lexical_share,
+        "corroborated": corroborated,
+        "agreed": gate.agreed_share,
+        "subject": subject,
+        "beside_subject": gate.beside_subject,
+    }
+    return _Rule(dense, lexical, gate.mode, margins, gate.close_within)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.core import Memory
+from agent_memory.api.evaluation.calibrate import final_ids
+from agent_memory.core import Config, Memory
 from agent_memory.core.models import SourceKind
 from agent_memory.core.search import diet
 from agent_memory.core.search.explain import for_model
@@ -45,6 +46,7 @@ def test_a_food_task_gets_the_dietary_constraints(alice: Session, task: str) -> 
     added = {r["id"] for r in result["results"] if r["explanation"]["passed_on"] == "constraint"}
     assert set(logged["gate"]["constraints"]) == added
     assert replay(logged) == [r["id"] for r in result["results"]]
+    assert final_ids(logged, Config().gate) == [r["id"] for r in result["results"]]
 
 
 def test_the_compact_reason_of_a_rider_says_what_it_is(memory: Memory) -> None:
@@ -85,6 +87,8 @@ def test_a_question_about_what_the_user_may_eat_gets_the_constraints(
     assert added <= set(constraints)
     assert ids[: len(constraints)] == constraints
     assert replay(payload(alice, result["search_id"])) == ids
+    # The gate calibration's replay, under the configured gate, too (it left them out before).
+    assert final_ids(payload(alice, result["search_id"]), Config().gate) == ids
 
 
 def test_a_question_gets_the_constraints_it_asks_about(memory: Memory) -> None:

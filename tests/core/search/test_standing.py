@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.core import Memory
+from agent_memory.api.evaluation.calibrate import final_ids
+from agent_memory.core import Config, Memory
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status
 from agent_memory.core.search.ranking import replay
 from agent_memory.core.search.standing import MAX_STANDING, asks_task, is_standing
@@ -106,10 +107,13 @@ def test_a_question_about_a_stored_fact_gets_none(alice: Session) -> None:
 
 
 def test_the_log_replays_to_the_same_answer(alice: Session) -> None:
+    """The search's replay and the gate calibration's (under the configured gate) both give
+    the answer with its standing instructions; the calibration's left them out before."""
     result = search(alice, "Can you give me a weekly running plan?")
     logged = payload(alice, result["search_id"])
     assert logged["gate"]["standing"]
     assert replay(logged) == [r["id"] for r in result["results"]]
+    assert final_ids(logged, Config().gate) == [r["id"] for r in result["results"]]
 
 
 def test_found_beyond_the_generators_depth(memory: Memory) -> None:
