@@ -7,8 +7,10 @@ here: the main venv has the Deep Agents extra; CrewAI (which pins an older pydan
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +24,9 @@ from tests.contract.drivers import CONFIG, DRIVERS, FRAMEWORK_MODULE, crewai_env
 from tests.support.clock import NOW
 
 if importlib.util.find_spec("crewai") is not None:  # before crewai is imported anywhere
-    for key, value in crewai_environment(tempfile.mkdtemp(prefix="crewai-home-")).items():
+    _crewai_home = tempfile.mkdtemp(prefix="crewai-home-")
+    atexit.register(shutil.rmtree, _crewai_home, ignore_errors=True)  # no folder left behind
+    for key, value in crewai_environment(_crewai_home).items():
         os.environ.setdefault(key, value)
 
 
