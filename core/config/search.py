@@ -255,17 +255,6 @@ class GateConfig(Section):
             "log-interpolated to 0 at reference_records, where the signal is off. 0: off."
         ),
     )
-    agreed_share: float = Field(
-        0.9,
-        ge=0.0,
-        le=1.0,
-        description=(
-            "A candidate first on both the dense and the lexical list passes when its cosine "
-            "is at least this share of the dense floor and its BM25 at least this share of "
-            "the lexical floor (two generators agreeing on one record, each near its floor). "
-            "1: off."
-        ),
-    )
     lexical_floor: float = Field(
         10.0,
         ge=0.0,

@@ -136,14 +136,12 @@ def gate(
     dense_floor: float,
     lexical_floor: float,
     corroborated: float | None = None,
-    agreed: float = 1.0,
     subject: float | None = None,
 ) -> tuple[str, str] | None:
     """Why ``candidate`` is strong enough to return, as (the signal it passed on: dense,
-    lexical, time, corroborated, agreed, subject or entity; a sentence), or None if it is weak
-    on every signal: below the cosine floor on dense, below the BM25 floor on lexical, below
-    the ``corroborated`` cosine floor or matching no query word (corroborated_floor), not first
-    on both dense and lexical or below ``agreed`` of either floor (``_agreed``), below the
+    lexical, time, corroborated, subject or entity; a sentence), or None if it is weak on every
+    signal: below the cosine floor on dense, below the BM25 floor on lexical, below the
+    ``corroborated`` cosine floor or matching no query word (corroborated_floor), below the
     ``subject`` cosine floor or not naming the query's subject (subject_floor), and no entity
     match. The time generator's score is the lexical one, found inside the query's time
     window."""
@@ -167,8 +165,6 @@ def gate(
             f"dense cosine {dense['score']:.3f} >= floor {corroborated} with a query word "
             f"(BM25 {shared:.3f})"
         )
-    if (agreement := _agreed(candidate, agreed, dense_floor, lexical_floor)) is not None:
-        return "agreed", agreement
     if (
         subject is not None
         and candidate.subject
@@ -194,7 +190,6 @@ def apply_gate(
     dense_share: float = 0.0,
     lexical_share: float = 1.0,
     corroborated: float | None = None,
-    agreed: float = 1.0,
     subject: float | None = None,
     beside_subject: int = 0,
 ) -> list[Candidate]:
@@ -225,7 +220,6 @@ def apply_gate(
             dense_floor=dense_floor,
             lexical_floor=lexical_floor,
             corroborated=corroborated,
-            agreed=agreed,
             subject=subject,
         )
         for c in candidates
@@ -275,28 +269,6 @@ def apply_gate(
     # the subject pass names the asked word in another sense, and must not push a right
     # subject pass out of a short answer ("limit": 1).
     return sorted(survivors, key=lambda c: c.passed_on == "beside")
-
-
-def _agreed(
-    candidate: Candidate, share: float, dense_floor: float, lexical_floor: float
-) -> str | None:
-    """Why ``candidate`` passes on two generators agreeing, or None: it is the first of both
-    the dense and the lexical list, its cosine at least ``share`` of the dense floor and its
-    BM25 at least ``share`` of the lexical floor. Each floor is set so that an unrelated
-    query's best record rarely reaches it; an unrelated query's best record by meaning is
-    rarely also its best by words, and both just under their floors rarer still ("What speed
-    is my new internet plan?" in a haystack of 466 turns: the turn that answers it is first on
-    both, at cosine 0.428 and BM25 9.20 against floors 0.472 and 9.88). At ``share`` 1 a
-    candidate so close has already passed on dense: the signal is off."""
-    dense, lexical = candidate.matches.get("dense"), candidate.matches.get("lexical")
-    if dense is None or lexical is None or dense["rank"] != 1 or lexical["rank"] != 1:
-        return None
-    if dense["score"] < share * dense_floor or lexical["score"] < share * lexical_floor:
-        return None
-    return (
-        f"first on dense (cosine {dense['score']:.3f}) and on lexical (BM25 "
-        f"{lexical['score']:.3f}), each at least {share} of its floor"
-    )
 
 
 def _bm25(candidate: Candidate) -> float | None:

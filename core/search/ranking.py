@@ -431,7 +431,6 @@ def _logged_rule(settings: dict[str, Any]) -> _Rule:
     margins["dense_share"] = settings.get("dense_share", 0.0)  # none before it existed
     # Rows logged before the corroborated or subject floor have none (no such pass).
     margins["corroborated"] = settings.get("corroborated_floor")
-    margins["agreed"] = settings.get("agreed_share", 1.0)  # 1: off, as before it existed
     margins["subject"] = settings.get("subject_floor")
     margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
     return _Rule(
@@ -451,7 +450,6 @@ def _rule(log: dict[str, Any], gate: GateConfig) -> _Rule:
         "dense_share": gate.dense_share,
         "lexical_share": gate.lexical_share,
         "corroborated": corroborated,
-        "agreed": gate.agreed_share,
         "subject": subject,
         "beside_subject": gate.beside_subject,
     }

@@ -397,7 +397,7 @@ class Retriever:
         margins = gate_cfg.model_dump(
             include={"dense_margin", "dense_share", "lexical_share", "beside_subject"}
         )
-        s.margins = {**margins, "corroborated": s.corroborated, "agreed": gate_cfg.agreed_share}
+        s.margins = {**margins, "corroborated": s.corroborated}
         s.survivors = apply_gate(
             s.ordered,
             dense_floor=s.dense_floor,
