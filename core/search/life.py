@@ -79,6 +79,11 @@ _OWN_WORK = re.compile(
     r"|\s+from\s+(?-i:[A-Z])))"
     r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+(?:an?\s+)?"
     r"(?P<role>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+(?:at|for)\s+(?-i:[A-Z])"
+    # "I'm a team leader at the Co-op", "I'm a Year 4 teacher at Whitehall Primary": with
+    # its article, the role may hold a number and its place open with "the" (not "I'm
+    # having lunch at the Ivy", "I'm trying to save for the EP release")
+    r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+an?\s+"
+    r"(?P<named>(?:[a-z0-9][\w-]*\s+){0,2}[a-z][\w-]*)\s+at\s+(?:the\s+)?(?-i:[A-Z])"
     # "I've been a UX researcher at Lumen Health for two years": with its article and a time
     # span, since "I've been" is as often a state ("I've been a bit lost at Uni", "I've been
     # shopping at Tesco", "I've been a bridesmaid at Sarah's wedding")
@@ -97,7 +102,8 @@ _ASKED_AS_WORK = (
 _NO_ROLE = frozenset(
     """
     at in on with for off out away back home here there still just also now currently always
-    member volunteer patient student guest customer regular fan friend friends visitor
+    member volunteer patient student guest customer regular fan friend friends visitor bit
+    little tad
     going staying waiting heading sure sorry happy glad late early free busy
     """.split()
 )
@@ -153,7 +159,7 @@ def _says_own_work(text: str) -> bool:
     """Whether ``text`` says the user's own work (``_OWN_WORK``): a match, and for a role at a
     place, a role (``_NO_ROLE``)."""
     for match in _OWN_WORK.finditer(text):
-        role = match.group("role") or match.group("held")
+        role = match.group("role") or match.group("held") or match.group("named")
         if role is None or not set(role.casefold().split()) & _NO_ROLE:
             return True
     return False

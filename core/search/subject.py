@@ -81,6 +81,10 @@ FRAME = frozenset(
 )
 
 
+# How a question asks where one studies beside its study word ("Which university do I go to?").
+_ATTENDS = frozenset(stem_word(w) for w in ("go", "goes", "going", "attend", "attends"))
+
+
 def words_asked(query: str, words: Sequence[str]) -> tuple[str, ...]:
     """``query``'s content ``words`` as ``asked`` reads them: "for a living" asks work, as
     does "What does my wife do?" (not "What do I do about ...")."""
@@ -129,6 +133,9 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     if homes and len(others) == 1 and _person(others[0]):
         # "Where does my mother live?": where that person lives.
         return (others[0], _home_of(others[0]))
+    if any(_stem(w) in life.BY_NAME["study"].asked_by for w in subject):
+        # "Which university do I go to?": going to it is studying there.
+        subject = tuple(w for w in subject if _stem(w) not in _ATTENDS)
     places = [w for w in subject if _stem(w) not in work and life.workplace(w)]
     if len(places) == 1 < len(subject) and all(w in places or _stem(w) in work for w in subject):
         return tuple("workplace" if w in places else w for w in subject)

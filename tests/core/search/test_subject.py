@@ -158,6 +158,10 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("What's my address?", "I moved in with my boyfriend Sam in Newcastle."),
         # a role the user has been at a named place
         ("What company do I work for?", "I've been a UX researcher at Lumen Health for years."),
+        # a role with its article at "the" place, or holding a number (each came back empty)
+        ("Where do I work?", "I'm a team leader at the Co-op on Cowley Road in Oxford."),
+        # going to a university is studying there
+        ("Which university do I go to?", "I'm a second-year law student at Leicester."),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
@@ -181,6 +185,11 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("work", "I'm in London for Easter."),  # where one is, not a role
         ("work", "I'm a member at Riverside Golf Club."),
         ("work", "I was at the pub with Dave."),
+        # "at the" a place without a role and its article, or a mood said as one
+        ("work", "I'm having lunch at the Ivy with Sam."),
+        ("work", "I'm trying to save for the EP release."),
+        ("job", "I'm a bit nervous at the Olympics tomorrow."),
+        ("job", "I'm a guest at the Hilton for the conference."),
         ("job", "I've been a member at Wentworth for years."),
         ("job", "I work out at the gym most mornings."),  # exercise, not a job
         ("job", "Daniel works nights at the depot."),  # someone else's
@@ -250,6 +259,10 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     # a new job said as an offer taken, or as new work
     assert subject.names(("work",), "I accepted an offer at Wealthsimple as senior designer!!")
     assert subject.names(("employer",), "Now I start new work! From Monday I drive for Go-Ahead.")
+    # a role holding a number, and one at "the" place (with its article)
+    assert subject.names(("work",), "I'm a Year 4 teacher at Whitehall Primary in Bristol.")
+    assert subject.names(("employer",), "I'm a 4th-year associate at Whitfield Crane.")
+    assert subject.names(("job",), "I work as a receptionist at the Hilton in Cardiff Bay.")
     assert life.own_life(("work",), "The user works at Google.") == "work"
     assert life.own_life(("job",), "we work from home on Fridays") == "work"
     assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
