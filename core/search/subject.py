@@ -81,7 +81,9 @@ FRAME = frozenset(
 )
 
 
-# How a question asks where one studies beside its study word ("Which university do I go to?").
+# How a question asks where one studies ("Which university do I go to?"): what the user's own
+# studies name besides the study words (not any "university" with a "go": "my daughter goes
+# to Durham University" is hers).
 _ATTENDS = frozenset(stem_word(w) for w in ("go", "goes", "going", "attend", "attends"))
 
 
@@ -133,9 +135,6 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     if homes and len(others) == 1 and _person(others[0]):
         # "Where does my mother live?": where that person lives.
         return (others[0], _home_of(others[0]))
-    if any(_stem(w) in life.BY_NAME["study"].asked_by for w in subject):
-        # "Which university do I go to?": going to it is studying there.
-        subject = tuple(w for w in subject if _stem(w) not in _ATTENDS)
     places = [w for w in subject if _stem(w) not in work and life.workplace(w)]
     if len(places) == 1 < len(subject) and all(w in places or _stem(w) in work for w in subject):
         return tuple("workplace" if w in places else w for w in subject)
@@ -393,7 +392,7 @@ def _read(text: str, own: int | None = None) -> _Reading:
         stems.add(_stem("doctor"))
     for part in life.PARTS:
         if part.says(text):
-            stems |= part.asked_by
+            stems |= part.asked_by | (_ATTENDS if part.name == "study" else frozenset())
     said = text[:own]
     if life.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by

@@ -190,6 +190,17 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("work", "I'm trying to save for the EP release."),
         ("job", "I'm a bit nervous at the Olympics tomorrow."),
         ("job", "I'm a guest at the Hilton for the conference."),
+        # a review found each of these naming the user's work before a role at "the" place had
+        # to be a job held (session 53)
+        ("work", "I'm a bridesmaid at the Smiths' wedding next month."),
+        ("work", "I'm a speaker at the Web Summit this year."),
+        ("job", "I'm a season ticket holder at the Emirates."),
+        ("work", "I'm a pirate at the Halloween party, obviously."),
+        ("employer", "I'm a judge at the Village Show on Saturday."),
+        ("work", "In my dream I was a surgeon at the Royal London."),
+        ("job", "My sister says I'm a nurse at the Royal Free but she's the nurse."),
+        ("work", "I'm a complete beginner at the Monday pottery class."),
+        ("work", "I'm an outpatient at the Royal Free for my knee."),
         ("job", "I've been a member at Wentworth for years."),
         ("job", "I work out at the gym most mornings."),  # exercise, not a job
         ("job", "Daniel works nights at the depot."),  # someone else's
@@ -259,10 +270,18 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     # a new job said as an offer taken, or as new work
     assert subject.names(("work",), "I accepted an offer at Wealthsimple as senior designer!!")
     assert subject.names(("employer",), "Now I start new work! From Monday I drive for Go-Ahead.")
-    # a role holding a number, and one at "the" place (with its article)
+    # a role holding a number, and one at "the" place (with its article), held as a job
     assert subject.names(("work",), "I'm a Year 4 teacher at Whitehall Primary in Bristol.")
     assert subject.names(("employer",), "I'm a 4th-year associate at Whitfield Crane.")
     assert subject.names(("job",), "I work as a receptionist at the Hilton in Cardiff Bay.")
+    assert subject.names(("work",), "I'm a security guard at the O2.")
+    assert subject.names(("work",), "I'm a dairy farmer near Llandeilo, so lots of farm miles.")
+    # "employed" asks work; "doing a master's" is the user's own studies, which name going
+    # to or attending a university
+    assert subject.names(subject.asked(("company", "employed")), "I'm an electrician for Spark.")
+    assert subject.names(("degree",), "I'm doing a master's in Urban Planning at UCL.")
+    assert subject.names(("university", "attend"), "I'm a PhD student at Edinburgh.")
+    assert not subject.names(("university", "attend"), "My daughter goes to Durham University.")
     assert life.own_life(("work",), "The user works at Google.") == "work"
     assert life.own_life(("job",), "we work from home on Fridays") == "work"
     assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
