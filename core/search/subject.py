@@ -82,9 +82,12 @@ FRAME = frozenset(
 
 
 # How a question asks where one studies ("Which university do I go to?"): what the user's own
-# studies name besides the study words (not any "university" with a "go": "my daughter goes
-# to Durham University" is hers).
+# studies at a named place name besides the study words (not any "university" with a "go":
+# "my daughter goes to Durham University" is hers).
 _ATTENDS = frozenset(stem_word(w) for w in ("go", "goes", "going", "attend", "attends"))
+# The place the user's studies name, which one goes to: "a law student at Leicester", "my MSc at
+# LSE" (not "I study karate at the leisure centre", "studying Spanish on Duolingo").
+_AT_A_SCHOOL = re.compile(r"\b(?:at|from|with)\s+(?:the\s+)?(?-i:[A-Z])")
 
 
 def words_asked(query: str, words: Sequence[str]) -> tuple[str, ...]:
@@ -392,7 +395,9 @@ def _read(text: str, own: int | None = None) -> _Reading:
         stems.add(_stem("doctor"))
     for part in life.PARTS:
         if part.says(text):
-            stems |= part.asked_by | (_ATTENDS if part.name == "study" else frozenset())
+            stems |= part.asked_by
+    if _AT_A_SCHOOL.search(text) and life.BY_NAME["study"].says(text):
+        stems |= _ATTENDS
     said = text[:own]
     if life.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by

@@ -201,6 +201,13 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("job", "My sister says I'm a nurse at the Royal Free but she's the nurse."),
         ("work", "I'm a complete beginner at the Monday pottery class."),
         ("work", "I'm an outpatient at the Royal Free for my knee."),
+        # a second review: a group or an occasion helped at, a hope, a report, a hobby
+        ("work", "I'm a team leader at the Scouts on Tuesday nights."),
+        ("job", "I'm an events coordinator at the PTA."),
+        ("work", "Hopefully I'm a manager at the Co-op by Christmas."),
+        ("job", "The caller kept saying I'm a manager at the Halifax, obviously a scam."),
+        ("work", "Her bio reads: I'm a nurse at the Royal Free and a mum of 3."),
+        ("work", "I'm a chef around the house, nothing fancy."),
         ("job", "I've been a member at Wentworth for years."),
         ("job", "I work out at the gym most mornings."),  # exercise, not a job
         ("job", "Daniel works nights at the depot."),  # someone else's
@@ -282,6 +289,10 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("degree",), "I'm doing a master's in Urban Planning at UCL.")
     assert subject.names(("university", "attend"), "I'm a PhD student at Edinburgh.")
     assert not subject.names(("university", "attend"), "My daughter goes to Durham University.")
+    # studies that name no place one goes to, and a degree word in another sense
+    assert not subject.names(("university", "attend"), "I study karate at the leisure centre.")
+    assert not life.BY_NAME["study"].says("I'm doing a master plan for the garden.")
+    assert not life.BY_NAME["study"].says("I'm doing a PhD-level puzzle tonight.")
     assert life.own_life(("work",), "The user works at Google.") == "work"
     assert life.own_life(("job",), "we work from home on Fridays") == "work"
     assert life.own_life(("job",), "I work nights in the ER at Harborview") == "work"
