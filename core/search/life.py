@@ -102,8 +102,8 @@ _ASKED_AS_WORK = (
 _NO_ROLE = frozenset(
     """
     at in on with for off out away back home here there still just also now currently always
-    member volunteer patient student guest customer regular fan friend friends visitor bit
-    little tad
+    member volunteer patient student guest customer regular fan friend friends visitor
+    bit little tad
     going staying waiting heading sure sorry happy glad late early free busy
     """.split()
 )
@@ -177,10 +177,10 @@ _JOB_HEADS = frozenset(
     "executive clerk operative technician".split()
 )
 _LEADS = re.compile(r"\b(?:team|shift|section)\s+leader$")
-# A group or an occasion one helps at, not a workplace: "a team leader at the Scouts", "an
-# events coordinator at the PTA", "a security guard at the kids' party".
+# A group or an occasion one helps at, in the place's own phrase, not a workplace: "a team
+# leader at the Scouts", "an events coordinator at the PTA", "a security guard at the party".
 _OCCASION = re.compile(
-    r"[^.!?\n]*?\b(?:scouts?|cubs|brownies|guides|pta|party|do|wedding|fete|bbq|reunion)\b", re.I
+    r"[^.!?\n,;]*?\b(?:scouts?|cubs|brownies|guides|pta|party|wedding|fete|bbq|reunion)\b", re.I
 )
 
 

@@ -282,6 +282,7 @@ def test_the_user_in_the_first_person_names_work_home_or_studies() -> None:
     assert subject.names(("employer",), "I'm a 4th-year associate at Whitfield Crane.")
     assert subject.names(("job",), "I work as a receptionist at the Hilton in Cardiff Bay.")
     assert subject.names(("work",), "I'm a security guard at the O2.")
+    assert subject.names(("job",), "I'm a nurse at the Royal Free, we had a party last week.")
     assert subject.names(("work",), "I'm a dairy farmer near Llandeilo, so lots of farm miles.")
     # "employed" asks work; "doing a master's" is the user's own studies, which name going
     # to or attending a university
