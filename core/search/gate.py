@@ -180,6 +180,10 @@ def gate(
     return None
 
 
+# The settings of the per-result rule ``apply_gate`` takes by name from GateConfig as they are.
+MARGINS = frozenset({"dense_margin", "dense_share", "lexical_share", "beside_subject"})
+
+
 def apply_gate(
     candidates: list[Candidate],
     *,

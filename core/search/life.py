@@ -79,8 +79,7 @@ _OWN_WORK = re.compile(
     r"|\s+from\s+(?-i:[A-Z])))"
     r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+(?:an?\s+)?"
     r"(?P<role>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+(?:at|for)\s+(?-i:[A-Z])"
-    # With its article, a role holding a number or at "the" place, if a job (``_a_job``):
-    # "I'm a Year 4 teacher at Whitehall", not "I'm having lunch at the Ivy"
+    # With its article, a role holding a number or at "the" place, if a job (``_a_job``)
     r"|\b(?:i'm|i am|i was|i work as|i worked as|the user is|the user was)\s+an?\s+"
     r"(?P<named>(?:[a-z0-9][\w-]*\s+){0,2}[a-z][\w-]*)\s+at\s+(?:the\s+)?(?-i:[A-Z])"
     # "I've been a UX researcher at Lumen Health for two years": with its article and a time
@@ -177,18 +176,15 @@ _JOB_HEADS = frozenset(
     "executive clerk operative technician".split()
 )
 _LEADS = re.compile(r"\b(?:team|shift|section)\s+leader$")
-# A group or an occasion one helps at, in the place's own phrase, not a workplace: "a team
-# leader at the Scouts", "an events coordinator at the PTA", "a security guard at the party".
+# A group or occasion helped at, in the place's phrase: "a team leader at the Scouts", "the PTA".
 _OCCASION = re.compile(
     r"[^.!?\n,;]*?\b(?:scouts?|cubs|brownies|guides|pta|party|wedding|fete|bbq|reunion)\b", re.I
 )
 
 
 def _a_job(text: str, match: re.Match[str]) -> bool:
-    """Whether the role ``match`` read ("I'm a team leader at the Co-op") is a job held: its
-    head an occupation, a job title's head or a team's leader; no trait, not a judge or a
-    driver alone, not wished or said by someone else, not in play nor at an occasion (a review
-    found 94 roles that are none without this: "a bridesmaid at the Smiths' wedding")."""
+    """Whether the role ``match`` read is a job held: its head an occupation, a job title's head
+    or a team's leader; no trait, hope, play or occasion (a review found 94 roles that are none)."""
     role = match.group("named")
     words = role.casefold().split()
     head = words[-1]
@@ -196,7 +192,7 @@ def _a_job(text: str, match: re.Match[str]) -> bool:
         return False
     if set(words) & _TRAIT or (len(words) == 1 and head in _OFF_WORK):
         return False
-    if _NOT_SO.search(re.split(r"[.!?\n;,]", text[: match.start()])[-1]):
+    if _not_so(text, match.start()):
         return False
     after = match.end("named")
     return _IN_PLAY.match(text, after) is None and _OCCASION.match(text, after) is None
@@ -236,6 +232,13 @@ _NOT_SO = re.compile(
     r"|['\"\u201c\u2018]\s*$",
     re.IGNORECASE,
 )
+
+
+def _not_so(text: str, at: int) -> bool:
+    """Whether the clause before ``at`` makes the role said there no claim of the user's."""
+    return _NOT_SO.search(re.split(r"[.!?\n;,]", text[:at])[-1]) is not None
+
+
 # A role played, not held: in a game, a show or a costume ("I'm a pilot in Microsoft Flight
 # Simulator", "a healer in World of Warcraft", "the nurse in the school play").
 _IN_PLAY = re.compile(
@@ -405,17 +408,13 @@ def says_own_role(text: str) -> bool:
 def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
     if _THING.search(text, 0, match.start()):
         return False  # "it's a printer", "that's a driver for the printer"
-    if own and _NOT_SO.search(re.split(r"[.!?\n;,]", text[: match.start()])[-1]):
+    if own and _not_so(text, match.start()):
         return False
     words: list[str] = []
-    end = match.start("np")
-    for word in re.finditer(r"[\w-]+", match.group("np")):
+    phrase, end = match.group("np"), match.start("np")
+    for word in re.finditer(r"[\w-]+", phrase):
         folded = word.group(0).casefold()
-        if (
-            folded in STOPWORDS
-            or folded in _CHAT
-            or _NEAR_A_PLACE.match(match.group("np"), word.start())
-        ):
+        if folded in STOPWORDS or folded in _CHAT or _NEAR_A_PLACE.match(phrase, word.start()):
             break
         words.append(word.group(0))
         end = match.start("np") + word.end()

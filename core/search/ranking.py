@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import later, profile, siblings, standing
-from agent_memory.core.search.gate import apply_gate, floors
+from agent_memory.core.search.gate import MARGINS, apply_gate, floors
 
 if TYPE_CHECKING:
     from agent_memory.core.config import GateConfig
@@ -446,11 +446,8 @@ def _rule(log: dict[str, Any], gate: GateConfig) -> _Rule:
     """``gate`` as a search reading the logged number of records would apply it."""
     dense, lexical, corroborated, subject = floors(log["gate"]["floors"]["readable_records"], gate)
     margins = {
-        "dense_margin": gate.dense_margin,
-        "dense_share": gate.dense_share,
-        "lexical_share": gate.lexical_share,
+        **gate.model_dump(include=set(MARGINS)),
         "corroborated": corroborated,
         "subject": subject,
-        "beside_subject": gate.beside_subject,
     }
     return _Rule(dense, lexical, gate.mode, margins, gate.close_within)

@@ -49,7 +49,7 @@ from agent_memory.core.search import (
     standing,
     subject,
 )
-from agent_memory.core.search.gate import apply_gate, floors
+from agent_memory.core.search.gate import MARGINS, apply_gate, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import search_words
 from agent_memory.core.search.request import Outcome, Search, SearchRequest
@@ -394,10 +394,7 @@ class Retriever:
         )
         if s.subject_floor is not None:
             s.subject = subject.mark(s.ordered, s.records, s.words_asked, floor=s.subject_floor)
-        margins = gate_cfg.model_dump(
-            include={"dense_margin", "dense_share", "lexical_share", "beside_subject"}
-        )
-        s.margins = {**margins, "corroborated": s.corroborated}
+        s.margins = {**gate_cfg.model_dump(include=set(MARGINS)), "corroborated": s.corroborated}
         s.survivors = apply_gate(
             s.ordered,
             dense_floor=s.dense_floor,

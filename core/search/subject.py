@@ -396,8 +396,8 @@ def _read(text: str, own: int | None = None) -> _Reading:
     for part in life.PARTS:
         if part.says(text):
             stems |= part.asked_by
-    if _AT_A_SCHOOL.search(text) and life.BY_NAME["study"].says(text):
-        stems |= _ATTENDS
+            if part.name == "study" and _AT_A_SCHOOL.search(text):
+                stems |= _ATTENDS  # "Which university do I go to?"
     said = text[:own]
     if life.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by
