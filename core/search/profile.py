@@ -62,7 +62,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_memory.core.models import SourceKind, Status
-from agent_memory.core.search import diet, life, standing
+from agent_memory.core.search import diet, roles, standing
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.profile_question import asks
 from agent_memory.core.sentences import sentences
@@ -345,7 +345,7 @@ def _life_rank(record: Record) -> int:
     for rank, pattern in enumerate(_LIFE):
         if pattern.search(content if rank == 0 else lowered):
             return rank
-    if life.says_own_role(content):
+    if roles.says_own_role(content):
         return 2  # a job said as what the user is: "The user is a nurse at Santa Maria."
     return len(_LIFE)
 

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
-from agent_memory.core.search import life
+from agent_memory.core.search import life, roles
 from agent_memory.core.search.lexical import STOPWORDS
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     husband do for work?": work words beside one word naming a person), the work is asked as
     that person's occupation (``_occupation_of``), which a record names by saying, in its own
     words, what that person is ("The user's mother is a baker in Rennes", "My wife Rachel ...
-    She's a speech-language pathologist": core.search.life.occupation_holders) or where they
+    She's a speech-language pathologist": core.search.roles.occupation_holders) or where they
     work ("my husband Daniel works at Amazon"); not the user's own, nor another person's ("my
     wife's sister is a nurse" says nothing of the wife's work).
     In a question asking where one person lives ("Where does my sister live?": "live" beside
@@ -303,11 +303,11 @@ def _homes(text: str) -> set[str]:
 
 def _occupations(text: str) -> set[str]:
     """The occupation tokens (``_occupation_of``) of the people whose occupation ``text`` says
-    (core.search.life.occupation_holders) or whose place of work it says ("Daniel works at
+    (core.search.roles.occupation_holders) or whose place of work it says ("Daniel works at
     Amazon"), each resolved to one person (``_whose``); and, as a question about one person's
     work was read before it, of each of the user's people a text naming "work" or "job" names
     ("My manager at work is Priya", "my wife cycles to work"; not "Ngozi's husband got one")."""
-    holders = life.occupation_holders(text) + [
+    holders = roles.occupation_holders(text) + [
         (m.group(1), m.start(1)) for m in _WORKS.finditer(text)
     ]
     people = {person for holder, at in holders if (person := _whose(text, holder, at))}
@@ -399,7 +399,7 @@ def _read(text: str, own: int | None = None) -> _Reading:
             if part.name == "study" and _AT_A_SCHOOL.search(text):
                 stems |= _ATTENDS  # "Which university do I go to?"
     said = text[:own]
-    if life.says_own_role(said):
+    if roles.says_own_role(said):
         stems |= life.BY_NAME["work"].asked_by
     stems |= _occupations(said) | _homes(said)
     owned = frozenset(m.group(1).casefold() for m in _OWN.finditer(text))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.search import life, subject
+from agent_memory.core.search import life, roles, subject
 from agent_memory.core.search.gate import apply_gate, gate, subject_floor
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.search.ranking import Candidate, replay
@@ -363,7 +363,7 @@ def test_a_job_said_in_a_longer_phrase_names_work(asked: tuple[str, ...], said: 
     ],
 )
 def test_the_head_of_a_role_phrase_decides(said: str, a_job: bool) -> None:
-    assert bool(life.says_own_role(said) or life.occupation_holders(said)) is a_job
+    assert bool(roles.says_own_role(said) or roles.occupation_holders(said)) is a_job
 
 
 def test_an_occupation_is_what_someone_is_for_a_living() -> None:
