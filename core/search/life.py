@@ -165,7 +165,71 @@ def _says_own_work(text: str) -> bool:
             continue
         if match.group("named") is None or _a_job(text, match):
             return True
-    return False
+    return any(_taken_up(text, m) for pattern in _TAKEN_UP for m in pattern.finditer(text))
+
+
+# A job taken up at a named employer, said with its role: "I started at Rolls-Royce as a
+# facilities coordinator", "Joined Deloitte as an analyst last month" (opening the text), "I
+# quit the Premier Inn and started at ..." (after "and" in a clause the user opens), "I started
+# as a barista at Pret". Not someone else's ("My son's doing great. Started at Tesco as a
+# cashier", "my brother's summary:\nJoined Deloitte as ..."), not one to come ("Once I join
+# Deloitte as an analyst"), nor a club's, a game's or an occasion's role ("I joined the Sea
+# Cadets as an instructor", "I started Fallout as a scientist", "I joined Mark as best man at
+# his wedding"): an adversarial review (session 54) found each of these in a wider reading.
+_TOOK_UP = (
+    r"(?:\b(?:i|i've|i have|the user|the user has)\s+|\A\s*(?:user:\s*)?|(?P<and>\band\s+))"
+    r"(?:just\s+|finally\s+|recently\s+|officially\s+)?"
+)
+_EMPLOYER = r"(?:(?:the|an?)\s+)?(?-i:[A-Z])"
+_TAKEN_UP = (
+    re.compile(
+        rf"{_TOOK_UP}(?:(?:started|start|starting|began|begin)\s+(?:at|with)|joined|join|joining)"
+        rf"\s+(?={_EMPLOYER}[^.!?\n,;]{{0,40}}?\s+as\s+{roles.ROLE_NP})",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"{_TOOK_UP}(?:started|starting|began|joined)\s+as\s+"
+        rf"(?=[^.!?\n,;]{{0,40}}?\s(?:at|with)\s+{_EMPLOYER}){roles.ROLE_NP}",
+        re.IGNORECASE,
+    ),
+)
+_FIRST_PERSON = re.compile(r"\s*(?:i|i've|i'd|i'm|i have|the user)\b", re.IGNORECASE)
+_SOMEONE = re.compile(r"\b(?:who|he|she|they|him|her|his|their)\b", re.IGNORECASE)
+_ASKING = re.compile(
+    r"\s*(?:should|shall|can|could|would|will|do|did|does|is|are|am|must|may|might)\b", re.I
+)
+# Someone else's words the user hands over: "Proofread my wife's bio please: I joined ...".
+_HANDED_OVER = re.compile(
+    r"\b(?:bio|cv|resume|r\u00e9sum\u00e9|cover\s+letter|linkedin|summary|profile|proofread|"
+    r"speech|eulogy|obituary|reference)\b[^.!?]*:",
+    re.IGNORECASE,
+)
+_TO_COME = re.compile(r"\b(?:once|when|whenever|until|till|unless|soon\s+as)\b[^.!?\n,;]*$", re.I)
+_NOT_AT_WORK = re.compile(
+    r"[^.!?\n,;]*?\b(?:cadets|club|society|choir|band|orchestra|youth)\b", re.IGNORECASE
+)
+
+
+def _taken_up(text: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` of ``_TAKEN_UP`` says the user took up a job (the pattern's comment):
+    after "and" only in a clause the user opens, not in a question, not to come, with no club,
+    play or occasion around the role, and the role an occupation or a job title's head."""
+    before = text[: match.start()]
+    if match.group("and") is not None:
+        clause = re.split(r"[.!?\n,;]", before)[-1]
+        if not _FIRST_PERSON.match(clause) or _SOMEONE.search(clause):
+            return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
+    sentence = re.split(r"[.!?\n]", before)[-1]
+    if _ASKING.match(sentence) or re.match(r"[^.!?\n,;]*\?", text[match.start() :]):
+        return False  # "Should I start at Google as an engineer, or stay?"
+    if _TO_COME.search(re.split(r"[;,]", sentence)[-1]) or _HANDED_OVER.search(before):
+        return False
+    between, after = text[match.start() : match.start("np")], text[match.start("np") :]
+    if roles.IN_PLAY.match(between) or _OCCASION.match(between) or _NOT_AT_WORK.match(between):
+        return False  # a play after the role is names_occupation's own test
+    if _OCCASION.match(after) or _NOT_AT_WORK.match(after):
+        return False
+    return roles.names_occupation(text, match, own=True, titles=_JOB_HEADS, when_ends=True)
 
 
 # Heads of a job title WordNet reads too widely ("associate" a friend, "guard" a posture).

@@ -29,13 +29,13 @@ from agent_memory.core.search.lexical import STOPWORDS
 # Baker"), nor whose someone is ("I'm a doctor's wife"), nor what someone has ("my daughter's
 # teacher is lovely": "'s" is "is" only before an article).
 # Matches may overlap: "my wife's sister is a nurse" holds "'s sister is a" and "is a nurse".
-_ROLE_NP = r"(?:(?:an?|the)\s+)?(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
+ROLE_NP = r"(?:(?:an?|the)\s+)?(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
 _ADVERB = r"(?:(?:now|still|currently|also|actually)\s+)?"
 # What may follow the occupation in its phrase: a participle or an adverb ("based", "working").
 _AFTER_HEAD = re.compile(r"[a-z]+(?:ing|ed|ly)", re.IGNORECASE)
 _HOLDS_ROLE = re.compile(
     r"(?=(?:\b(?:is|was|were|are|been|works?\s+as|worked\s+as|working\s+as)\s+"
-    rf"|(?:'s|\u2019s)\s+(?={_ADVERB}(?:an?|the)\s)){_ADVERB}{_ROLE_NP})",
+    rf"|(?:'s|\u2019s)\s+(?={_ADVERB}(?:an?|the)\s)){_ADVERB}{ROLE_NP})",
     re.IGNORECASE,
 )
 _HOLDER = re.compile(r"([A-Za-z][\w-]*)(?:'s|\u2019s)?\W*$")
@@ -74,18 +74,21 @@ _AT_HOME = re.compile(
 )
 _OWN_ROLE = re.compile(
     r"(?=\b(?:i'm|im|i am|i was|i've been|i have been|i used to be|the user is|the user was|"
-    rf"the user has been|i work as|i worked as|the user works as)\s+{_ADVERB}{_ROLE_NP})",
+    rf"the user has been|i work as|i worked as|the user works as)\s+{_ADVERB}{ROLE_NP})",
     re.IGNORECASE,
 )
 TRAIT = frozenset(
     """
     good great terrible bad awful keen big huge natural decent lousy amateur home born total
     complete real proper bit little aspiring wannabe would-be former ex failed frustrated
-    designated hobby part guest honorary celebrity escape
+    designated hobby part guest honorary celebrity escape volunteer unpaid
     """.split()
 )
 _THING = re.compile(r"\b(?:it|that|this|there|here|what|which|where)\s*$", re.IGNORECASE)
 _CHAT = frozenset("lol haha hahaha lmao btw tbh too though anyway myself".split())
+# Words of when, which end a role's phrase after its first word where a caller asks
+# (``names_occupation``'s ``when_ends``): "an analyst last month", "a nurse since May".
+_WHEN = frozenset("last next since today yesterday tomorrow tonight".split())
 # Where the role is held: "a dairy farmer near Llandeilo" (not "a nurse near retirement").
 _NEAR_A_PLACE = re.compile(r"near\s+(?-i:[A-Z])", re.IGNORECASE)
 # Roles WordNet files under work that one holds as often off work: said alone of the user
@@ -126,7 +129,8 @@ _JOBS = frozenset(
     """.split()
 )
 _NOT_JOBS = frozenset(
-    "volunteer bridesmaid groomsman expert slave servant hunter boxer breadwinner handyman".split()
+    "volunteer bridesmaid groomsman expert slave servant hunter boxer breadwinner handyman man "
+    "striker".split()
 )
 
 
@@ -143,7 +147,7 @@ def occupation_holders(text: str) -> list[tuple[str, int]]:
             _NOT_HOLDER
         ):
             end = holder.start()
-        if holder is not None and _names_occupation(text, match, own=False):
+        if holder is not None and names_occupation(text, match, own=False):
             holders.append((holder.group(1), holder.start(1)))
     return holders
 
@@ -151,10 +155,20 @@ def occupation_holders(text: str) -> list[tuple[str, int]]:
 def says_own_role(text: str) -> bool:
     """Whether ``text`` says the user's own occupation (``_OWN_ROLE``): "I was a schoolmaster
     for thirty-eight years", "i'm an RN on a cardiac ward"."""
-    return any(_names_occupation(text, m, own=True) for m in _OWN_ROLE.finditer(text))
+    return any(names_occupation(text, m, own=True) for m in _OWN_ROLE.finditer(text))
 
 
-def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
+def names_occupation(
+    text: str,
+    match: re.Match[str],
+    *,
+    own: bool,
+    titles: frozenset[str] = frozenset(),
+    when_ends: bool = False,
+) -> bool:
+    """Whether the role ``match`` read in group "np" is an occupation (``occupation``, or one
+    of ``titles``), held by the user if ``own``; with ``when_ends``, a word of when after its
+    first word ends its phrase ("an analyst last month")."""
     if _THING.search(text, 0, match.start()):
         return False  # "it's a printer", "that's a driver for the printer"
     if own and not_so(text, match.start()):
@@ -164,6 +178,8 @@ def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
     for word in re.finditer(r"[\w-]+", phrase):
         folded = word.group(0).casefold()
         if folded in STOPWORDS or folded in _CHAT or _NEAR_A_PLACE.match(phrase, word.start()):
+            break
+        if when_ends and words and folded in _WHEN:
             break
         words.append(word.group(0))
         end = match.start("np") + word.end()
@@ -184,7 +200,7 @@ def _names_occupation(text: str, match: re.Match[str], *, own: bool) -> bool:
     before = {w.casefold() for w in words[:head]}
     if before & TRAIT or (own and len(words) == 1 and noun.casefold() in OFF_WORK):
         return False
-    return occupation(noun.casefold())
+    return occupation(noun.casefold()) or noun.casefold() in titles
 
 
 @functools.lru_cache(maxsize=4096)

@@ -162,6 +162,13 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("Where do I work?", "I'm a team leader at the Co-op on Cowley Road in Oxford."),
         # going to a university is studying there
         ("Which university do I go to?", "I'm a second-year law student at Leicester."),
+        # a job taken up at a named employer, with its role (each came back empty)
+        (
+            "Where do I work?",
+            "I quit the Premier Inn and started at Rolls-Royce as a facilities coordinator!",
+        ),
+        ("What's my job?", "Joined Deloitte as an analyst last month."),
+        ("Which company do I work for?", "I started as a barista at Pret a couple of months ago."),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
@@ -216,6 +223,22 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("job", "I've been a bit lost at Uni this term."),
         ("job", "I've been shopping at Tesco all morning."),
         ("job", "I've been a bridesmaid at Sarah's wedding."),
+        # a review of the reading of a job taken up found each of these read as the user's
+        # (session 54): someone else's, a club's, a game's, one to come, a question, a chore
+        ("work", "My son's doing great. Started at Tesco as a cashier last week."),
+        (
+            "job",
+            "I'm so proud of my son, he finished uni and started at Rolls-Royce as an engineer",
+        ),
+        ("work", "I was chatting to my neighbour who retired and joined Tesco as a security guard"),
+        ("job", "Proofread my wife's bio please: I joined Unilever as a brand manager in 2012."),
+        ("work", "I joined the Sea Cadets as an instructor, one evening a week."),
+        ("work", "I joined FareShare as a volunteer driver."),
+        ("job", "I started Fallout as a scientist."),
+        ("work", "Once I join Deloitte as an analyst I'll move to London."),
+        ("work", "Should I start at Google as an engineer, or stay where I am?"),
+        ("job", "I started as a carer for Mum after her stroke."),
+        ("work", "I joined the Hollins & Pike panto as a stagehand."),
         ("live", "a flat white and a croissant please"),
         ("live", "the host moved our check-in to 4pm"),
         ("live", "going to my parents' house for christmas"),
