@@ -216,7 +216,7 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
     play or occasion around the role, and the role an occupation or a job title's head."""
     before = text[: match.start()]
     if match.group("and") is not None:
-        clause = re.split(r"[.!?\n,;]", before)[-1]
+        clause = re.split(r"[.!?\n,;:]|\s[-\u2013\u2014]\s", before)[-1]  # "Big news - I ..."
         if not _FIRST_PERSON.match(clause) or _SOMEONE.search(clause):
             return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
     sentence = re.split(r"[.!?\n]", before)[-1]
@@ -229,7 +229,7 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
         return False  # a play after the role is names_occupation's own test
     if _OCCASION.match(after) or _NOT_AT_WORK.match(after):
         return False
-    return roles.names_occupation(text, match, own=True, titles=_JOB_HEADS, when_ends=True)
+    return roles.names_occupation(text, match, own=True, titles=_TITLES, when_ends=True)
 
 
 # Heads of a job title WordNet reads too widely ("associate" a friend, "guard" a posture).
@@ -237,6 +237,8 @@ _JOB_HEADS = frozenset(
     "associate assistant supervisor manager officer guard handler servant curator coordinator "
     "executive clerk operative technician".split()
 )
+# A job taken up "as" one of these is a title too: "as backend lead", "as head of strategy".
+_TITLES = _JOB_HEADS | {"lead", "head"}
 _LEADS = re.compile(r"\b(?:team|shift|section)\s+leader$")
 # A group or occasion helped at, in the place's phrase: "a team leader at the Scouts", "the PTA".
 _OCCASION = re.compile(

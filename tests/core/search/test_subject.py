@@ -169,6 +169,11 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ),
         ("What's my job?", "Joined Deloitte as an analyst last month."),
         ("Which company do I work for?", "I started as a barista at Pret a couple of months ago."),
+        (
+            "What's my job title?",
+            "Big change - I quit First Bus and joined Bristol Water as a network technician.",
+        ),
+        ("What's my role at work?", "Joined Kirana Cloud last week as backend lead."),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
@@ -610,6 +615,15 @@ def test_the_subject_is_the_question_without_its_frame() -> None:
     assert not subject.names(("blood", "type"), "I gave blood on Monday.")
     assert not subject.names(("dog",), "our cat Pepper")
     assert not subject.names((), "anything")
+
+
+def test_a_title_role_or_position_beside_a_work_word_asks_the_job() -> None:
+    """ "What's my job title?" asked "job" and "title", which no statement of a job says."""
+    assert subject.asked(("job", "title")) == ("job",)
+    assert subject.asked(("role", "work")) == ("work",)
+    assert subject.asked(("wife", "job", "title")) == ("wife", subject.OCCUPATION + "wife")
+    assert subject.asked(("title", "book")) == ("title", "book")  # no work word: it stays
+    assert subject.asked(("role",)) == ("role",)
 
 
 def test_the_signal_is_off_in_a_large_store() -> None:
