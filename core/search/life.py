@@ -193,7 +193,6 @@ _TAKEN_UP = (
         re.IGNORECASE,
     ),
 )
-_FIRST_PERSON = re.compile(r"\s*(?:i|i've|i'd|i'm|i have|the user)\b", re.IGNORECASE)
 _SOMEONE = re.compile(r"\b(?:who|he|she|they|him|her|his|their)\b", re.IGNORECASE)
 _ASKING = re.compile(
     r"\s*(?:should|shall|can|could|would|will|do|did|does|is|are|am|must|may|might)\b", re.I
@@ -215,13 +214,14 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
     after "and" only in a clause the user opens, not in a question, not to come, with no club,
     play or occasion around the role, and the role an occupation or a job title's head."""
     before = text[: match.start()]
-    if match.group("and") is not None:
-        clause = re.split(r"[.!?\n,;:]|\s[-\u2013\u2014]\s", before)[-1]  # "Big news - I ..."
-        if not _FIRST_PERSON.match(clause) or _SOMEONE.search(clause):
-            return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
+    if match.group("and") is not None and not _the_users_clause(text, before):
+        return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
     sentence = re.split(r"[.!?\n]", before)[-1]
     if _ASKING.match(sentence) or re.match(r"[^.!?\n,;]*\?", text[match.start() :]):
         return False  # "Should I start at Google as an engineer, or stay?"
+    np = match.group("np")
+    if roles.IN_PLAY.match(sentence) or re.match(r"lead(?:\s+(?:in|of|on|for|at)\b.*)?$", np):
+        return False  # "In our D&D campaign I joined ...", "as the lead in Blithe Spirit"
     if _TO_COME.search(re.split(r"[;,]", sentence)[-1]) or _HANDED_OVER.search(before):
         return False
     between, after = text[match.start() : match.start("np")], text[match.start("np") :]
@@ -229,16 +229,54 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
         return False  # a play after the role is names_occupation's own test
     if _OCCASION.match(after) or _NOT_AT_WORK.match(after):
         return False
+    if _HEAD_OF.match(np):
+        return True  # "as head of marketing"
     return roles.names_occupation(text, match, own=True, titles=_TITLES, when_ends=True)
 
 
+def _the_users_clause(text: str, before: str) -> bool:
+    """Whether the clause ending in ``before`` (the text up to an "and") is the user's own: "I"
+    said in it after at most a short opening ("Big change - I quit First Bus and joined ...",
+    "At 9:30 this morning I quit Tesco and ..."), and no one else named after it. Not when the
+    opening says whose words follow ("My sister texted: I quit ...", "Plot of my novel - I
+    ..."), nor in the assistant's text (a review found each of these read as the user's)."""
+    clause = re.split(r"[.!?\n,;]", before)[-1]
+    said = _SAID_BY_ME.search(clause)
+    if said is None or _SOMEONE.search(clause, said.start()):
+        return False
+    opening = re.sub(r"^\s*user:\s*", "", clause[: said.start()], flags=re.IGNORECASE)
+    return not opening.strip() or (
+        len(opening.split()) <= 5
+        and not _WHOSE_WORDS.search(opening)
+        and not _NOT_THE_USERS.match(text)
+    )
+
+
+_SAID_BY_ME = re.compile(r"\b(?:i|i've|i'd|i'm|i have|the user)\b", re.IGNORECASE)
+# An opening saying whose words follow it, or that they are made up.
+_WHOSE_WORDS = re.compile(
+    r"['\u2019]s\b|\b(?:my|her|his|their|he|she|they|said|says|say|texted|wrote|writes|quote|"
+    r"quoted|message|post|pitch|story|advice|plot|novel|prompt|scenario|example|option|"
+    r"hypothetically|imagine|dream|role-?play|interview|answer|lyrics|script|draft)\b",
+    re.IGNORECASE,
+)
+_NOT_THE_USERS = re.compile(r"\A\s*(?:assistant|system|tool|ai|bot)\s*:", re.IGNORECASE)
 # Heads of a job title WordNet reads too widely ("associate" a friend, "guard" a posture).
 _JOB_HEADS = frozenset(
     "associate assistant supervisor manager officer guard handler servant curator coordinator "
     "executive clerk operative technician".split()
 )
-# A job taken up "as" one of these is a title too: "as backend lead", "as head of strategy".
-_TITLES = _JOB_HEADS | {"lead", "head"}
+# A job taken up "as" one of these is a title too: "as backend lead" (with what it leads: "the
+# lead in Blithe Spirit" is a part; "head of" as often heads a rota or a bake sale).
+_TITLES = _JOB_HEADS | {"lead"}
+# The head of a part of a business ("head of growth", "head of platform engineering").
+_HEAD_OF = re.compile(
+    r"head\s+of\s+(?:[a-z]+\s+)?(?:marketing|sales|operations|engineering|product|people|hr|"
+    r"finance|digital|logistics|strategy|growth|design|data|platform|partnerships|brand|research|"
+    r"legal|it|technology|communications|comms|content|customer|audience|procurement|risk|"
+    r"compliance|talent|recruitment|security|analytics|infrastructure)\b",
+    re.IGNORECASE,
+)
 _LEADS = re.compile(r"\b(?:team|shift|section)\s+leader$")
 # A group or occasion helped at, in the place's phrase: "a team leader at the Scouts", "the PTA".
 _OCCASION = re.compile(

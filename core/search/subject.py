@@ -83,7 +83,11 @@ FRAME = frozenset(
 
 # What a question about work asks beside a work word, which the answer need not say: "What's
 # my job title?", "What's my role at work?", "What position do I hold at my company?".
-_WORK_FRAME = frozenset("title role position".split())
+_WORK_FRAME = frozenset("title titles role roles position positions".split())
+_TITLE_QUALIFIERS = frozenset(
+    "current official actual exact full new present formal proper previous senior junior "
+    "temporary chief".split()
+)
 # How a question asks where one studies ("Which university do I go to?"): what the user's own
 # studies at a named place name besides the study words (not any "university" with a "go":
 # "my daughter goes to Durham University" is hers).
@@ -119,7 +123,8 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     .home_holders, the holder resolved to one person as an occupation's is). A kind of place
     asked beside "live" ("Which city does my sister live in?", "Which neighbourhood do I live
     in?": ``life.region``) is where the question asks, not a word the answer must say.
-    Beside a work word, a title, role or position is the job asked (``_WORK_FRAME``).
+    Beside a work word, a title, role or position is the job asked (``_WORK_FRAME``), when
+    the question asks nothing else but whose job it is.
     In a question asking nothing but where the user works and a kind of workplace ("Which
     hospital do I work at?"), the kind is asked as the "workplace", which a text saying the
     user's own work names ("I work nights in the ER at Harborview"), not one saying only
@@ -129,8 +134,13 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
         w for w in words if w not in FRAME and w not in STOPWORDS and len(w) > 1 and w.isalpha()
     )
     work = life.BY_NAME["work"].asked_by
-    if any(_stem(w) in work for w in subject):  # "What's my job title?" asks the job
-        subject = tuple(w for w in subject if w not in _WORK_FRAME)
+    if any(_stem(w) in work for w in subject) and set(subject) & _WORK_FRAME:
+        # "What's my job title?" asks the job, when nothing else is asked but whose it is (not
+        # "What's the title of my work presentation?")
+        rest = tuple(w for w in subject if w not in _WORK_FRAME and w not in _TITLE_QUALIFIERS)
+        others = [w for w in rest if _stem(w) not in work]
+        if not others or (len(others) == 1 and _person(others[0])):
+            subject = rest
     jobs = [w for w in subject if _stem(w) in work]
     people = [w for w in subject if w not in jobs]
     if jobs and len(people) == 1 and _person(people[0]):

@@ -244,6 +244,14 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("work", "Should I start at Google as an engineer, or stay where I am?"),
         ("job", "I started as a carer for Mum after her stroke."),
         ("work", "I joined the Hollins & Pike panto as a stagehand."),
+        # a second review: someone else's or made-up words after a short opening, a club's
+        # head, a part in a play (session 54)
+        ("work", "My sister texted: I quit Barclays and joined Monzo as an analyst."),
+        ("work", "Plot of my novel - I quit the police and joined MI5 as an analyst."),
+        ("job", "Option B: I quit and joined Google as an engineer"),
+        ("job", "I joined Cotswold Harriers as head of social events."),
+        ("job", "I joined the Bristol Old Vic as the lead in Blithe Spirit."),
+        ("work", "In our D&D campaign I joined the Harpers as a spy."),
         ("live", "a flat white and a croissant please"),
         ("live", "the host moved our check-in to 4pm"),
         ("live", "going to my parents' house for christmas"),
@@ -623,6 +631,9 @@ def test_a_title_role_or_position_beside_a_work_word_asks_the_job() -> None:
     assert subject.asked(("role", "work")) == ("work",)
     assert subject.asked(("wife", "job", "title")) == ("wife", subject.OCCUPATION + "wife")
     assert subject.asked(("title", "book")) == ("title", "book")  # no work word: it stays
+    # another thing asked beside the work: the title is of it (a review's class)
+    assert subject.asked(("title", "work", "presentation")) == ("title", "work", "presentation")
+    assert subject.asked(("official", "job", "title")) == ("job",)  # not an official's job
     assert subject.asked(("role",)) == ("role",)
 
 
