@@ -174,6 +174,11 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
             "Big change - I quit First Bus and joined Bristol Water as a network technician.",
         ),
         ("What's my role at work?", "Joined Kirana Cloud last week as backend lead."),
+        # a home moved into, completed on, "shifted" to, a condo (session 54)
+        ("Where do I live?", "Finally moved in to the townhouse in Arabian Ranches."),
+        ("Where do we live?", "We completed on a house in Bexleyheath today!!"),
+        ("Where do I live?", "We shifted to a 2BHK in Whitefield, 10 minutes from office now."),
+        ("Where do we live?", "Also, our condo board in Liberty Village wants to ban bikes."),
     ],
 )
 def test_where_the_user_works_or_lives_is_named_by_what_says_it(
@@ -252,6 +257,18 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("job", "I joined Cotswold Harriers as head of social events."),
         ("job", "I joined the Bristol Old Vic as the lead in Blithe Spirit."),
         ("work", "In our D&D campaign I joined the Harpers as a spy."),
+        # a review of those home readings found each of these read as a home (session 54)
+        ("live", "the airbnb was great, our condo had an ocean view"),
+        ("live", "Booked our condo in Whistler for the ski trip"),
+        ("live", "moved into the airbnb apartment for the week"),
+        ("live", "we heard the new neighbours got the keys and moved into the house"),
+        ("live", "we completed on a flat in Manchester, buy to let"),
+        ("live", "we completed on the house for mum and dad, they move in friday"),
+        ("live", "We completed on the house sale on Friday"),
+        ("live", "i shifted to a new home screen layout on my phone"),
+        ("live", "he texted: we shifted to a 2bhk in whitefield"),
+        ("live", "once we've completed on a house in Kent I'll get a dog"),
+        ("live", "Should we shift to a bigger flat in Pune?"),
         ("live", "a flat white and a croissant please"),
         ("live", "the host moved our check-in to 4pm"),
         ("live", "going to my parents' house for christmas"),
