@@ -161,7 +161,8 @@ _NOT_LIVED_IN = re.compile(
     r"work|the\s+business|mum|mom|dad|parents|son|daughter)|spring\s+break|ski\s+\w+|"
     r"vacation|holidays?|airbnb|hotel|hostel|resort|trip|festival|booked|booking|rental|"
     r"timeshare|let\s+out|rented\s+out|to\s+let|buy[\s-]to[\s-]let|tenants?|students|"
-    r"flipping|selling|sold|buyers?|each|every|easter|christmas|loan|insurance|sale|investment)\b",
+    r"flipping|selling|sold|buyers?|each|every|easter|christmas|loan|insurance|sale|investment|"
+    r"winters|summers|back\s+from|guest\s+house|farm\s+house|during)\b",
     re.IGNORECASE,
 )
 
@@ -178,14 +179,9 @@ def _home_said(text: str, match: re.Match[str]) -> bool:
     """Whether ``match`` of ``_HOME_SAID`` says where the user lives: after "and" only in the
     user's own clause; not asked, wished, to come or someone else's words; no stay, let, loan
     or sale after it."""
-    before = text[: match.start()]
-    if match.group("and") is not None and not _the_users_clause(text, before):
-        return False
-    sentence = re.split(r"[.!?\n]", before)[-1]
-    if _ASKING.match(sentence) or re.match(r"[^.!?\n,;]*\?", text[match.start() :]):
-        return False  # "Should we rent in Leeds or buy in Wakefield?"
-    if _TO_COME.search(re.split(r"[;,]", sentence)[-1]) or _HANDED_OVER.search(before):
-        return False  # "once we've completed on a house in Kent"
+    if not _told_as_so(text, match, we=True):
+        return False  # "Should we shift to a bigger flat?", "once we've completed on a house"
+    sentence = re.split(r"[.!?\n]", text[: match.start()])[-1]
     if roles.not_so(text, match.start()) or re.search(r"['\"\u201c\u2018]", sentence):
         return False  # "she said 'we moved into the house'"
     if ":" in sentence and _WHOSE_WORDS.search(sentence.rsplit(":", 1)[0]):
@@ -253,7 +249,11 @@ _TAKEN_UP = (
         re.IGNORECASE,
     ),
 )
-_SOMEONE = re.compile(r"\b(?:who|he|she|they|him|her|his|their)\b", re.IGNORECASE)
+_SOMEONE = re.compile(
+    r"\b(?:who|he|she|they|him|her|his|their|neighbou?rs?|parents|friends?|family|kids|son|"
+    r"daughter|brother|sister|mum|mom|dad|colleagues?|flatmates?|tenants?|people)\b",
+    re.IGNORECASE,
+)
 _ASKING = re.compile(
     r"\s*(?:should|shall|can|could|would|will|do|did|does|is|are|am|must|may|might)\b", re.I
 )
@@ -273,17 +273,11 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
     """Whether ``match`` of ``_TAKEN_UP`` says the user took up a job (the pattern's comment):
     after "and" only in a clause the user opens, not in a question, not to come, with no club,
     play or occasion around the role, and the role an occupation or a job title's head."""
-    before = text[: match.start()]
-    if match.group("and") is not None and not _the_users_clause(text, before):
-        return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
-    sentence = re.split(r"[.!?\n]", before)[-1]
-    if _ASKING.match(sentence) or re.match(r"[^.!?\n,;]*\?", text[match.start() :]):
+    if not _told_as_so(text, match):
         return False  # "Should I start at Google as an engineer, or stay?"
-    np = match.group("np")
+    sentence, np = re.split(r"[.!?\n]", text[: match.start()])[-1], match.group("np")
     if roles.IN_PLAY.match(sentence) or re.match(r"lead(?:\s+(?:in|of|on|for|at)\b.*)?$", np):
         return False  # "In our D&D campaign I joined ...", "as the lead in Blithe Spirit"
-    if _TO_COME.search(re.split(r"[;,]", sentence)[-1]) or _HANDED_OVER.search(before):
-        return False
     between, after = text[match.start() : match.start("np")], text[match.start("np") :]
     if roles.IN_PLAY.match(between) or _OCCASION.match(between) or _NOT_AT_WORK.match(between):
         return False  # a play after the role is names_occupation's own test
@@ -294,14 +288,29 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
     return roles.names_occupation(text, match, own=True, titles=_TITLES, when_ends=True)
 
 
-def _the_users_clause(text: str, before: str) -> bool:
+def _told_as_so(text: str, match: re.Match[str], *, we: bool = False) -> bool:
+    """Whether the user tells what ``match`` says as so: after "and" (its group) only in the
+    user's own clause ("we" too with ``we``); not asked ("Should I start at Google as ...?"),
+    not to come ("Once I join Deloitte as ..."), not someone else's words handed over ("Proofread
+    my wife's bio please: I joined ...")."""
+    before = text[: match.start()]
+    if match.group("and") is not None and not _the_users_clause(text, before, we=we):
+        return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
+    sentence = re.split(r"[.!?\n]", before)[-1]
+    if _ASKING.match(sentence) or re.match(r"[^.!?\n,;]*\?", text[match.start() :]):
+        return False
+    return not (_TO_COME.search(re.split(r"[;,]", sentence)[-1]) or _HANDED_OVER.search(before))
+
+
+def _the_users_clause(text: str, before: str, *, we: bool = False) -> bool:
     """Whether the clause ending in ``before`` (the text up to an "and") is the user's own: "I"
-    said in it after at most a short opening ("Big change - I quit First Bus and joined ...",
-    "At 9:30 this morning I quit Tesco and ..."), and no one else named after it. Not when the
+    (with ``we``, "we" too) said in it after at most a short opening ("Big change - I quit
+    First Bus and joined ...", "At 9:30 this morning I quit Tesco and ..."), and no one else
+    named after it ("we heard the neighbours got the keys and moved in" is theirs). Not when the
     opening says whose words follow ("My sister texted: I quit ...", "Plot of my novel - I
     ..."), nor in the assistant's text (a review found each of these read as the user's)."""
     clause = re.split(r"[.!?\n,;]", before)[-1]
-    said = _SAID_BY_ME.search(clause)
+    said = (_SAID_BY_US if we else _SAID_BY_ME).search(clause)
     if said is None or _SOMEONE.search(clause, said.start()):
         return False
     opening = re.sub(r"^\s*user:\s*", "", clause[: said.start()], flags=re.IGNORECASE)
@@ -313,6 +322,7 @@ def _the_users_clause(text: str, before: str) -> bool:
 
 
 _SAID_BY_ME = re.compile(r"\b(?:i|i've|i'd|i'm|i have|the user)\b", re.IGNORECASE)
+_SAID_BY_US = re.compile(r"\b(?:i|i've|i'd|i'm|i have|the user|we|we've|we'd)\b", re.IGNORECASE)
 # An opening saying whose words follow it, or that they are made up.
 _WHOSE_WORDS = re.compile(
     r"['\u2019]s\b|\b(?:my|her|his|their|he|she|they|said|says|say|texted|wrote|writes|quote|"

@@ -176,6 +176,7 @@ def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
         ("What's my role at work?", "Joined Kirana Cloud last week as backend lead."),
         # a home moved into, completed on, "shifted" to, a condo (session 54)
         ("Where do I live?", "Finally moved in to the townhouse in Arabian Ranches."),
+        ("Where do we live?", "We got the keys on Friday and moved into the house!"),
         ("Where do we live?", "We completed on a house in Bexleyheath today!!"),
         ("Where do I live?", "We shifted to a 2BHK in Whitefield, 10 minutes from office now."),
         ("Where do we live?", "Also, our condo board in Liberty Village wants to ban bikes."),
@@ -268,6 +269,8 @@ def test_where_the_user_works_or_lives_is_named_by_what_says_it(
         ("live", "i shifted to a new home screen layout on my phone"),
         ("live", "he texted: we shifted to a 2bhk in whitefield"),
         ("live", "once we've completed on a house in Kent I'll get a dog"),
+        ("live", "We spend winters at our condo in Naples"),
+        ("live", "I shifted to a flat near the hospital during dad's treatment"),
         ("live", "Should we shift to a bigger flat in Pune?"),
         ("live", "a flat white and a croissant please"),
         ("live", "the host moved our check-in to 4pm"),
