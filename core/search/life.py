@@ -177,8 +177,8 @@ def _says_own_home(text: str) -> bool:
 
 def _home_said(text: str, match: re.Match[str]) -> bool:
     """Whether ``match`` of ``_HOME_SAID`` says where the user lives: after "and" only in the
-    user's own clause; not asked, wished, to come or someone else's words; no stay, let, loan
-    or sale after it."""
+    user's own clause ("we" too); not asked, wished, to come or someone else's words; no
+    stay, let, loan or sale in its sentence (``_NOT_LIVED_IN``)."""
     if not _told_as_so(text, match, we=True):
         return False  # "Should we shift to a bigger flat?", "once we've completed on a house"
     sentence = re.split(r"[.!?\n]", text[: match.start()])[-1]
@@ -289,8 +289,8 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
 
 
 def _told_as_so(text: str, match: re.Match[str], *, we: bool = False) -> bool:
-    """Whether the user tells what ``match`` says as so: after "and" (its group) only in the
-    user's own clause ("we" too with ``we``); not asked ("Should I start at Google as ...?"),
+    """Whether the user tells what ``match`` says as so: after "and" (its group "and") only in
+    the user's own clause ("we" too with ``we``); not asked ("Should I start at Google as ...?"),
     not to come ("Once I join Deloitte as ..."), not someone else's words handed over ("Proofread
     my wife's bio please: I joined ...")."""
     before = text[: match.start()]
@@ -331,6 +331,7 @@ _WHOSE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _NOT_THE_USERS = re.compile(r"\A\s*(?:assistant|system|tool|ai|bot)\s*:", re.IGNORECASE)
+
 # Heads of a job title WordNet reads too widely ("associate" a friend, "guard" a posture).
 _JOB_HEADS = frozenset(
     "associate assistant supervisor manager officer guard handler servant curator coordinator "

@@ -1,8 +1,9 @@
 """What someone is: an occupation said as a role ("I'm a midwife", "My mother is a baker").
 
-core.search.life reads the user's own work from it ("I was a schoolmaster for thirty-eight
-years" answers "Where do I work?": ``says_own_role``), and core.search.subject the work of
-one of the user's people ("my dad's a retired cardiologist": ``occupation_holders``). Whether
+core.search.subject reads the user's own work from it ("I was a schoolmaster for thirty-eight
+years" answers "Where do I work?": ``says_own_role``) and the work of one of the user's people
+("my dad's a retired cardiologist": ``occupation_holders``); core.search.life's readings of a
+job held or taken up test their role with it (``occupation``, ``names_occupation``). Whether
 a word is an occupation at all is ``occupation``: a kind of worker, professional or
 specialist by WordNet, or a job WordNet files elsewhere. A role is no claim of the user's in
 a hope, a dream or someone else's words (``not_so``), nor in play (``IN_PLAY``), nor a trait

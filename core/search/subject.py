@@ -82,7 +82,7 @@ FRAME = frozenset(
 
 
 # What a question about work asks beside a work word, which the answer need not say: "What's
-# my job title?", "What's my role at work?", "What position do I hold at my company?".
+# my job title?", "What's my role at work?", "What position do I have at my company?".
 _WORK_FRAME = frozenset("title titles role roles position positions".split())
 _TITLE_QUALIFIERS = frozenset(
     "current official actual exact full new present formal proper previous senior junior "
