@@ -279,9 +279,9 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
     if roles.IN_PLAY.match(sentence) or re.match(r"lead(?:\s+(?:in|of|on|for|at)\b.*)?$", np):
         return False  # "In our D&D campaign I joined ...", "as the lead in Blithe Spirit"
     between, after = text[match.start() : match.start("np")], text[match.start("np") :]
-    if roles.IN_PLAY.match(between) or _OCCASION.match(between) or _NOT_AT_WORK.match(between):
+    if roles.IN_PLAY.match(between):
         return False  # a play after the role is names_occupation's own test
-    if _OCCASION.match(after) or _NOT_AT_WORK.match(after):
+    if any(_OCCASION.match(part) or _NOT_AT_WORK.match(part) for part in (between, after)):
         return False
     if _HEAD_OF.match(np):
         return True  # "as head of marketing"
@@ -321,8 +321,9 @@ def _the_users_clause(text: str, before: str, *, we: bool = False) -> bool:
     )
 
 
-_SAID_BY_ME = re.compile(r"\b(?:i|i've|i'd|i'm|i have|the user)\b", re.IGNORECASE)
-_SAID_BY_US = re.compile(r"\b(?:i|i've|i'd|i'm|i have|the user|we|we've|we'd)\b", re.IGNORECASE)
+_ME = r"i|i've|i'd|i'm|i have|the user"
+_SAID_BY_ME = re.compile(rf"\b(?:{_ME})\b", re.IGNORECASE)
+_SAID_BY_US = re.compile(rf"\b(?:{_ME}|we|we've|we'd)\b", re.IGNORECASE)
 # An opening saying whose words follow it, or that they are made up.
 _WHOSE_WORDS = re.compile(
     r"['\u2019]s\b|\b(?:my|her|his|their|he|she|they|said|says|say|texted|wrote|writes|quote|"
