@@ -28,7 +28,7 @@ from typing import NamedTuple
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
-from agent_memory.core.search import roles, vehicle
+from agent_memory.core.search import roles, told, vehicle
 
 # Where the user works or lives, said without the word: the answers of the commonest everyday
 # questions, which the packaged model scores under every floor ("Where do I work?" / "The
@@ -179,15 +179,21 @@ def _home_said(text: str, match: re.Match[str]) -> bool:
     """Whether ``match`` of ``_HOME_SAID`` says where the user lives: after "and" only in the
     user's own clause ("we" too); not asked, wished, to come or someone else's words; no
     stay, let, loan or sale in its sentence (``_NOT_LIVED_IN``)."""
-    if not _told_as_so(text, match, we=True):
+    if not told.told_as_so(text, match, we=True):
         return False  # "Should we shift to a bigger flat?", "once we've completed on a house"
-    sentence = re.split(r"[.!?\n]", text[: match.start()])[-1]
-    if roles.not_so(text, match.start()) or re.search(r"['\"\u201c\u2018]", sentence):
+    sentence = roles.since(text, match.start(), told.SENTENCE_STOPS)
+    if roles.not_so(text, match.start()) or any(mark in sentence for mark in told.QUOTES):
         return False  # "she said 'we moved into the house'"
-    if ":" in sentence and _WHOSE_WORDS.search(sentence.rsplit(":", 1)[0]):
+    if ":" in sentence and told.WHOSE_WORDS.search(sentence.rsplit(":", 1)[0]):
         return False  # "he texted: we shifted to a 2bhk"
-    said = sentence + re.split(r"(?<=[.!?\n])", text[match.start() :])[0]
-    return _NOT_LIVED_IN.search(said) is None
+    return _lived_in(sentence + roles.until(text, match.start(), told.SENTENCE_STOPS))
+
+
+@functools.lru_cache(maxsize=256)
+def _lived_in(sentence: str) -> bool:
+    """Whether a home said in ``sentence`` is lived in (``_NOT_LIVED_IN``): read once for every
+    home the sentence says."""
+    return _NOT_LIVED_IN.search(sentence) is None
 
 
 # What the user studies or studied, said in the first person: "I'm a PhD student", "my MSc at
@@ -249,21 +255,6 @@ _TAKEN_UP = (
         re.IGNORECASE,
     ),
 )
-_SOMEONE = re.compile(
-    r"\b(?:who|he|she|they|him|her|his|their|neighbou?rs?|parents|friends?|family|kids|son|"
-    r"daughter|brother|sister|mum|mom|dad|colleagues?|flatmates?|tenants?|people)\b",
-    re.IGNORECASE,
-)
-_ASKING = re.compile(
-    r"\s*(?:should|shall|can|could|would|will|do|did|does|is|are|am|must|may|might)\b", re.I
-)
-# Someone else's words the user hands over: "Proofread my wife's bio please: I joined ...".
-_HANDED_OVER = re.compile(
-    r"\b(?:bio|cv|resume|r\u00e9sum\u00e9|cover\s+letter|linkedin|summary|profile|proofread|"
-    r"speech|eulogy|obituary|reference)\b[^.!?]*:",
-    re.IGNORECASE,
-)
-_TO_COME = re.compile(r"\b(?:once|when|whenever|until|till|unless|soon\s+as)\b[^.!?\n,;]*$", re.I)
 _NOT_AT_WORK = re.compile(
     r"[^.!?\n,;]*?\b(?:cadets|club|society|choir|band|orchestra|youth)\b", re.IGNORECASE
 )
@@ -273,9 +264,9 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
     """Whether ``match`` of ``_TAKEN_UP`` says the user took up a job (the pattern's comment):
     after "and" only in a clause the user opens, not in a question, not to come, with no club,
     play or occasion around the role, and the role an occupation or a job title's head."""
-    if not _told_as_so(text, match):
+    if not told.told_as_so(text, match):
         return False  # "Should I start at Google as an engineer, or stay?"
-    sentence, np = re.split(r"[.!?\n]", text[: match.start()])[-1], match.group("np")
+    sentence, np = roles.since(text, match.start(), told.SENTENCE_STOPS), match.group("np")
     if roles.IN_PLAY.match(sentence) or re.match(r"lead(?:\s+(?:in|of|on|for|at)\b.*)?$", np):
         return False  # "In our D&D campaign I joined ...", "as the lead in Blithe Spirit"
     between, after = text[match.start() : match.start("np")], text[match.start("np") :]
@@ -287,51 +278,6 @@ def _taken_up(text: str, match: re.Match[str]) -> bool:
         return True  # "as head of marketing"
     return roles.names_occupation(text, match, own=True, titles=_TITLES, when_ends=True)
 
-
-def _told_as_so(text: str, match: re.Match[str], *, we: bool = False) -> bool:
-    """Whether the user tells what ``match`` says as so: after "and" (its group "and") only in
-    the user's own clause ("we" too with ``we``); not asked ("Should I start at Google as ...?"),
-    not to come ("Once I join Deloitte as ..."), not someone else's words handed over ("Proofread
-    my wife's bio please: I joined ...")."""
-    before = text[: match.start()]
-    if match.group("and") is not None and not _the_users_clause(text, before, we=we):
-        return False  # "I was chatting to my neighbour who retired and joined Tesco as ..."
-    sentence = re.split(r"[.!?\n]", before)[-1]
-    if _ASKING.match(sentence) or re.match(r"[^.!?\n,;]*\?", text[match.start() :]):
-        return False
-    return not (_TO_COME.search(re.split(r"[;,]", sentence)[-1]) or _HANDED_OVER.search(before))
-
-
-def _the_users_clause(text: str, before: str, *, we: bool = False) -> bool:
-    """Whether the clause ending in ``before`` (the text up to an "and") is the user's own: "I"
-    (with ``we``, "we" too) said in it after at most a short opening ("Big change - I quit
-    First Bus and joined ...", "At 9:30 this morning I quit Tesco and ..."), and no one else
-    named after it ("we heard the neighbours got the keys and moved in" is theirs). Not when the
-    opening says whose words follow ("My sister texted: I quit ...", "Plot of my novel - I
-    ..."), nor in the assistant's text (a review found each of these read as the user's)."""
-    clause = re.split(r"[.!?\n,;]", before)[-1]
-    said = (_SAID_BY_US if we else _SAID_BY_ME).search(clause)
-    if said is None or _SOMEONE.search(clause, said.start()):
-        return False
-    opening = re.sub(r"^\s*user:\s*", "", clause[: said.start()], flags=re.IGNORECASE)
-    return not opening.strip() or (
-        len(opening.split()) <= 5
-        and not _WHOSE_WORDS.search(opening)
-        and not _NOT_THE_USERS.match(text)
-    )
-
-
-_ME = r"i|i've|i'd|i'm|i have|the user"
-_SAID_BY_ME = re.compile(rf"\b(?:{_ME})\b", re.IGNORECASE)
-_SAID_BY_US = re.compile(rf"\b(?:{_ME}|we|we've|we'd)\b", re.IGNORECASE)
-# An opening saying whose words follow it, or that they are made up.
-_WHOSE_WORDS = re.compile(
-    r"['\u2019]s\b|\b(?:my|her|his|their|he|she|they|said|says|say|texted|wrote|writes|quote|"
-    r"quoted|message|post|pitch|story|advice|plot|novel|prompt|scenario|example|option|"
-    r"hypothetically|imagine|dream|role-?play|interview|answer|lyrics|script|draft)\b",
-    re.IGNORECASE,
-)
-_NOT_THE_USERS = re.compile(r"\A\s*(?:assistant|system|tool|ai|bot)\s*:", re.IGNORECASE)
 
 # Heads of a job title WordNet reads too widely ("associate" a friend, "guard" a posture).
 _JOB_HEADS = frozenset(
