@@ -39,10 +39,16 @@ replaces when both hold:
   that names all of what moved (core.judge.change.moved_thing: "work", "Christmas", "party"),
   not one that shares a word of it ("Our housewarming party is on 22 March"), names another
   owner of it ("My brother's wedding") or says a habit ("on Thursdays", ``_what_moved``);
+- not a claim the user makes of themself ("I'm a teacher at St Brigid's", "We live on Marchmont
+  Road") by a change one of the user's people made ("My colleague Orla left St Brigid's", "Our
+  neighbours moved out": core.judge.change.theirs) unless it names them: such a record is
+  read against the user's own clauses of the sentence only (core.extraction.whose
+  .as_said_to);
 - not a record naming another person's thing without that person: "My sister's wedding
-  moved to 10 May" is the sister's, and leaves "Our wedding is on 3 May" (``_someone_elses``:
-  a relation word or a person's name owns it, not a firm, a place or a day: "Tesco's
-  delivery moved to Friday" still retires "My grocery delivery is on Thursday");
+  moved to 10 May" is the sister's, and leaves "Our wedding is on 3 May"
+  (core.extraction.whose.someone_elses: a relation word or a person's name owns it, not a
+  firm, a place or a day: "Tesco's delivery moved to Friday" still retires "My grocery
+  delivery is on Thursday");
 - a record of several sentences only when each of them shares a content word with the
   candidate's evidence (``_whole``): "Adam is 15, he plays hockey. Lina is 11, she swims." is
   not retired by "Adam quit hockey", so Lina's claim is not forgotten with Adam's. A sentence
@@ -85,6 +91,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
+from agent_memory.core.extraction.whose import POSSESSIVE, as_said_to, someone_elses
 from agent_memory.core.framing import reports
 from agent_memory.core.judge.change import (
     change_spans,
@@ -164,8 +171,6 @@ _RELATIONSHIP = re.compile(
     r"(?:i'm|i am|been|living|live|lives|moved in) with)\b",
     re.I,
 )
-# Whose a thing is ("my brother's wedding", "the user's brother's wedding": overlapping).
-_POSSESSIVE = re.compile(r"(?=\b(\w[\w-]*)['\u2019]s\s+(\w+))")
 # What recurs ("every", "weekly", "on Thursdays"), or is said to hold for good from now.
 _RECURS = re.compile(
     r"\b(?:every|each|weekly|daily|monthly|fortnightly|usually|always|permanently|for good|"
@@ -193,10 +198,11 @@ def corrected(
     found = [
         r
         for r in related
-        if linked(candidate, r)
-        and _whole(candidate, r)
-        and _about_what_ended(candidate, r)
-        and not _someone_elses(candidate.evidence, r)
+        if (said := as_said_to(candidate, r)) is not None
+        and linked(said, r)
+        and _whole(said, r)
+        and _about_what_ended(said, r)
+        and not someone_elses(said.evidence, r)
     ]
     found.sort(key=lambda r: -float(r.get("cosine", 0.0)))
     # A date moved moves one thing: "My appointment got pushed to May" retired both the
@@ -277,81 +283,11 @@ def _what_moved(evidence: str, moved: frozenset[str], text: str) -> bool:
     if not moved <= content_words(text):
         return False
     said = content_words(evidence)
-    for m in _POSSESSIVE.finditer(text):
+    for m in POSSESSIVE.finditer(text):
         owner = content_words(m.group(1))
         if owner - {"user"} and not owner & said and content_words(m.group(2)) & moved:
             return False
     return _RECURS.search(text) is None or _RECURS.search(evidence) is not None
-
-
-def _someone_elses(evidence: str, record: dict[str, Any]) -> bool:
-    """Whether the change ``evidence`` says is of another person's thing ("My sister's wedding
-    moved to 10 May", "Erik's friend Jonas's graduation moved") that the record names without
-    that person ("Our wedding is on 3 May", "Our son Erik graduates on 6 June"): theirs
-    changed, not the record's. The owner is a person: a relation word (``_PEOPLE``), or a name
-    after one ("friend Jonas's") or before a personal event ("Tom's birthday party",
-    ``_EVENTS``); not a firm, a place or a day ("Tesco's delivery", "St Mary's surgery",
-    "Tomorrow's meeting"), nor where something moved to ("moved to my sister's place"), nor
-    when the change is the user's too ("my boss's review of me")."""
-    named = content_words(f"{record.get('content', '')} {record.get('evidence') or ''}")
-    for m in _POSSESSIVE.finditer(evidence):
-        who, thing = m.group(1), m.group(2)
-        before = evidence[: m.start()]
-        if not content_words(who) or who.lower() in MONTHS_AND_WEEKDAYS:
-            continue  # a day's ("Tomorrow's party", "Friday's meeting"): no one's
-        person = (
-            who.lower().split("-")[0] in _PEOPLE
-            or (  # "sister-in-law's"
-                who[:1].isupper() and (_RELATION.search(before) or thing.lower() in _EVENTS)
-            )
-        )
-        if not person or content_words(who) & named or _WHERE_TO.search(before):
-            continue
-        if _THE_USERS.match(evidence, m.start(2) + len(thing)):
-            continue  # "my boss's review of me moved": the user's too
-        if any(_same_root(word, named) for word in content_words(thing)):
-            return True
-    return False
-
-
-# Whose a thing may be: a relative, friend or colleague, named by the word or by a name after
-# it ("my friend Jonas's").
-_PEOPLE = frozenset(
-    """sister brother sibling mum mom mother dad father son daughter wife husband spouse
-    partner boyfriend girlfriend fiance fiancee fiancé fiancée friend cousin aunt uncle niece
-    nephew grandma grandpa gran granny nana grandmother grandfather kid child neighbour
-    neighbor colleague coworker boss roommate flatmate sis bro gf bf hubby""".split()
-)
-_RELATION = re.compile(rf"\b(?:{'|'.join(sorted(_PEOPLE))})\s+$", re.I)
-# A person's own occasions: a name before one is a person's ("Tom's birthday party").
-_EVENTS = frozenset(
-    """wedding birthday bday graduation party shower baby funeral christening engagement
-    housewarming retirement hen stag""".split()
-)
-# Where something moved to or from ("moved to my sister's place", "to my friend Jonas's",
-# "off Dad's plan", "at Mum and Dad's cottage"); not "of" ("the date of my sister's wedding").
-_WHERE_TO = re.compile(
-    r"\b(?:to|at|from|off|into)\s+(?:(?:my|our|the|his|her|their)\s+)?"
-    r"(?:[\w-]+\s+and\s+|[\w-]+\s+)?$",
-    re.I,
-)
-# The thing is the user's too: "my boss's review of me", "my sister's party for us".
-_THE_USERS = re.compile(r"\s+(?:of|for|with)\s+(?:me|us)\b")
-
-
-def _same_root(word: str, named: set[str]) -> bool:
-    """Whether ``named`` (stems) holds ``word`` (a stem), or a word of the same root that the
-    stemmer leaves apart ("graduation" / "graduate"): a shared beginning of at least six
-    letters, three quarters of the shorter word."""
-    if word in named:
-        return True
-    for other in named:
-        shorter = min(len(word), len(other))
-        pairs = zip(word[:shorter], other[:shorter], strict=True)
-        shared = next((i for i, (a, b) in enumerate(pairs) if a != b), shorter)
-        if shared >= 6 and shared * 4 >= 3 * shorter:
-            return True
-    return False
 
 
 def _kindred(said: str, text: str) -> bool:

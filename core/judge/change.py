@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTH_NAMES
@@ -237,6 +238,134 @@ def _doubted(lowered: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(starts, ends, strict=True) if _DOUBTS.search(lowered, a, b)]
 
 
+# Whose change a marker says: the subject of its clause, when that is someone other than the
+# user: one or more of the user's people ("My colleague Orla left St Brigid's", "Our
+# neighbours on the next boat moved out", "Two of my colleagues quit", "Ngozi's husband got a
+# job"), a name ("Also, Orla left"), or "he", "she", "they"; then only helping words and
+# adverbs up to the marker. Not the user with them ("My wife and I moved", "Me and my mate
+# Dave quit Monzo"), nor a thing ("The London trip has moved"), nor a clause that says
+# nothing before the marker ("Quit Kingfisher on Friday": whose is not said).
+_OPENERS = r"(?:(?:and|also|so|but|plus|oh|btw|then|well|anyway|meanwhile)\W+)*"
+_DOER = re.compile(
+    rf"\W*{_OPENERS}(?:"
+    r"(?:(?:one|two|three|some|both|all|most|a\s+few|a\s+couple)\s+of\s+)?(?:my|our)\s+"
+    r"(?P<people>[a-z][\w'-]*(?:,?\s+[a-z][\w'-]*){0,3}?)"
+    r"(?:\s+(?:from|at|in|on|upstairs|downstairs|next\s+door)\b(?:\s+[\w'-]+){0,4}?)?"
+    r"|(?P<owner>[a-z][\w-]*)['\u2019]s\s+(?P<kin>[a-z][\w-]*)"
+    r"|(?P<pronoun>he|she|they)"
+    r"|(?P<name>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r")(?:['\u2019]s|['\u2019]ve|['\u2019]re)?"
+    r"(?:\s+(?:has|have|had|is|are|was|were|just|finally|also|recently|already|both|all|"
+    r"got|gotten|been|now|officially|actually))*\s*$"
+)
+# Where a change's clause ends: a sentence or clause mark, or "and", "but", "so", "because".
+_CLAUSE_END = re.compile(r"[.!?,;:]+|\s(?:and|but|so|because|while|which)\s")
+_SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
+# The user with them: "Me and my mate Dave quit", "I and my sister".
+_AND_THE_USER = re.compile(r"(?:^|[.!?,;:]\s*)\W*(?:me|i|we|us)\s+(?:and|&)\s+$")
+# A change done to or with the user, whoever made it: "My boss moved me to nights", "cancelled
+# our membership", "moved in with us", "left Deloitte and took me with him"; and the user's own
+# words that say they did it too ("and so did I", "me too", "I followed her").
+_TO_THE_USER = re.compile(
+    r"\A\s*(?:(?:out|up|over|in|back|away|on)\s+)?(?:me|us|my|our)\b|\bin\s+with\s+(?:me|us)\b"
+    r"|\b(?:took|take|takes|taking|brought|bring|brings|with)\s+(?:me|us)\b"
+)
+_SO_DID_I = re.compile(
+    r"\b(?:so|as|nor|neither)\s+(?:did|have|had|am|was|will)\s+(?:i|we)\b|\bme\s+too\b"
+    r"|\b(?:i|we)\s+(?:[\w'-]+\s+){0,2}?(?:too|as\s+well)\b|\bsame\s+here\b"
+    r"|\b(?:followed|follow|following|joined|join|joining|went\s+with|go\s+with|with)\s+"
+    r"(?:him|her|them)\b"
+)
+_THEIR_NEW = re.compile(r"(?:his|her|their) new\b")
+_CARRIED = re.compile(r"\s*(?:and|,)\s*$")
+
+
+def theirs(text: str, person: Callable[[str], bool]) -> tuple[str, frozenset[str]]:
+    """``text`` without the clauses whose change someone else made (``_DOER``: a word of its
+    subject ``person`` says names one of the user's people, a name as written, or "he", "she",
+    "they"), and the content words naming those people ("colleague", "orla"; not where they
+    are from). A clause that goes on after "and" or a comma with no subject of its own ("Dan
+    moved out and moved to Gateshead") has the doer of the one before. Unchanged, with no
+    words, when every change is the user's or no one's, done to the user (``_TO_THE_USER``),
+    or the user says they did it too (``_SO_DID_I``)."""
+    lowered = text.lower()
+    spans = change_spans(text)
+    if not spans:
+        return text, frozenset()
+    cut: list[tuple[int, int]] = []
+    who: set[str] = set()
+    previous: tuple[int, set[str]] | None = None  # where the last clause of theirs ended
+    for start, end in spans:
+        if cut and start < cut[-1][1]:
+            continue  # in a clause of theirs already ("my sister moved to Margate instead")
+        breaks = [m.end() for m in _CLAUSE_END.finditer(lowered, 0, start)]
+        begin = breaks[-1] if breaks else 0
+        after = _CLAUSE_END.search(lowered, end)
+        finish = after.start() if after else len(lowered)
+        words = _doer(text, lowered, begin, start, person)
+        if words is None and previous is not None:
+            carried = not lowered[begin:start].strip(" ,") and previous[0] <= begin
+            if carried and _CARRIED.search(lowered, 0, begin) is not None:
+                words = previous[1]  # "Dan moved out and moved to Gateshead"
+        sentence_end = _SENTENCE_END.search(lowered, end)
+        rest = lowered[end : sentence_end.start() if sentence_end else len(lowered)]
+        if words is not None and _TO_THE_USER.search(rest):
+            words = None  # "My boss moved me to nights": the user's change, whoever made it
+        if words is None:
+            previous = None
+            continue
+        cut.append((begin, finish))
+        who |= words
+        previous = (finish, words)
+    if not cut:
+        return text, frozenset()
+    kept, at = [], 0
+    for begin, finish in cut:
+        kept.append(text[at:begin])
+        at = max(at, finish)
+    kept.append(text[at:])
+    left = " ".join(part.strip() for part in kept if part.strip())
+    if _SO_DID_I.search(left.lower()):
+        return text, frozenset()  # "My sister left Asda and so did I"
+    return left, frozenset(who)
+
+
+def _doer(
+    text: str, lowered: str, begin: int, start: int, person: Callable[[str], bool]
+) -> set[str] | None:
+    """The content words naming who made the change whose marker is at ``start`` (its clause
+    opening at ``begin``), when that is someone other than the user (``_DOER``); else None."""
+    if _THEIR_NEW.match(lowered, start):
+        return set()  # "her new flat": theirs, whoever they are
+    if _AND_THE_USER.search(lowered, 0, begin):
+        return None  # "Me and my mate Dave quit Monzo": the user too
+    doer = _DOER.match(lowered, begin, start)
+    if doer is None:
+        return None
+    if doer.group("pronoun"):
+        return set()
+    group = next(g for g in ("people", "kin", "name") if doer.group(g))
+    written = text[doer.start(group) : doer.end(group)]
+    if group == "name":
+        # A name as written: capitalised, not the sentence's first word unless no word of the
+        # language ("Orla", not "Finally" nor "Berlin" opening a sentence: ``person``).
+        opens = not text[:begin].strip() or text[:begin].rstrip()[-1] in ".!?:"
+        first = written.split()[0]
+        if not first[0].isupper() or first.isupper() or not content_words(first):
+            return None  # "We", "It", "This": no name
+        if (opens or first.lower() in _NOT_NAMES) and not person(written):
+            return None
+        return content_words(written)
+    names = [w for w in re.split(r"[\s,]+", written) if w]
+    if not any(not w.isupper() and person(w.lower()) for w in names):
+        return None  # "my MA is now ...", "our flat moved ...": no one
+    return content_words(written) - {stem_word(w) for w in _DOER_AUX}
+
+
+_DOER_AUX = frozenset("finally recently already officially actually gotten".split())
+_NOT_NAMES = frozenset("update news today tonight yesterday tomorrow monday".split())
+
+
 def content_words(text: str) -> set[str]:
     """The content words of ``text``, as stems: the usual words of a statement about the
     user, words under three letters and contractions ("I'm") left out."""
@@ -248,4 +377,11 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-__all__ = ["announces", "change_spans", "content_words", "moved_thing", "says_changed"]
+__all__ = [
+    "announces",
+    "change_spans",
+    "content_words",
+    "moved_thing",
+    "says_changed",
+    "theirs",
+]

@@ -212,10 +212,16 @@ def _gone(s: _Statement) -> set[str] | None:
     """The content words of what ``s`` says is no longer so (replaced or ceased)."""
     if s.unsure:
         return None
-    for pattern in _REPLACED:
+    for k, pattern in enumerate(_REPLACED):
         found = pattern.search(s.text)
         if found is not None:
-            return _stems(found["old"]) or None
+            # Whose it was goes with it, as below: "my sister moved from Clapham to Brixton"
+            # replaces her home, not the user's ("We live in Clapham" stays); said by one of
+            # the user's people or "he", "she", "they" (not "instead of", whose words before
+            # it are no subject).
+            who = _whose(s.text[: found.start()]) if k < 2 else ""
+            theirs = _stems(_OWNER_WORDS.sub(" ", who)) if _SOMEONE.match(who) else set()
+            return _stems(found["old"]) | theirs or None
     for pattern in _CESSATION:
         found = pattern.search(s.text)
         if found is not None:
@@ -233,6 +239,7 @@ def _gone(s: _Statement) -> set[str] | None:
     return None
 
 
+_SOMEONE = re.compile(r"(?:my|our|his|her|their)\s|(?:he|she|they)$")
 _OWNER_WORDS = re.compile(r"\b(?:my|our|his|her|their|your|the user 's|'s)\b|\bthe user\b")
 _AUXILIARIES = re.compile(
     r"(?:\s+(?:has|have|had|is|are|am|was|were|just|finally|recently|also|already|now|"
