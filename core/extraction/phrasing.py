@@ -19,7 +19,8 @@ decides which clauses may speak for the user; this module only phrases them).
   session's target for shared decisions)
 - "we're moving / pushing / dropping / launching ... <object>"  -> the clause, kept in "we"
   (decision, the target for shared decisions, as above)
-- "I moved / relocated to <Place>"  -> "The user moved to <Place>." (fact, attribute residence)
+- "I moved / relocated to <Place>"  -> "The user moved to <Place>." (fact, attribute residence;
+  not a stay: "for three weeks", "for the semester": core.judge.change.for_a_while)
 - "the X worked / failed / broke / is fixed"  -> the clause itself (outcome, episodic)
 - "When / Whenever / Before / After X, (always) do Y"  -> a procedure with that trigger and step
 
@@ -41,7 +42,7 @@ from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
 from agent_memory.core.framing import DEPENDENT, LEAD
 from agent_memory.core.holder import Holder, read_holder
-from agent_memory.core.judge.change import change_spans, content_words
+from agent_memory.core.judge.change import change_spans, content_words, for_a_while
 from agent_memory.core.judge.offline import OfflineJudge
 from agent_memory.core.telling import informative
 
@@ -172,8 +173,9 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
         return candidate(
             "decision", "episodic", _third_person(clause), clause, target=shared_target
         )
-    if (m := _MOVED.match(clause)) is not None:
-        # Keyed as the residence, so it supersedes the earlier "lives in" through the ingestor.
+    if (m := _MOVED.match(clause)) is not None and not for_a_while(m.group("rest")):
+        # Keyed as the residence, so it supersedes the earlier "lives in" through the ingestor
+        # (not a stay: "I moved to Lisbon for three months", kept as said).
         text = f"The user moved to {m.group('place')}{_third_person(m.group('rest'))}"
         return candidate("fact", "semantic", text, clause, attribute="residence")
     if _OUTCOME.match(clause):

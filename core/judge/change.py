@@ -74,6 +74,30 @@ _CORRECTION = re.compile(
 # The change markers that say a date moved (``_CORRECTION``), and a doubt just before one.
 _DATE_MOVE = re.compile(_MOVED + r"\b")
 _MAYBE = re.compile(r"\b(?:may|might|could)\s+(?:get|be|have been|\w+ly)?\s*$")
+# A move for a while is a stay, not a new home: "We've moved to Mum's for three weeks while the
+# builders gut our house", "moved in with my sister for a fortnight", "moved to Lisbon for
+# three months to work remotely"; the bounded time said in the move's own clause and closing a
+# phrase (``_A_STAY``: not "for the winter sun", "for a day job"). Not a move whose text goes on
+# to say it lasted (``_LASTED``: "... for the summer and ended up staying for good", "... and
+# I've lived here ever since"), one in a past year ("for the summer of 2019", "in 2015"), a
+# start ("in time for the spring term"), a date moved ("Book club moved to Tuesdays for the
+# autumn": ``_TO_A_DATE``), nor "for good", "for work", a month ("We moved to Leeds for January
+# so the kids could start at the new school"), "until ...", "while ..." (a review found "until
+# further notice" and "while I was pregnant"). Limits: the move's clause is what is read, so
+# "I moved to Lisbon for a few months, and now I've bought a flat there" said as two records
+# reads the first as a stay.
+_RELOCATES = frozenset(("moved", "moving"))
+_A_STAY = re.compile(
+    r"(?<!\bin time )\bfor\s+(?:the\s+|a\s+|an\s+|one\s+|two\s+|three\s+|four\s+|six\s+|"
+    r"a\s+few\s+|a\s+couple\s+(?:of\s+)?|\d+\s+)?(?:nights?|days?|weeks?|weekends?|fortnight|"
+    r"months?|term|semester|summer|winter|spring|autumn|holidays?|season|time\s+being)"
+    r"(?=\s*(?:$|[,.;:!?)\u2013-]|(?:while|to|on|with|and|so|but|because|then|as|at|or)\b))"
+)
+_LASTED = re.compile(
+    r"\b(?:stayed|staying|stay|for good|ever since|still here|still there|settled|bought|"
+    r"never left|not coming back|never came back|never went back|(?:19|20)\d\d|years? ago|"
+    r"start|starting|begin|beginning|new school|new job)\b"
+)
 # Markers that as often open a follow-up as a change ("I left work early today", "asked again
 # about my allergy", "my new sneakers"): a correction still reads them beside a link to what
 # changed; the search does not rank by them. "now" stays a change for both ("so now Bianca is
@@ -182,7 +206,24 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         if not (strong and m.group(0) in _WEAK)
         and not any(start <= m.start() < end for start, end in doubted)
         and not _denied(lowered, m)
+        and not (m.group(0) in _RELOCATES and for_a_while(lowered[m.end() :]))
     ]
+
+
+def for_a_while(moved: str) -> bool:
+    """Whether a move whose words after its verb are ``moved`` ("to Mum's for three weeks ...")
+    is a stay: a bounded time in its clause (``_A_STAY``), to a place, not a date, and not said
+    to have lasted (``_LASTED``)."""
+    lowered = moved.lower()
+    end = _CLAUSE_BREAK.search(lowered)
+    if _A_STAY.search(lowered, 0, end.start() if end else len(lowered)) is None:
+        return False
+    target = re.match(r"\s*(?:(?:back|up|down|over|in)\s+)?(?:to|into|until|till)\s+", lowered)
+    if target and re.match(
+        rf"(?:{_TO_A_DATE}|year\s+\d|nights|days|shifts)", lowered[target.end() :]
+    ):
+        return False  # "Book club has moved to Tuesdays for the autumn": a date moved
+    return _LASTED.search(lowered) is None
 
 
 # A correction's evidence is read once per record it is linked against (and once more for how
@@ -381,6 +422,7 @@ __all__ = [
     "announces",
     "change_spans",
     "content_words",
+    "for_a_while",
     "moved_thing",
     "says_changed",
     "theirs",

@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass
 
 from agent_memory.core.judge.base import Verdict
+from agent_memory.core.judge.change import for_a_while
 from agent_memory.core.judge.text import stem_word
 
 _CONTRACTIONS = (
@@ -187,8 +188,8 @@ def _home(s: _Statement) -> tuple[str, str, str | None] | None:
     if s.unsure or s.negated or "used to" in s.text or "lived in" in s.text:
         return None
     found = _HOME.search(s.cased)
-    if found is None:
-        return None
+    if found is None or for_a_while(s.cased[found.end("place") :]):
+        return None  # not a home, or a stay ("moved to Lisbon for three months")
     former = _MOVED_FROM.search(s.cased)
     return (
         _holder(found["who"]),
