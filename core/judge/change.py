@@ -98,6 +98,21 @@ _LASTED = re.compile(
     r"never left|not coming back|never came back|never went back|(?:19|20)\d\d|years? ago|"
     r"start|starting|begin|beginning|new school|new job)\b"
 )
+# "left" saying what remains: a quantity or "nothing", "not much" ... just before it (at most three
+# words between: "3 days of leave left"); and what leaving would take as its object after it.
+_HOW_MUCH = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|a\s+couple\s+of|"
+    r"some|any|no|nothing|none|much|little|plenty|lots|a\s+lot|a\s+bit|enough|half)"
+    r"\s+(?:(?!(?:i|we|you|he|she|they|it|ago|but|so|and|then|because|when|after)\b)"
+    r"[\w'-]+\s+){0,3}$"
+)
+# "now that" opening a clause says since when, not that something changed: "Now that Tom's
+# settled in, we're looking for a bigger house". Not said of the user ("Now that I'm vegan,
+# ...": what the user is now), nor inside a clause ("I work at Google now that my contract at
+# Amazon has finished").
+_SINCE = re.compile(r"now\s+that\s+(?!(?:i|we)\b)")
+_OPENS_A_CLAUSE = re.compile(r"(?:^|[.!?,;:(]|\b(?:and|but|so|just|only))\W*$")
+_LEFT_WHAT = re.compile(r"\s+(?:the|my|our|his|her|their|a|an|work|home|school|town|uni|college)\b")
 # Markers that as often open a follow-up as a change ("I left work early today", "asked again
 # about my allergy", "my new sneakers"): a correction still reads them beside a link to what
 # changed; the search does not rank by them. "now" stays a change for both ("so now Bianca is
@@ -207,7 +222,28 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         and not any(start <= m.start() < end for start, end in doubted)
         and not _denied(lowered, m)
         and not (m.group(0) in _RELOCATES and for_a_while(lowered[m.end() :]))
+        and not (m.group(0) == "left" and _remaining(text, lowered, m))
+        and not (m.group(0) == "now" and _since(lowered, m.start()))
     ]
+
+
+def _since(lowered: str, at: int) -> bool:
+    """Whether the "now" at ``at`` opens a clause "now that ..." said of someone or something
+    other than the user (``_SINCE``)."""
+    return _SINCE.match(lowered, at) is not None and bool(_OPENS_A_CLAUSE.search(lowered, 0, at))
+
+
+def _remaining(text: str, lowered: str, left: re.Match[str]) -> bool:
+    """Whether "left" says what remains ("Still got two months left at Pell Orchard", "nothing
+    left in the fridge"), not who left: a quantity just before it, in its clause (``_HOW_MUCH``:
+    not "Three weeks ago I left Deloitte"), and no object after it ("Two of my colleagues left
+    the firm", "Three of us left Accenture together")."""
+    if _HOW_MUCH.search(lowered, 0, left.start()) is None:
+        return False
+    after = text[left.end() :].lstrip()
+    if after[:1].isupper() and not after.startswith("I "):
+        return False  # "left Accenture"
+    return _LEFT_WHAT.match(lowered, left.end()) is None
 
 
 def for_a_while(moved: str) -> bool:
