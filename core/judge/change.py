@@ -87,6 +87,9 @@ _MAYBE = re.compile(r"\b(?:may|might|could)\s+(?:get|be|have been|\w+ly)?\s*$")
 # "I moved to Lisbon for a few months, and now I've bought a flat there" said as two records
 # reads the first as a stay.
 _RELOCATES = frozenset(("moved", "moving"))
+# How far around a marker its clause, a stay's time or whose it is are read: a long text of
+# many markers is read in time linear in its length.
+_NEAR = 300
 _A_STAY = re.compile(
     r"(?<!\bin time )\bfor\s+(?:the\s+|a\s+|an\s+|one\s+|two\s+|three\s+|four\s+|six\s+|"
     r"a\s+few\s+|a\s+couple\s+(?:of\s+)?|\d+\s+)?(?:nights?|days?|weeks?|weekends?|fortnight|"
@@ -221,7 +224,7 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         if not (strong and m.group(0) in _WEAK)
         and not any(start <= m.start() < end for start, end in doubted)
         and not _denied(lowered, m)
-        and not (m.group(0) in _RELOCATES and for_a_while(lowered[m.end() :]))
+        and not (m.group(0) in _RELOCATES and for_a_while(lowered[m.end() : m.end() + _NEAR]))
         and not (m.group(0) == "left" and _remaining(text, lowered, m))
         and not (m.group(0) == "now" and _since(lowered, m.start()))
     ]
@@ -230,7 +233,9 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
 def _since(lowered: str, at: int) -> bool:
     """Whether the "now" at ``at`` opens a clause "now that ..." said of someone or something
     other than the user (``_SINCE``)."""
-    return _SINCE.match(lowered, at) is not None and bool(_OPENS_A_CLAUSE.search(lowered, 0, at))
+    return _SINCE.match(lowered, at) is not None and bool(
+        _OPENS_A_CLAUSE.search(lowered, max(0, at - 20), at)
+    )
 
 
 def _remaining(text: str, lowered: str, left: re.Match[str]) -> bool:
@@ -238,9 +243,9 @@ def _remaining(text: str, lowered: str, left: re.Match[str]) -> bool:
     left in the fridge"), not who left: a quantity just before it, in its clause (``_HOW_MUCH``:
     not "Three weeks ago I left Deloitte"), and no object after it ("Two of my colleagues left
     the firm", "Three of us left Accenture together")."""
-    if _HOW_MUCH.search(lowered, 0, left.start()) is None:
+    if _HOW_MUCH.search(lowered, max(0, left.start() - 80), left.start()) is None:
         return False
-    after = text[left.end() :].lstrip()
+    after = text[left.end() : left.end() + 40].lstrip()
     if after[:1].isupper() and not after.startswith("I "):
         return False  # "left Accenture"
     return _LEFT_WHAT.match(lowered, left.end()) is None
@@ -295,9 +300,9 @@ def _denied(lowered: str, marker: re.Match[str]) -> bool:
     if _UNDENIED.match(marker.group(0)):
         return False
     date_moved = _DATE_MOVE.match(marker.group(0)) is not None
-    if date_moved and _MAYBE.search(lowered, 0, marker.start()):
+    if date_moved and _MAYBE.search(lowered, max(0, marker.start() - 60), marker.start()):
         return True
-    denial = _DENIED.search(lowered, 0, marker.start())
+    denial = _DENIED.search(lowered, max(0, marker.start() - 80), marker.start())
     if date_moved:
         return denial is not None
     if denial is None:
@@ -375,17 +380,18 @@ def theirs(text: str, person: Callable[[str], bool]) -> tuple[str, frozenset[str
     for start, end in spans:
         if cut and start < cut[-1][1]:
             continue  # in a clause of theirs already ("my sister moved to Margate instead")
-        breaks = [m.end() for m in _CLAUSE_END.finditer(lowered, 0, start)]
-        begin = breaks[-1] if breaks else 0
-        after = _CLAUSE_END.search(lowered, end)
-        finish = after.start() if after else len(lowered)
+        near = max(0, start - _NEAR)  # a clause is read back this far, and on as far
+        breaks = [m.end() for m in _CLAUSE_END.finditer(lowered, near, start)]
+        begin = breaks[-1] if breaks else near
+        after = _CLAUSE_END.search(lowered, end, end + _NEAR)
+        finish = after.start() if after else min(len(lowered), end + _NEAR)
         words = _doer(text, lowered, begin, start, person)
         if words is None and previous is not None:
             carried = not lowered[begin:start].strip(" ,") and previous[0] <= begin
-            if carried and _CARRIED.search(lowered, 0, begin) is not None:
+            if carried and _CARRIED.search(lowered, max(0, begin - 10), begin) is not None:
                 words = previous[1]  # "Dan moved out and moved to Gateshead"
-        sentence_end = _SENTENCE_END.search(lowered, end)
-        rest = lowered[end : sentence_end.start() if sentence_end else len(lowered)]
+        sentence_end = _SENTENCE_END.search(lowered, end, end + _NEAR)
+        rest = lowered[end : sentence_end.start() if sentence_end else end + _NEAR]
         if words is not None and _TO_THE_USER.search(rest):
             words = None  # "My boss moved me to nights": the user's change, whoever made it
         if words is None:
@@ -414,7 +420,7 @@ def _doer(
     opening at ``begin``), when that is someone other than the user (``_DOER``); else None."""
     if _THEIR_NEW.match(lowered, start):
         return set()  # "her new flat": theirs, whoever they are
-    if _AND_THE_USER.search(lowered, 0, begin):
+    if _AND_THE_USER.search(lowered, max(0, begin - 20), begin):
         return None  # "Me and my mate Dave quit Monzo": the user too
     doer = _DOER.match(lowered, begin, start)
     if doer is None:
@@ -426,7 +432,8 @@ def _doer(
     if group == "name":
         # A name as written: capitalised, not the sentence's first word unless no word of the
         # language ("Orla", not "Finally" nor "Berlin" opening a sentence: ``person``).
-        opens = not text[:begin].strip() or text[:begin].rstrip()[-1] in ".!?:"
+        before = text[max(0, begin - 20) : begin].rstrip()
+        opens = not before or before[-1] in ".!?:"
         first = written.split()[0]
         if not first[0].isupper() or first.isupper() or not content_words(first):
             return None  # "We", "It", "This": no name
