@@ -72,12 +72,12 @@ def person_word(word: str) -> bool:
     """Whether ``word`` names one of the user's people: a relation, friend or colleague
     (``_PEOPLE``), or a noun that is first a person by WordNet ("landlord", "manager"); a name
     as written (capitalised) when it is no word WordNet knows ("Orla", not "Berlin")."""
+    if word.lower() in _PEOPLE or word.lower().removesuffix("s") in _PEOPLE:
+        return True  # "Mum", "neighbours"
     net = wordnet()
     if word[:1].isupper():
         first = word.split()[0].lower()
         return net is not None and not any(net.lemmas(first, pos) for pos in ("n", "v", "a", "r"))
-    if word in _PEOPLE or word.rstrip("s") in _PEOPLE:
-        return True
     return net is not None and net.noun_under(word, ("person",), senses=1)
 
 

@@ -55,7 +55,8 @@ _MOVED = r"(?:pushed|delayed|brought forward|put back|bumped)"
 _MOVED_TO_A_DATE = (
     _MOVED + r"(?:\s+[\w'-]+){0,3}?"
     r"\s+(?:back\s+|forward\s+)?(?:to|until|till)(?=\s+(?:" + _TO_A_DATE + r"))"
-    r"(?![^.!?;,]*\b(?:today|tonight|this (?:morning|afternoon|evening|week|time)|for once)\b)"
+    r"(?![^.!?;,]{0,200}\b(?:today|tonight|this (?:morning|afternoon|evening|week|time)|"
+    r"for once)\b)"
 )
 _CORRECTION = re.compile(
     r"\b(instead|anymore|any more|any longer|no longer|not any ?more|switch(?:ed|ing)?|"
@@ -77,27 +78,28 @@ _MAYBE = re.compile(r"\b(?:may|might|could)\s+(?:get|be|have been|\w+ly)?\s*$")
 # A move for a while is a stay, not a new home: "We've moved to Mum's for three weeks while the
 # builders gut our house", "moved in with my sister for a fortnight", "moved to Lisbon for
 # three months to work remotely"; the bounded time said in the move's own clause and closing a
-# phrase (``_A_STAY``: not "for the winter sun", "for a day job"). Not a move whose text goes on
-# to say it lasted (``_LASTED``: "... for the summer and ended up staying for good", "... and
-# I've lived here ever since"), one in a past year ("for the summer of 2019", "in 2015"), a
-# start ("in time for the spring term"), a date moved ("Book club moved to Tuesdays for the
-# autumn": ``_TO_A_DATE``), nor "for good", "for work", a month ("We moved to Leeds for January
-# so the kids could start at the new school"), "until ...", "while ..." (a review found "until
-# further notice" and "while I was pregnant"). Limits: the move's clause is what is read, so
-# "I moved to Lisbon for a few months, and now I've bought a flat there" said as two records
-# reads the first as a stay.
+# phrase (``_A_STAY``: not "for the winter sun", "for a day job"). Not a move whose sentence
+# goes on to say it lasted (``_LASTED``: "... for the summer and ended up staying for good",
+# "... and I've lived here ever since"), one in a past year ("for the summer of 2019", "in
+# 2015"), a start ("in time for the spring term"), a date moved ("Book club moved to Tuesdays
+# for the autumn": ``_TO_A_DATE``), nor "for good", "for work", "for the long term", a month
+# ("We moved to Leeds for January so the kids could start at the new school"), "until ...",
+# "while ..." (a review found "until further notice" and "while I was pregnant"). Limits: the
+# move's clause is what is read, so "I moved to Lisbon for a few months, and now I've bought a
+# flat there" said as two records reads the first as a stay.
 _RELOCATES = frozenset(("moved", "moving"))
 # How far around a marker its clause, a stay's time or whose it is are read: a long text of
 # many markers is read in time linear in its length.
 _NEAR = 300
 _A_STAY = re.compile(
-    r"(?<!\bin time )\bfor\s+(?:the\s+|a\s+|an\s+|one\s+|two\s+|three\s+|four\s+|six\s+|"
-    r"a\s+few\s+|a\s+couple\s+(?:of\s+)?|\d+\s+)?(?:nights?|days?|weeks?|weekends?|fortnight|"
+    r"(?<!\bin time )\bfor\s+(?:(?!good\b|work\b|long\b)[\w-]+\s+){0,3}?(?:nights?|days?|weeks?|"
+    r"weekends?|fortnight|"
     r"months?|term|semester|summer|winter|spring|autumn|holidays?|season|time\s+being)"
     r"(?=\s*(?:$|[,.;:!?)\u2013-]|(?:while|to|on|with|and|so|but|because|then|as|at|or)\b))"
 )
 _LASTED = re.compile(
-    r"\b(?:stayed|staying|stay|for good|ever since|still here|still there|settled|bought|"
+    r"\b(?:stayed|ended up staying|decided to stay|staying (?:on|put|permanently)|for good|"
+    r"ever since|still here|still there|settled|bought|"
     r"never left|not coming back|never came back|never went back|(?:19|20)\d\d|years? ago|"
     r"start|starting|begin|beginning|new school|new job)\b"
 )
@@ -110,12 +112,15 @@ _HOW_MUCH = re.compile(
     r"[\w'-]+\s+){0,3}$"
 )
 # "now that" opening a clause says since when, not that something changed: "Now that Tom's
-# settled in, we're looking for a bigger house". Not said of the user ("Now that I'm vegan,
-# ...": what the user is now), nor inside a clause ("I work at Google now that my contract at
-# Amazon has finished").
-_SINCE = re.compile(r"now\s+that\s+(?!(?:i|we)\b)")
+# settled in, we're looking for a bigger house". Not said of the user or the user's ("Now that
+# I'm vegan, ...", "Now that my contract has finished, I work at Google"), nor inside a clause
+# ("I work at Google now that my contract at Amazon has finished").
+_SINCE = re.compile(r"now\s+that\s+(?!(?:i|we|my|our)\b)")
 _OPENS_A_CLAUSE = re.compile(r"(?:^|[.!?,;:(]|\b(?:and|but|so|just|only))\W*$")
-_LEFT_WHAT = re.compile(r"\s+(?:the|my|our|his|her|their|a|an|work|home|school|town|uni|college)\b")
+_LEFT_REMAINS = re.compile(
+    r"\s*(?:$|[,.;:!?)\u2013-]|(?:at|in|on|for|to|of|over|until|till|before|this|that|now|and|"
+    r"but|so|though|still|i|we|lol|haha)\b)"
+)
 # Markers that as often open a follow-up as a change ("I left work early today", "asked again
 # about my allergy", "my new sneakers"): a correction still reads them beside a link to what
 # changed; the search does not rank by them. "now" stays a change for both ("so now Bianca is
@@ -145,7 +150,7 @@ _UNDENIED = re.compile(r"(?:no|not) |any|now$|again$|instead|\w+ing$")
 # A plan denied "after all" or "in the end", closing its clause, is called off too ("Never
 # switched to Android in the end"); not "after all these years", nor "nothing changed after
 # all".
-_CALLED_OFF = re.compile(r"[^,.;!?]*\b(?:after all|in the end)\s*(?:[,.;!?]|$)")
+_CALLED_OFF = re.compile(r"[^,.;!?]{0,200}\b(?:after all|in the end)\s*(?:[,.;!?]|$)")
 # Words that doubt or weigh rather than tell: a marker in their clause says no change ("Now
 # I'm not sure when the Porto wedding is", "I'm thinking about my job at Google now": each
 # retired the record it names by "now"); not "considering the price, I switched gyms".
@@ -225,7 +230,7 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         and not any(start <= m.start() < end for start, end in doubted)
         and not _denied(lowered, m)
         and not (m.group(0) in _RELOCATES and for_a_while(lowered[m.end() : m.end() + _NEAR]))
-        and not (m.group(0) == "left" and _remaining(text, lowered, m))
+        and not (m.group(0) == "left" and _remaining(lowered, m))
         and not (m.group(0) == "now" and _since(lowered, m.start()))
     ]
 
@@ -238,24 +243,22 @@ def _since(lowered: str, at: int) -> bool:
     )
 
 
-def _remaining(text: str, lowered: str, left: re.Match[str]) -> bool:
+def _remaining(lowered: str, left: re.Match[str]) -> bool:
     """Whether "left" says what remains ("Still got two months left at Pell Orchard", "nothing
     left in the fridge"), not who left: a quantity just before it, in its clause (``_HOW_MUCH``:
-    not "Three weeks ago I left Deloitte"), and no object after it ("Two of my colleagues left
-    the firm", "Three of us left Accenture together")."""
+    not "Three weeks ago I left Deloitte"), and after it no object, only a preposition, a
+    time, a clause's end (``_LEFT_REMAINS``: not "Two of my colleagues left the firm", "Three
+    of us left Accenture together", "me and two colleagues left deloitte")."""
     if _HOW_MUCH.search(lowered, max(0, left.start() - 80), left.start()) is None:
         return False
-    after = text[left.end() : left.end() + 40].lstrip()
-    if after[:1].isupper() and not after.startswith("I "):
-        return False  # "left Accenture"
-    return _LEFT_WHAT.match(lowered, left.end()) is None
+    return _LEFT_REMAINS.match(lowered, left.end()) is not None
 
 
 def for_a_while(moved: str) -> bool:
     """Whether a move whose words after its verb are ``moved`` ("to Mum's for three weeks ...")
-    is a stay: a bounded time in its clause (``_A_STAY``), to a place, not a date, and not said
-    to have lasted (``_LASTED``)."""
-    lowered = moved.lower()
+    is a stay: a bounded time in its clause (``_A_STAY``), not to a date, and not said
+    to have lasted in its sentence (``_LASTED``)."""
+    lowered = moved.lower()[:_NEAR]
     end = _CLAUSE_BREAK.search(lowered)
     if _A_STAY.search(lowered, 0, end.start() if end else len(lowered)) is None:
         return False
@@ -264,7 +267,8 @@ def for_a_while(moved: str) -> bool:
         rf"(?:{_TO_A_DATE}|year\s+\d|nights|days|shifts)", lowered[target.end() :]
     ):
         return False  # "Book club has moved to Tuesdays for the autumn": a date moved
-    return _LASTED.search(lowered) is None
+    sentence = _SENTENCE_END.search(lowered)
+    return _LASTED.search(lowered, 0, sentence.start() if sentence else len(lowered)) is None
 
 
 # A correction's evidence is read once per record it is linked against (and once more for how
@@ -286,8 +290,9 @@ def moved_thing(text: str) -> frozenset[str] | None:
         verb = content_words(mark.group(0)) if mark else set()
         moved = content_words(lowered[start:end]) - verb  # "pushed my refill to": the object
         if not moved:  # "the party got pushed to": the clause's words before it
-            breaks = [m.end() for m in _CLAUSE_BREAK.finditer(lowered, 0, start)]
-            moved = content_words(lowered[breaks[-1] if breaks else 0 : start])
+            near = max(0, start - _NEAR)
+            breaks = [m.end() for m in _CLAUSE_BREAK.finditer(lowered, near, start)]
+            moved = content_words(lowered[breaks[-1] if breaks else near : start])
         thing |= moved
     return frozenset(thing)
 
@@ -344,7 +349,7 @@ _DOER = re.compile(
 _CLAUSE_END = re.compile(r"[.!?,;:]+|\s(?:and|but|so|because|while|which)\s")
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
 # The user with them: "Me and my mate Dave quit", "I and my sister".
-_AND_THE_USER = re.compile(r"(?:^|[.!?,;:]\s*)\W*(?:me|i|we|us)\s+(?:and|&)\s+$")
+_AND_THE_USER = re.compile(r"\b(?:me|i|we|us)\s+(?:and|&)\s+$")
 # A change done to or with the user, whoever made it: "My boss moved me to nights", "cancelled
 # our membership", "moved in with us", "left Deloitte and took me with him"; and the user's own
 # words that say they did it too ("and so did I", "me too", "I followed her").
@@ -354,7 +359,7 @@ _TO_THE_USER = re.compile(
 )
 _SO_DID_I = re.compile(
     r"\b(?:so|as|nor|neither)\s+(?:did|have|had|am|was|will)\s+(?:i|we)\b|\bme\s+too\b"
-    r"|\b(?:i|we)\s+(?:[\w'-]+\s+){0,2}?(?:too|as\s+well)\b|\bsame\s+here\b"
+    r"|\b(?:i|we)\s+(?:[\w'-]+\s+){0,2}?(?:too|as\s+well)\s*(?:[.,;!?]|$)|\bsame\s+here\b"
     r"|\b(?:followed|follow|following|joined|join|joining|went\s+with|go\s+with|with)\s+"
     r"(?:him|her|them)\b"
 )
@@ -369,7 +374,7 @@ def theirs(text: str, person: Callable[[str], bool]) -> tuple[str, frozenset[str
     are from). A clause that goes on after "and" or a comma with no subject of its own ("Dan
     moved out and moved to Gateshead") has the doer of the one before. Unchanged, with no
     words, when every change is the user's or no one's, done to the user (``_TO_THE_USER``),
-    or the user says they did it too (``_SO_DID_I``)."""
+    or the user says in the same sentence they did it too (``_SO_DID_I``)."""
     lowered = text.lower()
     spans = change_spans(text)
     if not spans:
@@ -407,10 +412,12 @@ def theirs(text: str, person: Callable[[str], bool]) -> tuple[str, frozenset[str
         kept.append(text[at:begin])
         at = max(at, finish)
     kept.append(text[at:])
-    left = " ".join(part.strip() for part in kept if part.strip())
-    if _SO_DID_I.search(left.lower()):
-        return text, frozenset()  # "My sister left Asda and so did I"
-    return left, frozenset(who)
+    for k, (_, finish) in enumerate(cut):  # the user's words after a clause of theirs
+        stop = _SENTENCE_END.search(lowered, finish, finish + _NEAR)
+        until = min([stop.start() if stop else finish + _NEAR, *(b for b, _ in cut[k + 1 : k + 2])])
+        if _SO_DID_I.search(lowered, finish, until):
+            return text, frozenset()  # "My sister left Asda and so did I"
+    return " ".join(part.strip() for part in kept if part.strip()), frozenset(who)
 
 
 def _doer(
@@ -418,8 +425,8 @@ def _doer(
 ) -> set[str] | None:
     """The content words naming who made the change whose marker is at ``start`` (its clause
     opening at ``begin``), when that is someone other than the user (``_DOER``); else None."""
-    if _THEIR_NEW.match(lowered, start):
-        return set()  # "her new flat": theirs, whoever they are
+    if _THEIR_NEW.match(lowered, start) and not lowered[begin:start].strip(" ,"):
+        return set()  # "Her new flat has a sea view": theirs (not "I moved into her new flat")
     if _AND_THE_USER.search(lowered, max(0, begin - 20), begin):
         return None  # "Me and my mate Dave quit Monzo": the user too
     doer = _DOER.match(lowered, begin, start)
@@ -430,16 +437,12 @@ def _doer(
     group = next(g for g in ("people", "kin", "name") if doer.group(g))
     written = text[doer.start(group) : doer.end(group)]
     if group == "name":
-        # A name as written: capitalised, not the sentence's first word unless no word of the
-        # language ("Orla", not "Finally" nor "Berlin" opening a sentence: ``person``).
-        before = text[max(0, begin - 20) : begin].rstrip()
-        opens = not before or before[-1] in ".!?:"
+        # A name as written: capitalised, and no other word of the language (``person``:
+        # "Orla", not "Finally", "Berlin", "Google").
         first = written.split()[0]
         if not first[0].isupper() or first.isupper() or not content_words(first):
             return None  # "We", "It", "This": no name
-        if (opens or first.lower() in _NOT_NAMES) and not person(written):
-            return None
-        return content_words(written)
+        return content_words(written) if person(written) else None
     names = [w for w in re.split(r"[\s,]+", written) if w]
     if not any(not w.isupper() and person(w.lower()) for w in names):
         return None  # "my MA is now ...", "our flat moved ...": no one
@@ -447,7 +450,6 @@ def _doer(
 
 
 _DOER_AUX = frozenset("finally recently already officially actually gotten".split())
-_NOT_NAMES = frozenset("update news today tonight yesterday tomorrow monday".split())
 
 
 def content_words(text: str) -> set[str]:

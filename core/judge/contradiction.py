@@ -70,10 +70,13 @@ _HOME = re.compile(
 _MOVED_FROM = re.compile(
     r"\b(?:moved|relocated) (?:away )?from (?P<old>[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*)"
 )
+_INSTEAD_OF = re.compile(r"\binstead of (?P<old>.+?)(?:[,.;]|$| now\b| these days\b)")
+# A replacement said by its subject ("switched from A to B", "replaced A with B") or after it
+# ("B instead of A", whose words before it are no subject).
 _REPLACED = (
     re.compile(r"\b(?:switched|moved|changed|migrated|went) from (?P<old>.+?) (?:to|for) "),
     re.compile(r"\breplaced (?P<old>.+?) with "),
-    re.compile(r"\binstead of (?P<old>.+?)(?:[,.;]|$| now\b| these days\b)"),
+    _INSTEAD_OF,
 )
 _CESSATION = (
     re.compile(r"\bno longer (?P<rest>.+)$"),
@@ -213,16 +216,17 @@ def _gone(s: _Statement) -> set[str] | None:
     """The content words of what ``s`` says is no longer so (replaced or ceased)."""
     if s.unsure:
         return None
-    for k, pattern in enumerate(_REPLACED):
+    for pattern in _REPLACED:
         found = pattern.search(s.text)
         if found is not None:
             # Whose it was goes with it, as below: "my sister moved from Clapham to Brixton"
             # replaces her home, not the user's ("We live in Clapham" stays); said by one of
             # the user's people or "he", "she", "they" (not "instead of", whose words before
             # it are no subject).
-            who = _whose(s.text[: found.start()]) if k < 2 else ""
-            theirs = _stems(_OWNER_WORDS.sub(" ", who)) if _SOMEONE.match(who) else set()
-            return _stems(found["old"]) | theirs or None
+            who = _whose(s.text[: found.start()]) if pattern is not _INSTEAD_OF else ""
+            if not _SOMEONE.match(who) or _WITH_THE_USER.search(who):
+                who = ""  # the user's own, or with the user ("My wife and I moved from ...")
+            return _stems(found["old"]) | _stems(_OWNER_WORDS.sub(" ", who)) or None
     for pattern in _CESSATION:
         found = pattern.search(s.text)
         if found is not None:
@@ -240,7 +244,10 @@ def _gone(s: _Statement) -> set[str] | None:
     return None
 
 
-_SOMEONE = re.compile(r"(?:my|our|his|her|their)\s|(?:he|she|they)$")
+# Who made a replacement ("my sister moved from Clapham to Brixton"): one of the user's people
+# or "he", "she" ("they" is read as the user, ``_whose``); not with the user.
+_SOMEONE = re.compile(r"(?:my|his|her|their)\s|(?:he|she)$")
+_WITH_THE_USER = re.compile(r"\b(?:i|me|we|us)\b")
 _OWNER_WORDS = re.compile(r"\b(?:my|our|his|her|their|your|the user 's|'s)\b|\bthe user\b")
 _AUXILIARIES = re.compile(
     r"(?:\s+(?:has|have|had|is|are|am|was|were|just|finally|recently|also|already|now|"

@@ -63,6 +63,7 @@ def test_what_remains_and_since_when_are_read_in_their_clause() -> None:
         "There's nothing left in the fridge.",
         "Only two of us left at Pell Orchard after the layoffs.",
         "And now that the kids are at school I have mornings free.",
+        "Only two weeks left I'm so excited",
     ):
         assert not change_spans(unchanged), unchanged
     for changed in (
@@ -71,6 +72,8 @@ def test_what_remains_and_since_when_are_read_in_their_clause() -> None:
         "Three of us left Accenture together.",  # leaving a named place
         "Two of my colleagues left the firm.",
         "Now that I'm vegan, I've been trying tofu recipes.",  # the user's "now"
+        "Now that my contract at Amazon has finished, I work at Google.",
+        "me and two colleagues left deloitte last month",  # an object, lower case too
         "I work at Google now that my contract at Amazon has finished.",  # not opening a clause
     ):
         assert change_spans(changed), changed

@@ -64,10 +64,14 @@ def test_the_stay_is_read_in_the_moves_own_clause() -> None:
         "We've moved to Mum's for three weeks.",
         "moved in with my sister for a fortnight",
         "I moved to Berlin for the semester.",
+        "We've moved to Mum's for five weeks.",
+        "We've moved to Mum's for three weeks. The kids start school on Monday.",
+        "moved in with my sister for a fortnight, staying in her spare room",
     ):
         assert not change_spans(stay), stay
     for move in (
         "We moved to Leeds for good.",
+        "We moved to Aberdeen for the long term.",
         "I moved to London for work.",
         "We moved to Leeds, and we are renting for a few months.",
         "We moved to Bristol while I was pregnant.",

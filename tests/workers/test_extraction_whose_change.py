@@ -14,6 +14,7 @@ import pytest
 
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.extraction.whose import person_word
 from agent_memory.core.judge.change import theirs
 from agent_memory.core.judge.offline import OfflineJudge
 from agent_memory.core.models import Status
@@ -100,7 +101,7 @@ def test_their_change_still_retires_what_was_said_of_them(mem: Memory) -> None:
 
 
 def test_theirs_reads_whose_change_each_clause_says() -> None:
-    person = {"colleague", "sister", "neighbours", "husband", "boss"}.__contains__
+    person = person_word
     assert theirs("Our neighbours moved out last week so our flat is quiet!", person) == (
         "so our flat is quiet!",
         frozenset({"neighbor"}),
@@ -116,9 +117,29 @@ def test_theirs_reads_whose_change_each_clause_says() -> None:
         "I moved to Leeds last month.",
     ):
         assert theirs(text, person) == (text, frozenset())
-    # a pronoun's change is theirs, whoever they are
-    said, _ = theirs("Ngozi's husband got a job, so they moved there in June.", person)
-    assert "moved there" not in said
+    # a pronoun's change is theirs, whoever they are; the rest is the user's
+    said, _ = theirs(
+        "Ngozi's husband got a job, so they moved there and we'll fly instead.", person
+    )
+    assert "moved there" not in said and "fly instead" in said
+    # the user's own change, whatever else the clause names
+    for text in (
+        "I moved into her new flat in Leith.",
+        "Yesterday me and my sister quit Monzo.",
+        "My boss left Deloitte and took me with him.",
+        "My girlfriend cancelled our PureGym membership.",
+        "My sister left Asda and so did I.",
+        "My head teacher left Oakfield Primary and I resigned too.",
+        "Also, Google moved its office.",  # a word of the language: no name
+    ):
+        assert theirs(text, person) == (text, frozenset()), text
+    # theirs, though a later sentence or clause names them: not the user's doing
+    for text in (
+        "My colleague Orla left St Brigid's. I still have lunch with her every week.",
+        "My neighbours moved out and I was too busy to notice.",
+        "Mum moved to Spain last month.",
+    ):
+        assert theirs(text, person)[1], text
 
 
 def test_the_judge_reads_whose_replacement_it_is() -> None:
@@ -129,6 +150,8 @@ def test_the_judge_reads_whose_replacement_it_is() -> None:
         "We live in Clapham.", "My sister moved from Clapham to Brixton."
     ).holds
     assert judge.contradicts("We live in Clapham.", "We moved from Clapham to Brixton.").holds
+    with_the_user = "My wife and I moved from Clapham to Brixton."
+    assert judge.contradicts("We live in Clapham.", with_the_user).holds
     assert judge.contradicts(
         "My husband uses Android.", "My husband switched from Android to iPhone."
     ).holds
