@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import Embedder
-from agent_memory.core.models import Record, SourceKind
+from agent_memory.core.models import Record, SourceKind, Status
 from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
@@ -61,3 +61,9 @@ def stated_records(mem: Memory) -> list[Record]:
         for row in rows
         if found[row["id"]].source_kind is not SourceKind.SESSION_SUMMARY
     ]
+
+
+def status_of(mem: Memory, words: str) -> Status:
+    """The status of the one record whose evidence (or content) holds ``words``."""
+    [found] = [r for r in stated_records(mem) if words in (r.evidence or r.content)]
+    return found.status

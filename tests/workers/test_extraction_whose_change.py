@@ -18,18 +18,13 @@ from agent_memory.core.extraction.whose import person_word
 from agent_memory.core.judge.change import theirs
 from agent_memory.core.judge.offline import OfflineJudge
 from agent_memory.core.models import Status
-from tests.support.extraction import extracted_session, extracting_memory, stated_records
+from tests.support.extraction import extracted_session, extracting_memory, status_of
 
 
 @pytest.fixture
 def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
     with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
         yield memory
-
-
-def status_of(mem: Memory, words: str) -> Status:
-    [found] = [r for r in stated_records(mem) if words in (r.evidence or r.content)]
-    return found.status
 
 
 def a_month_apart(mem: Memory, before: str, after: str) -> None:
