@@ -11,8 +11,9 @@ keep it to the right person:
   sentence only ("My sister moved to Leeds, and I left Boots" still retires "I work at
   Boots"). The user with them ("Me and my boyfriend moved out"), a change done to the user ("My
   boss moved me to nights") and the user saying they did it too ("and so did I") are the
-  user's change. On the life-changes review set it kept 18 records of 25 wrongly retired by
-  another person's change (benchmarks/README.md, "Session 55").
+  user's change. An adversarial review of 129 pairs (benchmarks/README.md, "Session 55"):
+  another person's change kept the user's claim in 39 of 43 pairs (10 before), no pair that
+  should retire lost.
 - ``someone_elses``: a change of another person's thing ("My sister's wedding moved to 10
   May") does not retire the record of the user's own ("Our wedding is on 3 May").
 """
