@@ -20,6 +20,7 @@ keep it to the right person:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -40,14 +41,23 @@ def as_said_to(candidate: Candidate, record: dict[str, Any]) -> Candidate | None
     that person ("I share a flat with Orla"). Then the candidate without the clauses of
     theirs, or None when no change of the user's own is left (an announcing turn does not
     count: its news was theirs)."""
-    evidence, who = theirs(candidate.evidence, person_word)
+    evidence, who, changes = _users_clauses(candidate.evidence)
     if evidence == candidate.evidence or not _users_own(str(record.get("content", ""))):
         return candidate
     if who & content_words(f"{record.get('content', '')} {record.get('evidence') or ''}"):
         return candidate
-    if not change_spans(evidence):
+    if not changes:
         return None
     return candidate.model_copy(update={"evidence": evidence})
+
+
+# A correction's evidence is read against every related record: read whose it is once per text.
+@functools.lru_cache(maxsize=1024)
+def _users_clauses(evidence: str) -> tuple[str, frozenset[str], bool]:
+    """``evidence`` without the clauses of the user's people's changes, the words naming them
+    (core.judge.change.theirs), and whether a change of the user's own is left."""
+    said, who = theirs(evidence, person_word)
+    return said, who, said != evidence and bool(change_spans(said))
 
 
 # A record of the user's own claim: it opens with the user ("I ...", "We ...", "The user ...",
@@ -69,6 +79,7 @@ def _users_own(content: str) -> bool:
     return thing is None or not any(person_word(w.lower()) for w in thing.split())
 
 
+@functools.lru_cache(maxsize=4096)
 def person_word(word: str) -> bool:
     """Whether ``word`` names one of the user's people: a relation, friend or colleague
     (``_PEOPLE``), or a noun that is first a person by WordNet ("landlord", "manager"); a name

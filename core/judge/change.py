@@ -258,7 +258,7 @@ def for_a_while(moved: str) -> bool:
     """Whether a move whose words after its verb are ``moved`` ("to Mum's for three weeks ...")
     is a stay: a bounded time in its clause (``_A_STAY``), not to a date, and not said
     to have lasted in its sentence (``_LASTED``)."""
-    lowered = moved.lower()[:_NEAR]
+    lowered = moved[:_NEAR].lower()
     end = _CLAUSE_BREAK.search(lowered)
     if _A_STAY.search(lowered, 0, end.start() if end else len(lowered)) is None:
         return False
@@ -407,16 +407,16 @@ def theirs(text: str, person: Callable[[str], bool]) -> tuple[str, frozenset[str
         previous = (finish, words)
     if not cut:
         return text, frozenset()
-    kept, at = [], 0
-    for begin, finish in cut:
-        kept.append(text[at:begin])
-        at = max(at, finish)
-    kept.append(text[at:])
     for k, (_, finish) in enumerate(cut):  # the user's words after a clause of theirs
         stop = _SENTENCE_END.search(lowered, finish, finish + _NEAR)
         until = min([stop.start() if stop else finish + _NEAR, *(b for b, _ in cut[k + 1 : k + 2])])
         if _SO_DID_I.search(lowered, finish, until):
             return text, frozenset()  # "My sister left Asda and so did I"
+    kept, at = [], 0
+    for begin, finish in cut:
+        kept.append(text[at:begin])
+        at = max(at, finish)
+    kept.append(text[at:])
     return " ".join(part.strip() for part in kept if part.strip()), frozenset(who)
 
 
@@ -446,10 +446,7 @@ def _doer(
     names = [w for w in re.split(r"[\s,]+", written) if w]
     if not any(not w.isupper() and person(w.lower()) for w in names):
         return None  # "my MA is now ...", "our flat moved ...": no one
-    return content_words(written) - {stem_word(w) for w in _DOER_AUX}
-
-
-_DOER_AUX = frozenset("finally recently already officially actually gotten".split())
+    return content_words(written)
 
 
 def content_words(text: str) -> set[str]:
