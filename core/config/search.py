@@ -311,6 +311,15 @@ class GateConfig(Section):
             "close as the closest of them (0: none)."
         ),
     )
+    agreed_share: float = Field(
+        0.9,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "A candidate first on both dense and lexical passes when its cosine and its BM25 "
+            "are each at least this share of their floors (0: off)."
+        ),
+    )
     close_within: int = Field(
         5,
         ge=0,

@@ -178,6 +178,20 @@ class BM25Index:
             rowids = np.flatnonzero(matched)
             return rowids, total[rowids]
 
+    def unheld(self, words: Sequence[str], *, within: Within) -> list[str]:
+        """Those of ``words`` (query words, as ``scores`` reads them) that no row ``within``
+        holds: what the rows never mention. A word without terms is left out."""
+        with self._lock:
+            keyed = [
+                (word, t[0] if len(t) == 1 else t)
+                for word, t in zip(words, self._tokenizer.terms(words), strict=True)
+                if t
+            ]
+            self._sync()
+            postings = self._postings([key for _, key in keyed])
+            counted = self._counted(within)[0]
+            return [word for word, key in keyed if not counted[postings[key].rowids].any()]
+
     def _counted(self, within: Within) -> tuple[np.ndarray, int, float]:
         """The rows ``within`` admits (a boolean per rowid), their number and their tokens;
         kept for the next search with the same key at the same version."""

@@ -54,6 +54,7 @@ _PASSED = {
     "time": "over the lexical floor in the time window",
     "entity": "exact entity match",
     "corroborated": "over the shared-word floor",
+    "agreed": "first on dense and lexical, near both floors",
     "subject": "names the query's subject",
     "margin": "near the best",
     "beside": "closer than the subject match",
@@ -375,6 +376,8 @@ def log_payload(
             "corroborated_floor": s.corroborated,
             "subject_floor": s.subject_floor,
             "beside_subject": gate_cfg.beside_subject,
+            # the share the gate applied: 0 when a query word no record holds turned it off
+            "agreed_share": s.margins.get("agreed_share", 0.0),
             "close_within": gate_cfg.close_within,
             "duplicate_cosine": config.retrieval.duplicate_cosine,
             "gate_mode": s.gate_mode,

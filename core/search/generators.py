@@ -119,6 +119,16 @@ class Generators:
         )
         return self.bm25.scores(words, within=within)
 
+    def unheld(self, words: list[str], scopes: tuple[str, ...], *, index: VectorIndex) -> list[str]:
+        """Those of ``words`` that no record of the readable ``scopes`` holds (every status
+        and type, as the BM25 statistics count them): what the store never mentions."""
+        counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
+        within = Within(
+            key=(scopes, index.epoch, index.version),
+            rowids=lambda: index.rowids_passing(counted),
+        )
+        return self.bm25.unheld(words, within=within)
+
     def lexical(
         self,
         words: list[str],

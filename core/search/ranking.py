@@ -433,6 +433,7 @@ def _logged_rule(settings: dict[str, Any]) -> _Rule:
     margins["corroborated"] = settings.get("corroborated_floor")
     margins["subject"] = settings.get("subject_floor")
     margins["beside_subject"] = settings.get("beside_subject", 0)  # none before it existed
+    margins["agreed_share"] = settings.get("agreed_share", 0.0)  # none before it existed
     return _Rule(
         settings["dense_floor"],
         settings["lexical_floor"],
@@ -450,4 +451,6 @@ def _rule(log: dict[str, Any], gate: GateConfig) -> _Rule:
         "corroborated": corroborated,
         "subject": subject,
     }
+    if log["gate"].get("unheld"):  # a query word no record holds: no agreed pass
+        margins["agreed_share"] = 0.0
     return _Rule(dense, lexical, gate.mode, margins, gate.close_within)

@@ -49,7 +49,7 @@ from agent_memory.core.search import (
     standing,
     subject,
 )
-from agent_memory.core.search.gate import MARGINS, apply_gate, floors
+from agent_memory.core.search.gate import MARGINS, apply_gate, first_on_both, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import search_words
 from agent_memory.core.search.request import Outcome, Search, SearchRequest
@@ -395,6 +395,13 @@ class Retriever:
         if s.subject_floor is not None:
             s.subject = subject.mark(s.ordered, s.records, s.words_asked, floor=s.subject_floor)
         s.margins = {**gate_cfg.model_dump(include=set(MARGINS)), "corroborated": s.corroborated}
+        if s.margins["agreed_share"] > 0 and first_on_both(s.ordered):
+            # Two generators agree on what the query words find; a query word the store never
+            # mentions is what it asks and no record answers ("... seltzer water brands?").
+            asked = [w for w in s.words if w not in subject.FRAME]
+            s.unheld = self.generators.unheld(asked, s.scopes, index=s.index)
+            if s.unheld:
+                s.margins["agreed_share"] = 0.0
         s.survivors = apply_gate(
             s.ordered,
             dense_floor=s.dense_floor,
@@ -436,6 +443,8 @@ class Retriever:
         }
         if s.subject_floor is not None:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)
+        if s.unheld is not None:
+            s.gate_log["unheld"] = s.unheld
 
     def _rerank(self, s: Search) -> None:
         if s.gate_log["profile"]:  # its words name no topic to judge the records against
