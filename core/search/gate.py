@@ -187,13 +187,25 @@ def gate(
     return None
 
 
-def first_on_both(candidates: Sequence[Candidate]) -> bool:
-    """Whether one of ``candidates`` is first on both dense and lexical (``_agreed``'s kind)."""
-    return any(
-        c.matches.get("dense", {}).get("rank") == 1
-        and c.matches.get("lexical", {}).get("rank") == 1
-        for c in candidates
-    )
+def passes_agreed(
+    candidates: Sequence[Candidate],
+    *,
+    dense_floor: float,
+    lexical_floor: float,
+    corroborated: float | None,
+    agreed_share: float,
+) -> bool:
+    """Whether one of ``candidates`` would pass the gate on the agreed signal (``_agreed``)
+    and on no signal ``gate`` reads before it: the one case the caller's check of the query's
+    words can change (core.search.retriever)."""
+    if agreed_share <= 0:
+        return False
+    floors = {"dense_floor": dense_floor, "lexical_floor": lexical_floor}
+    for c in candidates:
+        if c.matches.get("dense", {}).get("rank") == 1 == c.matches.get("lexical", {}).get("rank"):
+            reason = gate(c, **floors, corroborated=corroborated, agreed_share=agreed_share)
+            return reason is not None and reason[0] == "agreed"
+    return False
 
 
 def _agreed(
