@@ -148,10 +148,7 @@ class BM25Index:
         no score depends on records it may not (FTS5's own bm25() counts the whole table).
         Without it, the whole table, as FTS5."""
         with self._lock:
-            # A word without terms matches nothing; one of several terms is a phrase.
-            keys: list[Key] = [
-                t[0] if len(t) == 1 else t for t in self._tokenizer.terms(words) if t
-            ]
+            keys = [key for _, key in self.keys(words)]
             self._sync()
             postings = self._postings(keys)
             if within is None:
@@ -182,15 +179,20 @@ class BM25Index:
         """Those of ``words`` (query words, as ``scores`` reads them) that no row ``within``
         holds: what the rows never mention. A word without terms is left out."""
         with self._lock:
-            keyed = [
-                (word, t[0] if len(t) == 1 else t)
-                for word, t in zip(words, self._tokenizer.terms(words), strict=True)
-                if t
-            ]
+            keyed = self.keys(list(dict.fromkeys(words)))
             self._sync()
             postings = self._postings([key for _, key in keyed])
             counted = self._counted(within)[0]
             return [word for word, key in keyed if not counted[postings[key].rowids].any()]
+
+    def keys(self, words: Sequence[str]) -> list[tuple[str, Key]]:
+        """Each of ``words`` with its postings key: its term, or its terms as a phrase; a word
+        without terms (it matches nothing) left out."""
+        return [
+            (word, terms[0] if len(terms) == 1 else terms)
+            for word, terms in zip(words, self._tokenizer.terms(words), strict=True)
+            if terms
+        ]
 
     def _counted(self, within: Within) -> tuple[np.ndarray, int, float]:
         """The rows ``within`` admits (a boolean per rowid), their number and their tokens;
@@ -381,6 +383,27 @@ class BM25Index:
             self._present = np.concatenate(
                 [self._present, np.zeros(size - len(self._present), dtype=bool)]
             )
+
+
+def unheld_in_table(store: Store, keyed: Sequence[tuple[str, Key]]) -> list[str]:
+    """Those words of ``keyed`` (each with its key, ``BM25Index.keys``) that no row of the
+    whole full-text index holds: a term by FTS5's vocabulary, a phrase by its terms' positions
+    as ``_read_phrases`` reads them. What ``BM25Index.unheld`` answers when every row counts,
+    without the in-memory index (a whole-table agent with lexical_scoring "fts5" never needs
+    it otherwise)."""
+    terms = sorted({key for _, key in keyed if isinstance(key, str)})
+    documents = store.term_documents(terms)[3] if terms else {}
+    phrases = {t for _, key in keyed if not isinstance(key, str) for t in key}
+    positions = store.postings(sorted(phrases), positions=True).occurrences if phrases else {}
+    return [
+        word
+        for word, key in keyed
+        if not (
+            documents.get(key, 0)
+            if isinstance(key, str)
+            else len(_phrase_occurrences(key, positions))
+        )
+    ]
 
 
 def _phrase_occurrences(phrase: tuple[str, ...], positions: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -187,25 +187,15 @@ def gate(
     return None
 
 
-def passes_agreed(
-    candidates: Sequence[Candidate],
-    *,
-    dense_floor: float,
-    lexical_floor: float,
-    corroborated: float | None,
-    agreed_share: float,
-) -> bool:
-    """Whether one of ``candidates`` would pass the gate on the agreed signal (``_agreed``)
-    and on no signal ``gate`` reads before it: the one case the caller's check of the query's
-    words can change (core.search.retriever)."""
-    if agreed_share <= 0:
-        return False
-    floors = {"dense_floor": dense_floor, "lexical_floor": lexical_floor}
-    for c in candidates:
-        if c.matches.get("dense", {}).get("rank") == 1 == c.matches.get("lexical", {}).get("rank"):
-            reason = gate(c, **floors, corroborated=corroborated, agreed_share=agreed_share)
-            return reason is not None and reason[0] == "agreed"
-    return False
+def first_on_both(candidates: Sequence[Candidate]) -> bool:
+    """Whether one of ``candidates`` is first on both dense and lexical: the one the agreed
+    signal may pass (``_agreed``), and then the caller reads the query's words."""
+    return any(_first_on_both(c) for c in candidates)
+
+
+def _first_on_both(candidate: Candidate) -> bool:
+    dense, bm25 = candidate.matches.get("dense"), candidate.matches.get("lexical")
+    return dense is not None and bm25 is not None and dense["rank"] == 1 == bm25["rank"]
 
 
 def _agreed(
@@ -224,9 +214,9 @@ def _agreed(
     "What are the best flavored seltzer water brands?" found the one turn about flavored
     seltzer water at 0.93 and 0.98 of the floors, in a conversation that names no brand. In a
     small store the corroborated floor already passes such a record."""
-    dense, bm25 = candidate.matches.get("dense"), candidate.matches.get("lexical")
-    if dense is None or bm25 is None or dense["rank"] != 1 or bm25["rank"] != 1:
+    if not _first_on_both(candidate):
         return None
+    dense, bm25 = candidate.matches["dense"], candidate.matches["lexical"]
     if dense["score"] < share * dense_floor or bm25["score"] < share * lexical_floor:
         return None
     return (
@@ -235,6 +225,9 @@ def _agreed(
         "or more"
     )
 
+
+# Passes that measure no other candidate's closeness (``apply_gate``).
+_NO_MEASURE = frozenset({"subject", "agreed"})
 
 # The settings of the per-result rule ``apply_gate`` takes by name from GateConfig as they are.
 MARGINS = frozenset(
@@ -289,8 +282,12 @@ def apply_gate(
         for c in candidates
     ]
     passing = [r[1] for r in reasons if r is not None]
-    # A subject pass may sit at any score: no measure of how close another one is.
-    measures = [c for c, r in zip(candidates, reasons, strict=True) if r and r[0] != "subject"]
+    # A subject pass may sit at any score, and an agreed one under both floors: neither is a
+    # measure of how close another one is (records rode on an agreed pass at the floor less
+    # the margin: "... seltzer water brands?" brought two more turns on its one).
+    measures = [
+        c for c, r in zip(candidates, reasons, strict=True) if r and r[0] not in _NO_MEASURE
+    ]
     weak = [c for c, r in zip(candidates, reasons, strict=True) if r is None]
     close = (
         _close_to_best(

@@ -21,7 +21,7 @@ import numpy as np
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import Hit, VectorIndex, top_k
 from agent_memory.core.models import HISTORY_STATUSES
-from agent_memory.core.search.bm25 import BM25Index, Within
+from agent_memory.core.search.bm25 import BM25Index, Within, unheld_in_table
 from agent_memory.core.search.lexical import TermStats, Tokenizer, fts_match, name_candidates
 from agent_memory.core.search.request import Ranked
 from agent_memory.core.store import entities as stored_entities
@@ -111,23 +111,24 @@ class Generators:
         if not words:
             return None
         counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
-        if self.config.retrieval.lexical_scoring == "fts5" and index.share(counted) == 1.0:
+        if self._fts5_ranks(counted, index):
             return None
-        within = Within(
-            key=(scopes, index.epoch, index.version),
-            rowids=lambda: index.rowids_passing(counted),
-        )
-        return self.bm25.scores(words, within=within)
+        return self.bm25.scores(words, within=_within(scopes, counted, index))
 
     def unheld(self, words: list[str], scopes: tuple[str, ...], *, index: VectorIndex) -> list[str]:
-        """Those of ``words`` that no record of the readable ``scopes`` holds (every status
-        and type, as the BM25 statistics count them): what the store never mentions."""
+        """Those of ``words`` that no record of the readable ``scopes`` holds, each once: what
+        the store never mentions. Counted like the BM25 statistics, over every status and type
+        (a retired record holding a word holds it); where FTS5 ranks (``scored``), from its
+        vocabulary, which counts the whole table the agent may read, and a word of several
+        terms, a phrase, by where its terms sit."""
         counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
-        within = Within(
-            key=(scopes, index.epoch, index.version),
-            rowids=lambda: index.rowids_passing(counted),
-        )
-        return self.bm25.unheld(words, within=within)
+        if not self._fts5_ranks(counted, index):
+            return self.bm25.unheld(words, within=_within(scopes, counted, index))
+        return unheld_in_table(self.store, self.bm25.keys(list(dict.fromkeys(words))))
+
+    def _fts5_ranks(self, counted: RecordFilter, index: VectorIndex) -> bool:
+        """Whether FTS5's bm25() ranks the lexical generator (``scored``)."""
+        return self.config.retrieval.lexical_scoring == "fts5" and index.share(counted) == 1.0
 
     def lexical(
         self,
@@ -325,3 +326,12 @@ def _norm(text: str) -> str:
     from agent_memory.core.write.entities import alias_key
 
     return alias_key(text)
+
+
+def _within(scopes: tuple[str, ...], counted: RecordFilter, index: VectorIndex) -> Within:
+    """The rows a search's BM25 statistics count: those of ``counted`` in ``index``, kept by
+    core.search.bm25 for the next search at the same version of the same scopes."""
+    return Within(
+        key=(scopes, index.epoch, index.version),
+        rowids=lambda: index.rowids_passing(counted),
+    )

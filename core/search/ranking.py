@@ -451,6 +451,7 @@ def _rule(log: dict[str, Any], gate: GateConfig) -> _Rule:
         "corroborated": corroborated,
         "subject": subject,
     }
-    if log["gate"].get("unheld"):  # a query word no record holds: no agreed pass
-        margins["agreed_share"] = 0.0
+    unheld = log["gate"].get("unheld")
+    if unheld is None or unheld:  # words not read (no record first on both, or an older row),
+        margins["agreed_share"] = 0.0  # or a query word no record holds: no agreed pass
     return _Rule(dense, lexical, gate.mode, margins, gate.close_within)

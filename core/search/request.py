@@ -124,8 +124,8 @@ class Search:
     subject_floor: float | None = None  # None: the subject signal is off (a large store)
     subject: tuple[str, ...] = ()  # the words the query asks about (core.search.subject)
     margins: dict[str, Any] = field(default_factory=dict)
-    # The query words no readable record holds, read when a candidate would pass on being first
-    # on dense and on lexical alone (core.search.gate.passes_agreed); None: not read.
+    # The query words no readable record holds, read when a candidate is first on dense and on
+    # lexical (core.search.gate.first_on_both); None: not read.
     unheld: list[str] | None = None
     survivors: list[Candidate] = field(default_factory=list)
     cut: list[Candidate] = field(default_factory=list)

@@ -49,7 +49,7 @@ from agent_memory.core.search import (
     standing,
     subject,
 )
-from agent_memory.core.search.gate import MARGINS, apply_gate, floors, passes_agreed
+from agent_memory.core.search.gate import MARGINS, apply_gate, first_on_both, floors
 from agent_memory.core.search.generators import Generators
 from agent_memory.core.search.lexical import search_words
 from agent_memory.core.search.request import Outcome, Search, SearchRequest
@@ -395,15 +395,10 @@ class Retriever:
         if s.subject_floor is not None:
             s.subject = subject.mark(s.ordered, s.records, s.words_asked, floor=s.subject_floor)
         s.margins = {**gate_cfg.model_dump(include=set(MARGINS)), "corroborated": s.corroborated}
-        if passes_agreed(
-            s.ordered,
-            dense_floor=s.dense_floor,
-            lexical_floor=s.lexical_floor,
-            corroborated=s.corroborated,
-            agreed_share=s.margins["agreed_share"],
-        ):
+        if first_on_both(s.ordered):
             # Two generators agree on what the query words find; a query word the store never
             # mentions is what it asks and no record answers ("... seltzer water brands?").
+            # Read whatever the share, so that a replay under another one knows it.
             asked = [w for w in s.words if w not in subject.FRAME]
             s.unheld = self.generators.unheld(asked, s.scopes, index=s.index)
             if s.unheld:

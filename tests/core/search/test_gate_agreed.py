@@ -79,12 +79,13 @@ ANSWER = FACTS[0]
 
 @contextmanager
 def store(
-    path: Path, embedder: FlagEmbedder, gate: dict[str, Any]
+    path: Path, embedder: FlagEmbedder, gate: dict[str, Any], scoring: str = "memory"
 ) -> Iterator[tuple[Memory, Session]]:
     """FACTS in Alice's store, searched with ``gate`` settings whose reference size is the
     store's own, so its floors are a large store's (no small-store drop, no subject signal)."""
     settings = {"reference_records": len(FACTS), "small_records": 2, **gate}
-    with Memory.open(path, Config(gate=settings), embedder=embedder, now=NOW) as memory:
+    config = Config(gate=settings, retrieval={"lexical_scoring": scoring})
+    with Memory.open(path, config, embedder=embedder, now=NOW) as memory:
         memory.grant("assistant", "user:alice", now=NOW)
         memory.import_records(
             [{"content": f, "source_kind": "user_statement"} for f in FACTS], scope="user:alice"
@@ -101,54 +102,100 @@ def scores(tmp_path: Path, embedder: FlagEmbedder, query: str) -> dict[str, dict
     return generators
 
 
+def just_over(found: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Floors just over the answer's scores: its cosine and BM25 at 0.95 of them."""
+    return {
+        "dense_floor": round(found["dense"]["score"] / 0.95, 4),
+        "lexical_floor": round(found["lexical"]["score"] / 0.95, 4),
+    }
+
+
+def asked_just_under(
+    tmp_path: Path, embedder: FlagEmbedder, query: str, scoring: str = "memory", **gate: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``query`` searched in FACTS under floors just over the answer's scores (the answer is
+    first on both generators) and ``gate``, with BM25 in memory or FTS5's (``scoring``): the
+    result and its search log row."""
+    found = scores(tmp_path, embedder, query)
+    assert found["dense"]["rank"] == 1 and found["lexical"]["rank"] == 1
+    path = tmp_path / f"asked-{len(list(tmp_path.glob('asked-*.db')))}.db"
+    with store(path, embedder, {**just_over(found), **gate}, scoring) as (memory, session):
+        result = session.call("memory_search", {"query": query}, now=NOW)
+        payload = memory.store.search_log_payload(result["search_id"])
+    assert payload is not None
+    return result, payload
+
+
 def test_the_agreed_record_answers_where_the_floors_answered_empty(
     tmp_path: Path, real_embedder: FlagEmbedder
 ) -> None:
     """With each floor set just over the answer's own score (the answer at 0.95 of both), the
-    gate without the signal answers empty; with it the answer passes on it alone, the
-    model's reason says so, and the search log replays the answer."""
-    found = scores(tmp_path, real_embedder, ASKED)
-    assert found["dense"]["rank"] == 1 and found["lexical"]["rank"] == 1
-    floors = {
-        "dense_floor": round(found["dense"]["score"] / 0.95, 4),
-        "lexical_floor": round(found["lexical"]["score"] / 0.95, 4),
-    }
-    with store(tmp_path / "off.db", real_embedder, {**floors, "agreed_share": 0.0}) as (_, session):
-        assert session.call("memory_search", {"query": ASKED}, now=NOW)["results"] == []
-    with store(tmp_path / "on.db", real_embedder, floors) as (memory, session):
-        result = session.call("memory_search", {"query": ASKED}, now=NOW)
-        first = result["results"][0]
-        assert first["content"] == ANSWER and first["explanation"]["passed_on"] == "agreed"
-        assert all(r["explanation"]["passed_on"] != "agreed" for r in result["results"][1:])
-        compact = for_model("memory_search", {"query": ASKED}, result)
-        assert compact["results"][0]["reason"].endswith(
-            "first on dense and lexical, near both floors"
-        )
-        payload = memory.store.search_log_payload(result["search_id"])
-        assert payload is not None
-        assert payload["settings"]["agreed_share"] == 0.9
-        assert replay(payload) == [r["id"] for r in result["results"]]
+    gate without the signal answers empty; with it the answer passes on it alone, nothing
+    rides on it, the model's reason says so, and the search log replays the answer."""
+    off, _ = asked_just_under(tmp_path, real_embedder, ASKED, agreed_share=0.0)
+    assert off["results"] == []
+    result, payload = asked_just_under(tmp_path, real_embedder, ASKED)
+    assert [(r["content"], r["explanation"]["passed_on"]) for r in result["results"]] == [
+        (ANSWER, "agreed")
+    ]
+    compact = for_model("memory_search", {"query": ASKED}, result)
+    assert compact["results"][0]["reason"].endswith("first on dense and lexical, near both floors")
+    assert payload["settings"]["agreed_share"] == 0.9
+    assert replay(payload) == [r["id"] for r in result["results"]]
 
 
+@pytest.mark.parametrize("scoring", ["memory", "fts5"])
 def test_a_query_word_no_record_holds_turns_the_signal_off(
-    tmp_path: Path, real_embedder: FlagEmbedder
+    tmp_path: Path, real_embedder: FlagEmbedder, scoring: str
 ) -> None:
     """The same store and floors asked for what it never mentions ("brands"): the record is
     still first on both generators, close under both floors, but the query word no record
     holds says no record answers, and the answer stays empty; the gate log names the word and
-    the settings the share applied (0), so the search replays."""
-    query = "Which brands of fibre internet plan are fastest?"
+    the settings the share applied (0), so the search replays. FTS5's own scoring reads the
+    words from its vocabulary, and a word that is a phrase there ("fibre_plan") by where its
+    terms sit: the same words ("internet_plan" is in no record, its terms apart)."""
+    query = "Which brands of fibre internet plan are fastest, fibre_plan or internet_plan?"
+    result, payload = asked_just_under(tmp_path, real_embedder, query, scoring)
+    assert result["results"] == []
+    assert payload["gate"]["unheld"] == ["brands", "fastest", "internet_plan"]
+    assert payload["settings"]["agreed_share"] == 0.0
+    assert replay(payload) == []
+
+
+def test_a_frame_word_no_record_holds_leaves_the_signal_on(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A word that frames the question ("name", "currently") need not be in the store: the
+    answer still passes on the signal; only the words asked are read."""
+    query = "What's the name of the speed of our new internet plan currently?"
+    result, payload = asked_just_under(tmp_path, real_embedder, query)
+    assert [r["explanation"]["passed_on"] for r in result["results"]] == ["agreed"]
+    assert payload["gate"]["unheld"] == []
+
+
+@pytest.mark.parametrize("query", [ASKED, "Which brands of fibre internet plan are fastest?"])
+def test_a_replay_under_other_floors_answers_as_a_search_under_them(
+    tmp_path: Path, real_embedder: FlagEmbedder, query: str
+) -> None:
+    """The calibration replays a logged search under another gate (core.search.ranking.replay
+    with a GateConfig): searched with floors the answer passes on its own, then replayed under
+    floors just over its scores, it answers as a search under those floors does, the answer
+    passing on the signal when every query word is in the store and nothing when one is not."""
     found = scores(tmp_path, real_embedder, query)
-    assert found["dense"]["rank"] == 1 and found["lexical"]["rank"] == 1
-    floors = {
-        "dense_floor": round(found["dense"]["score"] / 0.95, 4),
-        "lexical_floor": round(found["lexical"]["score"] / 0.95, 4),
-    }
-    with store(tmp_path / "on.db", real_embedder, floors) as (memory, session):
-        result = session.call("memory_search", {"query": query}, now=NOW)
-        assert result["results"] == []
-        payload = memory.store.search_log_payload(result["search_id"])
-        assert payload is not None
-        assert payload["gate"]["unheld"] == ["brands", "fastest"]
-        assert payload["settings"]["agreed_share"] == 0.0
-        assert replay(payload) == []
+    tight = just_over(found)
+    with store(tmp_path / "tight.db", real_embedder, tight) as (memory, session):
+        live = session.call("memory_search", {"query": query}, now=NOW)
+        gate = memory.config.gate
+    with store(tmp_path / "loose.db", real_embedder, {"dense_floor": 0.1}) as (memory, session):
+        loose = session.call("memory_search", {"query": query}, now=NOW)
+        payload = memory.store.search_log_payload(loose["search_id"])
+    assert payload is not None and loose["results"][0]["explanation"]["passed_on"] == "dense"
+    expected = [r["content"] for r in live["results"]]
+    replayed = memory_contents(tmp_path / "loose.db", real_embedder, replay(payload, gate))
+    assert replayed == expected == ([ANSWER] if query == ASKED else [])
+
+
+def memory_contents(path: Path, embedder: FlagEmbedder, ids: list[str]) -> list[str]:
+    with Memory.open(path, embedder=embedder, now=NOW) as memory:
+        records = memory.store.get_records(ids)
+    return [records[i].content for i in ids]
