@@ -6,17 +6,14 @@ path still compares records by what they state, not by the turn they share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory, stated_records
+from tests.support.extraction import extracted_session, stated_records
 
 # The question names the dog's breed; the sentence kept (the question is never a record) does
 # not. Other turns of the session give the store records to rank it against.
@@ -29,12 +26,6 @@ OTHER_TURNS = (
     "I've been learning to bake sourdough bread on weekends, my starter is three weeks old.",
     "Our kitchen tap keeps dripping at night and the landlord never answers his phone.",
 )
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
 
 
 session = extracted_session

@@ -9,22 +9,11 @@ another place)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import Record, Status
-from tests.support.extraction import extracted_session, extracting_memory, stated_records
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
-
+from tests.support.extraction import extracted_session, stated_records
 
 session = extracted_session
 

@@ -11,16 +11,13 @@ record's turn, session and statement time, and an audit event naming both record
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.extraction.verbatim import unchanged
 from agent_memory.core.models import Record, Status
-from tests.support.extraction import extracted_session, extracting_memory, stated_records
+from tests.support.extraction import extracted_session, stated_records
 
 BORN = (
     "Sorry for the slow replies, our son Tobias was born five weeks ago and he hates naps, "
@@ -30,12 +27,6 @@ MOVED = (
     "Big news, we moved! Got the keys to a house in Walthamstow on Saturday. "
     "Bye bye tiny Hackney apartment."
 )
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
 
 
 records = stated_records

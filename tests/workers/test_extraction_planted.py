@@ -8,23 +8,12 @@ none."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory, stated_records
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
-
+from tests.support.extraction import extracted_session, stated_records
 
 session = extracted_session
 

@@ -6,22 +6,12 @@ good, one said to have lasted, and a date moved still say a change."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.judge.change import change_spans
 from agent_memory.core.models import Status
-from tests.support.extraction import extracted_session, extracting_memory, status_of
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
+from tests.support.extraction import extracted_session, status_of
 
 
 @pytest.mark.parametrize(

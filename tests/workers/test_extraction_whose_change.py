@@ -7,24 +7,14 @@ retires what it changes, and their change still retires what was said of them.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.extraction.whose import person_word
 from agent_memory.core.judge.change import theirs
 from agent_memory.core.judge.offline import OfflineJudge
 from agent_memory.core.models import Status
-from tests.support.extraction import extracted_session, extracting_memory, status_of
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
+from tests.support.extraction import extracted_session, status_of
 
 
 def a_month_apart(mem: Memory, before: str, after: str) -> None:

@@ -9,18 +9,14 @@ the packaged model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.framing import asks_to_forget, tells_a_secret
 from agent_memory.core.judge import OfflineJudge
 from agent_memory.core.models import SourceKind
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory
+from tests.support.extraction import extracted_session
 
 REQUESTS = [
     "Please forget that I see a therapist.",
@@ -37,12 +33,6 @@ NOT_REQUESTS = [
     "Forget the beach, we're going to the mountains in July.",
     "Please remember that I am vegan.",
 ]
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
 
 
 def test_what_asks_to_forget_and_what_does_not() -> None:

@@ -6,21 +6,9 @@ real store."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from agent_memory.core import Memory
-from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import SourceKind
-from tests.support.extraction import extracted_session, extracting_memory
-
-
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
+from tests.support.extraction import extracted_session
 
 
 def summaries(mem: Memory) -> list[str]:

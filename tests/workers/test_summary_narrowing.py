@@ -26,12 +26,6 @@ from tests.support.stores import granted_memory
 OPENING = "On 2 May 2026, assistant and the user had a conversation of 4 turns. Topics: tea."
 
 
-@pytest.fixture
-def mem(tmp_path: Path, real_embedder: FlagEmbedder) -> Iterator[Memory]:
-    with extracting_memory(tmp_path / "m.db", real_embedder) as memory:
-        yield memory
-
-
 def live(mem: Memory) -> list[tuple[str, str, str]]:
     rows = mem.store.query(
         "SELECT id, source_kind, content FROM records WHERE status IN ('confirmed', "
