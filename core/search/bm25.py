@@ -179,7 +179,7 @@ class BM25Index:
         """Those of ``words`` (query words, as ``scores`` reads them) that no row ``within``
         holds: what the rows never mention. A word without terms is left out."""
         with self._lock:
-            keyed = self.keys(list(dict.fromkeys(words)))
+            keyed = self.keys(words)
             self._sync()
             postings = self._postings([key for _, key in keyed])
             counted = self._counted(within)[0]

@@ -121,10 +121,11 @@ class Generators:
         (a retired record holding a word holds it); where FTS5 ranks (``scored``), from its
         vocabulary, which counts the whole table the agent may read, and a word of several
         terms, a phrase, by where its terms sit."""
+        words = list(dict.fromkeys(words))
         counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
         if not self._fts5_ranks(counted, index):
             return self.bm25.unheld(words, within=_within(scopes, counted, index))
-        return unheld_in_table(self.store, self.bm25.keys(list(dict.fromkeys(words))))
+        return unheld_in_table(self.store, self.bm25.keys(words))
 
     def _fts5_ranks(self, counted: RecordFilter, index: VectorIndex) -> bool:
         """Whether FTS5's bm25() ranks the lexical generator (``scored``)."""
