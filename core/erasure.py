@@ -26,11 +26,15 @@ extraction has yet to read: the job would write the fact again. So forgetting a 
    it, or its excerpt as an imported turn) loses its context, in the full-text index too, and
    its vector becomes its content's alone (embedded before the transaction); an imported turn
    keeps the first line of its context, its session's date, so that it is still read as a
-   turn (core.write.conversation.dated_only).
+   turn (core.write.conversation.dated_only);
+4. erases the assistant's own words kept from its sessions (core.extraction.replies) that
+   restate it in a sentence or a clause (core.suppressions.echoes: "Got it, your new address
+   is ..."), as a session summary quoting it is erased, without a suppression of their own.
 
-The extraction pipeline asks ``Suppressions.matching`` at every stage: candidates are dropped
-after the extractor, kept from the reviewer, rejected by the validator, and the summary loses
-every sentence that matches, so a forget that lands between two stages still holds.
+The extraction pipeline asks ``Suppressions.matching`` (core.suppressions) at every stage:
+candidates are dropped after the extractor, kept from the reviewer, rejected by the validator,
+and the summary loses every sentence that matches, so a forget that lands between two stages
+still holds.
 
 The digest and the vector are not anonymous: someone holding the store could test a guessed
 sentence against them. They are what matching a restatement needs, and they hold no text.
@@ -38,7 +42,6 @@ sentence against them. They are what matching a restatement needs, and they hold
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
@@ -46,8 +49,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from agent_memory.core import events, traces
 from agent_memory.core.embedder import Embedder
@@ -57,6 +58,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.store.blobs import vector_blob
 from agent_memory.core.store.records import changed, comparison_text
+from agent_memory.core.suppressions import content_digest, echoes, scope_user
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import (
     CONTEXT_EXCERPT,
@@ -74,11 +76,6 @@ if TYPE_CHECKING:
 
 # What a redacted turn's text becomes: one fill character per character of the original.
 REDACTION_FILL = "\u2588"
-
-
-def content_digest(text: str) -> str:
-    """The digest a suppression keeps of a record's content: sha256 of its normalised form."""
-    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 
 
 def redacted(text: str) -> str:
@@ -133,7 +130,7 @@ def leave_suppression(
         record_id=record_id,
         rowid=rowid,
         scope=scope,
-        user_id=_scope_user(scope),
+        user_id=scope_user(scope),
         needles=traces.phrases(content, evidence),
         now=now,
         said=[t for t in (content, evidence) if t],
@@ -308,7 +305,7 @@ def redact_turns(
     named = set(evidence_turns)
     if not needles and not named:
         return []
-    user = _scope_user(scope)
+    user = scope_user(scope)
     rows = stored.turns_of(conn, user)
     hits = [
         (session_id, seq, text)
@@ -364,13 +361,18 @@ def erase(
     targets += [t for t in stored.kept_with(store, record_id) if t not in targets]
     vectors = content_vectors(store, targets, embedder) if embedder is not None else {}
     copies = context_copies(store, targets, embedder)
+    forgotten = list(store.get_records(targets).values())  # their words, before they go
     for target in targets:
         if tombstone(target, reason=reason, before=before):
             erased.append(target)
+    quoted = partial(before, suppress=False)  # erased for what it said, no fact of its own
     for summary in dict.fromkeys(quoting):
-        quoted = partial(before, suppress=False)
         if tombstone(summary, reason="quoted a forgotten record", before=quoted):
             erased.append(summary)
+    if erased and embedder is not None:  # the assistant's words repeating it (``echoes``)
+        for echo in echoes(store, embedder, forgotten):
+            if tombstone(echo, reason="restated a forgotten record", before=quoted):
+                erased.append(echo)
     if erased:  # one FTS merge and checkpoint for the whole lineage
         store.purge()
     return erased
@@ -395,7 +397,8 @@ def near_duplicates(
     if vector is None:
         return []
     threshold = engine.config.retrieval.duplicate_cosine
-    where = RecordFilter(scopes=tuple(scopes), now=format_time(now))
+    # The assistant's words too: what it told the user is a record the caller may forget.
+    where = RecordFilter(scopes=tuple(scopes), now=format_time(now), assistant_words=True)
     if record.context:  # its stored vector also reads its context: compare its content
         vector = engine.embedder.embed([comparison_text(record)])[0]
     near = saying_alike(engine, vector, where=where, k=16, floor=threshold, exclude=record.rowid)
@@ -413,88 +416,9 @@ def near_duplicates(
     return said + [found[r].id for r in in_passage if r in found and found[r].id not in said]
 
 
-def _scope_user(scope: str) -> str | None:
-    """The user a scope belongs to: user:<id> and agent:<agent>/<id>; None for shared scopes."""
-    if scope.startswith("user:"):
-        return scope.removeprefix("user:")
-    if scope.startswith("agent:") and "/" in scope:
-        return scope.rsplit("/", 1)[1]
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class _Suppression:
-    digest: str
-    vector: np.ndarray | None
-
-
-class Suppressions:
-    """The suppressions a session's extraction must honour: those of the scopes it reads."""
-
-    def __init__(self, rows: Sequence[sqlite3.Row], embedder: Embedder, floor: float) -> None:
-        self._embedder = embedder
-        self._floor = floor
-        model = embedder.model_name
-        self._items = [
-            _Suppression(
-                r["content_digest"],
-                np.frombuffer(r["vector"], dtype=np.float32)
-                if r["vector"] is not None and r["model_name"] == model
-                else None,
-            )
-            for r in rows
-        ]
-
-    @classmethod
-    def load(
-        cls, store: Store, scopes: Sequence[str], embedder: Embedder, floor: float
-    ) -> Suppressions:
-        """The suppressions left in any of ``scopes``."""
-        return cls(stored.suppressions(store, scopes), embedder, floor)
-
-    def __bool__(self) -> bool:
-        return bool(self._items)
-
-    def matching(self, texts: Sequence[str]) -> list[bool]:
-        """For each text, whether it restates a forgotten record (see the module doc)."""
-        if not self._items or not texts:
-            return [False] * len(texts)
-        digests = {s.digest for s in self._items}
-        found = [any(content_digest(f) in digests for f in _forms(t)) for t in texts]
-        vectors = [s.vector for s in self._items if s.vector is not None]
-        if vectors and not all(found):
-            forgotten = np.stack(vectors)
-            embedded = self._embedder.embed(list(texts))
-            similar = (embedded @ forgotten.T).max(axis=1) >= self._floor
-            found = [f or bool(s) for f, s in zip(found, similar, strict=True)]
-        return found
-
-    def without_matching_sentences(self, text: str) -> tuple[str, int]:
-        """``text`` less every sentence that restates a forgotten record, whole or as one
-        of its clauses ("...; the user is X, and ..."), and how many sentences went."""
-        sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-        pieces = [[s, *(c for c in _CLAUSE.split(s) if c.strip())] for s in sentences]
-        flags = iter(self.matching([p for group in pieces for p in group]))
-        hits = [any([next(flags) for _ in group]) for group in pieces]
-        kept = [s for s, hit in zip(sentences, hits, strict=True) if not hit]
-        return " ".join(kept), len(sentences) - len(kept)
-
-
-def _forms(text: str) -> tuple[str, ...]:
-    """A text as said, and without or with a closing period: the end punctuation of a
-    sentence or a clause does not change what it says."""
-    bare = text.strip().rstrip(".!?;,:")
-    return (text, bare, f"{bare}.")
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
-
 __all__ = [
     "REDACTION_FILL",
     "Copies",
-    "Suppressions",
-    "content_digest",
     "content_vectors",
     "context_copies",
     "erase",

@@ -1,6 +1,9 @@
 """The hard filter: which records a search or a duplicate check may consider at all.
 
-Scope, lifecycle status, memory type and an event-time window. It is never a ranking signal:
+Scope, lifecycle status, memory type, an event-time window, and whether the assistant's own
+words pass (``assistant_words``: what the assistant told the user in a session, kept by session
+extraction, is read only by a search that asks what the assistant said; core.extraction.replies).
+It is never a ranking signal:
 every generator applies it before ranking. It has three compilations of the same predicate:
 
 - ``sql()`` for the lexical and entity generators (a WHERE clause over ``records``),
@@ -34,8 +37,9 @@ TYPE_ORDER: tuple[MemoryType, ...] = tuple(MemoryType)
 @dataclass(frozen=True, slots=True)
 class RecordFilter:
     """Records in one of ``scopes``, with one of ``statuses`` as of ``now``, of one of
-    ``types`` (None: any), whose event time lies in [since, until]. Times are canonical UTC
-    text; None: unbounded, and for ``now``, the stored status as it is."""
+    ``types`` (None: any), whose event time lies in [since, until], and, only with
+    ``assistant_words``, the assistant's own words (core.models.Record.said_by). Times are
+    canonical UTC text; None: unbounded, and for ``now``, the stored status as it is."""
 
     scopes: tuple[str, ...]
     statuses: frozenset[Status] = LIVE_STATUSES
@@ -43,6 +47,7 @@ class RecordFilter:
     since: str | None = None
     until: str | None = None
     now: str | None = None
+    assistant_words: bool = False
 
     @property
     def lapse_rule(self) -> str | None:
@@ -83,6 +88,8 @@ class RecordFilter:
         if self.until is not None:
             clauses.append(f"coalesce({alias}.event_at, {alias}.created_at) <= ?")
             params.append(self.until)
+        if not self.assistant_words:
+            clauses.append(f"{alias}.said_by IS NULL")
         return " AND ".join(clauses), params
 
     def rejects(self, record: Record | None) -> str | None:
@@ -101,6 +108,8 @@ class RecordFilter:
             self.until is not None and at > self.until
         ):
             return "event time outside the window"
+        if record.said_by is not None and not self.assistant_words:
+            return "the assistant's words, and the search does not ask what it said"
         return None
 
     def describe(self) -> dict[str, Any]:
@@ -112,6 +121,7 @@ class RecordFilter:
             "since": self.since,
             "until": self.until,
             "now": self.now,
+            "assistant_words": self.assistant_words,
         }
 
 

@@ -38,7 +38,7 @@ _GATHER_BELOW = 0.25
 # Filter codes up to this many are matched by comparisons, more by a lookup table (_member).
 _COMPARE_AT_MOST = 4
 # The per-row arrays, which move together when a row is removed or the capacity grows.
-_COLUMNS = ("_matrix", "_rowids", "_scope", "_status", "_type", "_time", "_expires")
+_COLUMNS = ("_matrix", "_rowids", "_scope", "_status", "_type", "_time", "_expires", "_said")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +59,15 @@ class VectorIndex:
         # rowid -> matrix row, -1 where absent. SQLite rowids are small dense integers, so an
         # array indexed by rowid turns an allowed set into rows with one vectorised lookup.
         self._position = np.full(_INITIAL_CAPACITY, -1, dtype=np.int64)
-        # Per row: the record's scope (as a code), status, type, event time and expires_at
-        # (NaT when it has none).
+        # Per row: the record's scope (as a code), status, type, event time, expires_at (NaT
+        # when it has none) and whether it holds the assistant's words (Record.said_by).
         self._scope_codes: dict[str, int] = {}
         self._scope = np.full(_INITIAL_CAPACITY, -1, dtype=np.int32)
         self._status = np.full(_INITIAL_CAPACITY, -1, dtype=np.int8)
         self._type = np.full(_INITIAL_CAPACITY, -1, dtype=np.int8)
         self._time = np.zeros(_INITIAL_CAPACITY, dtype="datetime64[us]")
         self._expires = np.full(_INITIAL_CAPACITY, np.datetime64("NaT"), dtype="datetime64[us]")
+        self._said = np.zeros(_INITIAL_CAPACITY, dtype=bool)
         self._size = 0
         # rowid -> its passages' vectors (core.passages), for the records that have some.
         self._passages: dict[int, np.ndarray] = {}
@@ -118,6 +119,8 @@ class VectorIndex:
             self._time[:n] = _times(snapshot.times)
             self._expires = np.full(capacity, np.datetime64("NaT"), dtype="datetime64[us]")
             self._expires[:n] = _times(snapshot.expires)
+            self._said = np.zeros(capacity, dtype=bool)
+            self._said[:n] = snapshot.said
             self._size = n
             self._passages = dict(snapshot.passages)
             self.epoch, self.version = snapshot.epoch, snapshot.records_version
@@ -185,11 +188,13 @@ class VectorIndex:
             if meta is None:
                 self._scope[row], self._status[row], self._type[row] = -1, -1, -1
                 self._expires[row] = np.datetime64("NaT")
+                self._said[row] = False
             else:
                 self._scope[row] = self._scope_code(meta.scope)
                 self._status[row] = _STATUS_CODE[meta.status]
                 self._type[row] = _TYPE_CODE[meta.type]
                 self._time[row], self._expires[row] = _times([meta.time, meta.expires_at])
+                self._said[row] = meta.said
 
     def _scope_code(self, scope: str) -> int:
         return self._scope_codes.setdefault(scope, len(self._scope_codes))
@@ -248,6 +253,8 @@ class VectorIndex:
                 keep &= self._time[:n] >= _times([where.since])[0]
             if where.until is not None:
                 keep &= self._time[:n] <= _times([where.until])[0]
+            if not where.assistant_words:
+                keep &= ~self._said[:n]
             return keep
 
     def count(self, where: RecordFilter) -> int:

@@ -245,6 +245,10 @@ class Record:
     # When the statement was made: its evidence turn's time, else the write's (created_at).
     # Supersession orders statements by it (core.write.ingestor), not by when they were written.
     stated_at: str | None = None
+    # "assistant": the assistant's own words in a session, kept by session extraction
+    # (core.extraction.replies) and read only by a search that asks what the assistant said
+    # (core.filters.RecordFilter.assistant_words). None for every other record.
+    said_by: str | None = None
     rowid: int | None = field(default=None, compare=False)
 
     @property
@@ -282,6 +286,7 @@ class Record:
             "source_kind": self.source_kind.value,
             "source_ref": self.source_ref,
             "creator_agent_id": self.creator_agent_id,
+            "said_by": self.said_by,
             "evidence": self.evidence,
             "created_at": self.created_at,
             "stated_at": self.statement_time,

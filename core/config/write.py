@@ -118,6 +118,14 @@ class ExtractionConfig(Section):
             "agreed'), when the session has it; else they go to 'personal'."
         ),
     )
+    assistant_words: bool = Field(
+        True,
+        description=(
+            "Keep each assistant turn of an ended session, in parts, as records that only a "
+            "search asking what the assistant said reads ('you recommended', 'remind me'; "
+            "core.extraction.replies)."
+        ),
+    )
     related_records: int = Field(
         5,
         ge=0,

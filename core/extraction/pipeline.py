@@ -39,9 +39,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.core import tracing
 from agent_memory.core.engine import Engine
-from agent_memory.core.erasure import Suppressions
 from agent_memory.core.errors import ExtractionError, InvalidArgument
-from agent_memory.core.extraction import summaries
+from agent_memory.core.extraction import replies, summaries
 from agent_memory.core.extraction.base import RESTATING, ModelBackend
 from agent_memory.core.extraction.related import related_records
 from agent_memory.core.extraction.schema import (
@@ -64,12 +63,14 @@ from agent_memory.core.extraction.validator import (
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.jobs import DONE, Claim, ClaimRefused
 from agent_memory.core.logging import get_logger
-from agent_memory.core.models import MemoryType, SourceKind, format_time, utcnow
+from agent_memory.core.models import MemoryType, Scope, SourceKind, format_time, utcnow
 from agent_memory.core.store.erasure import suppressions as stored_suppressions
 from agent_memory.core.store.sessions import session_settings
+from agent_memory.core.suppressions import ECHO_FLOOR, Suppressions, restates
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote
+from agent_memory.core.write.importer import import_items
 from agent_memory.core.write.ingestor import Ingestor
 from agent_memory.core.write.stale import SUMMARY_TAG
 
@@ -412,8 +413,10 @@ class Pipeline:
             tool="session_summary",
         )
         self._hook("summarize", "written")
+        said = self._assistant_words(session, turns)
         return {
             "summary_id": outcome.id,
+            "assistant_words": said,
             "action": outcome.action,
             "replayed": outcome.replayed,
             "scope": scope,
@@ -421,6 +424,45 @@ class Pipeline:
             "sentences_withheld": withheld,
             "timings_ms": {**timer.timings, "write": outcome.timings_ms},
         }
+
+    def _assistant_words(self, session: Session, turns: Sequence[Turn]) -> list[str]:
+        """Keep the session's assistant turns, in parts, in the agent-user pair's private
+        scope (what this agent told this user) as records read only when a search asks what
+        the assistant said (core.extraction.replies); their ids. None restates a forgotten
+        record in a sentence or clause (core.suppressions.restates, at ECHO_FLOOR), and none
+        is written twice: a part the session's kept words hold already is not written again,
+        also when a forget since changed the context it would be written with (its key)."""
+        if not self.engine.config.extraction.assistant_words:
+            return []
+        scope = str(Scope.private(session.agent_id, session.user_id))
+        held = {
+            row["evidence"]: row["id"]
+            for row in self.engine.store.query(
+                "SELECT id, evidence FROM records WHERE scope = ? AND session_id = ? "
+                "AND said_by IS NOT NULL AND evidence IS NOT NULL",
+                (scope, session.session_id),
+            )
+        }
+        forgotten = Suppressions.load(
+            self.engine.store, session.readable_scopes(), self.engine.embedder, ECHO_FLOOR
+        )
+        found = replies.items(turns)
+        new = [
+            item
+            for item in found
+            if item["evidence"] not in held and not restates(forgotten, item["evidence"])
+        ]
+        ids = [held[item["evidence"]] for item in found if item["evidence"] in held]
+        if new:
+            ids += import_items(
+                self.engine,
+                new,
+                scope=scope,
+                agent_id=session.agent_id,
+                session_id=session.session_id,
+                now=self.clock(),
+            ).ids
+        return ids
 
     # -- helpers -----------------------------------------------------------------------------
 

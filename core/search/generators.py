@@ -98,33 +98,34 @@ class Generators:
     # -- lexical ---------------------------------------------------------------------------------
 
     def scored(
-        self, words: list[str], scopes: tuple[str, ...], *, index: VectorIndex
+        self, words: list[str], where: RecordFilter, *, index: VectorIndex
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """BM25 of every record matching a query word, computed in memory once for the lexical
         and time generators, its statistics (N, each word's n, avgdl) counted over every
-        record of the readable ``scopes``, whatever its status or type: what the agent could
-        read with include_history, and nothing else. None where FTS5 ranks instead: with
+        record of the readable scopes (``where``'s, with the assistant's words when ``where``
+        admits them), whatever its status or type: what the agent could read with
+        include_history, and nothing else. None where FTS5 ranks instead: with
         lexical_scoring "fts5", and only when the agent may read every record in the store,
         since FTS5's bm25() counts the whole table (and SQLite's Python binding cannot give
         it other statistics); any other search scores here, so no score depends on records
         the agent cannot read."""
         if not words:
             return None
-        counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
+        counted = counted_filter(where)
         if self._fts5_ranks(counted, index):
             return None
-        return self.bm25.scores(words, within=_within(scopes, counted, index))
+        return self.bm25.scores(words, within=_within(counted, index))
 
-    def unheld(self, words: list[str], scopes: tuple[str, ...], *, index: VectorIndex) -> list[str]:
-        """Those of ``words`` that no record of the readable ``scopes`` holds, each once: what
-        the store never mentions. Counted like the BM25 statistics, over every status and type
+    def unheld(self, words: list[str], where: RecordFilter, *, index: VectorIndex) -> list[str]:
+        """Those of ``words`` that no record of ``where``'s scopes holds, each once: what the
+        store never mentions. Counted like the BM25 statistics, over every status and type
         (a retired record holding a word holds it); where FTS5 ranks (``scored``), from its
         vocabulary, which counts the whole table the agent may read, and a word of several
         terms, a phrase, by where its terms sit."""
         words = list(dict.fromkeys(words))
-        counted = RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES)
+        counted = counted_filter(where)
         if not self._fts5_ranks(counted, index):
-            return self.bm25.unheld(words, within=_within(scopes, counted, index))
+            return self.bm25.unheld(words, within=_within(counted, index))
         return unheld_in_table(self.store, self.bm25.keys(words))
 
     def _fts5_ranks(self, counted: RecordFilter, index: VectorIndex) -> bool:
@@ -211,7 +212,7 @@ class Generators:
     ) -> list[str]:
         """The ids of the ``depth`` records passing ``where`` that the lexical generator ranks
         best for ``words`` (the write path's neighbours by shared words)."""
-        scored = self.scored(words, where.scopes, index=index)
+        scored = self.scored(words, where, index=index)
         return [
             record_id
             for record_id, _ in self.lexical(words, scored, where, depth, index=index).found
@@ -329,10 +330,19 @@ def _norm(text: str) -> str:
     return alias_key(text)
 
 
-def _within(scopes: tuple[str, ...], counted: RecordFilter, index: VectorIndex) -> Within:
+def counted_filter(where: RecordFilter) -> RecordFilter:
+    """What a search's statistics count (BM25's N, n and avgdl; the gate's readable records):
+    every record of ``where``'s scopes, whatever its status, type or time, the assistant's
+    words only when ``where`` reads them (core.filters)."""
+    return RecordFilter(
+        scopes=where.scopes, statuses=HISTORY_STATUSES, assistant_words=where.assistant_words
+    )
+
+
+def _within(counted: RecordFilter, index: VectorIndex) -> Within:
     """The rows a search's BM25 statistics count: those of ``counted`` in ``index``, kept by
-    core.search.bm25 for the next search at the same version of the same scopes."""
+    core.search.bm25 for the next search at the same version counting the same rows."""
     return Within(
-        key=(scopes, index.epoch, index.version),
+        key=(counted.scopes, counted.assistant_words, index.epoch, index.version),
         rowids=lambda: index.rowids_passing(counted),
     )

@@ -20,6 +20,7 @@ from agent_memory.core.models import (
 )
 from agent_memory.core.search import subject
 from agent_memory.core.search.ranking import Candidate
+from agent_memory.core.write.conversation import names_what_the_assistant_said
 
 Ranked = list[tuple[str, float]]
 """A generator's candidates: (record id, score), best first."""
@@ -52,6 +53,8 @@ class SearchRequest:
             since=self.since,
             until=self.until,
             now=format_time(now),  # a provisional record past expires_at is expired already
+            # What the assistant told the user is read only when the question asks for it.
+            assistant_words=names_what_the_assistant_said(self.query),
         )
 
 

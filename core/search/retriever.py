@@ -31,7 +31,6 @@ from agent_memory.core.embedder import query_vector
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.index import VectorIndex
 from agent_memory.core.models import (
-    HISTORY_STATUSES,
     MemoryType,
     Record,
     SourceKind,
@@ -50,7 +49,7 @@ from agent_memory.core.search import (
     subject,
 )
 from agent_memory.core.search.gate import MARGINS, apply_gate, first_on_both, floors
-from agent_memory.core.search.generators import Generators
+from agent_memory.core.search.generators import Generators, counted_filter
 from agent_memory.core.search.lexical import search_words
 from agent_memory.core.search.request import Outcome, Search, SearchRequest
 from agent_memory.core.search.rerank import Reranker, rerank
@@ -79,7 +78,7 @@ class Retriever:
         self.rewriter: QueryRewriter | None = engine.rewriter()
         self.generators = Generators(self.store, self.config)
         self.terms = self.generators.terms  # the write path's word statistics (core.ingestor)
-        self._readable: tuple[Any, int] | None = None  # (scopes, epoch, version) -> count
+        self._readable: tuple[Any, int] | None = None  # (what is counted, version) -> count
 
     def close(self) -> None:
         """Release what the retriever holds beside the store (the tokenizer's connection)."""
@@ -140,7 +139,7 @@ class Retriever:
 
         with timer.stage("lexical_candidates"):
             s.words = search_words(query)
-            s.scored = generators.scored(s.words, scopes, index=index)
+            s.scored = generators.scored(s.words, where, index=index)
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
@@ -152,7 +151,7 @@ class Retriever:
             s.diet = None if s.profile else diet.wanted(query, task=s.task)
             marks = profile.LOOKUP_WORDS if s.profile else standing.lookup_words(s.task, s.diet)
             if marks:  # however far from it (a profile's lookup reads deeper)
-                scored = generators.scored(marks, scopes, index=index)
+                scored = generators.scored(marks, where, index=index)
                 reach = profile.LOOKUP_DEPTH if s.profile else depth
                 s.standing = generators.lexical(marks, scored, where, reach, index=index).found
         with timer.stage("time_candidates"):
@@ -388,7 +387,7 @@ class Retriever:
         gate_cfg = self.config.gate
         s.gate_mode = "off" if self._rerank_replaces_floors() else gate_cfg.mode
         # The floors for the size of what this agent may read (BM25's N), never the store's.
-        readable_records = self._readable_records(s.scopes, s.index)
+        readable_records = self._readable_records(s.where, s.index)
         s.dense_floor, s.lexical_floor, s.corroborated, s.subject_floor = floors(
             readable_records, gate_cfg
         )
@@ -400,7 +399,7 @@ class Retriever:
             # mentions is what it asks and no record answers ("... seltzer water brands?").
             # Read whatever the share, so that a replay under another one knows it.
             asked = [w for w in s.words if w not in subject.FRAME]
-            s.unheld = self.generators.unheld(asked, s.scopes, index=s.index)
+            s.unheld = self.generators.unheld(asked, s.where, index=s.index)
             if s.unheld:
                 s.margins["agreed_share"] = 0.0
         s.survivors = apply_gate(
@@ -504,15 +503,16 @@ class Retriever:
     def _rerank_replaces_floors(self) -> bool:
         return self.config.reranker.enabled and self.config.reranker.mode == "replace_floors"
 
-    def _readable_records(self, scopes: tuple[str, ...], index: VectorIndex) -> int:
-        """How many records ``scopes`` hold, whatever their status (what BM25 counts), kept
-        while the index stays at the same version: consecutive searches over the same scopes
-        count them once."""
-        key = (scopes, index.epoch, index.version)
+    def _readable_records(self, where: RecordFilter, index: VectorIndex) -> int:
+        """How many records ``where``'s scopes hold, whatever their status (what BM25 counts:
+        core.search.generators.counted_filter), kept while the index stays at the same
+        version: consecutive searches over the same scopes count them once."""
+        counting = counted_filter(where)
+        key = (counting.scopes, counting.assistant_words, index.epoch, index.version)
         cached = self._readable  # one read: another thread may replace it meanwhile
         if cached is not None and cached[0] == key:
             return cached[1]
-        counted = index.count(RecordFilter(scopes=scopes, statuses=HISTORY_STATUSES))
+        counted = index.count(counting)
         self._readable = (key, counted)
         return counted
 

@@ -162,13 +162,15 @@ def stage_json(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def records_of(stages: Sequence[dict[str, Any]]) -> list[str]:
-    """The ids of the records a job wrote or reinforced (validate and summarize outputs)."""
+    """The ids of the records a job wrote or reinforced (validate and summarize outputs: the
+    candidates, the summary, the assistant's words)."""
     ids: list[str] = []
     for stage in stages:
         output = stage["output"] or {}
         ids += [w["id"] for w in output.get("written", [])]
         if output.get("summary_id"):
             ids.append(output["summary_id"])
+        ids += output.get("assistant_words", [])
     return list(dict.fromkeys(ids))
 
 

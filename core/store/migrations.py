@@ -436,6 +436,18 @@ TURNS_IN_ORDER = Migration(
     ),
 )
 
+ASSISTANT_WORDS = Migration(
+    18,
+    "the assistant's own words, read only when asked",
+    (
+        # What the assistant told the user in a session, kept by session extraction
+        # (core.extraction.replies): 'assistant' here, NULL for every other record. The hard
+        # filter (core.filters.RecordFilter.assistant_words) leaves such records out of every
+        # read unless a search asks what the assistant said.
+        "ALTER TABLE records ADD COLUMN said_by TEXT CHECK (said_by IN ('assistant'))",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     INITIAL_SCHEMA,
     SESSIONS,
@@ -454,6 +466,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     PASSAGE_VECTORS,
     PROFILE_ORDER,
     TURNS_IN_ORDER,
+    ASSISTANT_WORDS,
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -115,15 +115,14 @@ def insert_record(
     r = item.record
     scope = Scope.parse(r.scope)
     cursor = conn.execute(
-        """
+        f"""
         INSERT INTO records (
             id, type, version, lineage_id, content, subject_entity_id, attribute, subject,
             procedure, scope_kind, scope, source_kind, source_ref, creator_agent_id, session_id,
             evidence, created_at, updated_at, event_at, expires_at, valid_from, valid_until,
             review_at, review_flagged_at, confidence, status, supersedes_id, conflicts_with, tags,
-            context, stated_at
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                  ?, ?, ?, ?)
+            context, stated_at, said_by
+        ) VALUES ({", ".join("?" * 32)})
         """,
         (
             r.id,
@@ -157,6 +156,7 @@ def insert_record(
             json.dumps(list(r.tags)),
             r.context,
             r.statement_time,
+            r.said_by,
         ),
     )
     rowid = int(cursor.lastrowid or 0)
@@ -379,12 +379,12 @@ def row_to_record(row: Mapping[str, Any] | sqlite3.Row) -> Record:
         entities=_json_tuple(row["entity_ids"]),
         context=row["context"],
         stated_at=row["stated_at"] or row["created_at"],
+        said_by=row["said_by"],
     )
 
 
 def _json_tuple(text: str) -> tuple[Any, ...]:
-    """A JSON array column as a tuple. Most are empty, and a search builds ~60 records: the
-    empty case skips the JSON decoder."""
+    """A JSON array column as a tuple; most are empty, and that case skips the decoder."""
     return () if text == "[]" else tuple(json.loads(text))
 
 

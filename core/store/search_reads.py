@@ -20,12 +20,13 @@ if TYPE_CHECKING:
 
 def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
     """The content and retrieval context of each live record (provisional or confirmed)
-    session ``session_id`` wrote into ``scope``, its summaries aside."""
+    session ``session_id`` wrote into ``scope``, its summaries and the assistant's words
+    (core.extraction.replies) aside."""
     with store.reading() as conn:
         rows = conn.execute(
             "SELECT content, coalesce(context, '') AS context FROM records WHERE scope = ? "
             "AND session_id = ? AND status IN ('provisional', 'confirmed') "
-            "AND source_kind != 'session_summary'",
+            "AND source_kind != 'session_summary' AND said_by IS NULL",
             (scope, session_id),
         ).fetchall()
     return [f"{content} {context}" for content, context in rows]
@@ -64,7 +65,11 @@ def profile_ids(
     and the count stops past ``counted``. (SQLite keeps no statistics here to choose itself.)"""
     condition, params = where.sql("r")
     condition += " AND " + PROFILE_RECORDS.format(r="r")
-    coarse, coarse_params = replace(where, since=None, until=None, now=None).sql("r")
+    # Scope, status and type only (the index's columns; the assistant's words are of no
+    # consequence to which read is cheaper).
+    coarse, coarse_params = replace(
+        where, since=None, until=None, now=None, assistant_words=True
+    ).sql("r")
     with store.reading() as conn:
         (passing,) = conn.execute(
             "SELECT count(*) FROM (SELECT 1 FROM records r INDEXED BY records_scope_status "

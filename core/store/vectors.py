@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class IndexEntry:
     """One record as the vector index holds it: its vector and the fields the hard filter
-    reads (scope, status, type, event time = event_at or else created_at, and expires_at,
-    which decides whether a provisional record has lapsed at the filter's ``now``)."""
+    reads (scope, status, type, event time = event_at or else created_at, expires_at, which
+    decides whether a provisional record has lapsed at the filter's ``now``, and whether it
+    holds the assistant's own words: core.models.Record.said_by)."""
 
     vector: np.ndarray
     scope: str
@@ -43,6 +44,7 @@ class IndexEntry:
     time: str
     expires_at: str | None = None
     passages: np.ndarray | None = None  # (passages, dims): core.passages; None when it has none
+    said: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,7 @@ class IndexSnapshot:
     types: list[MemoryType]
     times: list[str]
     expires: list[str | None]
+    said: list[bool]
     passages: dict[int, np.ndarray]  # rowid -> its passages' vectors, for those that have some
 
 
@@ -156,6 +159,7 @@ class VectorsMixin(StoreBase):
             types=[MemoryType(r[4]) for r in rows],
             times=[r[5] for r in rows],
             expires=[r[6] for r in rows],
+            said=[r[8] is not None for r in rows],
             passages={r[0]: passage_matrix(r[7], dims) for r in rows if r[7] is not None},
         )
 
@@ -177,6 +181,7 @@ class VectorsMixin(StoreBase):
                         row[5],
                         row[6],
                         None if row[7] is None else passage_matrix(row[7], len(vector)),
+                        said=row[8] is not None,
                     )
         return IndexDelta(epoch, version, changes)
 
@@ -244,7 +249,7 @@ class VectorsMixin(StoreBase):
 
 _INDEX_SELECT = """
     SELECT e.record_rowid, e.vector, r.scope, r.status, r.type,
-           coalesce(r.event_at, r.created_at), r.expires_at, e.passages
+           coalesce(r.event_at, r.created_at), r.expires_at, e.passages, r.said_by
       FROM embeddings AS e JOIN records AS r ON r.rowid = e.record_rowid
 """
 

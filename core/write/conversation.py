@@ -77,19 +77,26 @@ ROLE_TAG = "role:"  # each turn record is tagged with its role: role:user, role:
 # tenses only: "can you suggest ..." asks for something new, about the user.
 _SAID = (
     r"said|told|suggested|recommended|mentioned|gave|provided|listed|shared|explained|"
-    r"advised|proposed|wrote|came up with|answered|described|called|named|offered|showed"
+    r"advised|proposed|wrote|came up with|answered|described|called|named|offered|showed|"
+    r"quoted|found|brought up|pointed (?:me|us) (?:to|at)|talked about|were telling|"
+    r"walked (?:me|us) through|went over|sent|linked"
 )
-_ASKS_ASSISTANT = re.compile(
-    rf"\byou\s+(?:just\s+|had\s+|have\s+|also\s+|once\s+|previously\s+|earlier\s+)?"
+# ... naming the assistant's words themselves (what the assistant's kept words answer:
+# core.extraction.replies), or only "remind me", which as often asks for the user's own fact
+# ("Remind me what my insurance provider is").
+_NAMES_ITS_WORDS = re.compile(
+    rf"\b(?:you|u)\s+(?:just\s+|had\s+|have\s+|also\s+|once\s+|previously\s+|earlier\s+)?"
     rf"(?:{_SAID})\b"
-    r"|\bdid you\b"
+    r"|\bdid (?:you|u)\b"
     r"|\byour\s+(?:previous\s+|earlier\s+|last\s+)?"
-    r"(?:suggestion|recommendation|advice|answer|list|idea|tip|response|reply)s?\b"
+    r"(?:suggestion|recommendation|advice|answer|list|idea|tip|response|reply|message|"
+    r"thoughts|take)s?\b"
     r"|\bour\s+(?:previous\s+|last\s+|earlier\s+|other\s+)?"
     r"(?:chat|conversation|discussion|talk|exchange)s?\b"
-    r"|\bremind me\b",
+    r"|\blast time (?:we|you|i) (?:chatted|talked|spoke)\b",
     re.IGNORECASE,
 )
+_REMIND = re.compile(r"\bremind me\b", re.IGNORECASE)
 
 
 # A question about a conversation itself ("what did we talk about on Monday?", "what were we
@@ -270,7 +277,15 @@ def asks_what_the_assistant_said(query: str) -> bool:
     """Whether ``query`` asks what the assistant said before ("What was the restaurant you
     recommended?", "In our previous chat ...", "Can you remind me ..."), rather than about
     the user or the world ("What's my dog's name?", "When is Jess's wedding?")."""
-    return _ASKS_ASSISTANT.search(query) is not None
+    return _NAMES_ITS_WORDS.search(query) is not None or _REMIND.search(query) is not None
+
+
+def names_what_the_assistant_said(query: str) -> bool:
+    """Whether ``query`` names what the assistant said ("the restaurant you recommended",
+    "your last answer", "did you ..."): ``asks_what_the_assistant_said`` without a bare
+    "remind me". Only such a question reads the assistant's kept words
+    (core.filters.RecordFilter.assistant_words)."""
+    return _NAMES_ITS_WORDS.search(query) is not None
 
 
 def asks_about_a_conversation(query: str) -> bool:

@@ -31,7 +31,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -94,6 +94,10 @@ class ImportItem(BaseModel):
     evidence: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
     about: list[AboutItem] = Field(default_factory=list, max_length=10)
     context: str | None = Field(None, max_length=MAX_CONTENT_CHARS)
+    # "assistant": the words are the assistant's own, read only by a search that asks what
+    # the assistant said (core.models.Record.said_by; session extraction keeps them so:
+    # core.extraction.replies).
+    said_by: Literal["assistant"] | None = None
 
     @field_validator("content")
     @classmethod
@@ -167,10 +171,12 @@ def import_key(scope: str, item: ImportItem, session_id: str | None = None) -> s
     """The key that makes an item's import happen once: a digest of the scope, the session
     and everything the item says (its ``source_ref``, type, content, times, tags...). The
     same line imported again has the same key; a copy dated otherwise, or edited, does not.
-    A ``stated_at`` that is absent or the item's ``event_at`` adds nothing to the key, so an
-    item imported before the field existed (a conversation turn: stated when it happened)
-    keeps its key and is not stored twice when imported again."""
+    A ``stated_at`` that is absent or the item's ``event_at``, and an absent ``said_by``, add
+    nothing to the key, so an item imported before the field existed (a conversation turn:
+    stated when it happened) keeps its key and is not stored twice when imported again."""
     dropped = {"stated_at"} if item.stated_at in (None, item.event_at) else set()
+    if item.said_by is None:
+        dropped.add("said_by")
     said = json.dumps(
         item.model_dump(mode="json", exclude=dropped), sort_keys=True, ensure_ascii=True
     )
@@ -341,7 +347,9 @@ def _record(
     config: Config,
 ) -> Record:
     status = policy.initial_status(item.source_kind)
-    expires = policy.expires_at(status, now=now, config=config)
+    # The assistant's own words are provisional (what was said, not what is true) but a
+    # record of what was said does not lapse (core.extraction.replies).
+    expires = None if item.said_by else policy.expires_at(status, now=now, config=config)
     subject_entity = plan[0].id if plan else None
     return Record(
         id=new_id("mem", now),
@@ -364,4 +372,5 @@ def _record(
         tags=tuple(item.tags),
         entities=tuple(p.id for p in plan),
         context=item.context,
+        said_by=item.said_by,
     )

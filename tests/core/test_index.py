@@ -160,8 +160,9 @@ EXPIRIES = [f"2026-{m:02d}-15T12:00:00.000000Z" for m in (1, 4, 7, 10)] + [
 
 @pytest.fixture(scope="module")
 def mixed_store(tmp_path_factory: pytest.TempPathFactory):
-    """60 records over four scopes, three types, four statuses, spread event times, and an
-    expires_at on about two thirds of them (of any status: the predicate must check status)."""
+    """60 records over four scopes, three types, four statuses, spread event times, an
+    expires_at on about two thirds of them (of any status: the predicate must check status),
+    and the assistant's words (said_by) among the episodic ones."""
     import random
 
     from agent_memory.core.store.records import bump_records_version
@@ -177,6 +178,8 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory):
         }
         if rng.random() < 0.7:
             item["event_at"] = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        if item["type"] == "episodic" and i % 3 == 0:
+            item["said_by"] = "assistant"
         if item["type"] == "procedural" or not SCOPES[i % 4].startswith("user"):
             item["about"] = [{"kind": "other", "name": "thing"}]
         mem.import_records([item], scope=SCOPES[i % 4], now=NOW)
@@ -211,13 +214,15 @@ def _descending(text: str) -> tuple[int, ...]:
         st.sampled_from(EXPIRIES),
         st.dates(date(2025, 12, 1), date(2027, 3, 1)).map(lambda d: f"{d}T00:00:00.000000Z"),
     ),
+    assistant_words=st.booleans(),
 )
 def test_the_index_mask_and_the_sql_filter_agree(
-    mixed_store, scopes, statuses, types, since, until, now
+    mixed_store, scopes, statuses, types, since, until, now, assistant_words
 ) -> None:
     """For any hard filter, the dense generator's mask admits exactly the records SQL does,
     whether the index was kept current by deltas or built from a snapshot, and both agree
-    with Record.status_at (a provisional record past expires_at at now reads as expired)."""
+    with Record.status_at (a provisional record past expires_at at now reads as expired)
+    and Record.said_by (the assistant's words pass only a filter that reads them)."""
     where = RecordFilter(
         scopes=tuple(scopes),
         statuses=frozenset(statuses),
@@ -225,6 +230,7 @@ def test_the_index_mask_and_the_sql_filter_agree(
         since=None if since is None else f"{since.isoformat()}T00:00:00.000000Z",
         until=None if until is None else f"{until.isoformat()}T00:00:00.000000Z",
         now=now,
+        assistant_words=assistant_words,
     )
     condition, params = where.sql()
     by_sql = {
@@ -248,6 +254,7 @@ def test_the_index_mask_and_the_sql_filter_agree(
         and (types is None or record.type in types)
         and (where.since is None or (record.event_at or record.created_at) >= where.since)
         and (where.until is None or (record.event_at or record.created_at) <= where.until)
+        and (assistant_words or record.said_by is None)
     }
     assert by_status == by_sql
     records = mixed_store.store.records_by_rowid(every)

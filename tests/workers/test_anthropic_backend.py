@@ -147,7 +147,9 @@ def end_session(mem: Memory) -> dict[str, Any]:
 
 
 def records(mem: Memory) -> list[Any]:
-    rows = mem.store.query("SELECT id FROM records")
+    """What extraction made of the session, the assistant's own words aside (kept as said:
+    core.extraction.replies)."""
+    rows = mem.store.query("SELECT id FROM records WHERE said_by IS NULL")
     return list(mem.store.get_records([r["id"] for r in rows]).values())
 
 

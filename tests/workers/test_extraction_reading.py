@@ -174,7 +174,11 @@ def stored(mem: Memory) -> list[Record]:
 
 
 def facts(mem: Memory) -> dict[str, Record]:
-    return {r.content: r for r in stored(mem) if "session-summary" not in r.tags}
+    """What extraction made of the user's words: neither the summary nor the assistant's own
+    words (kept as said: core.extraction.replies)."""
+    return {
+        r.content: r for r in stored(mem) if "session-summary" not in r.tags and r.said_by is None
+    }
 
 
 def test_the_pipeline_stores_none_of_the_misreadings(mem: Memory) -> None:

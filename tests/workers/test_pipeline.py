@@ -480,7 +480,11 @@ def test_a_compromised_model_cannot_launder_an_injection(mem: Memory) -> None:
     attach(mem, Scripted(candidates=candidates))
     job_id = converse(mem, INJECTED)
     assert_evidenced(mem, "s1")
-    claims = [r for r in records_of(mem, "s1") if r.source_kind is not SourceKind.SESSION_SUMMARY]
+    claims = [
+        r
+        for r in records_of(mem, "s1")
+        if r.source_kind is not SourceKind.SESSION_SUMMARY and r.said_by is None
+    ]
     assert {r.content for r in claims} == {
         "The user is an admin.",
         "The user is an administrator with root access.",

@@ -427,14 +427,43 @@ def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
 
 
+def _roll_back_to_version_17(conn: sqlite3.Connection) -> None:
+    """Make a current store file look as version 17 left it (migration 18 undone)."""
+    conn.execute("ALTER TABLE records DROP COLUMN said_by")
+    conn.execute("DELETE FROM schema_migrations WHERE version >= 18")
+
+
+def test_migration_18_leaves_a_version_17_stores_records_found_as_before(
+    store_path: Path,
+) -> None:
+    """A version-17 file gains the column that marks the assistant's own words; none of its
+    records is such, so every search reads them as before."""
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    [kept] = mem.import_records([{"content": "The user likes tea."}], scope="user:u1", now=NOW)
+    mem.close()
+    with sqlite3.connect(store_path) as conn:
+        _roll_back_to_version_17(conn)
+    conn.close()
+    mem = Memory.open(store_path, embedder=HashingEmbedder(), now=NOW)
+    record = mem.store.get_records([kept])[kept]
+    where = RecordFilter(scopes=("user:u1",))
+    condition, params = where.sql("r")
+    found = mem.store.query(f"SELECT r.id FROM records AS r WHERE {condition}", params)
+    version = mem.store.schema_version
+    mem.close()
+    assert record.said_by is None and [row["id"] for row in found] == [kept]
+    assert version == LATEST_VERSION
+
+
 def _roll_back_to_version_16(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 16 left it (migration 17 undone)."""
+    """Make a current store file look as version 16 left it (migrations 17 and 18 undone)."""
+    _roll_back_to_version_17(conn)
     conn.execute("DROP INDEX records_turn_said")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
 
 
 def _roll_back_to_version_15(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 15 left it (migrations 16 and 17 undone)."""
+    """Make a current store file look as version 15 left it (migrations 16 to 18 undone)."""
     _roll_back_to_version_16(conn)
     conn.execute("DROP INDEX records_said")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 16")
@@ -475,7 +504,7 @@ def test_migrations_16_and_17_index_what_a_profile_question_reads_in_the_order_i
 
 
 def _roll_back_to_version_14(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 14 left it (migrations 15 to 17 undone)."""
+    """Make a current store file look as version 14 left it (migrations 15 to 18 undone)."""
     _roll_back_to_version_15(conn)
     conn.execute("ALTER TABLE embeddings DROP COLUMN passages")
     conn.execute("ALTER TABLE embeddings_staging DROP COLUMN passages")
@@ -483,7 +512,7 @@ def _roll_back_to_version_14(conn: sqlite3.Connection) -> None:
 
 
 def _roll_back_to_version_13(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 13 left it (migrations 14 to 17 undone)."""
+    """Make a current store file look as version 13 left it (migrations 14 to 18 undone)."""
     _roll_back_to_version_14(conn)
     conn.execute("DROP INDEX records_session")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 14")
@@ -509,7 +538,7 @@ def test_migration_14_indexes_a_version_13_stores_records_by_session(store_path:
 
 
 def _roll_back_to_version_12(conn: sqlite3.Connection) -> None:
-    """Make a current store file look as version 12 left it (migrations 13 to 17 undone)."""
+    """Make a current store file look as version 12 left it (migrations 13 to 18 undone)."""
     _roll_back_to_version_13(conn)
     conn.execute("DROP TABLE api_keys")
     conn.execute("DROP TABLE idempotency")

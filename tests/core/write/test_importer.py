@@ -164,3 +164,26 @@ def test_an_item_is_stated_when_the_host_says(fast_memory: Memory) -> None:
         fast_memory.import_records([{**said, "stated_at": "last spring"}], scope="user:alice")
     assert refused.value.field == "stated_at"
     assert fast_memory.store.query("SELECT count(*) AS n FROM records")[0]["n"] == 2
+
+
+def test_an_item_of_the_assistants_words_is_marked_and_keys_apart(fast_memory: Memory) -> None:
+    """``said_by`` "assistant" marks the assistant's own words (read only when a search asks
+    what it said: core.filters); an item without it keys as it did before the field existed,
+    so importing it again after an upgrade stores nothing twice."""
+    from agent_memory.core.write.importer import import_items
+
+    said = {"type": "episodic", "content": "assistant: Try the Nasi Goreng.", "source_ref": "t8"}
+    plain = import_items(fast_memory.engine, [said], scope="user:alice", now=NOW)
+    again = import_items(
+        fast_memory.engine, [{**said, "said_by": None}], scope="user:alice", now=NOW
+    )
+    assert again.ids == plain.ids and again.already_stored == 1
+    marked = import_items(
+        fast_memory.engine, [{**said, "said_by": "assistant"}], scope="user:alice", now=NOW
+    )
+    assert marked.created == 1
+    records = fast_memory.store.get_records([*plain.ids, *marked.ids])
+    assert records[plain.ids[0]].said_by is None
+    assert records[marked.ids[0]].said_by == "assistant"
+    with pytest.raises(InvalidArgument, match="said_by"):
+        fast_memory.import_records([{**said, "said_by": "user"}], scope="user:alice")
