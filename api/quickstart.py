@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.api.host import Identity, MemoryHost
 from agent_memory.api.quickstart_data import (
     ALICE,
+    ASKED_THE_ASSISTANT,
     BOB,
     BROTHER_FACT,
     CAROL_TURNS,
@@ -27,6 +28,7 @@ from agent_memory.api.quickstart_data import (
     WRITES,
 )
 from agent_memory.api.quickstart_http import http_search
+from agent_memory.api.quickstart_printer import Printer
 from agent_memory.core import Config, Memory
 from agent_memory.core.amend import opens_correction
 from agent_memory.core.sentences import sentences
@@ -49,7 +51,7 @@ def run(store: str | Path | None, config: Config, *, as_json: bool = False) -> i
     path = Path(store) if store else DEMO_STORE
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    out = _Printer(as_json)
+    out = Printer(as_json)
     mem = open_store(path, config, out)
     try:
         tour = _Tour(mem, path, config, out)
@@ -76,10 +78,10 @@ class _Tour:
     mem: Memory
     path: Path
     config: Config
-    out: _Printer
+    out: Printer
 
 
-def open_store(path: Path, config: Config, out: _Printer) -> Memory:
+def open_store(path: Path, config: Config, out: Printer) -> Memory:
     """1. The store file, created and migrated."""
     out.section("1. Open a store", "One SQLite file is the source of truth (WAL, migrations).")
     mem = Memory.open(path, config)
@@ -251,7 +253,7 @@ def search(tour: _Tour, alice: Session) -> Session:
     return bob
 
 
-def _show_search(out: _Printer, user: str, query: str, result: dict[str, Any]) -> None:
+def _show_search(out: Printer, user: str, query: str, result: dict[str, Any]) -> None:
     out.line(f"search    as assistant for {user}: {query!r}", user=user, query=query, result=result)
     if parts := result["explanation"].get("parts"):  # a question of several, searched apart
         out.line(f"            asked as {len(parts)}: {' | '.join(p['query'] for p in parts)}")
@@ -325,7 +327,8 @@ def extract_an_ended_session(tour: _Tour) -> None:
         "(agent-memory worker) runs four leased, retryable stages: the extractor proposes "
         "memories with verbatim evidence, a separate reviewer accepts, rejects or narrows "
         "them, the validator writes survivors through the same path as memory_write, and "
-        "the summary writer adds one episodic summary. Here Huey runs in immediate mode, "
+        "the summary writer adds one episodic summary; the assistant's own words are kept "
+        "for questions about what it said. Here Huey runs in immediate mode, "
         f"in this process, with the {_backend_label(tour.config)} model backend.",
     )
     app = WorkerApp(tour.path, tour.config, immediate=True, environ=os.environ)
@@ -366,6 +369,9 @@ def extract_an_ended_session(tour: _Tour) -> None:
             out.line("            kept as said: its other words qualify the claim; retires nothing")
         if r.evidence and opens_correction([*sentences(r.evidence)][-1]):
             out.line(f"            amended by the correction after it (evidence {r.evidence!r})")
+    # The assistant's own words are kept too, read only by a question about what it said.
+    result = chat.call("memory_search", {"query": ASKED_THE_ASSISTANT, "limit": 2})
+    _show_search(out, "alice", ASKED_THE_ASSISTANT, result)
     _a_later_session_corrects(tour)
 
 
@@ -494,7 +500,7 @@ def snapshot_and_stats(tour: _Tour) -> None:
     )
 
 
-def next_steps(out: _Printer, path: Path) -> None:
+def next_steps(out: Printer, path: Path) -> None:
     """What to run next on the demo store; then the JSON document, if asked for."""
     out.section("Next", "")
     out.line(f"agent-memory stats --store {path}")
@@ -519,32 +525,6 @@ def _stage_result(output: dict[str, Any]) -> str:
     if "written" in output:
         return f"{len(output['written'])} written, {len(output['rejected'])} rejected"
     if "summary_id" in output:
-        return f"summary {output['summary_id']}"
+        said = len(output.get("assistant_words", []))
+        return f"summary {output['summary_id']}, {said} part(s) of the assistant's words kept"
     return ""
-
-
-class _Printer:
-    """Prints the tour for a person, or collects it as one JSON document."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self.steps: list[dict[str, Any]] = []
-
-    def section(self, title: str, explanation: str) -> None:
-        if self.as_json:
-            self.steps.append({"step": title, "lines": []})
-            return
-        print(f"\n{title}")
-        if explanation:
-            print(f"   {explanation}")
-
-    def line(self, text: str, **data: Any) -> None:
-        if self.as_json:
-            if data:
-                self.steps[-1]["lines"].append(data)
-            return
-        print(f"   {text}")
-
-    def finish(self) -> None:
-        if self.as_json:
-            print(json.dumps({"quickstart": self.steps}, indent=2, default=str))

@@ -14,11 +14,11 @@ from agent_memory.core.models import utcnow
 from agent_memory.core.store import api_keys as keys
 
 if TYPE_CHECKING:
-    from agent_memory.api.quickstart import _Printer
+    from agent_memory.api.quickstart_printer import Printer
     from agent_memory.core import Memory
 
 
-def http_search(mem: Memory, out: _Printer, *, title: str) -> None:
+def http_search(mem: Memory, out: Printer, *, title: str) -> None:
     """Serve ``mem`` for a moment; open a session and search through it with an API key."""
     out.section(
         title,

@@ -275,6 +275,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "time cue 'september 2026': event time 2026-09-01 to 2026-09-30" in decided[1]
     assert "chose SQLite" in decided[2] and "time #1" in decided[3]  # the first result
     assert "stage     summarize  done" in out and "session_summary" in out
+    # The assistant's own words are kept, and a question about what it said finds them.
+    reminded = out.split("which tram did you recommend in Lisbon?'")[1].splitlines()
+    assert "user:alice      assistant: Noted. For Lisbon, take tram 28" in reminded[1]
     assert "rejected 'The user is the account owner.'" in out
     extracted = out.split("stage     extract")[1].split("9. Host integration")[0]
     assert "admin" not in extracted  # the injected turn produced no record
