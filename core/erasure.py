@@ -58,7 +58,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.store.blobs import vector_blob
 from agent_memory.core.store.records import changed, comparison_text
-from agent_memory.core.suppressions import content_digest, echoes, scope_user
+from agent_memory.core.suppressions import content_digest, echoes, scope_user, word_digests
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import (
     CONTEXT_EXCERPT,
@@ -107,8 +107,9 @@ def leave_suppression(
         model_name, vector = content_vectors[record_id]
     stored.add_to_ledger(conn, record_id, content_digest(content), now)
     if suppress:
+        words = word_digests(content, evidence or "")
         stored.add_suppression(
-            conn, record_id, scope, content_digest(content), model_name, vector, now
+            conn, record_id, scope, content_digest(content), model_name, vector, now, words
         )
     turns = redact_turns(
         conn,

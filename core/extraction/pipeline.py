@@ -65,6 +65,7 @@ from agent_memory.core.jobs import DONE, Claim, ClaimRefused
 from agent_memory.core.logging import get_logger
 from agent_memory.core.models import MemoryType, Scope, SourceKind, format_time, utcnow
 from agent_memory.core.store.erasure import suppressions as stored_suppressions
+from agent_memory.core.store.search_reads import assistant_words_of
 from agent_memory.core.store.sessions import session_settings
 from agent_memory.core.suppressions import ECHO_FLOOR, Suppressions, restates
 from agent_memory.core.timing import StageTimer
@@ -435,14 +436,7 @@ class Pipeline:
         if not self.engine.config.extraction.assistant_words:
             return []
         scope = str(Scope.private(session.agent_id, session.user_id))
-        held = {
-            row["evidence"]: row["id"]
-            for row in self.engine.store.query(
-                "SELECT id, evidence FROM records WHERE scope = ? AND session_id = ? "
-                "AND said_by IS NOT NULL AND evidence IS NOT NULL",
-                (scope, session.session_id),
-            )
-        }
+        held = assistant_words_of(self.engine.store, scope, session.session_id)
         forgotten = Suppressions.load(
             self.engine.store, session.readable_scopes(), self.engine.embedder, ECHO_FLOOR
         )

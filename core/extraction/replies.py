@@ -64,10 +64,12 @@ _CREDENTIAL = re.compile(
     r"\b(?:pass(?:word|code|phrase)s?|PINs?|pin (?:code|number)|SSNs?|social security|"
     r"(?:api|access|secret|private|auth|bearer|refresh) (?:keys?|tokens?)|api ?keys?|"
     r"(?:seed|recovery) (?:phrase|words|codes?)|backup codes?|one-time (?:code|password)|"
-    r"OTPs?|2fa codes?|CVV|CVC|security code|(?:card|account|routing) number|sort code|"
+    r"OTPs?|2fa codes?|CVV|CVC|(?:security|verification|confirmation|access) codes?|"
+    r"passkeys?|(?:card|account|routing) number|sort code|"
     r"IBAN|credentials?|login details)\b"
 )
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"\w+")  # a redacted turn (core.erasure) has none
 ROLE = "assistant"
 
 
@@ -100,12 +102,14 @@ def names_a_credential(text: str) -> bool:
 
 def says(part: str) -> bool:
     """Whether ``part`` tells the user something: a sentence of ``MIN_WORDS`` words or more
-    that is not a question ("Noted. Anything else before we plan the release?" does not)."""
+    (or ``MIN_CHARS`` letters, for a language written without spaces) that is not a question
+    ("Noted. Anything else before we plan the release?" does not; a redacted turn's fill holds
+    no letter)."""
     return any(
-        (len(sentence.split()) >= MIN_WORDS or len(sentence.strip()) >= MIN_CHARS)
+        (len(words) >= MIN_WORDS or sum(map(len, words)) >= MIN_CHARS)
         and not sentence.rstrip().endswith(("?", "\uff1f"))
         for a, b in sentence_spans(part)
-        if (sentence := part[a:b])
+        if (words := _WORD.findall(sentence := part[a:b]))
     )
 
 

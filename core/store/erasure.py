@@ -58,11 +58,12 @@ def add_suppression(
     model_name: str | None,
     vector: bytes | None,
     now: datetime,
+    words: Sequence[str] = (),
 ) -> None:
     conn.execute(
         "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (record_id, scope, digest, model_name, vector, format_time(now)),
+        "created_at, words) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (record_id, scope, digest, model_name, vector, format_time(now), json.dumps(list(words))),
     )
 
 
@@ -71,10 +72,34 @@ def suppressions(store: Any, scopes: Sequence[str]) -> list[sqlite3.Row]:
     marks = ",".join("?" * len(scopes)) or "NULL"
     return list(
         store.query(
-            f"SELECT content_digest, model_name, vector FROM suppressions WHERE scope IN ({marks})",
+            "SELECT content_digest, model_name, vector, words FROM suppressions "
+            f"WHERE scope IN ({marks})",
             list(scopes),
         )
     )
+
+
+def assistant_words_holding(
+    store: Any, match: str, users: Sequence[str], limit: int
+) -> list[sqlite3.Row]:
+    """(id, evidence) of the live assistant's words (core.extraction.replies) in the private
+    scopes of ``users`` whose own words (the content column) match the FTS5 expression
+    ``match``, those sharing the most words first, at most ``limit``."""
+    scopes = " OR ".join("r.scope LIKE ? ESCAPE '\\'" for _ in users)
+    return list(
+        store.query(
+            "SELECT r.id, r.evidence FROM records_fts JOIN records AS r ON r.rowid = "
+            "records_fts.rowid WHERE records_fts MATCH ? AND r.said_by IS NOT NULL "
+            f"AND r.status IN ('provisional', 'confirmed') AND ({scopes}) "
+            "ORDER BY bm25(records_fts) LIMIT ?",
+            (f"content : ({match})", *(f"agent:%/{_like(u)}" for u in users), limit),
+        )
+    )
+
+
+def _like(text: str) -> str:
+    """``text`` as a LIKE pattern matching it literally (escape character backslash)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def turns_of(conn: sqlite3.Connection, user: str | None) -> list[tuple[str, int, str]]:
@@ -436,6 +461,7 @@ __all__ = [
     "ERASURE_EVENTS",
     "add_suppression",
     "add_to_ledger",
+    "assistant_words_holding",
     "contexts_of",
     "copy_missing",
     "delete_entity",

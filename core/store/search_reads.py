@@ -32,6 +32,17 @@ def session_texts(store: Store, scope: str, session_id: str) -> list[str]:
     return [f"{content} {context}" for content, context in rows]
 
 
+def assistant_words_of(store: Store, scope: str, session_id: str) -> dict[str, str]:
+    """The assistant's words (core.extraction.replies) session ``session_id`` kept in
+    ``scope``, by their evidence: evidence -> record id (a forgotten one holds none)."""
+    rows = store.query(
+        "SELECT id, evidence FROM records WHERE scope = ? AND session_id = ? "
+        "AND said_by IS NOT NULL AND evidence IS NOT NULL",
+        (scope, session_id),
+    )
+    return {row["evidence"]: row["id"] for row in rows}
+
+
 # An imported conversation turn (episodic, system, with retrieval context:
 # core.write.conversation.is_imported_turn): the same words as the partial index
 # ``records_turn_said`` (core.store.migrations.TURNS_IN_ORDER), which SQLite uses only for a
@@ -137,6 +148,7 @@ __all__ = [
     "PROFILE_COUNTED",
     "PROFILE_RECORDS",
     "PROFILE_SORTED",
+    "assistant_words_of",
     "profile_ids",
     "profile_turn_ids",
     "session_texts",

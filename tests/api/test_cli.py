@@ -277,7 +277,7 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "stage     summarize  done" in out and "session_summary" in out
     # The assistant's own words are kept, and a question about what it said finds them.
     reminded = out.split("which tram did you recommend in Lisbon?'")[1].splitlines()
-    assert "user:alice      assistant: Noted. For Lisbon, take tram 28" in reminded[1]
+    assert "agent:assistant/alice assistant: Noted. For Lisbon, take tram 28" in reminded[1]
     assert "rejected 'The user is the account owner.'" in out
     extracted = out.split("stage     extract")[1].split("9. Host integration")[0]
     assert "admin" not in extracted  # the injected turn produced no record

@@ -170,6 +170,32 @@ def test_a_later_reply_restating_a_forgotten_fact_is_not_kept(mem: Memory) -> No
     assert _said(mem) == []
 
 
+@pytest.mark.parametrize(
+    ("fact", "echo"),
+    [
+        ("I'm allergic to penicillin.", "You are allergic to penicillin, so no amoxicillin."),
+        ("I live in Portland, Oregon.", "Since you live in Portland, Oregon, try Powell's."),
+    ],
+)
+def test_a_forget_erases_an_echo_in_the_second_person(mem: Memory, fact: str, echo: str) -> None:
+    """An echo holding the forgotten record's words goes, however far its wording is from
+    the record's ("You are ..." for "The user is ...")."""
+    _session(mem, "s1", ("user", fact), ("assistant", echo))
+    [said] = _said(mem)
+    [row] = mem.store.query(
+        "SELECT id FROM records WHERE said_by IS NULL AND source_kind = 'user_statement'"
+    )
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="forgetting")
+    forgot = s.call("memory_forget", {"id": row["id"], "reason": "asked"})
+    assert said["id"] in forgot["erased"]
+    _session(mem, "s2", ("user", "Any plans?"), ("assistant", echo), days=1)
+    assert _said(mem) == []  # nor is it kept when a later reply says it again
+
+
+def test_a_redacted_reply_is_not_kept() -> None:
+    assert parts("\u2588" * 300) == []
+
+
 def test_a_question_about_the_users_own_fact_does_not_read_them(mem: Memory) -> None:
     """ "Remind me" as often asks for the user's own fact: only a question naming what the
     assistant said reads its words."""
