@@ -66,7 +66,7 @@ _CREDENTIAL = re.compile(
     r"(?:seed|recovery) (?:phrase|words|codes?)|backup codes?|one-time (?:code|password)|"
     r"OTPs?|2fa codes?|CVV|CVC|(?:security|verification|confirmation|access) codes?|"
     r"passkeys?|(?:card|account|routing) number|sort code|"
-    r"IBAN|credentials?|login details)\b"
+    r"IBAN|login (?:credentials|details))\b"
 )
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\w+")  # a redacted turn (core.erasure) has none
