@@ -28,8 +28,8 @@ extraction has yet to read: the job would write the fact again. So forgetting a 
    keeps the first line of its context, its session's date, so that it is still read as a
    turn (core.write.conversation.dated_only);
 4. erases the assistant's own words kept from its sessions (core.extraction.replies) that
-   restate it in a sentence or a clause (core.suppressions.echoes: "Got it, your new address
-   is ..."), as a session summary quoting it is erased, without a suppression of their own.
+   say it again (core.suppressions.echoes: "Got it, your new address is ..."), as a session
+   summary quoting it is erased, without a suppression of their own.
 
 The extraction pipeline asks ``Suppressions.matching`` (core.suppressions) at every stage:
 candidates are dropped after the extractor, kept from the reviewer, rejected by the validator,
@@ -58,7 +58,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.store import log
 from agent_memory.core.store.blobs import vector_blob
 from agent_memory.core.store.records import changed, comparison_text
-from agent_memory.core.suppressions import content_digest, echoes, scope_user, word_digests
+from agent_memory.core.suppressions import content_digest, echoes, scope_user
 from agent_memory.core.traces import Scrubbed
 from agent_memory.core.write.conversation import (
     CONTEXT_EXCERPT,
@@ -107,9 +107,8 @@ def leave_suppression(
         model_name, vector = content_vectors[record_id]
     stored.add_to_ledger(conn, record_id, content_digest(content), now)
     if suppress:
-        words = word_digests(content, evidence or "")
         stored.add_suppression(
-            conn, record_id, scope, content_digest(content), model_name, vector, now, words
+            conn, record_id, scope, content_digest(content), model_name, vector, now
         )
     turns = redact_turns(
         conn,
@@ -370,7 +369,7 @@ def erase(
     for summary in dict.fromkeys(quoting):
         if tombstone(summary, reason="quoted a forgotten record", before=quoted):
             erased.append(summary)
-    if erased and embedder is not None:  # the assistant's words repeating it (``echoes``)
+    if erased:  # the assistant's words repeating it (``echoes``)
         for echo in echoes(store, embedder, forgotten):
             if tombstone(echo, reason="restated a forgotten record", before=quoted):
                 erased.append(echo)

@@ -1,35 +1,37 @@
 """What forgetting leaves for later reads: the suppressions a session's extraction honours, and
-the assistant's words that restate a forgotten record.
+the assistant's words that say a forgotten record again.
 
 A forgotten record leaves a suppression in its scope (core.erasure.leave_suppression): a digest
-of its normalised content (``content_digest``), its embedding, and digests of its words
-(``word_digests``: stemmed, stopwords and "user" aside; never a word itself). ``Suppressions``
-reads those of the scopes a session reads: a candidate restates a forgotten record when its
-normalised content has the same digest, or its embedding is at least the given floor similar
+of its normalised content (``content_digest``) and its embedding. ``Suppressions`` reads those
+of the scopes a session reads: a candidate restates a forgotten record when its normalised
+content has the same digest, or its embedding is at least the given floor similar
 (``ingest.duplicate_floor`` for candidates and summaries: where the ingestor would have merged
 it into the forgotten record as a duplicate).
 
 The assistant's own words kept from its sessions (core.extraction.replies) repeat what they
 were told, in the second person ("Got it, your new address is ...", "You are allergic to
-penicillin, so ..."). Such a text restates a forgotten record (``restates``) when it holds the
-record's words (all of them, or ``WORD_SHARE`` of more than ``FEW_WORDS``), or when a sentence
-of it or a clause is at least ``ECHO_FLOOR`` similar: looser than the duplicate floor, since
-"Your dentist is Dr. Priya Patel." is 0.927 similar to "The user's dentist is Dr. Priya Patel.",
-the clause "I'll remember that your new address is <it>" 0.855 to "The user's new address is
-<it>" and "You are allergic to penicillin." 0.820 to its record, an unrelated sentence naming
-the dentist 0.744 (the packaged MiniLM); dropping a reply costs less than keeping a forgotten
-fact. Extraction keeps no part that restates one, and forgetting a record erases the live
-ones of its user that do (``echoes``, core.erasure.erase): of the ``ECHO_READ`` whose own
-words share the most with it, each read by its words, the first ``ECHO_SHORTLIST`` by meaning
-too, so that a forget embeds no user's every reply. Limits: a reply saying a part of a long
-forgotten record in other words, below the shortlist, stays; a suppression left before word
-digests existed is read by its meaning only.
+penicillin, so ..."). Forgetting a record erases the live ones of its user that say it again
+(``echoes``, core.erasure.erase): those holding its words (``holds``: all the words of its
+content or of its evidence, or ``WORD_SHARE`` of more than ``FEW_WORDS``; stemmed, stopwords
+and "user" aside), read among the ``ECHO_READ`` whose own words share the most with it, and,
+with an embedder, the first ``ECHO_SHORTLIST`` of them by meaning too (``restates``: a
+sentence or clause at least ``ECHO_FLOOR`` similar). Extraction keeps no part that restates a
+suppression by meaning; a suppression keeps no words, so a later reply holding a forgotten
+record's words in wording below the floor ("You are allergic to penicillin." is 0.820 similar
+to its record) is kept, as a user's own paraphrase of a forgotten fact would be.
+
+``ECHO_FLOOR`` is looser than the duplicate floor, since a reply says the fact in the second
+person: "Your dentist is Dr. Priya Patel." is 0.927 similar to "The user's dentist is Dr.
+Priya Patel.", the clause "I'll remember that your new address is <it>" 0.855 to "The user's
+new address is <it>", an unrelated sentence naming the dentist 0.744 (the packaged MiniLM);
+dropping a reply costs less than keeping a forgotten fact. Limits: a forgotten record in a
+shared scope (no user's) erases no reply; a reply saying a part of a long forgotten record in
+other words, below the shortlist, stays.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -40,7 +42,7 @@ import numpy as np
 
 from agent_memory.core.embedder import Embedder
 from agent_memory.core.judge.stemming import stem_word
-from agent_memory.core.search.lexical import STOPWORDS, fts_match, query_tokens
+from agent_memory.core.search.lexical import STOPWORDS, fts_match
 from agent_memory.core.sentences import sentence_spans
 from agent_memory.core.store import erasure as stored
 from agent_memory.core.write.evidence import normalise
@@ -54,11 +56,12 @@ ECHO_FLOOR = 0.85
 # compared by their words, and the first ECHO_SHORTLIST of them by their meaning too.
 ECHO_READ = 500
 ECHO_SHORTLIST = 20
-# A reply holds a forgotten record's words when it holds all of them (this many or fewer) or
+# A reply holds a forgotten text's words when it holds all of them (this many or fewer) or
 # this share of them.
 FEW_WORDS = 3
 WORD_SHARE = 0.75
-_SAID_OF_EVERYONE = frozenset({"user", "users", "s"})
+_SAID_OF_EVERYONE = frozenset({"user", "users", "s"})  # every phrased fact says "The user's"
+_WORD = re.compile(r"\w+")
 
 
 def content_digest(text: str) -> str:
@@ -79,7 +82,6 @@ def scope_user(scope: str) -> str | None:
 class _Suppression:
     digest: str
     vector: np.ndarray | None
-    words: frozenset[str] = frozenset()  # word_digests of what was forgotten
 
 
 class Suppressions:
@@ -95,7 +97,6 @@ class Suppressions:
                 np.frombuffer(r["vector"], dtype=np.float32)
                 if r["vector"] is not None and r["model_name"] == model
                 else None,
-                frozenset(json.loads(r["words"])) if r["words"] else frozenset(),
             )
             for r in rows
         ]
@@ -124,18 +125,6 @@ class Suppressions:
             found = [f or bool(s) for f, s in zip(found, similar, strict=True)]
         return found
 
-    def holds_words(self, text: str) -> bool:
-        """Whether ``text`` holds the words of a forgotten record (``word_digests``): all of
-        them when it has ``FEW_WORDS`` or fewer, else ``WORD_SHARE`` of them ("You are
-        allergic to penicillin." holds "The user is allergic to penicillin.")."""
-        held = set(word_digests(text))
-        return any(
-            len(s.words & held)
-            >= (len(s.words) if len(s.words) <= FEW_WORDS else WORD_SHARE * len(s.words))
-            for s in self._items
-            if s.words
-        )
-
     def without_matching_sentences(self, text: str) -> tuple[str, int]:
         """``text`` less every sentence that restates a forgotten record, whole or as one
         of its clauses ("...; the user is X, and ..."), and how many sentences went."""
@@ -158,28 +147,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
 
 
-def word_digests(*texts: str) -> list[str]:
-    """Digests of the words ``texts`` say something by: their words (core.search.lexical:
-    stopwords aside, and "user", which every phrased fact says), stemmed
-    (core.judge.stemming), each a digest, never the word."""
-    words = {
-        stem_word(w)
-        for text in texts
-        for w in query_tokens(text)
-        if w not in STOPWORDS and w not in _SAID_OF_EVERYONE
-    }
-    return sorted(hashlib.sha256(w.encode("utf-8")).hexdigest()[:16] for w in words)
-
-
-def restates(forgotten: Suppressions, text: str, *, meaning: bool = True) -> bool:
-    """Whether ``text`` holds a forgotten record's words (``Suppressions.holds_words``) or,
-    with ``meaning``, a sentence of it (core.sentences: "Dr. Priya Patel" is no sentence end)
-    or a clause of one restates a forgotten record."""
+def restates(forgotten: Suppressions, text: str) -> bool:
+    """Whether a sentence of ``text`` (core.sentences: "Dr. Priya Patel" is no sentence end)
+    or a clause of one restates a forgotten record by meaning."""
     if not forgotten:
-        return False
-    if forgotten.holds_words(text):
-        return True
-    if not meaning:
         return False
     pieces = []
     for a, b in sentence_spans(text):
@@ -188,39 +159,66 @@ def restates(forgotten: Suppressions, text: str, *, meaning: bool = True) -> boo
     return any(forgotten.matching(pieces))
 
 
-def echoes(store: Store, embedder: Embedder, forgotten: Sequence[Record]) -> list[str]:
+def said_words(text: str) -> frozenset[str]:
+    """The words ``text`` says something by: stemmed (core.judge.stemming), stopwords and
+    "user" (every phrased fact says "The user ...") aside."""
+    words = (w.casefold() for w in _WORD.findall(text))
+    return frozenset(
+        stem_word(w) for w in words if w not in STOPWORDS and w not in _SAID_OF_EVERYONE
+    )
+
+
+def holds(text: str, said: Sequence[frozenset[str]]) -> bool:
+    """Whether ``text`` holds the words of one of ``said`` (``said_words`` of forgotten texts):
+    all of them when they are ``FEW_WORDS`` or fewer, else ``WORD_SHARE`` of them."""
+    held = said_words(text)
+    return any(
+        len(words & held) >= (len(words) if len(words) <= FEW_WORDS else WORD_SHARE * len(words))
+        for words in said
+        if words
+    )
+
+
+def echoes(store: Store, embedder: Embedder | None, forgotten: Sequence[Record]) -> list[str]:
     """The ids of the live assistant's words (core.extraction.replies) of the users of the
-    ``forgotten`` records that restate one of them (``restates``): of the ``ECHO_READ`` whose
-    own words share the most words with them (a full-text read of their content), each read
-    by its words, and the first ``ECHO_SHORTLIST`` by their meaning too."""
-    said = [text for r in forgotten for text in (r.content, r.evidence) if text]
-    words = [
-        w
-        for text in said
-        for w in query_tokens(text)
-        if w not in STOPWORDS and w not in _SAID_OF_EVERYONE
-    ]
+    ``forgotten`` records (their own scopes, exactly) that say one of them again: of the
+    ``ECHO_READ`` whose own words share the most with them, those holding the words of a
+    forgotten content or evidence (``holds``), and with ``embedder`` those of the first
+    ``ECHO_SHORTLIST`` that restate one by meaning (``restates``, at ``ECHO_FLOOR``)."""
+    said = [said_words(t) for r in forgotten for t in (r.content, r.evidence) if t]
     users = {u for r in forgotten if (u := scope_user(r.scope)) is not None}
-    match = fts_match(list(dict.fromkeys(words)))
+    match = fts_match(sorted(set().union(*said))) if said else None
     if not users or match is None:
         return []
-    rows = stored.assistant_words_holding(store, match, sorted(users), ECHO_READ)
-    scopes_read = sorted({r.scope for r in forgotten})
-    suppressed = Suppressions.load(store, scopes_read, embedder, ECHO_FLOOR)
+    rows = [
+        row
+        for row in stored.assistant_words_holding(store, match, sorted(users), ECHO_READ)
+        if scope_user(row["scope"]) in users  # LIKE ignores case; user ids do not
+    ]
+    meaning = (
+        Suppressions.load(store, sorted({r.scope for r in forgotten}), embedder, ECHO_FLOOR)
+        if embedder is not None
+        else None
+    )
     return [
         row["id"]
         for i, row in enumerate(rows)
-        if restates(suppressed, row["evidence"] or "", meaning=i < ECHO_SHORTLIST)
+        if holds(row["evidence"] or "", said)
+        or (meaning is not None and i < ECHO_SHORTLIST and restates(meaning, row["evidence"] or ""))
     ]
 
 
 __all__ = [
     "ECHO_FLOOR",
+    "ECHO_READ",
     "ECHO_SHORTLIST",
+    "FEW_WORDS",
+    "WORD_SHARE",
     "Suppressions",
     "content_digest",
     "echoes",
+    "holds",
     "restates",
+    "said_words",
     "scope_user",
-    "word_digests",
 ]

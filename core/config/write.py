@@ -122,8 +122,8 @@ class ExtractionConfig(Section):
         True,
         description=(
             "Keep each assistant turn of an ended session, in parts, as records that only a "
-            "search asking what the assistant said reads ('you recommended', 'remind me'; "
-            "core.extraction.replies)."
+            "question naming what the assistant said reads ('you recommended', 'did you', "
+            "'our previous chat'; core.extraction.replies)."
         ),
     )
     related_records: int = Field(

@@ -437,9 +437,7 @@ class Pipeline:
             return []
         scope = str(Scope.private(session.agent_id, session.user_id))
         held = assistant_words_of(self.engine.store, scope, session.session_id)
-        forgotten = Suppressions.load(
-            self.engine.store, session.readable_scopes(), self.engine.embedder, ECHO_FLOOR
-        )
+        forgotten = self._suppressions(session, floor=ECHO_FLOOR)
         found = replies.items(turns)
         new = [
             item
@@ -460,13 +458,14 @@ class Pipeline:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _suppressions(self, session: Session) -> Suppressions:
-        """What was forgotten in the scopes the session reads (core.erasure)."""
+    def _suppressions(self, session: Session, *, floor: float | None = None) -> Suppressions:
+        """What was forgotten in the scopes the session reads (core.erasure), matched at
+        ``floor`` (default: the ingestor's duplicate floor)."""
         return Suppressions.load(
             self.engine.store,
             session.readable_scopes(),
             self.engine.embedder,
-            self.engine.config.ingest.duplicate_floor,
+            self.engine.config.ingest.duplicate_floor if floor is None else floor,
         )
 
     def _unsuppressed(self, session: Session, candidates: Sequence[Candidate]) -> list[Candidate]:

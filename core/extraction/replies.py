@@ -68,6 +68,8 @@ _CREDENTIAL = re.compile(
     r"passkeys?|(?:card|account|routing) number|sort code|"
     r"IBAN|login (?:credentials|details))\b"
 )
+# "pin" in lower case is as often a pin: a credential only with digits right after it.
+_PIN_NUMBER = re.compile(r"\bpin\b\W{0,4}\d", re.IGNORECASE)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\w+")  # a redacted turn (core.erasure) has none
 ROLE = "assistant"
@@ -90,12 +92,13 @@ def parts(text: str) -> list[str]:
 
 def names_a_credential(text: str) -> bool:
     """Whether ``text`` names a credential (``_CREDENTIAL``, any case but for the short
-    upper-case ones: "PIN", "SSN") or a sentence of it tells one with its value
-    (core.framing.tells_a_secret)."""
+    upper-case ones: "PIN", "SSN"; "pin" followed by digits) or a sentence of it tells one
+    with its value (core.framing.tells_a_secret)."""
     lowered = re.sub(r"\b(?:PINs?|SSNs?|OTPs?|CVV|CVC|IBAN)\b", "", text).lower()
     return (
         _CREDENTIAL.search(text) is not None
         or _CREDENTIAL.search(lowered) is not None
+        or _PIN_NUMBER.search(text) is not None
         or any(tells_a_secret(text[a:b]) for a, b in sentence_spans(text))
     )
 

@@ -58,12 +58,11 @@ def add_suppression(
     model_name: str | None,
     vector: bytes | None,
     now: datetime,
-    words: Sequence[str] = (),
 ) -> None:
     conn.execute(
         "INSERT INTO suppressions (record_id, scope, content_digest, model_name, vector, "
-        "created_at, words) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (record_id, scope, digest, model_name, vector, format_time(now), json.dumps(list(words))),
+        "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (record_id, scope, digest, model_name, vector, format_time(now)),
     )
 
 
@@ -72,8 +71,7 @@ def suppressions(store: Any, scopes: Sequence[str]) -> list[sqlite3.Row]:
     marks = ",".join("?" * len(scopes)) or "NULL"
     return list(
         store.query(
-            "SELECT content_digest, model_name, vector, words FROM suppressions "
-            f"WHERE scope IN ({marks})",
+            f"SELECT content_digest, model_name, vector FROM suppressions WHERE scope IN ({marks})",
             list(scopes),
         )
     )
@@ -82,13 +80,14 @@ def suppressions(store: Any, scopes: Sequence[str]) -> list[sqlite3.Row]:
 def assistant_words_holding(
     store: Any, match: str, users: Sequence[str], limit: int
 ) -> list[sqlite3.Row]:
-    """(id, evidence) of the live assistant's words (core.extraction.replies) in the private
-    scopes of ``users`` whose own words (the content column) match the FTS5 expression
-    ``match``, those sharing the most words first, at most ``limit``."""
+    """(id, scope, evidence) of the live assistant's words (core.extraction.replies) in the
+    private scopes of ``users`` whose own words (the content column) match the FTS5
+    expression ``match``, those sharing the most words first, at most ``limit``. LIKE ignores
+    case: the caller keeps the rows of its users' scopes exactly."""
     scopes = " OR ".join("r.scope LIKE ? ESCAPE '\\'" for _ in users)
     return list(
         store.query(
-            "SELECT r.id, r.evidence FROM records_fts JOIN records AS r ON r.rowid = "
+            "SELECT r.id, r.scope, r.evidence FROM records_fts JOIN records AS r ON r.rowid = "
             "records_fts.rowid WHERE records_fts MATCH ? AND r.said_by IS NOT NULL "
             f"AND r.status IN ('provisional', 'confirmed') AND ({scopes}) "
             "ORDER BY bm25(records_fts) LIMIT ?",

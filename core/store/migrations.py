@@ -438,16 +438,13 @@ TURNS_IN_ORDER = Migration(
 
 ASSISTANT_WORDS = Migration(
     18,
-    "the assistant's own words, read only when asked, and the words a forget leaves out",
+    "the assistant's own words, read only when asked",
     (
         # What the assistant told the user in a session, kept by session extraction
         # (core.extraction.replies): 'assistant' here, NULL for every other record. The hard
         # filter (core.filters.RecordFilter.assistant_words) leaves such records out of every
         # read unless a search asks what the assistant said.
         "ALTER TABLE records ADD COLUMN said_by TEXT CHECK (said_by IN ('assistant'))",
-        # A suppression's digests of the forgotten record's words (a JSON array; NULL for one
-        # left before): an assistant's reply holding them repeats it (core.suppressions).
-        "ALTER TABLE suppressions ADD COLUMN words TEXT",
     ),
 )
 

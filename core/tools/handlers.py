@@ -103,6 +103,12 @@ def revise(ctx: ToolContext, args: ReviseArgs, now: datetime) -> dict[str, Any]:
     if args.action == "merge_entities":
         return _merge_entities(ctx, args, now=now)
     record = writable_record(ctx, args.id, now=now)
+    if record.said_by is not None:  # core.extraction.replies
+        raise InvalidArgument(
+            f"{record.id} keeps what the assistant said, which is neither corrected nor "
+            "confirmed: write what is true as a record of its own, or forget it",
+            field="id",
+        )
     if args.action == "correct":
         if args.content is None and args.attribute is None:
             raise InvalidArgument(

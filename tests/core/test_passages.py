@@ -225,7 +225,6 @@ def test_reembed_makes_passages_for_a_store_written_before_them(
         conn.execute("DROP INDEX records_said")  # migrations 16 to 18
         conn.execute("DROP INDEX records_turn_said")
         conn.execute("ALTER TABLE records DROP COLUMN said_by")
-        conn.execute("ALTER TABLE suppressions DROP COLUMN words")
         conn.execute("DELETE FROM schema_migrations WHERE version >= 15")
     conn.close()
     with capture_logs() as logs, Memory.open(path, embedder=real_embedder, now=NOW) as mem:

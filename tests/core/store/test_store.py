@@ -430,7 +430,6 @@ def _roll_back_to_version_11(conn: sqlite3.Connection) -> None:
 def _roll_back_to_version_17(conn: sqlite3.Connection) -> None:
     """Make a current store file look as version 17 left it (migration 18 undone)."""
     conn.execute("ALTER TABLE records DROP COLUMN said_by")
-    conn.execute("ALTER TABLE suppressions DROP COLUMN words")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 18")
 
 
