@@ -129,7 +129,7 @@ class Suppressions:
         """``text`` less every sentence that restates a forgotten record, whole or as one
         of its clauses ("...; the user is X, and ..."), and how many sentences went."""
         sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-        pieces = [[s, *(c for c in _CLAUSE.split(s) if c.strip())] for s in sentences]
+        pieces = [_with_clauses(s) for s in sentences]
         flags = iter(self.matching([p for group in pieces for p in group]))
         hits = [any([next(flags) for _ in group]) for group in pieces]
         kept = [s for s, hit in zip(sentences, hits, strict=True) if not hit]
@@ -147,15 +147,17 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
 
 
+def _with_clauses(sentence: str) -> list[str]:
+    """``sentence`` and each of its clauses: each may restate a forgotten record."""
+    return [sentence, *(c for c in _CLAUSE.split(sentence) if c.strip())]
+
+
 def restates(forgotten: Suppressions, text: str) -> bool:
     """Whether a sentence of ``text`` (core.sentences: "Dr. Priya Patel" is no sentence end)
     or a clause of one restates a forgotten record by meaning."""
     if not forgotten:
         return False
-    pieces = []
-    for a, b in sentence_spans(text):
-        sentence = text[a:b]
-        pieces += [sentence, *(c for c in _CLAUSE.split(sentence) if c.strip())]
+    pieces = [p for a, b in sentence_spans(text) for p in _with_clauses(text[a:b])]
     return any(forgotten.matching(pieces))
 
 

@@ -343,6 +343,6 @@ def _within(counted: RecordFilter, index: VectorIndex) -> Within:
     """The rows a search's BM25 statistics count: those of ``counted`` in ``index``, kept by
     core.search.bm25 for the next search at the same version counting the same rows."""
     return Within(
-        key=(counted.scopes, counted.assistant_words, index.epoch, index.version),
+        key=(counted, index.epoch, index.version),
         rowids=lambda: index.rowids_passing(counted),
     )

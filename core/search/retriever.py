@@ -508,7 +508,7 @@ class Retriever:
         core.search.generators.counted_filter), kept while the index stays at the same
         version: consecutive searches over the same scopes count them once."""
         counting = counted_filter(where)
-        key = (counting.scopes, counting.assistant_words, index.epoch, index.version)
+        key = (counting, index.epoch, index.version)
         cached = self._readable  # one read: another thread may replace it meanwhile
         if cached is not None and cached[0] == key:
             return cached[1]
