@@ -147,7 +147,12 @@ class Retriever:
             s.profile, s.profile_of = profile.lookup(
                 self.store, query, request.user_id, where, request.limit
             )
-            s.task = not s.profile and standing.asks_task(query)
+            # A question naming nothing the readable store holds and nothing of the user's is
+            # the assistant's to answer from what it knows: a task, which standing
+            # instructions shape as they shape any other.
+            s.task = not s.profile and (
+                standing.asks_task(query) or (not s.lexical and standing.asks_knowledge(query))
+            )
             s.diet = None if s.profile else diet.wanted(query, task=s.task)
             marks = profile.LOOKUP_WORDS if s.profile else standing.lookup_words(s.task, s.diet)
             if marks:  # however far from it (a profile's lookup reads deeper)

@@ -10,7 +10,9 @@ dev set: 12 of the 17 tasks that missed their record; benchmarks/README.md, "Ses
 
 So when the query asks for a task (``asks_task``: a request, a how-to, an estimate or advice;
 never a question about a stored fact such as "What's my blood type?", nor a request for the
-user's own stored thing such as "Find my dentist's number"), a candidate that did not pass the
+user's own stored thing such as "Find my dentist's number"; and a question for what the
+assistant knows, ``asks_knowledge``, asked of a store holding none of its words:
+core.search.retriever), a candidate that did not pass the
 gate on its own and is a standing instruction (``is_standing``) passes on that signal: at most
 ``MAX_STANDING`` of them (the best fused scores), the one stated last first, after the results
 that passed on their own (``place``). Besides the generators' candidates, the records the
@@ -189,6 +191,39 @@ _INSTRUCTING = frozenset(
     "forward future use give write answer answers reply keep stop only more actually instead "
     "make sure want need like".split()
 )
+
+
+# A question's opening: a question word, or an auxiliary asking yes or no.
+_QUESTION = re.compile(
+    r"^\W*(?:what|what's|whats|which|who|who's|whom|whose|where|where's|when|when's|why|how|"
+    r"how's|is|are|was|were|do|does|did|can|could|should|would|will|has|have)\b",
+    re.IGNORECASE,
+)
+# Words that make a question about the user, the assistant or someone they spoke of ("When did
+# she leave?").
+_PERSONAL = re.compile(
+    r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|my|mine|myself|we|we're|we've|we'll|we'd|us|our|ours|"
+    r"ourselves|you|you're|you've|you'll|you'd|your|yours|yourself|u|ur|he|he's|she|she's|him|"
+    r"her|his|hers|they|they're|them|their|theirs)\b",
+    re.IGNORECASE,
+)
+# A name past the question's first word ("How old is Lara?", "When is Jess's wedding?"): the
+# question is about someone or something of the user's world, stored or not. One capital
+# letter alone is no name ("vitamin D").
+_NAMED = re.compile(r"(?<=\s)[^\W\d_][^\W_]*(?<=\w)(?=\W|$)")
+
+
+def asks_knowledge(query: str) -> bool:
+    """Whether ``query`` is a question that says nothing of the user, the assistant or anyone
+    they spoke of, and names nothing ("What's the current recommendation for vitamin D
+    supplements in breastfed babies?"). Asked of a store holding none of its words, it is the
+    assistant's to answer from what it knows, as a task is (core.search.retriever)."""
+    text = " ".join(query.replace("\u2019", "'").split())
+    if not (text.endswith("?") or _QUESTION.match(text)):
+        return False
+    if _PERSONAL.search(text) or _RECALLS.search(text):
+        return False
+    return not any(w[0].isupper() and len(w) > 1 for w in _NAMED.findall(text))
 
 
 def asks_task(query: str) -> bool:

@@ -15,7 +15,12 @@ from agent_memory.api.evaluation.calibrate import final_ids
 from agent_memory.core import Config, Memory
 from agent_memory.core.models import MemoryType, Record, SourceKind, Status
 from agent_memory.core.search.ranking import replay
-from agent_memory.core.search.standing import MAX_STANDING, asks_task, is_standing
+from agent_memory.core.search.standing import (
+    MAX_STANDING,
+    asks_knowledge,
+    asks_task,
+    is_standing,
+)
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
 
@@ -257,6 +262,56 @@ def test_tasks(query: str) -> None:
 )
 def test_questions_about_a_fact(query: str) -> None:
     assert not asks_task(query)
+
+
+KNOWLEDGE = "What's the current recommendation for vitamin D supplements in breastfed babies?"
+
+
+def test_a_question_for_what_the_assistant_knows_gets_the_standing_instructions(
+    alice: Session,
+) -> None:
+    """Asked of a store holding none of its words, a question about nothing of the user's is
+    the assistant's to answer, and the user's instructions shape that answer too (before:
+    an empty answer)."""
+    result = search(alice, KNOWLEDGE)
+    reasons = {r["content"]: r["explanation"]["passed_on"] for r in result["results"]}
+    assert reasons == {METRIC: "standing", R_ONLY: "standing"}
+    assert result["explanation"]["gate"]["task"] is True
+    logged = payload(alice, result["search_id"])
+    assert replay(logged) == [r["id"] for r in result["results"]]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What's my blood type?",  # the user's own: nothing stored answers it
+        "When did she leave?",  # someone spoken of
+        "How old is Lara?",  # someone named
+        "How far is it from Porto to Lisbon?",  # Porto is in the store: asked of the store
+    ],
+)
+def test_a_question_about_the_users_world_gets_no_instruction(alice: Session, query: str) -> None:
+    found = contents(search(alice, query))
+    assert METRIC not in found and R_ONLY not in found
+
+
+@pytest.mark.parametrize(
+    ("query", "knowledge"),
+    [
+        (KNOWLEDGE, True),
+        ("what is the boiling point of water", True),
+        ("Is it safe to eat raw cookie dough?", True),
+        ("What is a cash flow statement?", True),
+        ("How far is it from Dublin to Galway?", False),  # names places: about the user's world
+        ("how old is lara", True),  # a name in lower case is not told from a word
+        ("Do you remember what I said?", False),
+        ("When did she leave?", False),
+        ("What's our wifi password?", False),
+        ("The boiling point of water.", False),  # not asked
+    ],
+)
+def test_what_asks_for_knowledge(query: str, knowledge: bool) -> None:
+    assert asks_knowledge(query) is knowledge
 
 
 def record(content: str, **fields: Any) -> Record:
