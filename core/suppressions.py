@@ -13,7 +13,9 @@ were told, in the second person ("Got it, your new address is ...", "You are all
 penicillin, so ..."). Forgetting a record erases the live ones of its user that say it again
 (``echoes``, core.erasure.erase): those holding its words (``holds``: all the words of its
 content or of its evidence, or ``WORD_SHARE`` of more than ``FEW_WORDS``; stemmed, stopwords
-and "user" aside), read among the ``ECHO_READ`` whose own words share the most with it, and,
+and "user" aside) or what it told (``says_again``: a clause holding half of the words one of
+its clauses told, or a name only it gave: ``told``), read among the ``ECHO_READ`` whose own
+words share the most with it, and,
 with an embedder, the first ``ECHO_SHORTLIST`` of them by meaning too (``restates``: a
 sentence or clause at least ``ECHO_FLOOR`` similar). Extraction keeps no part that restates a
 suppression by meaning; a suppression keeps no words, so a later reply holding a forgotten
@@ -34,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -42,6 +45,8 @@ import numpy as np
 
 from agent_memory.core.embedder import Embedder
 from agent_memory.core.judge.stemming import stem_word
+from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
+from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search.lexical import STOPWORDS, fts_match
 from agent_memory.core.sentences import sentence_spans
 from agent_memory.core.store import erasure as stored
@@ -60,8 +65,14 @@ ECHO_SHORTLIST = 20
 # this share of them.
 FEW_WORDS = 3
 WORD_SHARE = 0.75
+# A reply's sentence or clause holding this share of the words a forgotten record's clause
+# told says it again; a word this many of the user's other records say tells nothing.
+CLAUSE_SHARE = 0.5
+COMMON_IN = 3
 _SAID_OF_EVERYONE = frozenset({"user", "users", "s"})  # every phrased fact says "The user's"
 _WORD = re.compile(r"\w+")
+# Capitalised words that name no one and nothing of the user's own.
+_NO_NAMES = STOPWORDS | MONTHS_AND_WEEKDAYS | frozenset({"i", "user", "ok", "okay"})
 
 
 def content_digest(text: str) -> str:
@@ -181,6 +192,78 @@ def holds(text: str, said: Sequence[frozenset[str]]) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Told:
+    """What a forgotten record's content told, for reading the assistant's words: the words
+    of each of its clauses that few other records of the user's say (``said_words``), and the
+    names it alone gave."""
+
+    clauses: tuple[frozenset[str], ...]
+    names: frozenset[str]
+
+
+def told(store: Store, record: Record) -> Told:
+    """What ``record`` (forgotten) told, against the other live records of its scope, the
+    user's own (a session summary and the assistant's words aside; read among the
+    ``ECHO_READ`` sharing its words): the words of each clause of its content that fewer than
+    ``COMMON_IN`` of them say ("sure", "best" and "way" are the user's everyday words,
+    "diabetes" is not), and each name it gives (a word written with a capital past its
+    sentence's first: "Gregor" in "The user's ex-husband's name is Gregor.") that none says
+    and WordNet does not know (no place or word: "Tokyo", "Max")."""
+    content = record.content
+    pieces = [
+        said_words(p) for a, b in sentence_spans(content) for p in _with_clauses(content[a:b])
+    ]
+    names = {
+        word.casefold()
+        for a, b in sentence_spans(content)
+        for word in _WORD.findall(content[a:b])[1:]
+        if word[0].isupper()
+        and len(word) > 1
+        and word.casefold() not in _NO_NAMES
+        and not _known(word)
+    }
+    match = fts_match(sorted(names.union(*pieces)))
+    if match is None:
+        return Told((), frozenset())
+    elsewhere = stored.users_words_matching(
+        store, record.scope, match, besides=record.lineage_id or record.id, limit=ECHO_READ
+    )
+    said = Counter(w for text in elsewhere for w in said_words(text))
+    folded = {w.casefold() for text in elsewhere for w in _WORD.findall(text)}
+    clauses = tuple(
+        kept
+        for words in pieces
+        if len(kept := frozenset(w for w in words if said[w] < COMMON_IN)) > 1
+    )
+    return Told(clauses, frozenset(names - folded))
+
+
+def _known(word: str) -> bool:
+    """Whether WordNet knows ``word`` (a place, "Tokyo"; a word, "Max"): no one's own name."""
+    net = wordnet()
+    return net is None or any(net.lemmas(word, pos) for pos in "nvar")
+
+
+def says_again(text: str, forgotten: Sequence[Told]) -> bool:
+    """Whether ``text`` says a forgotten record again: a sentence or clause of it holds
+    ``CLAUSE_SHARE`` of the words one of the record's clauses told, two at least ("Since you
+    have type 2 diabetes, ..." for "I was diagnosed with type 2 diabetes last month, so
+    please keep that in mind for recipes."), or it names a name the record alone gave ("I
+    won't bring up Gregor again."). Read for what the assistant said only: dropping a reply
+    costs less than keeping a forgotten fact."""
+    named = {w.casefold() for w in _WORD.findall(text)}
+    if any(t.names & named for t in forgotten):
+        return True
+    pieces = [said_words(p) for a, b in sentence_spans(text) for p in _with_clauses(text[a:b])]
+    return any(
+        len(shared := words & held) >= 2 and len(shared) >= CLAUSE_SHARE * len(words)
+        for held in pieces
+        for t in forgotten
+        for words in t.clauses
+    )
+
+
 def echoes(store: Store, embedder: Embedder | None, forgotten: Sequence[Record]) -> list[str]:
     """The ids of the live assistant's words (core.extraction.replies) of the users of the
     ``forgotten`` records (their own scopes, exactly) that say one of them again: of the
@@ -188,6 +271,7 @@ def echoes(store: Store, embedder: Embedder | None, forgotten: Sequence[Record])
     forgotten content or evidence (``holds``), and with ``embedder`` those of the first
     ``ECHO_SHORTLIST`` that restate one by meaning (``restates``, at ``ECHO_FLOOR``)."""
     said = [said_words(t) for r in forgotten for t in (r.content, r.evidence) if t]
+    what = [told(store, r) for r in forgotten]
     users = {u for r in forgotten if (u := scope_user(r.scope)) is not None}
     match = fts_match(sorted(set().union(*said))) if said else None
     if not users or match is None:
@@ -206,21 +290,27 @@ def echoes(store: Store, embedder: Embedder | None, forgotten: Sequence[Record])
         row["id"]
         for i, row in enumerate(rows)
         if holds(row["evidence"] or "", said)
+        or says_again(row["evidence"] or "", what)
         or (meaning is not None and i < ECHO_SHORTLIST and restates(meaning, row["evidence"] or ""))
     ]
 
 
 __all__ = [
+    "CLAUSE_SHARE",
+    "COMMON_IN",
     "ECHO_FLOOR",
     "ECHO_READ",
     "ECHO_SHORTLIST",
     "FEW_WORDS",
     "WORD_SHARE",
     "Suppressions",
+    "Told",
     "content_digest",
     "echoes",
     "holds",
     "restates",
     "said_words",
+    "says_again",
     "scope_user",
+    "told",
 ]

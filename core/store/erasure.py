@@ -96,6 +96,24 @@ def assistant_words_holding(
     )
 
 
+def users_words_matching(
+    store: Any, scope: str, match: str, *, besides: str, limit: int
+) -> list[str]:
+    """The contents of the live records of ``scope`` that are the user's own (neither the
+    assistant's words nor a session summary), not of the lineage ``besides``, and match the
+    FTS5 expression ``match`` in their content, at most ``limit``."""
+    return [
+        row["content"]
+        for row in store.query(
+            "SELECT r.content FROM records_fts JOIN records AS r ON r.rowid = records_fts.rowid "
+            "WHERE records_fts MATCH ? AND r.said_by IS NULL AND r.scope = ? "
+            "AND r.status IN ('provisional', 'confirmed') AND r.source_kind != 'session_summary' "
+            "AND r.lineage_id != ? LIMIT ?",
+            (f"content : ({match})", scope, besides, limit),
+        )
+    ]
+
+
 def _like(text: str) -> str:
     """``text`` as a LIKE pattern matching it literally (escape character backslash)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -190,6 +190,73 @@ def test_a_forget_erases_an_echo_in_the_second_person(mem: Memory, fact: str, ec
     assert said["id"] in forgot["erased"]
 
 
+def _forget_what_alice_said(mem: Memory) -> list[str]:
+    """Forget every record of alice's own statements; the ids erased."""
+    rows = mem.store.query(
+        "SELECT id FROM records WHERE scope = 'user:alice' AND source_kind = 'user_statement' "
+        "AND status != 'deleted'"
+    )
+    assert rows
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="forgetting")
+    erased: list[str] = []
+    for row in rows:
+        forgot = s.call("memory_forget", {"id": row["id"], "reason": "asked"})
+        assert "error" not in forgot, forgot
+        erased += forgot["erased"]
+    return erased
+
+
+@pytest.mark.parametrize(
+    ("fact", "echo"),
+    [
+        # a clause of it, in other words around the ones that tell it
+        (
+            "I was diagnosed with type 2 diabetes last month, so please keep that in mind "
+            "for recipes.",
+            "Thanks for telling me. Since you have type 2 diabetes, I'll suggest "
+            "low-glycemic recipes from now on.",
+        ),
+        (
+            "I owe about 40,000 dollars in credit card debt right now.",
+            "Paying down 40,000 dollars of credit card debt is very doable with a plan, "
+            "let's start with the highest interest card.",
+        ),
+        # a name only the forgotten statement gave
+        (
+            "My ex-husband's name is Gregor and I really don't want to talk about him.",
+            "Understood, I won't bring up Gregor again.",
+        ),
+    ],
+)
+def test_a_forget_erases_a_reply_that_tells_what_it_told(mem: Memory, fact: str, echo: str) -> None:
+    """Before: each reply stayed, holding fewer than three quarters of the record's words."""
+    _session(mem, "s1", ("user", fact), ("assistant", echo))
+    [said] = _said(mem)
+    assert said["id"] in _forget_what_alice_said(mem)
+    assert _said(mem) == []
+
+
+def test_a_forget_keeps_replies_that_share_only_everyday_words_or_a_place(mem: Memory) -> None:
+    """A place WordNet knows is no one's own name, and one word in common is no restatement."""
+    _session(mem, "s1", ("user", "My sister Marta lives in Lisbon."), ("assistant", "Noted."))
+    _session(
+        mem,
+        "s2",
+        ("user", "We're planning a long weekend in Lisbon in May, any tips?"),
+        ("assistant", "Lisbon's trams are lovely; take the 28 early, before the crowds."),
+        days=1,
+    )
+    [kept] = _said(mem)
+    [row] = mem.store.query(
+        "SELECT id FROM records WHERE scope = 'user:alice' AND evidence LIKE '%Marta%' "
+        "AND status = 'confirmed'"
+    )
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="forgetting")
+    forgot = s.call("memory_forget", {"id": row["id"], "reason": "asked"})
+    assert kept["id"] not in forgot["erased"]
+    assert [r["id"] for r in _said(mem)] == [kept["id"]]
+
+
 def _written(mem: Memory, content: str, evidence: str, turn: str) -> str:
     s = mem.session(agent_id="assistant", user_id="alice", session_id="told", now=NOW)
     s.add_turn("user", turn, at=NOW)
