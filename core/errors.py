@@ -159,6 +159,13 @@ class PermissionDenied(InvalidArgument):
     code = "permission_denied"
 
 
+class Forgotten(InvalidArgument):
+    """What a model asked to write says again what the user had forgotten, and nothing of the
+    user's own in this session says it: nothing was written."""
+
+    code = "forgotten"
+
+
 class NotFound(InvalidArgument):
     """The record or entity does not exist, or the agent cannot read it."""
 
@@ -171,6 +178,7 @@ __all__ = [
     "EmbedderError",
     "EmbedderMismatchError",
     "ExtractionError",
+    "Forgotten",
     "InvalidArgument",
     "InvalidIdentifier",
     "MemoryError",

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agent_memory.core.embedder import Embedder
+from agent_memory.core.errors import Forgotten
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
@@ -53,6 +54,7 @@ from agent_memory.core.store import erasure as stored
 from agent_memory.core.write.evidence import normalise
 
 if TYPE_CHECKING:
+    from agent_memory.core.engine import Engine
     from agent_memory.core.models import Record
     from agent_memory.core.store import Store
 
@@ -170,6 +172,23 @@ def restates(forgotten: Suppressions, text: str) -> bool:
         return False
     pieces = [p for a, b in sentence_spans(text) for p in _with_clauses(text[a:b])]
     return any(forgotten.matching(pieces))
+
+
+def refuse_forgotten(engine: Engine, scope: str, content: str) -> None:
+    """Raise Forgotten when ``content``, which a model asked to write in ``scope`` with no quote
+    of the user's own behind it, restates a record forgotten there (``restates``, at
+    ``ingest.duplicate_floor``, where extraction drops a candidate): a model that still holds
+    a forgotten fact in its context must not write it back. The user saying it again, quoted
+    as evidence, is theirs to say."""
+    forgotten = Suppressions.load(
+        engine.store, [scope], engine.embedder, engine.config.ingest.duplicate_floor
+    )
+    if restates(forgotten, content):
+        raise Forgotten(
+            "this says again what the user asked to forget, so it was not written; write it "
+            "only if the user says it again, with their words as evidence",
+            field="content",
+        )
 
 
 def said_words(text: str) -> frozenset[str]:
@@ -308,6 +327,7 @@ __all__ = [
     "content_digest",
     "echoes",
     "holds",
+    "refuse_forgotten",
     "restates",
     "said_words",
     "says_again",

@@ -34,6 +34,7 @@ STATUS = {
     "not_found": 404,
     "permission_denied": 403,
     "read_only": 409,
+    "forgotten": 409,
     "internal_error": 500,
 }
 

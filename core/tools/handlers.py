@@ -92,7 +92,11 @@ def write(ctx: ToolContext, args: WriteArgs, now: datetime) -> dict[str, Any]:
         procedure=procedure,
     )
     outcome = ctx.engine.ingestor().write(
-        request, readable=ctx.readable_scopes(), transcript=ctx.transcript(), now=now
+        request,
+        readable=ctx.readable_scopes(),
+        transcript=ctx.transcript(),
+        now=now,
+        honour_forgets=True,
     )
     return outcome.to_json()
 
@@ -133,7 +137,11 @@ def revise(ctx: ToolContext, args: ReviseArgs, now: datetime) -> dict[str, Any]:
             replaces=record,
         )
         outcome = ctx.engine.ingestor().write(
-            request, readable=ctx.readable_scopes(), transcript=ctx.transcript(), now=now
+            request,
+            readable=ctx.readable_scopes(),
+            transcript=ctx.transcript(),
+            now=now,
+            honour_forgets=True,
         )
         return {
             "id": outcome.id,

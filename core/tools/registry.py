@@ -91,7 +91,8 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "memory_forget",
             "Permanently erase a record, for example when the user asks you to forget "
-            "something. Only the id and reason are kept.",
+            "something. Only the id and reason are kept; writing it again is refused unless "
+            "the user says it again.",
             ForgetArgs,
             handlers.forget,
         ),

@@ -60,11 +60,12 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.core import events, passages
 from agent_memory.core.errors import NotFound
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.models import MemoryType, Record, format_time, new_id
+from agent_memory.core.models import MemoryType, Record, SourceKind, format_time, new_id
 from agent_memory.core.store import keys
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.log import log_write
+from agent_memory.core.suppressions import refuse_forgotten
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import dedup, drafts, entities, evidence, reinforce, supersession
 from agent_memory.core.write.dedup import RACE_RETRIES, Raced, Restart, Vectors
@@ -121,9 +122,13 @@ class Ingestor:
         now: datetime,
         verify_evidence: bool = True,
         tool: str = "memory_write",
+        honour_forgets: bool = False,
     ) -> WriteOutcome:
         """Run every stage and return what happened. Raises InvalidArgument for input that
-        cannot be written (then nothing is written)."""
+        cannot be written (then nothing is written). With ``honour_forgets`` (a model's write),
+        raises Forgotten when the content says again what a forget in its scope left a
+        suppression of, and no quote of the user's own in this session backs it
+        (core.suppressions.refuse_forgotten)."""
         if request.idempotency_key is not None:
             replayed = self._replayed(request.idempotency_key)
             if replayed is not None:
@@ -135,6 +140,8 @@ class Ingestor:
             else:
                 checked = EvidenceCheck(request.source_kind, request.evidence, [])
             witness = self.witness(checked, request)
+            if honour_forgets and checked.source_kind is not SourceKind.USER_STATEMENT:
+                refuse_forgotten(self.engine, request.scope, request.content)
         vectors: Vectors | None = None  # the same texts on every attempt: embedded once
         raced: list[str] = []
         while isinstance(
