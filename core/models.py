@@ -322,6 +322,23 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
+def host_time(moment: object, *, field: str) -> datetime | None:
+    """A moment a host passes in Python (a turn's ``at``, a call's ``now``): None, or an aware
+    datetime. Anything else is InvalidArgument naming ``field``: text is the model's or a
+    file's form (parse_time), and a naive datetime could be any time zone's."""
+    if moment is None or (isinstance(moment, datetime) and moment.tzinfo is not None):
+        return moment
+    if isinstance(moment, datetime):
+        raise InvalidArgument(
+            f"{field} is a naive datetime, which could be any time zone's; pass an aware one "
+            "(e.g. datetime.now(UTC))",
+            field=field,
+        )
+    raise InvalidArgument(
+        f"{field} must be an aware datetime or None, got a {type(moment).__name__}", field=field
+    )
+
+
 def parse_time(text: object, *, field: str) -> datetime:
     """Parse ISO 8601 from a model, a file or a user. A date alone means midnight UTC; a time
     without an offset is taken as UTC. A time whose UTC value falls outside years

@@ -41,6 +41,7 @@ from agent_memory.core.logging import get_logger
 from agent_memory.core.models import (
     Scope,
     format_time,
+    host_time,
     utcnow,
     validate_id,
 )
@@ -103,7 +104,7 @@ class Session:
         self.authoritative_tools = _tool_names(
             (*self.engine.config.evidence.authoritative_tools, *authoritative_tools)
         )
-        self._started = now or utcnow()
+        self._started = host_time(now, field="now") or utcnow()
         # Deferred: the turns added but not yet stored; None once stored (or never deferred).
         self._pending: list[tuple[str, str, str, str | None]] | None = None
         if deferred or self.engine.read_only:
@@ -247,7 +248,7 @@ class Session:
             raise InvalidArgument(
                 "tool must be a non-empty tool name, on a tool or assistant turn", field="tool"
             )
-        at_text = format_time(at or utcnow())
+        at_text = format_time(host_time(at, field="at") or utcnow())
         if self._pending is not None:
             with self.engine.store.reading() as conn:
                 seq = self._next_seq(conn) + len(self._pending)
@@ -271,12 +272,16 @@ class Session:
         Refused (PermissionDenied, field ``write_targets``; nothing changes, the session stays
         open) while a write target names a scope the agent may not write: extraction would
         reject everything bound there and send the summary elsewhere, silently."""
+        now = host_time(now, field="now")
         if not self.ended:
             self._check_write_targets()
         self._flush()
         dispatcher = self.engine.dispatcher()
         job_id, created = self.engine.jobs.create_for_session(
-            self.session_id, now=now or utcnow(), will_send=dispatcher is not None, reason=reason
+            self.session_id,
+            now=now or utcnow(),
+            will_send=dispatcher is not None,
+            reason=reason,
         )
         if created and dispatcher is not None:
             try:
@@ -344,7 +349,9 @@ class Session:
     def call(self, name: str, arguments: Any, *, now: datetime | None = None) -> dict[str, Any]:
         """Run one tool: validate the arguments, build this call's ToolContext and run the
         tool's handler (core.tools.handlers). Never raises for anything a model could cause:
-        bad input returns ``{"error": {"code", "message", "field"}}`` and writes nothing."""
+        bad input returns ``{"error": {"code", "message", "field"}}`` and writes nothing. A
+        ``now`` that is not an aware datetime is the host's error: InvalidArgument."""
+        now = host_time(now, field="now")
         tool = TOOLS.get(name) if isinstance(name, str) else None
         if tool is None:
             known = ", ".join(sorted(TOOLS))

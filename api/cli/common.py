@@ -71,6 +71,14 @@ def opening_store(path: str) -> Iterator[None]:
 
 
 def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
+    """The store ``args.store`` names, opened for the command. A command that only reads (one
+    with ``--read-only``: search, get, stats) opens an existing store only: a mistyped path
+    would otherwise make a new, empty store and answer as if the memory held nothing."""
+    if hasattr(args, "read_only") and not Path(args.store).exists():
+        raise StoreError(
+            f"no store at {args.store}; this command reads an existing store (check the path, "
+            "or create one by writing to it, e.g. with `agent-memory import`)"
+        )
     with opening_store(args.store):
         return Memory.open(
             args.store,

@@ -175,7 +175,22 @@ def test_a_bad_jsonl_line_names_its_line_and_writes_nothing(tmp_path: Path, caps
     source.write_text('{"content": "fine"}\n{"content": \n')
     code, _, err = run(capsys, "import", str(source), "--scope", "user:u1", "--store", store)
     assert code == 2 and "line 2" in err
-    assert run_json(capsys, "stats", "--store", store)["records"] == 0
+    assert not Path(store).exists()  # refused before the store was made
+
+
+WHO = ["--agent", "planner", "--user", "u1"]
+
+
+@pytest.mark.parametrize("command", [["search", "hello", *WHO], ["get", "mem_x", *WHO], ["stats"]])
+def test_a_command_that_reads_refuses_a_store_that_is_not_there(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    """Before: a mistyped path made a new, empty store and the search answered "nothing"."""
+    store = tmp_path / "typo" / "m.db"
+    code, out, err = run(capsys, *command, "--store", str(store))
+    assert code == 2
+    assert "no store at" in err and "Traceback" not in err + out
+    assert not store.exists() and not store.parent.exists()
 
 
 def test_config_lists_every_setting_and_honours_variables(
