@@ -32,6 +32,7 @@ from pathlib import Path
 # Parts of speech as WordNet names them, and its file suffixes.
 _FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _SENSES = 2  # the first senses of a word (by tagged frequency) that count for it
+_SHARED = 5  # letters a word and its derived form (``relatives``) share at their start
 _HYPERNYM_DEPTH = {"n": 5, "v": 2}
 # Hypernyms too general to be what a statement claims.
 _TOO_GENERAL = frozenset(
@@ -60,6 +61,13 @@ class _Synset:
     kinds: tuple[int, ...]  # a kind of them only: "Lincoln" is an instance of a lawyer
     entails: tuple[int, ...]
     antonyms: tuple[tuple[str, int], ...]  # (pos, offset) of antonymous synsets
+
+
+def _written_alike(a: str, b: str) -> bool:
+    """Whether two words share their first ``_SHARED`` letters (all of the shorter one's, if
+    it is shorter)."""
+    shared = min(_SHARED, len(a), len(b))
+    return a[:shared] == b[:shared]
 
 
 def data_dir() -> Path | None:
@@ -146,6 +154,54 @@ class WordNet:
             elif symbol == "!":
                 antonyms.append(("a" if target_pos == "s" else target_pos, int(target)))
         return _Synset(words, tuple(hypernyms), tuple(kinds), tuple(entails), tuple(antonyms))
+
+    @functools.lru_cache(maxsize=16384)  # noqa: B019 - one instance per process
+    def relatives(self, word: str) -> frozenset[str]:
+        """The nouns WordNet derives ``word`` to as an adjective, and the adjectives as a noun,
+        that are written like it ("allergic": "allergy"; "diabetes": "diabetic"; "married":
+        "marriage"): a derivationally related form or pertainym ("+", "\\") of one of its
+        first senses that links ``word`` itself to one word, the two sharing their first
+        ``_SHARED`` letters (not "anxious": "nervousness"). Not a verb's ("live": "liver"), nor
+        a noun's noun ("allergy": "allergist")."""
+        found: set[str] = set()
+        for pos in ("n", "a"):
+            for lemma in self.lemmas(word, pos):
+                for offset in self.senses(lemma, pos)[:_SENSES]:
+                    found.update(self._derived(pos, offset, lemma))
+        found.discard(word.lower())
+        return frozenset(w for w in found if _written_alike(w, word.lower()))
+
+    def _derived(self, pos: str, offset: int, lemma: str) -> list[str]:
+        words, pointers = self._words_and_pointers(pos, offset)
+        out = []
+        for symbol, target, target_pos, link in pointers:
+            source, to = int(link[:2], 16), int(link[2:], 16)
+            to_pos = "a" if target_pos == "s" else target_pos
+            if symbol not in ("+", "\\") or {pos, to_pos} != {"n", "a"} or not source or not to:
+                continue
+            if source <= len(words) and words[source - 1] == lemma:
+                targets, _ = self._words_and_pointers(to_pos, target)
+                if to <= len(targets) and "_" not in targets[to - 1]:
+                    out.append(targets[to - 1])
+        return out
+
+    def _words_and_pointers(
+        self, pos: str, offset: int
+    ) -> tuple[list[str], list[tuple[str, int, str, str]]]:
+        """A synset's words in order, and its pointers (symbol, offset, pos, source/target)."""
+        line = self._find(f"data.{_FILES[pos]}", f"{offset:08d}") or ""
+        fields = line.split(" | ")[0].split()
+        if len(fields) < 5:
+            return [], []
+        count = int(fields[3], 16)
+        words = [w.lower().split("(")[0] for w in fields[4 : 4 + 2 * count : 2]]
+        k = 4 + 2 * count
+        pointers = [
+            (fields[k + 1 + 4 * j], int(fields[k + 2 + 4 * j]), fields[k + 3 + 4 * j],
+             fields[k + 4 + 4 * j])
+            for j in range(int(fields[k]))
+        ]  # fmt: skip
+        return words, pointers
 
     def lemmas(self, word: str, pos: str) -> list[str]:
         """``word``'s base forms as ``pos`` that WordNet knows ("retrievers" -> "retriever")."""
@@ -278,6 +334,13 @@ class WordNet:
     def too_general(self, lemma: str) -> bool:
         """Whether ``lemma`` is too general to say what a statement claims ("thing", "act")."""
         return lemma.lower().replace(" ", "_") in _TOO_GENERAL
+
+
+@functools.lru_cache(maxsize=65536)
+def relatives(word: str) -> frozenset[str]:
+    """``WordNet.relatives`` of a word, none without the data or for a word not of letters."""
+    net = wordnet()
+    return net.relatives(word) if net is not None and word.isalpha() else frozenset()
 
 
 @functools.cache

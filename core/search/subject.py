@@ -24,9 +24,11 @@ Anna", "my sister Anna") names neither; the retrieval context counts, so a sente
 what its neighbours in the turn name ("Who is my doctor?" finds "My wife Rania does most of the
 cooking." extracted from a turn about the doctor's advice); a record naming the subject need not
 hold the asked fact ("What's my mother's name?" beside "my mother lives with us"); words are
-compared by a light stemmer ("lived" is not "live"); a word the answer never says is not named,
-past the user's own work, home, studies and car above ("What boat do we have?" / "we bought a
-Hallberg-Rassy 29": nothing says a Hallberg-Rassy is a boat), and a car only by the makes and
+compared by a light stemmer ("lived" is not "live"; an adjective and a noun derived from
+each other and written alike are one: "allergic" names "allergies", core.judge.wordnet
+.relatives); a word the answer never says is not named, past the user's own work, home,
+studies and car above ("What boat do we have?" / "we bought a Hallberg-Rassy 29": nothing
+says a Hallberg-Rassy is a boat), and a car only by the makes and
 models core.search.life lists; a common noun's first WordNet sense may still be another thing
 ("mum" is first a chrysanthemum, so "Do I have any flowers?" finds "My mum's name is Carol.").
 
@@ -52,7 +54,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
-from agent_memory.core.judge.wordnet import wordnet
+from agent_memory.core.judge.wordnet import relatives, wordnet
 from agent_memory.core.search import life, roles
 from agent_memory.core.search.lexical import STOPWORDS
 
@@ -407,6 +409,7 @@ def _read(text: str, own: int | None = None) -> _Reading:
     common, named = _nouns(words)
     folded = {w.casefold() for w in words} - STOPWORDS
     stems = {_stem(w) for w in folded} | {_stem(_SAID_FOR[w]) for w in folded & _SAID_FOR.keys()}
+    stems |= {_stem(r) for w in folded for r in relatives(w)}  # "allergic" names "allergies"
     if _DOCTOR.search(text):
         stems.add(_stem("doctor"))
     for part in life.PARTS:

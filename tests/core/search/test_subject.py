@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from agent_memory.core import Memory
+from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search import life, roles, subject
 from agent_memory.core.search.gate import apply_gate, gate, subject_floor
 from agent_memory.core.search.lexical import query_tokens
@@ -136,6 +137,55 @@ def test_a_short_or_family_form_names_the_word_it_stands_for(
         "We will grill on the Weber this weekend.",
     ]
     assert passed_on(memory, texts, question).get(answer) == "subject"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Do I have any allergies?", "The user is allergic to latex."),
+        ("Do I have any allergies?", "The user is allergic to penicillin."),
+        ("Any allergies?", "The user is allergic to shellfish."),
+    ],
+)
+def test_a_word_and_its_derived_form_name_each_other(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """ "allergic" names "allergies" (WordNet's derived forms of an adjective or a noun, written
+    alike: core.judge.wordnet.relatives). Before: each was answered empty (the packaged model
+    puts them under the floors, and the light stemmer keeps "allergi" and "allergic" apart)."""
+    texts = [
+        answer,
+        "I work as a pharmacist in Manchester.",
+        "I take levothyroxine every morning for my thyroid.",
+        "We will grill on the Weber this weekend.",
+    ]
+    assert passed_on(memory, texts, question).get(answer) == "subject"
+
+
+@pytest.mark.parametrize(
+    ("word", "relatives"),
+    [
+        ("allergic", {"allergy"}),
+        ("allergies", {"allergic"}),
+        ("diabetes", {"diabetic"}),
+        ("married", {"marriage"}),
+        ("live", set()),  # a verb's derived nouns are not its ("liver")
+        ("allergy", {"allergic"}),  # nor a noun's nouns ("allergist")
+        ("anxious", {"anxiousness"}),  # only what is written alike ("nervousness" is not)
+    ],
+)
+def test_derived_forms_are_an_adjectives_nouns_and_a_nouns_adjectives(
+    word: str, relatives: set[str]
+) -> None:
+    net = wordnet()
+    assert net is not None
+    assert set(net.relatives(word)) == relatives
+
+
+def test_wordnet_is_opened_once_per_process() -> None:
+    """Each WordNet maps its files; one per call leaked a descriptor per file until a long
+    evaluation failed to open them (caught while measuring this session's change)."""
+    assert wordnet() is wordnet()
 
 
 def test_a_doctors_title_names_the_doctor_only_before_a_name() -> None:
