@@ -112,6 +112,16 @@ PROCEDURE = re.compile(
     re.IGNORECASE,
 )
 
+# A clause whose object is said only by what came before it ("I'm visiting her in June", "I
+# don't have one yet", "... and I never have"): phrased alone, a fact about nothing ("The user
+# never has."), so the sentence is kept as said, its turn as context. The object's first word
+# only: not "flying to Lyon with her on the 12th", "in IT support", "one brother".
+_DANGLES = re.compile(
+    r"^\W*(?:(?:yet|too|either|already|now|anymore|at all|before)\W*)*$"
+    r"|^\W*(?-i:it|them|her|him|there)\b(?!')"
+    r"|^\W*ones?\b(?=\s*(?:$|[.,;!?]|(?:yet|too|either|already|now|anymore)\b))",
+    re.IGNORECASE,
+)
 _NOT_STATES = re.compile(
     r"^(sure|afraid|sorry|glad|happy|here|back|done|just|looking|trying|thinking|wondering|"
     r"asking|curious|not sure|going to|gonna|about to|fine|ok|okay|good|great)\b",
@@ -165,8 +175,8 @@ def qualified(phrased: Candidate, sentence: str) -> bool:
 
 
 def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
-    if _PLAN.match(clause) is not None:
-        return _plan(clause, anchor)
+    if (m := _PLAN.match(clause)) is not None:
+        return None if _DANGLES.search(m.group(2) or m.group(3) or "") else _plan(clause, anchor)
     if (m := _DECISION.match(clause)) is not None:
         return _decision(clause, m, shared_target)
     if _TEAM_PLAN.match(clause) is not None:
@@ -192,6 +202,8 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
             "fact", "semantic", f"The user's {what} is {holder.who}", clause, attribute=what
         )
     if (m := _STOPPED.match(clause)) is not None:
+        if _DANGLES.search(m.group("rest")):
+            return None  # "I quit it": what was quit is said before
         verb, rest = m.group("verb").lower(), _third_person(m.group("rest"))
         if verb == "no longer":  # "I no longer run" -> "The user no longer runs"
             first, _, tail = rest.partition(" ")
@@ -216,7 +228,7 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
         )
     if (m := _I_VERB.match(clause)) is not None:
         negation, verb, rest = m.group(1), m.group(2).lower(), m.group(3)
-        if len(rest.split()) > 14:
+        if len(rest.split()) > 14 or _DANGLES.search(rest):
             return None
         if negation:
             lead = {"don't": "does not", "do not": "does not", "never": "never"}.get(

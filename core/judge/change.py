@@ -129,6 +129,10 @@ _LEFT_REMAINS = re.compile(
 # each retired a record still true ("I sold my first watercolour" / "I paint watercolours", "I
 # have no more vacation days left" / "I get 25 vacation days a year", "I pushed back on my
 # manager").
+# The user in a state now, before "again": a return, which is a change ("I'm single again").
+_BACK_IN = re.compile(
+    r"\b(?:i'm|i am|im|we're|we are|i've|we've|i'll be)\b(?!.*\b(?:was|were|got|had)\b)"
+)
 _WEAK = frozenset(
     "again left moving acting interim returning accepted updated update".split()
     + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
@@ -231,6 +235,7 @@ def change_spans(text: str, *, strong: bool = False) -> list[tuple[int, int]]:
         and not _denied(lowered, m)
         and not (m.group(0) in _RELOCATES and for_a_while(lowered[m.end() : m.end() + _NEAR]))
         and not (m.group(0) == "left" and _remaining(lowered, m))
+        and not (m.group(0) == "again" and _recurs(lowered, m.start()))
         and not (m.group(0) == "now" and _since(lowered, m.start()))
     ]
 
@@ -241,6 +246,15 @@ def _since(lowered: str, at: int) -> bool:
     return _SINCE.match(lowered, at) is not None and bool(
         _OPENS_A_CLAUSE.search(lowered, max(0, at - 20), at)
     )
+
+
+def _recurs(lowered: str, at: int) -> bool:
+    """Whether the "again" at ``at`` says that something happened once more ("my blood sugar was
+    high again this morning", "I got sick again", "the heating broke again") rather than that
+    the user is back in a state ("I'm vegetarian again", "I'm back on nights again"): its
+    clause says no present state of the user's before it (``_BACK_IN``)."""
+    clause = re.split(r"[,.;:!?]|\b(?:and|but|so)\b", lowered[:at])[-1].replace("\u2019", "'")
+    return _BACK_IN.search(clause) is None
 
 
 def _remaining(lowered: str, left: re.Match[str]) -> bool:

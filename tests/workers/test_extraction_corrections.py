@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.core import Memory
+from agent_memory.core.judge.change import change_spans
 from agent_memory.core.models import Record, Status
 from tests.support.extraction import extracted_session, stated_records
 
@@ -804,3 +805,31 @@ def test_an_end_said_short_is_kept_and_retires_what_it_ends(mem: Memory) -> None
     )
     assert status_of(mem, "working at roccos pizza") is Status.SUPERSEDED
     assert status_of(mem, "quit roccos finally.") is Status.CONFIRMED
+
+
+def test_something_happening_again_retires_nothing(mem: Memory) -> None:
+    """ "again" of something that happened once more is no change of what was said: before, the
+    complaint retired the diagnosis (the review's case), and "When was I diagnosed with
+    diabetes?" found only the complaint."""
+    a_month_apart(
+        mem,
+        "I was diagnosed with type 2 diabetes last month, so please keep that in mind for recipes.",
+        "ugh my blood sugar was high again this morning, the diabetes is so annoying",
+    )
+    assert status_of(mem, "diagnosed with type 2 diabetes") is Status.CONFIRMED
+
+
+@pytest.mark.parametrize(
+    ("said", "again"),
+    [
+        ("My blood sugar was high again this morning.", False),
+        ("I got sick again last week.", False),
+        ("The heating broke again.", False),
+        ("My back is playing up again.", False),
+        ("I'm vegetarian again.", True),
+        ("I'm back on nights again from Monday.", True),
+        ("I\u2019m single again!", True),
+    ],
+)
+def test_again_says_a_change_only_of_the_users_state_now(said: str, again: bool) -> None:
+    assert bool(change_spans(said)) is again

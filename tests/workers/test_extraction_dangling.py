@@ -1,0 +1,76 @@
+"""A clause whose object is said only by what came before it is not phrased alone
+(core.extraction.phrasing ``_DANGLES``): "I'm visiting her in June", "I don't have one yet", "...
+and I never have" were stored as confirmed facts about nothing ("The user never has."). The
+sentence is kept as said instead, with its turn as context; a clause whose object is named
+keeps its phrasing, and a plan its date, whatever pronoun follows the object."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import SessionView
+from agent_memory.core.models import format_time
+from agent_memory.core.write.evidence import Turn
+from tests.support.clock import NOW
+
+AT = format_time(NOW)
+
+
+def extract(text: str) -> list[tuple[str, str | None]]:
+    """(content, event_at) of what the offline extractor proposes for one user turn."""
+    view = SessionView("s", "assistant", "alice", (Turn(0, "user", text, AT),), ("personal",), "")
+    return [(c.content, c.event_at) for c in OfflineBackend().extract(view).candidates]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I don't smoke and I never have.", "I don't smoke and I never have."),
+        ("Should I get a dog? I don't have one yet.", "I don't have one yet."),
+        (
+            "Also my sister Marta lives in Lisbon and I'm visiting her in June.",
+            "Also my sister Marta lives in Lisbon and I'm visiting her in June.",
+        ),
+        ("I tried the new ramen place and I love it.", None),
+    ],
+)
+def test_a_clause_saying_its_object_by_what_came_before_is_not_phrased(
+    said: str, kept: str | None
+) -> None:
+    """Before: "The user never has.", "The user does not have one yet.", "The user is visiting
+    her in June." (the sister's home lost), "The user loves it."."""
+    got = [content for content, _ in extract(said)]
+    assert not any(
+        c.startswith("The user")
+        and c.rstrip(".").endswith(("never has", "one yet", "her in June", "loves it"))
+        for c in got
+    ), got
+    if kept is not None:
+        assert kept in got
+
+
+@pytest.mark.parametrize(
+    ("said", "phrased", "event_at"),
+    [
+        (
+            "I'm flying to Lyon with her on the 12th of July.",
+            "The user is flying to Lyon with her on the 12th of July.",
+            "2027-07-12",  # the next 12 July after NOW
+        ),
+        (
+            "I work in IT support at a hospital.",
+            "The user works in IT support at a hospital.",
+            None,
+        ),
+        ("I have one brother.", "The user has one brother.", None),
+    ],
+)
+def test_a_clause_naming_its_object_keeps_its_phrasing_and_date(
+    said: str, phrased: str, event_at: str | None
+) -> None:
+    """A pronoun after the object ("with her"), "IT", "one" before a noun: the object is said."""
+    got = dict(extract(said))
+    assert phrased in got
+    if event_at is not None:
+        assert (got[phrased] or "").startswith(event_at)
