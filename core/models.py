@@ -324,10 +324,13 @@ def format_time(moment: datetime) -> str:
 
 def host_time(moment: object, *, field: str) -> datetime | None:
     """A moment a host passes in Python (a turn's ``at``, a call's ``now``): None, or an aware
-    datetime. Anything else is InvalidArgument naming ``field``: text is the model's or a
-    file's form (parse_time), and a naive datetime could be any time zone's."""
-    if moment is None or (isinstance(moment, datetime) and moment.tzinfo is not None):
-        return moment
+    datetime within the years the store holds (parse_time). Anything else is InvalidArgument
+    naming ``field``: text is the model's or a file's form, and a naive datetime (or one whose
+    zone gives no offset) could be any time zone's."""
+    if moment is None:
+        return None
+    if isinstance(moment, datetime) and moment.utcoffset() is not None:
+        return parse_time(moment, field=field)  # within the years the store can hold
     if isinstance(moment, datetime):
         raise InvalidArgument(
             f"{field} is a naive datetime, which could be any time zone's; pass an aware one "

@@ -33,6 +33,7 @@ other words, below the shortlist, stays.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sqlite3
@@ -70,6 +71,8 @@ WORD_SHARE = 0.75
 # A reply's sentence or clause holding this share of the words a forgotten record's clause
 # told says it again; a word this many of the user's other records say tells nothing.
 CLAUSE_SHARE = 0.5
+CLAUSE_WORDS = 2
+FEW_SENSES = 4  # a word with more WordNet senses is an everyday one
 COMMON_IN = 3
 _SAID_OF_EVERYONE = frozenset({"user", "users", "s"})  # every phrased fact says "The user's"
 _WORD = re.compile(r"\w+")
@@ -174,16 +177,18 @@ def restates(forgotten: Suppressions, text: str) -> bool:
     return any(forgotten.matching(pieces))
 
 
-def refuse_forgotten(engine: Engine, scope: str, content: str) -> None:
-    """Raise Forgotten when ``content``, which a model asked to write in ``scope`` with no quote
-    of the user's own behind it, restates a record forgotten there (``restates``, at
+def refuse_forgotten(engine: Engine, scopes: Sequence[str], texts: Sequence[str]) -> None:
+    """Raise Forgotten when one of ``texts`` (a write's content, a procedure's parts), which a
+    model asked to write with no quote of the user's own behind it, restates a record
+    forgotten in one of ``scopes`` (those the writer reads, wherever it writes: a fact
+    forgotten in the user's scope is not written into a shared one; ``restates``, at
     ``ingest.duplicate_floor``, where extraction drops a candidate): a model that still holds
     a forgotten fact in its context must not write it back. The user saying it again, quoted
     as evidence, is theirs to say."""
     forgotten = Suppressions.load(
-        engine.store, [scope], engine.embedder, engine.config.ingest.duplicate_floor
+        engine.store, scopes, engine.embedder, engine.config.ingest.duplicate_floor
     )
-    if restates(forgotten, content):
+    if any(restates(forgotten, text) for text in texts if text):
         raise Forgotten(
             "this says again what the user asked to forget, so it was not written; write it "
             "only if the user says it again, with their words as evidence",
@@ -228,15 +233,14 @@ def told(store: Store, record: Record) -> Told:
     ``COMMON_IN`` of them say ("sure", "best" and "way" are the user's everyday words,
     "diabetes" is not), and each name it gives (a word written with a capital past its
     sentence's first: "Gregor" in "The user's ex-husband's name is Gregor.") that none says
-    and WordNet does not know (no place or word: "Tokyo", "Max")."""
+    and WordNet does not know (no place or word: "Tokyo", "Max"; so a sentence's first word
+    counts only as a name: "Zanetti is my new landlord.")."""
     content = record.content
-    pieces = [
-        said_words(p) for a, b in sentence_spans(content) for p in _with_clauses(content[a:b])
-    ]
+    pieces = [_telling(p) for a, b in sentence_spans(content) for p in _with_clauses(content[a:b])]
     names = {
         word.casefold()
         for a, b in sentence_spans(content)
-        for word in _WORD.findall(content[a:b])[1:]
+        for word in _WORD.findall(content[a:b])
         if word[0].isupper()
         and len(word) > 1
         and word.casefold() not in _NO_NAMES
@@ -258,6 +262,32 @@ def told(store: Store, record: Record) -> Told:
     return Told(clauses, frozenset(names - folded))
 
 
+def _telling(text: str) -> frozenset[str]:
+    """``said_words`` of ``text`` that can tell something: a number, or a word of at most
+    ``FEW_SENSES`` WordNet senses ("diabetes", "debt", "morning"; not "work", "start", "card":
+    a reply sharing those with a forgotten sentence is about something else as often)."""
+    words = (w.casefold() for w in _WORD.findall(text))
+    return frozenset(
+        stem_word(w)
+        for w in words
+        if w not in STOPWORDS and w not in _SAID_OF_EVERYONE and _few_senses(w)
+    )
+
+
+@functools.lru_cache(maxsize=16384)
+def _few_senses(word: str) -> bool:
+    net = wordnet()
+    if net is None or any(c.isdigit() for c in word):
+        return True
+    senses = {
+        (pos, s)
+        for pos in "nvar"
+        for lemma in net.lemmas(word, pos)
+        for s in net.senses(lemma, pos)
+    }
+    return len(senses) <= FEW_SENSES
+
+
 def _known(word: str) -> bool:
     """Whether WordNet knows ``word`` (a place, "Tokyo"; a word, "Max"): no one's own name."""
     net = wordnet()
@@ -266,8 +296,8 @@ def _known(word: str) -> bool:
 
 def says_again(text: str, forgotten: Sequence[Told]) -> bool:
     """Whether ``text`` says a forgotten record again: a sentence or clause of it holds
-    ``CLAUSE_SHARE`` of the words one of the record's clauses told, two at least ("Since you
-    have type 2 diabetes, ..." for "I was diagnosed with type 2 diabetes last month, so
+    ``CLAUSE_SHARE`` of the words one of the record's clauses told, ``CLAUSE_WORDS`` at least
+    ("Since you have type 2 diabetes, ..." for "I was diagnosed with type 2 diabetes last month, so
     please keep that in mind for recipes."), or it names a name the record alone gave ("I
     won't bring up Gregor again."). Read for what the assistant said only: dropping a reply
     costs less than keeping a forgotten fact."""
@@ -276,7 +306,7 @@ def says_again(text: str, forgotten: Sequence[Told]) -> bool:
         return True
     pieces = [said_words(p) for a, b in sentence_spans(text) for p in _with_clauses(text[a:b])]
     return any(
-        len(shared := words & held) >= 2 and len(shared) >= CLAUSE_SHARE * len(words)
+        len(shared := words & held) >= CLAUSE_WORDS and len(shared) >= CLAUSE_SHARE * len(words)
         for held in pieces
         for t in forgotten
         for words in t.clauses
@@ -316,10 +346,12 @@ def echoes(store: Store, embedder: Embedder | None, forgotten: Sequence[Record])
 
 __all__ = [
     "CLAUSE_SHARE",
+    "CLAUSE_WORDS",
     "COMMON_IN",
     "ECHO_FLOOR",
     "ECHO_READ",
     "ECHO_SHORTLIST",
+    "FEW_SENSES",
     "FEW_WORDS",
     "WORD_SHARE",
     "Suppressions",

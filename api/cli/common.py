@@ -72,9 +72,12 @@ def opening_store(path: str) -> Iterator[None]:
 
 def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
     """The store ``args.store`` names, opened for the command. A command that only reads (one
-    with ``--read-only``: search, get, stats) opens an existing store only: a mistyped path
-    would otherwise make a new, empty store and answer as if the memory held nothing."""
-    if hasattr(args, "read_only") and not Path(args.store).exists():
+    with ``--read-only``: search, get, stats; and export-user) opens an existing store only
+    (a file that is not empty): a mistyped path would otherwise make a new, empty store and
+    answer as if the memory held nothing."""
+    reads_only = hasattr(args, "read_only") or getattr(args, "existing_store", False)
+    store = Path(args.store)
+    if reads_only and (not store.exists() or (store.is_file() and store.stat().st_size == 0)):
         raise StoreError(
             f"no store at {args.store}; this command reads an existing store (check the path, "
             "or create one by writing to it, e.g. with `agent-memory import`)"

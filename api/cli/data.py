@@ -189,6 +189,7 @@ def add_export_user(sub: Subcommands) -> None:
     )
     p.add_argument("user", help="user id")
     p.add_argument("--out", required=True, help="the file to write")
+    p.set_defaults(existing_store=True)  # it only reads: a mistyped --store is an error
 
 
 COMMANDS = {

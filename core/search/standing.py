@@ -207,6 +207,16 @@ _PERSONAL = re.compile(
     r"her|his|hers|they|they're|them|their|theirs)\b",
     re.IGNORECASE,
 )
+# What makes a question about the user's own world though it says no "my": a thing of theirs
+# ("What time is the flight?", "Where are the car keys?", "that restaurant"), unless it is a
+# general one of something ("the boiling point of water", "the current recommendation for
+# vitamin D"); or something that happened ("What happened yesterday?").
+_THEIRS = re.compile(
+    r"\b(?:that|this|those|these)\s+\w+"
+    r"|\bthe\s+(?!(?:\w+\s+){0,2}?(?:of|for|between|from)\b)\w+"
+    r"|\b(?:did|was|were|had|happened|went|yesterday|today|tonight|tomorrow|last|next)\b",
+    re.IGNORECASE,
+)
 # A name past the question's first word ("How old is Lara?", "When is Jess's wedding?"): the
 # question is about someone or something of the user's world, stored or not. One capital
 # letter alone is no name ("vitamin D").
@@ -215,13 +225,14 @@ _NAMED = re.compile(r"(?<=\s)[^\W\d_][^\W_]*(?<=\w)(?=\W|$)")
 
 def asks_knowledge(query: str) -> bool:
     """Whether ``query`` is a question that says nothing of the user, the assistant or anyone
-    they spoke of, and names nothing ("What's the current recommendation for vitamin D
-    supplements in breastfed babies?"). Asked of a store holding none of its words, it is the
+    they spoke of, names nothing, no thing of theirs and nothing that happened (``_THEIRS``:
+    "What time is the flight?") ("What's the current recommendation for vitamin D supplements
+    in breastfed babies?"). Asked of a store holding none of its words, it is the
     assistant's to answer from what it knows, as a task is (core.search.retriever)."""
     text = " ".join(query.replace("\u2019", "'").split())
     if not (text.endswith("?") or _QUESTION.match(text)):
         return False
-    if _PERSONAL.search(text) or _RECALLS.search(text):
+    if _PERSONAL.search(text) or _RECALLS.search(text) or _THEIRS.search(text):
         return False
     return not any(w[0].isupper() and len(w) > 1 for w in _NAMED.findall(text))
 

@@ -126,9 +126,9 @@ class Ingestor:
     ) -> WriteOutcome:
         """Run every stage and return what happened. Raises InvalidArgument for input that
         cannot be written (then nothing is written). With ``honour_forgets`` (a model's write),
-        raises Forgotten when the content says again what a forget in its scope left a
-        suppression of, and no quote of the user's own in this session backs it
-        (core.suppressions.refuse_forgotten)."""
+        raises Forgotten when the content (or a procedure's parts) says again what a forget in
+        a scope it reads or writes left a suppression of, and no quote of the user's own in
+        this session backs it (core.suppressions.refuse_forgotten)."""
         if request.idempotency_key is not None:
             replayed = self._replayed(request.idempotency_key)
             if replayed is not None:
@@ -141,7 +141,10 @@ class Ingestor:
                 checked = EvidenceCheck(request.source_kind, request.evidence, [])
             witness = self.witness(checked, request)
             if honour_forgets and checked.source_kind is not SourceKind.USER_STATEMENT:
-                refuse_forgotten(self.engine, request.scope, request.content)
+                said = request.procedure
+                parts = (said.name, said.when, *said.steps, *said.pitfalls) if said else ()
+                texts = (request.content, *parts)
+                refuse_forgotten(self.engine, (request.scope, *readable), texts)
         vectors: Vectors | None = None  # the same texts on every attempt: embedded once
         raced: list[str] = []
         while isinstance(

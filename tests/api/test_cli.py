@@ -181,16 +181,32 @@ def test_a_bad_jsonl_line_names_its_line_and_writes_nothing(tmp_path: Path, caps
 WHO = ["--agent", "planner", "--user", "u1"]
 
 
-@pytest.mark.parametrize("command", [["search", "hello", *WHO], ["get", "mem_x", *WHO], ["stats"]])
+@pytest.mark.parametrize(
+    "command",
+    [["search", "hello", *WHO], ["get", "mem_x", *WHO], ["stats"], ["export-user", "u1", "--out"]],
+)
 def test_a_command_that_reads_refuses_a_store_that_is_not_there(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
 ) -> None:
     """Before: a mistyped path made a new, empty store and the search answered "nothing"."""
     store = tmp_path / "typo" / "m.db"
+    if command[-1] == "--out":
+        command = [*command, str(tmp_path / "u1.jsonl")]
     code, out, err = run(capsys, *command, "--store", str(store))
     assert code == 2
     assert "no store at" in err and "Traceback" not in err + out
     assert not store.exists() and not store.parent.exists()
+
+
+def test_a_command_that_reads_refuses_an_empty_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: stats made an empty file into a new store and answered with no records."""
+    store = tmp_path / "z.db"
+    store.touch()
+    code, _, err = run(capsys, "stats", "--store", str(store))
+    assert code == 2 and "no store at" in err
+    assert store.stat().st_size == 0
 
 
 def test_config_lists_every_setting_and_honours_variables(

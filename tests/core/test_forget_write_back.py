@@ -24,7 +24,8 @@ LATER = NOW + timedelta(days=1)
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    with granted_memory(tmp_path / "m.db") as memory:
+    grants = (("assistant", "user:alice"), ("assistant", "project:fam"))
+    with granted_memory(tmp_path / "m.db", grants=grants) as memory:
         yield memory
 
 
@@ -48,7 +49,10 @@ def forgotten(mem: Memory) -> Session:
         now=NOW,
     )
     assert wrote["source_kind"] == "user_statement", wrote
-    later = mem.session(agent_id="assistant", user_id="alice", session_id="s2", now=LATER)
+    targets = {"personal": "user:alice", "family": "project:fam"}
+    later = mem.session(
+        agent_id="assistant", user_id="alice", session_id="s2", write_targets=targets, now=LATER
+    )
     later.add_turn("user", "Please forget that, I shouldn't have said it.", at=LATER)
     assert _call(later, "memory_forget", id=wrote["id"])["status"] == "deleted"
     return later
@@ -74,6 +78,31 @@ def test_the_model_cannot_write_a_forgotten_fact_back(
     assert result["error"]["code"] == "forgotten"
     assert result["error"]["field"] == "content"
     assert "pregnant" not in result["error"]["message"]  # no personal text in an error
+    assert _live(mem) == before
+
+
+def test_nor_into_a_shared_scope_nor_as_a_procedure(mem: Memory, forgotten: Session) -> None:
+    """The re-read wrote a fact forgotten in the user's scope into a shared one, which others
+    read, and into a procedure's steps: both are refused now."""
+    before = _live(mem)
+    shared = _call(
+        forgotten,
+        "memory_write",
+        type="semantic",
+        content=FACT,
+        source_kind="agent_inference",
+        target="family",
+    )
+    assert shared["error"]["code"] == "forgotten"
+    procedure = _call(
+        forgotten,
+        "memory_write",
+        type="procedural",
+        content="How to plan around the user's dates.",
+        source_kind="agent_inference",
+        procedure={"name": "Plan around dates", "when": "planning", "steps": [FACT]},
+    )
+    assert procedure["error"]["code"] == "forgotten"
     assert _live(mem) == before
 
 

@@ -7,7 +7,7 @@ traceback in the log."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,23 @@ from agent_memory.core.session import Session
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
 
-BAD = ["yesterday", "2026-05-02T10:00:00Z", 1_700_000_000, datetime(2026, 5, 2, 10)]
+
+class _NoOffset(tzinfo):
+    """A time zone that gives no offset: such a time is as ambiguous as a naive one."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+BAD = [
+    "yesterday",
+    "2026-05-02T10:00:00Z",
+    1_700_000_000,
+    datetime(2026, 5, 2, 10),
+    datetime(2026, 5, 2, 10, tzinfo=_NoOffset()),
+    datetime(500, 5, 2, tzinfo=UTC),  # before the years the store holds
+    datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5))),  # past them in UTC
+]
 
 
 @pytest.fixture

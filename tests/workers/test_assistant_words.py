@@ -236,6 +236,47 @@ def test_a_forget_erases_a_reply_that_tells_what_it_told(mem: Memory, fact: str,
     assert _said(mem) == []
 
 
+def test_a_forget_erases_a_reply_naming_a_name_that_opens_its_sentence(mem: Memory) -> None:
+    """A name WordNet does not know counts at a sentence's start too (the re-read's case)."""
+    _session(
+        mem,
+        "s1",
+        ("user", "Zanetti is my new landlord and he's awful."),
+        ("assistant", "Keep a written record of every request you make to Zanetti."),
+    )
+    [said] = _said(mem)
+    assert said["id"] in _forget_what_alice_said(mem)
+
+
+@pytest.mark.parametrize(
+    ("fact", "reply"),
+    [
+        (
+            "I want to start running in the mornings before work, but don't tell my wife, "
+            "she'll laugh.",
+            "If you want to start a vegetable garden, mornings are best for watering before work.",
+        ),
+        (
+            "I have about 12,000 dollars of credit card debt that I'm ashamed of.",
+            "Many credit cards earn airline miles; you get about one mile per dollar spent.",
+        ),
+        (
+            "I hate my job at the bank and I'm looking for a way out.",
+            "Most banks let you open a savings account online; ask at your local branch.",
+        ),
+    ],
+)
+def test_a_forget_keeps_a_reply_sharing_a_few_everyday_words(
+    mem: Memory, fact: str, reply: str
+) -> None:
+    """Two words in common ("credit card", "job", "bank") tell nothing again; the re-read found
+    each of these erased by a version that took two."""
+    _session(mem, "s1", ("user", fact), ("assistant", "Noted."))
+    _session(mem, "s2", ("user", "Any tips?"), ("assistant", reply), days=1)
+    [kept] = _said(mem)
+    assert kept["id"] not in _forget_what_alice_said(mem)
+
+
 def test_a_forget_keeps_replies_that_share_only_everyday_words_or_a_place(mem: Memory) -> None:
     """A place WordNet knows is no one's own name, and one word in common is no restatement."""
     _session(mem, "s1", ("user", "My sister Marta lives in Lisbon."), ("assistant", "Noted."))

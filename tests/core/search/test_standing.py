@@ -308,6 +308,13 @@ def test_a_question_about_the_users_world_gets_no_instruction(alice: Session, qu
         ("When did she leave?", False),
         ("What's our wifi password?", False),
         ("The boiling point of water.", False),  # not asked
+        # a thing of the user's own, or something that happened (the re-read's cases)
+        ("What time is the flight?", False),
+        ("Where are the car keys?", False),
+        ("What was the name of that restaurant?", False),
+        ("What happened yesterday?", False),
+        ("What's the wifi password?", False),
+        ("What are the early symptoms of shingles?", True),
     ],
 )
 def test_what_asks_for_knowledge(query: str, knowledge: bool) -> None:
