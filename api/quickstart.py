@@ -281,8 +281,9 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
         "7. Forget",
         "memory_forget makes a tombstone: content, evidence, FTS entry and vector are "
         "erased from the files, in every process's index too, with every older version "
-        "of the record; the audit log keeps the id and the reason, and extraction will not "
-        "write it again. A whole user can be exported, then erased, on request.",
+        "of the record; the audit log keeps the id and the reason, and neither extraction "
+        "nor the model will write it again. A whole user can be exported, then erased, on "
+        "request.",
     )
     imported = mem.store.get_records(ids)
     address = next(i for i in ids if imported[i].content.startswith("Bob's home address"))
@@ -296,6 +297,17 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
         erased=forgotten["erased"],
         found_afterwards=still,
     )
+    # A model that still holds the address in its context cannot write it back.
+    again = bob.call(
+        "memory_write",
+        {
+            "type": "semantic",
+            "content": imported[address].content,
+            "source_kind": "agent_inference",
+        },
+    )
+    code = again.get("error", {}).get("code", again.get("action"))
+    out.line(f"write     the forgotten address again: {code}", write_back=code)
     # The same fact said again inside a longer record (carol's imported turn c4): forgetting
     # one names the other as similar, found by that sentence (its passage); the caller decides.
     (fact,) = mem.import_records([{"content": BROTHER_FACT}], scope="user:carol")

@@ -264,6 +264,7 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     ):
         assert step in out
     assert "address found afterwards: False" in out
+    assert "write     the forgotten address again: forgotten" in out  # the model cannot
     # A fact said again in a sentence of a longer record: forget names it as similar.
     assert "similar -> turn c4 says it in one of its sentences" in out
     # A record naming what the question asks about answers it in a small store, alone.
