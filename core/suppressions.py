@@ -29,6 +29,9 @@ new address is <it>", an unrelated sentence naming the dentist 0.744 (the packag
 dropping a reply costs less than keeping a forgotten fact. Limits: a forgotten record in a
 shared scope (no user's) erases no reply; a reply saying a part of a long forgotten record in
 other words, below the shortlist, stays.
+
+A model's own write saying a forgotten record again is refused (``refuse_forgotten``: the
+write path's ``Forgotten``), unless the user's quote said after the forget backs it.
 """
 
 from __future__ import annotations
@@ -77,7 +80,14 @@ COMMON_IN = 3
 _SAID_OF_EVERYONE = frozenset({"user", "users", "s"})  # every phrased fact says "The user's"
 _WORD = re.compile(r"\w+")
 # Capitalised words that name no one and nothing of the user's own.
-_NO_NAMES = STOPWORDS | MONTHS_AND_WEEKDAYS | frozenset({"i", "user", "ok", "okay"})
+_NO_NAMES = (
+    STOPWORDS
+    | MONTHS_AND_WEEKDAYS
+    | frozenset(
+        "i user ok okay dr mr mrs ms mx prof sir hey hi hiya hmm lol btw yep yeah nope ugh "
+        "haha omg idk wow oh aw thx".split()
+    )
+)
 
 
 def content_digest(text: str) -> str:
@@ -119,10 +129,16 @@ class Suppressions:
 
     @classmethod
     def load(
-        cls, store: Store, scopes: Sequence[str], embedder: Embedder, floor: float
+        cls,
+        store: Store,
+        scopes: Sequence[str],
+        embedder: Embedder,
+        floor: float,
+        *,
+        after: str | None = None,
     ) -> Suppressions:
-        """The suppressions left in any of ``scopes``."""
-        return cls(stored.suppressions(store, scopes), embedder, floor)
+        """The suppressions left in any of ``scopes`` (with ``after``, only those left later)."""
+        return cls(stored.suppressions(store, scopes, after=after), embedder, floor)
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -160,7 +176,7 @@ def _forms(text: str) -> tuple[str, ...]:
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_CLAUSE = re.compile(r"[;,]\s*|\s+(?:and|but)\s+")
+_CLAUSE = re.compile(r";\s*|,(?!\d)\s*|\s+(?:and|but)\s+")  # not inside "40,000"
 
 
 def _with_clauses(sentence: str) -> list[str]:
@@ -177,23 +193,36 @@ def restates(forgotten: Suppressions, text: str) -> bool:
     return any(forgotten.matching(pieces))
 
 
-def refuse_forgotten(engine: Engine, scopes: Sequence[str], texts: Sequence[str]) -> None:
-    """Raise Forgotten when one of ``texts`` (a write's content, a procedure's parts), which a
-    model asked to write with no quote of the user's own behind it, restates a record
-    forgotten in one of ``scopes`` (those the writer reads, wherever it writes: a fact
+def refuse_forgotten(
+    engine: Engine,
+    scopes: Sequence[str],
+    content: str,
+    parts: Sequence[str] = (),
+    *,
+    quoted_at: str | None = None,
+) -> None:
+    """Raise Forgotten when ``content`` or one of ``parts`` (a procedure's name, trigger, steps
+    and pitfalls), which a model asked to write, restates a record forgotten in one of
+    ``scopes`` (the write's target and the user's own scopes, wherever it writes: a fact
     forgotten in the user's scope is not written into a shared one; ``restates``, at
     ``ingest.duplicate_floor``, where extraction drops a candidate): a model that still holds
-    a forgotten fact in its context must not write it back. The user saying it again, quoted
-    as evidence, is theirs to say."""
+    a forgotten fact in its context must not write it back. A quote of the user's own said
+    after the forget (``quoted_at``: its turn's time) backs it: the user said it again. Other
+    users' shared scopes are not read, so the refusal tells nothing of what they forgot."""
     forgotten = Suppressions.load(
-        engine.store, scopes, engine.embedder, engine.config.ingest.duplicate_floor
+        engine.store,
+        scopes,
+        engine.embedder,
+        engine.config.ingest.duplicate_floor,
+        after=quoted_at,
     )
-    if any(restates(forgotten, text) for text in texts if text):
-        raise Forgotten(
-            "this says again what the user asked to forget, so it was not written; write it "
-            "only if the user says it again, with their words as evidence",
-            field="content",
-        )
+    for field, texts in (("content", [content]), ("procedure", parts)):
+        if any(restates(forgotten, text) for text in texts if text):
+            raise Forgotten(
+                "this says again what the user asked to forget, so it was not written; write "
+                "it only if the user says it again, with their words as evidence",
+                field=field,
+            )
 
 
 def said_words(text: str) -> frozenset[str]:
@@ -218,9 +247,9 @@ def holds(text: str, said: Sequence[frozenset[str]]) -> bool:
 
 @dataclass(frozen=True)
 class Told:
-    """What a forgotten record's content told, for reading the assistant's words: the words
-    of each of its clauses that few other records of the user's say (``said_words``), and the
-    names it alone gave."""
+    """What a forgotten record's content told, for reading the assistant's words: the telling
+    words of each of its clauses (``_telling``) that few other records of the user's say, and
+    the names it alone gave."""
 
     clauses: tuple[frozenset[str], ...]
     names: frozenset[str]
@@ -229,12 +258,13 @@ class Told:
 def told(store: Store, record: Record) -> Told:
     """What ``record`` (forgotten) told, against the other live records of its scope, the
     user's own (a session summary and the assistant's words aside; read among the
-    ``ECHO_READ`` sharing its words): the words of each clause of its content that fewer than
-    ``COMMON_IN`` of them say ("sure", "best" and "way" are the user's everyday words,
-    "diabetes" is not), and each name it gives (a word written with a capital past its
-    sentence's first: "Gregor" in "The user's ex-husband's name is Gregor.") that none says
-    and WordNet does not know (no place or word: "Tokyo", "Max"; so a sentence's first word
-    counts only as a name: "Zanetti is my new landlord.")."""
+    ``ECHO_READ`` sharing the most words with it): the telling words of each clause of its
+    content (``_telling``) that fewer than ``COMMON_IN`` of them say ("diabetes"; not the
+    user's everyday words), and each name it gives (a word of three letters or more written
+    with a capital, "Gregor" in "The user's ex-husband's name is Gregor.", no title or
+    interjection) that none of them says and WordNet does not know (no place or word:
+    "Tokyo", "Max"; so a sentence's first word counts only as a name: "Zanetti is my new
+    landlord.")."""
     content = record.content
     pieces = [_telling(p) for a, b in sentence_spans(content) for p in _with_clauses(content[a:b])]
     names = {
@@ -242,7 +272,7 @@ def told(store: Store, record: Record) -> Told:
         for a, b in sentence_spans(content)
         for word in _WORD.findall(content[a:b])
         if word[0].isupper()
-        and len(word) > 1
+        and len(word) > 2
         and word.casefold() not in _NO_NAMES
         and not _known(word)
     }
@@ -257,7 +287,7 @@ def told(store: Store, record: Record) -> Told:
     clauses = tuple(
         kept
         for words in pieces
-        if len(kept := frozenset(w for w in words if said[w] < COMMON_IN)) > 1
+        if len(kept := frozenset(w for w in words if said[w] < COMMON_IN)) >= CLAUSE_WORDS
     )
     return Told(clauses, frozenset(names - folded))
 
@@ -306,7 +336,9 @@ def says_again(text: str, forgotten: Sequence[Told]) -> bool:
         return True
     pieces = [said_words(p) for a, b in sentence_spans(text) for p in _with_clauses(text[a:b])]
     return any(
-        len(shared := words & held) >= CLAUSE_WORDS and len(shared) >= CLAUSE_SHARE * len(words)
+        len(shared := words & held) >= CLAUSE_WORDS
+        and len(shared) >= CLAUSE_SHARE * len(words)
+        and not all(w.isdigit() for w in shared)  # "40" and "000" name no debt
         for held in pieces
         for t in forgotten
         for words in t.clauses
@@ -317,14 +349,15 @@ def echoes(store: Store, embedder: Embedder | None, forgotten: Sequence[Record])
     """The ids of the live assistant's words (core.extraction.replies) of the users of the
     ``forgotten`` records (their own scopes, exactly) that say one of them again: of the
     ``ECHO_READ`` whose own words share the most with them, those holding the words of a
-    forgotten content or evidence (``holds``), and with ``embedder`` those of the first
-    ``ECHO_SHORTLIST`` that restate one by meaning (``restates``, at ``ECHO_FLOOR``)."""
+    forgotten content or evidence (``holds``) or what one told (``says_again``, ``told``),
+    and with ``embedder`` those of the first ``ECHO_SHORTLIST`` that restate one by meaning
+    (``restates``, at ``ECHO_FLOOR``)."""
     said = [said_words(t) for r in forgotten for t in (r.content, r.evidence) if t]
-    what = [told(store, r) for r in forgotten]
     users = {u for r in forgotten if (u := scope_user(r.scope)) is not None}
     match = fts_match(sorted(set().union(*said))) if said else None
     if not users or match is None:
         return []
+    what = [told(store, r) for r in forgotten]
     rows = [
         row
         for row in stored.assistant_words_holding(store, match, sorted(users), ECHO_READ)

@@ -80,7 +80,7 @@ def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memor
     if reads_only and (not store.exists() or (store.is_file() and store.stat().st_size == 0)):
         raise StoreError(
             f"no store at {args.store}; this command reads an existing store (check the path, "
-            "or create one by writing to it, e.g. with `agent-memory import`)"
+            "or create one with `agent-memory init`)"
         )
     with opening_store(args.store):
         return Memory.open(

@@ -105,23 +105,22 @@ _OUTCOME = re.compile(
     r"is fixed|was fixed|passed|succeeded|is down|is back up|went live|shipped)\b",
     re.IGNORECASE,
 )
-
 PROCEDURE = re.compile(
     r"^(when|whenever|before|after|every time)\s+(.+?),\s+(?:(?:please|always|you should|"
     r"make sure to|remember to)\s+)?(.+)$",
     re.IGNORECASE,
 )
-
-# A clause whose object is said only by what came before it ("I'm visiting her in June", "I
-# don't have one yet", "... and I never have"): phrased alone, a fact about nothing ("The user
-# never has."), so the sentence is kept as said, its turn as context. The object's first word
-# only: not "flying to Lyon with her on the 12th", "in IT support", "one brother".
+# A fact whose object is said only before it ("I love it", "I don't have one yet", "... and I
+# never have"): phrased alone, a fact about nothing ("The user never has."), so the sentence
+# is kept as said. The object's first word only: not "in IT support", "one brother".
 _DANGLES = re.compile(
     r"^\W*(?:(?:yet|too|either|already|now|anymore|at all|before)\W*)*$"
-    r"|^\W*(?-i:it|them|her|him|there)\b(?!')"
+    r"|^\W*(?-i:it|them|her|him|his|their|there)\b(?!')"
     r"|^\W*ones?\b(?=\s*(?:$|[.,;!?]|(?:yet|too|either|already|now|anymore)\b))",
     re.IGNORECASE,
 )
+# A plan keeps its date whatever its object; one of a pronoun alone ("I'm meeting them") not.
+_NOTHING_BUT_IT = re.compile(r"^\W*(?:(?-i:it|them|her|him|there)\b)?\W*$", re.IGNORECASE)
 _NOT_STATES = re.compile(
     r"^(sure|afraid|sorry|glad|happy|here|back|done|just|looking|trying|thinking|wondering|"
     r"asking|curious|not sure|going to|gonna|about to|fine|ok|okay|good|great)\b",
@@ -176,7 +175,8 @@ def qualified(phrased: Candidate, sentence: str) -> bool:
 
 def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Candidate | None:
     if (m := _PLAN.match(clause)) is not None:
-        return None if _DANGLES.search(m.group(2) or m.group(3) or "") else _plan(clause, anchor)
+        rest = m.group(2) or m.group(3) or ""
+        return None if _NOTHING_BUT_IT.match(rest) else _plan(clause, anchor)
     if (m := _DECISION.match(clause)) is not None:
         return _decision(clause, m, shared_target)
     if _TEAM_PLAN.match(clause) is not None:

@@ -82,9 +82,9 @@ def _users_own(content: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def person_word(word: str) -> bool:
     """Whether ``word`` names one of the user's people: a relation, friend or colleague
-    (``_PEOPLE``), or a noun that is first a person by WordNet ("landlord", "manager"); a name
+    (``PEOPLE``), or a noun that is first a person by WordNet ("landlord", "manager"); a name
     as written (capitalised) when it is no word WordNet knows ("Orla", not "Berlin")."""
-    if word.lower() in _PEOPLE or word.lower().removesuffix("s") in _PEOPLE:
+    if word.lower() in PEOPLE or word.lower().removesuffix("s") in PEOPLE:
         return True  # "Mum", "neighbours"
     net = wordnet()
     if word[:1].isupper():
@@ -97,7 +97,7 @@ def someone_elses(evidence: str, record: dict[str, Any]) -> bool:
     """Whether the change ``evidence`` says is of another person's thing ("My sister's wedding
     moved to 10 May", "Erik's friend Jonas's graduation moved") that the record names without
     that person ("Our wedding is on 3 May", "Our son Erik graduates on 6 June"): theirs
-    changed, not the record's. The owner is a person: a relation word (``_PEOPLE``), or a name
+    changed, not the record's. The owner is a person: a relation word (``PEOPLE``), or a name
     after one ("friend Jonas's") or before a personal event ("Tom's birthday party",
     ``_EVENTS``); not a firm, a place or a day ("Tesco's delivery", "St Mary's surgery",
     "Tomorrow's meeting"), nor where something moved to ("moved to my sister's place"), nor
@@ -109,7 +109,7 @@ def someone_elses(evidence: str, record: dict[str, Any]) -> bool:
         if not content_words(who) or who.lower() in MONTHS_AND_WEEKDAYS:
             continue  # a day's ("Tomorrow's party", "Friday's meeting"): no one's
         person = (
-            who.lower().split("-")[0] in _PEOPLE
+            who.lower().split("-")[0] in PEOPLE
             or (  # "sister-in-law's"
                 who[:1].isupper() and (_RELATION.search(before) or thing.lower() in _EVENTS)
             )
@@ -125,13 +125,13 @@ def someone_elses(evidence: str, record: dict[str, Any]) -> bool:
 
 # Whose a thing may be: a relative, friend or colleague, named by the word or by a name after
 # it ("my friend Jonas's").
-_PEOPLE = frozenset(
+PEOPLE = frozenset(
     """sister brother sibling mum mom mother dad father son daughter wife husband spouse
     partner boyfriend girlfriend fiance fiancee fiancé fiancée friend cousin aunt uncle niece
     nephew grandma grandpa gran granny nana grandmother grandfather kid child neighbour
     neighbor colleague coworker boss roommate flatmate sis bro gf bf hubby""".split()
 )
-_RELATION = re.compile(rf"\b(?:{'|'.join(sorted(_PEOPLE))})\s+$", re.I)
+_RELATION = re.compile(rf"\b(?:{'|'.join(sorted(PEOPLE))})\s+$", re.I)
 # A person's own occasions: a name before one is a person's ("Tom's birthday party").
 _EVENTS = frozenset(
     """wedding birthday bday graduation party shower baby funeral christening engagement
@@ -163,4 +163,4 @@ def _same_root(word: str, named: set[str]) -> bool:
     return False
 
 
-__all__ = ["POSSESSIVE", "as_said_to", "person_word", "someone_elses"]
+__all__ = ["PEOPLE", "POSSESSIVE", "as_said_to", "person_word", "someone_elses"]

@@ -129,13 +129,18 @@ _LEFT_REMAINS = re.compile(
 # each retired a record still true ("I sold my first watercolour" / "I paint watercolours", "I
 # have no more vacation days left" / "I get 25 vacation days a year", "I pushed back on my
 # manager").
-# The user in a state now, before "again": a return, which is a change ("I'm single again").
-_BACK_IN = re.compile(
-    r"\b(?:i'm|i am|im|we're|we are|i've|we've|i'll be)\b(?!.*\b(?:was|were|got|had)\b)"
-)
 _WEAK = frozenset(
     "again left moving acting interim returning accepted updated update".split()
     + [f"{who} new" for who in ("my", "our", "his", "her", "their", "the")]
+)
+# Before "again", a return, which is a change: the user in a state now ("I'm single again"),
+# or going back to one ("I started smoking again", "we got back together again", "I've had to
+# move again").
+_BACK_IN = re.compile(
+    r"\b(?:i'm|i am|im|we're|we are|i've|we've|i'll be)\b"
+    r"(?!.*\b(?:was|were|got|had|been to|been at)\b)"
+    r"|\b(?:start(?:ed|ing)?|began|resum\w*|got back|went back|gone back|going back|"
+    r"back (?:on|to|together|in)|move[ds]?|moving|switched)\b"
 )
 # A marker denied just before it says that nothing changed: "I haven't moved, I still live in
 # Leeds", "I didn't quit my job", "the launch hasn't really changed", "nothing's changed";
@@ -251,8 +256,9 @@ def _since(lowered: str, at: int) -> bool:
 def _recurs(lowered: str, at: int) -> bool:
     """Whether the "again" at ``at`` says that something happened once more ("my blood sugar was
     high again this morning", "I got sick again", "the heating broke again") rather than that
-    the user is back in a state ("I'm vegetarian again", "I'm back on nights again"): its
-    clause says no present state of the user's before it (``_BACK_IN``)."""
+    the user is back in a state ("I'm vegetarian again", "I'm back on nights again", "I
+    started smoking again"): its clause says no present state of the user's nor a return
+    before it (``_BACK_IN``)."""
     clause = re.split(r"[,.;:!?]|\b(?:and|but|so)\b", lowered[:at])[-1].replace("\u2019", "'")
     return _BACK_IN.search(clause) is None
 

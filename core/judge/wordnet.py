@@ -155,7 +155,6 @@ class WordNet:
                 antonyms.append(("a" if target_pos == "s" else target_pos, int(target)))
         return _Synset(words, tuple(hypernyms), tuple(kinds), tuple(entails), tuple(antonyms))
 
-    @functools.lru_cache(maxsize=16384)  # noqa: B019 - one instance per process
     def relatives(self, word: str) -> frozenset[str]:
         """The nouns WordNet derives ``word`` to as an adjective, and the adjectives as a noun,
         that are written like it ("allergic": "allergy"; "diabetes": "diabetic"; "married":
@@ -338,7 +337,8 @@ class WordNet:
 
 @functools.lru_cache(maxsize=65536)
 def relatives(word: str) -> frozenset[str]:
-    """``WordNet.relatives`` of a word, none without the data or for a word not of letters."""
+    """``WordNet.relatives`` of a word, none without the data or for a word not of letters
+    (cached here: the method is not)."""
     net = wordnet()
     return net.relatives(word) if net is not None and word.isalpha() else frozenset()
 

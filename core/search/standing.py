@@ -42,6 +42,7 @@ from collections.abc import Collection, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_memory.core.extraction.whose import PEOPLE
 from agent_memory.core.framing import STOPS_ANSWERING, asks_for_good
 from agent_memory.core.search import diet
 from agent_memory.core.search.lexical import STOPWORDS, query_tokens
@@ -193,12 +194,6 @@ _INSTRUCTING = frozenset(
 )
 
 
-# A question's opening: a question word, or an auxiliary asking yes or no.
-_QUESTION = re.compile(
-    r"^\W*(?:what|what's|whats|which|who|who's|whom|whose|where|where's|when|when's|why|how|"
-    r"how's|is|are|was|were|do|does|did|can|could|should|would|will|has|have)\b",
-    re.IGNORECASE,
-)
 # Words that make a question about the user, the assistant or someone they spoke of ("When did
 # she leave?").
 _PERSONAL = re.compile(
@@ -213,8 +208,18 @@ _PERSONAL = re.compile(
 # vitamin D"); or something that happened ("What happened yesterday?").
 _THEIRS = re.compile(
     r"\b(?:that|this|those|these)\s+\w+"
-    r"|\bthe\s+(?!(?:\w+\s+){0,2}?(?:of|for|between|from)\b)\w+"
-    r"|\b(?:did|was|were|had|happened|went|yesterday|today|tonight|tomorrow|last|next)\b",
+    r"|\bthe\s+(?!(?:\w+\s+)?\w+\s+(?:of|for|between)\b)\w+"
+    r"|\b(?:did|was|were|had|happened|went|yesterday|today|tonight|tomorrow|last|next)\b"
+    # someone's ("mum's birthday"), not a contraction ("what's", "it's")
+    r"|\b(?!(?:what|who|where|when|how|it|that|there|here|he|she|let)'s)\w+'s\b"
+    rf"|\b(?:{'|'.join(sorted(PEOPLE))})s?\b",
+    re.IGNORECASE,
+)
+# A question word opening a question of two words or more ("What causes migraines?"; not "Who
+# won?", whose subject is what came before, nor "Any allergies?").
+_ASKS = re.compile(
+    r"^\W*(?:what|what's|whats|which|who|who's|whom|whose|where|where's|when|when's|why|how|"
+    r"how's|is|are|do|does|can|could|should|would|will)\b(?:\W+\w+){2,}",
     re.IGNORECASE,
 )
 # A name past the question's first word ("How old is Lara?", "When is Jess's wedding?"): the
@@ -224,13 +229,14 @@ _NAMED = re.compile(r"(?<=\s)[^\W\d_][^\W_]*(?<=\w)(?=\W|$)")
 
 
 def asks_knowledge(query: str) -> bool:
-    """Whether ``query`` is a question that says nothing of the user, the assistant or anyone
-    they spoke of, names nothing, no thing of theirs and nothing that happened (``_THEIRS``:
-    "What time is the flight?") ("What's the current recommendation for vitamin D supplements
-    in breastfed babies?"). Asked of a store holding none of its words, it is the
-    assistant's to answer from what it knows, as a task is (core.search.retriever)."""
+    """Whether ``query`` is a question (``_ASKS``) that says nothing of the user, the assistant,
+    anyone they spoke of or anyone of theirs, names nothing, no thing of theirs and nothing
+    that happened (``_THEIRS``: "What time is the flight?", "mum's birthday") ("What's the
+    current recommendation for vitamin D supplements in breastfed babies?"). Asked of a store
+    holding none of its words, it is the assistant's to answer from what it knows, as a task
+    is (core.search.retriever)."""
     text = " ".join(query.replace("\u2019", "'").split())
-    if not (text.endswith("?") or _QUESTION.match(text)):
+    if not _ASKS.match(text):
         return False
     if _PERSONAL.search(text) or _RECALLS.search(text) or _THEIRS.search(text):
         return False

@@ -66,13 +66,18 @@ def add_suppression(
     )
 
 
-def suppressions(store: Any, scopes: Sequence[str]) -> list[sqlite3.Row]:
-    """The suppressions left in any of ``scopes`` (one read of ``store``)."""
+def suppressions(
+    store: Any, scopes: Sequence[str], *, after: str | None = None
+) -> list[sqlite3.Row]:
+    """The suppressions left in any of ``scopes`` (one read of ``store``); with ``after`` (a
+    stored time), only those left later."""
     marks = ",".join("?" * len(scopes)) or "NULL"
+    since = "" if after is None else " AND created_at > ?"
     return list(
         store.query(
-            f"SELECT content_digest, model_name, vector FROM suppressions WHERE scope IN ({marks})",
-            list(scopes),
+            "SELECT content_digest, model_name, vector FROM suppressions "
+            f"WHERE scope IN ({marks}){since}",
+            [*scopes, *([] if after is None else [after])],
         )
     )
 
@@ -101,14 +106,15 @@ def users_words_matching(
 ) -> list[str]:
     """The contents of the live records of ``scope`` that are the user's own (neither the
     assistant's words nor a session summary), not of the lineage ``besides``, and match the
-    FTS5 expression ``match`` in their content, at most ``limit``."""
+    FTS5 expression ``match`` in their content, those sharing the most words first, at most
+    ``limit``."""
     return [
         row["content"]
         for row in store.query(
             "SELECT r.content FROM records_fts JOIN records AS r ON r.rowid = records_fts.rowid "
             "WHERE records_fts MATCH ? AND r.said_by IS NULL AND r.scope = ? "
             "AND r.status IN ('provisional', 'confirmed') AND r.source_kind != 'session_summary' "
-            "AND r.lineage_id != ? LIMIT ?",
+            "AND r.lineage_id != ? ORDER BY bm25(records_fts) LIMIT ?",
             (f"content : ({match})", scope, besides, limit),
         )
     ]

@@ -65,7 +65,7 @@ from agent_memory.core.store import keys
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.log import log_write
-from agent_memory.core.suppressions import refuse_forgotten
+from agent_memory.core.suppressions import refuse_forgotten, scope_user
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import dedup, drafts, entities, evidence, reinforce, supersession
 from agent_memory.core.write.dedup import RACE_RETRIES, Raced, Restart, Vectors
@@ -127,8 +127,8 @@ class Ingestor:
         """Run every stage and return what happened. Raises InvalidArgument for input that
         cannot be written (then nothing is written). With ``honour_forgets`` (a model's write),
         raises Forgotten when the content (or a procedure's parts) says again what a forget in
-        a scope it reads or writes left a suppression of, and no quote of the user's own in
-        this session backs it (core.suppressions.refuse_forgotten)."""
+        its target or the user's own scopes left a suppression of, and no quote of the user's
+        own said since backs it (core.suppressions.refuse_forgotten)."""
         if request.idempotency_key is not None:
             replayed = self._replayed(request.idempotency_key)
             if replayed is not None:
@@ -140,11 +140,9 @@ class Ingestor:
             else:
                 checked = EvidenceCheck(request.source_kind, request.evidence, [])
             witness = self.witness(checked, request)
-            if honour_forgets and checked.source_kind is not SourceKind.USER_STATEMENT:
-                said = request.procedure
-                parts = (said.name, said.when, *said.steps, *said.pitfalls) if said else ()
-                texts = (request.content, *parts)
-                refuse_forgotten(self.engine, (request.scope, *readable), texts)
+        if honour_forgets:
+            with clock.stage("suppression_check"):
+                self._refuse_forgotten(request, checked, readable)
         vectors: Vectors | None = None  # the same texts on every attempt: embedded once
         raced: list[str] = []
         while isinstance(
@@ -177,6 +175,24 @@ class Ingestor:
             self.log(request, outcome, total_ms=total, now=now, tool=tool)
         outcome.timings_ms = clock.timings
         return outcome
+
+    def _refuse_forgotten(
+        self, request: WriteRequest, checked: EvidenceCheck, readable: tuple[str, ...]
+    ) -> None:
+        """Forgotten, when a model's write says again what was forgotten in its target or in
+        the user's own scopes, unless a quote of the user's said since backs it
+        (core.suppressions.refuse_forgotten)."""
+        own = [s for s in readable if scope_user(s) == request.user_id]
+        said = request.procedure
+        parts = (said.name, said.when, *said.steps, *said.pitfalls) if said else ()
+        quoted = checked.source_kind is SourceKind.USER_STATEMENT and checked.turn is not None
+        refuse_forgotten(
+            self.engine,
+            sorted({request.scope, *own}),
+            request.content,
+            parts,
+            quoted_at=checked.turn.at if quoted and checked.turn else None,
+        )
 
     def _attempt(
         self,

@@ -106,6 +106,63 @@ def test_nor_into_a_shared_scope_nor_as_a_procedure(mem: Memory, forgotten: Sess
     assert _live(mem) == before
 
 
+def test_a_quote_of_a_turn_said_before_the_forget_backs_nothing(mem: Memory) -> None:
+    """The re-read's case: the fact was written with no quote, so its forget redacted no turn,
+    and a quote of the user's earlier turn then backed a write of it. Only a quote said after
+    the forget backs one now."""
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="s3", now=NOW)
+    s.add_turn("user", SAID, at=NOW)
+    wrote = _call(s, "memory_write", type="semantic", content=FACT, source_kind="agent_inference")
+    assert _call(s, "memory_forget", id=wrote["id"])["status"] == "deleted"
+    again = _call(
+        s,
+        "memory_write",
+        type="semantic",
+        content=FACT,
+        source_kind="user_statement",
+        evidence=SAID,
+    )
+    assert again["error"]["code"] == "forgotten"
+
+
+def test_another_users_shared_forget_does_not_refuse_this_users_own_write(
+    mem: Memory,
+) -> None:
+    """Bob forgets a fact in the shared scope; Alice's write of the same sentence into her own
+    scope is hers: the refusal reads the target and the writer's own scopes only (else it
+    would tell Alice's model what Bob forgot)."""
+    mem.grant("assistant", "user:bob", now=NOW)
+    shared = {"personal": "user:bob", "family": "project:fam"}
+    bob = mem.session(
+        agent_id="assistant", user_id="bob", session_id="b1", write_targets=shared, now=NOW
+    )
+    wrote = _call(
+        bob,
+        "memory_write",
+        type="semantic",
+        content="The user is moving to Leeds in May.",
+        source_kind="agent_inference",
+        target="family",
+        about=[{"kind": "person", "name": "Bob"}],
+    )
+    assert _call(bob, "memory_forget", id=wrote["id"])["status"] == "deleted"
+    alice = mem.session(
+        agent_id="assistant",
+        user_id="alice",
+        session_id="a1",
+        write_targets={"personal": "user:alice", "family": "project:fam"},
+        now=NOW,
+    )
+    mine = _call(
+        alice,
+        "memory_write",
+        type="semantic",
+        content="The user is moving to Leeds in May.",
+        source_kind="agent_inference",
+    )
+    assert mine["action"] == "created", mine
+
+
 def test_a_claimed_quote_the_user_did_not_say_again_is_refused(
     mem: Memory, forgotten: Session
 ) -> None:

@@ -264,6 +264,15 @@ def test_a_forget_erases_a_reply_naming_a_name_that_opens_its_sentence(mem: Memo
             "I hate my job at the bank and I'm looking for a way out.",
             "Most banks let you open a savings account online; ask at your local branch.",
         ),
+        # numbers alone, and a title, tell nothing (the re-read's cases)
+        (
+            "I owe about 40,000 dollars in credit card debt right now.",
+            "For a house deposit, 20,000 dollars is a common target.",
+        ),
+        (
+            "Btw my dentist is Dr Okafor and she is great.",
+            "Dr Seuss wrote Green Eggs and Ham in 1960.",
+        ),
     ],
 )
 def test_a_forget_keeps_a_reply_sharing_a_few_everyday_words(

@@ -829,6 +829,9 @@ def test_something_happening_again_retires_nothing(mem: Memory) -> None:
         ("I'm vegetarian again.", True),
         ("I'm back on nights again from Monday.", True),
         ("I\u2019m single again!", True),
+        ("I started smoking again.", True),  # a return, said with its verb
+        ("Noah and I got back together again last week.", True),
+        ("I've been to the doctor again.", False),
     ],
 )
 def test_again_says_a_change_only_of_the_users_state_now(said: str, again: bool) -> None:

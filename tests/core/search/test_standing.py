@@ -315,6 +315,10 @@ def test_a_question_about_the_users_world_gets_no_instruction(alice: Session, qu
         ("What happened yesterday?", False),
         ("What's the wifi password?", False),
         ("What are the early symptoms of shingles?", True),
+        ("When is mum's birthday?", False),  # one of the user's people (the re-read's cases)
+        ("Any allergies?", False),  # no question word
+        ("Which gate does the flight leave from?", False),
+        ("Who won?", False),  # its subject is what came before
     ],
 )
 def test_what_asks_for_knowledge(query: str, knowledge: bool) -> None:
