@@ -33,6 +33,13 @@ def _call(session: Session, tool: str, **args: Any) -> dict[str, Any]:
     return session.call(tool, args, now=LATER)
 
 
+def _write(session: Session, content: str, kind: str = "agent_inference", **more: Any) -> Any:
+    """memory_write of a semantic ``content`` as ``kind``."""
+    return _call(
+        session, "memory_write", type="semantic", content=content, source_kind=kind, **more
+    )
+
+
 def _live(mem: Memory) -> list[str]:
     rows = mem.store.query("SELECT content FROM records WHERE status != 'deleted' ORDER BY rowid")
     return [r["content"] for r in rows]
@@ -112,16 +119,9 @@ def test_a_quote_of_a_turn_said_before_the_forget_backs_nothing(mem: Memory) -> 
     the forget backs one now."""
     s = mem.session(agent_id="assistant", user_id="alice", session_id="s3", now=NOW)
     s.add_turn("user", SAID, at=NOW)
-    wrote = _call(s, "memory_write", type="semantic", content=FACT, source_kind="agent_inference")
+    wrote = _write(s, FACT)
     assert _call(s, "memory_forget", id=wrote["id"])["status"] == "deleted"
-    again = _call(
-        s,
-        "memory_write",
-        type="semantic",
-        content=FACT,
-        source_kind="user_statement",
-        evidence=SAID,
-    )
+    again = _write(s, FACT, "user_statement", evidence=SAID)
     assert again["error"]["code"] == "forgotten"
 
 
@@ -167,14 +167,7 @@ def test_a_claimed_quote_the_user_did_not_say_again_is_refused(
     mem: Memory, forgotten: Session
 ) -> None:
     """The forget redacted the turn that said it, so the old quote backs nothing."""
-    result = _call(
-        forgotten,
-        "memory_write",
-        type="semantic",
-        content=FACT,
-        source_kind="user_statement",
-        evidence=SAID,
-    )
+    result = _write(forgotten, FACT, "user_statement", evidence=SAID)
     assert result["error"]["code"] == "forgotten"
 
 
