@@ -137,6 +137,7 @@ def add_grants(sub: Subcommands) -> None:
         sub, "grants", cmd_grants, "List grants.", "agent-memory grants --agent planner --json"
     )
     p.add_argument("--agent", default=None, help="only this agent's grants")
+    p.set_defaults(existing_store=True)  # it only reads: a mistyped --store is an error
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

@@ -72,7 +72,8 @@ def opening_store(path: str) -> Iterator[None]:
 
 def open_memory(args: argparse.Namespace, config: Config | None = None) -> Memory:
     """The store ``args.store`` names, opened for the command. A command that only reads (one
-    with ``--read-only``: search, get, stats; and export-user) opens an existing store only
+    with ``--read-only``: search, get, stats; and export-user, sessions, grants) opens
+    an existing store only
     (a file that is not empty): a mistyped path would otherwise make a new, empty store and
     answer as if the memory held nothing."""
     reads_only = hasattr(args, "read_only") or getattr(args, "existing_store", False)

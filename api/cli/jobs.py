@@ -354,6 +354,7 @@ def add_sessions(sub: Subcommands) -> None:
     p.add_argument("--agent", help="only this agent's sessions")
     p.add_argument("--user", help="only this user's sessions")
     p.add_argument("--limit", type=int, default=100, help="at most this many")
+    p.set_defaults(existing_store=True)  # it only reads: a mistyped --store is an error
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

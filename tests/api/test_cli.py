@@ -183,7 +183,14 @@ WHO = ["--agent", "planner", "--user", "u1"]
 
 @pytest.mark.parametrize(
     "command",
-    [["search", "hello", *WHO], ["get", "mem_x", *WHO], ["stats"], ["export-user", "u1", "--out"]],
+    [
+        ["search", "hello", *WHO],
+        ["get", "mem_x", *WHO],
+        ["stats"],
+        ["export-user", "u1", "--out"],
+        ["sessions"],
+        ["grants"],
+    ],
 )
 def test_a_command_that_reads_refuses_a_store_that_is_not_there(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
