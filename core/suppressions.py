@@ -41,7 +41,7 @@ import hashlib
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -228,10 +228,13 @@ def refuse_forgotten(
 def said_words(text: str) -> frozenset[str]:
     """The words ``text`` says something by: stemmed (core.judge.stemming), stopwords and
     "user" (every phrased fact says "The user ...") aside."""
+    return frozenset(stem_word(w) for w in _content_words(text))
+
+
+def _content_words(text: str) -> Iterator[str]:
+    """``text``'s words, folded, stopwords and "user" aside (not stemmed)."""
     words = (w.casefold() for w in _WORD.findall(text))
-    return frozenset(
-        stem_word(w) for w in words if w not in STOPWORDS and w not in _SAID_OF_EVERYONE
-    )
+    return (w for w in words if w not in STOPWORDS and w not in _SAID_OF_EVERYONE)
 
 
 def holds(text: str, said: Sequence[frozenset[str]]) -> bool:
@@ -296,12 +299,7 @@ def _telling(text: str) -> frozenset[str]:
     """``said_words`` of ``text`` that can tell something: a number, or a word of at most
     ``FEW_SENSES`` WordNet senses ("diabetes", "debt", "morning"; not "work", "start", "card":
     a reply sharing those with a forgotten sentence is about something else as often)."""
-    words = (w.casefold() for w in _WORD.findall(text))
-    return frozenset(
-        stem_word(w)
-        for w in words
-        if w not in STOPWORDS and w not in _SAID_OF_EVERYONE and _few_senses(w)
-    )
+    return frozenset(stem_word(w) for w in _content_words(text) if _few_senses(w))
 
 
 @functools.lru_cache(maxsize=16384)
@@ -321,7 +319,7 @@ def _few_senses(word: str) -> bool:
 def _known(word: str) -> bool:
     """Whether WordNet knows ``word`` (a place, "Tokyo"; a word, "Max"): no one's own name."""
     net = wordnet()
-    return net is None or any(net.lemmas(word, pos) for pos in "nvar")
+    return net is None or net.knows(word)
 
 
 def says_again(text: str, forgotten: Sequence[Told]) -> bool:

@@ -89,7 +89,7 @@ def person_word(word: str) -> bool:
     net = wordnet()
     if word[:1].isupper():
         first = word.split()[0].lower()
-        return net is not None and not any(net.lemmas(first, pos) for pos in ("n", "v", "a", "r"))
+        return net is not None and not net.knows(first)
     return net is not None and net.noun_under(word, ("person",), senses=1)
 
 

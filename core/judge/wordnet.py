@@ -202,6 +202,11 @@ class WordNet:
         ]  # fmt: skip
         return words, pointers
 
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is a word of English here, of any part of speech ("Berlin", "Max";
+        not a name such as "Orla" or "Gregor")."""
+        return any(self.lemmas(word, pos) for pos in _FILES)
+
     def lemmas(self, word: str, pos: str) -> list[str]:
         """``word``'s base forms as ``pos`` that WordNet knows ("retrievers" -> "retriever")."""
         word = word.lower().replace(" ", "_")

@@ -185,13 +185,13 @@ class Ingestor:
         own = [s for s in readable if scope_user(s) == request.user_id]
         said = request.procedure
         parts = (said.name, said.when, *said.steps, *said.pitfalls) if said else ()
-        quoted = checked.source_kind is SourceKind.USER_STATEMENT and checked.turn is not None
+        quote = checked.turn if checked.source_kind is SourceKind.USER_STATEMENT else None
         refuse_forgotten(
             self.engine,
             sorted({request.scope, *own}),
             request.content,
             parts,
-            quoted_at=checked.turn.at if quoted and checked.turn else None,
+            quoted_at=quote.at if quote is not None else None,
         )
 
     def _attempt(
