@@ -194,6 +194,10 @@ class Procedure:
     steps: tuple[str, ...]
     pitfalls: tuple[str, ...] = ()
 
+    def parts(self) -> tuple[str, ...]:
+        """Its name, trigger, steps and pitfalls: what it says besides the record's content."""
+        return (self.name, self.when, *self.steps, *self.pitfalls)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,

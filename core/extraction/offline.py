@@ -53,13 +53,7 @@ turn; clauses in assistant turns; and every sentence that tries to instruct the 
 claim tool_result only from an authoritative tool's own output (core.write.evidence), else
 agent_inference.
 
-Reviewer. Accepts a candidate whose evidence is verbatim in the transcript and whose turn holds
-no instruction-override text; rejects the rest; narrows to agent_inference a user_statement claim
-whose evidence is not in a user turn, and a tool_result claim whose evidence is not an
-authoritative tool's own output; names the stored records a user's correction replaces when its
-words (or its turn) say something changed and records the user stated are linked to it: close
-enough, or less close and sharing content words (core.extraction.corrections). It does not
-otherwise judge meaning.
+Reviewer: core.extraction.reviewer.
 
 Summary writer. A dated template: who talked, how many turns, the most frequent content words
 of the user's turns (turns with instruction-override text are left out), and what the session
@@ -82,9 +76,10 @@ from datetime import datetime
 
 from agent_memory.core import telling
 from agent_memory.core.amend import amended, corrects_in_full, opens_correction
-from agent_memory.core.extraction import corrections, phrasing, verbatim
+from agent_memory.core.extraction import phrasing, reviewer, verbatim
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.refusals import (
+    INJECTION,
     OWN_BELIEF,
     QUOTES,
     SARCASM,
@@ -98,10 +93,8 @@ from agent_memory.core.extraction.schema import (
     SUMMARY_CHARS,
     Candidate,
     ExtractionOutput,
-    ReviewDecision,
     ReviewOutput,
     ReviewRequest,
-    Revision,
     SessionView,
     SummaryOutput,
     SummaryRequest,
@@ -115,21 +108,12 @@ from agent_memory.core.takeback import TAKES_BACK_BEFORE, says_not_so
 from agent_memory.core.write.evidence import (
     MIN_QUOTE_CHARS,
     Turn,
-    find_quote,
     normalise,
     quote_problem,
     vouching_problem,
 )
 from agent_memory.core.write.remembered import remembered
 
-# Text that tries to steer the memory system rather than tell it something.
-INJECTION = re.compile(
-    r"\b(ignore|disregard|forget|override|bypass)\b[^.!?]{0,40}\b(previous|prior|above|earlier|"
-    r"all|any|your|the|these|those)\b[^.!?]{0,30}\b(rules?|instructions?|prompts?|guidelines|"
-    r"directions|policy|policies)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b|"
-    r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
-    re.IGNORECASE,
-)
 # A sentence taking back what was said before it ("That was a lie.", "just kidding").
 _RETRACTION = re.compile(
     r"\b(just|only) (kidding|joking)\b|\bj/?k\b|\bi(?:'m| am| was)(?: just| only)? "
@@ -219,40 +203,11 @@ class OfflineBackend(ModelBackend):
                 break
         return ExtractionOutput(candidates=candidates)
 
-    # -- reviewer ----------------------------------------------------------------------------
+    # -- reviewer (core.extraction.reviewer) -----------------------------------------------
 
     def review(self, request: ReviewRequest) -> ReviewOutput:
         self._wait()
-        decisions = []
-        turns = request.session.turns
-        for item in request.items:
-            c = item.candidate
-            turn = find_quote(c.evidence, turns, roles=("user", "assistant", "tool", "system"))
-            if turn is None:
-                decisions.append(_decide(item.index, "reject", "evidence not in the transcript"))
-            elif INJECTION.search(turn.content):
-                decisions.append(
-                    _decide(
-                        item.index,
-                        "reject",
-                        "the evidence turn tries to instruct the memory system",
-                    )
-                )
-            elif c.source_kind == "user_statement" and turn.role != "user":
-                decisions.append(
-                    _narrow(item.index, f"the evidence is a {turn.role} turn, not the user's words")
-                )
-            elif c.source_kind == "tool_result" and (
-                turn.role != "tool" or vouching_problem(turn, c.evidence, turns) is not None
-            ):
-                decisions.append(
-                    _narrow(item.index, "the evidence is not an authoritative tool's own output")
-                )
-            elif old := corrections.corrected(c, item.related, turn.content):
-                decisions.append(_correction(item.index, old))
-            else:
-                decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
-        return ReviewOutput(decisions=decisions)
+        return reviewer.review(request)
 
     # -- summary writer ----------------------------------------------------------------------
 
@@ -282,33 +237,6 @@ class OfflineBackend(ModelBackend):
         text = text[:SUMMARY_CHARS]
         text += remembered(request.kept, room=SUMMARY_CHARS - len(text))
         return SummaryOutput(summary=text)
-
-
-def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
-    return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
-
-
-def _correction(index: int, old: Sequence[dict[str, object]]) -> ReviewDecision:
-    """Accept, replacing the nearest stored record the words correct and retiring the others
-    (core.extraction.corrections)."""
-    named = ", ".join(f"{r['id']} (cosine {r['cosine']})" for r in old)
-    return ReviewDecision(
-        index=index,
-        verdict="revise",
-        reason=f"the user's words correct {named}",
-        revision=Revision(
-            replaces=str(old[0]["id"]), retires=[str(r["id"]) for r in old[1:]] or None
-        ),
-    )
-
-
-def _narrow(index: int, reason: str) -> ReviewDecision:
-    return ReviewDecision(
-        index=index,
-        verdict="revise",
-        reason=reason,
-        revision=Revision(source_kind="agent_inference"),
-    )
 
 
 def _clauses(sentence: str) -> Iterator[tuple[str, bool, bool]]:
@@ -546,4 +474,4 @@ def _from_tool_turn(turn: Turn, turns: Sequence[Turn]) -> Iterator[Candidate]:
                 yield candidate
 
 
-__all__ = ["INJECTION", "OfflineBackend"]
+__all__ = ["OfflineBackend"]

@@ -61,6 +61,14 @@ SARCASM = re.compile(
 )
 # Double quotation marks: someone else's words.
 QUOTES = re.compile(r"[\"\u201c\u201d]")
+# Text that tries to steer the memory system rather than tell it something.
+INJECTION = re.compile(
+    r"\b(ignore|disregard|forget|override|bypass)\b[^.!?]{0,40}\b(previous|prior|above|earlier|"
+    r"all|any|your|the|these|those)\b[^.!?]{0,30}\b(rules?|instructions?|prompts?|guidelines|"
+    r"directions|policy|policies)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b|"
+    r"\bdeveloper mode\b|\b(store|save|record|memori[sz]e|write down|log) (that|this)\b",
+    re.IGNORECASE,
+)
 
 
 def not_the_users(sentence: str) -> bool:
@@ -137,6 +145,7 @@ def conditioned(sentence: str) -> int | None:
 
 
 __all__ = [
+    "INJECTION",
     "OWN_BELIEF",
     "QUOTES",
     "SARCASM",

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from agent_memory.core import policy, temporal
 from agent_memory.core.errors import InvalidArgument, ModelOutputError
-from agent_memory.core.extraction.offline import INJECTION
+from agent_memory.core.extraction.refusals import INJECTION
 from agent_memory.core.extraction.schema import Candidate, ReviewDecision, ReviewOutput, Revision
 from agent_memory.core.extraction.verbatim import unchanged
 from agent_memory.core.framing import tells_a_secret

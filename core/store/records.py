@@ -305,8 +305,7 @@ def fts_content(record: Record) -> str:
     the name, trigger, steps and pitfalls (design §3: lexical on name and trigger)."""
     if record.procedure is None:
         return record.content
-    p = record.procedure
-    return "\n".join([record.content, p.name, p.when, *p.steps, *p.pitfalls])
+    return "\n".join([record.content, *record.procedure.parts()])
 
 
 RECORD_SELECT = """

@@ -72,6 +72,19 @@ class WriteRequest:
     # per session, even when two sessions read alike).
     reinforce: bool = True
 
+    def to_log(self) -> dict[str, Any]:
+        """The request as the write log keeps it."""
+        return {
+            "type": self.type.value,
+            "content": self.content,
+            "source_kind": self.source_kind.value,
+            "scope": self.scope,
+            "attribute": self.attribute,
+            "evidence": self.evidence,
+            "about": [{"kind": a.kind.value, "name": a.name} for a in self.about],
+            "replaces": self.replaces.id if self.replaces else None,
+        }
+
 
 @dataclass(slots=True)
 class WriteOutcome:

@@ -183,8 +183,7 @@ class Ingestor:
         the user's own scopes, unless a quote of the user's said since backs it
         (core.suppressions.refuse_forgotten)."""
         own = [s for s in readable if scope_user(s) == request.user_id]
-        said = request.procedure
-        parts = (said.name, said.when, *said.steps, *said.pitfalls) if said else ()
+        parts = request.procedure.parts() if request.procedure else ()
         quote = checked.turn if checked.source_kind is SourceKind.USER_STATEMENT else None
         refuse_forgotten(
             self.engine,
@@ -516,16 +515,7 @@ class Ingestor:
         """One write_log row: the candidate, validation outcome, status, supersession, stage
         timings. Written after the record's transaction; the audit events are inside it."""
         payload = {
-            "request": {
-                "type": request.type.value,
-                "content": request.content,
-                "source_kind": request.source_kind.value,
-                "scope": request.scope,
-                "attribute": request.attribute,
-                "evidence": request.evidence,
-                "about": [{"kind": a.kind.value, "name": a.name} for a in request.about],
-                "replaces": request.replaces.id if request.replaces else None,
-            },
+            "request": request.to_log(),
             "outcome": outcome.to_json(),
             "decisions": outcome.decisions,
             "timings_ms": outcome.timings_ms,
