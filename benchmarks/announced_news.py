@@ -2,7 +2,7 @@
 ``benchmarks/data/announced_news.json`` through the whole extraction pipeline.
 
     python benchmarks/announced_news.py [--items benchmarks/data/announced_news.json]
-                                        [--out FILE.json] [--show-wrong]
+                                        [--out FILE.json] [--show-wrong] [--newest-first]
 
 A turn that opens by announcing news ("Update:", "Big news!") makes each of its sentences a
 change, and a name it shares with an earlier record links the two
@@ -14,7 +14,9 @@ on Saturday!" after "My son Jack is 7 and plays football on Saturdays."), group 
 (deaths, closures, break-ups, ambiguous names).
 
 Each item's sessions are extracted a month apart in a fresh store (``tests.support.extraction``:
-a real SQLite file, the packaged embedder, the offline model backend and the default judge).
+a real SQLite file, the packaged embedder, the offline model backend and the default judge);
+with ``--newest-first`` the last session is extracted first, as a worker's backlog would, and
+the same labels must hold (the earlier words arrive as history of the news they are stale by).
 A label is a substring of an earlier session's record (content or evidence, any case); it is
 right when every record holding it is retired ("retire") or live ("keep"). An item is right
 when every label found is right; one whose labelled records the extractor never wrote is
@@ -44,13 +46,18 @@ ITEMS = Path(__file__).resolve().parent / "data" / "announced_news.json"
 LIVE = (Status.CONFIRMED, Status.PROVISIONAL)
 
 
-def earlier_records(item: dict[str, Any], embedder: Embedder) -> list[Record]:
-    """The records the item's sessions leave, but those of its last session's words."""
+def earlier_records(
+    item: dict[str, Any], embedder: Embedder, *, newest_first: bool = False
+) -> list[Record]:
+    """The records the item's sessions leave, but those of its last session's words;
+    ``newest_first``: the sessions extracted from the last to the first, each still said on
+    its own day (a worker's backlog: core.write.stale, "the order sessions are extracted in")."""
     with (
         tempfile.TemporaryDirectory() as folder,
         extracting_memory(Path(folder) / "m.db", embedder) as memory,
     ):
-        for index, turns in enumerate(item["sessions"]):
+        sessions = list(enumerate(item["sessions"]))
+        for index, turns in reversed(sessions) if newest_first else sessions:
             extracted_session(memory, f"s{index + 1}", *turns, days=30 * index)
         records = stated_records(memory)
     last = " ".join(item["sessions"][-1]).casefold()
@@ -76,13 +83,16 @@ def main() -> None:
     parser.add_argument("--items", type=Path, default=ITEMS)
     parser.add_argument("--out", type=Path, help="write each item's outcome as JSON here")
     parser.add_argument("--show-wrong", action="store_true", help="print each wrong item")
+    parser.add_argument(
+        "--newest-first", action="store_true", help="extract each item's sessions last to first"
+    )
     args = parser.parse_args()
     items = json.loads(args.items.read_text(encoding="utf-8"))["items"]
     embedder = make_embedder(Config().embedder)
     outcomes: dict[str, str] = {}
     counts: dict[str, Counter[str]] = {}
     for item in tqdm(items, desc="announced news", unit="item"):
-        outcome = score(item, earlier_records(item, embedder))
+        outcome = score(item, earlier_records(item, embedder, newest_first=args.newest_first))
         outcomes[item["id"]] = outcome
         counts.setdefault(item["group"], Counter())[outcome] += 1
         if args.show_wrong and outcome == "wrong":

@@ -89,7 +89,11 @@ candidate that the user's words correct (a changed value, a cancelled or moved p
 given up); the new memory then supersedes it. With replaces, retires may list the ids of \
 further related records shown that the same words make stale (another record of the old \
 value); each is retired, history kept. Only for a correction the user plainly stated, only ids \
-shown with this candidate, and never a record that also holds a claim the words leave alone.
+shown with this candidate, and never a record that also holds a claim the words leave alone;
+- a conversation may be reviewed after a later one: when a related record shown was stated \
+after the candidate's evidence (its stated_at) and its words change what the candidate says, \
+a revision sets outdated_by to that record's id, and the candidate is stored as its history, \
+not as current. Never set replaces to a record stated after the candidate.
 Give exactly one decision per candidate index.
 {_DATA_RULE}
 Answer only by calling the record_review tool."""

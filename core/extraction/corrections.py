@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from agent_memory.core.extraction.schema import Candidate
@@ -102,6 +103,7 @@ from agent_memory.core.judge.change import (
 from agent_memory.core.judge.contradiction import says_ended
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
+from agent_memory.core.models import parse_time
 
 CORRECTION_FLOOR = 0.50  # cosine that links a record naming the same thing
 LINK_FLOOR = 0.35  # cosine that links a record sharing a content word with the correction
@@ -183,10 +185,18 @@ _ADDED = re.compile(r"\b(?:too|as well)\s*(?:[.!?,;]|$)|\bto go with\b", re.I)
 
 
 def corrected(
-    candidate: Candidate, related: Sequence[dict[str, Any]], turn: str = ""
+    candidate: Candidate,
+    related: Sequence[dict[str, Any]],
+    turn: str = "",
+    *,
+    at: str | None = None,
 ) -> list[dict[str, Any]]:
     """The related records the candidate's words correct, nearest first, at most
-    ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn."""
+    ``MAX_RETIRED`` (module docstring); ``turn``: the text of the candidate's turn; ``at``:
+    its time, when known: a record stated after it is newer than the words, which correct
+    none of it (``outdating`` reads the two the other way)."""
+    if at is not None:
+        related = [r for r in related if not _stated_after(r, parse_time(at, field="at"))]
     if candidate.source_kind != "user_statement" or reports(candidate.evidence):
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
     if candidate.qualified:
@@ -208,6 +218,56 @@ def corrected(
     # A date moved moves one thing: "My appointment got pushed to May" retired both the
     # dentist's and the GP's appointments.
     return found[: 1 if moved_thing(candidate.evidence) is not None else MAX_RETIRED]
+
+
+def outdating(
+    candidate: Candidate, related: Sequence[dict[str, Any]], stated_at: str
+) -> dict[str, Any] | None:
+    """The related record stated after the candidate (``stated_at``: its turn's time) whose
+    words correct it, as ``corrected`` would have read them had the candidate been stored
+    first; the newest if several, else None. An older session extracted after a newer one (a
+    worker's backlog, a job retried after a crash) must not make its old value current. The
+    record's words are read as their own turn: an announcement opening its turn ("Big news!")
+    is seen only when its words open with it."""
+    if candidate.source_kind != "user_statement":
+        return None  # what the user did not say is not one of their statements to correct
+    said_at = parse_time(stated_at, field="at")
+    mine = {**candidate.model_dump(include={"content", "evidence", "source_kind"}), "id": ""}
+    found = [
+        record
+        for record in related
+        if record.get("source_kind") == "user_statement"
+        and _stated_after(record, said_at)
+        and corrected(
+            (newer := _as_candidate(record)),
+            [{**mine, "status": "confirmed", "cosine": record["cosine"]}],
+            newer.evidence,
+        )
+    ]
+    return max(
+        found, key=lambda r: parse_time(str(r["stated_at"]), field="stated_at"), default=None
+    )
+
+
+def _stated_after(record: dict[str, Any], moment: datetime) -> bool:
+    """Whether a related record was stated after ``moment`` (one without a time was not)."""
+    stated = record.get("stated_at")
+    return bool(stated) and parse_time(str(stated), field="stated_at") > moment
+
+
+def _as_candidate(record: dict[str, Any]) -> Candidate:
+    """A related record of the user's words as the candidate it was: its content and its
+    evidence (its content if none), not validated again (it was, when written)."""
+    content = str(record["content"])
+    evidence = str(record.get("evidence") or content)
+    verbatim = evidence == content
+    return Candidate.model_construct(
+        kind="statement" if verbatim else "fact",
+        type="episodic" if verbatim else "semantic",
+        content=content,
+        evidence=evidence,
+        source_kind="user_statement",
+    )
 
 
 def _about_what_ended(candidate: Candidate, record: dict[str, Any]) -> bool:
@@ -434,4 +494,5 @@ __all__ = [
     "WORDS_FLOOR",
     "corrected",
     "linked",
+    "outdating",
 ]

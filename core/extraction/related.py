@@ -33,7 +33,7 @@ def related_records(
 ) -> list[tuple[dict[str, Any], ...]]:
     """For each of ``candidates`` (``turns``: its evidence turn, if found), the records of
     ``where`` related to it (module docstring), most similar first: id, content, evidence,
-    source_kind, status and cosine to the candidate's content."""
+    source_kind, status, cosine to the candidate's content and when it was stated."""
     texts = list(dict.fromkeys(t.content for t in turns if t is not None))
     vectors = engine.embedder.embed([c.content for c in candidates] + texts)
     by_turn = dict(zip(texts, vectors[len(candidates) :], strict=True))
@@ -64,6 +64,7 @@ def related_records(
                     "source_kind": record.source_kind.value,
                     "status": record.status.value,
                     "cosine": round(cosine, 3),
+                    "stated_at": record.statement_time,
                 }
                 for record, cosine in scored[: 2 * k]
             )

@@ -15,6 +15,7 @@ otherwise judge meaning.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from agent_memory.core.extraction import corrections
 from agent_memory.core.extraction.refusals import INJECTION
@@ -52,10 +53,13 @@ def review(request: ReviewRequest) -> ReviewOutput:
             decisions.append(
                 _narrow(item.index, "the evidence is not an authoritative tool's own output")
             )
-        elif old := corrections.corrected(c, item.related, turn.content):
-            decisions.append(_correction(item.index, old))
         else:
-            decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
+            old = corrections.corrected(c, item.related, turn.content, at=turn.at)
+            newer = corrections.outdating(c, item.related, turn.at)
+            if old or newer:
+                decisions.append(_correction(item.index, old, newer))
+            else:
+                decisions.append(_decide(item.index, "accept", "evidence verbatim, no red flags"))
     return ReviewOutput(decisions=decisions)
 
 
@@ -63,16 +67,26 @@ def _decide(index: int, verdict: str, reason: str) -> ReviewDecision:
     return ReviewDecision.model_validate({"index": index, "verdict": verdict, "reason": reason})
 
 
-def _correction(index: int, old: Sequence[dict[str, object]]) -> ReviewDecision:
-    """Accept, replacing the nearest stored record the words correct and retiring the others
+def _correction(
+    index: int, old: Sequence[dict[str, Any]], newer: dict[str, Any] | None
+) -> ReviewDecision:
+    """Accept, replacing the nearest stored record the words correct and retiring the others,
+    and as the history of ``newer``, a record stated later whose words correct these
     (core.extraction.corrections)."""
-    named = ", ".join(f"{r['id']} (cosine {r['cosine']})" for r in old)
+    reasons = []
+    if old:
+        named = ", ".join(f"{r['id']} (cosine {r['cosine']})" for r in old)
+        reasons.append(f"the user's words correct {named}")
+    if newer is not None:
+        reasons.append(f"{newer['id']}, stated after them ({newer['stated_at']}), corrects them")
     return ReviewDecision(
         index=index,
         verdict="revise",
-        reason=f"the user's words correct {named}",
+        reason="; ".join(reasons),
         revision=Revision(
-            replaces=str(old[0]["id"]), retires=[str(r["id"]) for r in old[1:]] or None
+            replaces=str(old[0]["id"]) if old else None,
+            retires=[str(r["id"]) for r in old[1:]] or None,
+            outdated_by=str(newer["id"]) if newer is not None else None,
         ),
     )
 

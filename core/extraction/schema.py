@@ -80,6 +80,13 @@ class Candidate(_Model):
         description="ids of further stored records the same correction makes stale; only the "
         "reviewer sets them, from the related records it was shown",
     )
+    outdated_by: str | None = Field(
+        None,
+        max_length=100,
+        description="the id of a stored record, stated after this candidate's evidence, whose "
+        "words make it stale: it is stored as that record's history; only the reviewer sets "
+        "it, from the related records it was shown",
+    )
     # A statement kept as said because its other words qualify the claim a rule phrased of it
     # ("I quit Google, in my dreams lol."): the offline extractor's mark (not in the schema a
     # model reads); its record retires nothing (core.write.stale.QUALIFIED_TAG).
@@ -136,6 +143,14 @@ class Revision(_Model):
         max_length=10,
         description="with replaces: ids of further related records shown that the same words "
         "make stale (another record of the old value); each is retired, history kept",
+    )
+    outdated_by: str | None = Field(
+        None,
+        max_length=100,
+        description="the id of one of the related records shown, stated after this candidate's "
+        "evidence (its stated_at), whose words change what the candidate says (the candidate "
+        "is an older value, and the session was reviewed late); the new memory is stored as "
+        "that record's history, not as current",
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -152,6 +153,8 @@ def apply_review(
                 entry["replaces"] = revised.replaces
             if revised.retires:
                 entry["retires"] = list(revised.retires)
+            if revised.outdated_by is not None:
+                entry["outdated_by"] = revised.outdated_by
             accepted.append(revised)
         if len(accepted) > kept_before and not _replaces_shown(accepted[-1], shown, index):
             accepted.pop()
@@ -161,15 +164,15 @@ def apply_review(
 
 
 def _replaces_shown(candidate: Candidate, shown: Sequence[Collection[str]], index: int) -> bool:
-    """Whether the records ``candidate`` would replace or retire, if any, are ones the reviewer
-    was shown for it: a model may correct only what it saw, never an id it made up or read
-    elsewhere. Retiring needs a record it replaces."""
+    """Whether the records ``candidate`` would replace or retire, or be the history of, if
+    any, are ones the reviewer was shown for it: a model may correct only what it saw, never
+    an id it made up or read elsewhere. Retiring needs a record it replaces."""
     named = [*([candidate.replaces] if candidate.replaces is not None else []), *candidate.retires]
-    if not named:
-        return True
-    if candidate.replaces is None:
+    if candidate.retires and candidate.replaces is None:
         return False
-    return index < len(shown) and all(n in shown[index] for n in named)
+    if candidate.outdated_by is not None:
+        named.append(candidate.outdated_by)
+    return not named or (index < len(shown) and all(n in shown[index] for n in named))
 
 
 def widening(candidate: Candidate, revision: Revision) -> str | None:
@@ -293,12 +296,16 @@ def validate_candidate(
             f"source_kind {source_kind.value} became agent_inference"
         )
         source_kind = SourceKind.AGENT_INFERENCE
-    replaced = _replaced(candidate.replaces, session, scope, notes, now=now or anchor)
+    named = partial(
+        _named, session=session, scope=scope, notes=notes, now=now or anchor, at=turn.at
+    )
+    replaced = named(candidate.replaces)
     retired = tuple(
         r
-        for r in (_replaced(i, session, scope, notes, now=now or anchor) for i in candidate.retires)
+        for r in (named(i, role="retires") for i in candidate.retires)
         if r is not None and replaced is not None and r.id != replaced.id
     )
+    newer = named(candidate.outdated_by, role="outdated_by")
     request = WriteRequest(
         type=memory_type,
         content=candidate.content,
@@ -325,6 +332,10 @@ def validate_candidate(
         idempotency_key=key,
         replaces=replaced,
         retires=retired,
+        outdated_by=newer,
+        own_keeps=tuple(unchanged(candidate.evidence, newer.evidence or newer.content))
+        if newer is not None and candidate.kind == "statement"
+        else (),
         keeps=_keeps(candidate, (replaced, *retired)),
     )
     return request, notes
@@ -354,21 +365,35 @@ def _owned_by(scope: str, user_id: str) -> bool:
     return parsed.user_id == user_id
 
 
-def _replaced(
-    record_id: str | None, session: Session, scope: str, notes: list[str], *, now: datetime
+def _named(
+    record_id: str | None,
+    *,
+    session: Session,
+    scope: str,
+    notes: list[str],
+    now: datetime,
+    at: str,
+    role: str = "replaces",
 ) -> Record | None:
-    """The live record the candidate corrects (``replaces`` or one it ``retires``), when the
-    reviewer named one this agent may change in the candidate's own scope; otherwise None,
-    with a note (the candidate is still written, as a record of its own)."""
+    """The live record the reviewer named for the candidate (``role``: one it ``replaces`` or
+    ``retires``, or the newer one it is ``outdated_by``), when this agent may change it, it is
+    in the candidate's own scope and it was stated before the candidate's turn (``at``), or
+    after it for ``outdated_by``: words said before a record correct none of it. Otherwise
+    None, with a note (the candidate is still written, as a record of its own)."""
     if record_id is None:
         return None
     try:
         record = writable_record(session.tool_context(), record_id, now=now)
     except InvalidArgument as exc:
-        notes.append(f"replaces {record_id} dropped: {exc.message}")
+        notes.append(f"{role} {record_id} dropped: {exc.message}")
         return None
     if record.scope != scope:
-        notes.append(f"replaces {record_id} dropped: it is in another scope")
+        notes.append(f"{role} {record_id} dropped: it is in another scope")
+        return None
+    later = parse_time(record.statement_time, field="stated_at") > parse_time(at, field="at")
+    if later != (role == "outdated_by"):
+        when = "after" if later else "no later than"
+        notes.append(f"{role} {record_id} dropped: it was stated {when} this candidate's turn")
         return None
     return record
 

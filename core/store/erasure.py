@@ -275,17 +275,29 @@ def kept_with(store: Any, record_id: str) -> list[str]:
     return [r["id"] for r in live]
 
 
-def turn_siblings(conn: sqlite3.Connection, record: Record) -> list[Record]:
-    """The other live records of ``record``'s scope and session whose retrieval context is
-    its own: those extracted from the same turn."""
+def turn_siblings(conn: sqlite3.Connection, record: Record, quote: str) -> list[Record]:
+    """The other live records of ``record``'s scope, session and statement time (those
+    extracted from the same turn) whose retrieval context still holds ``quote``."""
     cursor = conn.cursor()
     cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
     rows = cursor.execute(
-        f"{RECORD_SELECT} WHERE r.scope = ? AND r.session_id = ? AND r.context = ? "
-        "AND r.rowid != ? AND r.status IN ('confirmed', 'provisional')",
-        (record.scope, record.session_id, record.context, record.rowid),
+        f"{RECORD_SELECT} WHERE r.scope = ? AND r.session_id = ? AND r.stated_at = ? "
+        "AND instr(r.context, ?) > 0 AND r.rowid != ? "
+        "AND r.status IN ('confirmed', 'provisional')",
+        (record.scope, record.session_id, record.stated_at, quote, record.rowid),
     ).fetchall()
     return [row_to_record(row) for row in rows]
+
+
+def retired_quotes(conn: sqlite3.Connection, record: Record) -> list[str]:
+    """The evidence quotes of the superseded records of ``record``'s scope, session and
+    statement time: the retired statements of its turn."""
+    rows = conn.execute(
+        "SELECT evidence FROM records WHERE scope = ? AND session_id = ? AND stated_at = ? "
+        "AND status = 'superseded' AND evidence IS NOT NULL",
+        (record.scope, record.session_id, record.stated_at),
+    ).fetchall()
+    return [row[0] for row in rows]
 
 
 def summaries_saying(conn: sqlite3.Connection, record: Record, words: str) -> list[Record]:

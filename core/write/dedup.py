@@ -31,10 +31,11 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from agent_memory.core import policy
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.judge.contradiction import relation_words
 from agent_memory.core.models import MemoryType, Record, format_time, parse_time
@@ -276,24 +277,61 @@ def find_stale(
     contradicted: list[Record],
     *,
     replaces: Record | None,
+    named: Record | None = None,
     now: datetime,
-) -> tuple[list[Record], list[Record]]:
+) -> Staleness:
     """The older records the user's words in ``draft`` make stale (core.write.stale): a fact
     of the draft's type joins ``contradicted`` (the supersession rule, lineage), any other is
-    to be retired."""
+    to be retired; and the newer record that makes the draft itself stale as it arrives (the
+    one an extraction's reviewer ``named``, when it may: ``_outdates``; else
+    ``Finder.read``'s), which joins ``contradicted`` too if it is a fact of the draft's type
+    (not for a correction: its lineage is the record it replaces)."""
     known = {r.id for r in contradicted}
     if replaces is not None:
         known.add(replaces.id)
+    found, newer = stale.Finder(engine, judge).read(draft, probe, now=now)
     retired: list[Record] = []
-    for record in stale.Finder(engine, judge).stale(draft, probe, now=now):
+    for record in found:
         if record.id in known:
             continue
-        same_kind = record.type is draft.type and draft.type is not MemoryType.EPISODIC
-        if same_kind and record.subject_entity_id == draft.subject_entity_id:
+        if _lineage_kin(record, draft):
             contradicted = [*contradicted, record]
         else:
             retired.append(record)
-    return contradicted, retired
+    if named is not None and _outdates(named, draft):
+        newer = named  # the reviewer's reading, which says what of the draft stays (keeps)
+    if newer is not None and replaces is None and _lineage_kin(newer, draft):
+        if newer.id not in known:  # the supersession rule makes the draft its history
+            contradicted = [*contradicted, newer]
+        newer = None
+    return Staleness(contradicted, retired, newer)
+
+
+class Staleness(NamedTuple):
+    """What ``find_stale`` found: the records the supersession rule settles with the draft,
+    those it retires, and the newer record it is superseded history of (or None)."""
+
+    contradicted: list[Record]
+    retired: list[Record]
+    outdated_by: Record | None
+
+
+def _outdates(named: Record, draft: Record) -> bool:
+    """Whether the record a reviewer named may make the draft its history: stated after it,
+    the user's own claim (as for ``Finder.read``: not a report, not a qualified one) and
+    ranking no lower."""
+    return (
+        supersession.stated_after(named, draft)
+        and stale.speaks_for_user(named)
+        and policy.can_supersede(named.source_kind, draft.source_kind)
+    )
+
+
+def _lineage_kin(record: Record, draft: Record) -> bool:
+    """A fact of the draft's type about its subject: the supersession rule settles the two
+    in one lineage."""
+    same_kind = record.type is draft.type and draft.type is not MemoryType.EPISODIC
+    return same_kind and record.subject_entity_id == draft.subject_entity_id
 
 
 def committed_since(

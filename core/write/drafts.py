@@ -60,6 +60,14 @@ class WriteRequest:
     replaces: Record | None = None
     # A correction's further records made stale (with ``replaces``): retired, history kept.
     retires: tuple[Record, ...] = ()
+    # Session extraction: a record stated after this one whose words make it stale, as the
+    # reviewer read them (an older session extracted late); the draft is stored as its
+    # history when it was indeed stated before it and ranks no higher (core.write.dedup).
+    outdated_by: Record | None = None
+    # With ``outdated_by``: the parts of this verbatim statement the newer record's words leave
+    # as they were (core.extraction.verbatim.unchanged), each kept as a live record of its own
+    # when the statement is stored as that record's history, as ``keeps`` for a retired one.
+    own_keeps: tuple[str, ...] = ()
     # Session extraction: the words of a record it replaces or retires that the correction
     # leaves as they were (core.extraction.verbatim.unchanged), by record id. Each span of the
     # record's evidence becomes a record of its own when the record is retired.

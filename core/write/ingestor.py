@@ -28,7 +28,9 @@ memory_write, memory_revise(correct) and, later, the extraction validator all co
 5. contradictions  the dense neighbours above ``ingest.conflict_floor`` and up to eight FTS5
                 matches on the content's words and its relation's words
                 (core.judge.contradiction.relation_words), about the same subject entity, go
-                to the judge's contradiction check (episodes are never contradicted).
+                to the judge's contradiction check (episodes are never contradicted). The
+                user's words retire what they make stale, and a draft that a record stated
+                after it makes stale is stored as that record's history (core.write.stale).
 6. transaction  the rivals are the record being corrected, else the live holder of the same
                 subject (entity + normalised attribute) and the contradicted records, read again
                 as of now. Statement time decides (``stated_at``: the evidence turn's time, else
@@ -60,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.core import events, passages
 from agent_memory.core.errors import NotFound
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.models import MemoryType, Record, SourceKind, format_time, new_id
+from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time, new_id
 from agent_memory.core.store import keys
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
@@ -219,7 +221,8 @@ class Ingestor:
                 readable=readable,
                 now=now,
             )
-        draft = drafts.draft(request, checked, planned, config=self.config, now=now)
+            draft = drafts.draft(request, checked, planned, config=self.config, now=now)
+            draft = supersession.outside_retired(conn, draft)
 
         if vectors is None:
             with clock.stage("content_embedding"):
@@ -247,14 +250,16 @@ class Ingestor:
             if duplicate is not None and dedup.outdated(self.judge, duplicate, draft, contradicted):
                 duplicate = None  # a newer record says otherwise: not reinforced (see _insert)
             retired: list[Record] = []
+            outdated_by = None  # a newer record that makes this one stale (core.write.stale)
             if sees and duplicate is None:
-                contradicted, retired = dedup.find_stale(
+                contradicted, retired, outdated_by = dedup.find_stale(
                     self.engine,
                     self.judge,
                     draft,
                     probe,
                     contradicted,
                     replaces=request.replaces,
+                    named=request.outdated_by,
                     now=now,
                 )
             if sees and request.retires:
@@ -267,6 +272,7 @@ class Ingestor:
             "lexical_neighbours": [r.id for r in lexical],
             "contradicted": [r.id for r in contradicted],
             "stale": [r.id for r in retired],
+            "outdated_by": outdated_by.id if outdated_by is not None else None,
             "entities": [{"id": p.id, "created": not p.exists} for p in planned],
         }
         with clock.stage("sqlite_transaction"):
@@ -282,6 +288,7 @@ class Ingestor:
                         witness,
                         contradicted=tuple(r.id for r in contradicted),
                         retired=tuple(r.id for r in retired),
+                        outdated_by=outdated_by.id if outdated_by is not None else None,
                         seen=seen if sees else None,
                         judged=frozenset(r.id for r, _ in near),
                         settle_races=settle_races,
@@ -349,6 +356,7 @@ class Ingestor:
         *,
         contradicted: tuple[str, ...],
         retired: tuple[str, ...],
+        outdated_by: str | None,
         seen: int | None,
         judged: frozenset[str],
         settle_races: bool,
@@ -397,9 +405,19 @@ class Ingestor:
                 sees=seen is not None,
                 now=now,
             )
-            plan = supersession.settle(draft, rivals, correcting=request.replaces is not None)
+            live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
+            stated = replace(live, statuses=frozenset({*live.statuses, Status.SUPERSEDED}))
+            later = reads.live_in(conn, [outdated_by], stated) if outdated_by else []
+            named = request.outdated_by
+            plan = supersession.settle(
+                draft,
+                rivals,
+                correcting=request.replaces is not None,
+                outdated_by=later[0] if later else None,
+                lineage=named is not None and named.id == outdated_by,
+            )
             notes += plan.notes
-            draft = plan.draft
+            said, draft = draft, plan.draft
             if plan.successor is not None:
                 draft = supersession.into_lineage(conn, draft, plan.successor, now=now)
             rowid = stored.insert_record(
@@ -420,38 +438,28 @@ class Ingestor:
             )
             if request.idempotency_key is not None:
                 keys.remember(conn, request.idempotency_key, draft.id, plan.action, now=now)
-            if plan.successor is not None:
+            if (newer := plan.superseded_by) is not None:
                 history = events.RecordSuperseded(
                     record_id=draft.id,
                     agent_id=request.agent_id,
-                    by=plan.successor.id,
+                    by=newer.id,
                     reason="stated before it",
                 )
                 stored.changed(conn, [], history, at=now)  # inserted above: the event alone
-            embedder = self.engine.embedder
             replaced = {r.id for r in plan.replaced}
             retiring = list(plan.replaced)
-            if plan.successor is None and retired:  # history retires nothing
-                live = RecordFilter(scopes=(draft.scope,), now=format_time(now))
+            if retired:  # a late statement retires what it would have when said
                 retiring += [r for r in reads.live_in(conn, retired, live) if r.id not in replaced]
-            for stale in retiring:
-                # Read again: retiring an earlier one may have narrowed this one's context.
-                old = reads.stored_live(conn, stale.id)
-                if old is None:
-                    continue
-                supersession.mark_superseded(
-                    conn, old, by=draft.id, agent_id=request.agent_id, now=now
+            embedder, agent_id = self.engine.embedder, request.agent_id
+            notes += supersession.retire(
+                conn, retiring, draft.id, replaced, request.keeps, agent_id, embedder, now=now
+            )
+            if newer is not None:  # stale as it arrives: left as if retired now
+                parts = request.own_keeps if named and named.id == newer.id else ()
+                said = replace(said, rowid=rowid)
+                notes += supersession.leave(
+                    conn, said, newer.id, parts, agent_id, embedder, now=now
                 )
-                supersession.narrow_siblings(conn, old, embedder, now=now)
-                supersession.narrow_summaries(conn, old, embedder, now=now)
-                if old.id not in replaced:
-                    notes.append(f"{old.id} said otherwise before this; retired (superseded)")
-                for words in request.keeps.get(old.id, ()):
-                    kept = supersession.keep_part(
-                        conn, old, words, embedder, by=draft.id, agent_id=request.agent_id, now=now
-                    )
-                    if kept is not None:
-                        notes.append(f"{kept} keeps what this left unchanged of {old.id}")
         return WriteOutcome(
             id=draft.id,
             status=draft.status,
@@ -460,7 +468,7 @@ class Ingestor:
             supersedes_id=draft.supersedes_id,
             conflicts_with=draft.conflicts_with,
             notes=notes,
-            superseded_by=plan.successor.id if plan.successor is not None else None,
+            superseded_by=newer.id if newer is not None else None,
         )
 
     def _reinforce(

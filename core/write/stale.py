@@ -31,6 +31,16 @@ transaction (status superseded, a ``record.superseded`` event naming the draft):
 never deleted, still returned with ``include_history``. A fact of the draft's type about its
 subject entity goes through the supersession rule instead (lineage).
 
+The same rule read the other way: a draft that a user statement stated after it would have
+made stale, had the draft been written first, is stale as it arrives (an older session
+extracted after a newer one: a worker's backlog, a job retried after a crash), whether that
+statement is live or was itself superseded since (Denver, then Boulder, then Austin: Denver
+extracted last is still stale). It is stored as history of the newest such statement
+(core.write.supersession), and still retires the older records it makes stale, so that the
+order in which statements are written does not decide which one is current. A draft stated
+as it is written (a model's write without evidence) has nothing stated after it, and is not
+searched for.
+
 Limits: the judge's rules decide (core.judge.contradiction); a contradiction they do not know
 ("I eat chicken now" / "I'm pescatarian") retires nothing.
 """
@@ -38,7 +48,7 @@ Limits: the judge's rules decide (core.judge.contradiction); a contradiction the
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -48,7 +58,7 @@ from agent_memory.core import policy
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.framing import reports
 from agent_memory.core.judge.contradiction import relation_words, says_ended, sentences
-from agent_memory.core.models import MemoryType, Record, SourceKind, format_time
+from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time
 from agent_memory.core.search.lexical import query_tokens
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.write import supersession
@@ -72,37 +82,71 @@ class Finder:
     engine: Engine
     judge: Judge
 
-    def stale(self, draft: Record, vector: np.ndarray, *, now: datetime) -> list[Record]:
-        """The live records ``draft`` makes stale (module docstring), oldest first."""
-        if not speaks_for_user(draft):
-            return []
+    def read(
+        self, draft: Record, vector: np.ndarray, *, now: datetime
+    ) -> tuple[list[Record], Record | None]:
+        """The live records ``draft`` makes stale (module docstring), oldest first; and the
+        record stated after ``draft`` that makes it stale as it arrives, the newest if several
+        (else None): one, live or since superseded itself, that would have retired it had the
+        draft been written first (the same rule, roles swapped), as when an older session is
+        extracted after a newer one (a worker's backlog, a job retried after a crash)."""
+        # Nothing is stated after a draft stated now (a model's write without evidence).
+        retires = speaks_for_user(draft)
+        can_age = ages(draft) and draft.statement_time < format_time(now)
+        if not retires and not can_age:
+            return [], None
         where = RecordFilter(scopes=(draft.scope,), now=format_time(now))
+        candidates = self._near(draft, vector, where)
+        found = self._judged(draft, candidates.values(), set()) if retires else []
+        if found:
+            judged = set(candidates)
+            siblings = self._siblings(found, where, judged)
+            found += self._judged(draft, siblings, judged)
+        if can_age:  # a newer statement since retired itself outdated the draft all the same
+            retired = replace(where, statuses=frozenset({Status.SUPERSEDED}))
+            candidates = {**self._near(draft, vector, retired), **candidates}
+        newer = [
+            record
+            for record in candidates.values()
+            if can_age
+            and record.id != draft.id
+            and speaks_for_user(record)
+            and can_be_stale(draft, record)
+            and self._makes_stale(record, draft)
+        ]
+        return (
+            sorted(found, key=supersession.statement_order),
+            max(newer, key=supersession.statement_order, default=None),
+        )
+
+    def _near(self, draft: Record, vector: np.ndarray, where: RecordFilter) -> dict[str, Record]:
+        """The live records nearest to ``draft`` and those sharing its words, by id."""
         hits = self.engine.index().search(vector, _DENSE, where=where)
         near = self.engine.store.records_by_rowid([h.rowid for h in hits])
         candidates = {r.id: r for r in near.values()}
         for record in self._lexical(draft, where):
             candidates.setdefault(record.id, record)
-        found = self._judged(draft, candidates.values(), set())
-        if found:
-            judged = set(candidates)
-            siblings = self._siblings(found, where, judged)
-            found += self._judged(draft, siblings, judged)
-        return sorted(found, key=supersession.statement_order)
+        return candidates
 
     def _judged(self, draft: Record, records: Iterable[Record], seen: set[str]) -> list[Record]:
-        out = []
-        for record in records:
-            if record.id == draft.id or record.id in seen or not can_be_stale(record, draft):
-                continue
-            if says_ended(record.content) and not says_ended(draft.content):
-                continue  # "I quit X" is not made stale by a later mention of X
-            # Every sentence of a verbatim record must be contradicted: one that is not is an
-            # unrelated fact of that turn, and it stays.
-            parts = sentences(record.content) if VERBATIM_TAG in record.tags else []
-            texts = parts if len(parts) > 1 else [record.content]
-            if all(self.judge.contradicts(text, draft.content).holds for text in texts):
-                out.append(record)
-        return out
+        return [
+            record
+            for record in records
+            if record.id != draft.id
+            and record.id not in seen
+            and can_be_stale(record, draft)
+            and self._makes_stale(draft, record)
+        ]
+
+    def _makes_stale(self, newer: Record, record: Record) -> bool:
+        """Whether the judge finds ``newer`` saying otherwise than ``record``."""
+        if says_ended(record.content) and not says_ended(newer.content):
+            return False  # "I quit X" is not made stale by a later mention of X
+        # Every sentence of a verbatim record must be contradicted: one that is not is an
+        # unrelated fact of that turn, and it stays.
+        parts = sentences(record.content) if VERBATIM_TAG in record.tags else []
+        texts = parts if len(parts) > 1 else [record.content]
+        return all(self.judge.contradicts(text, newer.content).holds for text in texts)
 
     def _lexical(self, draft: Record, where: RecordFilter) -> list[Record]:
         words = list(dict.fromkeys([*query_tokens(draft.content), *relation_words(draft.content)]))
@@ -136,9 +180,7 @@ def speaks_for_user(draft: Record) -> bool:
 
 def can_be_stale(record: Record, draft: Record) -> bool:
     """Whether ``draft`` may retire ``record`` if the judge finds them contradictory."""
-    if record.type is MemoryType.EPISODIC and VERBATIM_TAG not in record.tags:
-        return False  # an event, decision, outcome or summary is each its own
-    if record.type is MemoryType.PROCEDURAL:
+    if not ages(record):
         return False
     # About the draft's subject entity or about none; a verbatim draft names none, and the
     # judge's rules then check the holder ("my boss", "I", a name) themselves.
@@ -150,11 +192,20 @@ def can_be_stale(record: Record, draft: Record) -> bool:
     return policy.can_supersede(draft.source_kind, record.source_kind)
 
 
+def ages(record: Record) -> bool:
+    """Whether a later statement can make ``record`` stale: a fact or the user's verbatim
+    statement; an event, decision, outcome or summary is each its own, a procedure too."""
+    if record.type is MemoryType.EPISODIC:
+        return VERBATIM_TAG in record.tags
+    return record.type is not MemoryType.PROCEDURAL
+
+
 __all__ = [
     "QUALIFIED_TAG",
     "SUMMARY_TAG",
     "VERBATIM_TAG",
     "Finder",
+    "ages",
     "can_be_stale",
     "speaks_for_user",
 ]

@@ -17,12 +17,18 @@ Ties in time go to the later write: it is the only order left. A correction
 (memory_revise correct) replaces the record it names whatever the times, and needs equal or
 higher rank; the further records an extraction's correction names (``retirable``) are retired
 beside it when stated before it and ranking no higher. Episodes are never superseded otherwise.
+
+A draft that a newer record makes stale (core.write.stale.Finder.read: the record would
+have retired it, had the draft been written first) is stored as superseded history too, beside
+that record when no lineage takes it (a fact made stale by the user's verbatim words), with a
+``record.superseded`` event naming it: the order statements were extracted in does not decide
+which one is current.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -51,7 +57,15 @@ class Plan:
     action: str = "created"
     replaced: list[Record] = field(default_factory=list)  # superseded by the draft
     successor: Record | None = None  # action "history": the newer record it goes before
+    # Action "history" outside a lineage: the newer record that makes the draft stale as it
+    # arrives (core.write.stale.Finder.read).
+    outdated_by: Record | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def superseded_by(self) -> Record | None:
+        """The newer record the draft is stored as history of, if any."""
+        return self.successor or self.outdated_by
 
 
 def statement_order(record: Record) -> tuple[str, str, int]:
@@ -65,9 +79,21 @@ def stated_after(record: Record, draft: Record) -> bool:
     return record.statement_time > draft.statement_time
 
 
-def settle(draft: Record, rivals: list[Record], *, correcting: bool) -> Plan:
+def settle(
+    draft: Record,
+    rivals: list[Record],
+    *,
+    correcting: bool,
+    outdated_by: Record | None = None,
+    lineage: bool = False,
+) -> Plan:
     """The rule (module docstring) over ``rivals``, in statement order; ``correcting``: the
-    write is a correction and ``rivals`` is the one record it names."""
+    write is a correction and ``rivals`` is the one record it names; ``outdated_by``: a newer
+    record that makes the draft stale (core.write.stale), when no rival's lineage takes it,
+    the draft placed in its lineage with ``lineage`` (a correction read the other way, as the
+    newer record would have gone into the draft's had the draft come first), else beside it;
+    a correction is the history of ``outdated_by`` too, beside it (its lineage is the
+    record it replaces)."""
     plan = Plan(draft)
     if correcting:
         [replaced] = rivals
@@ -81,8 +107,10 @@ def settle(draft: Record, rivals: list[Record], *, correcting: bool) -> Plan:
         plan.replaced = [replaced]
         plan.draft = _successor_of(draft, replaced)
         plan.action = "superseded"
-        return plan
+        return plan if outdated_by is None else _history(plan, outdated_by, lineage=False)
     if draft.type is MemoryType.EPISODIC:
+        if outdated_by is not None:
+            return _history(plan, outdated_by, lineage=lineage)
         return _conflicts(plan, rivals, "")
     newer = [r for r in rivals if stated_after(r, draft)]
     older = [r for r in rivals if not stated_after(r, draft)]
@@ -90,14 +118,9 @@ def settle(draft: Record, rivals: list[Record], *, correcting: bool) -> Plan:
         (r for r in newer if policy.can_supersede(r.source_kind, draft.source_kind)), None
     )
     if successor is not None:
-        plan.successor = successor
-        plan.draft = replace(draft, status=Status.SUPERSEDED, expires_at=None)
-        plan.action = "history"
-        plan.notes.append(
-            f"{successor.id} ({successor.source_kind.value}) was stated after this and says "
-            "otherwise; stored as superseded history before it"
-        )
-        return plan
+        return _history(plan, successor, lineage=True)
+    if outdated_by is not None:
+        return _history(plan, outdated_by, lineage=lineage)
     _conflicts(plan, newer, f", was stated after it and ranks below {draft.source_kind.value}")
     plan.replaced = [r for r in older if policy.can_supersede(draft.source_kind, r.source_kind)]
     if plan.replaced:
@@ -119,6 +142,22 @@ def retirable(draft: Record, named: Sequence[Record], known: Sequence[Record]) -
         and not stated_after(r, draft)
         and policy.can_supersede(draft.source_kind, r.source_kind)
     ]
+
+
+def _history(plan: Plan, later: Record, *, lineage: bool) -> Plan:
+    """The draft as superseded history of ``later``, stated after it: placed in its lineage,
+    or beside it (``outdated_by``)."""
+    if lineage:
+        plan.successor = later
+    else:
+        plan.outdated_by = later
+    plan.draft = replace(plan.draft, status=Status.SUPERSEDED, expires_at=None)
+    plan.action = "history"
+    plan.notes.append(
+        f"{later.id} ({later.source_kind.value}) was stated after this and says otherwise; "
+        "stored as superseded history before it"
+    )
+    return plan
 
 
 def _successor_of(draft: Record, old: Record) -> Record:
@@ -228,17 +267,18 @@ def narrow_siblings(
     conn: sqlite3.Connection, record: Record, embedder: Embedder, *, now: datetime
 ) -> list[str]:
     """Inside the transaction that supersedes ``record``: the other live records of its turn
-    (same scope, session and retrieval context) lose its quoted words from their context and
+    (same scope, session and statement time) lose its quoted words from their context and
     are re-embedded. An extracted record carries its whole turn as context, so without this
     the retired value ("ship the migration on Friday") kept finding the turn's side remarks
-    ("flying to Lisbon next week") after the correction. Returns their ids."""
-    context = narrowed_context(record)
-    if context is None or record.session_id is None:
+    ("flying to Lisbon next week") after the correction. A second statement of the turn
+    retired later narrows them again. Returns their ids."""
+    quote = (record.evidence or "").strip()
+    if not quote or record.session_id is None or record.stated_at is None:
         return []
-    siblings = context_store.turn_siblings(conn, record)
+    siblings = context_store.turn_siblings(conn, record, quote)
     return _rewrite(
         conn,
-        [replace(s, context=context) for s in siblings],
+        [replace(s, context=_without(s.context, quote)) for s in siblings],
         embedder,
         lambda s: events.RecordContextNarrowed(record_id=s.id, retired=record.id),
         now=now,
@@ -321,7 +361,77 @@ def narrowed_context(record: Record) -> str | None:
     quote = (record.evidence or "").strip()
     if record.context is None or not quote or quote not in record.context:
         return None
-    return " ".join(record.context.replace(quote, " ").split())
+    return _without(record.context, quote)
+
+
+def _without(context: str | None, quote: str) -> str | None:
+    """``context`` without ``quote``, its spaces folded."""
+    return None if context is None else " ".join(context.replace(quote, " ").split())
+
+
+def outside_retired(conn: sqlite3.Connection, draft: Record) -> Record:
+    """``draft`` with the quotes of its turn's retired statements out of its retrieval
+    context, as ``narrow_siblings`` leaves a turn's live records when one of its statements is
+    retired: a record of the turn written after that (an older session extracted late, a
+    model's candidates out of turn order) must not find the turn by the retired words either."""
+    if draft.context is None or draft.session_id is None or draft.stated_at is None:
+        return draft
+    context: str | None = draft.context
+    for quote in context_store.retired_quotes(conn, draft):
+        if quote.strip() and quote.strip() != (draft.evidence or "").strip():
+            context = _without(context, quote.strip())
+    return draft if context == draft.context else replace(draft, context=context)
+
+
+def retire(
+    conn: sqlite3.Connection,
+    records: Sequence[Record],
+    by: str,
+    replaced: Collection[str],
+    keeps: Mapping[str, Sequence[str]],
+    agent_id: str,
+    embedder: Embedder,
+    *,
+    now: datetime,
+) -> list[str]:
+    """Inside the transaction that writes the record ``by``: retire each of ``records`` (read
+    again: retiring an earlier one may have narrowed its context), superseded by it, then
+    ``leave`` it with what ``keeps`` says the new words left of it. Returns the notes: a
+    record retired beside those ``replaced``, and each part kept."""
+    notes: list[str] = []
+    for stale in records:
+        old = reads.stored_live(conn, stale.id)
+        if old is None:
+            continue
+        mark_superseded(conn, old, by=by, agent_id=agent_id, now=now)
+        narrow_summaries(conn, old, embedder, now=now)
+        if old.id not in replaced:
+            notes.append(f"{old.id} said otherwise before this; retired (superseded)")
+        notes += leave(conn, old, by, keeps.get(old.id, ()), agent_id, embedder, now=now)
+    return notes
+
+
+def leave(
+    conn: sqlite3.Connection,
+    record: Record,
+    by: str,
+    parts: Sequence[str],
+    agent_id: str,
+    embedder: Embedder,
+    *,
+    now: datetime,
+) -> list[str]:
+    """Inside the transaction that makes ``record`` (as it was when live) history of the
+    record ``by``: the other records of its turn forget its words (``narrow_siblings``) and
+    each of ``parts``, the words ``by`` left as they were, stays a live record of its own
+    (``keep_part``). Returns a note per part kept."""
+    narrow_siblings(conn, record, embedder, now=now)
+    notes = []
+    for words in parts:
+        kept = keep_part(conn, record, words, embedder, by=by, agent_id=agent_id, now=now)
+        if kept is not None:
+            notes.append(f"{kept} keeps what {by} left unchanged of {record.id}")
+    return notes
 
 
 def keep_part(
@@ -380,11 +490,14 @@ __all__ = [
     "current_holder",
     "into_lineage",
     "keep_part",
+    "leave",
     "mark_superseded",
     "narrow_siblings",
     "narrow_summaries",
     "narrowed_context",
+    "outside_retired",
     "retirable",
+    "retire",
     "rivals",
     "settle",
     "stated_after",

@@ -417,8 +417,9 @@ def test_a_correction_the_model_keys_by_attribute_supersedes(mem: Memory, stub: 
     [
         {"replaces": "mem_0000000000000000000000aa"},
         {"retires": ["mem_0000000000000000000000aa"]},
+        {"outdated_by": "mem_0000000000000000000000aa"},
     ],
-    ids=["replaces", "retires"],
+    ids=["replaces", "retires", "outdated_by"],
 )
 def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(
     mem: Memory, stub: Stub, revision: dict[str, Any]
@@ -450,6 +451,48 @@ def test_a_reviewer_cannot_replace_a_record_it_was_not_shown(
     assert decision["verdict"] == "reject" and "not shown" in decision["reason"]
     assert "replaces" in stub.requests[1]["system"] and "retires" in stub.requests[1]["system"]
     assert [r.source_kind for r in records(mem)] == [SourceKind.SESSION_SUMMARY]
+
+
+@pytest.mark.parametrize(
+    ("named_days_ago", "candidate_days_ago", "status"),
+    [(10, 50, "superseded"), (50, 10, "confirmed")],
+    ids=["named-record-said-later", "named-record-said-earlier"],
+)
+def test_a_revision_makes_a_candidate_history_of_a_later_record_it_names(
+    mem: Memory, stub: Stub, named_days_ago: int, candidate_days_ago: int, status: str
+) -> None:
+    """A session reviewed after a later one: the reviewer may name a related record shown,
+    stated after the candidate, whose words change it (``outdated_by``), and the candidate
+    is stored as that record's history. The ingestor checks the times: a record stated
+    before the candidate changes nothing, whatever the model says."""
+
+    def session(session_id: str, text: str, days_ago: int) -> None:
+        at = NOW - timedelta(days=days_ago)
+        s = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=at)
+        s.add_turn("user", text, at=at)
+        assert mem.jobs.status(s.end(now=NOW))["status"] == "done"
+
+    stub.script.update(candidates_answer(statement("We adopted a cat called Miso.")))
+    session("s1", "We adopted a cat called Miso.", named_days_ago)
+    [named] = [r.id for r in records(mem) if r.source_kind is SourceKind.USER_STATEMENT]
+    stub.script.update(candidates_answer(statement("My favourite colour is green.")))
+    revision = {
+        "index": 0,
+        "verdict": "revise",
+        "reason": "older",
+        "revision": {"outdated_by": named},
+    }
+    stub.script["record_review"] = (
+        200,
+        tool_answer("record_review", {"decisions": [revision]}),
+        0.0,
+    )
+    session("s2", "My favourite colour is green.", candidate_days_ago)
+    [colour] = [r for r in records(mem) if "green" in r.content]
+    assert colour.status.value == status
+    assert mem.store.get_records([named])[named].status.value == "confirmed"
+    review = stub.requests[-2]
+    assert "outdated_by" in review["system"] and '"stated_at"' in review["messages"][0]["content"]
 
 
 def test_a_worker_set_to_anthropic_without_a_key_refuses_to_start(tmp_path: Path) -> None:
