@@ -87,7 +87,7 @@ something ended.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -221,14 +221,18 @@ def corrected(
 
 
 def outdating(
-    candidate: Candidate, related: Sequence[dict[str, Any]], stated_at: str
+    candidate: Candidate,
+    related: Sequence[dict[str, Any]],
+    stated_at: str,
+    turns: Mapping[str, str] | None = None,
 ) -> dict[str, Any] | None:
     """The related record stated after the candidate (``stated_at``: its turn's time) whose
     words correct it, as ``corrected`` would have read them had the candidate been stored
-    first; the newest if several, else None. An older session extracted after a newer one (a
-    worker's backlog, a job retried after a crash) must not make its old value current. The
-    record's words are read as their own turn: an announcement opening its turn ("Big news!")
-    is seen only when its words open with it."""
+    first, in their turn (``turns``: by record id, the words of each record's turn; else its
+    own words, and an announcement opening the turn, "Big news!", is seen only when they open
+    with it); the newest if several, else None. An older session extracted after a newer one
+    (a worker's backlog, a job retried after a crash) must not make its old value current."""
+    turns = turns or {}
     if candidate.source_kind != "user_statement":
         return None  # what the user did not say is not one of their statements to correct
     said_at = parse_time(stated_at, field="at")
@@ -241,7 +245,7 @@ def outdating(
         and corrected(
             (newer := _as_candidate(record)),
             [{**mine, "status": "confirmed", "cosine": record["cosine"]}],
-            newer.evidence,
+            turns.get(str(record["id"])) or newer.evidence,
         )
     ]
     return max(

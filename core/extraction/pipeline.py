@@ -58,6 +58,7 @@ from agent_memory.core.extraction.validator import (
     select_candidates,
     stored_candidates,
     summary_scope,
+    turn_words,
     validate_candidate,
 )
 from agent_memory.core.filters import RecordFilter
@@ -529,13 +530,16 @@ class Pipeline:
             # Live as of now, as the ingestor's duplicate check will read them.
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
             related = related_records(self.engine, candidates, turns, where=where, k=k)
+        shown = self.engine.store.get_records(list({r["id"] for rs in related for r in rs}))
+        said = {i: turn_words(r.context) for i, r in shown.items() if r.context is not None}
         items = []
         for i, candidate in enumerate(candidates):
             turn = turns[i]
             surrounding: tuple[Turn, ...] = ()
             if turn is not None:
                 surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)
-            items.append(ReviewItem(i, candidate, surrounding, related[i]))
+            words = {r["id"]: said[r["id"]] for r in related[i] if r["id"] in said}
+            items.append(ReviewItem(i, candidate, surrounding, related[i], words))
         return items
 
 

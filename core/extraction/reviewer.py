@@ -55,7 +55,7 @@ def review(request: ReviewRequest) -> ReviewOutput:
             )
         else:
             old = corrections.corrected(c, item.related, turn.content, at=turn.at)
-            newer = corrections.outdating(c, item.related, turn.at)
+            newer = corrections.outdating(c, item.related, turn.at, item.related_turns)
             if old or newer:
                 decisions.append(_correction(item.index, old, newer))
             else:

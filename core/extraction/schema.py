@@ -7,6 +7,7 @@ the validator, not the schema, decides what is stored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -187,8 +188,12 @@ class ReviewItem:
     index: int
     candidate: Candidate
     surrounding: tuple[Turn, ...]
-    # live records: id, content, evidence, source_kind, status, cosine (to the content)
+    # live records: id, content, evidence, source_kind, status, cosine (to the content) and
+    # stated_at
     related: tuple[dict[str, Any], ...]
+    # The words of each related record's turn, by id (its retrieval context without the day):
+    # for the offline reviewer's reading of a turn that announces news; never shown to a model.
+    related_turns: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ decision may change, and what a reviewed candidate must satisfy before the inges
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from functools import partial
@@ -210,6 +211,10 @@ def _primary(about: Sequence[Any]) -> tuple[str, str] | None:
 # Validation (design §6 list 1-5; dedup, supersession and status are the ingestor's)
 
 
+# The day a retrieval context opens with ("07 December 2026").
+_DAY = re.compile(r"^\d{2} [A-Z][a-z]+ \d{4}\s+")
+
+
 def retrieval_context(turn: Turn, evidence: str) -> str:
     """A record's retrieval context (core.models.Record.context: searched and embedded after
     the content, never returned): the day of its evidence turn and that turn's words. A record
@@ -228,6 +233,11 @@ def retrieval_context(turn: Turn, evidence: str) -> str:
         start = max(0, min(at - CONTEXT_CHARS // 2, len(text) - CONTEXT_CHARS))
         text = text[start : start + CONTEXT_CHARS]
     return f"{parse_time(turn.at, field='at'):%d %B %Y}\n{text}"
+
+
+def turn_words(context: str) -> str:
+    """The turn's words of a retrieval context (``retrieval_context``): without its day."""
+    return _DAY.sub("", context, count=1)
 
 
 def validate_candidate(
@@ -441,6 +451,7 @@ __all__ = [
     "revise",
     "stored_candidates",
     "summary_scope",
+    "turn_words",
     "validate_candidate",
     "widening",
 ]

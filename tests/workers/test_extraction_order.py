@@ -16,14 +16,18 @@ from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import Status
 from tests.support.extraction import extracted_session, extracting_memory, stated_records
+from tests.workers.test_extraction_kept_parts import BORN, MOVED
 
-# (said first, said forty days later). The first four were current after an out-of-order
-# extraction before this rule; the rest are ones it must leave as they were.
+# (said first, said forty days later). The first six were current after an out-of-order
+# extraction before this rule (the two announcing their news through the newer turn); the
+# rest are ones it must leave as they were.
 PAIRS = [
     ("I drive a 2015 Mazda 3.", "I sold the Mazda and bought a Subaru Outback last week."),
     ("I live in Denver with my partner.", "We moved to Boulder last weekend, finally unpacked."),
     ("I'm running the Berlin Marathon on 21 September.", "So Berlin is off, I hurt my knee."),
     ("I work at Google as a product manager.", "I quit Google last month and joined a startup."),
+    ("I drive a 2015 Mazda 3.", "Update: I drive a Subaru Outback."),
+    ("We're going to Lisbon in June.", "There's been a change. We're going to Porto in June."),
     ("My boss is Dr. Weber.", "My new boss is Katrin Vogel."),
     ("I drive a 2015 Mazda 3.", "We moved to Boulder last weekend, finally unpacked."),
     ("My sister Anna works at Microsoft.", "Update: Jack scored two goals on Saturday!"),
@@ -83,16 +87,6 @@ def test_the_order_of_a_sessions_own_turns_needs_no_rule(mem: Memory) -> None:
     """Within one session, extracted at once, the later turn retires the earlier as before."""
     extracted_session(mem, "s", "I drive a 2015 Mazda 3.", "I sold the Mazda and got a Subaru.")
     assert statuses(mem, "I drive a 2015 Mazda 3.") == [Status.SUPERSEDED]
-
-
-BORN = (
-    "Sorry for the slow replies, our son Tobias was born five weeks ago and he hates naps, "
-    "and our apartment in Hackney is far too small for the three of us lol"
-)
-MOVED = (
-    "Big news, we moved! Got the keys to a house in Walthamstow on Saturday. "
-    "Bye bye tiny Hackney apartment."
-)
 
 
 def test_what_the_newer_words_leave_of_a_late_statement_stays_current(mem: Memory) -> None:
