@@ -230,7 +230,7 @@ def outdating(
     words correct it, as ``corrected`` would have read them had the candidate been stored
     first, in their turn (``turns``: by record id, the words of each record's turn; else its
     own words, and an announcement opening the turn, "Big news!", is seen only when they open
-    with it); the newest if several, else None. An older session extracted after a newer one
+    with it); the first said if several, else None. An older session extracted after a newer one
     (a worker's backlog, a job retried after a crash) must not make its old value current."""
     turns = turns or {}
     if candidate.source_kind != "user_statement":
@@ -248,7 +248,7 @@ def outdating(
             turns.get(str(record["id"])) or newer.evidence,
         )
     ]
-    return max(
+    return min(  # the first said: the one that would have corrected it
         found, key=lambda r: parse_time(str(r["stated_at"]), field="stated_at"), default=None
     )
 

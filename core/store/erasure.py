@@ -276,26 +276,29 @@ def kept_with(store: Any, record_id: str) -> list[str]:
 
 
 def turn_siblings(conn: sqlite3.Connection, record: Record, quote: str) -> list[Record]:
-    """The other live records of ``record``'s scope, session and statement time (those
-    extracted from the same turn) whose retrieval context still holds ``quote``."""
+    """The other live records of ``record``'s scope and session whose retrieval context still
+    holds ``quote``: those extracted from its turn (a statement time would not do: a record
+    restated later takes the later time), never an imported turn (source system), whose
+    context quotes the turns before it as they were said."""
     cursor = conn.cursor()
     cursor.row_factory = sqlite3.Row  # the transaction's connection returns tuples
     rows = cursor.execute(
-        f"{RECORD_SELECT} WHERE r.scope = ? AND r.session_id = ? AND r.stated_at = ? "
-        "AND instr(r.context, ?) > 0 AND r.rowid != ? "
+        f"{RECORD_SELECT} WHERE r.scope = ? AND r.session_id = ? AND instr(r.context, ?) > 0 "
+        "AND r.rowid != ? AND r.source_kind != 'system' "
         "AND r.status IN ('confirmed', 'provisional')",
-        (record.scope, record.session_id, record.stated_at, quote, record.rowid),
+        (record.scope, record.session_id, quote, record.rowid),
     ).fetchall()
     return [row_to_record(row) for row in rows]
 
 
 def retired_quotes(conn: sqlite3.Connection, record: Record) -> list[str]:
-    """The evidence quotes of the superseded records of ``record``'s scope, session and
-    statement time: the retired statements of its turn."""
+    """The evidence quotes of the superseded records of ``record``'s scope and session that
+    its retrieval context holds: the retired statements of its turn (imported turns aside)."""
     rows = conn.execute(
-        "SELECT evidence FROM records WHERE scope = ? AND session_id = ? AND stated_at = ? "
-        "AND status = 'superseded' AND evidence IS NOT NULL",
-        (record.scope, record.session_id, record.stated_at),
+        "SELECT evidence FROM records WHERE scope = ? AND session_id = ? "
+        "AND status = 'superseded' AND source_kind != 'system' AND evidence IS NOT NULL "
+        "AND instr(?, evidence) > 0",
+        (record.scope, record.session_id, record.context),
     ).fetchall()
     return [row[0] for row in rows]
 

@@ -35,7 +35,7 @@ The same rule read the other way: a draft that a user statement stated after it 
 made stale, had the draft been written first, is stale as it arrives (an older session
 extracted after a newer one: a worker's backlog, a job retried after a crash), whether that
 statement is live or was itself superseded since (Denver, then Boulder, then Austin: Denver
-extracted last is still stale). It is stored as history of the newest such statement
+extracted last is still stale). It is stored as history of the first such statement said
 (core.write.supersession), and still retires the older records it makes stale, so that the
 order in which statements are written does not decide which one is current. A draft stated
 as it is written (a model's write without evidence) has nothing stated after it, and is not
@@ -86,9 +86,9 @@ class Finder:
         self, draft: Record, vector: np.ndarray, *, now: datetime
     ) -> tuple[list[Record], Record | None]:
         """The live records ``draft`` makes stale (module docstring), oldest first; and the
-        record stated after ``draft`` that makes it stale as it arrives, the newest if several
-        (else None): one, live or since superseded itself, that would have retired it had the
-        draft been written first (the same rule, roles swapped), as when an older session is
+        record stated after ``draft`` that makes it stale as it arrives, the first said if
+        several (else None): one, live or since superseded itself, that would have retired it
+        had the draft been written first (the same rule, roles swapped), as when an older session is
         extracted after a newer one (a worker's backlog, a job retried after a crash)."""
         # Nothing is stated after a draft stated now (a model's write without evidence).
         retires = speaks_for_user(draft)
@@ -114,9 +114,10 @@ class Finder:
             and can_be_stale(draft, record)
             and self._makes_stale(record, draft)
         ]
+        # The first statement after it that changes it: the one that would have retired it.
         return (
             sorted(found, key=supersession.statement_order),
-            max(newer, key=supersession.statement_order, default=None),
+            min(newer, key=supersession.statement_order, default=None),
         )
 
     def _near(self, draft: Record, vector: np.ndarray, where: RecordFilter) -> dict[str, Record]:

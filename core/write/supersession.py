@@ -37,7 +37,7 @@ from agent_memory.core import events, passages, policy
 from agent_memory.core.embedder import SINGLE_PASS_MAX
 from agent_memory.core.errors import InvalidArgument, NotFound
 from agent_memory.core.filters import RecordFilter
-from agent_memory.core.models import MemoryType, Record, Status, format_time, new_id
+from agent_memory.core.models import MemoryType, Record, SourceKind, Status, format_time, new_id
 from agent_memory.core.store import erasure as context_store
 from agent_memory.core.store import observations
 from agent_memory.core.store import records as stored
@@ -267,13 +267,14 @@ def narrow_siblings(
     conn: sqlite3.Connection, record: Record, embedder: Embedder, *, now: datetime
 ) -> list[str]:
     """Inside the transaction that supersedes ``record``: the other live records of its turn
-    (same scope, session and statement time) lose its quoted words from their context and
+    (same scope and session, their context still holding its quote; not imported turns)
+    lose its quoted words from their context and
     are re-embedded. An extracted record carries its whole turn as context, so without this
     the retired value ("ship the migration on Friday") kept finding the turn's side remarks
     ("flying to Lisbon next week") after the correction. A second statement of the turn
     retired later narrows them again. Returns their ids."""
     quote = (record.evidence or "").strip()
-    if not quote or record.session_id is None or record.stated_at is None:
+    if not quote or record.session_id is None or record.context is None:
         return []
     siblings = context_store.turn_siblings(conn, record, quote)
     return _rewrite(
@@ -374,7 +375,7 @@ def outside_retired(conn: sqlite3.Connection, draft: Record) -> Record:
     context, as ``narrow_siblings`` leaves a turn's live records when one of its statements is
     retired: a record of the turn written after that (an older session extracted late, a
     model's candidates out of turn order) must not find the turn by the retired words either."""
-    if draft.context is None or draft.session_id is None or draft.stated_at is None:
+    if draft.context is None or draft.session_id is None or draft.source_kind is SourceKind.SYSTEM:
         return draft
     context: str | None = draft.context
     for quote in context_store.retired_quotes(conn, draft):

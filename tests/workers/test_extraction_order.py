@@ -7,6 +7,7 @@ extractor, reviewer and judge, the whole pipeline, a real store and the packaged
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,14 @@ import pytest
 from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.models import Status
+from tests.support.clock import NOW
 from tests.support.extraction import extracted_session, extracting_memory, stated_records
 from tests.workers.test_extraction_kept_parts import BORN, MOVED
+
+# Sessions said before the tests' clock, so that every one is in the past of the worker's
+# clock (the wall clock, later still), as a backlog's sessions are: a statement stated after
+# the worker's now is one the late-extraction rule does not look at.
+EARLIER, LATER = -80, -40
 
 # (said first, said forty days later). The first six were current after an out-of-order
 # extraction before this rule (the two announcing their news through the newer turn); the
@@ -53,11 +60,11 @@ def test_the_older_session_extracted_last_ends_as_it_would_in_order(
     """Each pair extracted newest first leaves the older words' records with the statuses
     they have when extracted in the order said: history where the later words change them,
     current where they do not."""
-    extracted_session(mem, "new", after, days=40)
-    extracted_session(mem, "old", before)
+    extracted_session(mem, "new", after, days=LATER)
+    extracted_session(mem, "old", before, days=EARLIER)
     with extracting_memory(tmp_path / "in-order.db", real_embedder) as in_order:
-        extracted_session(in_order, "old", before)
-        extracted_session(in_order, "new", after, days=40)
+        extracted_session(in_order, "old", before, days=EARLIER)
+        extracted_session(in_order, "new", after, days=LATER)
         expected = statuses(in_order, before)
     assert expected
     assert statuses(mem, before) == expected
@@ -67,10 +74,10 @@ def test_an_old_value_arrives_as_history_of_the_words_that_changed_it(mem: Memor
     """The old fact is stored superseded (action "history", a note naming the newer record),
     retires nothing of the newer session, and a search shows the new value, not the old."""
     extracted_session(
-        mem, "new", "I sold the Mazda and bought a Subaru Outback last week.", days=40
+        mem, "new", "I sold the Mazda and bought a Subaru Outback last week.", days=LATER
     )
     [newer] = [r for r in stated_records(mem) if "Subaru" in r.content]
-    job = extracted_session(mem, "old", "I drive a 2015 Mazda 3.")
+    job = extracted_session(mem, "old", "I drive a 2015 Mazda 3.", days=EARLIER)
     [old] = [w for w in written(job) if "Mazda 3" in w["content"]]
     assert old["action"] == "history" and old["status"] == "superseded"
     assert any(newer.id in note for note in old["notes"])
@@ -93,8 +100,8 @@ def test_what_the_newer_words_leave_of_a_late_statement_stays_current(mem: Memor
     """A verbatim statement extracted after the words that change one of its claims arrives
     as their history, and the claims they leave come back as a live record of its own, as
     when the statement is retired in order (test_extraction_kept_parts)."""
-    extracted_session(mem, "s2", MOVED, days=30)
-    extracted_session(mem, "s1", BORN)
+    extracted_session(mem, "s2", MOVED, days=LATER)
+    extracted_session(mem, "s1", BORN, days=EARLIER)
     by_content = {r.content: r for r in stated_records(mem)}
     old = next(r for r in by_content.values() if r.content.startswith("Sorry for the slow"))
     assert old.status is Status.SUPERSEDED
@@ -114,8 +121,10 @@ def test_a_record_written_after_its_turns_retired_statement_does_not_hold_its_wo
     """A record's retrieval context is its turn; once a statement of the turn is retired the
     turn's other records lose its words (core.write.supersession.narrow_siblings), and so
     does one written after it (``outside_retired``): the retired value must not find them."""
-    extracted_session(mem, "new", "We moved to Boulder last weekend, finally unpacked.", days=40)
-    extracted_session(mem, "old", "I live in Denver. My sister Kate is a nurse in Chicago.")
+    extracted_session(mem, "new", "We moved to Boulder last weekend, finally unpacked.", days=LATER)
+    extracted_session(
+        mem, "old", "I live in Denver. My sister Kate is a nurse in Chicago.", days=EARLIER
+    )
     [denver] = [r for r in stated_records(mem) if "Denver" in r.content]
     assert denver.status is Status.SUPERSEDED
     [kate] = [r for r in stated_records(mem) if "Kate" in r.content]
@@ -128,9 +137,12 @@ def test_words_said_before_a_record_never_retire_it(mem: Memory) -> None:
     correction of them: the reviewer neither replaces nor retires a record stated after its
     candidate (core.extraction.corrections.corrected ``at``, the validator's check)."""
     later = "Diego left to open his own bar, so now Bianca is my sous-chef."
-    extracted_session(mem, "new", later, days=40)
+    extracted_session(mem, "new", later, days=LATER)
     extracted_session(
-        mem, "old", "We are 9 people now in the restaurant, and Diego, my sous-chef, will train."
+        mem,
+        "old",
+        "We are 9 people now in the restaurant, and Diego, my sous-chef, will train.",
+        days=EARLIER,
     )
     newer = [r for r in stated_records(mem) if "Bianca" in r.content]
     assert newer and all(r.status is Status.CONFIRMED for r in newer)
@@ -162,10 +174,10 @@ def test_a_chain_of_changes_ends_the_same_in_any_extraction_order(
     still outdates what was said before it (Denver extracted last is stale by Boulder, which
     Austin retired)."""
     for index in order:
-        extracted_session(mem, f"s{index}", chain[index], days=20 * index)
+        extracted_session(mem, f"s{index}", chain[index], days=20 * index + EARLIER)
     with extracting_memory(tmp_path / "in-order.db", real_embedder) as in_order:
         for index, said in enumerate(chain):
-            extracted_session(in_order, f"s{index}", said, days=20 * index)
+            extracted_session(in_order, f"s{index}", said, days=20 * index + EARLIER)
         expected = [statuses(in_order, said) for said in chain]
     assert [statuses(mem, said) for said in chain] == expected
     assert expected[-1] and expected[-1][0] is Status.CONFIRMED
@@ -185,11 +197,11 @@ def test_a_late_value_the_reviewer_reads_as_corrected_joins_the_correction_linea
         new = {r.lineage_id or r.id for r in records if (r.evidence or r.content) in after}
         return old, new
 
-    extracted_session(mem, "new", after, days=40)
-    extracted_session(mem, "old", before)
+    extracted_session(mem, "new", after, days=LATER)
+    extracted_session(mem, "old", before, days=EARLIER)
     with extracting_memory(tmp_path / "in-order.db", real_embedder) as in_order:
-        extracted_session(in_order, "old", before)
-        extracted_session(in_order, "new", after, days=40)
+        extracted_session(in_order, "old", before, days=EARLIER)
+        extracted_session(in_order, "new", after, days=LATER)
         old, new = lineages(in_order)
         assert old and old <= new
     old, new = lineages(mem)
@@ -209,11 +221,41 @@ def test_every_retired_statement_of_a_turn_leaves_its_other_records(
         [dog] = [r for r in stated_records(memory) if "Rex" in r.content]
         return dog.context
 
-    extracted_session(mem, "new", after, days=40)
-    extracted_session(mem, "old", before)
+    extracted_session(mem, "new", after, days=LATER)
+    extracted_session(mem, "old", before, days=EARLIER)
     with extracting_memory(tmp_path / "in-order.db", real_embedder) as in_order:
-        extracted_session(in_order, "old", before)
-        extracted_session(in_order, "new", after, days=40)
+        extracted_session(in_order, "old", before, days=EARLIER)
+        extracted_session(in_order, "new", after, days=LATER)
         expected = dog_context(in_order)
     assert expected is not None and "Denver" not in expected and "Honda" not in expected
     assert dog_context(mem) == expected
+
+
+def test_a_turn_restated_later_still_loses_its_retired_words(mem: Memory) -> None:
+    """A restatement in a later session moves a record's statement time to it; the turn's
+    other records still lose the words of a statement of that turn once it is retired."""
+    extracted_session(
+        mem, "s1", "I live in Denver. My sister Kate is a nurse in Chicago.", days=EARLIER
+    )
+    extracted_session(mem, "s2", "I live in Denver.", days=EARLIER + 10)
+    extracted_session(mem, "s3", "We moved to Boulder last weekend, finally unpacked.", days=LATER)
+    [kate] = [r for r in stated_records(mem) if "Kate" in r.content]
+    assert kate.context is not None and "Denver" not in kate.context
+
+
+def test_an_imported_turn_keeps_the_words_it_quotes(mem: Memory) -> None:
+    """An imported conversation's records quote the turns before them as said (their context,
+    which credits neighbouring turns); a statement of the same session retired later leaves
+    them as they were."""
+    extracted_session(mem, "s1", "I live in Denver.", days=EARLIER)
+    at = (NOW + timedelta(days=EARLIER)).isoformat()
+    turns = [
+        {"id": "t1", "role": "user", "text": "I live in Denver.", "at": at},
+        {"id": "t2", "role": "user", "text": "My sister Kate is a nurse in Chicago.", "at": at},
+    ]
+    ids = mem.import_conversation(turns, scope="user:alice", session_id="s1")
+    before = mem.store.get_records(ids)
+    extracted_session(mem, "s3", "We moved to Boulder last weekend, finally unpacked.", days=LATER)
+    after = mem.store.get_records(ids)
+    assert [after[i].context for i in ids] == [before[i].context for i in ids]
+    assert "Denver" in (after[ids[1]].context or "")
