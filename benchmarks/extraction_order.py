@@ -1,7 +1,7 @@
 """Does the order sessions are extracted in change what a search answers? The personal sets'
 extracted path built twice, sessions extracted in the order said and newest first.
 
-    python benchmarks/extraction_order.py [--data ../shared/data/personal-memory-dev.json]
+    python benchmarks/extraction_order.py --data DATA/personal-memory-dev.json
                                           [--out FILE.json] [--show-differing]
 
 A worker's backlog, a job retried after a crash or a session ended late extracts an older
@@ -38,7 +38,6 @@ from agent_memory.core.embedder import Embedder, make_embedder
 from agent_memory.core.extraction import make_backend
 from agent_memory.workers.app import WorkerApp
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "personal-memory-dev.json"
 ORDERS = ("as said", "newest first")
 
 
@@ -92,7 +91,7 @@ def differing(first: Sequence[Answer], second: Sequence[Answer]) -> list[dict[st
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEV)
+    parser.add_argument("--data", type=Path, required=True, help="a personal-memory data file")
     parser.add_argument("--out", type=Path, help="write the report as JSON here")
     parser.add_argument("--show-differing", action="store_true")
     args = parser.parse_args()
