@@ -10,6 +10,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +23,14 @@ from agent_memory.api.quickstart_data import (
     CAROL_TURNS,
     CORRECTION_TURN,
     EXTRACTION_CHAT,
+    LATE_SESSIONS,
     MOVED_TURN,
     PROJECT,
     TWO_CLAIMS_TURN,
     WRITES,
 )
 from agent_memory.api.quickstart_http import http_search
-from agent_memory.api.quickstart_printer import Printer
+from agent_memory.api.quickstart_printer import Printer, backend_label, stage_result
 from agent_memory.core import Config, Memory
 from agent_memory.core.amend import opens_correction
 from agent_memory.core.sentences import sentences
@@ -341,7 +343,7 @@ def extract_an_ended_session(tour: _Tour) -> None:
         "them, the validator writes survivors through the same path as memory_write, and "
         "the summary writer adds one episodic summary; the assistant's own words are kept "
         "for questions about what it said. Here Huey runs in immediate mode, "
-        f"in this process, with the {_backend_label(tour.config)} model backend.",
+        f"in this process, with the {backend_label(tour.config)} model backend.",
     )
     app = WorkerApp(tour.path, tour.config, immediate=True, environ=os.environ)
     app.attach(mem)
@@ -365,7 +367,7 @@ def extract_an_ended_session(tour: _Tour) -> None:
     for stage in job["stages"]:
         out.line(
             f"stage     {stage['stage']:<10} {stage['status']:<5} attempt "
-            f"{stage['attempts']}  {_stage_result(stage['output'] or {})}"
+            f"{stage['attempts']}  {stage_result(stage['output'] or {})}"
         )
         for decision in (stage["output"] or {}).get("decisions", []):
             if decision["verdict"] == "reject":
@@ -429,6 +431,25 @@ def _a_correction_keeps_the_rest(tour: _Tour) -> None:
     query = "What is my son's name?"
     result = chat.call("memory_search", {"query": query, "limit": 2})
     _show_search(out, "alice", query, result)
+    _a_late_session(tour)
+
+
+def _a_late_session(tour: _Tour) -> None:
+    """An older session extracted after a newer one (a worker's backlog): its old value
+    arrives as history of the newer words, and a search answers with them."""
+    mem, out = tour.mem, tour.out
+    for session_id, (text, days_ago) in zip(("demo-7", "demo-8"), LATE_SESSIONS, strict=True):
+        at = datetime.now(UTC) - timedelta(days=days_ago)
+        chat = mem.session(agent_id="assistant", user_id="alice", session_id=session_id, now=at)
+        chat.add_turn("user", text, at=at)
+        said = f"said {days_ago} days before it, extracted after it" if days_ago else "a session"
+        out.line(f"turn      user      {text}   ({said})")
+        job = mem.jobs.status(chat.end())
+    for record in mem.store.get_records(job["records"]).values():
+        if record.status.value == "superseded":
+            out.line(f"late      {record.content!r} -> history of what was said after it")
+    query = "What car do I drive?"
+    _show_search(out, "alice", query, chat.call("memory_search", {"query": query, "limit": 2}))
 
 
 def integrate_a_host(tour: _Tour) -> None:
@@ -520,23 +541,3 @@ def next_steps(out: Printer, path: Path) -> None:
     out.line(f"agent-memory jobs --store {path}")
     out.line("agent-memory --help")
     out.finish()
-
-
-def _backend_label(config: Config) -> str:
-    backend = config.extraction.backend
-    if backend == "auto":
-        return "Anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "offline (rule-based)"
-    return "Anthropic" if backend == "anthropic" else "offline (rule-based)"
-
-
-def _stage_result(output: dict[str, Any]) -> str:
-    if "candidates" in output:
-        return f"{len(output['candidates'])} candidates"
-    if "decisions" in output:
-        return f"{len(output['accepted'])} of {len(output['decisions'])} accepted"
-    if "written" in output:
-        return f"{len(output['written'])} written, {len(output['rejected'])} rejected"
-    if "summary_id" in output:
-        said = len(output.get("assistant_words", []))
-        return f"summary {output['summary_id']}, {said} part(s) of the assistant's words kept"
-    return ""

@@ -199,3 +199,10 @@ TWO_CLAIMS_TURN = (
     "and our flat in Hackney is far too small for three."
 )
 MOVED_TURN = "Update: we moved! Got the keys to a house in Leyton, bye bye Hackney flat."
+
+# Step 8: two sessions of the user's, the newer said and extracted first, the older (said 30
+# days before it) extracted after it, as a worker's backlog would.
+LATE_SESSIONS = (
+    ("I sold the Mazda and bought a Subaru Outback last week.", 0),
+    ("I drive a 2015 Mazda 3.", 30),
+)

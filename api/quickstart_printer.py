@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_memory.core import Config
 
 
 class Printer:
@@ -31,3 +35,25 @@ class Printer:
     def finish(self) -> None:
         if self.as_json:
             print(json.dumps({"quickstart": self.steps}, indent=2, default=str))
+
+
+def backend_label(config: Config) -> str:
+    """The extraction backend a worker started now would use, as the tour names it."""
+    backend = config.extraction.backend
+    if backend == "auto":
+        return "Anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "offline (rule-based)"
+    return "Anthropic" if backend == "anthropic" else "offline (rule-based)"
+
+
+def stage_result(output: dict[str, Any]) -> str:
+    """One extraction stage's output in a few words."""
+    if "candidates" in output:
+        return f"{len(output['candidates'])} candidates"
+    if "decisions" in output:
+        return f"{len(output['accepted'])} of {len(output['decisions'])} accepted"
+    if "written" in output:
+        return f"{len(output['written'])} written, {len(output['rejected'])} rejected"
+    if "summary_id" in output:
+        said = len(output.get("assistant_words", []))
+        return f"summary {output['summary_id']}, {said} part(s) of the assistant's words kept"
+    return ""

@@ -272,6 +272,10 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
         assert step in out
     assert "address found afterwards: False" in out
     assert "write     the forgotten address again: forgotten" in out  # the model cannot
+    # An older session extracted after a newer one: its old value arrives as history.
+    assert "late      'The user drives a 2015 Mazda 3.' -> history of what was said after it" in out
+    car = out.split("'What car do I drive?'")[1].split("\n\n")[0]
+    assert "Subaru Outback" in car and "The user drives a 2015 Mazda 3." not in car
     # A fact said again in a sentence of a longer record: forget names it as similar.
     assert "similar -> turn c4 says it in one of its sentences" in out
     # A record naming what the question asks about answers it in a small store, alone.
