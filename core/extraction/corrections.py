@@ -230,8 +230,8 @@ def outdating(
     words correct it, as ``corrected`` would have read them had the candidate been stored
     first, in their turn (``turns``: by record id, the words of each record's turn; else its
     own words, and an announcement opening the turn, "Big news!", is seen only when they open
-    with it); the first said if several, else None. An older session extracted after a newer one
-    (a worker's backlog, a job retried after a crash) must not make its old value current."""
+    with it); the first said if several, else None. An older session extracted after a newer
+    one (a worker's backlog, a job retried after a crash) must not make its old value current."""
     turns = turns or {}
     if candidate.source_kind != "user_statement":
         return None  # what the user did not say is not one of their statements to correct

@@ -387,9 +387,9 @@ def _named(
 ) -> Record | None:
     """The live record the reviewer named for the candidate (``role``: one it ``replaces`` or
     ``retires``, or the newer one it is ``outdated_by``), when this agent may change it, it is
-    in the candidate's own scope and it was stated before the candidate's turn (``at``), or
-    after it for ``outdated_by``: words said before a record correct none of it. Otherwise
-    None, with a note (the candidate is still written, as a record of its own)."""
+    in the candidate's own scope and it was stated no later than the candidate's turn
+    (``at``), or after it for ``outdated_by``: words said before a record correct none of
+    it. Otherwise None, with a note (the candidate is still written, as a record of its own)."""
     if record_id is None:
         return None
     try:

@@ -88,8 +88,9 @@ class Finder:
         """The live records ``draft`` makes stale (module docstring), oldest first; and the
         record stated after ``draft`` that makes it stale as it arrives, the first said if
         several (else None): one, live or since superseded itself, that would have retired it
-        had the draft been written first (the same rule, roles swapped), as when an older session is
-        extracted after a newer one (a worker's backlog, a job retried after a crash)."""
+        had the draft been written first (the same rule, roles swapped), as when an older
+        session is extracted after a newer one (a worker's backlog, a job retried after a
+        crash)."""
         # Nothing is stated after a draft stated now (a model's write without evidence).
         retires = speaks_for_user(draft)
         can_age = ages(draft) and draft.statement_time < format_time(now)

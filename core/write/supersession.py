@@ -18,11 +18,13 @@ Ties in time go to the later write: it is the only order left. A correction
 higher rank; the further records an extraction's correction names (``retirable``) are retired
 beside it when stated before it and ranking no higher. Episodes are never superseded otherwise.
 
-A draft that a newer record makes stale (core.write.stale.Finder.read: the record would
-have retired it, had the draft been written first) is stored as superseded history too, beside
-that record when no lineage takes it (a fact made stale by the user's verbatim words), with a
-``record.superseded`` event naming it: the order statements were extracted in does not decide
-which one is current.
+A draft that a newer record makes stale (core.write.stale.Finder.read, or the extraction
+reviewer's ``outdated_by``: the record would have retired it, had the draft been written
+first) is stored as superseded history too, with a ``record.superseded`` event naming it: in
+that record's lineage when the reviewer read it as corrected by it (as the correction would
+have joined the draft's), else beside it (a fact made stale by the user's verbatim words). A
+late correction is history of a newer record too, beside it: its lineage is the record it
+replaces. The order statements were extracted in does not decide which one is current.
 """
 
 from __future__ import annotations
@@ -267,9 +269,9 @@ def narrow_siblings(
     conn: sqlite3.Connection, record: Record, embedder: Embedder, *, now: datetime
 ) -> list[str]:
     """Inside the transaction that supersedes ``record``: the other live records of its turn
-    (same scope and session, their context still holding its quote; not imported turns)
-    lose its quoted words from their context and
-    are re-embedded. An extracted record carries its whole turn as context, so without this
+    (same scope and session, their context still holding its quote; not imported turns) lose
+    its quoted words from their context and are re-embedded. An extracted record carries its
+    whole turn as context, so without this
     the retired value ("ship the migration on Friday") kept finding the turn's side remarks
     ("flying to Lisbon next week") after the correction. A second statement of the turn
     retired later narrows them again. Returns their ids."""
