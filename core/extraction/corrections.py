@@ -196,7 +196,8 @@ def corrected(
     its time, when known: a record stated after it is newer than the words, which correct
     none of it (``outdating`` reads the two the other way)."""
     if at is not None:
-        related = [r for r in related if not _stated_after(r, parse_time(at, field="at"))]
+        said_at = parse_time(at, field="at")
+        related = [r for r in related if not _stated_after(r, said_at)]
     if candidate.source_kind != "user_statement" or reports(candidate.evidence):
         return []  # a report is the reporter's claim ("My aunt heard the wedding moved")
     if candidate.qualified:

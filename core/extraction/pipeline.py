@@ -42,7 +42,7 @@ from agent_memory.core.engine import Engine
 from agent_memory.core.errors import ExtractionError, InvalidArgument
 from agent_memory.core.extraction import replies, summaries
 from agent_memory.core.extraction.base import RESTATING, ModelBackend
-from agent_memory.core.extraction.related import related_records
+from agent_memory.core.extraction.related import Related, related_records
 from agent_memory.core.extraction.schema import (
     Candidate,
     ReviewItem,
@@ -58,7 +58,6 @@ from agent_memory.core.extraction.validator import (
     select_candidates,
     stored_candidates,
     summary_scope,
-    turn_words,
     validate_candidate,
 )
 from agent_memory.core.filters import RecordFilter
@@ -523,23 +522,20 @@ class Pipeline:
     ) -> list[ReviewItem]:
         if not candidates:
             return []
-        related: list[tuple[dict[str, Any], ...]] = [()] * len(candidates)
+        related = [Related((), {}) for _ in candidates]
         turns = [find_quote(c.evidence, view.turns, roles=ALL_ROLES) for c in candidates]
         k = self.config.related_records
         if k:
             # Live as of now, as the ingestor's duplicate check will read them.
             where = RecordFilter(scopes=session.readable_scopes(), now=format_time(self.clock()))
             related = related_records(self.engine, candidates, turns, where=where, k=k)
-        shown = self.engine.store.get_records(list({r["id"] for rs in related for r in rs}))
-        said = {i: turn_words(r.context) for i, r in shown.items() if r.context is not None}
         items = []
         for i, candidate in enumerate(candidates):
             turn = turns[i]
             surrounding: tuple[Turn, ...] = ()
             if turn is not None:
                 surrounding = tuple(t for t in view.turns if abs(t.seq - turn.seq) <= 1)
-            words = {r["id"]: said[r["id"]] for r in related[i] if r["id"] in said}
-            items.append(ReviewItem(i, candidate, surrounding, related[i], words))
+            items.append(ReviewItem(i, candidate, surrounding, *related[i]))
         return items
 
 

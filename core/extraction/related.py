@@ -5,15 +5,18 @@ correction is often closer to what it corrects as a turn than as one clause
 (core.extraction.corrections). Each probe reads twice ``k`` records from the index, ranked
 again by content (a stored vector also reads its record's retrieval context:
 core.write.dedup.content_scored), and the cosine shown is always to the candidate's content.
+Beside them, the words of each one's turn (its retrieval context without the day), which the
+offline reviewer reads and no model is shown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from agent_memory.core.extraction.validator import turn_words
 from agent_memory.core.filters import RecordFilter
 from agent_memory.core.write.dedup import content_scored
 from agent_memory.core.write.evidence import Turn
@@ -23,6 +26,15 @@ if TYPE_CHECKING:
     from agent_memory.core.extraction.schema import Candidate
 
 
+class Related(NamedTuple):
+    """The records related to one candidate, most similar first (id, content, evidence,
+    source_kind, status, cosine to the candidate's content and when it was stated), and the
+    words of each one's turn, by id, for those with a retrieval context."""
+
+    records: tuple[dict[str, Any], ...]
+    turns: dict[str, str]
+
+
 def related_records(
     engine: Engine,
     candidates: Sequence[Candidate],
@@ -30,10 +42,9 @@ def related_records(
     *,
     where: RecordFilter,
     k: int,
-) -> list[tuple[dict[str, Any], ...]]:
+) -> list[Related]:
     """For each of ``candidates`` (``turns``: its evidence turn, if found), the records of
-    ``where`` related to it (module docstring), most similar first: id, content, evidence,
-    source_kind, status, cosine to the candidate's content and when it was stated."""
+    ``where`` related to it (module docstring)."""
     texts = list(dict.fromkeys(t.content for t in turns if t is not None))
     vectors = engine.embedder.embed([c.content for c in candidates] + texts)
     by_turn = dict(zip(texts, vectors[len(candidates) :], strict=True))
@@ -55,21 +66,22 @@ def related_records(
                 if r in stored and r in found
             ],
         )
-        related.append(
-            tuple(
-                {
-                    "id": record.id,
-                    "content": record.content,
-                    "evidence": record.evidence,
-                    "source_kind": record.source_kind.value,
-                    "status": record.status.value,
-                    "cosine": round(cosine, 3),
-                    "stated_at": record.statement_time,
-                }
-                for record, cosine in scored[: 2 * k]
-            )
+        shown = scored[: 2 * k]
+        records = tuple(
+            {
+                "id": record.id,
+                "content": record.content,
+                "evidence": record.evidence,
+                "source_kind": record.source_kind.value,
+                "status": record.status.value,
+                "cosine": round(cosine, 3),
+                "stated_at": record.statement_time,
+            }
+            for record, cosine in shown
         )
+        said = {r.id: turn_words(r.context) for r, _ in shown if r.context is not None}
+        related.append(Related(records, said))
     return related
 
 
-__all__ = ["related_records"]
+__all__ = ["Related", "related_records"]
