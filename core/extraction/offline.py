@@ -27,7 +27,7 @@ A user sentence no pattern phrases, and that none of the rules below refuses, is
 when it is informative: an episodic ``statement`` whose content is its own evidence
 (core.extraction.verbatim), never a semantic fact. So is a clause the user says of themselves
 that opens a sentence a rule phrased another clause of, the clause alone ("I swim three mornings
-a week" of "... and my shoulders are sore"; core.extraction.phrasing.lost_claims says which).
+a week" of "... and my shoulders are sore"; core.extraction.lost.lost_claims says which).
 
 Skipped: questions, conditionals, hypotheticals and hedges (if, would, could, might, maybe,
 hope, wish, let's say; not the "if" of an apology, "Sorry if I'm slow tonight, ..."); reported
@@ -76,7 +76,7 @@ from datetime import datetime
 
 from agent_memory.core import telling
 from agent_memory.core.amend import amended, corrects_in_full, opens_correction
-from agent_memory.core.extraction import phrasing, reviewer, verbatim
+from agent_memory.core.extraction import lost, phrasing, reviewer, verbatim
 from agent_memory.core.extraction.base import ModelBackend
 from agent_memory.core.extraction.refusals import (
     INJECTION,
@@ -393,8 +393,8 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
             unphrased.append((index, start, end))
         elif not someone_elses:
             # What the phrasings lost: "I resigned from X, ...", "I swim three mornings a week"
-            lost = phrasing.lost_claims(sentence, phrased)
-            unphrased += [(index, start + a, start + b) for a, b in lost]
+            claims = lost.lost_claims(sentence, phrased)
+            unphrased += [(index, start + a, start + b) for a, b in claims]
     return kept + verbatim.statements(turn.content, unphrased, qualified), retracts_before
 
 

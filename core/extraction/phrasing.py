@@ -40,11 +40,9 @@ from pydantic import ValidationError
 
 from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
-from agent_memory.core.framing import DEPENDENT, LEAD
 from agent_memory.core.holder import Holder, read_holder
-from agent_memory.core.judge.change import change_spans, content_words, for_a_while
+from agent_memory.core.judge.change import for_a_while
 from agent_memory.core.judge.offline import OfflineJudge
-from agent_memory.core.telling import informative
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
@@ -300,20 +298,16 @@ def _plan(clause: str, anchor: datetime) -> Candidate | None:
     if head and not verb:
         verb = "plans to" if "plan" in head.group(0).lower() else "intends to"
     rest = clause[head.end() :] if head else clause
-    try:  # like candidate(): a plan the schema refuses (a 3,000-character list) is no plan
-        return Candidate(
-            kind="fact",
-            type="semantic",
-            content=_sentence(f"The user {verb}{_third_person(rest)}"),
-            evidence=clause,
-            source_kind="user_statement",
-            valid_from=valid_from,
-            valid_until=valid_until,
-            review_at=review.end.isoformat(),
-            event_at=day.start.isoformat() if day else None,
-        )
-    except ValidationError:
-        return None
+    return candidate(  # a plan the schema refuses (a 3,000-character list) is no plan
+        "fact",
+        "semantic",
+        f"The user {verb}{_third_person(rest)}",
+        clause,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        review_at=review.end.isoformat(),
+        event_at=day.start.isoformat() if day else None,
+    )
 
 
 def procedure(sentence: str, m: re.Match[str]) -> Iterator[Candidate]:
@@ -345,9 +339,11 @@ def candidate(
     attribute: str | None = None,
     source: str = "user_statement",
     target: str = "personal",
+    **dates: str | None,
 ) -> Candidate | None:
     """A candidate, or None for one the schema refuses (a 3,000-character "sentence" from a
-    pasted log): a rule-based extractor must not fail a whole session over one line."""
+    pasted log): a rule-based extractor must not fail a whole session over one line. ``dates``
+    are a plan's (event_at, review_at, valid_from, valid_until)."""
     try:
         return Candidate.model_validate(
             {
@@ -358,6 +354,7 @@ def candidate(
                 "source_kind": source,
                 "attribute": attribute.lower() if attribute else None,
                 "target": target,
+                **dates,
             }
         )
     except ValidationError:
@@ -400,150 +397,11 @@ def restates(new: list[Candidate], old: list[Candidate]) -> bool:
     return False
 
 
-# Where one clause of a sentence ends and the next begins: core.judge.change._CLAUSE_BREAK's
-# breaks inside a sentence (it also breaks at ".", which would cut "Dr. Patel"), case-blind,
-# and without the space after a comma, so that a kept clause starts at its first word.
-_CLAUSE_BREAK = re.compile(r"[,;:]+\s*|\s(?:and|but|so)\s", re.IGNORECASE)
-
-
-def lost_change(sentence: str, phrased: list[Candidate]) -> tuple[int, int] | None:
-    """(start, end) in ``sentence`` of a clause that says something changed (core.judge.change,
-    the markers that say it plainly) in words no phrasing of it quotes, and names what changed
-    (two content words or more), or None: "I resigned from Beaumont Clarke after eleven years
-    and I am opening my own practice" is phrased as "The user is opening the user's own
-    practice.", and the resignation, which retires the record of the old job, was lost. Only
-    the clause is kept as said, not the sentence: the whole sentence's other words linked it to
-    records it does not change ("..., so now Bianca is my sous-chef, she was on the grill
-    station before" retired "we prefer someone with experience in grill"); nor a clause whose
-    only marker is "now", which as often goes on as changes ("so now there are two Noras in my
-    phone" retired "Nora from design agreed to shift her review")."""
-    if not phrased:
-        return None
-    quoted = _quoted(sentence, phrased)
-    marks = list(_CLAUSE_BREAK.finditer(sentence))
-    for start, stop in change_spans(sentence, strong=True):
-        if sentence[start:stop].lower() == "now" or any(a <= start < b for a, b in quoted):
-            continue  # "so now there are two Noras in my phone": "now" as often goes on
-        begin = max((m.end() for m in marks if m.end() <= start), default=0)
-        end = min((m.start() for m in marks if m.start() >= start), default=len(sentence))
-        if any(a < end and begin < b for a, b in quoted):
-            continue  # the clause is partly phrased already
-        clause = sentence[begin:end]
-        if _BY_THE_USER.match(clause) and len(content_words(clause)) >= 2:
-            return begin, end
-    return None
-
-
-def lost_claims(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]]:
-    """(start, end) in ``sentence`` of what the user said that its phrasings lost, to keep as
-    said: the clause saying a change no phrasing quotes (``lost_change``), and the sentence's
-    first clause (after a label: "Quick one:", ``_LABEL``) when the user says it of
-    themselves, no phrasing quotes it and it tells something
-    (core.telling.informative): "I swim three mornings a week at the leisure
-    centre and my shoulders are sore." was phrased as "The user's shoulders are sore." alone,
-    and the swimming was lost. Only the first: a clause before another may frame it, the
-    user's own as much as someone else's ("I had a nightmare, I was fired for being late",
-    "I'm drafting book four, I poison my boss at the office party", "My brother is a
-    firefighter, we work 24-hour shifts"; three adversarial reviews, benchmarks/README.md,
-    "Session 46"). Nor when the sentence opens with what conditions it ("When I'm on call,
-    ...": core.framing.DEPENDENT), the clause points back ("I walk him twice a day") or the
-    judge finds words around it that change it (``_alone``). What follows it without a
-    subject of its own stays with it ("I read about two novels a month, mostly sci-fi":
-    ``_clauses``)."""
-    if not phrased or DEPENDENT.match(re.sub(r"^\W+", "", sentence)):
-        return []  # "When I'm on call, ...": what follows it may not be claimed
-    quoted = _quoted(sentence, phrased)
-    # The first clause past a label: a clause after it may be framed by it.
-    first = next((c for c in _clauses(sentence) if not _LABEL.fullmatch(sentence[slice(*c)])), None)
-    claims = []
-    if first is not None:
-        begin, end = first
-        clause = sentence[begin:end]
-        if (
-            _BY_THE_USER.match(clause)
-            and not any(a < end and begin < b for a, b in quoted)
-            and not change_spans(clause, strong=True)
-            and informative(clause)
-            and _alone(sentence, begin, end)
-        ):
-            claims.append(first)
-    changed = lost_change(sentence, phrased)
-    return sorted(claims if changed is None else [*claims, changed])
-
-
-def _clauses(sentence: str) -> list[tuple[int, int]]:
-    """(start, end) of each clause of ``sentence`` (``_CLAUSE_BREAK``), less the "and", "so",
-    "also" ... that opens it (core.framing.LEAD); a part that does not open with a subject
-    goes on the clause before it ("I grow tomatoes, chillies and beans", "we get free drum
-    and bass tickets"). A capitalised word counts as a subject, so a list of names is cut
-    after its first name (the record's retrieval context still holds the whole turn)."""
-    bounds = [0, *(at for m in _CLAUSE_BREAK.finditer(sentence) for at in m.span()), len(sentence)]
-    spans: list[tuple[int, int]] = []
-    for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
-        lead = LEAD.match(sentence[begin:end])
-        begin += lead.end() if lead else 0
-        if spans and not _SUBJECT.match(sentence, begin, end):
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((begin, end))
-    return spans
-
-
-def _alone(sentence: str, start: int, end: int) -> bool:
-    """Whether the clause at ``start:end`` of ``sentence`` says on its own what it says in the
-    sentence: it points back to nothing ("I walk him twice a day") and the judge reading it in
-    its sentence finds nothing around it that changes it (core.judge.context: a hedge, report
-    or negation after it)."""
-    clause = sentence[start:end]
-    return (
-        _POINTS_BACK.search(clause) is None
-        and _JUDGE.entails(clause, clause, context=sentence).holds
-    )
-
-
-# What opens a clause of its own: a subject.
-_SUBJECT = re.compile(
-    r"\W*(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|you|he|she|it|it's|they|my|our|your|"
-    r"his|her|its|their|this|that|there|the)|[A-Z][\w'-]*)(?!\w)"
-)
-# What labels the clause after it: "Quick one:", "Other subject:", "Work news:", "Update:";
-# not a lead-in to someone's words ("Script line one: we value your call").
-_LABEL = re.compile(
-    r"(?:(?:other|another|new|quick|one more|last|different|separate|random|side|work|home|"
-    r"family|big|small|good|bad)\s+)?(?:subject|topic|thing|question|one|note|news|update|"
-    r"point|q)\W*",
-    re.IGNORECASE,
-)
-# A word that points back to something the rest of its sentence names.
-_POINTS_BACK = re.compile(
-    r"\b(?:he|she|it|they|him|her|them|his|its|their|there|here|this|that|these|those)\b",
-    re.IGNORECASE,
-)
-
-
-def _quoted(sentence: str, phrased: list[Candidate]) -> list[tuple[int, int]]:
-    """Where in ``sentence`` each phrasing's quote stands."""
-    return [(at, at + len(c.evidence)) for c in phrased if (at := sentence.find(c.evidence)) >= 0]
-
-
-# A clause whose subject is the user: someone else's change ("My husband resigned from
-# Deloitte and I am still enjoying my job there", "My sister quit her job at Blue Bottle")
-# retired the user's own record of the place it names (a review's 27 cases: 4 wrong
-# retirements of 9, 3 of them another person's change).
-_BY_THE_USER = re.compile(
-    r"^\W*(?:(?:and|but|so|also|then|just|finally|anyway|btw)\W+)*"
-    r"(?:i|i've|i'm|i'd|we|we've|we're|we'd)\b",
-    re.IGNORECASE,
-)
-
-
 __all__ = [
     "PROCEDURE",
     "candidate",
     "fact",
     "in_their_words",
-    "lost_change",
-    "lost_claims",
     "procedure",
     "qualified",
     "restates",
