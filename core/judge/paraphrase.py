@@ -8,9 +8,9 @@ one quote sentence, in any order, and that no veto stops. It runs on the same to
 Coverage: the same stem; the same lemma ("called"/"call", "given"/"give"); one entry of a small
 table of general relation and wording synonyms (boss/manager, picked/chose/decided,
 called/named, hate/dislike), or of one-way entailments (a quote's "report to" gives "manager",
-"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a shared prefix of at least
-five letters for words of five or more ("allergic"/"allergy", "honeymoon"/"honeymooned",
-"diabetic"/"diabetes"); the clause reading's relation table (core.judge.relations); WordNet
+"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a derived form
+(core.judge.relations.derived: "allergic"/"allergy", "honeymoon"/"honeymooned",
+"diabetic"/"diabetes"; not "internship"/"interview", nor one name for another); the clause reading's relation table (core.judge.relations); WordNet
 (core.judge.wordnet) for a statement word plainly a noun (after a/the/a number/a possessive) or
 a verb (after the user or a modal), and for a phrasal verb of the quote ("passed away" gives
 "died"); a clock time with am/pm for a part of the day (core.judge.daytime). A statement's "very

@@ -25,6 +25,7 @@ from agent_memory.core.judge.paraphrase_rules import (
     lasting_result,
     lexicon_covers,
 )
+from agent_memory.core.judge.relations import derived
 from agent_memory.core.judge.text import (
     CLAUSE,
     CONJ,
@@ -123,8 +124,9 @@ _DISCOURSE = set(split_words("finally ugh honestly yeah so well oh hey lol sure 
 
 def covers(want: Token, have: Token, pos: str = "", *, denied: bool = False) -> bool:
     """Whether the quote's ``have`` says the statement's ``want``: the same word, a synonym,
-    a word that entails it (``_HYPONYMS``, WordNet's kinds: "poodle" gives "dog"), a shared
-    start of five letters. Under a statement that ``denied``, a word that entails it does not
+    a word that entails it (``_HYPONYMS``, WordNet's kinds: "poodle" gives "dog"), a word
+    derived from it (core.judge.relations.derived: "allergic" gives "allergy"; a name gives no
+    other name). Under a statement that ``denied``, a word that entails it does not
     cover it: not owning a poodle says nothing of dogs."""
     if have.cls not in (WORD, VALUE, PREP, SOFT):
         return False
@@ -141,8 +143,7 @@ def covers(want: Token, have: Token, pos: str = "", *, denied: bool = False) -> 
         return True
     if not denied and any(_HYPONYMS.get(f, set()) & lb for f in la):
         return True
-    shorter = min(len(want.text), len(have.text))
-    if shorter >= 5 and want.text[:5] == have.text[:5]:
+    if derived(want.text, have.text):
         return True
     return (
         bool(pos)

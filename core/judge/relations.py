@@ -14,6 +14,8 @@ becomes an agent inference), a wrong one costs precision.
 
 from __future__ import annotations
 
+from agent_memory.core.judge.wordnet import wordnet
+
 # Words that say the same thing either way round (lemmas; a phrasal verb is "verb_particle").
 _GROUPS = [
     "manager boss supervisor",
@@ -116,7 +118,11 @@ _DENIED_ALIKE = {"like": {"fan"}}
 def derived(want: str, have: str) -> bool:
     """One word derived from the other: they share a start of five letters or more that is
     all of the shorter word but its last two letters ("allergy"/"allergic", "teach"/"teacher";
-    not "vegetable"/"vegetarian")."""
+    not "vegetable"/"vegetarian", "internship"/"interview"), and both are words of English,
+    by WordNet: a name derives from no other ("Priya"/"Priyanka", "Chris"/"Christina")."""
     shorter = min(len(want), len(have))
     need = max(_MIN_SHARED, shorter - 2)
-    return shorter >= _MIN_SHARED and want[:need] == have[:need]
+    if shorter < _MIN_SHARED or want[:need] != have[:need]:
+        return False
+    net = wordnet()
+    return net is None or (net.knows(want) and net.knows(have))

@@ -370,3 +370,35 @@ IN_CONTEXT: list[tuple[str, str, str, bool]] = [
 def test_the_quote_is_read_in_its_turn(turn: str, quote: str, content: str, holds: bool) -> None:
     verdict = OfflineJudge().entails(quote, content, context=turn)
     assert verdict.holds is holds, verdict.reason
+
+
+# Words that share their first five letters without one being derived from the other: the
+# judge covered a statement word by any such quote word, so a model's misnamed or misread
+# fact was confirmed by the user's own words.
+UNDERIVED: list[tuple[str, str]] = [
+    ("My sister is Christina.", "The user's sister is Christopher."),
+    ("My name is Priya.", "The user's name is Priyanka."),
+    ("My boss is Stephen.", "The user's boss is Stephanie."),
+    ("I have an internship at Google.", "The user has an interview at Google."),
+    ("I live in Manchester.", "The user lives in Manchesterford."),
+    ("I'm studying for my exams.", "The user is in the studio for the exams."),
+]
+# A word and one derived from it still say each other.
+DERIVED: list[tuple[str, str]] = [
+    ("I am allergic to peanuts.", "The user has a peanut allergy."),
+    ("I love photography.", "The user loves photos."),
+]
+
+
+@pytest.mark.parametrize(("quote", "content"), UNDERIVED)
+def test_a_word_sharing_only_a_start_with_the_quotes_is_not_covered(
+    quote: str, content: str
+) -> None:
+    verdict = OfflineJudge().entails(quote, content)
+    assert not verdict.holds, verdict.reason
+
+
+@pytest.mark.parametrize(("quote", "content"), DERIVED)
+def test_a_word_derived_from_the_quotes_is_covered(quote: str, content: str) -> None:
+    verdict = OfflineJudge().entails(quote, content)
+    assert verdict.holds, verdict.reason
