@@ -1,0 +1,103 @@
+"""A user who says who they are is remembered by name (core.judge.rephrase.introduced_name,
+core.extraction.phrasing): "Hi, I'm Priya, by the way." was stored as "The user is Priya.",
+which "What's my name?" did not find in a store of a few facts (cosine 0.33 against the dense
+floor 0.35, and "name" in no record). Now it is "The user's name is Priya.", keyed by the
+attribute "name", confirmed by the offline judge, and the question finds it. What follows
+"I'm" must be a name: a nationality, a faith or a kind of person stays what it was ("The user
+is Canadian.")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_memory.core import Memory
+from agent_memory.core.embedder import FlagEmbedder
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import SessionView
+from agent_memory.core.judge.offline import OfflineJudge
+from agent_memory.core.models import Status, format_time
+from agent_memory.core.write.evidence import Turn
+from tests.support.clock import NOW
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
+
+AT = format_time(NOW)
+
+
+def extract(text: str) -> list[tuple[str, str | None]]:
+    """(content, attribute) of what the offline extractor proposes for one user turn."""
+    view = SessionView("s", "assistant", "alice", (Turn(0, "user", text, AT),), ("personal",), "")
+    return [(c.content, c.attribute) for c in OfflineBackend().extract(view).candidates]
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("Hi, I'm Priya, by the way.", "Priya"),
+        ("Hey there! I'm Jack.", "Jack"),  # a common noun too, which names no kind of person
+        ("I am Grace Kim.", "Grace Kim"),
+        ("I'm David and I live in Leeds.", "David"),  # one person in WordNet, not a kind
+        ("My name's Anne-Marie O'Neill.", "Anne-Marie O'Neill"),
+    ],
+)
+def test_a_self_introduction_is_the_users_name(said: str, name: str) -> None:
+    assert (f"The user's name is {name}.", "name") in extract(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I'm Canadian.", "The user is Canadian."),  # an adjective: a nationality
+        ("I'm Christian.", "The user is Christian."),  # a faith
+        ("I'm Vegan.", "The user is Vegan."),  # capitalised, but a kind of person
+        ("I'm Priya's mum.", "The user is Priya's mum."),  # whose mum, not a name
+    ],
+)
+def test_what_is_no_name_is_not_read_as_one(said: str, kept: str) -> None:
+    got = extract(said)
+    assert not any(attribute == "name" for _, attribute in got), got
+    assert kept in [content for content, _ in got]
+
+
+def test_call_me_is_what_the_user_wants_to_be_called() -> None:
+    assert ("The user wants to be called Liz.", None) in extract("Please call me Liz.")
+    assert extract("Call me tomorrow.") == []  # a time, no name
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement", "holds"),
+    [
+        ("Hi, I'm Priya, by the way.", "The user's name is Priya.", True),
+        ("My name's Tomasz.", "The user's name is Tomasz.", True),
+        ("I'm Canadian.", "The user's name is Canadian.", False),
+        ("I'm not Priya.", "The user's name is Priya.", False),
+        ("My sister said I'm Priya.", "The user's name is Priya.", False),  # reported
+        ("I'm Priya.", "The user's name is Priyanka.", False),  # another name
+    ],
+)
+def test_the_judge_reads_an_introduction_as_the_name(
+    quote: str, statement: str, holds: bool
+) -> None:
+    assert OfflineJudge().entails(quote, statement).holds is holds
+
+
+def test_the_name_said_is_found_by_asking_for_it(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """Through a session ended and extracted: the name is a confirmed user statement, and
+    "What's my name?" answers with it among the user's other facts."""
+    with extracting_memory(tmp_path / "m.db", real_embedder) as mem:
+        extracted_session(
+            mem,
+            "s1",
+            "Hi, I'm Priya, by the way.",
+            "I work as a pharmacist in Manchester.",
+            "I play badminton every Thursday evening.",
+            days=-3,
+        )
+        [named] = [r for r in stated_records(mem) if r.attribute == "name"]
+        assert (named.content, named.status) == ("The user's name is Priya.", Status.CONFIRMED)
+        session = mem.session(agent_id="assistant", user_id="alice", session_id="ask", now=NOW)
+        result = session.call("memory_search", {"query": "What's my name?"}, now=NOW)
+        assert [r["content"] for r in result["results"]][:1] == ["The user's name is Priya."]
