@@ -6,24 +6,24 @@ one quote sentence, in any order, and that no veto stops. It runs on the same to
 (core.judge.text).
 
 Coverage: the same stem; the same lemma ("called"/"call", "given"/"give"); one entry of a small
-table of general relation and wording synonyms (boss/manager, picked/chose/decided,
-called/named, hate/dislike), or of one-way entailments (a quote's "report to" gives "manager",
-"wife" gives "spouse", "love" gives "like", "son" gives "child"); or a derived form
+table of general relation and wording synonyms (boss/manager, picked/chose/decided, called/named,
+hate/dislike), or of one-way entailments (a quote's "report to" gives "manager", "wife" gives
+"spouse", "love" gives "like", "son" gives "child"); or a derived form
 (core.judge.relations.derived: "allergic"/"allergy", "honeymoon"/"honeymooned",
-"diabetic"/"diabetes"; not "internship"/"interview", nor one name for another); the clause reading's relation table (core.judge.relations); WordNet
-(core.judge.wordnet) for a statement word plainly a noun (after a/the/a number/a possessive) or
-a verb (after the user or a modal), and for a phrasal verb of the quote ("passed away" gives
-"died"); a clock time with am/pm for a part of the day (core.judge.daytime). A statement's "very
-X" is said by the quote's superlative of X. A few statement words claim nothing a quote must say
-and need no cover: light verbs (have, use, take, hold, follow, own, get, work as), category
-nouns (answers, responses, units, spelling, disease, medication), "years old" after a number,
-the user's household/family/home/team when the quote speaks as we/our, and "now"/"currently"
-(present quote, or a past change whose result lasts: "just" with a past verb,
-moved/switched/bought...) or "recently" (a quote with just/last/recently/ago), and
-"about"/"around" before a number the quote states. In a request ("Please keep it short", "Call
-me Sam", "Can you give me ... ?") the wanting words of the statement (wants, prefers, would
-like, asks for, to be) need no cover either. Names, numbers, dates, modifiers like "permanently"
-or "successfully" always do.
+"diabetic"/"diabetes"; not "internship"/"interview", nor one name for another); the clause
+reading's relation table (core.judge.relations); WordNet (core.judge.wordnet) for a statement word
+plainly a noun (after a/the/a number/a possessive) or a verb (after the user or a modal), and for a
+phrasal verb of the quote ("passed away" gives "died"); a clock time with am/pm for a part of the
+day (core.judge.daytime). A statement's "very X" is said by the quote's superlative of X. A few
+statement words claim nothing a quote must say and need no cover: light verbs (have, use, take,
+hold, follow, own, get, work as), category nouns (answers, responses, units, spelling, disease,
+medication), "years old" after a number, the user's household/family/home/team when the quote
+speaks as we/our, and "now"/"currently" (present quote, or a past change whose result lasts: "just"
+with a past verb, moved/switched/bought...) or "recently" (a quote with just/last/recently/ago),
+and "about"/"around" before a number the quote states. In a request ("Please keep it short", "Call
+me Sam", "Can you give me ... ?") the wanting words of the statement (wants, prefers, would like,
+asks for, to be) need no cover either. Names, numbers, dates, modifiers like "permanently" or
+"successfully" always do.
 
 In the quote, between the speaker and the first covered word only light verbs, "work as",
 words that strengthen the claim ("all", "really"), "need" (for a statement that the user

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.core import Memory
 from agent_memory.core.embedder import FlagEmbedder
 from agent_memory.core.extraction.offline import OfflineBackend
 from agent_memory.core.extraction.schema import SessionView
