@@ -14,6 +14,8 @@ becomes an agent inference), a wrong one costs precision.
 
 from __future__ import annotations
 
+import re
+
 from agent_memory.core.judge.wordnet import wordnet
 
 # Words that say the same thing either way round (lemmas; a phrasal verb is "verb_particle").
@@ -36,6 +38,7 @@ _GROUPS = [
     "grandmother grandma gran",
     "grandfather grandpa granddad",
     "child kid",
+    "grandchild grandkid",
     "favorite favourite",
     "color colour",
     "reply response answer",
@@ -117,12 +120,29 @@ _DENIED_ALIKE = {"like": {"fan"}}
 
 def derived(want: str, have: str) -> bool:
     """One word derived from the other: they share a start of five letters or more that is
-    all of the shorter word but its last two letters ("allergy"/"allergic", "teach"/"teacher";
-    not "vegetable"/"vegetarian", "internship"/"interview"), and both are words of English,
-    by WordNet: a name derives from no other ("Priya"/"Priyanka", "Chris"/"Christina")."""
+    all of the shorter word but its last two letters, and WordNet derives one from the other
+    ("allergy"/"allergic", "teach"/"teacher", "photos"/"photography"; not "police"/"policy",
+    "employee"/"employer", "vegetable"/"vegetarian", nor a name from another: "Victoria"/
+    "Victor", "Priya"/"Priyanka"). A word WordNet does not know derives only by an ending of
+    agent or verb ("Instagram"/"Instagrammer", "YouTube"/"YouTubers": ``_ENDING``). Without
+    WordNet, none does."""
     shorter = min(len(want), len(have))
     need = max(_MIN_SHARED, shorter - 2)
     if shorter < _MIN_SHARED or want[:need] != have[:need]:
         return False
     net = wordnet()
-    return net is None or (net.knows(want) and net.knows(have))
+    if net is None:
+        return False
+    if net.knows(want) and net.knows(have):
+        return net.derives(want, have)
+    short, long = sorted((want, have), key=len)
+    if not long.startswith(short):
+        return False
+    added = long[len(short) :]
+    doubled = added[1:] if added[:1] == short[-1] else None  # "Instagra-m-mer"
+    return any(_ENDING.fullmatch(end) for end in (added, doubled) if end is not None)
+
+
+# What a word WordNet does not know adds to one it derives from: an agent noun, a verb's
+# forms, a follower ("-ian", "-ist").
+_ENDING = re.compile(r"ers?|rs?|ing|ed|d|e?s|ians?|ists?")

@@ -170,6 +170,34 @@ class WordNet:
         found.discard(word.lower())
         return frozenset(w for w in found if _written_alike(w, word.lower()))
 
+    @functools.lru_cache(maxsize=8192)  # noqa: B019 - one instance per process
+    def derives(self, a: str, b: str) -> bool:
+        """Whether WordNet derives one word from the other: a derivationally related form or
+        pertainym ("+", "\\") of a sense of one, of any part of speech, is a form of the other,
+        or both are forms of one word ("teach": "teacher", "simplest": "simple", "allergy":
+        "allergic", "photos": "photography"; not "police": "policy", "employee": "employer")."""
+        if self._forms(a) & self._forms(b):
+            return True  # one word: "simplest", "simple"
+        return self._derives_to(a, b) or self._derives_to(b, a)
+
+    def _forms(self, word: str) -> set[str]:
+        return {lemma for pos in _FILES for lemma in self.lemmas(word, pos)}
+
+    def _derives_to(self, a: str, b: str) -> bool:
+        forms = self._forms(b)
+        for pos in _FILES:
+            for lemma in self.lemmas(a, pos):
+                for offset in self.senses(lemma, pos):
+                    _, pointers = self._words_and_pointers(pos, offset)
+                    for symbol, target, target_pos, link in pointers:
+                        if symbol not in ("+", "\\") or not int(link[2:], 16):
+                            continue
+                        to_pos = "a" if target_pos == "s" else target_pos
+                        targets, _ = self._words_and_pointers(to_pos, target)
+                        if targets[int(link[2:], 16) - 1] in forms:
+                            return True
+        return False
+
     def _derived(self, pos: str, offset: int, lemma: str) -> list[str]:
         words, pointers = self._words_and_pointers(pos, offset)
         out = []
@@ -238,11 +266,14 @@ class WordNet:
         """Does the quote's ``have`` say the statement's ``want`` (lemmas, one ``pos``)? Without
         ``kinds`` only as the same thing (a shared sense: "soda" / "pop"), not as a kind of it
         or by what it entails: a negated statement takes no kind (not eating salmon says
-        nothing of fish)."""
+        nothing of fish). A famous person's name says nothing of its bearer ("My daughter is
+        Victoria" is no queen, "my dog Lincoln" no lawyer): such a sense is not read."""
         want, have = want.lower().replace(" ", "_"), have.lower().replace(" ", "_")
         if want == have or want in _TOO_GENERAL or pos not in _FILES:
             return False
         mine, theirs = self.senses(have, pos)[:_SENSES], self.senses(want, pos)
+        if pos == "n":
+            mine = tuple(o for o in mine if not (self.instance(o) and self.under(o, "person")))
         if not mine or not theirs:
             return False
         if self._opposed(want, have, pos):

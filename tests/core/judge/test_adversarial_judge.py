@@ -382,11 +382,23 @@ UNDERIVED: list[tuple[str, str]] = [
     ("I have an internship at Google.", "The user has an interview at Google."),
     ("I live in Manchester.", "The user lives in Manchesterford."),
     ("I'm studying for my exams.", "The user is in the studio for the exams."),
+    # Names and words WordNet knows, none derived from the other (a second review's).
+    ("My sister is Victoria.", "The user's sister is Victor."),
+    ("My sister is Caroline.", "The user's sister is Carol."),
+    ("I'm from India.", "The user is from Indiana."),
+    ("I moved to Tunis.", "The user moved to Tunisia."),
+    ("I called the police.", "The user called about the policy."),
+    ("I had to cancel.", "The user had cancer."),
+    ("I'm an employee at Acme.", "The user is an employer at Acme."),
+    ("I saw my doctor.", "The user saw the doctorate."),
 ]
 # A word and one derived from it still say each other.
 DERIVED: list[tuple[str, str]] = [
     ("I am allergic to peanuts.", "The user has a peanut allergy."),
     ("I love photography.", "The user loves photos."),
+    ("I need the simplest budget possible.", "The user wants a very simple budget."),
+    ("I love YouTubers.", "The user loves YouTube."),  # a word WordNet does not know
+    ("I have three grandkids.", "The user has three grandchildren."),
 ]
 
 
@@ -402,3 +414,20 @@ def test_a_word_sharing_only_a_start_with_the_quotes_is_not_covered(
 def test_a_word_derived_from_the_quotes_is_covered(quote: str, content: str) -> None:
     verdict = OfflineJudge().entails(quote, content)
     assert verdict.holds, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "content"),
+    [
+        ("My daughter is Victoria.", "The user's daughter is a queen."),
+        ("My dog is Lincoln.", "The user's dog is a lawyer."),
+    ],
+)
+def test_a_famous_persons_name_says_nothing_of_its_bearer(quote: str, content: str) -> None:
+    """WordNet holds "Victoria" as one queen; the user's daughter of that name is not her."""
+    verdict = OfflineJudge().entails(quote, content)
+    assert not verdict.holds, verdict.reason
+
+
+def test_a_places_name_still_says_what_it_is() -> None:
+    assert OfflineJudge().entails("I live in Berlin.", "The user lives in a city.").holds
