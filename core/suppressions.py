@@ -6,7 +6,10 @@ of its normalised content (``content_digest``) and its embedding. ``Suppressions
 of the scopes a session reads: a candidate restates a forgotten record when its normalised
 content has the same digest, or its embedding is at least the given floor similar
 (``ingest.duplicate_floor`` for candidates and summaries: where the ingestor would have merged
-it into the forgotten record as a duplicate).
+it into the forgotten record as a duplicate). A candidate the user said again since the forget
+(its quote in a user turn later than the suppression, which says it: ``restated``) is theirs
+to keep, as a model's write quoting such a turn is (``refuse_forgotten``); what the user said
+before the forget, and a candidate of no user turn, stays suppressed.
 
 The assistant's own words kept from its sessions (core.extraction.replies) repeat what they
 were told, in the second person ("Got it, your new address is ...", "You are allergic to
@@ -49,13 +52,14 @@ import numpy as np
 
 from agent_memory.core.embedder import Embedder
 from agent_memory.core.errors import Forgotten
+from agent_memory.core.judge.base import Judge, JudgeUnavailable
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search.lexical import STOPWORDS, fts_match
 from agent_memory.core.sentences import sentence_spans
 from agent_memory.core.store import erasure as stored
-from agent_memory.core.write.evidence import normalise
+from agent_memory.core.write.evidence import Turn, find_quote, normalise
 
 if TYPE_CHECKING:
     from agent_memory.core.engine import Engine
@@ -108,6 +112,7 @@ def scope_user(scope: str) -> str | None:
 class _Suppression:
     digest: str
     vector: np.ndarray | None
+    left_at: str  # the forget's time, as stored
 
 
 class Suppressions:
@@ -123,6 +128,7 @@ class Suppressions:
                 np.frombuffer(r["vector"], dtype=np.float32)
                 if r["vector"] is not None and r["model_name"] == model
                 else None,
+                r["created_at"],
             )
             for r in rows
         ]
@@ -143,19 +149,34 @@ class Suppressions:
     def __bool__(self) -> bool:
         return bool(self._items)
 
-    def matching(self, texts: Sequence[str]) -> list[bool]:
-        """For each text, whether it restates a forgotten record (see the module doc)."""
+    def matching(
+        self, texts: Sequence[str], said: Sequence[str | None] | None = None
+    ) -> list[bool]:
+        """For each text, whether it restates a forgotten record (see the module doc); with
+        ``said`` (for each text, when the user said it, or None), only against the forgets
+        since: what the user said again after a forget is not held against them."""
         if not self._items or not texts:
             return [False] * len(texts)
-        digests = {s.digest for s in self._items}
-        found = [any(content_digest(f) in digests for f in _forms(t)) for t in texts]
-        vectors = [s.vector for s in self._items if s.vector is not None]
+        when = list(said) if said is not None else [None] * len(texts)
+        # For each text, which suppressions it answers to.
+        counts = np.array(
+            [[at is None or s.left_at > at for s in self._items] for at in when], dtype=bool
+        )
+        digests = [{content_digest(f) for f in _forms(t)} for t in texts]
+        found = [
+            any(s.digest in mine for s in self._counted(row))
+            for mine, row in zip(digests, counts, strict=True)
+        ]
+        vectors = [(k, s.vector) for k, s in enumerate(self._items) if s.vector is not None]
         if vectors and not all(found):
-            forgotten = np.stack(vectors)
-            embedded = self._embedder.embed(list(texts))
-            similar = (embedded @ forgotten.T).max(axis=1) >= self._floor
+            held = [k for k, _ in vectors]
+            similarity = self._embedder.embed(list(texts)) @ np.stack([v for _, v in vectors]).T
+            similar = np.where(counts[:, held], similarity, -1.0).max(axis=1) >= self._floor
             found = [f or bool(s) for f, s in zip(found, similar, strict=True)]
         return found
+
+    def _counted(self, row: np.ndarray) -> Iterator[_Suppression]:
+        return (s for s, counts in zip(self._items, row, strict=True) if counts)
 
     def without_matching_sentences(self, text: str) -> tuple[str, int]:
         """``text`` less every sentence that restates a forgotten record, whole or as one
@@ -166,6 +187,38 @@ class Suppressions:
         hits = [any([next(flags) for _ in group]) for group in pieces]
         kept = [s for s, hit in zip(sentences, hits, strict=True) if not hit]
         return " ".join(kept), len(sentences) - len(kept)
+
+
+def restated(
+    forgotten: Suppressions,
+    drafts: Sequence[tuple[str, str | None]],
+    turns: Sequence[Turn],
+    judge: Judge,
+) -> list[bool]:
+    """For each (content, evidence quote) of ``drafts``, whether it restates a forgotten
+    record (``Suppressions.matching``) the user has not said again since: a quote of a later
+    user turn than the forget, which says the content by ``judge``, is theirs to keep (a model's
+    restatement resting on another turn stays suppressed, as a model's write does:
+    ``refuse_forgotten`` reads the quote the judge confirmed)."""
+    found = forgotten.matching([content for content, _ in drafts])
+    said = [
+        _said_again(quote, content, turns, judge) if hit and quote else None
+        for (content, quote), hit in zip(drafts, found, strict=True)
+    ]
+    if not any(said):
+        return found
+    return forgotten.matching([content for content, _ in drafts], said)
+
+
+def _said_again(quote: str, content: str, turns: Sequence[Turn], judge: Judge) -> str | None:
+    """When the user last said ``quote`` in a turn whose words say ``content``, or None."""
+    turn = find_quote(quote, reversed(turns), roles=("user",))
+    if turn is None:
+        return None
+    try:
+        return turn.at if judge.entails(quote, content, context=turn.content).holds else None
+    except JudgeUnavailable:
+        return None  # unread: it stays suppressed
 
 
 def _forms(text: str) -> tuple[str, ...]:
@@ -391,6 +444,7 @@ __all__ = [
     "echoes",
     "holds",
     "refuse_forgotten",
+    "restated",
     "restates",
     "said_words",
     "says_again",

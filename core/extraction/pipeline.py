@@ -67,7 +67,7 @@ from agent_memory.core.models import MemoryType, Scope, SourceKind, format_time,
 from agent_memory.core.store.erasure import suppressions as stored_suppressions
 from agent_memory.core.store.search_reads import assistant_words_of
 from agent_memory.core.store.sessions import session_settings
-from agent_memory.core.suppressions import ECHO_FLOOR, Suppressions, restates
+from agent_memory.core.suppressions import ECHO_FLOOR, Suppressions, restated, restates
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write.drafts import WriteOutcome, WriteRequest
 from agent_memory.core.write.evidence import Turn, find_quote
@@ -285,7 +285,7 @@ class Pipeline:
         turns = session.transcript()
         readable = session.readable_scopes()
         ingestor = self.engine.ingestor()
-        suppressed = self._suppressions(session).matching([c.content for c in candidates])
+        suppressed = self._restated(session, candidates, turns)
         written: list[dict[str, Any]] = []
         rejected: list[dict[str, Any]] = []
         for index, candidate in enumerate(candidates):
@@ -468,9 +468,17 @@ class Pipeline:
             self.engine.config.ingest.duplicate_floor if floor is None else floor,
         )
 
+    def _restated(
+        self, session: Session, candidates: Sequence[Candidate], turns: Sequence[Turn]
+    ) -> list[bool]:
+        """Which ``candidates`` restate a forgotten record the user has not said again since
+        (core.suppressions.restated)."""
+        drafts = [(c.content, c.evidence) for c in candidates]
+        return restated(self._suppressions(session), drafts, turns, self.engine.judge())
+
     def _unsuppressed(self, session: Session, candidates: Sequence[Candidate]) -> list[Candidate]:
         """``candidates`` less those that restate a forgotten record."""
-        hits = self._suppressions(session).matching([c.content for c in candidates])
+        hits = self._restated(session, candidates, session.transcript())
         return [c for c, hit in zip(candidates, hits, strict=True) if not hit]
 
     def _unforgotten(

@@ -75,7 +75,7 @@ def suppressions(
     since = "" if after is None else " AND created_at > ?"
     return list(
         store.query(
-            "SELECT content_digest, model_name, vector FROM suppressions "
+            "SELECT content_digest, model_name, vector, created_at FROM suppressions "
             f"WHERE scope IN ({marks}){since}",
             [*scopes, *([] if after is None else [after])],
         )

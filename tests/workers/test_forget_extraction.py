@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
-from agent_memory.core import Memory
+from agent_memory.core import Config, Memory
+from agent_memory.core.embedder import shared_embedder
 from agent_memory.core.erasure import REDACTION_FILL
 from agent_memory.core.extraction.schema import ReviewOutput, ReviewRequest
 from agent_memory.core.session import Session
 from tests.support.clock import NOW
+from tests.support.extraction import extracted_session, extracting_memory, stated_records
 from tests.support.stores import granted_memory
 from tests.workers.test_pipeline import CONFIG, Scripted, accept_all, attach, candidate
 
@@ -240,3 +242,50 @@ def test_a_summary_clause_restating_the_fact_is_dropped(mem: Memory) -> None:
     assert mentions_hiv(kept(mem)) == []
     [summary] = mem.store.query("SELECT content FROM records WHERE source_kind = 'session_summary'")
     assert summary["content"] == "They talked about plans."
+
+
+# A later session's words, extracted through the offline pipeline on the packaged model.
+DENTIST = "My dentist is Dr. Priya Patel."
+
+
+def forget_extracted(mem: Memory, words: str, *, days: int) -> None:
+    """Forget, ``days`` after NOW, the one live record whose evidence lies in ``words``."""
+    [record] = [r for r in stated_records(mem) if r.evidence and r.evidence in words]
+    s = mem.session(agent_id="assistant", user_id="alice", session_id="f", now=NOW)
+    forgot = s.call("memory_forget", {"id": record.id}, now=NOW + timedelta(days=days))
+    assert forgot["status"] == "deleted"
+
+
+def dentist_records(memory: Memory) -> list[str]:
+    rows = memory.store.query("SELECT content FROM records WHERE status != 'deleted'")
+    return [r["content"] for r in rows if "Patel" in r["content"]]
+
+
+def test_what_the_user_says_again_after_the_forget_is_extracted(tmp_path: Path) -> None:
+    """The user has their dentist forgotten, then tells it again in a later session: it is
+    theirs to keep, as a model's write quoting that turn is (core.suppressions.restated).
+    Before, the suppression dropped it for good, and "Who is my dentist?" found only the
+    later session's summary of topics."""
+    with extracting_memory(tmp_path / "m.db", shared_embedder(Config().embedder)) as memory:
+        extracted_session(memory, "s1", DENTIST, "I like hiking in the Alps.", days=-30)
+        forget_extracted(memory, DENTIST, days=-20)
+        assert dentist_records(memory) == []
+        extracted_session(memory, "s2", f"Oh by the way, {DENTIST}", days=-10)
+        assert dentist_records(memory) == ["The user's dentist is Dr. Priya Patel."]
+        asked = memory.session(agent_id="assistant", user_id="alice", session_id="q", now=NOW)
+        found = asked.call("memory_search", {"query": "Who is my dentist?"}, now=NOW)
+        assert found["results"][0]["content"] == "The user's dentist is Dr. Priya Patel."
+
+
+def test_what_only_the_assistant_says_again_stays_forgotten(tmp_path: Path) -> None:
+    """A later session where the model brings the forgotten fact up and the user only agrees:
+    no user turn says it, so nothing of it is written (the user did not say it again)."""
+    with extracting_memory(tmp_path / "m.db", shared_embedder(Config().embedder)) as memory:
+        extracted_session(memory, "s1", DENTIST, days=-30)
+        forget_extracted(memory, DENTIST, days=-20)
+        start = NOW + timedelta(days=-10)
+        s = memory.session(agent_id="assistant", user_id="alice", session_id="s2", now=start)
+        s.add_turn("assistant", "Your dentist is Dr. Priya Patel, right?", at=start)
+        s.add_turn("user", "Yes, that's right, thanks for checking.", at=start)
+        assert memory.jobs.status(s.end(now=start))["status"] == "done"
+        assert dentist_records(memory) == []  # nor the model's words, which echo it
