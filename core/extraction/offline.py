@@ -444,8 +444,12 @@ def _corrected(
 
 def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Iterator[Candidate]:
     procedure = phrasing.PROCEDURE.match(sentence.rstrip(".! "))
+    if (name := phrasing.named(sentence)) is not None:
+        yield name  # "Hi, I'm Priya": the user's name, its clause read no further
     reported = False
     for clause, own, quoted in _clauses(sentence):
+        if name is not None and clause in name.evidence:
+            continue
         if own:
             reported = False
         if REPORTING.search(clause):

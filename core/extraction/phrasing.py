@@ -9,8 +9,8 @@ decides which clauses may speak for the user; this module only phrases them).
 - "I don't / do not V X", "I can't V X"  -> "The user does not V X." (fact)
 - "my X is / are Y", "Y is (now) my X"  -> "The user's X is Y."  (fact, attribute X: a later
   holder of the same X supersedes the earlier one through the ingestor)
-- "I'm Priya", "my name's Priya"  -> "The user's name is Priya." (fact, attribute name: when
-  what follows is a name, core.judge.rephrase.introduced_name; "I'm Canadian" is not)
+- "Hi, I'm Priya", "my name's Priya"  -> "The user's name is Priya." (fact, attribute name:
+  a sentence that opens with it, when what follows is a name, core.judge.introduction: ``named``)
 - "(please) call me Liz"  -> "The user wants to be called Liz." (fact)
 - "I stopped / quit / gave up / no longer X"  -> "The user has stopped X." (fact)
 - "I'm going / moving / flying to X", "I will / I'll / I plan to X"  -> a dated plan when the
@@ -45,8 +45,8 @@ from agent_memory.core import temporal
 from agent_memory.core.extraction.schema import Candidate, ProcedureDraft
 from agent_memory.core.holder import Holder, read_holder
 from agent_memory.core.judge.change import for_a_while
+from agent_memory.core.judge.introduction import a_name, introduction
 from agent_memory.core.judge.offline import OfflineJudge
-from agent_memory.core.judge.rephrase import a_name, introduced_name
 
 # "I'd rather / I would prefer X" states a preference; it is not a hedge ("would" alone is).
 _RATHER = re.compile(r"^i(?:'d| would) (rather|prefer)\b(.+)$", re.IGNORECASE)
@@ -66,7 +66,9 @@ _I_AM = re.compile(r"^(?:i'm|i am)\s+(.+)$", re.IGNORECASE)
 
 _I_VERB = re.compile(rf"^i\s+(?:(don't|do not|can't|cannot|never)\s+)?({_VERBS})\b(.*)$", re.I)
 
-_CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<name>.+?)\W*$", re.I)
+_CALL_ME = re.compile(
+    r"^(?:please\s+|you\s+can\s+)?(?:just\s+)?call\s+me\s+(?P<name>.+?)\W*$", re.I
+)
 
 _MY = re.compile(r"^my\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(is|are|was|were)\s+(.+)$", re.I)
 # What an elliptical clause leaves of its verb's object: "... and my son is too" says what the
@@ -215,9 +217,7 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
         else:
             text = f"has {'given up' if verb.startswith('g') else verb} {rest}"
         return candidate("fact", "semantic", f"The user {text}", clause)
-    if (name := introduced_name(clause)) is not None:
-        return candidate("fact", "semantic", f"The user's name is {name}", clause, attribute="name")
-    if (m := _CALL_ME.match(clause)) is not None and a_name(m.group("name")):
+    if (m := _CALL_ME.match(clause)) is not None and a_name(m.group("name"), "greeted"):
         return candidate(
             "fact", "semantic", f"The user wants to be called {m.group('name')}", clause
         )
@@ -258,6 +258,16 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
             attribute=attribute,
         )
     return None
+
+
+def named(sentence: str) -> Candidate | None:
+    """ "Hi, I'm Priya", "my name's Priya": the user's name, when ``sentence`` opens with it
+    (core.judge.introduction), quoted from the sentence's start through the name."""
+    found = introduction(sentence)
+    if found is None:
+        return None
+    text = f"The user's name is {found.name}"
+    return candidate("fact", "semantic", text, found.quote, attribute="name")
 
 
 def _named_holder(clause: str) -> Holder | None:
@@ -414,6 +424,7 @@ __all__ = [
     "candidate",
     "fact",
     "in_their_words",
+    "named",
     "procedure",
     "qualified",
     "restates",

@@ -3,8 +3,9 @@
 "I'd rather X than Y", "X works better for me", "I can't stand X", "I'm not a fan of X" and
 "I try not to V" say what "I prefer X to Y", "I prefer X", "I dislike X" and "I avoid V-ing"
 say, but in words no reading covers ("rather", "works better", "stand", "fan", "try not").
-"I'm Priya" and "my name's Priya" say what "my name is Priya" says when what follows is a
-name (``introduced_name``), not a nationality, a faith or a kind of person ("I'm Canadian").
+"Hi, I'm Priya" and "my name's Priya" say what "My name is Priya." says when what follows is a
+name (core.judge.introduction), not a nationality, a faith or a kind of person ("I'm
+Canadian").
 ``rephrasings`` rewrites one quote sentence into the plain form, which the offline judge then
 reads as one more sentence of the quote, like the possessor-first form of core.judge.inversion.
 
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 import re
 
-from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
-from agent_memory.core.judge.wordnet import wordnet
+from agent_memory.core.judge.introduction import plain
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 _LIGHT = r"(?:(?:have|get|use|do|be|go\s+with|take)\s+)?"
@@ -51,16 +51,7 @@ _NOT_A_FAN = re.compile(
 _TRY_NOT = re.compile(
     r"\b(?P<who>I|we)\s+(?:try|tend)\s+not\s+to\s+(?P<verb>[a-z]+)\b", re.IGNORECASE
 )
-# "I'm Priya", "I am Grace Kim", "my name's Tomasz", up to what ends the clause ("I'm Priya,
-# by the way"; "I'm Priya and I ..."); "I'm Priya from Leeds" and "I'm Google certified" are no
-# introductions.
-_INTRODUCTION = re.compile(
-    r"\b(?P<lead>(?i:I'm|I\s+am|my\s+name's))\s+"
-    r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2}?)"
-    r"(?=\s*(?:[,.;:!?]|$)|\s+(?:and|but)\b)"
-)
-# Words of time that are no one's name ("call me Friday", "I'm Today"); months are ("May").
-_WHEN = frozenset(MONTHS_AND_WEEKDAYS) | {"today", "tonight", "tomorrow", "now"}
+# A negation or a hedge that makes the idiom itself something else.
 _NEGATED = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
 
 
@@ -68,7 +59,7 @@ def rephrasings(sentence: str) -> list[str]:
     """``sentence`` with its preference and avoidance idioms in plain words: one sentence
     with all of them rewritten, or none when it has none."""
     text = original = sentence.translate(_APOSTROPHES)
-    for rewrite in (_rather, _works_better, _stand, _not_a_fan, _try_not, _introduced):
+    for rewrite in (_rather, _works_better, _stand, _not_a_fan, _try_not, plain):
         turned = rewrite(text)
         if turned is not None:
             text = turned
@@ -117,45 +108,6 @@ def _try_not(text: str) -> str | None:
     if m is None or _before_negated(text, m.start()):
         return None
     return f"{text[: m.start()]}{m.group('who')} avoid {_gerund(m.group('verb'))}{text[m.end() :]}"
-
-
-def introduced_name(clause: str) -> str | None:
-    """The name of a clause that only introduces its speaker ("I'm Priya", "my name's Mei
-    Ling"), or None."""
-    m = _INTRODUCTION.fullmatch(clause.translate(_APOSTROPHES).strip().rstrip(".!"))
-    return m.group("name") if m is not None and a_name(m.group("name")) else None
-
-
-def a_name(words: str) -> bool:
-    """Whether ``words`` are a person's name as written: one to three words, each part of each
-    capitalised and not in capitals alone ("Priya", "Anne-Marie O'Neill"; not "NHS", "Bristol-
-    based"), none possessive ("Sarah's") nor a time ("Friday"); the first no adjective and no
-    noun whose first sense is a kind of person, by WordNet ("Canadian", "Christian", "Vegan"
-    are not; "David", one person, is). A name WordNet holds as a common noun stays one
-    ("Jack", "Grace", "Will"); one it holds as an adjective or a kind of person does not
-    ("Frank", "Rose", "Tom", "Leo"): the reading errs toward no name."""
-    parts = words.split()
-    if not 1 <= len(parts) <= 3:
-        return False
-    for word in parts:
-        pieces = word.split("-")
-        if any(not p[:1].isupper() or (len(p) > 1 and p.isupper()) for p in pieces):
-            return False
-        if word.lower().endswith("'s") or word.lower() in _WHEN:
-            return False
-    net, first = wordnet(), parts[0].lower()
-    if net is None or net.senses(first, "a"):
-        return False
-    first_sense = net.senses(first, "n")[:1]
-    return not any(not net.instance(o) and net.under(o, "person") for o in first_sense)
-
-
-def _introduced(text: str) -> str | None:
-    for m in _INTRODUCTION.finditer(text):
-        if a_name(m.group("name")) and not _before_negated(text, m.start()):
-            mine = "my" if text[: m.start()].strip() else "My"
-            return f"{text[: m.start()]}{mine} name is {m.group('name')}{text[m.end() :]}"
-    return None
 
 
 def _before_negated(text: str, start: int) -> bool:

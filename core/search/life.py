@@ -1,4 +1,5 @@
-"""The parts of the user's own life a text says in the first person: work, home, studies, car.
+"""The parts of the user's own life a text says in the first person: work, home, studies, car,
+and the user's own name.
 
 The commonest everyday questions ("Where do I work?", "Where do we live?", "What car do we
 drive?") are answered by statements that never use the question's word ("I'm PM at Brandt",
@@ -25,10 +26,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from agent_memory.core.judge.introduction import introduction
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
 from agent_memory.core.search import roles, told, vehicle
+from agent_memory.core.sentences import sentence_spans
 
 # Where the user works or lives, said without the word: the answers of the commonest everyday
 # questions, which the packaged model scores under every floor ("Where do I work?" / "The
@@ -422,6 +425,24 @@ def region(word: str) -> bool:
     return net.noun_under(word, ("location",), senses=2)
 
 
+# The user's own name, said as such: "The user's name is Priya.", "my name's Tomasz", "The user
+# wants to be called Liz.", "Hi, I'm Priya, by the way." (core.judge.introduction); not another
+# one's ("The user's dog's name is Rex."). A question asks it by nothing but "name" ("What's my
+# name?": core.search.subject.asked), as a token no text holds as a word.
+_OWN_NAME = re.compile(
+    r"\b(?:the\s+user's|my)\s+name(?:'s|\s+is)\s+(?-i:[A-Z])"
+    r"|\b(?:the\s+user\s+(?:wants\s+to\s+be\s+|is\s+)?called|call\s+me)\s+(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+OWN_NAME = "name_user"
+
+
+def _says_own_name(text: str) -> bool:
+    return _OWN_NAME.search(text) is not None or any(
+        introduction(text[a:b]) is not None for a, b in sentence_spans(text)
+    )
+
+
 class Part(NamedTuple):
     """One part of the user's own life: what says it in the first person, the words (as
     stems) a question asks about it by, which a text saying it names, and the words that say
@@ -459,6 +480,12 @@ PARTS = (
         _OWN_STUDY.search,
         _stems_of(_ASKED_AS_STUDY),
         re.compile(r"\b(?:started|starting|new|now|enrolled|transferred)\b", re.I),
+    ),
+    Part(
+        "name",
+        _says_own_name,
+        frozenset({OWN_NAME}),
+        re.compile(r"\b(?:changed\s+my\s+name|new\s+name|now\s+(?:called|go\s+by))\b", re.I),
     ),
     Part(
         "vehicle",

@@ -135,6 +135,8 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
     subject = tuple(
         w for w in words if w not in FRAME and w not in STOPWORDS and len(w) > 1 and w.isalpha()
     )
+    if not subject:  # "What's my name?": the user's own, said as such (core.search.life)
+        return (life.OWN_NAME,) if set(words) & {"name", "called", "call"} else ()
     work = life.BY_NAME["work"].asked_by
     if any(_stem(w) in work for w in subject) and set(subject) & _WORK_FRAME:
         # "What's my job title?" asks the job, when nothing else is asked but whose it is (not

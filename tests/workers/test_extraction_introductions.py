@@ -1,10 +1,11 @@
-"""A user who says who they are is remembered by name (core.judge.rephrase.introduced_name,
-core.extraction.phrasing): "Hi, I'm Priya, by the way." was stored as "The user is Priya.",
-which "What's my name?" did not find in a store of a few facts (cosine 0.33 against the dense
-floor 0.35, and "name" in no record). Now it is "The user's name is Priya.", keyed by the
-attribute "name", confirmed by the offline judge, and the question finds it. What follows
-"I'm" must be a name: a nationality, a faith or a kind of person stays what it was ("The user
-is Canadian.")."""
+"""A user who says who they are is remembered by name (core.judge.introduction,
+core.extraction.phrasing.named): "Hi, I'm Priya, by the way." was stored as "The user is
+Priya.", which "What's my name?" did not find in a store of a few facts (cosine 0.33 against
+the dense floor 0.35, and "name" in no record). Now it is "The user's name is Priya.", keyed
+by the attribute "name", confirmed by the offline judge, and the question finds it. "I'm" also
+says what one is, plays or is not, so the introduction must open its sentence and what
+follows must be a name, read the more strictly the less the sentence says it is one: a false
+name would supersede the true one."""
 
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ def extract(text: str) -> list[tuple[str, str | None]]:
     ("said", "name"),
     [
         ("Hi, I'm Priya, by the way.", "Priya"),
-        ("Hey there! I'm Jack.", "Jack"),  # a common noun too, which names no kind of person
-        ("I am Grace Kim.", "Grace Kim"),
+        ("I'm Priya, nice to meet you!", "Priya"),  # greeted after the name
+        ("Hi, I'm Jack.", "Jack"),  # a common noun too, after a greeting
+        ("Hello, I am Grace Kim.", "Grace Kim"),
         ("I'm David and I live in Leeds.", "David"),  # one person in WordNet, not a kind
         ("My name's Anne-Marie O'Neill.", "Anne-Marie O'Neill"),
     ],
@@ -51,6 +53,11 @@ def test_a_self_introduction_is_the_users_name(said: str, name: str) -> None:
         ("I'm Christian.", "The user is Christian."),  # a faith
         ("I'm Vegan.", "The user is Vegan."),  # capitalised, but a kind of person
         ("I'm Priya's mum.", "The user is Priya's mum."),  # whose mum, not a name
+        ("I'm Latina.", "The user is Latina."),  # alone, a word WordNet does not know
+        ("I'm Legend.", "The user is Legend."),  # alone, a common word
+        ("For Halloween, I'm Elsa.", "The user is Elsa."),  # what opens it frames it
+        ("Yeah, and I'm Beyonce.", "The user is Beyonce."),
+        ("Hi, I'm Product Manager.", "The user is Product Manager."),  # a kind of person
     ],
 )
 def test_what_is_no_name_is_not_read_as_one(said: str, kept: str) -> None:
@@ -62,6 +69,7 @@ def test_what_is_no_name_is_not_read_as_one(said: str, kept: str) -> None:
 def test_call_me_is_what_the_user_wants_to_be_called() -> None:
     assert ("The user wants to be called Liz.", None) in extract("Please call me Liz.")
     assert extract("Call me tomorrow.") == []  # a time, no name
+    assert extract("Call me anytime.") == []
 
 
 @pytest.mark.parametrize(
@@ -73,6 +81,8 @@ def test_call_me_is_what_the_user_wants_to_be_called() -> None:
         ("I'm not Priya.", "The user's name is Priya.", False),
         ("My sister said I'm Priya.", "The user's name is Priya.", False),  # reported
         ("I'm Priya.", "The user's name is Priyanka.", False),  # another name
+        ("Hi, I'm Anna and my husband is Ben.", "The user's name is Ben.", False),
+        ("For Halloween, I'm Elsa.", "The user's name is Elsa.", False),
     ],
 )
 def test_the_judge_reads_an_introduction_as_the_name(
@@ -100,3 +110,15 @@ def test_the_name_said_is_found_by_asking_for_it(
         session = mem.session(agent_id="assistant", user_id="alice", session_id="ask", now=NOW)
         result = session.call("memory_search", {"query": "What's my name?"}, now=NOW)
         assert [r["content"] for r in result["results"]][:1] == ["The user's name is Priya."]
+
+
+def test_a_part_played_does_not_replace_the_name(
+    tmp_path: Path, real_embedder: FlagEmbedder
+) -> None:
+    """A first review found "For Halloween, I'm Elsa." stored as the user's name, superseding
+    "Priya" (the attribute "name" keys one value)."""
+    with extracting_memory(tmp_path / "m.db", real_embedder) as mem:
+        extracted_session(mem, "s1", "Hi, I'm Priya, by the way.", days=-9)
+        extracted_session(mem, "s2", "For Halloween, I'm Elsa.", days=-3)
+        named = [(r.content, r.status) for r in stated_records(mem) if r.attribute == "name"]
+        assert named == [("The user's name is Priya.", Status.CONFIRMED)]

@@ -120,6 +120,28 @@ def test_a_question_whose_subject_no_record_names_stays_empty(
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
+        ("What's my name?", "The user's name is Priya."),
+        ("What's my name?", "Hi, I'm Priya, by the way."),  # kept as said
+        ("What should you call me?", "The user wants to be called Liz."),
+    ],
+)
+def test_a_question_asking_nothing_but_the_name_asks_the_users_own(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """ "name" frames "What's my dog's name?"; asked alone it asks the user's own name, which
+    a record saying it as such names (core.search.life): beside one other fact it passes on
+    the subject signal (cosine 0.33, under the dense floor; BM25 under the lexical one)."""
+    assert passed_on(memory, [answer, "The user lives in Leeds."], question) == {answer: "subject"}
+
+
+def test_another_ones_name_is_not_the_users(memory: Memory) -> None:
+    texts = ["The user's dog's name is Rex.", "The user lives in Leeds."]
+    assert passed_on(memory, texts, "What's my name?") == {}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
         ("What's my doctor's name?", "I saw Dr. Patel about my knee last week."),
         ("What's my grandmother's name?", "gran Edith is coming over on the 12th"),
     ],
