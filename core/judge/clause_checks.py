@@ -329,7 +329,8 @@ class PathChecks:
 
     def _negations(self, node: Token, covering: set[int]) -> list[str]:
         """The kinds of the negations on ``node`` ("not", "never", "rare", "end"): its
-        negation words (also "hardly ever", and in its subject: "Neither my wife nor I"),
+        negation words (also "hardly ever", "no longer", and in its subject: "Neither my wife
+        nor I"),
         and an ending verb ("quit", "sold") that the statement does not repeat."""
         kinds = []
         idiom = idiom_negation(node)
@@ -340,6 +341,8 @@ class PathChecks:
                 kinds.append(negation_kind(child))
             elif child.dep_ == "advmod":
                 kinds += [negation_kind(g) for g in child.children if g.lower_ in RARELY]
+                if child.lower_ in ("longer", "more", "anymore"):  # "no longer", "not any more"
+                    kinds += ["not" for g in child.children if g.lower_ in ("no", "not")]
             elif child.dep_ in ("nsubj", "nsubjpass") and any(
                 t.lower_ in NEG_WORDS for t in child.subtree
             ):

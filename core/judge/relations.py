@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from agent_memory.core.judge.wordnet import wordnet
+from agent_memory.core.judge.wordnet import WordNet, wordnet
 
 # Words that say the same thing either way round (lemmas; a phrasal verb is "verb_particle").
 _GROUPS = [
@@ -121,11 +121,11 @@ _DENIED_ALIKE = {"like": {"fan"}}
 def derived(want: str, have: str) -> bool:
     """One word derived from the other: they share a start of five letters or more that is
     all of the shorter word but its last two letters, and WordNet derives one from the other
-    ("allergy"/"allergic", "teach"/"teacher", "photos"/"photography"; not "police"/"policy",
-    "employee"/"employer", "vegetable"/"vegetarian", nor a name from another: "Victoria"/
-    "Victor", "Priya"/"Priyanka"). A word WordNet does not know derives only by an ending of
-    agent or verb ("Instagram"/"Instagrammer", "YouTube"/"YouTubers": ``_ENDING``). Without
-    WordNet, none does."""
+    ("allergy"/"allergic", "teach"/"teacher", "photos"/"photography"), or the longer is the
+    shorter with a derivational ending (``_suffixed``: "loyal"/"loyalty", "gymnast"/
+    "gymnastics", "Boston"/"Bostonian"), never from a person's name ("Olive"/"Oliver"); not
+    two words derived alike from a third ("employee"/"employer"), nor "police"/"policy",
+    "Victoria"/"Victor", "Priya"/"Priyanka". Without WordNet, none is."""
     shorter = min(len(want), len(have))
     need = max(_MIN_SHARED, shorter - 2)
     if shorter < _MIN_SHARED or want[:need] != have[:need]:
@@ -133,16 +133,38 @@ def derived(want: str, have: str) -> bool:
     net = wordnet()
     if net is None:
         return False
-    if net.knows(want) and net.knows(have):
-        return net.derives(want, have)
+    if _a_persons_name(net, want) or _a_persons_name(net, have):
+        return False  # "Oliver" is no "olive"-er, "Victoria" not Victorian
+    if net.knows(want) and net.knows(have) and net.derives(want, have):
+        return True
     short, long = sorted((want, have), key=len)
-    if not long.startswith(short):
-        return False
-    added = long[len(short) :]
-    doubled = added[1:] if added[:1] == short[-1] else None  # "Instagra-m-mer"
-    return any(_ENDING.fullmatch(end) for end in (added, doubled) if end is not None)
+    return len(long) > len(short) and _suffixed(short, long)
 
 
-# What a word WordNet does not know adds to one it derives from: an agent noun, a verb's
-# forms, a follower ("-ian", "-ist").
-_ENDING = re.compile(r"ers?|rs?|ing|ed|d|e?s|ians?|ists?")
+def _suffixed(short: str, long: str) -> bool:
+    """``long`` is ``short`` (less a final "e", "y" or "a") with ``_ENDING``, its last letter
+    doubled or not ("Instagram"/"Instagrammer", "insomnia"/"insomniac")."""
+    for base in {short, short[:-1] if short[-1] in "eya" else short}:
+        if len(base) >= _MIN_SHARED - 1 and long.startswith(base):
+            added = long[len(base) :]
+            doubled = added[1:] if added[:1] == base[-1] else None
+            ends = [end for end in (added, doubled) if end and (base == short or len(end) > 1)]
+            if any(_ENDING.fullmatch(end) for end in ends):
+                return True
+    return False
+
+
+def _a_persons_name(net: WordNet, word: str) -> bool:
+    """The word's first noun sense is one person and it is no verb ("Oliver", "Victoria"; not
+    "teach", though one Teach was a pirate)."""
+    first = net.senses(word, "n")[:1]
+    person = any(net.instance(o) and net.under(o, "person") for o in first)
+    return person and not net.senses(word, "v")
+
+
+# What a derived word adds to the word it derives from: an agent or follower, a state, a
+# doctrine, a quality, an act, a verb's forms ("-er", "-ian", "-ist", "-ism", "-ity", "-ion").
+_ENDING = re.compile(
+    r"ers?|ors?|rs?|ing|ed|d|ians?|ns?|ists?|istic|isms?|ics?|ical|ac|ity|ty|ness|ments?|"
+    r"(?:at)?ions?|ance|ence|al|ous|ive|en|ly|i[sz]e|ship|hood"
+)

@@ -391,6 +391,10 @@ UNDERIVED: list[tuple[str, str]] = [
     ("I had to cancel.", "The user had cancer."),
     ("I'm an employee at Acme.", "The user is an employer at Acme."),
     ("I saw my doctor.", "The user saw the doctorate."),
+    # A third review's: a name derives nothing, nor do two words derived alike from a third.
+    ("My daughter is Victoria.", "The user's daughter is Victorian."),
+    ("My daughter is Olive.", "The user's daughter is Oliver."),
+    ("I'm a trainee at the gym.", "The user is a trainer at the gym."),
 ]
 # A word and one derived from it still say each other.
 DERIVED: list[tuple[str, str]] = [
@@ -399,6 +403,11 @@ DERIVED: list[tuple[str, str]] = [
     ("I need the simplest budget possible.", "The user wants a very simple budget."),
     ("I love YouTubers.", "The user loves YouTube."),  # a word WordNet does not know
     ("I have three grandkids.", "The user has three grandchildren."),
+    # WordNet links none of these; the longer is the shorter with a derivational ending.
+    ("I'm a loyal customer of Acme.", "The user has loyalty to Acme."),
+    ("I do gymnastics.", "The user is a gymnast."),
+    ("I'm an optimist.", "The user is optimistic."),
+    ("I'm Bostonian.", "The user is from Boston."),
 ]
 
 
@@ -431,3 +440,25 @@ def test_a_famous_persons_name_says_nothing_of_its_bearer(quote: str, content: s
 
 def test_a_places_name_still_says_what_it_is() -> None:
     assert OfflineJudge().entails("I live in Berlin.", "The user lives in a city.").holds
+
+
+@pytest.mark.parametrize(
+    ("quote", "content"),
+    [
+        ("I no longer live in Leeds.", "The user lives in Leeds."),
+        ("My dentist is no longer Dr. Patel.", "The user's dentist is Dr. Patel."),
+    ],
+)
+def test_no_longer_negates_the_clause(quote: str, content: str) -> None:
+    """The parse hangs "no" under "longer", not under the verb: the clause reading saw no
+    negation and confirmed the claim the quote denies."""
+    verdict = OfflineJudge().entails(quote, content)
+    assert not verdict.holds, verdict.reason
+
+
+def test_no_longer_still_says_what_it_says() -> None:
+    assert (
+        OfflineJudge()
+        .entails("I no longer live in Leeds.", "The user no longer lives in Leeds.")
+        .holds
+    )
