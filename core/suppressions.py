@@ -197,7 +197,8 @@ def restated(
 ) -> list[bool]:
     """For each (content, evidence quote) of ``drafts``, whether it restates a forgotten
     record (``Suppressions.matching``) the user has not said again since: a quote of a later
-    user turn than the forget, which says the content by ``judge``, is theirs to keep (a model's
+    user turn than the forget, in their own words (``in_own_words``), which says the content
+    by ``judge``, is theirs to keep (a model's
     restatement resting on another turn stays suppressed, as a model's write does:
     ``refuse_forgotten`` reads the quote the judge confirmed)."""
     found = forgotten.matching([content for content, _ in drafts])
@@ -211,14 +212,25 @@ def restated(
 
 
 def _said_again(quote: str, content: str, turns: Sequence[Turn], judge: Judge) -> str | None:
-    """When the user last said ``quote`` in a turn whose words say ``content``, or None."""
+    """When the user last said ``quote``, in their own words, in a turn whose words say
+    ``content``, or None."""
     turn = find_quote(quote, reversed(turns), roles=("user",))
-    if turn is None:
+    if turn is None or not in_own_words(quote):
         return None
     try:
         return turn.at if judge.entails(quote, content, context=turn.content).holds else None
     except JudgeUnavailable:
         return None  # unread: it stays suppressed
+
+
+def in_own_words(quote: str) -> bool:
+    """Whether ``quote`` speaks in the first person ("My dentist is Dr. Patel"), as the user
+    saying a fact again does; not the memory's own words pasted back ("Why do you still have
+    this? The user's dentist is Dr. Patel."), which say it of "the user"."""
+    return _FIRST_PERSON.search(quote) is not None
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us)\b", re.I)
 
 
 def _forms(text: str) -> tuple[str, ...]:
@@ -443,6 +455,7 @@ __all__ = [
     "content_digest",
     "echoes",
     "holds",
+    "in_own_words",
     "refuse_forgotten",
     "restated",
     "restates",

@@ -289,3 +289,15 @@ def test_what_only_the_assistant_says_again_stays_forgotten(tmp_path: Path) -> N
         s.add_turn("user", "Yes, that's right, thanks for checking.", at=start)
         assert memory.jobs.status(s.end(now=start))["status"] == "done"
         assert dentist_records(memory) == []  # nor the model's words, which echo it
+
+
+def test_the_memory_pasted_back_is_not_the_user_saying_it_again(tmp_path: Path) -> None:
+    """A review's: the user complaining that the forgotten fact still shows, in the memory's
+    own words ("The user's dentist is ..."), brought it back: only the user's own words (the
+    first person) say it again."""
+    with extracting_memory(tmp_path / "m.db", shared_embedder(Config().embedder)) as memory:
+        extracted_session(memory, "s1", DENTIST, days=-30)
+        forget_extracted(memory, DENTIST, days=-20)
+        pasted = "Why do you still have this? The user's dentist is Dr. Priya Patel."
+        extracted_session(memory, "s2", pasted, days=-10)
+        assert dentist_records(memory) == []
