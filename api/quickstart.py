@@ -26,11 +26,12 @@ from agent_memory.api.quickstart_data import (
     LATE_SESSIONS,
     MOVED_TURN,
     PROJECT,
+    SAID_AGAIN,
     TWO_CLAIMS_TURN,
     WRITES,
 )
 from agent_memory.api.quickstart_http import http_search
-from agent_memory.api.quickstart_printer import Printer, backend_label, stage_result
+from agent_memory.api.quickstart_printer import Printer, backend_label, show_search, stage_result
 from agent_memory.core import Config, Memory
 from agent_memory.core.amend import opens_correction
 from agent_memory.core.sentences import sentences
@@ -244,7 +245,7 @@ def search(tour: _Tour, alice: Session) -> Session:
     ]
     for session, user, query in searches:
         result = session.call("memory_search", {"query": query, "limit": 2})
-        _show_search(out, user, query, result)
+        show_search(out, user, query, result)
     timings = result["explanation"]["timings_ms"]
     scored_by = (mem.store.search_log_payload(result["search_id"]) or {})["lexical_scored_by"]
     out.line(
@@ -255,27 +256,6 @@ def search(tour: _Tour, alice: Session) -> Session:
     return bob
 
 
-def _show_search(out: Printer, user: str, query: str, result: dict[str, Any]) -> None:
-    out.line(f"search    as assistant for {user}: {query!r}", user=user, query=query, result=result)
-    if parts := result["explanation"].get("parts"):  # a question of several, searched apart
-        out.line(f"            asked as {len(parts)}: {' | '.join(p['query'] for p in parts)}")
-    if cue := result["explanation"]["time_cue"]:
-        out.line(
-            f"            time cue {', '.join(repr(p) for p in cue['phrases'])}: event "
-            f"time {cue['since'][:10]} to {cue['until'][:10]}",
-            time_cue=cue,
-        )
-    for r in result["results"]:
-        out.line(f"            {r['scope']:<15} {r['content']}")
-        found_by = ", ".join(
-            f"{g} #{m['rank']}" + (" (a passage)" if m.get("passage") else "")
-            for g, m in r["explanation"]["generators"].items()
-        )
-        out.line(f"                            (found by {found_by}; {r['explanation']['gate']})")
-    if not result["results"]:
-        out.line(f"            nothing: {result['explanation']['why_empty']}")
-
-
 def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
     """7. A record forgotten through the tool, then a whole user exported and erased."""
     mem, out = tour.mem, tour.out
@@ -284,8 +264,8 @@ def forget(tour: _Tour, bob: Session, ids: list[str]) -> None:
         "memory_forget makes a tombstone: content, evidence, FTS entry and vector are "
         "erased from the files, in every process's index too, with every older version "
         "of the record; the audit log keeps the id and the reason, and neither extraction "
-        "nor the model will write it again. A whole user can be exported, then erased, on "
-        "request.",
+        "nor the model will write it again unless the user says it again. A whole user can "
+        "be exported, then erased, on request.",
     )
     imported = mem.store.get_records(ids)
     address = next(i for i in ids if imported[i].content.startswith("Bob's home address"))
@@ -385,7 +365,7 @@ def extract_an_ended_session(tour: _Tour) -> None:
             out.line(f"            amended by the correction after it (evidence {r.evidence!r})")
     # The assistant's own words are kept too, read only by a question about what it said.
     result = chat.call("memory_search", {"query": ASKED_THE_ASSISTANT, "limit": 2})
-    _show_search(out, "alice", ASKED_THE_ASSISTANT, result)
+    show_search(out, "alice", ASKED_THE_ASSISTANT, result)
     _a_later_session_corrects(tour)
 
 
@@ -407,7 +387,7 @@ def _a_later_session_corrects(tour: _Tour) -> None:
                 out.line(line, summary=summary.id)
     query = "When do we ship the billing migration?"
     result = chat.call("memory_search", {"query": query, "limit": 2})
-    _show_search(out, "alice", query, result)
+    show_search(out, "alice", query, result)
     _a_correction_keeps_the_rest(tour)
 
 
@@ -430,7 +410,7 @@ def _a_correction_keeps_the_rest(tour: _Tour) -> None:
         out.line(f"keeps     {kept.content!r} ({kept.status.value})", kept=kept.id)
     query = "What is my son's name?"
     result = chat.call("memory_search", {"query": query, "limit": 2})
-    _show_search(out, "alice", query, result)
+    show_search(out, "alice", query, result)
     _a_late_session(tour)
 
 
@@ -449,7 +429,20 @@ def _a_late_session(tour: _Tour) -> None:
         if record.status.value == "superseded":
             out.line(f"late      {record.content!r} -> history of what was said after it")
     query = "What car do I drive?"
-    _show_search(out, "alice", query, chat.call("memory_search", {"query": query, "limit": 2}))
+    show_search(out, "alice", query, chat.call("memory_search", {"query": query, "limit": 2}))
+    _said_again(tour)
+
+
+def _said_again(tour: _Tour) -> None:
+    """What step 7 forgot, told again by the user in a later session, is theirs again."""
+    chat = tour.mem.session(agent_id="assistant", user_id="bob", session_id="demo-9")
+    chat.add_turn("user", SAID_AGAIN)
+    tour.out.line(f"turn      user      {SAID_AGAIN}   (bob, after step 7's forget)")
+    job = tour.mem.jobs.status(chat.end())
+    for record in tour.mem.store.get_records(job["records"]).values():
+        if record.attribute:
+            line = f"again     {record.content!r} -> {record.status.value}: the user said it again"
+            tour.out.line(line, record=record.id)
 
 
 def integrate_a_host(tour: _Tour) -> None:

@@ -168,6 +168,7 @@ WRITES: list[tuple[str, dict[str, Any]]] = [
 
 
 EXTRACTION_CHAT = [
+    ("user", "Hi, I'm Alice, by the way."),
     (
         "user",
         "I carry an EpiPen everywhere, I'm allergic to shellfish. My favourite editor is "
@@ -206,3 +207,5 @@ LATE_SESSIONS = (
     ("I sold the Mazda and bought a Subaru Outback last week.", 0),
     ("I drive a 2015 Mazda 3.", 30),
 )
+# Bob's address, forgotten in step 7, told again by bob in a later session (step 8).
+SAID_AGAIN = "My home address is 12 Elm Street."

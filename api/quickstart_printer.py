@@ -57,3 +57,25 @@ def stage_result(output: dict[str, Any]) -> str:
         said = len(output.get("assistant_words", []))
         return f"summary {output['summary_id']}, {said} part(s) of the assistant's words kept"
     return ""
+
+
+def show_search(out: Printer, user: str, query: str, result: dict[str, Any]) -> None:
+    """One search as the tour shows it: the question, each result and why it passed."""
+    out.line(f"search    as assistant for {user}: {query!r}", user=user, query=query, result=result)
+    if parts := result["explanation"].get("parts"):  # a question of several, searched apart
+        out.line(f"            asked as {len(parts)}: {' | '.join(p['query'] for p in parts)}")
+    if cue := result["explanation"]["time_cue"]:
+        out.line(
+            f"            time cue {', '.join(repr(p) for p in cue['phrases'])}: event "
+            f"time {cue['since'][:10]} to {cue['until'][:10]}",
+            time_cue=cue,
+        )
+    for r in result["results"]:
+        out.line(f"            {r['scope']:<15} {r['content']}")
+        found_by = ", ".join(
+            f"{g} #{m['rank']}" + (" (a passage)" if m.get("passage") else "")
+            for g, m in r["explanation"]["generators"].items()
+        )
+        out.line(f"                            (found by {found_by}; {r['explanation']['gate']})")
+    if not result["results"]:
+        out.line(f"            nothing: {result['explanation']['why_empty']}")

@@ -101,6 +101,7 @@ from agent_memory.core.extraction.schema import (
 )
 from agent_memory.core.framing import OWN_VOICE, REPORTING, told_before, told_you
 from agent_memory.core.judge.context import retraction
+from agent_memory.core.judge.introduction import greets
 from agent_memory.core.models import parse_time
 from agent_memory.core.search import standing
 from agent_memory.core.sentences import sentence_spans, sentences
@@ -285,6 +286,9 @@ def _from_user_turn(turn: Turn, shared_target: str) -> tuple[list[Candidate], bo
         bare = sentence.rstrip(".!? ")
         undoes = _RETRACTION.search(bare) or (SARCASM.search(bare) and len(bare.split()) <= 3)
         last, previous = previous, None
+        greeted = turn.content[last[0] : end] if last is not None else ""
+        if last is not None and greets(turn.content[last[0] : last[1]]) and phrasing.named(greeted):
+            start, sentence = last[0], greeted  # "Hi there! I'm Amelia.": one introduction
         if last is not None and says_not_so(bare, turn.content[:start]):  # "... I wish!"
             kept = [c for c in kept if all(c is not r for r in last[2])]
             unphrased = [u for u in unphrased if u[0] != index - 1]

@@ -225,6 +225,8 @@ def fact(clause: str, anchor: datetime, shared_target: str = "personal") -> Cand
         if _ELLIPTICAL.match(m.group(3)):
             return None
         thing, verb, rest = m.group(1), m.group(2), _third_person(m.group(3))
+        if thing.lower() == "name" and (verb.lower() != "is" or not a_name(rest, "named")):
+            return None  # "My name is hard to spell", "My name was Smith": no name, or not now
         return candidate(
             "fact", "semantic", f"The user's {thing} {verb} {rest}", clause, attribute=thing
         )

@@ -10,7 +10,8 @@ the less the sentence says it is one:
 - "my name's X" names it: any capitalised words;
 - after a greeting ("Hi, I'm Jack", "Hello! I'm Grace Kim"): also a common noun WordNet knows
   ("Jack", "Grace", "Will"), not an adjective ("Canadian", "Frank") or a kind of person
-  ("Vegan", "Chef", "Tom"), nor a word with no noun sense ("Anytime");
+  ("Vegan", "Chef", "Tom"), nor a word with no noun sense ("Anytime"); a greeting in a
+  sentence of its own just before greets as well ("Hi there! I'm Amelia.": ``greets``);
 - alone ("I'm David."): one person WordNet knows ("David", "Sarah"), since a capitalised word
   it does not know may be no name ("I'm Latina.", "I'm Keto.", "I'm Admin."); "nice to meet
   you" or "by the way" after it greets as a greeting before does ("I'm Priya, by the way.").
@@ -39,7 +40,7 @@ _OPENER = (
     r"(?:\s+(?:there|all|everyone|everybody|again|guys|folks))?[\s,!.:;-]*)*"
 )
 _INTRODUCTION = re.compile(
-    rf"^[\s\W]*(?P<opener>(?i:{_OPENER}))(?P<lead>(?i:I'm|I\s+am|my\s+name's))\s+"
+    rf"^\s*(?P<opener>(?i:{_OPENER}))(?P<lead>(?i:I'm|I\s+am|my\s+name's))\s+"
     r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2}?)"
     r"(?=\s*(?:[,.;:!?]|$)|\s+(?:and|but)\b)"
 )
@@ -50,8 +51,11 @@ _GREETING_AFTER = re.compile(
     r"by\s+the\s+way|btw)\b",
     re.IGNORECASE,
 )
-# Words of time that name no one: "call me Friday", "call me tomorrow".
+# Words of time that name no one ("call me Friday", "call me tomorrow"), and titles, which
+# name no one alone ("Hi, I'm Dr. Patel": the name is cut at "Dr.").
 _WHEN = frozenset(WEEKDAYS) | {"today", "tonight", "tomorrow", "now", "later", "anytime"}
+_TITLES = frozenset("dr mr mrs ms mx miss prof sir dame lady lord rev fr".split())
+_GREETING_ONLY = re.compile(rf"^\s*(?i:{_OPENER})\s*$")
 
 
 class Introduction(NamedTuple):
@@ -75,6 +79,12 @@ def introduction(sentence: str) -> Introduction | None:
     return Introduction(m.group("name"), sentence[:end].strip(), opener)
 
 
+def greets(sentence: str) -> bool:
+    """Whether ``sentence`` is a greeting and nothing else ("Hi there!"): what it says of the
+    introduction after it is what a greeting before it in the same sentence says."""
+    return _GREETING_ONLY.match(sentence) is not None and _GREETING.search(sentence) is not None
+
+
 def plain(sentence: str) -> str | None:
     """``sentence`` with its introduction said as "My name is X." (its own sentence; what
     follows it, another), or None."""
@@ -91,8 +101,15 @@ def a_name(words: str, how: str = "alone") -> bool:
     """Whether ``words`` are a person's name as written, as an introduction says it (``how``:
     "named", "greeted" or "alone"; see the module doc): one to three words, each part of each
     capitalised and not in capitals alone ("Anne-Marie O'Neill"; not "NHS", "Bristol-based"),
-    none possessive ("Sarah's") nor a time ("Friday")."""
+    none possessive ("Sarah's") nor a time ("Friday"). What "my name is" names may be written
+    in lower case too, in a word or two that are no adjective ("my name is priya"; not "my
+    name is hard to spell")."""
     parts = words.split()
+    if how == "named" and words.islower() and 1 <= len(parts) <= 2:
+        net = wordnet()
+        return net is not None and not any(
+            net.senses(w, "a") or not w.isalpha() or w in _WHEN for w in parts
+        )
     if not 1 <= len(parts) <= 3:
         return False
     for word in parts:
@@ -101,6 +118,8 @@ def a_name(words: str, how: str = "alone") -> bool:
             return False
         if word.lower().endswith("'s") or word.lower() in _WHEN:
             return False
+    if parts[0].lower().rstrip(".") in _TITLES and len(parts) == 1:
+        return False  # "Dr" of "I'm Dr. Patel", cut at its period
     if how == "named":
         return True
     net = wordnet()
@@ -109,8 +128,6 @@ def a_name(words: str, how: str = "alone") -> bool:
     first, rest = parts[0].lower(), [p.lower() for p in parts[1:]]
     if net.senses(first, "a") or _kind_of_person(net, first):
         return False  # "Canadian", "Frank"; "Vegan", "Tom"
-    if any(net.senses(w, "a") for w in rest):
-        return False  # "Google Certified"
     if _one_person(net, first):
         return True  # "David"
     if how == "alone":
@@ -134,4 +151,4 @@ def _one_person(net: WordNet, word: str) -> bool:
     return any(net.instance(o) and net.under(o, "person") for o in first)
 
 
-__all__ = ["Introduction", "a_name", "introduction", "plain"]
+__all__ = ["Introduction", "a_name", "greets", "introduction", "plain"]

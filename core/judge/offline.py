@@ -117,6 +117,7 @@ import unicodedata
 
 from agent_memory.core.amend import amended
 from agent_memory.core.framing import HEDGE, asks, asks_for_good, fiction, ironic
+from agent_memory.core.judge import introduction
 from agent_memory.core.judge.align import Attempt, entail_sentence
 from agent_memory.core.judge.base import Judge, Verdict
 from agent_memory.core.judge.clauses import clause_passes, clause_veto
@@ -272,6 +273,8 @@ class OfflineJudge(Judge):
             if (turned := possessor_first(text)) is not None:  # "Devon is my manager"
                 quote += [(s, turned, later) for s in parse_sentences(turned, statement=False)]
             plains = rephrasings(text)  # "I'd rather X than Y": "I prefer X to Y"
+            if k > 0 and introduction.greets(raw[k - 1]):  # "Hi! I'm Amelia.": as one sentence
+                plains += filter(None, [introduction.plain(f"{raw[k - 1]} {text}")])
             if k > 0 and (fixed := amended(raw[k - 1], text)) is not None:
                 plains.insert(0, fixed)  # "I have 3 kids. Actually, 4 kids.": "I have 4 kids"
             # "I quit smoking": "I am a former smoker" (core.judge.restate).

@@ -427,17 +427,31 @@ def region(word: str) -> bool:
 
 # The user's own name, said as such: "The user's name is Priya.", "my name's Tomasz", "The user
 # wants to be called Liz.", "Hi, I'm Priya, by the way." (core.judge.introduction); not another
-# one's ("The user's dog's name is Rex."). A question asks it by nothing but "name" ("What's my
-# name?": core.search.subject.asked), as a token no text holds as a word.
+# one's ("The user's dog's name is Rex."), nor a call ("The user called Dr. Okafor"). A question
+# asks it by "my name", "call me", "who am I" (core.search.subject.words_asked), as a token no
+# text holds as a word.
 _OWN_NAME = re.compile(
     r"\b(?:the\s+user's|my)\s+name(?:'s|\s+is)\s+(?-i:[A-Z])"
-    r"|\b(?:the\s+user\s+(?:wants\s+to\s+be\s+|is\s+)?called|call\s+me)\s+(?-i:[A-Z])",
+    r"|\bthe\s+user\s+(?:wants\s+to\s+be|is)\s+called\s+(?-i:[A-Z])",
     re.IGNORECASE,
 )
 OWN_NAME = "name_user"
 
 
-def _says_own_name(text: str) -> bool:
+def asks_own_name(query: str) -> bool:
+    """Whether ``query`` asks the user's own name ("What's my name?", "What should you call
+    me?", "Who am I?"; not "What's her name?", "What's it called?")."""
+    return _OWN_NAME_ASKED.search(query) is not None
+
+
+_OWN_NAME_ASKED = re.compile(
+    r"\b(?:my\s+(?:full\s+|first\s+|last\s+)?name|call\s+me|am\s+i\s+called|who\s+am\s+i)\b",
+    re.IGNORECASE,
+)
+
+
+def says_own_name(text: str) -> bool:
+    """Whether ``text`` says the user's own name (``_OWN_NAME``, an introduction)."""
     return _OWN_NAME.search(text) is not None or any(
         introduction(text[a:b]) is not None for a, b in sentence_spans(text)
     )
@@ -483,7 +497,7 @@ PARTS = (
     ),
     Part(
         "name",
-        _says_own_name,
+        says_own_name,
         frozenset({OWN_NAME}),
         re.compile(r"\b(?:changed\s+my\s+name|new\s+name|now\s+(?:called|go\s+by))\b", re.I),
     ),

@@ -130,6 +130,7 @@ class Search:
     # The query words no readable record holds, read when a candidate is first on dense and on
     # lexical (core.search.gate.first_on_both); None: not read.
     unheld: list[str] | None = None
+    framed: frozenset[str] = frozenset()  # candidates held by the frame's words alone
     survivors: list[Candidate] = field(default_factory=list)
     cut: list[Candidate] = field(default_factory=list)
     gate_log: dict[str, Any] = field(default_factory=dict)

@@ -42,6 +42,7 @@ from agent_memory.core.search import (
     duplicates,
     explain,
     later,
+    life,
     profile,
     ranking,
     siblings,
@@ -143,13 +144,14 @@ class Retriever:
             s.lexical, s.lexical_scored_by, s.weightless = generators.lexical(
                 s.words, s.scored, where, depth, index=index
             )
+            s.framed = self._framed(s)
+            s.lexical = [(i, score) for i, score in s.lexical if i not in s.framed]
             # A question about the user as a whole is answered with the user's records.
             s.profile, s.profile_of = profile.lookup(
                 self.store, query, request.user_id, where, request.limit
             )
-            # A question naming nothing the readable store holds and nothing of the user's is
-            # the assistant's to answer from what it knows: a task, which standing
-            # instructions shape as they shape any other.
+            # A question naming nothing the readable store holds nor the user's is the
+            # assistant's to answer from what it knows: a task, which standing instructions shape.
             s.task = not s.profile and (
                 standing.asks_task(query) or (not s.lexical and standing.asks_knowledge(query))
             )
@@ -165,6 +167,7 @@ class Retriever:
             lean: Lean = "future" if s.task else "past"
             cue = query_window(query, now, lean=lean) if cfg.time_weight > 0 else None
             s.timed = generators.in_window(cue, s.words, s.scored, where, depth, index=index)
+            s.timed = [(i, score) for i, score in s.timed if i not in s.framed]
             s.time_cue = None if cue is None else cue.describe()
         with timer.stage("entity_lookup"):
             self._entity_candidates(s)
@@ -450,6 +453,22 @@ class Retriever:
             s.gate_log["subject"] = subject.logged(s.subject, s.ordered)
         if s.unheld is not None:
             s.gate_log["unheld"] = s.unheld
+        if s.framed:
+            s.gate_log["framed"] = sorted(s.framed)
+
+    def _framed(self, s: Search) -> frozenset[str]:
+        """In a small store, the records saying the user's name whose only query words are
+        frame ("name" of "What's my brother's name?"): not ranked nor corroborated by them."""
+        asked = [w for w in s.words if w not in subject.FRAME]
+        readable = self._readable_records(s.where, s.index)
+        dense, _, corroborated, _ = floors(readable, self.config.gate)
+        if not asked or len(asked) == len(s.words) or not s.lexical or corroborated >= dense:
+            return frozenset()
+        if (scored := self.generators.scored(asked, s.where, index=s.index)) is None:
+            return frozenset()  # FTS5 ranks: its statistics are read no further here
+        holding = set(self.store.ids_by_rowid([int(r) for r in scored[0]]).values())
+        framed = self.store.get_records([i for i, _ in s.lexical if i not in holding])
+        return frozenset(i for i, r in framed.items() if life.says_own_name(r.content))
 
     def _rerank(self, s: Search) -> None:
         if s.gate_log["profile"]:  # its words name no topic to judge the records against

@@ -105,7 +105,8 @@ def words_asked(query: str, words: Sequence[str]) -> tuple[str, ...]:
     living = re.search(r"\bfor\s+a\s+living\b", query, re.IGNORECASE) is not None
     does = re.match(r"\W*what\s+do(?:es)?\s+(?!you\b)(?:[\w'-]+\s+){1,2}do\W*$", query, re.I)
     asks = tuple("work" if living and w == "living" else w for w in words)
-    return (*asks, "work") if does else asks
+    own = (life.OWN_NAME,) if life.asks_own_name(query) else ()  # "What's my name?"
+    return (*asks, "work", *own) if does else (*asks, *own)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -136,7 +137,7 @@ def asked(words: tuple[str, ...]) -> tuple[str, ...]:
         w for w in words if w not in FRAME and w not in STOPWORDS and len(w) > 1 and w.isalpha()
     )
     if not subject:  # "What's my name?": the user's own, said as such (core.search.life)
-        return (life.OWN_NAME,) if set(words) & {"name", "called", "call"} else ()
+        return (life.OWN_NAME,) if life.OWN_NAME in words else ()
     work = life.BY_NAME["work"].asked_by
     if any(_stem(w) in work for w in subject) and set(subject) & _WORK_FRAME:
         # "What's my job title?" asks the job, when nothing else is asked but whose it is (not

@@ -272,6 +272,9 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
         assert step in out
     assert "address found afterwards: False" in out
     assert "write     the forgotten address again: forgotten" in out  # the model cannot
+    # ... but the user may: bob tells it again in a later session, and it is extracted.
+    said_again = 'again     "The user\'s home address is 12 Elm Street." -> confirmed'
+    assert f"{said_again}: the user said it again" in out
     # An older session extracted after a newer one: its old value arrives as history.
     assert "late      'The user drives a 2015 Mazda 3.' -> history of what was said after it" in out
     car = out.split("'What car do I drive?'")[1].split("\n\n")[0]
@@ -326,6 +329,7 @@ def test_quickstart_runs_end_to_end_as_a_console_script(tmp_path: Path) -> None:
     assert "admin" not in extracted  # the injected turn produced no record
     # A clause no rule phrased, opening a sentence a rule phrased, is kept in the user's words.
     assert "The user is allergic to shellfish." in extracted
+    assert "semantic  confirmed   user_statement  The user's name is Alice." in extracted
     assert "user_statement  I carry an EpiPen everywhere\n" in extracted
     # A sentence whose other words qualify its claim is kept as said, and retires nothing.
     assert "My favourite editor is Helix, mostly for Rust.\n               kept as said" in out

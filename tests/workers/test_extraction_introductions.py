@@ -40,6 +40,9 @@ def extract(text: str) -> list[tuple[str, str | None]]:
         ("Hello, I am Grace Kim.", "Grace Kim"),
         ("I'm David and I live in Leeds.", "David"),  # one person in WordNet, not a kind
         ("My name's Anne-Marie O'Neill.", "Anne-Marie O'Neill"),
+        ("Hi there! I'm Amelia and I need help with my taxes.", "Amelia"),  # greeted before
+        ("Hi, I'm Charlie Brown.", "Charlie Brown"),  # a surname that is an adjective
+        ("my name is priya", "priya"),  # "my name is" names it, in lower case too
     ],
 )
 def test_a_self_introduction_is_the_users_name(said: str, name: str) -> None:
@@ -58,12 +61,19 @@ def test_a_self_introduction_is_the_users_name(said: str, name: str) -> None:
         ("For Halloween, I'm Elsa.", "The user is Elsa."),  # what opens it frames it
         ("Yeah, and I'm Beyonce.", "The user is Beyonce."),
         ("Hi, I'm Product Manager.", "The user is Product Manager."),  # a kind of person
+        ("Hi, I'm Dr. Patel.", "The user is Dr. Patel."),  # cut at "Dr.": no name
+        ("My name is hard to pronounce.", "My name is hard to pronounce."),
+        ("My name was Smith before I got married.", "My name was Smith before I got married."),
     ],
 )
 def test_what_is_no_name_is_not_read_as_one(said: str, kept: str) -> None:
     got = extract(said)
     assert not any(attribute == "name" for _, attribute in got), got
     assert kept in [content for content, _ in got]
+
+
+def test_someone_elses_introduction_is_not_the_users() -> None:
+    assert extract('"Hi, I\'m Rachel," she said.') == []
 
 
 def test_call_me_is_what_the_user_wants_to_be_called() -> None:
