@@ -52,6 +52,7 @@ import numpy as np
 
 from agent_memory.core.embedder import Embedder
 from agent_memory.core.errors import Forgotten
+from agent_memory.core.framing import HEDGE, LEAD, REPORTING
 from agent_memory.core.judge.base import Judge, JudgeUnavailable
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
@@ -197,8 +198,8 @@ def restated(
 ) -> list[bool]:
     """For each (content, evidence quote) of ``drafts``, whether it restates a forgotten
     record (``Suppressions.matching``) the user has not said again since: a quote of a later
-    user turn than the forget, in their own words (``in_own_words``), which says the content
-    by ``judge``, is theirs to keep (a model's
+    user turn than the forget, said again as a sentence of its own (``told_again``), which
+    says the content by ``judge``, is theirs to keep (a model's
     restatement resting on another turn stays suppressed, as a model's write does:
     ``refuse_forgotten`` reads the quote the judge confirmed)."""
     found = forgotten.matching([content for content, _ in drafts])
@@ -212,10 +213,10 @@ def restated(
 
 
 def _said_again(quote: str, content: str, turns: Sequence[Turn], judge: Judge) -> str | None:
-    """When the user last said ``quote``, in their own words, in a turn whose words say
+    """When the user last said ``quote`` again (``told_again``), in a turn whose words say
     ``content``, or None."""
     turn = find_quote(quote, reversed(turns), roles=("user",))
-    if turn is None or not in_own_words(quote):
+    if turn is None or not told_again(quote, turn.content):
         return None
     try:
         return turn.at if judge.entails(quote, content, context=turn.content).holds else None
@@ -223,11 +224,37 @@ def _said_again(quote: str, content: str, turns: Sequence[Turn], judge: Judge) -
         return None  # unread: it stays suppressed
 
 
-def in_own_words(quote: str) -> bool:
-    """Whether ``quote`` speaks in the first person ("My dentist is Dr. Patel"), as the user
-    saying a fact again does; not the memory's own words pasted back ("Why do you still have
-    this? The user's dentist is Dr. Patel."), which say it of "the user"."""
-    return _FIRST_PERSON.search(quote) is not None
+def told_again(quote: str, said: str) -> bool:
+    """Whether ``quote`` is the user saying a fact again in ``said`` (their turn): a sentence
+    of its own (or what follows a colon), less the words that lead into one ("Oh by the way,
+    ...": core.framing.LEAD), in the first person, no report, hedge or quotation ("My dentist
+    is Dr. Patel.", "It's fine to remember: I'm pregnant."). Not the memory's own words
+    pasted back ("Why do you still have this? The user's dentist is Dr. Patel."), nor a
+    sentence that wraps it ("My notes say my dentist is ...", "You remembered that my dentist
+    is ..."), nor what a request to forget or a complaint leads into ("Please delete: my
+    dentist is ...": ``_UNSAYING``, before the colon or in the 80 characters before)."""
+    if _FIRST_PERSON.search(quote) is None or _WRAPPED.search(quote):
+        return False
+    wanted = normalise(quote).rstrip(".!?")
+    for a, b in sentence_spans(said):
+        before, _, unit = said[a:b].rpartition(":")  # "It's fine to remember: I'm ..."
+        if _UNSAYING.search(f"{said[max(0, a - 80) : a]} {before}"):
+            continue  # "Please delete: ...", "This is still showing up:\n..."
+        if normalise(_LEAD_IN.sub("", unit.strip())).rstrip(".!?") == wanted:
+            return True
+    return False
+
+
+# What leads into a sentence and changes nothing ("Oh by the way, ..."), and what makes a
+# sentence someone's report, a hedge or a quotation rather than the user saying it.
+_LEAD_IN = re.compile(rf"(?:{LEAD.pattern[1:]}|(?:oh\s+)?by\s+the\s+way\b[,.:!\s]*)+", re.I)
+# What, before a colon or in the sentence before, takes back what follows it.
+_UNSAYING = re.compile(
+    r"\b(?:delete|forget|remove|erase|wipe|drop|ignore|test|stop|don't|do\s+not|never|wrong|"
+    r"incorrect|why|still|showing|keeps?)\b",
+    re.I,
+)
+_WRAPPED = re.compile(rf"{REPORTING.pattern}|{HEDGE.pattern}|\bsay\b|[\"\u201c\u201d]", re.I)
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us)\b", re.I)
@@ -455,7 +482,6 @@ __all__ = [
     "content_digest",
     "echoes",
     "holds",
-    "in_own_words",
     "refuse_forgotten",
     "restated",
     "restates",
@@ -463,4 +489,5 @@ __all__ = [
     "says_again",
     "scope_user",
     "told",
+    "told_again",
 ]

@@ -452,8 +452,8 @@ def _from_sentence(sentence: str, anchor: datetime, shared_target: str) -> Itera
         yield name  # "Hi, I'm Priya": the user's name, its clause read no further
     reported = False
     for clause, own, quoted in _clauses(sentence):
-        if name is not None and clause in name.evidence:
-            continue
+        if name is not None and clause.rstrip(" :;)(-") in name.evidence:
+            continue  # "I'm Priya :)": the name, whatever ends it
         if own:
             reported = False
         if REPORTING.search(clause):

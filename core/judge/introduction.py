@@ -7,11 +7,12 @@ nothing but a greeting or a word that changes nothing ("Oh, ...", "Btw ...", "Ac
 ``_OPENER``), and what follows must be a name as written (``a_name``), read the more strictly
 the less the sentence says it is one:
 
-- "my name's X" names it: any capitalised words;
-- after a greeting ("Hi, I'm Jack", "Hello! I'm Grace Kim"): also a common noun WordNet knows
-  ("Jack", "Grace", "Will"), not an adjective ("Canadian", "Frank") or a kind of person
-  ("Vegan", "Chef", "Tom"), nor a word with no noun sense ("Anytime"); a greeting in a
-  sentence of its own just before greets as well ("Hi there! I'm Amelia.": ``greets``);
+- "my name's X" names it: capitalised words, one alone no adjective ("My name is Secret.");
+- after a greeting ("Hi, I'm Priya", "Hello! I'm Mei Ling"): also a word WordNet does not
+  know, never a common word ("Hi, I'm Sales.", "Hi, I'm Maori.", nor "Jack": a review found
+  everyday words read as names superseding the real one), an adjective ("Canadian") or a
+  pronoun ("Him"); a greeting in a sentence of its own just before greets as well ("Hi there!
+  I'm Amelia.": ``greets``);
 - alone ("I'm David."): one person WordNet knows ("David", "Sarah"), since a capitalised word
   it does not know may be no name ("I'm Latina.", "I'm Keto.", "I'm Admin."); "nice to meet
   you" or "by the way" after it greets as a greeting before does ("I'm Priya, by the way.").
@@ -19,9 +20,10 @@ the less the sentence says it is one:
 The offline extractor phrases an introduction as "The user's name is X." (core.extraction
 .phrasing.named) and the offline judge reads it as "My name is X." (``plain``, one more quote
 sentence: core.judge.rephrase). Limits: English; one to three words, each capitalised ("i'm
-priya", "JJ", "Sanne de Vries" are not read); a name that is a common word is read only after
-a greeting or with "name", and one WordNet does not know ("Priya") only so; "Hi, I'm Keto",
-greeting with a capitalised word WordNet does not know, is read as a name.
+priya", "JJ", "Sanne de Vries" are not read); a name that is a common word ("Jack", "Grace",
+"Frank") is read only with "name", and one WordNet does not know ("Priya") only after a
+greeting or with "name"; "Hi, I'm Keto" or "Hi, I'm Pescatarian", a greeting with a
+capitalised word WordNet does not know, is read as a name.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ _GREETING_AFTER = re.compile(
 # name no one alone ("Hi, I'm Dr. Patel": the name is cut at "Dr.").
 _WHEN = frozenset(WEEKDAYS) | {"today", "tonight", "tomorrow", "now", "later", "anytime"}
 _TITLES = frozenset("dr mr mrs ms mx miss prof sir dame lady lord rev fr".split())
+_PRONOUNS = frozenset("him her me you them it us everyone everybody someone nobody".split())
 _GREETING_ONLY = re.compile(rf"^\s*(?i:{_OPENER})\s*$")
 
 
@@ -120,23 +123,18 @@ def a_name(words: str, how: str = "alone") -> bool:
             return False
     if parts[0].lower().rstrip(".") in _TITLES and len(parts) == 1:
         return False  # "Dr" of "I'm Dr. Patel", cut at its period
-    if how == "named":
-        return True
     net = wordnet()
     if net is None:
         return False
-    first, rest = parts[0].lower(), [p.lower() for p in parts[1:]]
-    if net.senses(first, "a") or _kind_of_person(net, first):
-        return False  # "Canadian", "Frank"; "Vegan", "Tom"
+    first = parts[0].lower()
+    if how == "named":
+        return len(parts) > 1 or not net.senses(first, "a")  # not "Secret", "Unusual"
+    if net.senses(first, "a") or _kind_of_person(net, first) or first in _PRONOUNS:
+        return False  # "Canadian", "Frank"; "Vegan", "Tom"; "Him"
     if _one_person(net, first):
         return True  # "David"
-    if how == "alone":
-        return False  # "Latina", "Legend", "Liverpool", "Jack"
-    if not any(net.senses(first, pos) for pos in "nvar"):
-        return True  # "Priya"
-    if not net.senses(first, "n"):
-        return False  # "Anytime"
-    return not any(_kind_of_person(net, w) for w in rest)  # "Jack"; not "Product Manager"
+    known = any(net.senses(first, pos) for pos in "nvar")
+    return how == "greeted" and not known  # "Priya"; not "Latina" alone, "Sales", "Jack"
 
 
 def _kind_of_person(net: WordNet, word: str) -> bool:

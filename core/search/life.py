@@ -445,7 +445,8 @@ def asks_own_name(query: str) -> bool:
 
 
 _OWN_NAME_ASKED = re.compile(
-    r"\b(?:my\s+(?:full\s+|first\s+|last\s+)?name|call\s+me|am\s+i\s+called|who\s+am\s+i)\b",
+    r"\b(?:my\s+(?:full\s+|first\s+|last\s+)?name|call\s+me|am\s+i\s+called)\b"
+    r"|\bwho\s+am\s+i\W*$",
     re.IGNORECASE,
 )
 

@@ -67,7 +67,7 @@ from agent_memory.core.store import keys
 from agent_memory.core.store import records as stored
 from agent_memory.core.store import write_reads as reads
 from agent_memory.core.store.log import log_write
-from agent_memory.core.suppressions import in_own_words, refuse_forgotten, scope_user
+from agent_memory.core.suppressions import refuse_forgotten, scope_user, told_again
 from agent_memory.core.timing import StageTimer
 from agent_memory.core.write import dedup, drafts, entities, evidence, reinforce, supersession
 from agent_memory.core.write.dedup import RACE_RETRIES, Raced, Restart, Vectors
@@ -186,10 +186,9 @@ class Ingestor:
         (core.suppressions.refuse_forgotten)."""
         own = [s for s in readable if scope_user(s) == request.user_id]
         parts = request.procedure.parts() if request.procedure else ()
-        said = checked.source_kind is SourceKind.USER_STATEMENT and in_own_words(
-            checked.evidence or ""
-        )
-        quote = checked.turn if said else None
+        quote = checked.turn if checked.source_kind is SourceKind.USER_STATEMENT else None
+        if quote is not None and not told_again(checked.evidence or "", quote.content):
+            quote = None  # wrapped or pasted back: not the user saying it again
         refuse_forgotten(
             self.engine,
             sorted({request.scope, *own}),

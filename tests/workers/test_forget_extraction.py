@@ -291,13 +291,22 @@ def test_what_only_the_assistant_says_again_stays_forgotten(tmp_path: Path) -> N
         assert dentist_records(memory) == []  # nor the model's words, which echo it
 
 
-def test_the_memory_pasted_back_is_not_the_user_saying_it_again(tmp_path: Path) -> None:
-    """A review's: the user complaining that the forgotten fact still shows, in the memory's
-    own words ("The user's dentist is ..."), brought it back: only the user's own words (the
-    first person) say it again."""
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "Why do you still have this? The user's dentist is Dr. Priya Patel.",
+        "Please delete: my dentist is Dr. Priya Patel.",
+        "My notes say my dentist is Dr. Priya Patel.",
+    ],
+)
+def test_the_fact_pasted_or_wrapped_is_not_the_user_saying_it_again(
+    tmp_path: Path, pasted: str
+) -> None:
+    """Two reviews': the memory's own words pasted back in a complaint, or the user's quoted
+    inside a request or a report, brought the forgotten fact back. Only a sentence of its own,
+    in the first person, says it again (core.suppressions.told_again)."""
     with extracting_memory(tmp_path / "m.db", shared_embedder(Config().embedder)) as memory:
         extracted_session(memory, "s1", DENTIST, days=-30)
         forget_extracted(memory, DENTIST, days=-20)
-        pasted = "Why do you still have this? The user's dentist is Dr. Priya Patel."
         extracted_session(memory, "s2", pasted, days=-10)
         assert dentist_records(memory) == []

@@ -395,6 +395,10 @@ UNDERIVED: list[tuple[str, str]] = [
     ("My daughter is Victoria.", "The user's daughter is Victorian."),
     ("My daughter is Olive.", "The user's daughter is Oliver."),
     ("I'm a trainee at the gym.", "The user is a trainer at the gym."),
+    # An ending alone joins look-alikes WordNet does not link (the third review's).
+    ("I work at a hospital.", "The user works in hospitality."),
+    ("I keep a journal.", "The user is a journalist."),
+    ("I like the capital.", "The user likes capitalism."),
 ]
 # A word and one derived from it still say each other.
 DERIVED: list[tuple[str, str]] = [
@@ -403,11 +407,6 @@ DERIVED: list[tuple[str, str]] = [
     ("I need the simplest budget possible.", "The user wants a very simple budget."),
     ("I love YouTubers.", "The user loves YouTube."),  # a word WordNet does not know
     ("I have three grandkids.", "The user has three grandchildren."),
-    # WordNet links none of these; the longer is the shorter with a derivational ending.
-    ("I'm a loyal customer of Acme.", "The user has loyalty to Acme."),
-    ("I do gymnastics.", "The user is a gymnast."),
-    ("I'm an optimist.", "The user is optimistic."),
-    ("I'm Bostonian.", "The user is from Boston."),
 ]
 
 
@@ -460,5 +459,20 @@ def test_no_longer_still_says_what_it_says() -> None:
     assert (
         OfflineJudge()
         .entails("I no longer live in Leeds.", "The user no longer lives in Leeds.")
+        .holds
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: between words WordNet knows, only its derivation links count, and it "
+    "has none for loyal/loyalty, gymnast/gymnastics, optimist/optimistic, Boston/Bostonian; an "
+    "ending rule that covered them also covered hospital/hospitality and journal/journalist "
+    "(session 60's reviews), and a wrong cover costs precision, a missing one recall",
+)
+def test_known_limit_derived_forms_wordnet_does_not_link() -> None:
+    assert (
+        OfflineJudge()
+        .entails("I'm a loyal customer of Acme.", "The user has loyalty to Acme.")
         .holds
     )

@@ -139,7 +139,9 @@ def test_another_ones_name_is_not_the_users(memory: Memory) -> None:
     assert passed_on(memory, texts, "What's my name?") == {}
 
 
-@pytest.mark.parametrize("question", ["What's your name?", "What's it called?"])
+@pytest.mark.parametrize(
+    "question", ["What's your name?", "What's it called?", "Who am I meeting tomorrow?"]
+)
 def test_a_name_question_about_someone_else_is_not_the_users(memory: Memory, question: str) -> None:
     """Only "my name", "call me", "who am I" ask the user's own (a review found "What's your
     name?" answered with the user's). ("What's her name?" is near enough on dense cosine to
