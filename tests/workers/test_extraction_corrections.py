@@ -487,6 +487,12 @@ def test_a_break_up_retires_the_relationship_not_the_person(
             "practice, Haddad Tax Advisory, on June 1.",
             "senior tax manager at Beaumont Clarke",
         ),
+        (  # a change made to the user by someone else, beside a clause a rule phrases
+            "My GP, Dr Anand, has prescribed warfarin for my atrial fibrillation.",
+            "Regarding medication: Dr Anand has since moved me from warfarin to apixaban, "
+            "5 mg twice daily, so I no longer require the blood tests.",
+            "prescribed warfarin",
+        ),
     ],
 )
 def test_a_correction_retires_what_it_names(
