@@ -126,7 +126,8 @@ def derived(want: str, have: str) -> bool:
     "YouTube"/"YouTubers", "Instagram"/"Instagrammer"). Never from a person's name
     ("Olive"/"Oliver"); not two words derived alike from a third ("employee"/"employer"), nor
     "police"/"policy", "Victoria"/"Victor", "Priya"/"Priyanka". Between words WordNet knows,
-    only its own links count: an ending alone also joins "hospital"/"hospitality",
+    only its own links count, and a demonym's ending after a place ("Boston"/"Bostonian":
+    ``_DEMONYM``): an ending alone also joins "hospital"/"hospitality",
     "journal"/"journalist", "capital"/"capitalism" (a review's), so "loyal"/"loyalty",
     "gymnast"/"gymnastics" go uncovered: a missing link costs recall, a wrong one precision.
     Without WordNet, none is."""
@@ -139,13 +140,16 @@ def derived(want: str, have: str) -> bool:
         return False
     if _a_persons_name(net, want) or _a_persons_name(net, have):
         return False  # "Oliver" is no "olive"-er, "Victoria" not Victorian
-    if net.knows(want) and net.knows(have):
-        return net.derives(want, have)
     short, long = sorted((want, have), key=len)
-    return len(long) > len(short) and _suffixed(short, long)
+    if net.knows(want) and net.knows(have) and not _a_place(net, short):
+        return net.derives(want, have)
+    if net.derives(want, have):
+        return True
+    ending = _DEMONYM if net.knows(short) and net.knows(long) else _ENDING
+    return len(long) > len(short) and _suffixed(short, long, ending)
 
 
-def _suffixed(short: str, long: str) -> bool:
+def _suffixed(short: str, long: str, ending: re.Pattern[str]) -> bool:
     """``long`` is ``short`` (less a final "e", "y" or "a") with ``_ENDING``, its last letter
     doubled or not ("Instagram"/"Instagrammer", "insomnia"/"insomniac")."""
     for base in {short, short[:-1] if short[-1] in "eya" else short}:
@@ -153,9 +157,15 @@ def _suffixed(short: str, long: str) -> bool:
             added = long[len(base) :]
             doubled = added[1:] if added[:1] == base[-1] else None
             ends = [end for end in (added, doubled) if end and (base == short or len(end) > 1)]
-            if any(_ENDING.fullmatch(end) for end in ends):
+            if any(ending.fullmatch(end) for end in ends):
                 return True
     return False
+
+
+def _a_place(net: WordNet, word: str) -> bool:
+    """The word's first noun sense is one place ("Boston", "Florida")."""
+    first = net.senses(word, "n")[:1]
+    return any(net.instance(o) and net.under(o, "location") for o in first)
 
 
 def _a_persons_name(net: WordNet, word: str) -> bool:
@@ -166,6 +176,9 @@ def _a_persons_name(net: WordNet, word: str) -> bool:
     return person and not net.senses(word, "v")
 
 
+# What names someone of a place WordNet knows ("Boston"/"Bostonian", "Florida"/"Floridian";
+# not "-er": "Hamburg"/"hamburger").
+_DEMONYM = re.compile(r"ians?|ans?|ese|ites?")
 # What a derived word adds to the word it derives from: an agent or follower, a state, a
 # doctrine, a quality, an act, a verb's forms ("-er", "-ian", "-ist", "-ism", "-ity", "-ion").
 _ENDING = re.compile(

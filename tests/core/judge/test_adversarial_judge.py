@@ -407,6 +407,7 @@ DERIVED: list[tuple[str, str]] = [
     ("I need the simplest budget possible.", "The user wants a very simple budget."),
     ("I love YouTubers.", "The user loves YouTube."),  # a word WordNet does not know
     ("I have three grandkids.", "The user has three grandchildren."),
+    ("I'm Bostonian.", "The user is from Boston."),  # a demonym of a place WordNet knows
 ]
 
 
