@@ -14,7 +14,10 @@ from typing import Any
 
 from agent_memory.core import Config, Memory
 from agent_memory.core.embedder import Embedder
-from agent_memory.core.models import Record, SourceKind, Status
+from agent_memory.core.extraction.offline import OfflineBackend
+from agent_memory.core.extraction.schema import Candidate, SessionView
+from agent_memory.core.models import Record, SourceKind, Status, format_time
+from agent_memory.core.write.evidence import Turn
 from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
 from tests.support.stores import granted_memory
@@ -49,6 +52,15 @@ def extracted_session(
     status = mem.jobs.status(s.end(now=start + timedelta(minutes=2 * len(user_turns))))
     assert status["status"] == "done"
     return status
+
+
+def proposed(*user_turns: str, shared: str = "personal") -> list[Candidate]:
+    """What the offline extractor proposes for alice's ``user_turns``, said at NOW, the
+    session writing to "personal" and ``shared`` (its target for shared decisions)."""
+    turns = tuple(Turn(i, "user", text, format_time(NOW)) for i, text in enumerate(user_turns))
+    targets = tuple(dict.fromkeys(("personal", shared)))
+    view = SessionView("s", "assistant", "alice", turns, targets, shared)
+    return list(OfflineBackend().extract(view).candidates)
 
 
 def stated_records(mem: Memory) -> list[Record]:

@@ -8,19 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.core.extraction.offline import OfflineBackend
-from agent_memory.core.extraction.schema import SessionView
-from agent_memory.core.models import format_time
-from agent_memory.core.write.evidence import Turn
-from tests.support.clock import NOW
-
-AT = format_time(NOW)
+from tests.support.extraction import proposed
 
 
 def extract(text: str) -> list[tuple[str, str | None]]:
     """(content, event_at) of what the offline extractor proposes for one user turn."""
-    view = SessionView("s", "assistant", "alice", (Turn(0, "user", text, AT),), ("personal",), "")
-    return [(c.content, c.event_at) for c in OfflineBackend().extract(view).candidates]
+    return [(c.content, c.event_at) for c in proposed(text)]
 
 
 @pytest.mark.parametrize(

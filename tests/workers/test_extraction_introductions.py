@@ -14,21 +14,20 @@ from pathlib import Path
 import pytest
 
 from agent_memory.core.embedder import FlagEmbedder
-from agent_memory.core.extraction.offline import OfflineBackend
-from agent_memory.core.extraction.schema import SessionView
 from agent_memory.core.judge.offline import OfflineJudge
-from agent_memory.core.models import Status, format_time
-from agent_memory.core.write.evidence import Turn
+from agent_memory.core.models import Status
 from tests.support.clock import NOW
-from tests.support.extraction import extracted_session, extracting_memory, stated_records
-
-AT = format_time(NOW)
+from tests.support.extraction import (
+    extracted_session,
+    extracting_memory,
+    proposed,
+    stated_records,
+)
 
 
 def extract(text: str) -> list[tuple[str, str | None]]:
     """(content, attribute) of what the offline extractor proposes for one user turn."""
-    view = SessionView("s", "assistant", "alice", (Turn(0, "user", text, AT),), ("personal",), "")
-    return [(c.content, c.attribute) for c in OfflineBackend().extract(view).candidates]
+    return [(c.content, c.attribute) for c in proposed(text)]
 
 
 @pytest.mark.parametrize(

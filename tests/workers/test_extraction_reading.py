@@ -16,21 +16,18 @@ from agent_memory.core import Config, HashingEmbedder, Memory
 from agent_memory.core.extraction import ExtractionOutput, ModelBackend, ReviewOutput, SummaryOutput
 from agent_memory.core.extraction.offline import OfflineBackend
 from agent_memory.core.extraction.schema import ReviewRequest, SessionView, SummaryRequest
-from agent_memory.core.models import Record, SourceKind, format_time
-from agent_memory.core.write.evidence import Turn
+from agent_memory.core.models import Record, SourceKind
 from agent_memory.workers.app import WorkerApp
 from tests.support.clock import NOW
+from tests.support.extraction import proposed
 from tests.workers.test_pipeline import accept_all
 
 CONFIG = Config(worker={"retry_delay_seconds": 0, "max_attempts": 3})
-AT = format_time(NOW)
 
 
 def extract(*texts: str, shared: str = "personal") -> list[tuple[str, str, str]]:
     """(content, evidence, target) of what the offline extractor proposes for user turns."""
-    turns = tuple(Turn(i, "user", text, AT) for i, text in enumerate(texts))
-    view = SessionView("s", "assistant", "alice", turns, ("personal", shared), shared)
-    return [(c.content, c.evidence, c.target) for c in OfflineBackend().extract(view).candidates]
+    return [(c.content, c.evidence, c.target) for c in proposed(*texts, shared=shared)]
 
 
 @pytest.mark.parametrize(
