@@ -7,9 +7,10 @@ of the scopes a session reads: a candidate restates a forgotten record when its 
 content has the same digest, or its embedding is at least the given floor similar
 (``ingest.duplicate_floor`` for candidates and summaries: where the ingestor would have merged
 it into the forgotten record as a duplicate). A candidate the user said again since the forget
-(its quote in a user turn later than the suppression, which says it: ``restated``) is theirs
-to keep, as a model's write quoting such a turn is (``refuse_forgotten``); what the user said
-before the forget, and a candidate of no user turn, stays suppressed.
+(its quote a sentence of its own in a user turn later than the suppression, which says it:
+``restated``, ``told_again``) is theirs to keep, as a model's write quoting such a turn is
+(``refuse_forgotten``); what the user said before the forget, and a candidate of no user
+turn, stays suppressed.
 
 The assistant's own words kept from its sessions (core.extraction.replies) repeat what they
 were told, in the second person ("Got it, your new address is ...", "You are allergic to
@@ -199,9 +200,8 @@ def restated(
     """For each (content, evidence quote) of ``drafts``, whether it restates a forgotten
     record (``Suppressions.matching``) the user has not said again since: a quote of a later
     user turn than the forget, said again as a sentence of its own (``told_again``), which
-    says the content by ``judge``, is theirs to keep (a model's
-    restatement resting on another turn stays suppressed, as a model's write does:
-    ``refuse_forgotten`` reads the quote the judge confirmed)."""
+    says the content by ``judge``, is theirs to keep, as a model's write quoting it is
+    (core.write.ingestor); a restatement resting on another turn stays suppressed."""
     found = forgotten.matching([content for content, _ in drafts])
     said = [
         _said_again(quote, content, turns, judge) if hit and quote else None
@@ -247,7 +247,7 @@ def told_again(quote: str, said: str) -> bool:
 
 # What leads into a sentence and changes nothing ("Oh by the way, ..."), and what makes a
 # sentence someone's report, a hedge or a quotation rather than the user saying it.
-_LEAD_IN = re.compile(rf"(?:{LEAD.pattern[1:]}|(?:oh\s+)?by\s+the\s+way\b[,.:!\s]*)+", re.I)
+_LEAD_IN = re.compile(rf"^(?:{LEAD.pattern[1:]}|(?:oh\s+)?by\s+the\s+way\b[,.:!\s]*)+", re.I)
 # What, before a colon or in the sentence before, takes back what follows it.
 _UNSAYING = re.compile(
     r"\b(?:delete|forget|remove|erase|wipe|drop|ignore|test|stop|don't|do\s+not|never|wrong|"

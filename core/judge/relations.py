@@ -150,8 +150,8 @@ def derived(want: str, have: str) -> bool:
 
 
 def _suffixed(short: str, long: str, ending: re.Pattern[str]) -> bool:
-    """``long`` is ``short`` (less a final "e", "y" or "a") with ``_ENDING``, its last letter
-    doubled or not ("Instagram"/"Instagrammer", "insomnia"/"insomniac")."""
+    """``long`` is ``short`` (less a final "e", "y" or "a") with an ``ending``, its last
+    letter doubled or not ("Instagram"/"Instagrammer", "Florida"/"Floridian")."""
     for base in {short, short[:-1] if short[-1] in "eya" else short}:
         if len(base) >= _MIN_SHARED - 1 and long.startswith(base):
             added = long[len(base) :]

@@ -457,12 +457,11 @@ class Retriever:
             s.gate_log["framed"] = sorted(s.framed)
 
     def _framed(self, s: Search) -> frozenset[str]:
-        """In a small store, the records saying the user's name whose only query words are
-        frame ("name" of "What's my brother's name?"): not ranked nor corroborated by them."""
+        """In a small store (under gate.reference_records), the records saying the user's name
+        whose only query words are frame ("name" of "What's my brother's name?")."""
         asked = [w for w in s.words if w not in subject.FRAME]
-        readable = self._readable_records(s.where, s.index)
-        dense, _, corroborated, _ = floors(readable, self.config.gate)
-        if not asked or len(asked) == len(s.words) or not s.lexical or corroborated >= dense:
+        small = self._readable_records(s.where, s.index) < self.config.gate.reference_records
+        if not asked or len(asked) == len(s.words) or not s.lexical or not small:
             return frozenset()
         if (scored := self.generators.scored(asked, s.where, index=s.index)) is None:
             return frozenset()  # FTS5 ranks: its statistics are read no further here
