@@ -53,8 +53,9 @@ import numpy as np
 
 from agent_memory.core.embedder import Embedder
 from agent_memory.core.errors import Forgotten
-from agent_memory.core.framing import HEDGE, LEAD, REPORTING
+from agent_memory.core.framing import HEDGE, LEAD, REPORTING, asks
 from agent_memory.core.judge.base import Judge, JudgeUnavailable
+from agent_memory.core.judge.context import retraction
 from agent_memory.core.judge.stemming import stem_word
 from agent_memory.core.judge.values import MONTHS_AND_WEEKDAYS
 from agent_memory.core.judge.wordnet import wordnet
@@ -226,35 +227,54 @@ def _said_again(quote: str, content: str, turns: Sequence[Turn], judge: Judge) -
 
 def told_again(quote: str, said: str) -> bool:
     """Whether ``quote`` is the user saying a fact again in ``said`` (their turn): a sentence
-    of its own (or what follows a colon), less the words that lead into one ("Oh by the way,
-    ...": core.framing.LEAD), in the first person, no report, hedge or quotation ("My dentist
-    is Dr. Patel.", "It's fine to remember: I'm pregnant."). Not the memory's own words
-    pasted back ("Why do you still have this? The user's dentist is Dr. Patel."), nor a
-    sentence that wraps it ("My notes say my dentist is ...", "You remembered that my dentist
-    is ..."), nor what a request to forget or a complaint leads into ("Please delete: my
-    dentist is ...": ``_UNSAYING``, before the colon or in the 80 characters before)."""
-    if _FIRST_PERSON.search(quote) is None or _WRAPPED.search(quote):
+    of its own (or what follows a colon in it), less the words that lead into one ("Oh by the
+    way, ...": core.framing.LEAD), in the first person, no question, report, hedge or
+    quotation, and nothing after it in the turn that takes it back (core.judge.context
+    .retraction): "My dentist is Dr. Patel.", "It's fine to remember: I'm pregnant.". Not the
+    memory's own words pasted back ("Why do you still have this? The user's dentist is ..."),
+    nor a sentence that wraps it ("My notes say my dentist is ..."), nor what a request to
+    forget leads into ("Please delete: my dentist is ...": ``_UNSAYING``), nor anything under
+    a line that ends with a colon ("old memory:\nMy dentist is ..."): pasted, not said."""
+    bare = _LEAD_IN.sub("", quote.strip())
+    if _FIRST_PERSON.search(bare) is None or _WRAPPED.search(bare) or asks(bare):
         return False
-    wanted = normalise(quote).rstrip(".!?")
+    wanted = normalise(bare).rstrip(".!?")
     for a, b in sentence_spans(said):
+        if _HEADER.search(said, 0, a):
+            return False  # "This is wrong:\n ...": the rest of the turn is pasted
         before, _, unit = said[a:b].rpartition(":")  # "It's fine to remember: I'm ..."
-        if _UNSAYING.search(f"{said[max(0, a - 80) : a]} {before}"):
-            continue  # "Please delete: ...", "This is still showing up:\n..."
-        if normalise(_LEAD_IN.sub("", unit.strip())).rstrip(".!?") == wanted:
-            return True
+        unit = unit.strip()
+        if (before and _UNSAYING.search(before)) or unit[:1] in _QUOTE_MARKS:
+            continue
+        if normalise(_LEAD_IN.sub("", unit)).rstrip(".!?") == wanted:
+            after = said[b:]  # "... Not anymore though.", "... Well, was."
+            return retraction(after, unit) is None and _TAKEN_BACK.search(after) is None
     return False
 
 
 # What leads into a sentence and changes nothing ("Oh by the way, ..."), and what makes a
 # sentence someone's report, a hedge or a quotation rather than the user saying it.
 _LEAD_IN = re.compile(rf"^(?:{LEAD.pattern[1:]}|(?:oh\s+)?by\s+the\s+way\b[,.:!\s]*)+", re.I)
-# What, before a colon or in the sentence before, takes back what follows it.
+# What, before a colon in the sentence, takes back what follows it.
 _UNSAYING = re.compile(
-    r"\b(?:delete|forget|remove|erase|wipe|drop|ignore|test|stop|don't|do\s+not|never|wrong|"
-    r"incorrect|why|still|showing|keeps?)\b",
+    r"\b(?:delete|forget|remove|erase|wipe|drop|ignore|test|stop|don't|do\s+not|not|no|never|"
+    r"wrong|incorrect|untrue|false|old|outdated|why|still|showing|says|stored|saved|memory)\b",
     re.I,
 )
-_WRAPPED = re.compile(rf"{REPORTING.pattern}|{HEDGE.pattern}|\bsay\b|[\"\u201c\u201d]", re.I)
+_HEADER = re.compile(r":[ \t]*\n")
+# What, said after it in the turn, takes it back: "Not anymore.", "Well, was.", "That line is
+# wrong, delete it", "NOT."
+_TAKEN_BACK = re.compile(
+    r"^\W*(?:(?:well|but|ok|okay|oh)\W+)?(?:not|nope|no|never|was)\b|\b(?:not\s+any\s*more|"
+    r"no\s+longer|scratch\s+that|just\s+kidding|jk|delete\s+it|is\s+wrong|isn't\s+true)\b",
+    re.I,
+)
+_QUOTE_MARKS = "'`\u2018\u2019\"\u201c\u201d"
+_WRAPPED = re.compile(
+    rf"{REPORTING.pattern}|{HEDGE.pattern}|\bsay\b|[\"\u201c\u201d`]"
+    r"|,?\s+(?:right|correct|yeah|yes|no)\W*$",
+    re.I,
+)
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us)\b", re.I)

@@ -18,6 +18,7 @@ from agent_memory.core.embedder import shared_embedder
 from agent_memory.core.erasure import REDACTION_FILL
 from agent_memory.core.extraction.schema import ReviewOutput, ReviewRequest
 from agent_memory.core.session import Session
+from agent_memory.core.suppressions import told_again
 from tests.support.clock import NOW
 from tests.support.extraction import extracted_session, extracting_memory, stated_records
 from tests.support.stores import granted_memory
@@ -297,6 +298,8 @@ def test_what_only_the_assistant_says_again_stays_forgotten(tmp_path: Path) -> N
         "Why do you still have this? The user's dentist is Dr. Priya Patel.",
         "Please delete: my dentist is Dr. Priya Patel.",
         "My notes say my dentist is Dr. Priya Patel.",
+        "old memory:\nMy dentist is Dr. Priya Patel.",  # pasted under a header (fourth review)
+        "My dentist is Dr. Priya Patel. Not anymore though.",  # taken back after it
     ],
 )
 def test_the_fact_pasted_or_wrapped_is_not_the_user_saying_it_again(
@@ -310,3 +313,24 @@ def test_the_fact_pasted_or_wrapped_is_not_the_user_saying_it_again(
         forget_extracted(memory, DENTIST, days=-20)
         extracted_session(memory, "s2", pasted, days=-10)
         assert dentist_records(memory) == []
+
+
+@pytest.mark.parametrize(
+    ("quote", "said", "again"),
+    [
+        ("My dentist is Dr. Patel", "My dentist is Dr. Patel.", True),
+        ("Oh, and my dentist is Dr. Patel.", "Oh, and my dentist is Dr. Patel.", True),
+        ("My dentist is Dr. Patel", "I still see her every spring. My dentist is Dr. Patel.", True),
+        ("I'm pregnant", "Actually it's fine to remember: I'm pregnant.", True),
+        ("My dentist is Dr. Patel", "This is wrong:\nA line.\nMy dentist is Dr. Patel.", False),
+        ("My dentist is Dr. Patel", "My dentist is Dr. Patel. Well, was, until last year.", False),
+        ("is my dentist still Dr. Patel", "is my dentist still Dr. Patel", False),
+        ("My dentist is Dr. Patel", "\u2018My dentist is Dr. Patel.\u2019", False),
+        ("my dentist is Dr. Patel", "Not true: my dentist is Dr. Patel.", False),
+    ],
+)
+def test_what_counts_as_told_again(quote: str, said: str, again: bool) -> None:
+    """The fourth review's: a quote with its lead ("Oh, and ...") was refused to a model's
+    write, a plain sentence after one holding "still" was refused, and pasted, taken back,
+    questioned or quoted restatements counted (core.suppressions.told_again)."""
+    assert told_again(quote, said) is again
