@@ -152,34 +152,26 @@ class Suppressions:
     def __bool__(self) -> bool:
         return bool(self._items)
 
-    def matching(
-        self, texts: Sequence[str], said: Sequence[str | None] | None = None
-    ) -> list[bool]:
-        """For each text, whether it restates a forgotten record (see the module doc); with
-        ``said`` (for each text, when the user said it, or None), only against the forgets
-        since: what the user said again after a forget is not held against them."""
-        if not self._items or not texts:
-            return [False] * len(texts)
-        when = list(said) if said is not None else [None] * len(texts)
-        # For each text, which suppressions it answers to.
-        counts = np.array(
-            [[at is None or s.left_at > at for s in self._items] for at in when], dtype=bool
-        )
-        digests = [{content_digest(f) for f in _forms(t)} for t in texts]
-        found = [
-            any(s.digest in mine for s in self._counted(row))
-            for mine, row in zip(digests, counts, strict=True)
-        ]
-        vectors = [(k, s.vector) for k, s in enumerate(self._items) if s.vector is not None]
-        if vectors and not all(found):
-            held = [k for k, _ in vectors]
-            similarity = self._embedder.embed(list(texts)) @ np.stack([v for _, v in vectors]).T
-            similar = np.where(counts[:, held], similarity, -1.0).max(axis=1) >= self._floor
-            found = [f or bool(s) for f, s in zip(found, similar, strict=True)]
-        return found
+    def matching(self, texts: Sequence[str]) -> list[bool]:
+        """For each text, whether it restates a forgotten record (see the module doc)."""
+        return [at is not None for at in self.forgotten_at(texts)]
 
-    def _counted(self, row: np.ndarray) -> Iterator[_Suppression]:
-        return (s for s, counts in zip(self._items, row, strict=True) if counts)
+    def forgotten_at(self, texts: Sequence[str]) -> list[str | None]:
+        """For each text, when the latest forget of a record it restates was (as stored), or
+        None: what the user said again after that forget is not held against them."""
+        if not self._items or not texts:
+            return [None] * len(texts)
+        digests = [{content_digest(f) for f in _forms(t)} for t in texts]
+        hit = np.array([[s.digest in mine for s in self._items] for mine in digests], dtype=bool)
+        vectors = [(k, s.vector) for k, s in enumerate(self._items) if s.vector is not None]
+        if vectors and not hit.any(axis=1).all():
+            held = [k for k, _ in vectors]
+            forgotten = np.stack([v for _, v in vectors])
+            hit[:, held] |= self._embedder.embed(list(texts)) @ forgotten.T >= self._floor
+        return [
+            max((s.left_at for s, h in zip(self._items, row, strict=True) if h), default=None)
+            for row in hit
+        ]
 
     def without_matching_sentences(self, text: str) -> tuple[str, int]:
         """``text`` less every sentence that restates a forgotten record, whole or as one
@@ -203,14 +195,12 @@ def restated(
     user turn than the forget, said again as a sentence of its own (``told_again``), which
     says the content by ``judge``, is theirs to keep, as a model's write quoting it is
     (core.write.ingestor); a restatement resting on another turn stays suppressed."""
-    found = forgotten.matching([content for content, _ in drafts])
-    said = [
-        _said_again(quote, content, turns, judge) if hit and quote else None
-        for (content, quote), hit in zip(drafts, found, strict=True)
-    ]
-    if not any(said):
-        return found
-    return forgotten.matching([content for content, _ in drafts], said)
+    forgotten_at = forgotten.forgotten_at([content for content, _ in drafts])
+    restates: list[bool] = []
+    for (content, quote), at in zip(drafts, forgotten_at, strict=True):
+        said = _said_again(quote, content, turns, judge) if at is not None and quote else None
+        restates.append(at is not None and (said is None or at > said))
+    return restates
 
 
 def _said_again(quote: str, content: str, turns: Sequence[Turn], judge: Judge) -> str | None:
