@@ -141,12 +141,12 @@ def derived(want: str, have: str) -> bool:
     if _a_persons_name(net, want) or _a_persons_name(net, have):
         return False  # "Oliver" is no "olive"-er, "Victoria" not Victorian
     short, long = sorted((want, have), key=len)
-    if net.knows(want) and net.knows(have) and not _a_place(net, short):
+    known = net.knows(want) and net.knows(have)
+    if known and not _a_place(net, short):
         return net.derives(want, have)
     if net.derives(want, have):
         return True
-    ending = _DEMONYM if net.knows(short) and net.knows(long) else _ENDING
-    return len(long) > len(short) and _suffixed(short, long, ending)
+    return len(long) > len(short) and _suffixed(short, long, _DEMONYM if known else _ENDING)
 
 
 def _suffixed(short: str, long: str, ending: re.Pattern[str]) -> bool:
